@@ -1,6 +1,20 @@
-pub fn probe(src: &str) -> String {
-    let mut p = tree_sitter::Parser::new();
-    p.set_language(&tree_sitter_fortran::LANGUAGE.into()).unwrap();
-    let t = p.parse(src, None).unwrap();
-    t.root_node().to_sexp()
-}
+//! sapfor's static analyzer: Fortran front end (tree-sitter-fortran plus a fixed-form
+//! normalizer), semantic model, control-flow graph with array sections, loop dependence
+//! analysis and interprocedural summaries. It does no I/O besides reading source files and
+//! never touches the database.
+
+pub mod ast;
+pub mod diag;
+pub mod lower;
+pub mod sema;
+pub mod source;
+pub mod access;
+pub mod affine;
+pub mod interproc;
+pub mod cfg;
+pub mod deptest;
+pub mod directives;
+pub mod program;
+pub mod sections;
+pub mod loops;
+pub mod report;

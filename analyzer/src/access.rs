@@ -1,0 +1,365 @@
+//! Variable accesses of statements: which scalars and array elements each statement reads and
+//! writes, including the effects of calls mapped from the callee's summary onto the actual
+//! arguments and COMMON members of the caller.
+
+use crate::ast::*;
+use crate::sema::{RefKind, UnitSema, INTRINSIC_SUBROUTINES};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One read or write of a variable. `subs == None` means the whole variable (a scalar, or
+/// every element of an array); a `Range(None, None, None)` subscript means a whole dimension.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Access {
+    pub name: Name,
+    pub subs: Option<Vec<Arg>>,
+    pub write: bool,
+    pub stmt: StmtId,
+    pub line: u32,
+    /// The procedure through which the access happens (a CALL or a function reference).
+    pub via_call: Option<Name>,
+    /// Implied-DO variables bounding this access: (var, lo, hi).
+    pub implied: Vec<(Name, Expr, Expr)>,
+}
+
+/// What a procedure does to one dummy argument or COMMON member, in the callee's terms.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Effect {
+    pub read: Vec<Option<Vec<Arg>>>,
+    pub write: Vec<Option<Vec<Arg>>>,
+}
+
+/// Mod/ref summary of a procedure.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    pub name: Name,
+    /// Effects per dummy argument position.
+    pub args: BTreeMap<usize, Effect>,
+    /// Effects on COMMON members: (block, member position).
+    pub commons: BTreeMap<(Name, usize), Effect>,
+    /// Names of the COMMON members in the callee, for messages.
+    pub common_names: BTreeMap<(Name, usize), Name>,
+    pub has_io: bool,
+    pub has_stop: bool,
+    /// Writes SAVEd or DATA-initialized locals: state kept between calls.
+    pub keeps_state: bool,
+    /// Calls procedures whose bodies are not available (transitively).
+    pub unknown_calls: BTreeSet<Name>,
+    /// Part of a recursive cycle: effects are not precise.
+    pub recursive: bool,
+}
+
+/// Context for access extraction.
+pub struct AccessCtx<'a> {
+    pub unit: &'a Unit,
+    pub sema: &'a UnitSema,
+    pub summaries: &'a BTreeMap<Name, Summary>,
+}
+
+/// A call site found while extracting accesses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallSite {
+    pub name: Name,
+    pub stmt: StmtId,
+    pub line: u32,
+    /// No body available (and not intrinsic).
+    pub unknown: bool,
+}
+
+impl<'a> AccessCtx<'a> {
+    fn is_const(&self, n: &str) -> bool {
+        self.sema.param(n).is_some()
+    }
+
+    /// All accesses of one statement (for a logical IF, its inner statement too).
+    pub fn stmt_accesses(&self, st: &Stmt, out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
+        self.kind_accesses(st, &st.kind, out, calls);
+    }
+
+    fn kind_accesses(&self, st: &Stmt, kind: &StmtKind, out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
+        let r = |e: &Expr, out: &mut Vec<Access>, calls: &mut Vec<CallSite>| self.reads(st, e, &[], out, calls);
+        match kind {
+            StmtKind::Assign { lhs, rhs } => {
+                if let Expr::Ref(n, _) = lhs {
+                    if self.sema.stmt_functions.get(n) == Some(&st.id) {
+                        return;
+                    }
+                }
+                r(rhs, out, calls);
+                self.target(st, lhs, &[], out, calls);
+            }
+            StmtKind::Do { var, lo, hi, step, .. } => {
+                r(lo, out, calls);
+                r(hi, out, calls);
+                if let Some(s) = step {
+                    r(s, out, calls);
+                }
+                out.push(self.scalar(st, var, false));
+                out.push(self.scalar(st, var, true));
+            }
+            StmtKind::DoWhile { cond: Some(c), .. } | StmtKind::IfThen(c) | StmtKind::ElseIf(c) | StmtKind::ArithIf(c, _) | StmtKind::ComputedGoto(_, c) => r(c, out, calls),
+            StmtKind::LogicalIf(c, inner) => {
+                r(c, out, calls);
+                self.kind_accesses(st, &inner.kind, out, calls);
+            }
+            StmtKind::Call { name, args } => self.call(st, name, args, out, calls),
+            StmtKind::Io { reads, writes, .. } => {
+                for e in reads {
+                    r(e, out, calls);
+                }
+                for e in writes {
+                    self.target(st, e, &[], out, calls);
+                }
+            }
+            StmtKind::Allocate(es) | StmtKind::Deallocate(es) => {
+                for e in es {
+                    if let Some(n) = e.base_name() {
+                        out.push(Access { name: n.to_string(), subs: None, write: true, stmt: st.id, line: st.span.line, via_call: None, implied: vec![] });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn scalar(&self, st: &Stmt, n: &str, write: bool) -> Access {
+        Access { name: n.to_string(), subs: None, write, stmt: st.id, line: st.span.line, via_call: None, implied: vec![] }
+    }
+
+    /// An assignment target or input item.
+    fn target(&self, st: &Stmt, e: &Expr, implied: &[(Name, Expr, Expr)], out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
+        match e {
+            Expr::Var(n) => out.push(Access { name: n.clone(), subs: None, write: true, stmt: st.id, line: st.span.line, via_call: None, implied: implied.to_vec() }),
+            Expr::Ref(n, args) => {
+                for a in args {
+                    self.arg_reads(st, a, implied, out, calls);
+                }
+                out.push(Access { name: n.clone(), subs: Some(args.clone()), write: true, stmt: st.id, line: st.span.line, via_call: None, implied: implied.to_vec() });
+            }
+            Expr::ImpliedDo { items, var, lo, hi, step } => {
+                self.reads(st, lo, implied, out, calls);
+                self.reads(st, hi, implied, out, calls);
+                if let Some(s) = step {
+                    self.reads(st, s, implied, out, calls);
+                }
+                let mut imp = implied.to_vec();
+                imp.push((var.clone(), (**lo).clone(), (**hi).clone()));
+                out.push(self.scalar(st, var, true));
+                for i in items {
+                    self.target(st, i, &imp, out, calls);
+                }
+            }
+            other => self.reads(st, other, implied, out, calls),
+        }
+    }
+
+    fn arg_reads(&self, st: &Stmt, a: &Arg, implied: &[(Name, Expr, Expr)], out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
+        match a {
+            Arg::Expr(e) | Arg::Keyword(_, e) => self.reads(st, e, implied, out, calls),
+            Arg::Range(x, y, z) => {
+                for e in [x, y, z].into_iter().flatten() {
+                    self.reads(st, e, implied, out, calls);
+                }
+            }
+        }
+    }
+
+    /// Reads of an expression (and effects of function references in it).
+    pub fn reads(&self, st: &Stmt, e: &Expr, implied: &[(Name, Expr, Expr)], out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
+        match e {
+            Expr::Var(n) => {
+                if !self.is_const(n) {
+                    out.push(Access { name: n.clone(), subs: None, write: false, stmt: st.id, line: st.span.line, via_call: None, implied: implied.to_vec() });
+                }
+            }
+            Expr::Ref(n, args) => match self.sema.ref_kind(n) {
+                RefKind::ArrayElement => {
+                    for a in args {
+                        self.arg_reads(st, a, implied, out, calls);
+                    }
+                    out.push(Access { name: n.clone(), subs: Some(args.clone()), write: false, stmt: st.id, line: st.span.line, via_call: None, implied: implied.to_vec() });
+                }
+                RefKind::Intrinsic => {
+                    for a in args {
+                        // Inquiry intrinsics do not read array values.
+                        if matches!(n.as_str(), "size" | "lbound" | "ubound" | "shape" | "allocated" | "present" | "kind" | "len") {
+                            continue;
+                        }
+                        self.arg_reads(st, a, implied, out, calls);
+                    }
+                }
+                RefKind::StmtFunction => {
+                    for a in args {
+                        self.arg_reads(st, a, implied, out, calls);
+                    }
+                    // The statement function body reads host variables too.
+                    if let Some(def) = self.sema.stmt_functions.get(n) {
+                        if let StmtKind::Assign { rhs, lhs: Expr::Ref(_, dummies) } = &self.unit.stmt(*def).kind {
+                            let dn: BTreeSet<&str> = dummies.iter().filter_map(|d| d.expr().and_then(|e| e.base_name())).collect();
+                            let mut tmp = vec![];
+                            self.reads(st, rhs, implied, &mut tmp, calls);
+                            out.extend(tmp.into_iter().filter(|a| !dn.contains(a.name.as_str())));
+                        }
+                    }
+                }
+                RefKind::Function => self.call(st, n, args, out, calls),
+            },
+            Expr::ImpliedDo { items, var, lo, hi, step } => {
+                self.reads(st, lo, implied, out, calls);
+                self.reads(st, hi, implied, out, calls);
+                if let Some(s) = step {
+                    self.reads(st, s, implied, out, calls);
+                }
+                let mut imp = implied.to_vec();
+                imp.push((var.clone(), (**lo).clone(), (**hi).clone()));
+                out.push(self.scalar(st, var, true));
+                for i in items {
+                    self.reads(st, i, &imp, out, calls);
+                }
+            }
+            Expr::Unary(_, x) => self.reads(st, x, implied, out, calls),
+            Expr::Binary(_, a, b) => {
+                self.reads(st, a, implied, out, calls);
+                self.reads(st, b, implied, out, calls);
+            }
+            Expr::Opaque(es) => {
+                for x in es {
+                    self.reads(st, x, implied, out, calls);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Effects of calling `name(args)` from this statement.
+    fn call(&self, st: &Stmt, name: &str, args: &[Arg], out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
+        let line = st.span.line;
+        let mk = |n: &str, subs: Option<Vec<Arg>>, write: bool| Access { name: n.to_string(), subs, write, stmt: st.id, line, via_call: Some(name.to_string()), implied: vec![] };
+        // Argument values are evaluated (read) in any case.
+        let mut arg_reads = vec![];
+        for a in args {
+            match a.expr() {
+                Some(Expr::Var(_)) | None => {}
+                Some(Expr::Ref(n, sub)) if self.sema.is_array(n) => {
+                    for s in sub {
+                        self.arg_reads(st, s, &[], &mut arg_reads, calls);
+                    }
+                }
+                Some(e) => self.reads(st, e, &[], &mut arg_reads, calls),
+            }
+        }
+        out.extend(arg_reads);
+        if let Some((_, written)) = INTRINSIC_SUBROUTINES.iter().find(|(n, _)| *n == name) {
+            calls.push(CallSite { name: name.to_string(), stmt: st.id, line, unknown: false });
+            for (i, a) in args.iter().enumerate() {
+                if let Some(e) = a.expr() {
+                    if let Some(n) = e.base_name() {
+                        let subs = match e {
+                            Expr::Ref(_, s) if self.sema.is_array(n) => Some(s.clone()),
+                            _ => None,
+                        };
+                        out.push(mk(n, subs, written.contains(&i)));
+                    }
+                }
+            }
+            return;
+        }
+        let Some(sum) = self.summaries.get(name) else {
+            // No body: any variable argument may be read and written, whole.
+            calls.push(CallSite { name: name.to_string(), stmt: st.id, line, unknown: true });
+            for a in args {
+                if let Some(n) = a.expr().and_then(|e| e.base_name()) {
+                    if self.sema.symbol(n).is_some_and(|s| s.param.is_none()) && self.sema.ref_kind(n) != RefKind::Function {
+                        out.push(mk(n, None, false));
+                        out.push(mk(n, None, true));
+                    }
+                }
+            }
+            return;
+        };
+        calls.push(CallSite { name: name.to_string(), stmt: st.id, line, unknown: !sum.unknown_calls.is_empty() });
+        // Substitution of the callee's dummy scalars by actual argument expressions.
+        let actual_of = |i: usize| args.get(i).and_then(|a| a.expr());
+        for (&i, eff) in &sum.args {
+            let Some(actual) = actual_of(i) else { continue };
+            let Some(n) = actual.base_name() else { continue };
+            if self.sema.param(n).is_some() || (matches!(actual, Expr::Ref(..)) && !self.sema.is_array(n)) {
+                continue;
+            }
+            for (subs_list, write) in [(&eff.read, false), (&eff.write, true)] {
+                for subs in subs_list {
+                    let mapped = match (actual, subs) {
+                        // Whole array passed: callee subscripts map through when ranks agree.
+                        (Expr::Var(_), Some(cs)) if self.sema.symbol(n).map(|s| s.rank()) == Some(cs.len()) => Some(cs.iter().map(|a| self.map_arg(a, args, sum)).collect()),
+                        (Expr::Var(_), _) => None,
+                        // An element passed to a scalar dummy: exactly that element.
+                        (Expr::Ref(_, asubs), None) => Some(asubs.clone()),
+                        // An element passed to an array dummy (sequence association): whole.
+                        (Expr::Ref(..), Some(_)) => None,
+                        _ => None,
+                    };
+                    out.push(mk(n, mapped, write));
+                }
+            }
+        }
+        for ((block, idx), eff) in &sum.commons {
+            let Some(members) = self.sema.commons.get(block) else {
+                // The caller does not declare the block: the effect is invisible here except
+                // through other calls; keep it as a pseudo-variable so conflicts are still seen.
+                let pseudo = format!("/{block}/");
+                if !eff.write.is_empty() {
+                    out.push(mk(&pseudo, None, true));
+                }
+                if !eff.read.is_empty() {
+                    out.push(mk(&pseudo, None, false));
+                }
+                continue;
+            };
+            let Some(member) = members.get(*idx) else {
+                for m in members {
+                    out.push(mk(&m.name, None, !eff.write.is_empty()));
+                }
+                continue;
+            };
+            let callee_name = sum.common_names.get(&(block.clone(), *idx));
+            let same_shape = callee_name.is_some();
+            for (subs_list, write) in [(&eff.read, false), (&eff.write, true)] {
+                for subs in subs_list {
+                    let mapped = match subs {
+                        Some(cs) if same_shape && self.sema.symbol(&member.name).map(|s| s.rank()) == Some(cs.len()) => Some(cs.iter().map(|a| self.map_arg(a, args, sum)).collect()),
+                        Some(_) => None,
+                        None => None,
+                    };
+                    out.push(mk(&member.name, mapped, write));
+                }
+            }
+        }
+    }
+
+    /// Map one callee subscript into caller terms. Callee subscripts in a summary refer only to
+    /// dummy positions (`Var("#k")`) and constants; anything else became a whole dimension.
+    fn map_arg(&self, a: &Arg, args: &[Arg], _sum: &Summary) -> Arg {
+        fn subst(e: &Expr, args: &[Arg]) -> Option<Expr> {
+            Some(match e {
+                Expr::Var(v) if v.starts_with('#') => {
+                    let k: usize = v[1..].parse().ok()?;
+                    args.get(k)?.expr()?.clone()
+                }
+                Expr::Unary(o, x) => Expr::Unary(*o, Box::new(subst(x, args)?)),
+                Expr::Binary(o, x, y) => Expr::Binary(*o, Box::new(subst(x, args)?), Box::new(subst(y, args)?)),
+                Expr::Int(_) => e.clone(),
+                _ => return None,
+            })
+        }
+        match a {
+            Arg::Expr(e) => subst(e, args).map(Arg::Expr).unwrap_or(Arg::Range(None, None, None)),
+            Arg::Range(x, y, z) => {
+                let m = |o: &Option<Expr>| o.as_ref().map(|e| subst(e, args));
+                match (m(x), m(y), m(z)) {
+                    (Some(None), _, _) | (_, Some(None), _) | (_, _, Some(None)) => Arg::Range(None, None, None),
+                    (a, b, c) => Arg::Range(a.flatten(), b.flatten(), c.flatten()),
+                }
+            }
+            Arg::Keyword(..) => Arg::Range(None, None, None),
+        }
+    }
+}

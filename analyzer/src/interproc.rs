@@ -1,0 +1,167 @@
+//! Interprocedural analysis: the call graph over all given files and bottom-up mod/ref
+//! summaries of every procedure on its dummy arguments and COMMON members.
+
+use crate::access::{Access, AccessCtx, CallSite, Effect, Summary};
+use crate::ast::*;
+use crate::sema::UnitSema;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug, Default)]
+pub struct CallGraph {
+    /// (caller unit index, callee name, line) for every call site.
+    pub edges: Vec<(usize, Name, u32)>,
+}
+
+/// Unit index by (lower-case) name: the first unit wins when a name repeats.
+pub fn unit_index(units: &[Unit]) -> BTreeMap<Name, usize> {
+    let mut m = BTreeMap::new();
+    for (i, u) in units.iter().enumerate() {
+        m.entry(u.name.clone()).or_insert(i);
+    }
+    m
+}
+
+/// Accesses and call sites of every statement of a unit.
+pub fn unit_accesses(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> (Vec<Access>, Vec<CallSite>) {
+    let cx = AccessCtx { unit, sema, summaries };
+    let mut acc = vec![];
+    let mut calls = vec![];
+    for st in &unit.stmts {
+        if st.kind.is_executable() {
+            cx.stmt_accesses(st, &mut acc, &mut calls);
+        }
+    }
+    (acc, calls)
+}
+
+/// Compute summaries bottom-up over the call graph (callees first; recursive cycles are
+/// marked imprecise).
+pub fn summarize(units: &[Unit], semas: &[UnitSema]) -> (BTreeMap<Name, Summary>, CallGraph) {
+    let index = unit_index(units);
+    let mut g: DiGraph<usize, ()> = DiGraph::new();
+    let nodes: Vec<NodeIndex> = (0..units.len()).map(|i| g.add_node(i)).collect();
+    let empty = BTreeMap::new();
+    let mut cg = CallGraph::default();
+    let mut self_loops = BTreeSet::new();
+    for (i, u) in units.iter().enumerate() {
+        let (_, calls) = unit_accesses(u, &semas[i], &empty);
+        for c in calls {
+            cg.edges.push((i, c.name.clone(), c.line));
+            if let Some(&j) = index.get(&c.name) {
+                if i == j {
+                    self_loops.insert(i);
+                }
+                g.update_edge(nodes[i], nodes[j], ());
+            }
+        }
+    }
+    let mut summaries: BTreeMap<Name, Summary> = BTreeMap::new();
+    for scc in petgraph::algo::tarjan_scc(&g) {
+        let recursive = scc.len() > 1 || self_loops.contains(&g[scc[0]]);
+        for &n in &scc {
+            let i = g[n];
+            let u = &units[i];
+            if index.get(&u.name) != Some(&i) || matches!(u.kind, UnitKind::Program | UnitKind::Module | UnitKind::BlockData) {
+                continue;
+            }
+            let mut s = summarize_unit(u, &semas[i], &summaries);
+            if recursive {
+                s.recursive = true;
+                s.unknown_calls.insert(u.name.clone());
+            }
+            summaries.insert(u.name.clone(), s);
+        }
+    }
+    (summaries, cg)
+}
+
+fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> Summary {
+    let (accesses, calls) = unit_accesses(unit, sema, summaries);
+    let mut s = Summary { name: unit.name.clone(), ..Default::default() };
+    let written: BTreeSet<&str> = accesses.iter().filter(|a| a.write).map(|a| a.name.as_str()).collect();
+    // Dummy scalars that keep their value throughout the callee can be substituted by actuals.
+    let portable_var = |v: &str| -> Option<Expr> {
+        let sym = sema.symbol(v)?;
+        if let Some(c) = sym.param.as_ref().and_then(|c| c.as_int()) {
+            return Some(Expr::Int(c));
+        }
+        match sym.dummy {
+            Some(k) if !sym.is_array() && !written.contains(v) => Some(Expr::Var(format!("#{k}"))),
+            _ => None,
+        }
+    };
+    let port = |subs: &Option<Vec<Arg>>| -> Option<Vec<Arg>> {
+        let subs = subs.as_ref()?;
+        Some(
+            subs.iter()
+                .map(|a| match a {
+                    Arg::Expr(e) => portable(e, &portable_var).map(Arg::Expr).unwrap_or(Arg::Range(None, None, None)),
+                    _ => Arg::Range(None, None, None),
+                })
+                .collect(),
+        )
+    };
+    for a in &accesses {
+        if Some(&a.name) == unit.result.as_ref() && unit.kind == UnitKind::Function {
+            continue;
+        }
+        let push = |eff: &mut Effect| {
+            if a.write {
+                eff.write.push(port(&a.subs));
+            } else {
+                eff.read.push(port(&a.subs));
+            }
+        };
+        if let Some(block) = a.name.strip_prefix('/').and_then(|b| b.strip_suffix('/')) {
+            push(s.commons.entry((block.to_string(), usize::MAX)).or_default());
+            continue;
+        }
+        let Some(sym) = sema.symbol(&a.name) else { continue };
+        if let Some(k) = sym.dummy {
+            push(s.args.entry(k).or_default());
+        } else if let Some((block, idx)) = &sym.common {
+            s.common_names.insert((block.clone(), *idx), a.name.clone());
+            push(s.commons.entry((block.clone(), *idx)).or_default());
+        } else if a.write && (sym.save || sym.data_init) {
+            s.keeps_state = true;
+        }
+    }
+    for e in s.args.values_mut().chain(s.commons.values_mut()) {
+        e.read.dedup();
+        e.write.dedup();
+    }
+    for st in &unit.stmts {
+        let k = match &st.kind {
+            StmtKind::LogicalIf(_, inner) => &inner.kind,
+            k => k,
+        };
+        match k {
+            StmtKind::Io { .. } => s.has_io = true,
+            StmtKind::Stop => s.has_stop = true,
+            _ => {}
+        }
+    }
+    for c in &calls {
+        if c.unknown && !summaries.contains_key(&c.name) {
+            s.unknown_calls.insert(c.name.clone());
+        }
+        if let Some(cs) = summaries.get(&c.name) {
+            s.has_io |= cs.has_io;
+            s.has_stop |= cs.has_stop;
+            s.keeps_state |= cs.keeps_state;
+            s.unknown_calls.extend(cs.unknown_calls.iter().cloned());
+        }
+    }
+    s
+}
+
+fn portable(e: &Expr, var: &dyn Fn(&str) -> Option<Expr>) -> Option<Expr> {
+    Some(match e {
+        Expr::Int(_) => e.clone(),
+        Expr::Var(v) => var(v)?,
+        Expr::Unary(o, x) => Expr::Unary(*o, Box::new(portable(x, var)?)),
+        Expr::Binary(o, a, b) if matches!(o, BinOp::Add | BinOp::Sub | BinOp::Mul) => Expr::Binary(*o, Box::new(portable(a, var)?), Box::new(portable(b, var)?)),
+        _ => return None,
+    })
+}

@@ -1,0 +1,1064 @@
+//! Loop analysis: for every DO loop, its bounds and iteration count, the classification of
+//! the scalars it writes (private, reduction, induction, loop-carried), privatizable work
+//! arrays, array dependences (kind, distance per level, source and sink lines) from the
+//! dependence tests, and the verdict (`parallel`, `across`, `sequential`) with every blocker.
+
+use crate::access::{Access, AccessCtx, CallSite, Summary};
+use crate::affine::{linearize, Lin};
+use crate::ast::*;
+use crate::cfg::{self, Cfg, EdgeKind, Env};
+use crate::deptest::{self, Affine, DepProblem, DepResult, Dir, LoopRange, Subscript};
+use crate::sections::SectionSet;
+use crate::sema::UnitSema;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Parallel,
+    Across,
+    Sequential,
+}
+
+impl Verdict {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Verdict::Parallel => "parallel",
+            Verdict::Across => "across",
+            Verdict::Sequential => "sequential",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RedOp {
+    Sum,
+    Product,
+    Max,
+    Min,
+    And,
+    Or,
+    Eqv,
+    Neqv,
+    MaxLoc,
+    MinLoc,
+}
+
+impl RedOp {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RedOp::Sum => "sum",
+            RedOp::Product => "product",
+            RedOp::Max => "max",
+            RedOp::Min => "min",
+            RedOp::And => "and",
+            RedOp::Or => "or",
+            RedOp::Eqv => "eqv",
+            RedOp::Neqv => "neqv",
+            RedOp::MaxLoc => "maxloc",
+            RedOp::MinLoc => "minloc",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Reduction {
+    pub op: RedOp,
+    pub var: Name,
+    /// MAXLOC/MINLOC: the scalars that record where the extremum was found.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loc: Vec<Name>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DepKind {
+    Flow,
+    Anti,
+    Output,
+}
+
+impl DepKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            DepKind::Flow => "flow",
+            DepKind::Anti => "anti",
+            DepKind::Output => "output",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Dependence {
+    pub array: Name,
+    pub kind: DepKind,
+    /// Distance per loop level from this loop inward (None = not constant).
+    pub distance: Vec<Option<i64>>,
+    pub source_line: u32,
+    pub sink_line: u32,
+}
+
+/// Stable blocker codes (see docs/analysis.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockerCode {
+    Io,
+    Stop,
+    Exit,
+    Call,
+    Dep,
+    Scalar,
+    Alias,
+    While,
+    Unsupported,
+}
+
+impl BlockerCode {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            BlockerCode::Io => "io",
+            BlockerCode::Stop => "stop",
+            BlockerCode::Exit => "exit",
+            BlockerCode::Call => "call",
+            BlockerCode::Dep => "dep",
+            BlockerCode::Scalar => "scalar",
+            BlockerCode::Alias => "alias",
+            BlockerCode::While => "while",
+            BlockerCode::Unsupported => "unsupported",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Blocker {
+    pub code: BlockerCode,
+    pub message: String,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LoopInfo {
+    #[serde(skip)]
+    pub header: StmtId,
+    pub line: u32,
+    pub end_line: u32,
+    /// Loop variable (empty for DO WHILE).
+    pub var: Name,
+    /// 1 = outermost loop of its unit.
+    pub depth: u32,
+    pub lower: Option<i64>,
+    pub upper: Option<i64>,
+    pub step: Option<i64>,
+    pub trip_count: Option<u64>,
+    pub verdict: Verdict,
+    pub private: Vec<Name>,
+    pub reductions: Vec<Reduction>,
+    pub dependences: Vec<Dependence>,
+    pub blockers: Vec<Blocker>,
+    /// Index (in the unit's loop list) of the enclosing loop.
+    #[serde(skip)]
+    pub parent: Option<usize>,
+}
+
+/// A statement of a loop body with the loops (inside the analyzed loop) that enclose it.
+struct BodyStmt<'a> {
+    st: &'a Stmt,
+    /// Loop headers from the analyzed loop (first) down to the innermost enclosing one.
+    nest: Vec<StmtId>,
+}
+
+pub struct UnitLoops {
+    pub loops: Vec<LoopInfo>,
+}
+
+/// Analyze every loop of a unit.
+pub fn analyze_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> UnitLoops {
+    let fine = cfg::build(unit, sema, summaries, false);
+    let envs = cfg::statement_envs(unit, sema);
+    let targets = cfg::jump_targets(unit);
+    let mut out = vec![];
+    let cx = Analyzer { unit, sema, summaries, fine: &fine, envs: &envs, targets: &targets };
+    cx.walk(&unit.body, 0, None, &mut out);
+    UnitLoops { loops: out }
+}
+
+struct Analyzer<'a> {
+    unit: &'a Unit,
+    sema: &'a UnitSema,
+    summaries: &'a BTreeMap<Name, Summary>,
+    fine: &'a Cfg,
+    envs: &'a BTreeMap<StmtId, Env>,
+    targets: &'a BTreeSet<u32>,
+}
+
+fn const_lin(sema: &UnitSema) -> impl Fn(&str) -> Option<i64> + '_ {
+    move |n: &str| sema.param(n).and_then(|c| c.as_int())
+}
+
+impl<'a> Analyzer<'a> {
+    fn walk(&self, nodes: &[Node], depth: u32, parent: Option<usize>, out: &mut Vec<LoopInfo>) {
+        for n in nodes {
+            match n {
+                Node::Do { header, body, end } => {
+                    let idx = out.len();
+                    let info = self.analyze_loop(*header, body, *end, depth + 1, parent);
+                    out.push(info);
+                    self.walk(body, depth + 1, Some(idx), out);
+                }
+                Node::If { arms, .. } => {
+                    for (_, b) in arms {
+                        self.walk(b, depth, parent, out);
+                    }
+                }
+                Node::Stmt(_) => {}
+            }
+        }
+    }
+
+    fn body_stmts<'b>(&'b self, header: StmtId, body: &'b [Node], end: Option<StmtId>) -> Vec<BodyStmt<'b>> {
+        fn go<'b>(u: &'b Unit, nodes: &'b [Node], nest: &mut Vec<StmtId>, out: &mut Vec<BodyStmt<'b>>) {
+            for n in nodes {
+                match n {
+                    Node::Stmt(id) => out.push(BodyStmt { st: u.stmt(*id), nest: nest.clone() }),
+                    Node::Do { header, body, end } => {
+                        out.push(BodyStmt { st: u.stmt(*header), nest: nest.clone() });
+                        nest.push(*header);
+                        go(u, body, nest, out);
+                        if let Some(e) = end {
+                            out.push(BodyStmt { st: u.stmt(*e), nest: nest.clone() });
+                        }
+                        nest.pop();
+                    }
+                    Node::If { arms, end } => {
+                        for (h, b) in arms {
+                            out.push(BodyStmt { st: u.stmt(*h), nest: nest.clone() });
+                            go(u, b, nest, out);
+                        }
+                        if let Some(e) = end {
+                            out.push(BodyStmt { st: u.stmt(*e), nest: nest.clone() });
+                        }
+                    }
+                }
+            }
+        }
+        let mut v = vec![];
+        let mut nest = vec![header];
+        go(self.unit, body, &mut nest, &mut v);
+        if let Some(e) = end {
+            v.push(BodyStmt { st: self.unit.stmt(e), nest: vec![header] });
+        }
+        v
+    }
+
+    fn analyze_loop(&self, header: StmtId, body: &[Node], end: Option<StmtId>, depth: u32, parent: Option<usize>) -> LoopInfo {
+        let hs = self.unit.stmt(header);
+        let mut end_line = end.map(|e| self.unit.stmt(e).span.end_line).unwrap_or(hs.span.end_line);
+        for_each_stmt(self.unit, body, &mut |s| end_line = end_line.max(s.span.end_line));
+        let mut info = LoopInfo {
+            header,
+            line: hs.span.line,
+            end_line,
+            var: String::new(),
+            depth,
+            lower: None,
+            upper: None,
+            step: None,
+            trip_count: None,
+            verdict: Verdict::Sequential,
+            private: vec![],
+            reductions: vec![],
+            dependences: vec![],
+            blockers: vec![],
+            parent,
+        };
+        let (var, lo, hi, step) = match &hs.kind {
+            StmtKind::Do { var, lo, hi, step, .. } => (var.clone(), lo, hi, step.as_ref()),
+            _ => {
+                info.blockers.push(Blocker { code: BlockerCode::While, message: "DO WHILE loop: the number of iterations is not known when the loop starts".into(), line: hs.span.line });
+                return info;
+            }
+        };
+        info.var = var.clone();
+        info.lower = self.sema.eval_int(lo);
+        info.upper = self.sema.eval_int(hi);
+        info.step = match step {
+            None => Some(1),
+            Some(s) => self.sema.eval_int(s),
+        };
+        if let (Some(l), Some(h), Some(s)) = (info.lower, info.upper, info.step) {
+            if s != 0 {
+                info.trip_count = Some(((h - l + s) / s).max(0) as u64);
+            }
+        }
+        let stmts = self.body_stmts(header, body, end);
+        let cx = AccessCtx { unit: self.unit, sema: self.sema, summaries: self.summaries };
+        let mut accesses: Vec<(Access, usize)> = vec![];
+        let mut calls: Vec<CallSite> = vec![];
+        // Index variables: this loop's and the inner loops'; implied-DO variables.
+        let mut index_vars: BTreeSet<Name> = BTreeSet::new();
+        index_vars.insert(var.clone());
+        for (k, bs) in stmts.iter().enumerate() {
+            let mut acc = vec![];
+            cx.stmt_accesses(bs.st, &mut acc, &mut calls);
+            if let StmtKind::Do { var, .. } = &bs.st.kind {
+                index_vars.insert(var.clone());
+            }
+            for a in &acc {
+                for (v, _, _) in &a.implied {
+                    index_vars.insert(v.clone());
+                }
+            }
+            accesses.extend(acc.into_iter().map(|a| (a, k)));
+        }
+        // Also the loop's own header: its bounds are read once, not per iteration.
+        self.control_blockers(&stmts, body, &mut info);
+        self.call_blockers(&calls, &mut info);
+
+        // Scalars.
+        let written_scalars: BTreeSet<Name> = accesses
+            .iter()
+            .filter(|(a, _)| a.write && !index_vars.contains(&a.name) && !self.sema.is_array(&a.name) && !a.name.starts_with('/'))
+            .map(|(a, _)| a.name.clone())
+            .collect();
+        let (exposed, must_arrays_ok) = self.exposure(body, &index_vars, &var);
+        let live_after = self.live_after(header);
+        let red = self.reductions(&stmts, body, &written_scalars, &accesses);
+        let loc_vars: BTreeSet<Name> = red.iter().flat_map(|r| r.loc.iter().cloned()).collect();
+        for v in &written_scalars {
+            let line_of = |w: bool| accesses.iter().find(|(a, _)| &a.name == v && a.write == w).map(|(a, _)| a.line).unwrap_or(info.line);
+            if let Some((a, _)) = accesses.iter().find(|(a, _)| &a.name == v && a.write && a.via_call.is_some()) {
+                info.blockers.push(Blocker {
+                    code: BlockerCode::Call,
+                    message: format!("call to {} at line {} writes {}, which other iterations also use", a.via_call.as_deref().unwrap_or("?").to_uppercase(), a.line, v.to_uppercase()),
+                    line: a.line,
+                });
+                continue;
+            }
+            if red.iter().any(|r| &r.var == v) || loc_vars.contains(v) {
+                continue;
+            }
+            if !exposed.contains(v) {
+                if live_after.contains(v) {
+                    info.blockers.push(Blocker { code: BlockerCode::Scalar, message: format!("{} is assigned in every iteration (line {}) and its last value is used after the loop", v.to_uppercase(), line_of(true)), line: line_of(true) });
+                } else {
+                    info.private.push(v.clone());
+                }
+                continue;
+            }
+            let induction = stmts.iter().find_map(|bs| match &bs.st.kind {
+                StmtKind::Assign { lhs: Expr::Var(x), rhs } if x == v && is_induction_update(v, rhs, self.sema) => Some(bs.st.span.line),
+                _ => None,
+            });
+            match induction {
+                Some(l) => info.blockers.push(Blocker { code: BlockerCode::Scalar, message: format!("induction variable {} (incremented at line {l}) carries a value from one iteration to the next", v.to_uppercase()), line: l }),
+                None => info.blockers.push(Blocker {
+                    code: BlockerCode::Scalar,
+                    message: format!("{} is read (line {}) before it is assigned in an iteration and assigned in the loop (line {}): its value flows between iterations", v.to_uppercase(), line_of(false), line_of(true)),
+                    line: line_of(false),
+                }),
+            }
+        }
+        info.reductions = red;
+        // Arrays: privatizable work arrays, aliasing, dependences.
+        let arrays: BTreeSet<Name> = accesses.iter().filter(|(a, _)| self.sema.is_array(&a.name)).map(|(a, _)| a.name.clone()).collect();
+        let mut private_arrays = BTreeSet::new();
+        for x in &arrays {
+            let accs: Vec<&Access> = accesses.iter().filter(|(a, _)| &a.name == x).map(|(a, _)| a).collect();
+            if !accs.iter().any(|a| a.write) || accs.iter().any(|a| a.via_call.is_some()) {
+                continue;
+            }
+            let invariant = accs.iter().all(|a| match &a.subs {
+                None => false,
+                Some(subs) => subs.iter().all(|s| match s.expr().and_then(|e| linearize(e, &const_lin(self.sema))) {
+                    Some(l) => l.vars().all(|v| v != &var && (index_vars.contains(v) || !written_scalars.contains(v))),
+                    None => false,
+                }),
+            });
+            if invariant && must_arrays_ok.contains(x) && !(live_after.contains(x) && self.array_used_after(header, x)) {
+                private_arrays.insert(x.clone());
+                info.private.push(x.clone());
+            }
+        }
+        for x in &arrays {
+            let sym = self.sema.symbol(x);
+            let Some(sym) = sym else { continue };
+            for al in &sym.aliases {
+                let touched = accesses.iter().any(|(a, _)| &a.name == al);
+                let writes = accesses.iter().any(|(a, _)| (&a.name == al || &a.name == x) && a.write);
+                if touched && writes && x < al {
+                    let l = accesses.iter().find(|(a, _)| &a.name == al || &a.name == x).map(|(a, _)| a.line).unwrap_or(info.line);
+                    info.blockers.push(Blocker { code: BlockerCode::Alias, message: format!("{} and {} share storage (EQUIVALENCE) and are both used in the loop", x.to_uppercase(), al.to_uppercase()), line: l });
+                }
+            }
+        }
+        self.dependences(&stmts, &accesses, &arrays, &private_arrays, &written_scalars, &index_vars, &mut info);
+        info.private.sort();
+        info.private.dedup();
+        info.blockers.sort_by(|a, b| (a.line, a.code, &a.message).cmp(&(b.line, b.code, &b.message)));
+        info.blockers.dedup();
+        info.verdict = if !info.blockers.is_empty() {
+            Verdict::Sequential
+        } else if !info.dependences.is_empty() {
+            Verdict::Across
+        } else {
+            Verdict::Parallel
+        };
+        info
+    }
+
+    fn control_blockers(&self, stmts: &[BodyStmt], body: &[Node], info: &mut LoopInfo) {
+        let inside = cfg::labels_within(self.unit, body);
+        let own_name = stmts.first().and_then(|b| b.nest.first()).and_then(|h| self.unit.stmt(*h).name.as_ref());
+        let inner_names: BTreeSet<&Name> = stmts.iter().filter(|b| matches!(b.st.kind, StmtKind::Do { .. } | StmtKind::DoWhile { .. })).filter_map(|b| b.st.name.as_ref()).collect();
+        for bs in stmts {
+            let st = bs.st;
+            let line = st.span.line;
+            let mut check = |k: &StmtKind| match k {
+                StmtKind::Io { kind, .. } => info.blockers.push(Blocker { code: BlockerCode::Io, message: format!("{} statement at line {line}", io_name(kind)), line }),
+                StmtKind::Stop => info.blockers.push(Blocker { code: BlockerCode::Stop, message: format!("STOP at line {line}"), line }),
+                StmtKind::Return => info.blockers.push(Blocker { code: BlockerCode::Stop, message: format!("RETURN at line {line} leaves the procedure"), line }),
+                StmtKind::Exit(None) if bs.nest.len() == 1 => info.blockers.push(Blocker { code: BlockerCode::Exit, message: format!("EXIT at line {line} leaves the loop"), line }),
+                StmtKind::Exit(Some(n)) | StmtKind::Cycle(Some(n)) if !inner_names.contains(n) && !(matches!(k, StmtKind::Cycle(_)) && own_name == Some(n)) => {
+                    let what = if matches!(k, StmtKind::Exit(_)) { "EXIT" } else { "CYCLE" };
+                    info.blockers.push(Blocker { code: BlockerCode::Exit, message: format!("{what} {} at line {line} leaves the loop", n.to_uppercase()), line })
+                }
+                StmtKind::Goto(l) if !inside.contains(l) => info.blockers.push(Blocker { code: BlockerCode::Exit, message: format!("GOTO {l} at line {line} jumps out of the loop"), line }),
+                StmtKind::ArithIf(_, ls) if ls.iter().any(|l| !inside.contains(l)) => info.blockers.push(Blocker { code: BlockerCode::Exit, message: format!("arithmetic IF at line {line} jumps out of the loop"), line }),
+                StmtKind::ComputedGoto(ls, _) if ls.iter().any(|l| !inside.contains(l)) => info.blockers.push(Blocker { code: BlockerCode::Exit, message: format!("computed GOTO at line {line} may jump out of the loop"), line }),
+                StmtKind::Unsupported(what) => info.blockers.push(Blocker { code: BlockerCode::Unsupported, message: format!("unsupported construct ({what}) at line {line}"), line }),
+                StmtKind::Error => info.blockers.push(Blocker { code: BlockerCode::Unsupported, message: format!("syntax error at line {line}"), line }),
+                _ => {}
+            };
+            check(&st.kind);
+            if let StmtKind::LogicalIf(_, inner) = &st.kind {
+                check(&inner.kind);
+            }
+        }
+    }
+
+    fn call_blockers(&self, calls: &[CallSite], info: &mut LoopInfo) {
+        for c in calls {
+            let n = c.name.to_uppercase();
+            match self.summaries.get(&c.name) {
+                None if c.unknown => info.blockers.push(Blocker { code: BlockerCode::Call, message: format!("call to external procedure {n} at line {}: its body is not among the analyzed files", c.line), line: c.line }),
+                None => {}
+                Some(s) => {
+                    if s.has_io {
+                        info.blockers.push(Blocker { code: BlockerCode::Io, message: format!("call to {n} at line {} performs I/O", c.line), line: c.line });
+                    }
+                    if s.has_stop {
+                        info.blockers.push(Blocker { code: BlockerCode::Stop, message: format!("call to {n} at line {} may STOP", c.line), line: c.line });
+                    }
+                    if s.keeps_state {
+                        info.blockers.push(Blocker { code: BlockerCode::Call, message: format!("call to {n} at line {} changes SAVEd state kept between calls", c.line), line: c.line });
+                    }
+                    if s.recursive {
+                        info.blockers.push(Blocker { code: BlockerCode::Call, message: format!("call to recursive procedure {n} at line {}", c.line), line: c.line });
+                    } else if !s.unknown_calls.is_empty() {
+                        let names: Vec<String> = s.unknown_calls.iter().map(|x| x.to_uppercase()).collect();
+                        info.blockers.push(Blocker { code: BlockerCode::Call, message: format!("call to {n} at line {} reaches external procedures without a body ({})", c.line, names.join(", ")), line: c.line });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Names live when the loop exits normally (from the statement-level CFG).
+    fn live_after(&self, header: StmtId) -> BTreeSet<Name> {
+        let mut live = BTreeSet::new();
+        if let Some(h) = self.fine.loop_header.get(&header) {
+            for (t, e) in self.fine.succs(*h) {
+                if e.kind == EdgeKind::LoopExit {
+                    live.extend(self.fine.live_in[t.0 as usize].iter().cloned());
+                }
+            }
+        }
+        live
+    }
+
+    /// Whether elements of array `x` may be read after the loop before being overwritten:
+    /// a structured walk over the code that follows (the rest of each enclosing body, the next
+    /// iteration of each enclosing loop, and what follows it). Units with backward jumps get
+    /// the conservative answer.
+    fn array_used_after(&self, header: StmtId, x: &str) -> bool {
+        let backward = self.unit.stmts.iter().any(|st| {
+            let mut t = BTreeSet::new();
+            let k = match &st.kind {
+                StmtKind::LogicalIf(_, i) => &i.kind,
+                k => k,
+            };
+            match k {
+                StmtKind::Goto(l) => {
+                    t.insert(*l);
+                }
+                StmtKind::ArithIf(_, ls) => t.extend(ls.iter().copied()),
+                StmtKind::ComputedGoto(ls, _) => t.extend(ls.iter().copied()),
+                _ => {}
+            }
+            t.iter().any(|l| self.unit.stmts.iter().any(|o| o.label == Some(*l) && o.id < st.id))
+        });
+        if backward {
+            return true;
+        }
+        let mut path: Vec<(&[Node], usize)> = vec![];
+        if !find_path(&self.unit.body, header, &mut path) {
+            return true;
+        }
+        let mut idx: BTreeSet<Name> = BTreeSet::new();
+        for st in &self.unit.stmts {
+            if let StmtKind::Do { var, .. } = &st.kind {
+                idx.insert(var.clone());
+            }
+        }
+        let mut st = Exposure { must: BTreeSet::new(), must_arr: BTreeMap::new(), exposed: BTreeSet::new(), exposed_arr: BTreeSet::new() };
+        // Innermost level first: the siblings after the loop, then outward.
+        for level in (0..path.len()).rev() {
+            let (nodes, i) = path[level];
+            self.expose_nodes(&nodes[i + 1..], &mut st, &idx, "");
+            if level > 0 {
+                let (pnodes, pi) = path[level - 1];
+                if let Node::Do { body, .. } = &pnodes[pi] {
+                    let saved = (st.must.clone(), st.must_arr.clone());
+                    self.expose_nodes(body, &mut st, &idx, "");
+                    st.must = saved.0;
+                    st.must_arr = saved.1;
+                }
+            }
+        }
+        st.exposed_arr.contains(x)
+    }
+
+    /// Scalars read before being surely written in an iteration, and the arrays whose every
+    /// read is covered by earlier sure writes in the same iteration.
+    fn exposure(&self, body: &[Node], index_vars: &BTreeSet<Name>, var: &str) -> (BTreeSet<Name>, BTreeSet<Name>) {
+        let mut st = Exposure { must: BTreeSet::new(), must_arr: BTreeMap::new(), exposed: BTreeSet::new(), exposed_arr: BTreeSet::new() };
+        self.expose_nodes(body, &mut st, index_vars, var);
+        let ok: BTreeSet<Name> = st.must_arr.keys().filter(|k| !st.exposed_arr.contains(*k)).cloned().collect();
+        (st.exposed, ok)
+    }
+
+    fn expose_nodes(&self, nodes: &[Node], s: &mut Exposure, idx: &BTreeSet<Name>, var: &str) {
+        let cx = AccessCtx { unit: self.unit, sema: self.sema, summaries: self.summaries };
+        for n in nodes {
+            match n {
+                Node::Stmt(id) => {
+                    let st = self.unit.stmt(*id);
+                    if st.label.is_some_and(|l| self.targets.contains(&l)) {
+                        // A jump may arrive here: forget what was surely written.
+                        s.must.clear();
+                        s.must_arr.clear();
+                    }
+                    let mut acc = vec![];
+                    let mut calls = vec![];
+                    cx.stmt_accesses(st, &mut acc, &mut calls);
+                    let env = self.envs.get(id).cloned().unwrap_or_default();
+                    for a in acc.iter().filter(|a| !a.write) {
+                        if self.sema.is_array(&a.name) {
+                            let sec = cfg::access_section(self.sema, a, &env);
+                            let covered = s.must_arr.get(&a.name).is_some_and(|m| sec.is_subset(m));
+                            if !covered {
+                                s.exposed_arr.insert(a.name.clone());
+                            }
+                        } else if !s.must.contains(&a.name) {
+                            s.exposed.insert(a.name.clone());
+                        }
+                    }
+                    let sure = matches!(st.kind, StmtKind::Assign { .. } | StmtKind::Io { kind: IoKind::Read, .. });
+                    for a in acc.iter().filter(|a| a.write) {
+                        if self.sema.is_array(&a.name) {
+                            if sure && a.via_call.is_none() && self.exact_section(a, idx, var) {
+                                let sec = cfg::access_section(self.sema, a, &env);
+                                let e = s.must_arr.entry(a.name.clone()).or_insert_with(|| SectionSet::empty(sec.rank()));
+                                *e = e.union(&sec);
+                            } else {
+                                s.exposed_arr.insert(a.name.clone()).then_some(()).unwrap_or(());
+                                s.must_arr.entry(a.name.clone()).or_insert_with(|| SectionSet::empty(self.sema.symbol(&a.name).map_or(0, |x| x.rank())));
+                            }
+                        } else if sure && a.subs.is_none() && a.via_call.is_none() {
+                            s.must.insert(a.name.clone());
+                        }
+                    }
+                }
+                Node::Do { header, body, end } => {
+                    let hs = self.unit.stmt(*header);
+                    let mut acc = vec![];
+                    let mut calls = vec![];
+                    cx.stmt_accesses(hs, &mut acc, &mut calls);
+                    for a in acc.iter().filter(|a| !a.write && !idx.contains(&a.name)) {
+                        if !s.must.contains(&a.name) && !self.sema.is_array(&a.name) {
+                            s.exposed.insert(a.name.clone());
+                        }
+                    }
+                    let runs = match &hs.kind {
+                        StmtKind::Do { lo, hi, step, .. } => {
+                            let st = step.as_ref().map_or(Some(1), |x| self.sema.eval_int(x));
+                            matches!((self.sema.eval_int(lo), self.sema.eval_int(hi), st), (Some(l), Some(h), Some(k)) if (k > 0 && h >= l) || (k < 0 && h <= l))
+                        }
+                        _ => false,
+                    };
+                    let saved = (s.must.clone(), s.must_arr.clone());
+                    self.expose_nodes(body, s, idx, var);
+                    if let Some(e) = end {
+                        let _ = e;
+                    }
+                    if !runs {
+                        s.must = saved.0;
+                        // Keep entries (so arrays stay known) but only with sure sections.
+                        for (k, v) in s.must_arr.iter_mut() {
+                            *v = saved.1.get(k).cloned().unwrap_or_else(|| SectionSet::empty(v.rank()));
+                        }
+                    }
+                }
+                Node::If { arms, .. } => {
+                    let start = (s.must.clone(), s.must_arr.clone());
+                    let mut ends: Vec<(BTreeSet<Name>, BTreeMap<Name, SectionSet>)> = vec![];
+                    let has_else = arms.iter().any(|(h, _)| matches!(self.unit.stmt(*h).kind, StmtKind::Else));
+                    for (h, b) in arms {
+                        s.must = start.0.clone();
+                        s.must_arr = start.1.clone();
+                        let hs = self.unit.stmt(*h);
+                        let mut acc = vec![];
+                        let mut calls = vec![];
+                        cx.stmt_accesses(hs, &mut acc, &mut calls);
+                        let env = self.envs.get(h).cloned().unwrap_or_default();
+                        for a in acc.iter().filter(|a| !a.write) {
+                            if self.sema.is_array(&a.name) {
+                                let sec = cfg::access_section(self.sema, a, &env);
+                                if !s.must_arr.get(&a.name).is_some_and(|m| sec.is_subset(m)) {
+                                    s.exposed_arr.insert(a.name.clone());
+                                }
+                            } else if !s.must.contains(&a.name) {
+                                s.exposed.insert(a.name.clone());
+                            }
+                        }
+                        self.expose_nodes(b, s, idx, var);
+                        ends.push((s.must.clone(), s.must_arr.clone()));
+                    }
+                    if !has_else {
+                        ends.push(start.clone());
+                    }
+                    let mut must = ends[0].0.clone();
+                    let mut must_arr = ends[0].1.clone();
+                    for (m, ma) in &ends[1..] {
+                        must = must.intersection(m).cloned().collect();
+                        for (k, v) in must_arr.iter_mut() {
+                            *v = ma.get(k).map(|o| v.intersect(o)).unwrap_or_else(|| SectionSet::empty(v.rank()));
+                        }
+                        for (k, v) in ma {
+                            must_arr.entry(k.clone()).or_insert_with(|| SectionSet::empty(v.rank()));
+                        }
+                    }
+                    s.must = must;
+                    s.must_arr = must_arr;
+                }
+            }
+        }
+    }
+
+    /// Is the section of a write exact (every subscript a constant or one variable with
+    /// coefficient +-1 over a known range), so that it may count as surely written?
+    fn exact_section(&self, a: &Access, idx: &BTreeSet<Name>, var: &str) -> bool {
+        let Some(subs) = &a.subs else { return false };
+        subs.iter().all(|s| match s.expr().and_then(|e| linearize(e, &const_lin(self.sema))) {
+            Some(l) => l.terms.is_empty() || (l.terms.len() == 1 && l.terms.iter().all(|(v, c)| c.abs() == 1 && idx.contains(v) && v != var)),
+            None => false,
+        })
+    }
+
+    fn reductions(&self, stmts: &[BodyStmt], body: &[Node], written: &BTreeSet<Name>, accesses: &[(Access, usize)]) -> Vec<Reduction> {
+        let mut out = vec![];
+        // MAXLOC / MINLOC: IF (X .GT. M) THEN; M = X; K = ...; END IF
+        let mut loc_stmts: BTreeMap<StmtId, Name> = BTreeMap::new();
+        let mut locs: Vec<(RedOp, Name, Vec<Name>, Vec<StmtId>)> = vec![];
+        find_loc_patterns(self.unit, body, &mut locs);
+        for (op, m, ks, ids) in &locs {
+            for id in ids {
+                loc_stmts.insert(*id, m.clone());
+            }
+            let _ = (op, ks);
+        }
+        for v in written {
+            // Which statements touch v?
+            let touching: BTreeSet<usize> = accesses.iter().filter(|(a, _)| &a.name == v).map(|(_, k)| *k).collect();
+            if accesses.iter().any(|(a, _)| &a.name == v && a.via_call.is_some()) {
+                continue;
+            }
+            if let Some((op, _, ks, ids)) = locs.iter().find(|(_, m, _, _)| m == v) {
+                let idset: BTreeSet<StmtId> = ids.iter().copied().collect();
+                let others_touch = |name: &Name| accesses.iter().any(|(a, k)| &a.name == name && !idset.contains(&stmts[*k].st.id));
+                if !others_touch(v) && ks.iter().all(|k| !others_touch(k)) {
+                    out.push(Reduction { op: *op, var: v.clone(), loc: ks.clone() });
+                }
+                continue;
+            }
+            let mut op: Option<RedOp> = None;
+            let mut ok = !touching.is_empty();
+            for k in &touching {
+                match reduction_op(&stmts[*k].st.kind, v) {
+                    Some(o) if op.is_none() || op == Some(o) => op = Some(o),
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if let (true, Some(o)) = (ok, op) {
+                out.push(Reduction { op: o, var: v.clone(), loc: vec![] });
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn dependences(&self, stmts: &[BodyStmt], accesses: &[(Access, usize)], arrays: &BTreeSet<Name>, private: &BTreeSet<Name>, written_scalars: &BTreeSet<Name>, index_vars: &BTreeSet<Name>, info: &mut LoopInfo) {
+        let nest_cache: BTreeMap<StmtId, NormLoop> = stmts
+            .iter()
+            .flat_map(|b| b.nest.iter().copied())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .filter_map(|h| self.norm_loop(h).map(|n| (h, n)))
+            .collect();
+        let mut deps: BTreeSet<Dependence> = BTreeSet::new();
+        let mut dep_blockers: Vec<Blocker> = vec![];
+        for x in arrays.iter().filter(|x| !private.contains(*x)) {
+            let accs: Vec<(&Access, &BodyStmt)> = accesses.iter().filter(|(a, _)| &a.name == x).map(|(a, k)| (a, &stmts[*k])).collect();
+            if !accs.iter().any(|(a, _)| a.write) {
+                continue;
+            }
+            let rank = self.sema.symbol(x).map_or(1, |s| s.rank());
+            let prepared: Vec<(Vec<Subscript>, Vec<LoopRange>)> = accs.iter().map(|(a, bs)| self.prepare(a, bs, rank, &nest_cache, written_scalars, index_vars)).collect();
+            for i in 0..accs.len() {
+                for j in i..accs.len() {
+                    let (a, b) = (accs[i].0, accs[j].0);
+                    if !a.write && !b.write {
+                        continue;
+                    }
+                    let orders: &[(usize, usize)] = if i == j { &[(i, i)] } else { &[(i, j), (j, i)] };
+                    for &(s, d) in orders {
+                        let (sa, sb) = (&accs[s], &accs[d]);
+                        let common = sa.1.nest.iter().zip(&sb.1.nest).take_while(|(p, q)| p == q).count();
+                        let p = DepProblem { src: &prepared[s].0, dst: &prepared[d].0, src_loops: &prepared[s].1, dst_loops: &prepared[d].1, common };
+                        let res = deptest::test(&p);
+                        let DepResult::Dependent { vectors, .. } = res else { continue };
+                        for v in vectors {
+                            if v.dirs.is_empty() || !matches!(v.dirs[0], Dir::Lt | Dir::Star) {
+                                continue;
+                            }
+                            let kind = match (sa.0.write, sb.0.write) {
+                                (true, true) => DepKind::Output,
+                                (true, false) => DepKind::Flow,
+                                _ => DepKind::Anti,
+                            };
+                            let d0 = v.distance.first().copied().flatten();
+                            let regular = v.dirs[0] == Dir::Lt && d0.is_some() && p.src.iter().chain(p.dst).all(|s| matches!(s, Subscript::Affine(_)));
+                            let dep = Dependence { array: x.clone(), kind, distance: v.distance.clone(), source_line: sa.0.line, sink_line: sb.0.line };
+                            let via = sa.0.via_call.clone().or(sb.0.via_call.clone());
+                            if let Some(c) = via {
+                                dep_blockers.push(Blocker {
+                                    code: BlockerCode::Call,
+                                    message: format!("call to {} at line {} accesses {} in a way that conflicts between iterations ({} dependence with line {})", c.to_uppercase(), if sa.0.via_call.is_some() { sa.0.line } else { sb.0.line }, x.to_uppercase(), kind.as_str(), if sa.0.via_call.is_some() { sb.0.line } else { sa.0.line }),
+                                    line: sa.0.line.min(sb.0.line),
+                                });
+                            } else if !regular {
+                                dep_blockers.push(Blocker {
+                                    code: BlockerCode::Dep,
+                                    message: format!(
+                                        "{} {} at line {} and {} at line {} may touch the same element in different iterations (distance not constant)",
+                                        kind.as_str(),
+                                        if sa.0.write { "write" } else { "read" },
+                                        sa.0.line,
+                                        if sb.0.write { "write" } else { "read" },
+                                        sb.0.line
+                                    )
+                                    .replacen(kind.as_str(), &format!("{} dependence on {}:", kind.as_str(), x.to_uppercase()), 1),
+                                    line: sa.0.line,
+                                });
+                            }
+                            deps.insert(dep);
+                        }
+                    }
+                }
+            }
+        }
+        info.dependences = deps.into_iter().collect();
+        info.blockers.extend(dep_blockers);
+    }
+
+    /// Normalized form of a loop of the nest: var = lo + step * k, k in [0, upper].
+    fn norm_loop(&self, header: StmtId) -> Option<NormLoop> {
+        let StmtKind::Do { var, lo, hi, step, .. } = &self.unit.stmt(header).kind else { return None };
+        let f = const_lin(self.sema);
+        let step = match step {
+            None => 1,
+            Some(s) => self.sema.eval_int(s)?,
+        };
+        if step == 0 {
+            return None;
+        }
+        let lo_l = linearize(lo, &f)?;
+        let hi_l = linearize(hi, &f);
+        let upper = hi_l.and_then(|h| h.add(&lo_l, -1)).and_then(|d| d.as_const()).map(|c| if (step > 0 && c < 0) || (step < 0 && c > 0) { -1 } else { c / step });
+        Some(NormLoop { var: var.clone(), lo: lo_l, step, upper })
+    }
+
+    /// Subscripts in normalized iteration variables, and the loop ranges of the access's nest.
+    fn prepare(&self, a: &Access, bs: &BodyStmt, rank: usize, nests: &BTreeMap<StmtId, NormLoop>, written: &BTreeSet<Name>, index_vars: &BTreeSet<Name>) -> (Vec<Subscript>, Vec<LoopRange>) {
+        let loops: Vec<Option<&NormLoop>> = bs.nest.iter().map(|h| nests.get(h)).collect();
+        let ranges: Vec<LoopRange> = loops.iter().map(|l| LoopRange { lower: Some(0), upper: l.and_then(|l| l.upper) }).collect();
+        let subs = match &a.subs {
+            None => vec![Subscript::Unknown; rank],
+            Some(s) if s.len() != rank => vec![Subscript::Unknown; rank],
+            Some(s) => s.iter().map(|arg| self.subscript(arg, &loops, written, index_vars, &a.implied)).collect(),
+        };
+        (subs, ranges)
+    }
+
+    fn subscript(&self, arg: &Arg, loops: &[Option<&NormLoop>], written: &BTreeSet<Name>, index_vars: &BTreeSet<Name>, implied: &[(Name, Expr, Expr)]) -> Subscript {
+        let Some(e) = arg.expr() else { return Subscript::Unknown };
+        let Some(mut l) = linearize(e, &const_lin(self.sema)) else { return Subscript::Unknown };
+        // Substitute loop variables, innermost first: v = lo + step * #k.
+        for (d, nl) in loops.iter().enumerate().rev() {
+            let Some(nl) = nl else {
+                return Subscript::Unknown;
+            };
+            if l.coeff(&nl.var) != 0 {
+                let by = match Lin::var(&format!("#k{d}")).scale(nl.step).and_then(|k| k.add(&nl.lo, 1)) {
+                    Some(b) => b,
+                    None => return Subscript::Unknown,
+                };
+                l = match l.substitute(&nl.var, &by) {
+                    Some(x) => x,
+                    None => return Subscript::Unknown,
+                };
+            }
+        }
+        let mut coeffs = vec![0i64; loops.len()];
+        let mut syms = BTreeMap::new();
+        for (v, c) in &l.terms {
+            if let Some(d) = v.strip_prefix("#k").and_then(|x| x.parse::<usize>().ok()) {
+                coeffs[d] = *c;
+            } else if written.contains(v) || implied.iter().any(|(iv, _, _)| iv == v) || (index_vars.contains(v) && !loops.iter().flatten().any(|nl| &nl.var == v)) {
+                return Subscript::Unknown;
+            } else {
+                syms.insert(v.clone(), *c);
+            }
+        }
+        Subscript::Affine(Affine { coeffs, syms, constant: l.constant })
+    }
+}
+
+struct NormLoop {
+    var: Name,
+    lo: Lin,
+    step: i64,
+    upper: Option<i64>,
+}
+
+struct Exposure {
+    must: BTreeSet<Name>,
+    must_arr: BTreeMap<Name, SectionSet>,
+    exposed: BTreeSet<Name>,
+    exposed_arr: BTreeSet<Name>,
+}
+
+/// The chain of (node list, index) from `nodes` down to the DO node with this header; for an
+/// IF, the arm's node list is a level of its own.
+fn find_path<'n>(nodes: &'n [Node], header: StmtId, path: &mut Vec<(&'n [Node], usize)>) -> bool {
+    for (i, n) in nodes.iter().enumerate() {
+        path.push((nodes, i));
+        match n {
+            Node::Do { header: h, .. } if *h == header => return true,
+            Node::Do { body, .. } => {
+                if find_path(body, header, path) {
+                    return true;
+                }
+            }
+            Node::If { arms, .. } => {
+                for (_, b) in arms {
+                    if find_path(b, header, path) {
+                        return true;
+                    }
+                }
+            }
+            Node::Stmt(_) => {}
+        }
+        path.pop();
+    }
+    false
+}
+
+fn io_name(k: &IoKind) -> &'static str {
+    match k {
+        IoKind::Read => "READ",
+        IoKind::Write => "WRITE",
+        IoKind::Print => "PRINT",
+        IoKind::Open => "OPEN",
+        IoKind::Close => "CLOSE",
+        IoKind::Inquire => "INQUIRE",
+        IoKind::Rewind => "REWIND",
+        IoKind::Backspace => "BACKSPACE",
+        IoKind::Endfile => "ENDFILE",
+        IoKind::Flush => "FLUSH",
+    }
+}
+
+fn mentions(e: &Expr, v: &str) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if let Expr::Var(n) | Expr::Ref(n, _) = x {
+            if n == v {
+                found = true;
+            }
+        }
+    });
+    found
+}
+
+fn is_var(e: &Expr, v: &str) -> bool {
+    matches!(e, Expr::Var(n) if n == v)
+}
+
+/// Terms of an associative operator tree: `a + b - c` -> [a, b, c] for Add/Sub.
+fn flatten_op<'e>(e: &'e Expr, ops: &[BinOp], out: &mut Vec<(&'e Expr, bool)>, negated: bool) {
+    match e {
+        Expr::Binary(op, a, b) if ops.contains(op) => {
+            flatten_op(a, ops, out, negated);
+            let inv = matches!(op, BinOp::Sub | BinOp::Div);
+            flatten_op(b, ops, out, negated ^ inv);
+        }
+        _ => out.push((e, negated)),
+    }
+}
+
+/// The reduction operator a statement applies to `v`, if it is a reduction update of `v`.
+fn reduction_op(k: &StmtKind, v: &str) -> Option<RedOp> {
+    match k {
+        StmtKind::Assign { lhs, rhs } if is_var(lhs, v) => {
+            let try_ops: [(&[BinOp], RedOp); 6] = [
+                (&[BinOp::Add, BinOp::Sub], RedOp::Sum),
+                (&[BinOp::Mul, BinOp::Div], RedOp::Product),
+                (&[BinOp::And], RedOp::And),
+                (&[BinOp::Or], RedOp::Or),
+                (&[BinOp::Eqv], RedOp::Eqv),
+                (&[BinOp::Neqv], RedOp::Neqv),
+            ];
+            for (ops, op) in try_ops {
+                if !matches!(rhs, Expr::Binary(o, _, _) if ops.contains(o)) {
+                    continue;
+                }
+                let mut terms = vec![];
+                flatten_op(rhs, ops, &mut terms, false);
+                let selfs: Vec<&(&Expr, bool)> = terms.iter().filter(|(t, _)| is_var(t, v)).collect();
+                if selfs.len() == 1 && !selfs[0].1 && terms.iter().filter(|(t, _)| !is_var(t, v)).all(|(t, _)| !mentions(t, v)) {
+                    return Some(op);
+                }
+            }
+            if let Expr::Ref(f, args) = rhs {
+                let op = match f.as_str() {
+                    "max" | "amax1" | "dmax1" | "max0" | "amax0" | "max1" => RedOp::Max,
+                    "min" | "amin1" | "dmin1" | "min0" | "amin0" | "min1" => RedOp::Min,
+                    _ => return None,
+                };
+                let es: Vec<&Expr> = args.iter().filter_map(|a| a.expr()).collect();
+                let selfs = es.iter().filter(|e| is_var(e, v)).count();
+                if selfs == 1 && es.iter().filter(|e| !is_var(e, v)).all(|e| !mentions(e, v)) {
+                    return Some(op);
+                }
+            }
+            None
+        }
+        StmtKind::LogicalIf(cond, inner) if !mentions(cond, v) => reduction_op(&inner.kind, v),
+        StmtKind::LogicalIf(cond, inner) => {
+            let StmtKind::Assign { lhs, rhs } = &inner.kind else { return None };
+            if !is_var(lhs, v) || mentions(rhs, v) {
+                return None;
+            }
+            compare_op(cond, v, rhs)
+        }
+        _ => None,
+    }
+}
+
+/// `IF (X .GT. V) V = X` is max; `IF (X .LT. V) V = X` is min (either operand order).
+fn compare_op(cond: &Expr, v: &str, val: &Expr) -> Option<RedOp> {
+    let Expr::Binary(op, a, b) = cond else { return None };
+    let (gt_when_first_is_val, val_first) = if is_var(b, v) && **a == *val {
+        (true, true)
+    } else if is_var(a, v) && **b == *val {
+        (true, false)
+    } else {
+        return None;
+    };
+    let _ = gt_when_first_is_val;
+    // Normalize to "val OP v".
+    let op = if val_first { *op } else { flip(*op)? };
+    match op {
+        BinOp::Gt | BinOp::Ge => Some(RedOp::Max),
+        BinOp::Lt | BinOp::Le => Some(RedOp::Min),
+        _ => None,
+    }
+}
+
+fn flip(op: BinOp) -> Option<BinOp> {
+    Some(match op {
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Ge => BinOp::Le,
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        _ => return None,
+    })
+}
+
+/// Block-IF extremum searches: `IF (X .GT. M) THEN; M = X; K = I; END IF`.
+fn find_loc_patterns(unit: &Unit, nodes: &[Node], out: &mut Vec<(RedOp, Name, Vec<Name>, Vec<StmtId>)>) {
+    for n in nodes {
+        match n {
+            Node::If { arms, end } if arms.len() == 1 => {
+                let (h, body) = &arms[0];
+                let StmtKind::IfThen(cond) = &unit.stmt(*h).kind else { continue };
+                let assigns: Vec<(&Name, &Expr, StmtId)> = body
+                    .iter()
+                    .filter_map(|b| match b {
+                        Node::Stmt(id) => match &unit.stmt(*id).kind {
+                            StmtKind::Assign { lhs: Expr::Var(x), rhs } => Some((x, rhs, *id)),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .collect();
+                if assigns.len() != body.len() || assigns.len() < 2 {
+                    find_loc_patterns(unit, body, out);
+                    continue;
+                }
+                let found = assigns.iter().find_map(|(m, val, _)| compare_op(cond, m, val).map(|op| (op, (*m).clone())));
+                if let Some((op, m)) = found {
+                    let ks: Vec<Name> = assigns.iter().filter(|(x, _, _)| **x != m).map(|(x, _, _)| (*x).clone()).collect();
+                    if ks.iter().all(|k| assigns.iter().all(|(_, val, _)| !mentions(val, k))) {
+                        let mut ids: Vec<StmtId> = assigns.iter().map(|(_, _, id)| *id).collect();
+                        ids.push(*h);
+                        if let Some(e) = end {
+                            ids.push(*e);
+                        }
+                        let lop = if op == RedOp::Max { RedOp::MaxLoc } else { RedOp::MinLoc };
+                        out.push((lop, m, ks, ids));
+                    }
+                }
+            }
+            Node::If { arms, .. } => {
+                for (_, b) in arms {
+                    find_loc_patterns(unit, b, out);
+                }
+            }
+            Node::Do { body, .. } => find_loc_patterns(unit, body, out),
+            _ => {}
+        }
+    }
+}
+
+fn is_induction_update(v: &str, rhs: &Expr, sema: &UnitSema) -> bool {
+    let Some(l) = linearize(rhs, &|n| sema.param(n).and_then(|c| c.as_int())) else { return false };
+    l.coeff(v) == 1 && l.terms.len() == 1
+}

@@ -1,0 +1,958 @@
+//! Lowering: tree-sitter-fortran's concrete syntax tree of one parse buffer into program
+//! units. Statements are first flattened in source order (labels are read from the label
+//! field of the line, not from tree-sitter's nesting), then DO and IF structure is rebuilt
+//! here, so labelled and shared-label F77 loops do not depend on the grammar's choices.
+
+use crate::ast::*;
+use crate::diag::{codes, Diagnostic};
+use crate::source::{ParseBuffer, SourceMap};
+use tree_sitter::Node as TsNode;
+
+pub struct Lowered {
+    pub units: Vec<Unit>,
+}
+
+struct Ctx<'a> {
+    buf: &'a ParseBuffer,
+    map: &'a SourceMap,
+    src: &'a str,
+    lines: Vec<&'a str>,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+pub fn parse_tree(text: &str) -> Option<tree_sitter::Tree> {
+    let mut p = tree_sitter::Parser::new();
+    p.set_language(&tree_sitter_fortran::LANGUAGE.into()).ok()?;
+    p.parse(text, None)
+}
+
+pub fn lower(buf: &ParseBuffer, map: &SourceMap, diags: &mut Vec<Diagnostic>) -> Lowered {
+    let mut units = vec![];
+    let Some(tree) = parse_tree(&buf.text) else {
+        diags.push(Diagnostic::error(codes::SYNTAX, "the parser gave no tree", Some(map.location(buf.root, 1, 1))));
+        return Lowered { units };
+    };
+    let mut cx = Ctx { buf, map, src: &buf.text, lines: buf.text.split('\n').collect(), diags };
+    let root = tree.root_node();
+    let mut c = root.walk();
+    for ch in root.children(&mut c) {
+        lower_top(&mut cx, ch, None, &mut units);
+    }
+    Lowered { units }
+}
+
+fn lower_top(cx: &mut Ctx, n: TsNode, parent: Option<&str>, units: &mut Vec<Unit>) {
+    match n.kind() {
+        "program" | "subroutine" | "function" | "module" | "block_data" | "submodule" => lower_unit(cx, n, parent, units),
+        "comment" => {}
+        "ERROR" => {
+            // A whole unit failed to parse: report; try to salvage units inside.
+            report_errors(cx, n);
+            let mut c = n.walk();
+            for ch in n.children(&mut c) {
+                if matches!(ch.kind(), "program" | "subroutine" | "function" | "module") {
+                    lower_top(cx, ch, parent, units);
+                }
+            }
+        }
+        k if k.ends_with("_statement") || k == "do_loop" || k == "if_statement" => {
+            // Statements outside any unit: an implicit main program (F77 allows omitting PROGRAM).
+            lower_implicit_main(cx, n, units);
+        }
+        _ => {}
+    }
+}
+
+fn lower_implicit_main(cx: &mut Ctx, n: TsNode, units: &mut Vec<Unit>) {
+    let span = span_of(cx, n);
+    if let Some(u) = units.iter_mut().find(|u| u.name == "main" && u.kind == UnitKind::Program && u.parent.is_none()) {
+        let mut flat = std::mem::take(&mut u.stmts);
+        flatten(cx, n, &mut flat);
+        u.stmts = flat;
+        return;
+    }
+    let mut flat = vec![];
+    flatten(cx, n, &mut flat);
+    units.push(Unit {
+        kind: UnitKind::Program,
+        name: "main".into(),
+        params: vec![],
+        result: None,
+        fn_type: None,
+        file: span.file,
+        span,
+        end_line: span.end_line,
+        parent: None,
+        stmts: flat,
+        body: vec![],
+    });
+}
+
+fn text<'a>(cx: &Ctx<'a>, n: TsNode) -> &'a str {
+    &cx.src[n.byte_range()]
+}
+
+fn lname(cx: &Ctx, n: TsNode) -> String {
+    text(cx, n).trim().to_ascii_lowercase()
+}
+
+fn span_of(cx: &Ctx, n: TsNode) -> Span {
+    let s = n.start_position();
+    let e = n.end_position();
+    let (file, line, col) = cx.buf.origin(s.row, s.column);
+    let end_row = if e.column == 0 && e.row > s.row { e.row - 1 } else { e.row };
+    let (efile, eline, _) = cx.buf.origin(end_row, 0);
+    Span { file, line, col, end_line: if efile == file { eline.max(line) } else { line } }
+}
+
+fn report_errors(cx: &mut Ctx, n: TsNode) {
+    if n.is_error() || n.is_missing() {
+        let sp = span_of(cx, n);
+        let what = if n.is_missing() { format!("syntax error: missing {}", n.kind()) } else { "syntax error".to_string() };
+        let snippet: String = text(cx, n).lines().next().unwrap_or("").trim().chars().take(40).collect();
+        let msg = if snippet.is_empty() || n.is_missing() { what } else { format!("{what} near `{snippet}`") };
+        cx.diags.push(Diagnostic::error(codes::SYNTAX, msg, Some(cx.map.location(sp.file, sp.line, sp.col))));
+        return;
+    }
+    if !n.has_error() {
+        return;
+    }
+    let mut c = n.walk();
+    for ch in n.children(&mut c) {
+        report_errors(cx, ch);
+    }
+}
+
+fn lower_unit(cx: &mut Ctx, n: TsNode, parent: Option<&str>, units: &mut Vec<Unit>) {
+    let kind = match n.kind() {
+        "program" => UnitKind::Program,
+        "subroutine" => UnitKind::Subroutine,
+        "function" => UnitKind::Function,
+        "module" | "submodule" => UnitKind::Module,
+        _ => UnitKind::BlockData,
+    };
+    let span = span_of(cx, n);
+    let mut unit = Unit {
+        kind,
+        name: String::new(),
+        params: vec![],
+        result: None,
+        fn_type: None,
+        file: span.file,
+        span,
+        end_line: span.end_line,
+        parent: parent.map(|s| s.to_string()),
+        stmts: vec![],
+        body: vec![],
+    };
+    let mut flat: Vec<Stmt> = vec![];
+    let mut internal: Vec<TsNode> = vec![];
+    let mut c = n.walk();
+    for ch in n.children(&mut c) {
+        match ch.kind() {
+            "program_statement" | "subroutine_statement" | "function_statement" | "module_statement" | "block_data_statement" | "submodule_statement" => {
+                unit_header(cx, ch, &mut unit);
+                if ch.has_error() {
+                    report_errors(cx, ch);
+                }
+            }
+            k if k.starts_with("end_") && k.ends_with("_statement") && !k.starts_with("end_do") && !k.starts_with("end_if") => {
+                unit.end_line = span_of(cx, ch).line;
+            }
+            "internal_procedures" => {
+                let mut c2 = ch.walk();
+                for p in ch.children(&mut c2) {
+                    if matches!(p.kind(), "subroutine" | "function" | "module_procedure") {
+                        internal.push(p);
+                    }
+                }
+            }
+            _ => flatten(cx, ch, &mut flat),
+        }
+    }
+    if unit.name.is_empty() {
+        unit.name = match kind {
+            UnitKind::Program => "main".into(),
+            UnitKind::BlockData => "_blockdata".into(),
+            _ => "_unnamed".into(),
+        };
+    }
+    if kind == UnitKind::Function && unit.result.is_none() {
+        unit.result = Some(unit.name.clone());
+    }
+    unit.stmts = flat;
+    let name = unit.name.clone();
+    units.push(unit);
+    for p in internal {
+        lower_unit(cx, p, Some(&name), units);
+    }
+}
+
+fn unit_header(cx: &mut Ctx, n: TsNode, unit: &mut Unit) {
+    let mut c = n.walk();
+    for ch in n.children(&mut c) {
+        match ch.kind() {
+            "name" if unit.name.is_empty() => unit.name = lname(cx, ch),
+            "parameters" => {
+                let mut c2 = ch.walk();
+                for p in ch.named_children(&mut c2) {
+                    if p.kind() == "identifier" {
+                        unit.params.push(lname(cx, p));
+                    }
+                }
+            }
+            "function_result" => {
+                let id = named_kids(ch).into_iter().find(|x| x.kind() == "identifier");
+                if let Some(id) = id {
+                    unit.result = Some(lname(cx, id));
+                }
+            }
+            "intrinsic_type" => unit.fn_type = Some(type_spec(cx, ch)),
+            _ => {}
+        }
+    }
+}
+
+/// The statement label of the statement starting at `n`: digits in front of it on its line.
+fn label_of(cx: &Ctx, n: TsNode) -> Option<u32> {
+    let p = n.start_position();
+    let line = cx.lines.get(p.row)?;
+    let prefix = line.get(..p.column)?;
+    let t = prefix.trim();
+    if !t.is_empty() && t.len() <= 5 && t.bytes().all(|b| b.is_ascii_digit()) {
+        t.parse().ok()
+    } else {
+        None
+    }
+}
+
+fn push(flat: &mut Vec<Stmt>, label: Option<u32>, span: Span, kind: StmtKind) {
+    let id = StmtId(flat.len() as u32);
+    flat.push(Stmt { id, label, name: None, span, kind });
+}
+
+/// Flatten one syntax node into statements (source order).
+fn flatten(cx: &mut Ctx, n: TsNode, flat: &mut Vec<Stmt>) {
+    match n.kind() {
+        "comment" | "statement_label" | "do_label_virtual" | ";" => {}
+        "do_loop" | "end_do_label_loop_statement" => {
+            let mut c = n.walk();
+            let kids: Vec<TsNode> = n.children(&mut c).collect();
+            let mut name = None;
+            for ch in kids {
+                if ch.kind() == "block_label_start_expression" {
+                    name = Some(lname(cx, ch).trim_end_matches(':').trim().to_string());
+                    continue;
+                }
+                let before = flat.len();
+                flatten(cx, ch, flat);
+                if let Some(nm) = name.take() {
+                    if let Some(s) = flat.get_mut(before) {
+                        s.name = Some(nm);
+                    }
+                }
+            }
+        }
+        "end_do_loop_statement" => push(flat, label_of(cx, n), span_of(cx, n), StmtKind::EndDo),
+        "if_statement" => lower_if(cx, n, flat),
+        "elseif_clause" | "else_clause" => {
+            let mut c = n.walk();
+            let kids: Vec<TsNode> = n.children(&mut c).collect();
+            let sp = span_of(cx, n);
+            if n.kind() == "elseif_clause" {
+                let cond = kids.iter().find(|k| k.kind() == "parenthesized_expression").map(|k| expr(cx, *k)).unwrap_or(Expr::Opaque(vec![]));
+                push(flat, label_of(cx, n), Span { end_line: sp.line, ..sp }, StmtKind::ElseIf(cond));
+            } else {
+                push(flat, label_of(cx, n), Span { end_line: sp.line, ..sp }, StmtKind::Else);
+            }
+            for ch in kids.iter().filter(|k| k.is_named() && k.kind() != "parenthesized_expression") {
+                flatten(cx, *ch, flat);
+            }
+        }
+        "end_if_statement" => push(flat, label_of(cx, n), span_of(cx, n), StmtKind::EndIf),
+        "ERROR" => {
+            report_errors(cx, n);
+            // Salvage complete statements inside the error node.
+            let mut c = n.walk();
+            let kids: Vec<TsNode> = n.children(&mut c).collect();
+            let sp = span_of(cx, n);
+            push(flat, label_of(cx, n), sp, StmtKind::Error);
+            for ch in kids {
+                if ch.is_named() && (ch.kind().ends_with("_statement") || ch.kind() == "do_loop" || ch.kind() == "if_statement") {
+                    flatten(cx, ch, flat);
+                }
+            }
+        }
+        _ if !n.is_named() => {}
+        _ => {
+            let label = label_of(cx, n);
+            let span = span_of(cx, n);
+            if n.has_error() {
+                report_errors(cx, n);
+                push(flat, label, span, StmtKind::Error);
+                return;
+            }
+            let kind = stmt(cx, n);
+            push(flat, label, span, kind);
+        }
+    }
+}
+
+fn lower_if(cx: &mut Ctx, n: TsNode, flat: &mut Vec<Stmt>) {
+    let mut c = n.walk();
+    let kids: Vec<TsNode> = n.children(&mut c).collect();
+    let is_block = kids.iter().any(|k| k.kind() == "then");
+    let label = label_of(cx, n);
+    let sp = span_of(cx, n);
+    let cond_node = kids.iter().find(|k| k.kind() == "parenthesized_expression").copied();
+    let cond = cond_node.map(|k| expr(cx, k)).unwrap_or(Expr::Opaque(vec![]));
+    if is_block {
+        let head_line = cond_node.map(|k| span_of(cx, k).end_line).unwrap_or(sp.line);
+        push(flat, label, Span { end_line: head_line, ..sp }, StmtKind::IfThen(cond));
+        let mut seen_cond = false;
+        for ch in kids {
+            if !seen_cond && Some(ch) == cond_node {
+                seen_cond = true;
+                continue;
+            }
+            if ch.is_named() {
+                flatten(cx, ch, flat);
+            }
+        }
+    } else {
+        let inner = kids.iter().filter(|k| k.is_named() && Some(**k) != cond_node && k.kind() != "comment").last().copied();
+        let inner_stmt = match inner {
+            Some(i) if !i.has_error() => {
+                let isp = span_of(cx, i);
+                Stmt { id: StmtId(u32::MAX), label: None, name: None, span: isp, kind: stmt(cx, i) }
+            }
+            _ => {
+                report_errors(cx, n);
+                Stmt { id: StmtId(u32::MAX), label: None, name: None, span: sp, kind: StmtKind::Error }
+            }
+        };
+        push(flat, label, sp, StmtKind::LogicalIf(cond, Box::new(inner_stmt)));
+    }
+}
+
+fn named_kids<'t>(n: TsNode<'t>) -> Vec<TsNode<'t>> {
+    let mut c = n.walk();
+    n.named_children(&mut c).filter(|k| k.kind() != "comment").collect()
+}
+
+fn labels_in(cx: &Ctx, n: TsNode) -> Vec<u32> {
+    named_kids(n).into_iter().filter(|k| k.kind() == "statement_label_reference").filter_map(|k| text(cx, k).trim().parse().ok()).collect()
+}
+
+fn stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
+    let kids = named_kids(n);
+    match n.kind() {
+        "assignment_statement" => {
+            let lhs = n.child_by_field_name("left").or_else(|| kids.first().copied());
+            let rhs = n.child_by_field_name("right").or_else(|| kids.last().copied());
+            match (lhs, rhs) {
+                (Some(l), Some(r)) if kids.len() >= 2 => StmtKind::Assign { lhs: expr(cx, l), rhs: expr(cx, r) },
+                _ => StmtKind::Error,
+            }
+        }
+        "pointer_association_statement" => StmtKind::Unsupported("pointer assignment".into()),
+        "do_statement" => do_stmt(cx, n),
+        "keyword_statement" => keyword_stmt(cx, n),
+        "arithmetic_if_statement" => {
+            let e = kids.iter().find(|k| k.kind() == "parenthesized_expression").map(|k| expr(cx, *k)).unwrap_or(Expr::Opaque(vec![]));
+            let l = labels_in(cx, n);
+            if l.len() == 3 {
+                StmtKind::ArithIf(e, [l[0], l[1], l[2]])
+            } else {
+                StmtKind::Error
+            }
+        }
+        "stop_statement" | "error_stop_statement" => StmtKind::Stop,
+        "subroutine_call" => {
+            let name = kids.iter().find(|k| k.kind() == "identifier").map(|k| lname(cx, *k)).unwrap_or_default();
+            let args = kids.iter().find(|k| k.kind() == "argument_list").map(|k| args(cx, *k)).unwrap_or_default();
+            StmtKind::Call { name, args }
+        }
+        "print_statement" | "write_statement" | "read_statement" | "open_statement" | "close_statement" | "inquire_statement" | "file_position_statement" | "flush_statement" => {
+            io_stmt(cx, n)
+        }
+        "format_statement" => StmtKind::Format,
+        "variable_declaration" => var_decl(cx, n),
+        "variable_modification" => {
+            let attr = kids.iter().find(|k| k.kind() == "type_qualifier").map(|k| lname(cx, *k)).unwrap_or_default();
+            let ents = entities(cx, &kids);
+            if attr == "dimension" {
+                StmtKind::Dimension(ents)
+            } else {
+                StmtKind::AttrStmt { attr, entities: ents }
+            }
+        }
+        "save_statement" => StmtKind::AttrStmt { attr: "save".into(), entities: entities(cx, &kids) },
+        "common_statement" => {
+            let mut blocks = vec![];
+            for g in kids.iter().filter(|k| k.kind() == "variable_group") {
+                let gk = named_kids(*g);
+                let name = gk.iter().find(|k| k.kind() == "name").map(|k| lname(cx, *k)).unwrap_or_default();
+                blocks.push((name, entities(cx, &gk)));
+            }
+            if blocks.is_empty() {
+                // Blank COMMON: `COMMON X, Y`
+                blocks.push((String::new(), entities(cx, &kids)));
+            }
+            StmtKind::Common(blocks)
+        }
+        "parameter_statement" => {
+            let mut ps = vec![];
+            for a in kids.iter().filter(|k| k.kind() == "parameter_assignment") {
+                let ak = named_kids(*a);
+                if ak.len() >= 2 {
+                    ps.push((lname(cx, ak[0]), expr(cx, ak[ak.len() - 1])));
+                }
+            }
+            StmtKind::Parameter(ps)
+        }
+        "implicit_statement" => {
+            if kids.iter().any(|k| k.kind() == "none") {
+                return StmtKind::Implicit(None);
+            }
+            let mut rules: Vec<(TypeSpec, Vec<(char, char)>)> = vec![];
+            let mut cur: Option<TypeSpec> = None;
+            for k in &kids {
+                match k.kind() {
+                    "intrinsic_type" => cur = Some(type_spec(cx, *k)),
+                    "implicit_range" => {
+                        if let Some(t) = &cur {
+                            let s = lname(cx, *k);
+                            let parts: Vec<&str> = s.split('-').map(|x| x.trim()).collect();
+                            let a = parts.first().and_then(|x| x.chars().next());
+                            let b = parts.last().and_then(|x| x.chars().next());
+                            if let (Some(a), Some(b)) = (a, b) {
+                                match rules.last_mut() {
+                                    Some((rt, rs)) if *rt == *t => rs.push((a, b)),
+                                    _ => rules.push((t.clone(), vec![(a, b)])),
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            StmtKind::Implicit(Some(rules))
+        }
+        "data_statement" => {
+            let mut objs = vec![];
+            for s in kids.iter().filter(|k| k.kind() == "data_set") {
+                for o in named_kids(*s) {
+                    if o.kind() != "data_value" {
+                        objs.push(expr(cx, o));
+                    }
+                }
+            }
+            StmtKind::Data(objs)
+        }
+        "equivalence_statement" => {
+            let sets = kids.iter().filter(|k| k.kind() == "equivalence_set").map(|s| named_kids(*s).into_iter().map(|e| expr(cx, e)).collect()).collect();
+            StmtKind::Equivalence(sets)
+        }
+        "allocate_statement" | "deallocate_statement" => {
+            let items: Vec<Expr> = kids
+                .iter()
+                .map(|k| {
+                    if k.kind() == "sized_allocation" {
+                        let kk = named_kids(*k);
+                        let name = kk.first().map(|x| lname(cx, *x)).unwrap_or_default();
+                        let dims = kk.iter().find(|x| x.kind() == "size").map(|s| named_kids(*s).into_iter().map(|d| extent_arg(cx, d)).collect()).unwrap_or_default();
+                        Expr::Ref(name, dims)
+                    } else {
+                        expr(cx, *k)
+                    }
+                })
+                .collect();
+            if n.kind() == "allocate_statement" {
+                StmtKind::Allocate(items)
+            } else {
+                StmtKind::Deallocate(items)
+            }
+        }
+        "use_statement" => StmtKind::Use(kids.iter().find(|k| k.kind() == "module_name" || k.kind() == "name").map(|k| lname(cx, *k)).unwrap_or_default()),
+        "implicit_none" => StmtKind::Implicit(None),
+        "include_statement" => StmtKind::Continue,
+        other => StmtKind::Unsupported(other.replace('_', " ")),
+    }
+}
+
+fn do_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
+    let kids = named_kids(n);
+    let label = kids.iter().find(|k| k.kind() == "statement_label_reference").and_then(|k| text(cx, *k).trim().parse().ok());
+    if let Some(w) = kids.iter().find(|k| k.kind() == "while_statement") {
+        let cond = named_kids(*w).first().map(|c| expr(cx, *c));
+        return StmtKind::DoWhile { label, cond };
+    }
+    match kids.iter().find(|k| k.kind() == "loop_control_expression") {
+        Some(lc) => {
+            let parts = named_kids(*lc);
+            if parts.len() < 3 {
+                return StmtKind::Error;
+            }
+            let var = lname(cx, parts[0]);
+            let lo = expr(cx, parts[1]);
+            let hi = expr(cx, parts[2]);
+            let step = parts.get(3).map(|s| expr(cx, *s));
+            StmtKind::Do { label, var, lo, hi, step }
+        }
+        None => StmtKind::DoWhile { label, cond: None },
+    }
+}
+
+fn keyword_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
+    let t = text(cx, n).trim().to_ascii_lowercase();
+    let word: String = t.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+    let labels = labels_in(cx, n);
+    match word.as_str() {
+        "continue" => StmtKind::Continue,
+        "return" => StmtKind::Return,
+        "cycle" | "exit" => {
+            let rest = t[word.len()..].trim();
+            let nm = if rest.is_empty() { None } else { Some(rest.to_string()) };
+            if word == "cycle" {
+                StmtKind::Cycle(nm)
+            } else {
+                StmtKind::Exit(nm)
+            }
+        }
+        "stop" => StmtKind::Stop,
+        "goto" | "go" => {
+            let rest = t.trim_start_matches("goto").trim_start_matches("go").trim_start().trim_start_matches("to").trim_start();
+            if rest.starts_with('(') {
+                let sel = named_kids(n).into_iter().filter(|k| k.kind() != "statement_label_reference").last().map(|k| expr(cx, k)).unwrap_or(Expr::Opaque(vec![]));
+                StmtKind::ComputedGoto(labels, sel)
+            } else if labels.len() == 1 && rest.chars().all(|c| c.is_ascii_digit() || c.is_whitespace()) {
+                StmtKind::Goto(labels[0])
+            } else {
+                StmtKind::Unsupported("assigned GOTO".into())
+            }
+        }
+        _ => StmtKind::Unsupported(format!("{word} statement")),
+    }
+}
+
+fn io_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
+    let kind = match n.kind() {
+        "print_statement" => IoKind::Print,
+        "write_statement" => IoKind::Write,
+        "read_statement" => IoKind::Read,
+        "open_statement" => IoKind::Open,
+        "close_statement" => IoKind::Close,
+        "inquire_statement" => IoKind::Inquire,
+        "flush_statement" => IoKind::Flush,
+        _ => {
+            let t = text(cx, n).trim().to_ascii_lowercase();
+            if t.starts_with("backspace") {
+                IoKind::Backspace
+            } else if t.starts_with("endfile") || t.starts_with("end file") {
+                IoKind::Endfile
+            } else {
+                IoKind::Rewind
+            }
+        }
+    };
+    let mut reads = vec![];
+    let mut writes = vec![];
+    for k in named_kids(n) {
+        match k.kind() {
+            "output_item_list" => reads.extend(named_kids(k).into_iter().map(|e| expr(cx, e))),
+            "input_item_list" => writes.extend(named_kids(k).into_iter().map(|e| expr(cx, e))),
+            "unit_identifier" | "keyword_argument" => {
+                for e in named_kids(k) {
+                    if !matches!(e.kind(), "identifier") || k.kind() == "unit_identifier" {
+                        reads.push(expr(cx, e));
+                    } else if k.kind() == "keyword_argument" {
+                        // keyword name is the first identifier; values follow
+                    }
+                }
+                if k.kind() == "keyword_argument" {
+                    if let Some(v) = named_kids(k).into_iter().nth(1) {
+                        reads.push(expr(cx, v));
+                    }
+                }
+            }
+            "format_identifier" | "statement_label_reference" => {}
+            _ => reads.push(expr(cx, k)),
+        }
+    }
+    // Keep only things that are not plain string/number constants.
+    reads.retain(|e| !matches!(e, Expr::Int(_) | Expr::Str(_) | Expr::Real(_) | Expr::Logical(_)));
+    StmtKind::Io { kind, reads, writes }
+}
+
+fn type_spec(cx: &Ctx, n: TsNode) -> TypeSpec {
+    let t = lname(cx, n).replace(' ', "");
+    let base = if t.starts_with("doubleprecision") {
+        BaseType::DoublePrecision
+    } else if t.starts_with("doublecomplex") {
+        BaseType::DoubleComplex
+    } else if t.starts_with("integer") {
+        BaseType::Integer
+    } else if t.starts_with("real") {
+        BaseType::Real
+    } else if t.starts_with("complex") {
+        BaseType::Complex
+    } else if t.starts_with("logical") {
+        BaseType::Logical
+    } else if t.starts_with("character") {
+        BaseType::Character
+    } else {
+        BaseType::Derived(t.clone())
+    };
+    // Kind: `*8`, `(8)`, `(kind=8)`, `(len=10)`
+    let digits: String = match t.find(['*', '(']) {
+        Some(p) => t[p..].chars().filter(|c| c.is_ascii_digit()).collect(),
+        None => String::new(),
+    };
+    let kind = digits.parse().ok();
+    TypeSpec { base, kind }
+}
+
+fn var_decl(cx: &mut Ctx, n: TsNode) -> StmtKind {
+    let kids = named_kids(n);
+    let mut ty = TypeSpec { base: BaseType::Real, kind: None };
+    let mut attrs = vec![];
+    for k in &kids {
+        match k.kind() {
+            "intrinsic_type" => ty = type_spec(cx, *k),
+            "derived_type" => ty = TypeSpec { base: BaseType::Derived(lname(cx, *k)), kind: None },
+            "type_qualifier" => attrs.push(lname(cx, *k).split('(').next().unwrap_or("").trim().to_string()),
+            _ => {}
+        }
+    }
+    let mut ents = entities(cx, &kids);
+    // `DIMENSION(n)` attribute applies to plain entities.
+    if let Some(dq) = kids.iter().find(|k| k.kind() == "type_qualifier" && lname(cx, **k).starts_with("dimension")) {
+        let dims: Option<Vec<DimDecl>> = named_kids(*dq).into_iter().find(|x| x.kind() == "argument_list" || x.kind() == "size").map(|s| dim_decls(cx, s));
+        if let Some(d) = dims {
+            for e in ents.iter_mut().filter(|e| e.dims.is_none()) {
+                e.dims = Some(d.clone());
+            }
+        }
+    }
+    StmtKind::TypeDecl { ty, attrs, entities: ents }
+}
+
+fn entities(cx: &mut Ctx, kids: &[TsNode]) -> Vec<Entity> {
+    let mut out = vec![];
+    for k in kids {
+        match k.kind() {
+            "identifier" => out.push(Entity { name: lname(cx, *k), dims: None, init: None }),
+            "sized_declarator" => {
+                let kk = named_kids(*k);
+                let name = kk.first().map(|x| lname(cx, *x)).unwrap_or_default();
+                let dims = kk.iter().find(|x| x.kind() == "size").map(|s| dim_decls(cx, *s));
+                out.push(Entity { name, dims, init: None });
+            }
+            "init_declarator" => {
+                let kk = named_kids(*k);
+                let mut e = entities(cx, &kk[..kk.len().min(1)]).pop().unwrap_or(Entity { name: String::new(), dims: None, init: None });
+                if kk.len() >= 2 {
+                    e.init = Some(expr(cx, kk[kk.len() - 1]));
+                }
+                out.push(e);
+            }
+            "call_expression" => {
+                // DIMENSION/ALLOCATABLE/COMMON items parsed as call expressions: `X(10)`
+                if let Expr::Ref(name, args) = expr(cx, *k) {
+                    let dims = args
+                        .into_iter()
+                        .map(|a| match a {
+                            Arg::Range(lo, hi, _) => DimDecl { assumed: hi.is_none(), lo, hi },
+                            Arg::Expr(Expr::Var(v)) if v == "*" => DimDecl { lo: None, hi: None, assumed: true },
+                            Arg::Expr(e) | Arg::Keyword(_, e) => DimDecl { lo: None, hi: Some(e), assumed: false },
+                        })
+                        .collect();
+                    out.push(Entity { name, dims: Some(dims), init: None });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn dim_decls(cx: &mut Ctx, size: TsNode) -> Vec<DimDecl> {
+    let mut out = vec![];
+    for d in named_kids(size) {
+        match d.kind() {
+            "extent_specifier" | "assumed_size" => {
+                let t = text(cx, d).trim().to_string();
+                let parts = named_kids(d);
+                if t == "*" || t == ":" {
+                    out.push(DimDecl { lo: None, hi: None, assumed: true });
+                } else if let Some(colon) = t.find(':') {
+                    let lo_txt = t[..colon].trim();
+                    let hi_txt = t[colon + 1..].trim();
+                    let mut it = parts.iter();
+                    let lo = if lo_txt.is_empty() { None } else { it.next().map(|p| expr(cx, *p)) };
+                    let hi = if hi_txt.is_empty() || hi_txt == "*" { None } else { it.next().map(|p| expr(cx, *p)) };
+                    out.push(DimDecl { assumed: hi.is_none(), lo, hi });
+                } else {
+                    let hi = parts.first().map(|p| expr(cx, *p));
+                    out.push(DimDecl { assumed: hi.is_none(), lo: None, hi });
+                }
+            }
+            _ => {
+                let t = text(cx, d).trim().to_string();
+                if t == "*" {
+                    out.push(DimDecl { lo: None, hi: None, assumed: true });
+                } else {
+                    out.push(DimDecl { lo: None, hi: Some(expr(cx, d)), assumed: false });
+                }
+            }
+        }
+    }
+    // `A(*)` may come through as an anonymous `*` only.
+    if out.is_empty() && text(cx, size).contains('*') {
+        out.push(DimDecl { lo: None, hi: None, assumed: true });
+    }
+    out
+}
+
+fn extent_arg(cx: &mut Ctx, d: TsNode) -> Arg {
+    if d.kind() == "extent_specifier" {
+        let t = text(cx, d).trim().to_string();
+        let parts = named_kids(d);
+        let segs: Vec<&str> = t.split(':').collect();
+        let mut it = parts.iter();
+        let mut take = |s: Option<&&str>| -> Option<Expr> {
+            match s {
+                Some(s) if !s.trim().is_empty() => it.next().map(|p| expr(cx, *p)),
+                _ => None,
+            }
+        };
+        let lo = take(segs.first());
+        let hi = take(segs.get(1));
+        let st = take(segs.get(2));
+        Arg::Range(lo, hi, st)
+    } else {
+        Arg::Expr(expr(cx, d))
+    }
+}
+
+fn args(cx: &mut Ctx, al: TsNode) -> Vec<Arg> {
+    named_kids(al)
+        .into_iter()
+        .map(|a| match a.kind() {
+            "keyword_argument" => {
+                let kk = named_kids(a);
+                let name = kk.first().map(|x| lname(cx, *x)).unwrap_or_default();
+                let v = kk.get(1).map(|x| expr(cx, *x)).unwrap_or(Expr::Opaque(vec![]));
+                Arg::Keyword(name, v)
+            }
+            _ => extent_arg(cx, a),
+        })
+        .collect()
+}
+
+fn op_of(cx: &Ctx, n: TsNode) -> Option<String> {
+    let mut c = n.walk();
+    let found = n.children(&mut c).filter(|k| !k.is_named()).map(|k| text(cx, k).trim().to_ascii_lowercase()).find(|t| !matches!(t.as_str(), "&" | "(" | ")" | ""));
+    found
+}
+
+fn parse_int(t: &str) -> Option<i64> {
+    let t = t.trim();
+    // kind suffix: 10_8
+    let t = t.split('_').next().unwrap_or(t);
+    t.parse().ok()
+}
+
+fn parse_real(t: &str) -> Option<f64> {
+    let t = t.trim().to_ascii_lowercase();
+    let t = t.split('_').next().unwrap_or(&t).replace(['d', 'q'], "e");
+    let t = if t.ends_with('.') { format!("{t}0") } else { t };
+    let t = if t.starts_with('.') { format!("0{t}") } else { t };
+    t.replace(".e", ".0e").parse().ok()
+}
+
+fn expr(cx: &mut Ctx, n: TsNode) -> Expr {
+    let kids = named_kids(n);
+    match n.kind() {
+        "identifier" => Expr::Var(lname(cx, n)),
+        "number_literal" => {
+            let t = text(cx, n);
+            match parse_int(t) {
+                Some(i) if !t.contains(['.', 'e', 'E', 'd', 'D']) => Expr::Int(i),
+                _ => parse_real(t).map(Expr::Real).unwrap_or(Expr::Opaque(vec![])),
+            }
+        }
+        "string_literal" => {
+            let t = text(cx, n);
+            Expr::Str(t.get(1..t.len().saturating_sub(1)).unwrap_or("").to_string())
+        }
+        "boolean_literal" => Expr::Logical(lname(cx, n).contains("true")),
+        "parenthesized_expression" => kids.first().map(|k| expr(cx, *k)).unwrap_or(Expr::Opaque(vec![])),
+        "call_expression" => {
+            let name = kids.first().filter(|k| k.kind() == "identifier").map(|k| lname(cx, *k));
+            let al = kids.iter().find(|k| k.kind() == "argument_list");
+            match (name, al) {
+                (Some(name), Some(al)) => Expr::Ref(name, args(cx, *al)),
+                _ => Expr::Opaque(kids.iter().map(|k| expr(cx, *k)).collect()),
+            }
+        }
+        "math_expression" | "relational_expression" | "logical_expression" | "concatenation_expression" => {
+            let op = op_of(cx, n).unwrap_or_default();
+            if kids.len() == 1 {
+                // `.NOT. x`
+                let e = expr(cx, kids[0]);
+                return match op.as_str() {
+                    ".not." => Expr::Unary(UnOp::Not, Box::new(e)),
+                    "-" => Expr::Unary(UnOp::Neg, Box::new(e)),
+                    _ => Expr::Unary(UnOp::Plus, Box::new(e)),
+                };
+            }
+            if kids.len() != 2 {
+                return Expr::Opaque(kids.iter().map(|k| expr(cx, *k)).collect());
+            }
+            let bop = match op.as_str() {
+                "+" => BinOp::Add,
+                "-" => BinOp::Sub,
+                "*" => BinOp::Mul,
+                "/" => BinOp::Div,
+                "**" => BinOp::Pow,
+                "//" => BinOp::Concat,
+                "==" | ".eq." => BinOp::Eq,
+                "/=" | ".ne." => BinOp::Ne,
+                "<" | ".lt." => BinOp::Lt,
+                "<=" | ".le." => BinOp::Le,
+                ">" | ".gt." => BinOp::Gt,
+                ">=" | ".ge." => BinOp::Ge,
+                ".and." => BinOp::And,
+                ".or." => BinOp::Or,
+                ".eqv." => BinOp::Eqv,
+                ".neqv." => BinOp::Neqv,
+                _ => return Expr::Opaque(kids.iter().map(|k| expr(cx, *k)).collect()),
+            };
+            Expr::Binary(bop, Box::new(expr(cx, kids[0])), Box::new(expr(cx, kids[1])))
+        }
+        "unary_expression" => {
+            let op = op_of(cx, n).unwrap_or_default();
+            let e = kids.first().map(|k| expr(cx, *k)).unwrap_or(Expr::Opaque(vec![]));
+            match op.as_str() {
+                "-" => match e {
+                    Expr::Int(i) => Expr::Int(-i),
+                    Expr::Real(r) => Expr::Real(-r),
+                    e => Expr::Unary(UnOp::Neg, Box::new(e)),
+                },
+                ".not." => Expr::Unary(UnOp::Not, Box::new(e)),
+                _ => Expr::Unary(UnOp::Plus, Box::new(e)),
+            }
+        }
+        "implied_do_loop_expression" => {
+            let lc = kids.iter().find(|k| k.kind() == "loop_control_expression");
+            let items: Vec<Expr> = kids.iter().filter(|k| k.kind() != "loop_control_expression").map(|k| expr(cx, *k)).collect();
+            match lc.map(|l| named_kids(*l)) {
+                Some(p) if p.len() >= 3 => {
+                    let var = lname(cx, p[0]);
+                    let lo = Box::new(expr(cx, p[1]));
+                    let hi = Box::new(expr(cx, p[2]));
+                    let step = p.get(3).map(|s| Box::new(expr(cx, *s)));
+                    Expr::ImpliedDo { items, var, lo, hi, step }
+                }
+                _ => Expr::Opaque(items),
+            }
+        }
+        _ => Expr::Opaque(kids.iter().map(|k| expr(cx, *k)).collect()),
+    }
+}
+
+/// Rebuild DO / IF structure from a unit's flat statement list.
+pub fn structure(unit: &mut Unit, map: &SourceMap, diags: &mut Vec<Diagnostic>) {
+    enum Open {
+        Do { header: StmtId, label: Option<u32>, body: Vec<Node> },
+        If { arms: Vec<(StmtId, Vec<Node>)> },
+    }
+    let mut stack: Vec<Open> = vec![];
+    let mut top: Vec<Node> = vec![];
+    fn cur<'a>(stack: &'a mut [Open], top: &'a mut Vec<Node>) -> &'a mut Vec<Node> {
+        match stack.last_mut() {
+            Some(Open::Do { body, .. }) => body,
+            Some(Open::If { arms }) => &mut arms.last_mut().expect("if has an arm").1,
+            None => top,
+        }
+    }
+    let loc = |s: &Stmt| map.location(s.span.file, s.span.line, s.span.col);
+    for s in &unit.stmts {
+        // FORMAT stays in place (it has no effect, but it is part of the code's lines).
+        if !s.kind.is_executable() && !matches!(s.kind, StmtKind::Format) {
+            continue;
+        }
+        let id = s.id;
+        match &s.kind {
+            StmtKind::Do { label, .. } | StmtKind::DoWhile { label, .. } => stack.push(Open::Do { header: id, label: *label, body: vec![] }),
+            StmtKind::IfThen(_) => stack.push(Open::If { arms: vec![(id, vec![])] }),
+            StmtKind::ElseIf(_) | StmtKind::Else => match stack.last_mut() {
+                Some(Open::If { arms }) => arms.push((id, vec![])),
+                _ => {
+                    diags.push(Diagnostic::error(codes::UNMATCHED_END, "ELSE without a matching IF-THEN", Some(loc(s))));
+                }
+            },
+            StmtKind::EndIf => match stack.pop() {
+                Some(Open::If { arms }) => cur(&mut stack, &mut top).push(Node::If { arms, end: Some(id) }),
+                other => {
+                    if let Some(o) = other {
+                        stack.push(o);
+                    }
+                    diags.push(Diagnostic::error(codes::UNMATCHED_END, "END IF without a matching IF-THEN", Some(loc(s))));
+                }
+            },
+            StmtKind::EndDo if s.label.is_none() || !stack.iter().any(|o| matches!(o, Open::Do { label: Some(l), .. } if Some(*l) == s.label)) => {
+                match stack.pop() {
+                    Some(Open::Do { header, body, .. }) => cur(&mut stack, &mut top).push(Node::Do { header, body, end: Some(id) }),
+                    other => {
+                        if let Some(o) = other {
+                            stack.push(o);
+                        }
+                        diags.push(Diagnostic::error(codes::UNMATCHED_END, "END DO without a matching DO", Some(loc(s))));
+                    }
+                }
+            }
+            _ => {
+                cur(&mut stack, &mut top).push(Node::Stmt(id));
+                // A labelled statement closes every DO that ends on its label (shared terminal labels).
+                if let Some(l) = s.label {
+                    loop {
+                        let closes = matches!(stack.last(), Some(Open::Do { label: Some(x), .. }) if *x == l);
+                        if !closes {
+                            // An IF block still open around the terminal statement is an error.
+                            if stack.iter().any(|o| matches!(o, Open::Do { label: Some(x), .. } if *x == l)) {
+                                diags.push(Diagnostic::error(codes::UNMATCHED_END, format!("DO loop ending at label {l} is closed inside an unfinished block"), Some(loc(s))));
+                                // Recover: close whatever is open above the loop.
+                                match stack.pop() {
+                                    Some(Open::If { arms }) => cur(&mut stack, &mut top).push(Node::If { arms, end: None }),
+                                    Some(Open::Do { header, body, .. }) => cur(&mut stack, &mut top).push(Node::Do { header, body, end: None }),
+                                    None => break,
+                                }
+                                continue;
+                            }
+                            break;
+                        }
+                        if let Some(Open::Do { header, body, .. }) = stack.pop() {
+                            cur(&mut stack, &mut top).push(Node::Do { header, body, end: None });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    while let Some(o) = stack.pop() {
+        let (sid, what) = match &o {
+            Open::Do { header, .. } => (*header, "DO loop is not closed"),
+            Open::If { arms } => (arms[0].0, "IF block is not closed"),
+        };
+        diags.push(Diagnostic::error(codes::UNMATCHED_END, what, Some(loc(unit.stmt(sid)))));
+        let node = match o {
+            Open::Do { header, body, .. } => Node::Do { header, body, end: None },
+            Open::If { arms } => Node::If { arms, end: None },
+        };
+        cur(&mut stack, &mut top).push(node);
+    }
+    unit.body = top;
+}

@@ -1,0 +1,93 @@
+//! A whole program: every given file read, parsed, lowered into units, with the semantic model
+//! of each unit, directives, interprocedural summaries and all diagnostics.
+
+use crate::access::Summary;
+use crate::ast::*;
+use crate::diag::{codes, Diagnostic};
+use crate::directives::{self, Directive};
+use crate::interproc::{self, CallGraph};
+use crate::sema::{self, UnitSema};
+use crate::source::{self, FileId, LoadOptions, SourceForm, SourceMap};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub include_dirs: Vec<PathBuf>,
+    pub force_form: Option<SourceForm>,
+}
+
+pub struct Program {
+    pub map: SourceMap,
+    pub units: Vec<Unit>,
+    pub semas: Vec<UnitSema>,
+    pub summaries: BTreeMap<Name, Summary>,
+    pub call_graph: CallGraph,
+    /// Directives found in every file (including INCLUDE files).
+    pub directives: BTreeMap<FileId, Vec<Directive>>,
+    pub diags: Vec<Diagnostic>,
+}
+
+impl Program {
+    pub fn unit_by_name(&self, name: &str) -> Option<usize> {
+        self.units.iter().position(|u| u.name == name)
+    }
+    pub fn has_errors(&self) -> bool {
+        self.diags.iter().any(|d| d.severity == crate::diag::Severity::Error)
+    }
+}
+
+/// Read, parse and model every file. Never panics; problems become diagnostics.
+pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
+    let mut map = SourceMap::default();
+    let mut diags = vec![];
+    let mut units: Vec<Unit> = vec![];
+    let lopts = LoadOptions { include_dirs: &opts.include_dirs, force_form: opts.force_form };
+    for p in paths {
+        let Some(buf) = source::load(p, &mut map, &lopts, &mut diags) else { continue };
+        let lowered = crate::lower::lower(&buf, &map, &mut diags);
+        units.extend(lowered.units);
+    }
+    for u in units.iter_mut() {
+        crate::lower::structure(u, &map, &mut diags);
+    }
+    // Duplicate unit names.
+    let mut seen: BTreeMap<Name, usize> = BTreeMap::new();
+    for (i, u) in units.iter().enumerate() {
+        if let Some(&first) = seen.get(&u.name) {
+            let f = &units[first];
+            diags.push(
+                Diagnostic::warning(codes::DUPLICATE_UNIT, format!("program unit `{}` is defined more than once; the first definition is used", u.name), Some(map.location(u.span.file, u.span.line, u.span.col)))
+                    .with_note(format!("first defined at {}:{}", map.file(f.file).display_path(), f.span.line)),
+            );
+        } else {
+            seen.insert(u.name.clone(), i);
+        }
+    }
+    // Semantic model; hosts before their internal procedures (they follow them in `units`).
+    let mut semas: Vec<UnitSema> = Vec::with_capacity(units.len());
+    for u in &units {
+        let host = u.parent.as_ref().and_then(|p| units.iter().position(|x| &x.name == p)).filter(|&h| h < semas.len()).map(|h| &semas[h]);
+        let s = sema::analyze_unit(u, &map, host, &mut diags);
+        semas.push(s);
+    }
+    let known: BTreeSet<Name> = units.iter().map(|u| u.name.clone()).collect();
+    for (u, s) in units.iter().zip(&semas) {
+        sema::check_undeclared(u, s, &known, &map, &mut diags);
+    }
+    // Directives of every file.
+    let mut dirs = BTreeMap::new();
+    for (i, f) in map.files.iter().enumerate() {
+        let lines: Vec<&str> = f.text.lines().collect();
+        let mut v = vec![];
+        for r in directives::scan(&lines, f.form == SourceForm::Fixed) {
+            match r {
+                Ok(d) => v.push(d),
+                Err(e) => diags.push(Diagnostic::error(codes::BAD_DIRECTIVE, e.message.clone(), Some(map.location(FileId(i as u32), e.line, e.col)))),
+            }
+        }
+        dirs.insert(FileId(i as u32), v);
+    }
+    let (summaries, call_graph) = interproc::summarize(&units, &semas);
+    Program { map, units, semas, summaries, call_graph, directives: dirs, diags }
+}

@@ -1,0 +1,165 @@
+//! The analysis of a whole program and its renderings: the human one-line-per-loop report,
+//! the stable versioned JSON report (schema in docs/analysis-json.md), and the text dumps
+//! (`cfg`, `loops`, `deps`).
+
+use crate::cfg;
+use crate::diag::Diagnostic;
+use crate::loops::{self, LoopInfo};
+use crate::program::{self, Options, Program};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+pub const JSON_VERSION: u32 = 1;
+
+pub struct Analysis {
+    pub program: Program,
+    /// Loops of each unit, parallel to `program.units`.
+    pub loops: Vec<Vec<LoopInfo>>,
+}
+
+/// Run the whole analyzer over the given files.
+pub fn analyze(paths: &[PathBuf], opts: &Options) -> Analysis {
+    let program = program::load(paths, opts);
+    let loops = program.units.iter().enumerate().map(|(i, u)| loops::analyze_unit(u, &program.semas[i], &program.summaries).loops).collect();
+    Analysis { program, loops }
+}
+
+impl Analysis {
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.program.diags
+    }
+
+    fn file_of(&self, unit: usize) -> String {
+        self.program.map.file(self.program.units[unit].file).display_path()
+    }
+
+    /// `file:line: loop I (depth 2): parallel, private(T), reduction(max:EPS)` per loop.
+    pub fn human(&self) -> String {
+        let mut out = String::new();
+        for (ui, u) in self.program.units.iter().enumerate() {
+            for l in &self.loops[ui] {
+                let _ = writeln!(out, "{}", human_line(&self.file_of(ui), &u.name, l));
+            }
+        }
+        out
+    }
+
+    pub fn to_json(&self) -> Value {
+        let units: Vec<Value> = self
+            .program
+            .units
+            .iter()
+            .enumerate()
+            .map(|(ui, u)| {
+                json!({
+                    "name": u.name,
+                    "kind": u.kind.as_str(),
+                    "file": self.file_of(ui),
+                    "line": u.span.line,
+                    "loops": self.loops[ui].iter().map(loop_json).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        json!({
+            "version": JSON_VERSION,
+            "units": units,
+            "diagnostics": self.program.diags,
+        })
+    }
+
+    /// Text dumps: `cfg` (block tables), `loops` (full loop facts), `deps` (dependences).
+    pub fn dump(&self, what: &str) -> Option<String> {
+        let mut out = String::new();
+        for (ui, u) in self.program.units.iter().enumerate() {
+            let sema = &self.program.semas[ui];
+            match what {
+                "cfg" => {
+                    let g = cfg::build(u, sema, &self.program.summaries, true);
+                    let _ = writeln!(out, "{} {} ({})", u.kind.as_str(), u.name.to_uppercase(), self.file_of(ui));
+                    out.push_str(&g.dump(sema));
+                    for (l, s) in &g.missing_labels {
+                        let _ = writeln!(out, "missing label {l} (referenced at line {})", u.stmt(*s).span.line);
+                    }
+                    out.push('\n');
+                }
+                "loops" => {
+                    let _ = writeln!(out, "{} {} ({})", u.kind.as_str(), u.name.to_uppercase(), self.file_of(ui));
+                    for l in &self.loops[ui] {
+                        let _ = writeln!(out, "  {}", human_line(&self.file_of(ui), &u.name, l));
+                        let bounds = match (l.lower, l.upper, l.step) {
+                            (Some(a), Some(b), Some(c)) => format!("{a}..{b} step {c}"),
+                            _ => "symbolic".into(),
+                        };
+                        let _ = writeln!(out, "    lines {}-{}, bounds {bounds}, iterations {}", l.line, l.end_line, l.trip_count.map_or("unknown".into(), |t| t.to_string()));
+                        for d in &l.dependences {
+                            let _ = writeln!(out, "    dependence {}", dep_text(d));
+                        }
+                        for b in &l.blockers {
+                            let _ = writeln!(out, "    blocker {} at line {}: {}", b.code.as_str(), b.line, b.message);
+                        }
+                    }
+                }
+                "deps" => {
+                    for l in &self.loops[ui] {
+                        for d in &l.dependences {
+                            let _ = writeln!(out, "{}:{}: loop {}: {}", self.file_of(ui), l.line, l.var.to_uppercase(), dep_text(d));
+                        }
+                    }
+                }
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+}
+
+pub fn dep_text(d: &loops::Dependence) -> String {
+    let dist: Vec<String> = d.distance.iter().map(|x| x.map_or("*".into(), |v| v.to_string())).collect();
+    format!("{} {} distance ({}) from line {} to line {}", d.array.to_uppercase(), d.kind.as_str(), dist.join(","), d.source_line, d.sink_line)
+}
+
+pub fn human_line(file: &str, _unit: &str, l: &LoopInfo) -> String {
+    let name = if l.var.is_empty() { "WHILE".to_string() } else { l.var.to_uppercase() };
+    let mut s = format!("{file}:{}: loop {name} (depth {}): {}", l.line, l.depth, l.verdict.as_str());
+    if !l.private.is_empty() {
+        let _ = write!(s, ", private({})", l.private.iter().map(|x| x.to_uppercase()).collect::<Vec<_>>().join(","));
+    }
+    if !l.reductions.is_empty() {
+        let r: Vec<String> = l.reductions.iter().map(|r| format!("{}:{}", r.op.as_str(), r.var.to_uppercase())).collect();
+        let _ = write!(s, ", reduction({})", r.join(","));
+    }
+    if l.verdict == loops::Verdict::Across {
+        let d: Vec<String> = l.dependences.iter().map(|d| format!("{}({})", d.array.to_uppercase(), d.distance.first().copied().flatten().map_or("*".into(), |x| x.to_string()))).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+        let _ = write!(s, ", across {}", d.join(" "));
+    }
+    for b in &l.blockers {
+        let _ = write!(s, "\n    {}: {}", b.code.as_str(), b.message);
+    }
+    s
+}
+
+fn loop_json(l: &LoopInfo) -> Value {
+    json!({
+        "line": l.line,
+        "end_line": l.end_line,
+        "var": l.var,
+        "depth": l.depth,
+        "lower": l.lower,
+        "upper": l.upper,
+        "step": l.step,
+        "iterations": l.trip_count,
+        "verdict": l.verdict.as_str(),
+        "private": l.private,
+        "reductions": l.reductions.iter().map(|r| {
+            let mut v = json!({"op": r.op.as_str(), "var": r.var});
+            if !r.loc.is_empty() { v["loc"] = json!(r.loc); }
+            v
+        }).collect::<Vec<_>>(),
+        "dependences": l.dependences.iter().map(|d| json!({
+            "array": d.array, "kind": d.kind.as_str(), "distance": d.distance,
+            "source_line": d.source_line, "sink_line": d.sink_line,
+        })).collect::<Vec<_>>(),
+        "blockers": l.blockers.iter().map(|b| json!({"code": b.code.as_str(), "message": b.message, "line": b.line})).collect::<Vec<_>>(),
+    })
+}

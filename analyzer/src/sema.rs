@@ -1,0 +1,578 @@
+//! Semantic model of a program unit: symbols with types (explicit or by IMPLICIT rules),
+//! arrays with evaluated bounds, PARAMETER constants, COMMON blocks and their layout,
+//! EQUIVALENCE aliasing, DATA, ALLOCATABLE, intrinsic vs external procedures, statement
+//! functions, and the array-element / function-call distinction.
+
+use crate::ast::*;
+use crate::diag::{codes, Diagnostic};
+use crate::source::SourceMap;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Const {
+    Int(i64),
+    Real(f64),
+    Logical(bool),
+    Str(String),
+}
+
+impl Const {
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Const::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Const::Int(i) => Some(*i as f64),
+            Const::Real(r) => Some(*r),
+            _ => None,
+        }
+    }
+}
+
+/// One declared dimension with its bounds evaluated when they are constant.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Dim {
+    pub lo: Option<i64>,
+    pub hi: Option<i64>,
+    /// `*` or `:` upper bound.
+    pub assumed: bool,
+    #[serde(skip)]
+    pub lo_expr: Option<Expr>,
+    #[serde(skip)]
+    pub hi_expr: Option<Expr>,
+}
+
+impl Dim {
+    pub fn extent(&self) -> Option<i64> {
+        Some((self.hi? - self.lo? + 1).max(0))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Symbol {
+    pub name: Name,
+    pub ty: TypeSpec,
+    pub explicit_type: bool,
+    pub dims: Option<Vec<Dim>>,
+    pub param: Option<Const>,
+    /// COMMON block name ("" = blank COMMON) and position in it.
+    pub common: Option<(Name, usize)>,
+    /// Position in the dummy argument list.
+    pub dummy: Option<usize>,
+    pub allocatable: bool,
+    pub external: bool,
+    pub intrinsic: bool,
+    pub save: bool,
+    pub data_init: bool,
+    /// Other names sharing storage through EQUIVALENCE.
+    pub aliases: BTreeSet<Name>,
+    /// Line of the first declaration (or first use for implicit ones).
+    pub line: u32,
+}
+
+impl Symbol {
+    pub fn is_array(&self) -> bool {
+        self.dims.is_some()
+    }
+    pub fn rank(&self) -> usize {
+        self.dims.as_ref().map_or(0, |d| d.len())
+    }
+    /// Number of elements when all bounds are known.
+    pub fn elements(&self) -> Option<u64> {
+        match &self.dims {
+            None => Some(1),
+            Some(ds) => ds.iter().try_fold(1u64, |acc, d| acc.checked_mul(d.extent()? as u64)),
+        }
+    }
+    pub fn bounds(&self) -> Vec<Option<(i64, i64)>> {
+        self.dims.as_ref().map_or(vec![], |ds| ds.iter().map(|d| Some((d.lo?, d.hi?))).collect())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CommonMember {
+    pub name: Name,
+    /// Byte offset in the block when all earlier members have known sizes.
+    pub offset: Option<u64>,
+    pub bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct UnitSema {
+    pub symbols: BTreeMap<Name, Symbol>,
+    pub implicit_none: bool,
+    pub commons: BTreeMap<Name, Vec<CommonMember>>,
+    /// Statement function definitions (they look like assignments).
+    pub stmt_functions: BTreeMap<Name, StmtId>,
+    #[serde(skip)]
+    implicit: HashMap<char, TypeSpec>,
+}
+
+/// What a `name(args)` reference is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefKind {
+    ArrayElement,
+    Intrinsic,
+    StmtFunction,
+    /// A function defined in the given files or external.
+    Function,
+}
+
+pub const INTRINSIC_FUNCTIONS: &[&str] = &[
+    "abs", "iabs", "dabs", "cabs", "sqrt", "dsqrt", "csqrt", "exp", "dexp", "cexp", "log", "alog", "dlog", "clog", "log10", "alog10", "dlog10", "sin", "dsin", "csin", "cos", "dcos", "ccos", "tan", "dtan", "asin", "dasin", "acos", "dacos", "atan", "datan", "atan2", "datan2", "sinh", "dsinh", "cosh", "dcosh", "tanh", "dtanh", "max", "min", "max0", "min0", "amax1", "amin1", "dmax1", "dmin1", "amax0", "amin0", "max1", "min1", "mod", "amod", "dmod", "modulo", "sign", "isign", "dsign", "int", "ifix", "idint", "nint", "idnint", "anint", "dnint", "aint", "dint", "real", "float", "sngl", "dble", "dfloat", "cmplx", "dcmplx", "conjg", "aimag", "dimag", "char", "ichar", "achar", "iachar", "len", "len_trim", "index", "trim", "adjustl", "adjustr", "size", "shape", "lbound", "ubound", "sum", "product", "maxval", "minval", "maxloc", "minloc", "dot_product", "matmul", "transpose", "huge", "tiny", "epsilon", "kind", "floor", "ceiling", "iand", "ior", "ieor", "not", "ishft", "ishftc", "btest", "ibset", "ibclr", "present", "allocated", "associated", "merge", "count", "any", "all", "reshape", "spread", "pack", "unpack", "dim", "idim", "ddim", "dprod", "lge", "lgt", "lle", "llt", "selected_real_kind", "selected_int_kind", "precision", "range", "digits", "radix", "exponent", "fraction", "nearest", "spacing", "scale", "repeat", "scan", "verify", "cshift", "eoshift", "bit_size", "new_line", "storage_size", "norm2", "hypot", "erf", "erfc", "gamma", "log_gamma", "bessel_j0", "bessel_j1",
+];
+
+/// Intrinsic subroutines and which arguments they write.
+pub const INTRINSIC_SUBROUTINES: &[(&str, &[usize])] = &[
+    ("random_number", &[0]),
+    ("random_seed", &[]),
+    ("cpu_time", &[0]),
+    ("system_clock", &[0, 1, 2]),
+    ("date_and_time", &[0, 1, 2, 3]),
+    ("get_command_argument", &[1, 2, 3]),
+    ("get_environment_variable", &[1, 2, 3]),
+    ("move_alloc", &[0, 1]),
+];
+
+pub fn is_intrinsic_function(name: &str) -> bool {
+    INTRINSIC_FUNCTIONS.contains(&name)
+}
+
+impl UnitSema {
+    pub fn symbol(&self, name: &str) -> Option<&Symbol> {
+        self.symbols.get(name)
+    }
+    pub fn is_array(&self, name: &str) -> bool {
+        self.symbols.get(name).is_some_and(|s| s.is_array())
+    }
+    pub fn param(&self, name: &str) -> Option<&Const> {
+        self.symbols.get(name).and_then(|s| s.param.as_ref())
+    }
+    /// Classify `name(args)`.
+    pub fn ref_kind(&self, name: &str) -> RefKind {
+        match self.symbols.get(name) {
+            Some(s) if s.is_array() => RefKind::ArrayElement,
+            _ if self.stmt_functions.contains_key(name) => RefKind::StmtFunction,
+            Some(s) if s.external => RefKind::Function,
+            Some(s) if s.intrinsic => RefKind::Intrinsic,
+            _ if is_intrinsic_function(name) => RefKind::Intrinsic,
+            _ => RefKind::Function,
+        }
+    }
+    /// Type of a name by declaration or implicit rules.
+    pub fn type_of(&self, name: &str) -> TypeSpec {
+        if let Some(s) = self.symbols.get(name) {
+            return s.ty.clone();
+        }
+        self.implicit_type(name).unwrap_or(TypeSpec { base: BaseType::Real, kind: None })
+    }
+    fn implicit_type(&self, name: &str) -> Option<TypeSpec> {
+        let c = name.chars().next()?.to_ascii_lowercase();
+        if let Some(t) = self.implicit.get(&c) {
+            return Some(t.clone());
+        }
+        if self.implicit_none {
+            return None;
+        }
+        Some(if ('i'..='n').contains(&c) { TypeSpec { base: BaseType::Integer, kind: None } } else { TypeSpec { base: BaseType::Real, kind: None } })
+    }
+    /// Evaluate a constant expression (PARAMETERs, literals, simple intrinsics).
+    pub fn eval(&self, e: &Expr) -> Option<Const> {
+        eval_const(e, &|n| self.param(n).cloned())
+    }
+    pub fn eval_int(&self, e: &Expr) -> Option<i64> {
+        self.eval(e)?.as_int()
+    }
+}
+
+/// Constant folding with a lookup for named constants.
+pub fn eval_const(e: &Expr, lookup: &dyn Fn(&str) -> Option<Const>) -> Option<Const> {
+    use Const::*;
+    Some(match e {
+        Expr::Int(i) => Int(*i),
+        Expr::Real(r) => Real(*r),
+        Expr::Logical(b) => Logical(*b),
+        Expr::Str(s) => Str(s.clone()),
+        Expr::Var(n) => lookup(n)?,
+        Expr::Unary(op, x) => match (op, eval_const(x, lookup)?) {
+            (UnOp::Neg, Int(i)) => Int(i.checked_neg()?),
+            (UnOp::Neg, Real(r)) => Real(-r),
+            (UnOp::Plus, v) => v,
+            (UnOp::Not, Logical(b)) => Logical(!b),
+            _ => return None,
+        },
+        Expr::Binary(op, a, b) => {
+            let (a, b) = (eval_const(a, lookup)?, eval_const(b, lookup)?);
+            match (a, b) {
+                (Int(x), Int(y)) => match op {
+                    BinOp::Add => Int(x.checked_add(y)?),
+                    BinOp::Sub => Int(x.checked_sub(y)?),
+                    BinOp::Mul => Int(x.checked_mul(y)?),
+                    BinOp::Div => Int(x.checked_div(y)?),
+                    BinOp::Pow => Int(x.checked_pow(u32::try_from(y).ok()?)?),
+                    BinOp::Eq => Logical(x == y),
+                    BinOp::Ne => Logical(x != y),
+                    BinOp::Lt => Logical(x < y),
+                    BinOp::Le => Logical(x <= y),
+                    BinOp::Gt => Logical(x > y),
+                    BinOp::Ge => Logical(x >= y),
+                    _ => return None,
+                },
+                (Logical(x), Logical(y)) => match op {
+                    BinOp::And => Logical(x && y),
+                    BinOp::Or => Logical(x || y),
+                    BinOp::Eqv => Logical(x == y),
+                    BinOp::Neqv => Logical(x != y),
+                    _ => return None,
+                },
+                (Str(x), Str(y)) if *op == BinOp::Concat => Str(x + &y),
+                (x, y) => {
+                    let (x, y) = (x.as_f64()?, y.as_f64()?);
+                    match op {
+                        BinOp::Add => Real(x + y),
+                        BinOp::Sub => Real(x - y),
+                        BinOp::Mul => Real(x * y),
+                        BinOp::Div => Real(x / y),
+                        BinOp::Pow => Real(x.powf(y)),
+                        BinOp::Lt => Logical(x < y),
+                        BinOp::Gt => Logical(x > y),
+                        _ => return None,
+                    }
+                }
+            }
+        }
+        Expr::Ref(f, args) => {
+            let vals: Option<Vec<Const>> = args.iter().map(|a| a.expr().and_then(|e| eval_const(e, lookup))).collect();
+            let vals = vals?;
+            let ints: Option<Vec<i64>> = vals.iter().map(|v| v.as_int()).collect();
+            match (f.as_str(), ints) {
+                ("max" | "max0", Some(v)) if !v.is_empty() => Int(*v.iter().max()?),
+                ("min" | "min0", Some(v)) if !v.is_empty() => Int(*v.iter().min()?),
+                ("mod", Some(v)) if v.len() == 2 && v[1] != 0 => Int(v[0] % v[1]),
+                ("abs" | "iabs", Some(v)) if v.len() == 1 => Int(v[0].checked_abs()?),
+                ("int", Some(v)) if v.len() == 1 => Int(v[0]),
+                ("int" | "nint", None) if vals.len() == 1 => {
+                    let r = vals[0].as_f64()?;
+                    Int(if f == "int" { r.trunc() as i64 } else { r.round() as i64 })
+                }
+                ("real" | "float" | "dble", _) if vals.len() == 1 => Real(vals[0].as_f64()?),
+                ("sqrt", _) if vals.len() == 1 => Real(vals[0].as_f64()?.sqrt()),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Build the semantic model of one unit. `known_units` maps program unit names to their kind
+/// (for the function-vs-array decision and EXTERNAL).
+pub fn analyze_unit(unit: &Unit, map: &SourceMap, host: Option<&UnitSema>, diags: &mut Vec<Diagnostic>) -> UnitSema {
+    let mut s = UnitSema::default();
+    // Host association: internal procedures see the host's symbols.
+    if let Some(h) = host {
+        s.symbols = h.symbols.clone();
+        s.implicit = h.implicit.clone();
+        s.implicit_none = h.implicit_none;
+    }
+    let loc = |st: &Stmt| map.location(st.span.file, st.span.line, st.span.col);
+    for (i, p) in unit.params.iter().enumerate() {
+        if p == "*" {
+            continue;
+        }
+        let sym = get_or_implicit(&mut s, p, unit.span.line);
+        sym.dummy = Some(i);
+    }
+    if let (Some(r), Some(t)) = (&unit.result, &unit.fn_type) {
+        let sym = get_or_implicit(&mut s, r, unit.span.line);
+        sym.ty = t.clone();
+        sym.explicit_type = true;
+    }
+    let mut first_exec = true;
+    let mut pending_dims: Vec<(Name, Vec<DimDecl>, u32)> = vec![];
+    for st in &unit.stmts {
+        let line = st.span.line;
+        match &st.kind {
+            StmtKind::Implicit(None) => {
+                s.implicit_none = true;
+                s.implicit.clear();
+            }
+            StmtKind::Implicit(Some(rules)) => {
+                for (t, ranges) in rules {
+                    for (a, b) in ranges {
+                        for c in *a..=*b {
+                            s.implicit.insert(c, t.clone());
+                        }
+                    }
+                }
+            }
+            StmtKind::TypeDecl { ty, attrs, entities } => {
+                for e in entities {
+                    let sym = get_or_implicit(&mut s, &e.name, line);
+                    sym.ty = ty.clone();
+                    sym.explicit_type = true;
+                    for a in attrs {
+                        apply_attr(sym, a);
+                    }
+                    if let Some(d) = &e.dims {
+                        pending_dims.push((e.name.clone(), d.clone(), line));
+                    }
+                    if let Some(init) = &e.init {
+                        if attrs.iter().any(|a| a == "parameter") {
+                            let v = s.eval(init);
+                            if v.is_none() {
+                                diags.push(Diagnostic::warning(codes::BAD_PARAMETER, format!("cannot evaluate PARAMETER {}", e.name), Some(loc(st))));
+                            }
+                            let sym = s.symbols.get_mut(&e.name).expect("inserted above");
+                            sym.param = v.map(|v| coerce(v, &sym.ty));
+                        } else {
+                            s.symbols.get_mut(&e.name).expect("inserted above").data_init = true;
+                        }
+                    }
+                }
+                resolve_dims(&mut s, &mut pending_dims);
+            }
+            StmtKind::Dimension(ents) => {
+                for e in ents {
+                    get_or_implicit(&mut s, &e.name, line);
+                    if let Some(d) = &e.dims {
+                        pending_dims.push((e.name.clone(), d.clone(), line));
+                    }
+                }
+                resolve_dims(&mut s, &mut pending_dims);
+            }
+            StmtKind::AttrStmt { attr, entities } => {
+                if entities.is_empty() && attr == "save" {
+                    for sym in s.symbols.values_mut() {
+                        sym.save = true;
+                    }
+                }
+                for e in entities {
+                    let sym = get_or_implicit(&mut s, &e.name, line);
+                    apply_attr(sym, attr);
+                    if let Some(d) = &e.dims {
+                        pending_dims.push((e.name.clone(), d.clone(), line));
+                    }
+                }
+                resolve_dims(&mut s, &mut pending_dims);
+            }
+            StmtKind::Common(blocks) => {
+                for (block, ents) in blocks {
+                    for e in ents {
+                        let members = s.commons.entry(block.clone()).or_default();
+                        let idx = members.len();
+                        members.push(CommonMember { name: e.name.clone(), offset: None, bytes: None });
+                        let sym = get_or_implicit(&mut s, &e.name, line);
+                        sym.common = Some((block.clone(), idx));
+                        if let Some(d) = &e.dims {
+                            pending_dims.push((e.name.clone(), d.clone(), line));
+                        }
+                    }
+                }
+                resolve_dims(&mut s, &mut pending_dims);
+            }
+            StmtKind::Parameter(ps) => {
+                for (n, e) in ps {
+                    let v = s.eval(e);
+                    if v.is_none() {
+                        diags.push(Diagnostic::warning(codes::BAD_PARAMETER, format!("cannot evaluate PARAMETER {n}"), Some(loc(st))));
+                    }
+                    let sym = get_or_implicit(&mut s, n, line);
+                    sym.param = v.map(|v| coerce(v, &sym.ty));
+                }
+                resolve_dims(&mut s, &mut pending_dims);
+            }
+            StmtKind::Data(objs) => {
+                for o in objs {
+                    let mut names = vec![];
+                    o.walk(&mut |x| {
+                        if let Some(n) = x.base_name() {
+                            names.push(n.to_string());
+                        }
+                    });
+                    if let Some(n) = names.first() {
+                        get_or_implicit(&mut s, n, line).data_init = true;
+                    }
+                }
+            }
+            StmtKind::Equivalence(sets) => {
+                for set in sets {
+                    let names: Vec<Name> = set.iter().filter_map(|e| e.base_name().map(|n| n.to_string())).collect();
+                    for n in &names {
+                        get_or_implicit(&mut s, n, line);
+                    }
+                    for a in &names {
+                        for b in &names {
+                            if a != b {
+                                s.symbols.get_mut(a).expect("inserted").aliases.insert(b.clone());
+                            }
+                        }
+                    }
+                }
+            }
+            StmtKind::Assign { lhs: Expr::Ref(name, args), .. } if first_exec && !s.is_array(name) && args.iter().all(|a| matches!(a, Arg::Expr(Expr::Var(_)))) => {
+                s.stmt_functions.insert(name.clone(), st.id);
+            }
+            k if k.is_executable() => first_exec = false,
+            _ => {}
+        }
+    }
+    resolve_dims(&mut s, &mut pending_dims);
+    // Transitive closure of EQUIVALENCE aliasing.
+    let names: Vec<Name> = s.symbols.keys().cloned().collect();
+    loop {
+        let mut changed = false;
+        for n in &names {
+            let al: Vec<Name> = s.symbols[n].aliases.iter().cloned().collect();
+            for a in al {
+                let more: Vec<Name> = s.symbols.get(&a).map(|x| x.aliases.iter().filter(|m| *m != n).cloned().collect()).unwrap_or_default();
+                let sym = s.symbols.get_mut(n).expect("exists");
+                for m in more {
+                    changed |= sym.aliases.insert(m);
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // COMMON layout.
+    for members in s.commons.values_mut() {
+        let mut off = Some(0u64);
+        for m in members.iter_mut() {
+            let sym = &s.symbols[&m.name];
+            m.bytes = sym.elements().map(|e| e * sym.ty.bytes());
+            m.offset = off;
+            off = match (off, m.bytes) {
+                (Some(o), Some(b)) => Some(o + b),
+                _ => None,
+            };
+        }
+    }
+    s
+}
+
+fn coerce(v: Const, ty: &TypeSpec) -> Const {
+    match (&ty.base, v) {
+        (BaseType::Integer, Const::Real(r)) => Const::Int(r.trunc() as i64),
+        (BaseType::Real | BaseType::DoublePrecision, Const::Int(i)) => Const::Real(i as f64),
+        (_, v) => v,
+    }
+}
+
+fn apply_attr(sym: &mut Symbol, attr: &str) {
+    match attr {
+        "allocatable" | "pointer" => sym.allocatable = true,
+        "external" => sym.external = true,
+        "intrinsic" => sym.intrinsic = true,
+        "save" => sym.save = true,
+        _ => {}
+    }
+}
+
+fn get_or_implicit<'a>(s: &'a mut UnitSema, name: &str, line: u32) -> &'a mut Symbol {
+    if !s.symbols.contains_key(name) {
+        let ty = s.implicit_type(name).unwrap_or(TypeSpec { base: BaseType::Real, kind: None });
+        s.symbols.insert(
+            name.to_string(),
+            Symbol {
+                name: name.to_string(),
+                ty,
+                explicit_type: false,
+                dims: None,
+                param: None,
+                common: None,
+                dummy: None,
+                allocatable: false,
+                external: false,
+                intrinsic: false,
+                save: false,
+                data_init: false,
+                aliases: BTreeSet::new(),
+                line,
+            },
+        );
+    }
+    s.symbols.get_mut(name).expect("just inserted")
+}
+
+fn resolve_dims(s: &mut UnitSema, pending: &mut Vec<(Name, Vec<DimDecl>, u32)>) {
+    for (name, decls, _) in pending.drain(..) {
+        let dims: Vec<Dim> = decls
+            .iter()
+            .map(|d| {
+                let lo = match &d.lo {
+                    Some(e) => s.eval_int(e),
+                    None => Some(1),
+                };
+                let hi = d.hi.as_ref().and_then(|e| s.eval_int(e));
+                Dim { lo, hi, assumed: d.assumed, lo_expr: d.lo.clone(), hi_expr: d.hi.clone() }
+            })
+            .collect();
+        if let Some(sym) = s.symbols.get_mut(&name) {
+            sym.dims = Some(dims);
+        }
+    }
+}
+
+/// Report names used but not declared in IMPLICIT NONE units.
+pub fn check_undeclared(unit: &Unit, sema: &UnitSema, known_units: &BTreeSet<Name>, map: &SourceMap, diags: &mut Vec<Diagnostic>) {
+    if !sema.implicit_none {
+        return;
+    }
+    let mut reported = BTreeSet::new();
+    let mut check = |name: &str, call: bool, st: &Stmt, reported: &mut BTreeSet<Name>| {
+        if sema.symbols.contains_key(name) || known_units.contains(name) || reported.contains(name) {
+            return;
+        }
+        if call && (is_intrinsic_function(name) || sema.stmt_functions.contains_key(name)) {
+            return;
+        }
+        reported.insert(name.to_string());
+        diags.push(Diagnostic::error(codes::UNDECLARED, format!("`{name}` is not declared (IMPLICIT NONE is in effect in {})", unit.name), Some(map.location(st.span.file, st.span.line, st.span.col))));
+    };
+    for st in &unit.stmts {
+        let mut visit = |e: &Expr, st: &Stmt, reported: &mut BTreeSet<Name>| {
+            e.walk(&mut |x| match x {
+                Expr::Var(n) => check(n, false, st, reported),
+                Expr::Ref(n, _) => check(n, true, st, reported),
+                _ => {}
+            });
+        };
+        for e in stmt_exprs(&st.kind) {
+            visit(e, st, &mut reported);
+        }
+        if let StmtKind::Do { var, .. } = &st.kind {
+            check(var, false, st, &mut reported);
+        }
+    }
+}
+
+/// Expressions directly contained in an executable statement (not descending into a logical IF's
+/// inner statement: callers handle that).
+pub fn stmt_exprs(k: &StmtKind) -> Vec<&Expr> {
+    match k {
+        StmtKind::Assign { lhs, rhs } => vec![lhs, rhs],
+        StmtKind::Do { lo, hi, step, .. } => {
+            let mut v = vec![lo, hi];
+            if let Some(s) = step {
+                v.push(s);
+            }
+            v
+        }
+        StmtKind::DoWhile { cond: Some(c), .. } | StmtKind::IfThen(c) | StmtKind::ElseIf(c) => vec![c],
+        StmtKind::LogicalIf(c, inner) => {
+            let mut v = vec![c];
+            v.extend(stmt_exprs(&inner.kind));
+            v
+        }
+        StmtKind::ArithIf(e, _) | StmtKind::ComputedGoto(_, e) => vec![e],
+        StmtKind::Call { args, .. } => args.iter().filter_map(|a| a.expr()).collect(),
+        StmtKind::Io { reads, writes, .. } => reads.iter().chain(writes.iter()).collect(),
+        StmtKind::Allocate(es) | StmtKind::Deallocate(es) => es.iter().collect(),
+        _ => vec![],
+    }
+}
