@@ -46,6 +46,8 @@ pub struct Summary {
     pub unknown_calls: BTreeSet<Name>,
     /// Part of a recursive cycle: effects are not precise.
     pub recursive: bool,
+    /// Declared bounds (lo, hi) of each dummy array, in portable form (`#k` = actual k).
+    pub arg_dims: BTreeMap<usize, Vec<(Option<Expr>, Option<Expr>)>>,
 }
 
 /// Context for access extraction.
@@ -75,8 +77,16 @@ impl<'a> AccessCtx<'a> {
         self.kind_accesses(st, &st.kind, out, calls);
     }
 
-    fn kind_accesses(&self, st: &Stmt, kind: &StmtKind, out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
-        let r = |e: &Expr, out: &mut Vec<Access>, calls: &mut Vec<CallSite>| self.reads(st, e, &[], out, calls);
+    fn kind_accesses(
+        &self,
+        st: &Stmt,
+        kind: &StmtKind,
+        out: &mut Vec<Access>,
+        calls: &mut Vec<CallSite>,
+    ) {
+        let r = |e: &Expr, out: &mut Vec<Access>, calls: &mut Vec<CallSite>| {
+            self.reads(st, e, &[], out, calls)
+        };
         match kind {
             StmtKind::Assign { lhs, rhs } => {
                 if let Expr::Ref(n, _) = lhs {
@@ -87,7 +97,9 @@ impl<'a> AccessCtx<'a> {
                 r(rhs, out, calls);
                 self.target(st, lhs, &[], out, calls);
             }
-            StmtKind::Do { var, lo, hi, step, .. } => {
+            StmtKind::Do {
+                var, lo, hi, step, ..
+            } => {
                 r(lo, out, calls);
                 r(hi, out, calls);
                 if let Some(s) = step {
@@ -96,7 +108,11 @@ impl<'a> AccessCtx<'a> {
                 out.push(self.scalar(st, var, false));
                 out.push(self.scalar(st, var, true));
             }
-            StmtKind::DoWhile { cond: Some(c), .. } | StmtKind::IfThen(c) | StmtKind::ElseIf(c) | StmtKind::ArithIf(c, _) | StmtKind::ComputedGoto(_, c) => r(c, out, calls),
+            StmtKind::DoWhile { cond: Some(c), .. }
+            | StmtKind::IfThen(c)
+            | StmtKind::ElseIf(c)
+            | StmtKind::ArithIf(c, _)
+            | StmtKind::ComputedGoto(_, c) => r(c, out, calls),
             StmtKind::LogicalIf(c, inner) => {
                 r(c, out, calls);
                 self.kind_accesses(st, &inner.kind, out, calls);
@@ -113,7 +129,15 @@ impl<'a> AccessCtx<'a> {
             StmtKind::Allocate(es) | StmtKind::Deallocate(es) => {
                 for e in es {
                     if let Some(n) = e.base_name() {
-                        out.push(Access { name: n.to_string(), subs: None, write: true, stmt: st.id, line: st.span.line, via_call: None, implied: vec![] });
+                        out.push(Access {
+                            name: n.to_string(),
+                            subs: None,
+                            write: true,
+                            stmt: st.id,
+                            line: st.span.line,
+                            via_call: None,
+                            implied: vec![],
+                        });
                     }
                 }
             }
@@ -122,20 +146,57 @@ impl<'a> AccessCtx<'a> {
     }
 
     fn scalar(&self, st: &Stmt, n: &str, write: bool) -> Access {
-        Access { name: n.to_string(), subs: None, write, stmt: st.id, line: st.span.line, via_call: None, implied: vec![] }
+        Access {
+            name: n.to_string(),
+            subs: None,
+            write,
+            stmt: st.id,
+            line: st.span.line,
+            via_call: None,
+            implied: vec![],
+        }
     }
 
     /// An assignment target or input item.
-    fn target(&self, st: &Stmt, e: &Expr, implied: &[(Name, Expr, Expr)], out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
+    fn target(
+        &self,
+        st: &Stmt,
+        e: &Expr,
+        implied: &[(Name, Expr, Expr)],
+        out: &mut Vec<Access>,
+        calls: &mut Vec<CallSite>,
+    ) {
         match e {
-            Expr::Var(n) => out.push(Access { name: n.clone(), subs: None, write: true, stmt: st.id, line: st.span.line, via_call: None, implied: implied.to_vec() }),
+            Expr::Var(n) => out.push(Access {
+                name: n.clone(),
+                subs: None,
+                write: true,
+                stmt: st.id,
+                line: st.span.line,
+                via_call: None,
+                implied: implied.to_vec(),
+            }),
             Expr::Ref(n, args) => {
                 for a in args {
                     self.arg_reads(st, a, implied, out, calls);
                 }
-                out.push(Access { name: n.clone(), subs: Some(args.clone()), write: true, stmt: st.id, line: st.span.line, via_call: None, implied: implied.to_vec() });
+                out.push(Access {
+                    name: n.clone(),
+                    subs: Some(args.clone()),
+                    write: true,
+                    stmt: st.id,
+                    line: st.span.line,
+                    via_call: None,
+                    implied: implied.to_vec(),
+                });
             }
-            Expr::ImpliedDo { items, var, lo, hi, step } => {
+            Expr::ImpliedDo {
+                items,
+                var,
+                lo,
+                hi,
+                step,
+            } => {
                 self.reads(st, lo, implied, out, calls);
                 self.reads(st, hi, implied, out, calls);
                 if let Some(s) = step {
@@ -152,7 +213,14 @@ impl<'a> AccessCtx<'a> {
         }
     }
 
-    fn arg_reads(&self, st: &Stmt, a: &Arg, implied: &[(Name, Expr, Expr)], out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
+    fn arg_reads(
+        &self,
+        st: &Stmt,
+        a: &Arg,
+        implied: &[(Name, Expr, Expr)],
+        out: &mut Vec<Access>,
+        calls: &mut Vec<CallSite>,
+    ) {
         match a {
             Arg::Expr(e) | Arg::Keyword(_, e) => self.reads(st, e, implied, out, calls),
             Arg::Range(x, y, z) => {
@@ -164,11 +232,26 @@ impl<'a> AccessCtx<'a> {
     }
 
     /// Reads of an expression (and effects of function references in it).
-    pub fn reads(&self, st: &Stmt, e: &Expr, implied: &[(Name, Expr, Expr)], out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
+    pub fn reads(
+        &self,
+        st: &Stmt,
+        e: &Expr,
+        implied: &[(Name, Expr, Expr)],
+        out: &mut Vec<Access>,
+        calls: &mut Vec<CallSite>,
+    ) {
         match e {
             Expr::Var(n) => {
                 if !self.is_const(n) {
-                    out.push(Access { name: n.clone(), subs: None, write: false, stmt: st.id, line: st.span.line, via_call: None, implied: implied.to_vec() });
+                    out.push(Access {
+                        name: n.clone(),
+                        subs: None,
+                        write: false,
+                        stmt: st.id,
+                        line: st.span.line,
+                        via_call: None,
+                        implied: implied.to_vec(),
+                    });
                 }
             }
             Expr::Ref(n, args) => match self.sema.ref_kind(n) {
@@ -176,12 +259,30 @@ impl<'a> AccessCtx<'a> {
                     for a in args {
                         self.arg_reads(st, a, implied, out, calls);
                     }
-                    out.push(Access { name: n.clone(), subs: Some(args.clone()), write: false, stmt: st.id, line: st.span.line, via_call: None, implied: implied.to_vec() });
+                    out.push(Access {
+                        name: n.clone(),
+                        subs: Some(args.clone()),
+                        write: false,
+                        stmt: st.id,
+                        line: st.span.line,
+                        via_call: None,
+                        implied: implied.to_vec(),
+                    });
                 }
                 RefKind::Intrinsic => {
                     for a in args {
                         // Inquiry intrinsics do not read array values.
-                        if matches!(n.as_str(), "size" | "lbound" | "ubound" | "shape" | "allocated" | "present" | "kind" | "len") {
+                        if matches!(
+                            n.as_str(),
+                            "size"
+                                | "lbound"
+                                | "ubound"
+                                | "shape"
+                                | "allocated"
+                                | "present"
+                                | "kind"
+                                | "len"
+                        ) {
                             continue;
                         }
                         self.arg_reads(st, a, implied, out, calls);
@@ -193,8 +294,15 @@ impl<'a> AccessCtx<'a> {
                     }
                     // The statement function body reads host variables too.
                     if let Some(def) = self.sema.stmt_functions.get(n) {
-                        if let StmtKind::Assign { rhs, lhs: Expr::Ref(_, dummies) } = &self.unit.stmt(*def).kind {
-                            let dn: BTreeSet<&str> = dummies.iter().filter_map(|d| d.expr().and_then(|e| e.base_name())).collect();
+                        if let StmtKind::Assign {
+                            rhs,
+                            lhs: Expr::Ref(_, dummies),
+                        } = &self.unit.stmt(*def).kind
+                        {
+                            let dn: BTreeSet<&str> = dummies
+                                .iter()
+                                .filter_map(|d| d.expr().and_then(|e| e.base_name()))
+                                .collect();
                             let mut tmp = vec![];
                             self.reads(st, rhs, implied, &mut tmp, calls);
                             out.extend(tmp.into_iter().filter(|a| !dn.contains(a.name.as_str())));
@@ -203,7 +311,13 @@ impl<'a> AccessCtx<'a> {
                 }
                 RefKind::Function => self.call(st, n, args, out, calls),
             },
-            Expr::ImpliedDo { items, var, lo, hi, step } => {
+            Expr::ImpliedDo {
+                items,
+                var,
+                lo,
+                hi,
+                step,
+            } => {
                 self.reads(st, lo, implied, out, calls);
                 self.reads(st, hi, implied, out, calls);
                 if let Some(s) = step {
@@ -231,9 +345,24 @@ impl<'a> AccessCtx<'a> {
     }
 
     /// Effects of calling `name(args)` from this statement.
-    fn call(&self, st: &Stmt, name: &str, args: &[Arg], out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
+    fn call(
+        &self,
+        st: &Stmt,
+        name: &str,
+        args: &[Arg],
+        out: &mut Vec<Access>,
+        calls: &mut Vec<CallSite>,
+    ) {
         let line = st.span.line;
-        let mk = |n: &str, subs: Option<Vec<Arg>>, write: bool| Access { name: n.to_string(), subs, write, stmt: st.id, line, via_call: Some(name.to_string()), implied: vec![] };
+        let mk = |n: &str, subs: Option<Vec<Arg>>, write: bool| Access {
+            name: n.to_string(),
+            subs,
+            write,
+            stmt: st.id,
+            line,
+            via_call: Some(name.to_string()),
+            implied: vec![],
+        };
         // Argument values are evaluated (read) in any case.
         let mut arg_reads = vec![];
         for a in args {
@@ -249,7 +378,12 @@ impl<'a> AccessCtx<'a> {
         }
         out.extend(arg_reads);
         if let Some((_, written)) = INTRINSIC_SUBROUTINES.iter().find(|(n, _)| *n == name) {
-            calls.push(CallSite { name: name.to_string(), stmt: st.id, line, unknown: false });
+            calls.push(CallSite {
+                name: name.to_string(),
+                stmt: st.id,
+                line,
+                unknown: false,
+            });
             for (i, a) in args.iter().enumerate() {
                 if let Some(e) = a.expr() {
                     if let Some(n) = e.base_name() {
@@ -265,10 +399,17 @@ impl<'a> AccessCtx<'a> {
         }
         let Some(sum) = self.summaries.get(name) else {
             // No body: any variable argument may be read and written, whole.
-            calls.push(CallSite { name: name.to_string(), stmt: st.id, line, unknown: true });
+            calls.push(CallSite {
+                name: name.to_string(),
+                stmt: st.id,
+                line,
+                unknown: true,
+            });
             for a in args {
                 if let Some(n) = a.expr().and_then(|e| e.base_name()) {
-                    if self.sema.symbol(n).is_some_and(|s| s.param.is_none()) && self.sema.ref_kind(n) != RefKind::Function {
+                    if self.sema.symbol(n).is_some_and(|s| s.param.is_none())
+                        && self.sema.ref_kind(n) != RefKind::Function
+                    {
                         out.push(mk(n, None, false));
                         out.push(mk(n, None, true));
                     }
@@ -276,25 +417,41 @@ impl<'a> AccessCtx<'a> {
             }
             return;
         };
-        calls.push(CallSite { name: name.to_string(), stmt: st.id, line, unknown: !sum.unknown_calls.is_empty() });
+        calls.push(CallSite {
+            name: name.to_string(),
+            stmt: st.id,
+            line,
+            unknown: !sum.unknown_calls.is_empty(),
+        });
         // Substitution of the callee's dummy scalars by actual argument expressions.
         let actual_of = |i: usize| args.get(i).and_then(|a| a.expr());
         for (&i, eff) in &sum.args {
             let Some(actual) = actual_of(i) else { continue };
-            let Some(n) = actual.base_name() else { continue };
-            if self.sema.param(n).is_some() || (matches!(actual, Expr::Ref(..)) && !self.sema.is_array(n)) {
+            let Some(n) = actual.base_name() else {
+                continue;
+            };
+            if self.sema.param(n).is_some()
+                || (matches!(actual, Expr::Ref(..)) && !self.sema.is_array(n))
+            {
                 continue;
             }
             for (subs_list, write) in [(&eff.read, false), (&eff.write, true)] {
                 for subs in subs_list {
                     let mapped = match (actual, subs) {
                         // Whole array passed: callee subscripts map through when ranks agree.
-                        (Expr::Var(_), Some(cs)) if self.sema.symbol(n).map(|s| s.rank()) == Some(cs.len()) => Some(cs.iter().map(|a| self.map_arg(a, args, sum)).collect()),
+                        (Expr::Var(_), Some(cs))
+                            if self.sema.symbol(n).map(|s| s.rank()) == Some(cs.len()) =>
+                        {
+                            Some(cs.iter().map(|a| self.map_arg(a, args, sum)).collect())
+                        }
                         (Expr::Var(_), _) => None,
                         // An element passed to a scalar dummy: exactly that element.
                         (Expr::Ref(_, asubs), None) => Some(asubs.clone()),
-                        // An element passed to an array dummy (sequence association): whole.
-                        (Expr::Ref(..), Some(_)) => None,
+                        // An element passed to a 1-D array dummy (sequence association, e.g. a
+                        // column `A(1,J)`): mapped when the dummy provably stays in that column.
+                        (Expr::Ref(_, asubs), Some(cs)) => {
+                            self.column_map(n, asubs, cs, sum.arg_dims.get(&i), args, sum)
+                        }
                         _ => None,
                     };
                     out.push(mk(n, mapped, write));
@@ -325,7 +482,13 @@ impl<'a> AccessCtx<'a> {
             for (subs_list, write) in [(&eff.read, false), (&eff.write, true)] {
                 for subs in subs_list {
                     let mapped = match subs {
-                        Some(cs) if same_shape && self.sema.symbol(&member.name).map(|s| s.rank()) == Some(cs.len()) => Some(cs.iter().map(|a| self.map_arg(a, args, sum)).collect()),
+                        Some(cs)
+                            if same_shape
+                                && self.sema.symbol(&member.name).map(|s| s.rank())
+                                    == Some(cs.len()) =>
+                        {
+                            Some(cs.iter().map(|a| self.map_arg(a, args, sum)).collect())
+                        }
                         Some(_) => None,
                         None => None,
                     };
@@ -333,6 +496,56 @@ impl<'a> AccessCtx<'a> {
                 }
             }
         }
+    }
+
+    /// `A(s1, s2, ...)` passed to a 1-D dummy `D(lo:hi)`: callee `D(e)` is `A(s1 + e - lo, s2, ...)`
+    /// when `s1 + (hi - lo)` stays within A's first dimension.
+    fn column_map(
+        &self,
+        array: &str,
+        asubs: &[Arg],
+        cs: &[Arg],
+        dims: Option<&Vec<(Option<Expr>, Option<Expr>)>>,
+        args: &[Arg],
+        sum: &Summary,
+    ) -> Option<Vec<Arg>> {
+        let dims = dims?;
+        if dims.len() != 1 || cs.len() != 1 {
+            return None;
+        }
+        let sym = self.sema.symbol(array)?;
+        let first = sym.dims.as_ref()?.first()?;
+        let (alo, ahi) = (first.lo?, first.hi?);
+        let eval = |e: &Expr| -> Option<i64> {
+            match self.map_arg(&Arg::Expr(e.clone()), args, sum) {
+                Arg::Expr(x) => self.sema.eval_int(&x),
+                _ => None,
+            }
+        };
+        let dlo = match &dims[0].0 {
+            Some(e) => eval(e)?,
+            None => 1,
+        };
+        let dhi = eval(dims[0].1.as_ref()?)?;
+        let s1 = self.sema.eval_int(asubs.first()?.expr()?)?;
+        if s1 < alo || s1 + (dhi - dlo) > ahi {
+            return None;
+        }
+        let off = s1 - dlo;
+        let plus = |e: Expr| {
+            if off == 0 {
+                e
+            } else {
+                Expr::Binary(BinOp::Add, Box::new(e), Box::new(Expr::Int(off)))
+            }
+        };
+        let first_sub = match self.map_arg(&cs[0], args, sum) {
+            Arg::Expr(e) => Arg::Expr(plus(e)),
+            _ => Arg::Range(Some(Expr::Int(s1)), Some(Expr::Int(s1 + dhi - dlo)), None),
+        };
+        let mut out = vec![first_sub];
+        out.extend(asubs[1..].iter().cloned());
+        Some(out)
     }
 
     /// Map one callee subscript into caller terms. Callee subscripts in a summary refer only to
@@ -345,17 +558,23 @@ impl<'a> AccessCtx<'a> {
                     args.get(k)?.expr()?.clone()
                 }
                 Expr::Unary(o, x) => Expr::Unary(*o, Box::new(subst(x, args)?)),
-                Expr::Binary(o, x, y) => Expr::Binary(*o, Box::new(subst(x, args)?), Box::new(subst(y, args)?)),
+                Expr::Binary(o, x, y) => {
+                    Expr::Binary(*o, Box::new(subst(x, args)?), Box::new(subst(y, args)?))
+                }
                 Expr::Int(_) => e.clone(),
                 _ => return None,
             })
         }
         match a {
-            Arg::Expr(e) => subst(e, args).map(Arg::Expr).unwrap_or(Arg::Range(None, None, None)),
+            Arg::Expr(e) => subst(e, args)
+                .map(Arg::Expr)
+                .unwrap_or(Arg::Range(None, None, None)),
             Arg::Range(x, y, z) => {
                 let m = |o: &Option<Expr>| o.as_ref().map(|e| subst(e, args));
                 match (m(x), m(y), m(z)) {
-                    (Some(None), _, _) | (_, Some(None), _) | (_, _, Some(None)) => Arg::Range(None, None, None),
+                    (Some(None), _, _) | (_, Some(None), _) | (_, _, Some(None)) => {
+                        Arg::Range(None, None, None)
+                    }
                     (a, b, c) => Arg::Range(a.flatten(), b.flatten(), c.flatten()),
                 }
             }

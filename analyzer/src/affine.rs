@@ -12,7 +12,10 @@ pub struct Lin {
 
 impl Lin {
     pub fn constant(c: i64) -> Self {
-        Lin { terms: BTreeMap::new(), constant: c }
+        Lin {
+            terms: BTreeMap::new(),
+            constant: c,
+        }
     }
     pub fn var(n: &str) -> Self {
         let mut terms = BTreeMap::new();
@@ -88,7 +91,9 @@ pub fn linearize(e: &Expr, constant_of: &dyn Fn(&str) -> Option<i64>) -> Option<
                     _ => None,
                 },
                 BinOp::Pow => match (la.as_const(), lb.as_const()) {
-                    (Some(x), Some(y)) if (0..63).contains(&y) => x.checked_pow(y as u32).map(Lin::constant),
+                    (Some(x), Some(y)) if (0..63).contains(&y) => {
+                        x.checked_pow(y as u32).map(Lin::constant)
+                    }
                     _ => None,
                 },
                 _ => None,
@@ -105,14 +110,26 @@ mod tests {
     fn folds_and_combines() {
         let e = Expr::Binary(
             BinOp::Sub,
-            Box::new(Expr::Binary(BinOp::Mul, Box::new(Expr::Int(2)), Box::new(Expr::Var("i".into())))),
-            Box::new(Expr::Binary(BinOp::Sub, Box::new(Expr::Var("n".into())), Box::new(Expr::Var("j".into())))),
+            Box::new(Expr::Binary(
+                BinOp::Mul,
+                Box::new(Expr::Int(2)),
+                Box::new(Expr::Var("i".into())),
+            )),
+            Box::new(Expr::Binary(
+                BinOp::Sub,
+                Box::new(Expr::Var("n".into())),
+                Box::new(Expr::Var("j".into())),
+            )),
         );
         let l = linearize(&e, &|n| if n == "n" { Some(10) } else { None }).unwrap();
         assert_eq!(l.coeff("i"), 2);
         assert_eq!(l.coeff("j"), 1);
         assert_eq!(l.constant, -10);
-        let nonlin = Expr::Binary(BinOp::Mul, Box::new(Expr::Var("i".into())), Box::new(Expr::Var("j".into())));
+        let nonlin = Expr::Binary(
+            BinOp::Mul,
+            Box::new(Expr::Var("i".into())),
+            Box::new(Expr::Var("j".into())),
+        );
         assert!(linearize(&nonlin, &|_| None).is_none());
     }
 }

@@ -66,7 +66,13 @@ pub enum Expr {
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// `(items, var = lo, hi [, step])` in I/O lists and DATA.
-    ImpliedDo { items: Vec<Expr>, var: Name, lo: Box<Expr>, hi: Box<Expr>, step: Option<Box<Expr>> },
+    ImpliedDo {
+        items: Vec<Expr>,
+        var: Name,
+        lo: Box<Expr>,
+        hi: Box<Expr>,
+        step: Option<Box<Expr>>,
+    },
     /// Something we do not model (complex literal, derived-type component...): the
     /// sub-expressions we could lower are kept so that reads are still seen.
     Opaque(Vec<Expr>),
@@ -111,7 +117,13 @@ impl Expr {
                 a.walk(f);
                 b.walk(f)
             }
-            Expr::ImpliedDo { items, lo, hi, step, .. } => {
+            Expr::ImpliedDo {
+                items,
+                lo,
+                hi,
+                step,
+                ..
+            } => {
                 for i in items {
                     i.walk(f)
                 }
@@ -184,7 +196,14 @@ impl TypeSpec {
             BaseType::Derived(n) => n.as_str(),
         };
         match self.kind {
-            Some(k) if !matches!(self.base, BaseType::DoublePrecision | BaseType::DoubleComplex) => format!("{b}*{k}"),
+            Some(k)
+                if !matches!(
+                    self.base,
+                    BaseType::DoublePrecision | BaseType::DoubleComplex
+                ) =>
+            {
+                format!("{b}*{k}")
+            }
             _ => b.to_string(),
         }
     }
@@ -222,11 +241,23 @@ pub enum IoKind {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum StmtKind {
-    Assign { lhs: Expr, rhs: Expr },
+    Assign {
+        lhs: Expr,
+        rhs: Expr,
+    },
     /// `DO [label] var = lo, hi [, step]`; `label` is the terminal label of F77 loops.
-    Do { label: Option<u32>, var: Name, lo: Expr, hi: Expr, step: Option<Expr> },
+    Do {
+        label: Option<u32>,
+        var: Name,
+        lo: Expr,
+        hi: Expr,
+        step: Option<Expr>,
+    },
     /// `DO [label] WHILE (cond)` and plain `DO` (cond = None).
-    DoWhile { label: Option<u32>, cond: Option<Expr> },
+    DoWhile {
+        label: Option<u32>,
+        cond: Option<Expr>,
+    },
     EndDo,
     IfThen(Expr),
     ElseIf(Expr),
@@ -243,15 +274,29 @@ pub enum StmtKind {
     Exit(Option<Name>),
     Stop,
     Return,
-    Call { name: Name, args: Vec<Arg> },
+    Call {
+        name: Name,
+        args: Vec<Arg>,
+    },
     /// I/O: `reads` are expressions evaluated (output items, unit and control values), `writes`
     /// are the input items assigned (READ).
-    Io { kind: IoKind, reads: Vec<Expr>, writes: Vec<Expr> },
+    Io {
+        kind: IoKind,
+        reads: Vec<Expr>,
+        writes: Vec<Expr>,
+    },
     Format,
-    TypeDecl { ty: TypeSpec, attrs: Vec<String>, entities: Vec<Entity> },
+    TypeDecl {
+        ty: TypeSpec,
+        attrs: Vec<String>,
+        entities: Vec<Entity>,
+    },
     Dimension(Vec<Entity>),
     /// Attribute statements: `EXTERNAL`, `INTRINSIC`, `ALLOCATABLE`, `SAVE`, `TARGET`...
-    AttrStmt { attr: String, entities: Vec<Entity> },
+    AttrStmt {
+        attr: String,
+        entities: Vec<Entity>,
+    },
     Common(Vec<(Name, Vec<Entity>)>),
     Parameter(Vec<(Name, Expr)>),
     /// `IMPLICIT NONE` is `None`.
@@ -260,7 +305,11 @@ pub enum StmtKind {
     Equivalence(Vec<Vec<Expr>>),
     Allocate(Vec<Expr>),
     Deallocate(Vec<Expr>),
-    Use(Name),
+    /// `USE module [, ONLY: names]`
+    Use {
+        module: Name,
+        only: Option<Vec<Name>>,
+    },
     /// A statement kind we do not model; analysis treats it conservatively.
     Unsupported(String),
     /// A syntax error (already reported as a diagnostic).
@@ -279,7 +328,7 @@ impl StmtKind {
                 | StmtKind::Implicit(_)
                 | StmtKind::Data(_)
                 | StmtKind::Equivalence(_)
-                | StmtKind::Use(_)
+                | StmtKind::Use { .. }
                 | StmtKind::Format
         )
     }
@@ -323,9 +372,16 @@ pub enum Node {
     Stmt(StmtId),
     /// A DO or DO WHILE loop; for label-terminated loops the terminal statement is the last
     /// node of `body` (it executes every iteration) and `end` is None.
-    Do { header: StmtId, body: Vec<Node>, end: Option<StmtId> },
+    Do {
+        header: StmtId,
+        body: Vec<Node>,
+        end: Option<StmtId>,
+    },
     /// Block IF: `arms[0]` starts with the IF-THEN statement, then ELSE IF / ELSE arms.
-    If { arms: Vec<(StmtId, Vec<Node>)>, end: Option<StmtId> },
+    If {
+        arms: Vec<(StmtId, Vec<Node>)>,
+        end: Option<StmtId>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -113,7 +113,14 @@ impl<'a> Builder<'a> {
         self.blocks.push(vec![]);
         if let Some(c) = self.cur.take() {
             let at = self.blocks[c.0 as usize].len();
-            self.edges.push((c, id, EdgeInfo { at, kind: EdgeKind::Fallthrough }));
+            self.edges.push((
+                c,
+                id,
+                EdgeInfo {
+                    at,
+                    kind: EdgeKind::Fallthrough,
+                },
+            ));
         }
         for (b, at, kind) in std::mem::take(&mut self.pending) {
             self.edges.push((b, id, EdgeInfo { at, kind }));
@@ -144,7 +151,9 @@ impl<'a> Builder<'a> {
         if let Some(l) = st.label {
             if self.targets.contains(&l) {
                 // A jump target starts a block, unless the current block is still empty.
-                let empty = self.cur.is_some_and(|c| self.blocks[c.0 as usize].is_empty());
+                let empty = self
+                    .cur
+                    .is_some_and(|c| self.blocks[c.0 as usize].is_empty());
                 if !empty {
                     self.new_block();
                 }
@@ -185,7 +194,11 @@ impl<'a> Builder<'a> {
             }
             StmtKind::Exit(name) => {
                 let target = match name {
-                    Some(n) => self.loops.iter_mut().rev().find(|l| l.name.as_ref() == Some(n)),
+                    Some(n) => self
+                        .loops
+                        .iter_mut()
+                        .rev()
+                        .find(|l| l.name.as_ref() == Some(n)),
                     None => self.loops.last_mut(),
                 };
                 if let Some(lc) = target {
@@ -201,7 +214,14 @@ impl<'a> Builder<'a> {
                     None => self.loops.last(),
                 };
                 if let Some(h) = target.map(|l| l.header_block) {
-                    self.edges.push((pos.0, h, EdgeInfo { at: pos.1, kind: EdgeKind::Back }));
+                    self.edges.push((
+                        pos.0,
+                        h,
+                        EdgeInfo {
+                            at: pos.1,
+                            kind: EdgeKind::Back,
+                        },
+                    ));
                 }
                 if !conditional {
                     self.cur = None;
@@ -248,7 +268,11 @@ impl<'a> Builder<'a> {
                 }
                 self.loop_header.insert(*header, h);
                 self.push_item(Item::LoopTest(*header), *header);
-                self.loops.push(LoopCx { name: hs.name.clone(), header_block: h, exits: vec![(h, 1, EdgeKind::LoopExit)] });
+                self.loops.push(LoopCx {
+                    name: hs.name.clone(),
+                    header_block: h,
+                    exits: vec![(h, 1, EdgeKind::LoopExit)],
+                });
                 self.nodes(body);
                 if let Some(e) = end {
                     if self.cur.is_some() || !self.pending.is_empty() {
@@ -262,10 +286,24 @@ impl<'a> Builder<'a> {
                 }
                 if let Some(c) = self.cur.take() {
                     let at = self.blocks[c.0 as usize].len();
-                    self.edges.push((c, h, EdgeInfo { at, kind: EdgeKind::Back }));
+                    self.edges.push((
+                        c,
+                        h,
+                        EdgeInfo {
+                            at,
+                            kind: EdgeKind::Back,
+                        },
+                    ));
                 }
                 for (b, at, _) in std::mem::take(&mut self.pending) {
-                    self.edges.push((b, h, EdgeInfo { at, kind: EdgeKind::Back }));
+                    self.edges.push((
+                        b,
+                        h,
+                        EdgeInfo {
+                            at,
+                            kind: EdgeKind::Back,
+                        },
+                    ));
                 }
                 let lc = self.loops.pop().expect("pushed above");
                 self.pending = lc.exits;
@@ -362,7 +400,9 @@ pub fn labels_within(unit: &Unit, nodes: &[Node]) -> BTreeSet<u32> {
 /// EXIT or jump out, calls nothing that does I/O or STOP, and whose body is either free of
 /// loops or exactly one collapsible loop (CONTINUE statements aside).
 pub fn collapsible(unit: &Unit, summaries: &BTreeMap<Name, Summary>, n: &Node) -> bool {
-    let Node::Do { header, body, .. } = n else { return false };
+    let Node::Do { header, body, .. } = n else {
+        return false;
+    };
     if !matches!(unit.stmt(*header).kind, StmtKind::Do { .. }) {
         return false;
     }
@@ -370,11 +410,20 @@ pub fn collapsible(unit: &Unit, summaries: &BTreeMap<Name, Summary>, n: &Node) -
     let mut ok = true;
     for_each_stmt(unit, body, &mut |st| {
         let bad = stmt_is(&st.kind, &|k| match k {
-            StmtKind::Io { .. } | StmtKind::Stop | StmtKind::Return | StmtKind::Exit(_) | StmtKind::Cycle(Some(_)) | StmtKind::DoWhile { .. } | StmtKind::Error | StmtKind::Unsupported(_) => true,
+            StmtKind::Io { .. }
+            | StmtKind::Stop
+            | StmtKind::Return
+            | StmtKind::Exit(_)
+            | StmtKind::Cycle(Some(_))
+            | StmtKind::DoWhile { .. }
+            | StmtKind::Error
+            | StmtKind::Unsupported(_) => true,
             StmtKind::Goto(l) => !inside.contains(l),
             StmtKind::ArithIf(_, ls) => ls.iter().any(|l| !inside.contains(l)),
             StmtKind::ComputedGoto(ls, _) => ls.iter().any(|l| !inside.contains(l)),
-            StmtKind::Call { name, .. } => summaries.get(name).is_none_or(|s| s.has_io || s.has_stop),
+            StmtKind::Call { name, .. } => {
+                summaries.get(name).is_none_or(|s| s.has_io || s.has_stop)
+            }
             _ => false,
         });
         ok &= !bad;
@@ -382,8 +431,17 @@ pub fn collapsible(unit: &Unit, summaries: &BTreeMap<Name, Summary>, n: &Node) -
     if !ok {
         return false;
     }
-    let loops: Vec<&Node> = body.iter().filter(|b| matches!(b, Node::Do { .. })).collect();
-    let others = body.iter().filter(|b| !matches!(b, Node::Do { .. }) && !matches!(b, Node::Stmt(id) if matches!(unit.stmt(*id).kind, StmtKind::Continue))).count();
+    let loops: Vec<&Node> = body
+        .iter()
+        .filter(|b| matches!(b, Node::Do { .. }))
+        .collect();
+    let others = body
+        .iter()
+        .filter(|b| {
+            !matches!(b, Node::Do { .. })
+                && !matches!(b, Node::Stmt(id) if matches!(unit.stmt(*id).kind, StmtKind::Continue))
+        })
+        .count();
     match loops.len() {
         0 => true,
         1 if others == 0 => collapsible(unit, summaries, loops[0]),
@@ -416,14 +474,25 @@ pub fn access_section(sema: &UnitSema, a: &Access, env: &Env) -> SectionSet {
         Some(subs) if subs.len() == rank => subs
             .iter()
             .map(|s| match s {
-                Arg::Expr(e) | Arg::Keyword(_, e) => match (linearize(e, &|n| sema.param(n).and_then(|c| c.as_int())), interval(sema, e, &env)) {
-                    (Some(l), Some((lo, hi))) if l.terms.len() <= 1 && l.terms.values().all(|c| c.abs() == 1) => DimSet::range(lo, hi),
+                Arg::Expr(e) | Arg::Keyword(_, e) => match (
+                    linearize(e, &|n| sema.param(n).and_then(|c| c.as_int())),
+                    interval(sema, e, &env),
+                ) {
+                    (Some(l), Some((lo, hi)))
+                        if l.terms.len() <= 1 && l.terms.values().all(|c| c.abs() == 1) =>
+                    {
+                        DimSet::range(lo, hi)
+                    }
                     (_, Some((lo, hi))) => DimSet::range(lo, hi),
                     _ => DimSet::all(),
                 },
                 Arg::Range(lo, hi, _) => {
-                    let l = lo.as_ref().map_or(Some((i64::MIN, i64::MIN)), |e| interval(sema, e, &env));
-                    let h = hi.as_ref().map_or(Some((i64::MAX, i64::MAX)), |e| interval(sema, e, &env));
+                    let l = lo
+                        .as_ref()
+                        .map_or(Some((i64::MIN, i64::MIN)), |e| interval(sema, e, &env));
+                    let h = hi
+                        .as_ref()
+                        .map_or(Some((i64::MAX, i64::MAX)), |e| interval(sema, e, &env));
                     match (l, h) {
                         (Some((l, _)), Some((_, h))) => DimSet::range(l, h),
                         _ => DimSet::all(),
@@ -451,7 +520,13 @@ pub fn interval(sema: &UnitSema, e: &Expr, env: &Env) -> Option<(i64, i64)> {
 
 /// Loop variable ranges of every statement: the DO loops enclosing it (all of them).
 pub fn statement_envs(unit: &Unit, sema: &UnitSema) -> BTreeMap<StmtId, Env> {
-    fn go(unit: &Unit, sema: &UnitSema, nodes: &[Node], env: &Env, out: &mut BTreeMap<StmtId, Env>) {
+    fn go(
+        unit: &Unit,
+        sema: &UnitSema,
+        nodes: &[Node],
+        env: &Env,
+        out: &mut BTreeMap<StmtId, Env>,
+    ) {
         for n in nodes {
             match n {
                 Node::Stmt(id) => {
@@ -496,7 +571,9 @@ pub fn statement_envs(unit: &Unit, sema: &UnitSema) -> BTreeMap<StmtId, Env> {
 fn node_of<'a>(nodes: &'a [Node], header: StmtId) -> Option<&'a Node> {
     for n in nodes {
         match n {
-            Node::Do { header: h, body, .. } => {
+            Node::Do {
+                header: h, body, ..
+            } => {
                 if *h == header {
                     return Some(n);
                 }
@@ -520,7 +597,12 @@ fn node_of<'a>(nodes: &'a [Node], header: StmtId) -> Option<&'a Node> {
 /// Build the CFG of a unit. `collapse` selects large blocks (nests as single items); without
 /// it every loop is expanded (statement-level items), which the loop analysis uses for
 /// liveness after a loop.
-pub fn build(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>, collapse: bool) -> Cfg {
+pub fn build(
+    unit: &Unit,
+    sema: &UnitSema,
+    summaries: &BTreeMap<Name, Summary>,
+    collapse: bool,
+) -> Cfg {
     let can = |n: &Node| collapsible(unit, summaries, n);
     let mut b = Builder {
         unit,
@@ -547,7 +629,9 @@ pub fn build(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>, 
     }
     // Drop empty blocks that nothing enters and nothing leaves (e.g. after a final GOTO).
     let mut graph = DiGraph::new();
-    let nodes: Vec<NodeIndex> = (0..b.blocks.len()).map(|i| graph.add_node(BlockId(i as u32))).collect();
+    let nodes: Vec<NodeIndex> = (0..b.blocks.len())
+        .map(|i| graph.add_node(BlockId(i as u32)))
+        .collect();
     b.edges.sort_by_key(|(f, t, e)| (f.0, t.0, e.at));
     b.edges.dedup_by_key(|(f, t, e)| (f.0, t.0, e.at));
     for (f, t, e) in &b.edges {
@@ -555,7 +639,11 @@ pub fn build(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>, 
     }
     // Per-block facts.
     let envs = statement_envs(unit, sema);
-    let cx = AccessCtx { unit, sema, summaries };
+    let cx = AccessCtx {
+        unit,
+        sema,
+        summaries,
+    };
     let mut blocks = vec![];
     for (i, items) in b.blocks.iter().enumerate() {
         let mut blk = Block {
@@ -577,7 +665,10 @@ pub fn build(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>, 
                     let st = unit.stmt(*id);
                     blk.lines.insert(st.span.line);
                     cx.stmt_accesses(st, &mut acc, &mut calls);
-                    if let StmtKind::Assign { lhs: Expr::Var(v), .. } = &st.kind {
+                    if let StmtKind::Assign {
+                        lhs: Expr::Var(v), ..
+                    } = &st.kind
+                    {
                         kill.insert(v.clone());
                     }
                 }
@@ -612,7 +703,11 @@ pub fn build(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>, 
                 let sid = a.stmt;
                 let env = envs.get(&sid).cloned().unwrap_or_default();
                 let set = access_section(sema, a, &env);
-                let target = if a.write { &mut blk.writes } else { &mut blk.reads };
+                let target = if a.write {
+                    &mut blk.writes
+                } else {
+                    &mut blk.reads
+                };
                 match target.get_mut(&a.name) {
                     Some(s) => *s = s.union(&set),
                     None => {
@@ -637,7 +732,11 @@ pub fn build(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>, 
         blocks.push(blk);
     }
     let mut cfg = Cfg {
-        entry: if blocks.is_empty() { None } else { Some(BlockId(0)) },
+        entry: if blocks.is_empty() {
+            None
+        } else {
+            Some(BlockId(0))
+        },
         blocks,
         graph,
         nodes,
@@ -659,12 +758,20 @@ impl Cfg {
     }
     /// Successor edges of a block: (target, info).
     pub fn succs(&self, id: BlockId) -> Vec<(BlockId, EdgeInfo)> {
-        let mut v: Vec<(BlockId, EdgeInfo)> = self.graph.edges_directed(self.nodes[id.0 as usize], Direction::Outgoing).map(|e| (self.graph[e.target()], *e.weight())).collect();
+        let mut v: Vec<(BlockId, EdgeInfo)> = self
+            .graph
+            .edges_directed(self.nodes[id.0 as usize], Direction::Outgoing)
+            .map(|e| (self.graph[e.target()], *e.weight()))
+            .collect();
         v.sort_by_key(|(b, e)| (b.0, e.at));
         v
     }
     pub fn preds(&self, id: BlockId) -> Vec<BlockId> {
-        let mut v: Vec<BlockId> = self.graph.edges_directed(self.nodes[id.0 as usize], Direction::Incoming).map(|e| self.graph[e.source()]).collect();
+        let mut v: Vec<BlockId> = self
+            .graph
+            .edges_directed(self.nodes[id.0 as usize], Direction::Incoming)
+            .map(|e| self.graph[e.source()])
+            .collect();
         v.sort();
         v.dedup();
         v
@@ -785,8 +892,21 @@ impl Cfg {
                 v.dedup();
                 v.iter().map(|x| x.to_string()).collect()
             };
-            let prev: Vec<String> = self.preds(blk.id).iter().map(|b| (b.0 + 1).to_string()).collect();
-            let _ = writeln!(out, "{} | {} | {} | {} | {} | {}", blk.id.0 + 1, lines, fmt_sets(&blk.writes), fmt_sets(&blk.reads), next.join(", "), prev.join(", "));
+            let prev: Vec<String> = self
+                .preds(blk.id)
+                .iter()
+                .map(|b| (b.0 + 1).to_string())
+                .collect();
+            let _ = writeln!(
+                out,
+                "{} | {} | {} | {} | {} | {}",
+                blk.id.0 + 1,
+                lines,
+                fmt_sets(&blk.writes),
+                fmt_sets(&blk.reads),
+                next.join(", "),
+                prev.join(", ")
+            );
         }
         out
     }

@@ -48,11 +48,31 @@ pub mod codes {
 }
 
 impl Diagnostic {
-    pub fn error(code: &'static str, message: impl Into<String>, location: Option<Location>) -> Self {
-        Diagnostic { code, severity: Severity::Error, message: message.into(), location, notes: vec![] }
+    pub fn error(
+        code: &'static str,
+        message: impl Into<String>,
+        location: Option<Location>,
+    ) -> Self {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            location,
+            notes: vec![],
+        }
     }
-    pub fn warning(code: &'static str, message: impl Into<String>, location: Option<Location>) -> Self {
-        Diagnostic { code, severity: Severity::Warning, message: message.into(), location, notes: vec![] }
+    pub fn warning(
+        code: &'static str,
+        message: impl Into<String>,
+        location: Option<Location>,
+    ) -> Self {
+        Diagnostic {
+            code,
+            severity: Severity::Warning,
+            message: message.into(),
+            location,
+            notes: vec![],
+        }
     }
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());

@@ -357,13 +357,16 @@ struct LineInfo {
     /// Free form: the body ends with `&` (removed from `body`).
     trail_amp: Option<Pos>,
     body: Vec<PChar>,
+    /// The quote still open at the end of the line.
+    end_quote: Option<char>,
     /// Where "end of directive" is when the body is empty.
     empty_pos: Pos,
 }
 
 /// Cut a `!` comment (outside quotes) off a body.
-fn strip_comment(body: &mut Vec<PChar>) {
-    let mut quote: Option<char> = None;
+/// `quote`: the character context open at the start of the line (a quoted
+/// string continued from the previous line); returns the one open at its end.
+fn strip_comment(body: &mut Vec<PChar>, mut quote: Option<char>) -> Option<char> {
     for (k, p) in body.iter().enumerate() {
         match quote {
             Some(q) => {
@@ -375,15 +378,17 @@ fn strip_comment(body: &mut Vec<PChar>) {
                 '\'' | '"' => quote = Some(p.c),
                 '!' => {
                     body.truncate(k);
-                    return;
+                    return None;
                 }
                 _ => {}
             },
         }
     }
+    quote
 }
 
-fn classify(line: &str, fixed: bool, lineno: u32) -> Option<LineInfo> {
+/// `carry`: the quote open at the end of the directive this line may continue.
+fn classify(line: &str, fixed: bool, lineno: u32, carry: Option<char>) -> Option<LineInfo> {
     let chars: Vec<char> = line.chars().collect();
     let (sentinel, start) = sentinel_at(&chars, fixed)?;
     let pc = |k: usize| PChar {
@@ -397,9 +402,10 @@ fn classify(line: &str, fixed: bool, lineno: u32) -> Option<LineInfo> {
         let limit = chars.len().min(72);
         let fixed_cont = matches!(chars.get(5), Some(&c) if !is_blank(c) && c != '0');
         let mut body: Vec<PChar> = (6.min(limit)..limit).map(pc).collect();
-        strip_comment(&mut body);
+        let carry = if fixed_cont { carry } else { None };
+        let end_quote = strip_comment(&mut body, carry);
         // Blanks are insignificant in fixed form, except inside quotes.
-        let mut quote: Option<char> = None;
+        let mut quote = carry;
         body.retain(|p| match quote {
             Some(q) => {
                 if p.c == q {
@@ -421,6 +427,7 @@ fn classify(line: &str, fixed: bool, lineno: u32) -> Option<LineInfo> {
             lead_amp: None,
             trail_amp: None,
             body,
+            end_quote,
             empty_pos: Pos {
                 line: lineno,
                 col: to_u32(limit.max(5) + 1),
@@ -437,7 +444,7 @@ fn classify(line: &str, fixed: bool, lineno: u32) -> Option<LineInfo> {
             (None, start)
         };
         let mut body: Vec<PChar> = (body_start..chars.len()).map(pc).collect();
-        strip_comment(&mut body);
+        let end_quote = strip_comment(&mut body, carry);
         let mut trail_amp = None;
         if let Some(last) = body.iter().rposition(|p| !is_blank(p.c)) {
             if body[last].c == '&' {
@@ -452,6 +459,7 @@ fn classify(line: &str, fixed: bool, lineno: u32) -> Option<LineInfo> {
             lead_amp,
             trail_amp,
             body,
+            end_quote,
             empty_pos: Pos {
                 line: lineno,
                 col: to_u32(start + 1),
@@ -467,6 +475,7 @@ struct Raw {
     first: u32,
     last: u32,
     body: Vec<PChar>,
+    end_quote: Option<char>,
     empty_pos: Pos,
 }
 
@@ -478,6 +487,7 @@ impl Raw {
             first: info.line,
             last: info.line,
             body: info.body,
+            end_quote: info.end_quote,
             empty_pos: info.empty_pos,
         }
     }
@@ -485,6 +495,7 @@ impl Raw {
     fn append(&mut self, info: LineInfo) {
         self.last = info.line;
         self.body.extend(info.body);
+        self.end_quote = info.end_quote;
         self.empty_pos = info.empty_pos;
     }
 
@@ -543,7 +554,12 @@ pub fn scan(lines: &[&str], fixed_form: bool) -> Vec<Result<Directive, Directive
     let mut pending_amp: Option<Pos> = None;
     for (idx, line) in lines.iter().enumerate() {
         let lineno = to_u32(idx + 1);
-        let info = classify(line, fixed_form, lineno);
+        // A quoted string may go on in a continuation line.
+        let carry = match &cur {
+            Some(r) if fixed_form || pending_amp.is_some() => r.end_quote,
+            _ => None,
+        };
+        let info = classify(line, fixed_form, lineno, carry);
         if fixed_form {
             match info {
                 None => {
@@ -601,6 +617,9 @@ pub fn scan(lines: &[&str], fixed_form: bool) -> Vec<Result<Directive, Directive
             )));
             cur = None;
             pending_amp = None;
+            if carry.is_some() {
+                info = classify(line, false, lineno, None);
+            }
         }
         if let Some(i) = info {
             if let Some(p) = i.lead_amp {
@@ -2980,6 +2999,22 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             kind_fixed("CDVM$ INTERVAL 7 ! timing"),
             K::Interval(Some(int(7)))
         );
+    }
+
+    #[test]
+    fn quoted_text_goes_on_over_continuation_lines() {
+        let expect = K::Unknown {
+            keyword: "io_mode".into(),
+            text: "'A !B'".into(),
+        };
+        let d = one(&["CDVM$ IO_MODE 'A !", "CDVM$*B'  ! comment"], true);
+        assert_eq!(d.kind, expect);
+        let d = one(&["!DVM$ IO_MODE 'A !&", "!DVM$&B' ! comment"], false);
+        assert_eq!(d.kind, expect);
+        // Without a continuation the quote does not carry over.
+        let r = scan(&["CDVM$ IO_MODE 'A !", "CDVM$ INTERVAL ! 'x"], true);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[1].as_ref().map(|d| d.kind.clone()), Ok(K::Interval(None)));
     }
 
     #[test]

@@ -23,8 +23,16 @@ pub fn unit_index(units: &[Unit]) -> BTreeMap<Name, usize> {
 }
 
 /// Accesses and call sites of every statement of a unit.
-pub fn unit_accesses(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> (Vec<Access>, Vec<CallSite>) {
-    let cx = AccessCtx { unit, sema, summaries };
+pub fn unit_accesses(
+    unit: &Unit,
+    sema: &UnitSema,
+    summaries: &BTreeMap<Name, Summary>,
+) -> (Vec<Access>, Vec<CallSite>) {
+    let cx = AccessCtx {
+        unit,
+        sema,
+        summaries,
+    };
     let mut acc = vec![];
     let mut calls = vec![];
     for st in &unit.stmts {
@@ -62,7 +70,12 @@ pub fn summarize(units: &[Unit], semas: &[UnitSema]) -> (BTreeMap<Name, Summary>
         for &n in &scc {
             let i = g[n];
             let u = &units[i];
-            if index.get(&u.name) != Some(&i) || matches!(u.kind, UnitKind::Program | UnitKind::Module | UnitKind::BlockData) {
+            if index.get(&u.name) != Some(&i)
+                || matches!(
+                    u.kind,
+                    UnitKind::Program | UnitKind::Module | UnitKind::BlockData
+                )
+            {
                 continue;
             }
             let mut s = summarize_unit(u, &semas[i], &summaries);
@@ -78,8 +91,15 @@ pub fn summarize(units: &[Unit], semas: &[UnitSema]) -> (BTreeMap<Name, Summary>
 
 fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> Summary {
     let (accesses, calls) = unit_accesses(unit, sema, summaries);
-    let mut s = Summary { name: unit.name.clone(), ..Default::default() };
-    let written: BTreeSet<&str> = accesses.iter().filter(|a| a.write).map(|a| a.name.as_str()).collect();
+    let mut s = Summary {
+        name: unit.name.clone(),
+        ..Default::default()
+    };
+    let written: BTreeSet<&str> = accesses
+        .iter()
+        .filter(|a| a.write)
+        .map(|a| a.name.as_str())
+        .collect();
     // Dummy scalars that keep their value throughout the callee can be substituted by actuals.
     let portable_var = |v: &str| -> Option<Expr> {
         let sym = sema.symbol(v)?;
@@ -96,7 +116,9 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
         Some(
             subs.iter()
                 .map(|a| match a {
-                    Arg::Expr(e) => portable(e, &portable_var).map(Arg::Expr).unwrap_or(Arg::Range(None, None, None)),
+                    Arg::Expr(e) => portable(e, &portable_var)
+                        .map(Arg::Expr)
+                        .unwrap_or(Arg::Range(None, None, None)),
                     _ => Arg::Range(None, None, None),
                 })
                 .collect(),
@@ -114,10 +136,16 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
             }
         };
         if let Some(block) = a.name.strip_prefix('/').and_then(|b| b.strip_suffix('/')) {
-            push(s.commons.entry((block.to_string(), usize::MAX)).or_default());
+            push(
+                s.commons
+                    .entry((block.to_string(), usize::MAX))
+                    .or_default(),
+            );
             continue;
         }
-        let Some(sym) = sema.symbol(&a.name) else { continue };
+        let Some(sym) = sema.symbol(&a.name) else {
+            continue;
+        };
         if let Some(k) = sym.dummy {
             push(s.args.entry(k).or_default());
         } else if let Some((block, idx)) = &sym.common {
@@ -125,6 +153,21 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
             push(s.commons.entry((block.clone(), *idx)).or_default());
         } else if a.write && (sym.save || sym.data_init) {
             s.keeps_state = true;
+        }
+    }
+    for (name, sym) in &sema.symbols {
+        if let (Some(k), Some(dims)) = (sym.dummy, &sym.dims) {
+            let _ = name;
+            let d = dims
+                .iter()
+                .map(|d| {
+                    (
+                        d.lo_expr.as_ref().and_then(|e| portable(e, &portable_var)),
+                        d.hi_expr.as_ref().and_then(|e| portable(e, &portable_var)),
+                    )
+                })
+                .collect();
+            s.arg_dims.insert(k, d);
         }
     }
     for e in s.args.values_mut().chain(s.commons.values_mut()) {
@@ -161,7 +204,9 @@ fn portable(e: &Expr, var: &dyn Fn(&str) -> Option<Expr>) -> Option<Expr> {
         Expr::Int(_) => e.clone(),
         Expr::Var(v) => var(v)?,
         Expr::Unary(o, x) => Expr::Unary(*o, Box::new(portable(x, var)?)),
-        Expr::Binary(o, a, b) if matches!(o, BinOp::Add | BinOp::Sub | BinOp::Mul) => Expr::Binary(*o, Box::new(portable(a, var)?), Box::new(portable(b, var)?)),
+        Expr::Binary(o, a, b) if matches!(o, BinOp::Add | BinOp::Sub | BinOp::Mul) => {
+            Expr::Binary(*o, Box::new(portable(a, var)?), Box::new(portable(b, var)?))
+        }
         _ => return None,
     })
 }

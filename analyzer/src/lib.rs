@@ -3,18 +3,18 @@
 //! analysis and interprocedural summaries. It does no I/O besides reading source files and
 //! never touches the database.
 
-pub mod ast;
-pub mod diag;
-pub mod lower;
-pub mod sema;
-pub mod source;
 pub mod access;
 pub mod affine;
-pub mod interproc;
+pub mod ast;
 pub mod cfg;
 pub mod deptest;
+pub mod diag;
 pub mod directives;
-pub mod program;
-pub mod sections;
+pub mod interproc;
 pub mod loops;
+pub mod lower;
+pub mod program;
 pub mod report;
+pub mod sections;
+pub mod sema;
+pub mod source;

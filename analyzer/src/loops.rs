@@ -174,13 +174,24 @@ pub struct UnitLoops {
 }
 
 /// Analyze every loop of a unit.
-pub fn analyze_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> UnitLoops {
+pub fn analyze_unit(
+    unit: &Unit,
+    sema: &UnitSema,
+    summaries: &BTreeMap<Name, Summary>,
+) -> UnitLoops {
     let fine = cfg::build(unit, sema, summaries, false);
     let envs = cfg::statement_envs(unit, sema);
     let targets = cfg::jump_targets(unit);
     let mut out = vec![];
-    let cx = Analyzer { unit, sema, summaries, fine: &fine, envs: &envs, targets: &targets };
-    cx.walk(&unit.body, 0, None, &mut out);
+    let cx = Analyzer {
+        unit,
+        sema,
+        summaries,
+        fine: &fine,
+        envs: &envs,
+        targets: &targets,
+    };
+    cx.walk(&unit.body, 0, None, &mut vec![], &mut out);
     UnitLoops { loops: out }
 }
 
@@ -198,18 +209,33 @@ fn const_lin(sema: &UnitSema) -> impl Fn(&str) -> Option<i64> + '_ {
 }
 
 impl<'a> Analyzer<'a> {
-    fn walk(&self, nodes: &[Node], depth: u32, parent: Option<usize>, out: &mut Vec<LoopInfo>) {
+    fn walk(
+        &self,
+        nodes: &[Node],
+        depth: u32,
+        parent: Option<usize>,
+        outer: &mut Vec<StmtId>,
+        out: &mut Vec<LoopInfo>,
+    ) {
         for n in nodes {
             match n {
                 Node::Do { header, body, end } => {
                     let idx = out.len();
-                    let info = self.analyze_loop(*header, body, *end, depth + 1, parent);
+                    let info = self.analyze_loop(*header, body, *end, depth + 1, parent, outer);
                     out.push(info);
-                    self.walk(body, depth + 1, Some(idx), out);
+                    // Only a chain of counted DO loops gives outer levels to the dependence test.
+                    let counted = matches!(self.unit.stmt(*header).kind, StmtKind::Do { .. });
+                    let saved = std::mem::take(outer);
+                    if counted {
+                        outer.extend(saved.iter().copied());
+                        outer.push(*header);
+                    }
+                    self.walk(body, depth + 1, Some(idx), outer, out);
+                    *outer = saved;
                 }
                 Node::If { arms, .. } => {
                     for (_, b) in arms {
-                        self.walk(b, depth, parent, out);
+                        self.walk(b, depth, parent, outer, out);
                     }
                 }
                 Node::Stmt(_) => {}
@@ -217,27 +243,52 @@ impl<'a> Analyzer<'a> {
         }
     }
 
-    fn body_stmts<'b>(&'b self, header: StmtId, body: &'b [Node], end: Option<StmtId>) -> Vec<BodyStmt<'b>> {
-        fn go<'b>(u: &'b Unit, nodes: &'b [Node], nest: &mut Vec<StmtId>, out: &mut Vec<BodyStmt<'b>>) {
+    fn body_stmts<'b>(
+        &'b self,
+        header: StmtId,
+        body: &'b [Node],
+        end: Option<StmtId>,
+    ) -> Vec<BodyStmt<'b>> {
+        fn go<'b>(
+            u: &'b Unit,
+            nodes: &'b [Node],
+            nest: &mut Vec<StmtId>,
+            out: &mut Vec<BodyStmt<'b>>,
+        ) {
             for n in nodes {
                 match n {
-                    Node::Stmt(id) => out.push(BodyStmt { st: u.stmt(*id), nest: nest.clone() }),
+                    Node::Stmt(id) => out.push(BodyStmt {
+                        st: u.stmt(*id),
+                        nest: nest.clone(),
+                    }),
                     Node::Do { header, body, end } => {
-                        out.push(BodyStmt { st: u.stmt(*header), nest: nest.clone() });
+                        out.push(BodyStmt {
+                            st: u.stmt(*header),
+                            nest: nest.clone(),
+                        });
                         nest.push(*header);
                         go(u, body, nest, out);
                         if let Some(e) = end {
-                            out.push(BodyStmt { st: u.stmt(*e), nest: nest.clone() });
+                            out.push(BodyStmt {
+                                st: u.stmt(*e),
+                                nest: nest.clone(),
+                            });
                         }
                         nest.pop();
                     }
                     Node::If { arms, end } => {
                         for (h, b) in arms {
-                            out.push(BodyStmt { st: u.stmt(*h), nest: nest.clone() });
+                            out.push(BodyStmt {
+                                st: u.stmt(*h),
+                                nest: nest.clone(),
+                            });
                             go(u, b, nest, out);
                         }
                         if let Some(e) = end {
-                            out.push(BodyStmt { st: u.stmt(*e), nest: nest.clone() });
+                            out.push(BodyStmt {
+                                st: u.stmt(*e),
+                                nest: nest.clone(),
+                            });
                         }
                     }
                 }
@@ -247,15 +298,30 @@ impl<'a> Analyzer<'a> {
         let mut nest = vec![header];
         go(self.unit, body, &mut nest, &mut v);
         if let Some(e) = end {
-            v.push(BodyStmt { st: self.unit.stmt(e), nest: vec![header] });
+            v.push(BodyStmt {
+                st: self.unit.stmt(e),
+                nest: vec![header],
+            });
         }
         v
     }
 
-    fn analyze_loop(&self, header: StmtId, body: &[Node], end: Option<StmtId>, depth: u32, parent: Option<usize>) -> LoopInfo {
+    fn analyze_loop(
+        &self,
+        header: StmtId,
+        body: &[Node],
+        end: Option<StmtId>,
+        depth: u32,
+        parent: Option<usize>,
+        outer: &[StmtId],
+    ) -> LoopInfo {
         let hs = self.unit.stmt(header);
-        let mut end_line = end.map(|e| self.unit.stmt(e).span.end_line).unwrap_or(hs.span.end_line);
-        for_each_stmt(self.unit, body, &mut |s| end_line = end_line.max(s.span.end_line));
+        let mut end_line = end
+            .map(|e| self.unit.stmt(e).span.end_line)
+            .unwrap_or(hs.span.end_line);
+        for_each_stmt(self.unit, body, &mut |s| {
+            end_line = end_line.max(s.span.end_line)
+        });
         let mut info = LoopInfo {
             header,
             line: hs.span.line,
@@ -274,9 +340,17 @@ impl<'a> Analyzer<'a> {
             parent,
         };
         let (var, lo, hi, step) = match &hs.kind {
-            StmtKind::Do { var, lo, hi, step, .. } => (var.clone(), lo, hi, step.as_ref()),
+            StmtKind::Do {
+                var, lo, hi, step, ..
+            } => (var.clone(), lo, hi, step.as_ref()),
             _ => {
-                info.blockers.push(Blocker { code: BlockerCode::While, message: "DO WHILE loop: the number of iterations is not known when the loop starts".into(), line: hs.span.line });
+                info.blockers.push(Blocker {
+                    code: BlockerCode::While,
+                    message:
+                        "DO WHILE loop: the number of iterations is not known when the loop starts"
+                            .into(),
+                    line: hs.span.line,
+                });
                 return info;
             }
         };
@@ -293,7 +367,11 @@ impl<'a> Analyzer<'a> {
             }
         }
         let stmts = self.body_stmts(header, body, end);
-        let cx = AccessCtx { unit: self.unit, sema: self.sema, summaries: self.summaries };
+        let cx = AccessCtx {
+            unit: self.unit,
+            sema: self.sema,
+            summaries: self.summaries,
+        };
         let mut accesses: Vec<(Access, usize)> = vec![];
         let mut calls: Vec<CallSite> = vec![];
         // Index variables: this loop's and the inner loops'; implied-DO variables.
@@ -319,7 +397,12 @@ impl<'a> Analyzer<'a> {
         // Scalars.
         let written_scalars: BTreeSet<Name> = accesses
             .iter()
-            .filter(|(a, _)| a.write && !index_vars.contains(&a.name) && !self.sema.is_array(&a.name) && !a.name.starts_with('/'))
+            .filter(|(a, _)| {
+                a.write
+                    && !index_vars.contains(&a.name)
+                    && !self.sema.is_array(&a.name)
+                    && !a.name.starts_with('/')
+            })
             .map(|(a, _)| a.name.clone())
             .collect();
         let (exposed, must_arrays_ok) = self.exposure(body, &index_vars, &var);
@@ -327,11 +410,25 @@ impl<'a> Analyzer<'a> {
         let red = self.reductions(&stmts, body, &written_scalars, &accesses);
         let loc_vars: BTreeSet<Name> = red.iter().flat_map(|r| r.loc.iter().cloned()).collect();
         for v in &written_scalars {
-            let line_of = |w: bool| accesses.iter().find(|(a, _)| &a.name == v && a.write == w).map(|(a, _)| a.line).unwrap_or(info.line);
-            if let Some((a, _)) = accesses.iter().find(|(a, _)| &a.name == v && a.write && a.via_call.is_some()) {
+            let line_of = |w: bool| {
+                accesses
+                    .iter()
+                    .find(|(a, _)| &a.name == v && a.write == w)
+                    .map(|(a, _)| a.line)
+                    .unwrap_or(info.line)
+            };
+            if let Some((a, _)) = accesses
+                .iter()
+                .find(|(a, _)| &a.name == v && a.write && a.via_call.is_some())
+            {
                 info.blockers.push(Blocker {
                     code: BlockerCode::Call,
-                    message: format!("call to {} at line {} writes {}, which other iterations also use", a.via_call.as_deref().unwrap_or("?").to_uppercase(), a.line, v.to_uppercase()),
+                    message: format!(
+                        "call to {} at line {} writes {}, which other iterations also use",
+                        a.via_call.as_deref().unwrap_or("?").to_uppercase(),
+                        a.line,
+                        v.to_uppercase()
+                    ),
                     line: a.line,
                 });
                 continue;
@@ -348,7 +445,10 @@ impl<'a> Analyzer<'a> {
                 continue;
             }
             let induction = stmts.iter().find_map(|bs| match &bs.st.kind {
-                StmtKind::Assign { lhs: Expr::Var(x), rhs } if x == v && is_induction_update(v, rhs, self.sema) => Some(bs.st.span.line),
+                StmtKind::Assign {
+                    lhs: Expr::Var(x),
+                    rhs,
+                } if x == v && is_induction_update(v, rhs, self.sema) => Some(bs.st.span.line),
                 _ => None,
             });
             match induction {
@@ -362,21 +462,36 @@ impl<'a> Analyzer<'a> {
         }
         info.reductions = red;
         // Arrays: privatizable work arrays, aliasing, dependences.
-        let arrays: BTreeSet<Name> = accesses.iter().filter(|(a, _)| self.sema.is_array(&a.name)).map(|(a, _)| a.name.clone()).collect();
+        let arrays: BTreeSet<Name> = accesses
+            .iter()
+            .filter(|(a, _)| self.sema.is_array(&a.name))
+            .map(|(a, _)| a.name.clone())
+            .collect();
         let mut private_arrays = BTreeSet::new();
         for x in &arrays {
-            let accs: Vec<&Access> = accesses.iter().filter(|(a, _)| &a.name == x).map(|(a, _)| a).collect();
+            let accs: Vec<&Access> = accesses
+                .iter()
+                .filter(|(a, _)| &a.name == x)
+                .map(|(a, _)| a)
+                .collect();
             if !accs.iter().any(|a| a.write) || accs.iter().any(|a| a.via_call.is_some()) {
                 continue;
             }
             let invariant = accs.iter().all(|a| match &a.subs {
                 None => false,
-                Some(subs) => subs.iter().all(|s| match s.expr().and_then(|e| linearize(e, &const_lin(self.sema))) {
-                    Some(l) => l.vars().all(|v| v != &var && (index_vars.contains(v) || !written_scalars.contains(v))),
-                    None => false,
+                Some(subs) => subs.iter().all(|s| {
+                    match s.expr().and_then(|e| linearize(e, &const_lin(self.sema))) {
+                        Some(l) => l.vars().all(|v| {
+                            v != &var && (index_vars.contains(v) || !written_scalars.contains(v))
+                        }),
+                        None => false,
+                    }
                 }),
             });
-            if invariant && must_arrays_ok.contains(x) && !(live_after.contains(x) && self.array_used_after(header, x)) {
+            if invariant
+                && must_arrays_ok.contains(x)
+                && !(live_after.contains(x) && self.array_used_after(header, x))
+            {
                 private_arrays.insert(x.clone());
                 info.private.push(x.clone());
             }
@@ -386,17 +501,41 @@ impl<'a> Analyzer<'a> {
             let Some(sym) = sym else { continue };
             for al in &sym.aliases {
                 let touched = accesses.iter().any(|(a, _)| &a.name == al);
-                let writes = accesses.iter().any(|(a, _)| (&a.name == al || &a.name == x) && a.write);
+                let writes = accesses
+                    .iter()
+                    .any(|(a, _)| (&a.name == al || &a.name == x) && a.write);
                 if touched && writes && x < al {
-                    let l = accesses.iter().find(|(a, _)| &a.name == al || &a.name == x).map(|(a, _)| a.line).unwrap_or(info.line);
-                    info.blockers.push(Blocker { code: BlockerCode::Alias, message: format!("{} and {} share storage (EQUIVALENCE) and are both used in the loop", x.to_uppercase(), al.to_uppercase()), line: l });
+                    let l = accesses
+                        .iter()
+                        .find(|(a, _)| &a.name == al || &a.name == x)
+                        .map(|(a, _)| a.line)
+                        .unwrap_or(info.line);
+                    info.blockers.push(Blocker {
+                        code: BlockerCode::Alias,
+                        message: format!(
+                            "{} and {} share storage (EQUIVALENCE) and are both used in the loop",
+                            x.to_uppercase(),
+                            al.to_uppercase()
+                        ),
+                        line: l,
+                    });
                 }
             }
         }
-        self.dependences(&stmts, &accesses, &arrays, &private_arrays, &written_scalars, &index_vars, &mut info);
+        self.dependences(
+            outer,
+            &stmts,
+            &accesses,
+            &arrays,
+            &private_arrays,
+            &written_scalars,
+            &index_vars,
+            &mut info,
+        );
         info.private.sort();
         info.private.dedup();
-        info.blockers.sort_by(|a, b| (a.line, a.code, &a.message).cmp(&(b.line, b.code, &b.message)));
+        info.blockers
+            .sort_by(|a, b| (a.line, a.code, &a.message).cmp(&(b.line, b.code, &b.message)));
         info.blockers.dedup();
         info.verdict = if !info.blockers.is_empty() {
             Verdict::Sequential
@@ -410,25 +549,86 @@ impl<'a> Analyzer<'a> {
 
     fn control_blockers(&self, stmts: &[BodyStmt], body: &[Node], info: &mut LoopInfo) {
         let inside = cfg::labels_within(self.unit, body);
-        let own_name = stmts.first().and_then(|b| b.nest.first()).and_then(|h| self.unit.stmt(*h).name.as_ref());
-        let inner_names: BTreeSet<&Name> = stmts.iter().filter(|b| matches!(b.st.kind, StmtKind::Do { .. } | StmtKind::DoWhile { .. })).filter_map(|b| b.st.name.as_ref()).collect();
+        let own_name = stmts
+            .first()
+            .and_then(|b| b.nest.first())
+            .and_then(|h| self.unit.stmt(*h).name.as_ref());
+        let inner_names: BTreeSet<&Name> = stmts
+            .iter()
+            .filter(|b| matches!(b.st.kind, StmtKind::Do { .. } | StmtKind::DoWhile { .. }))
+            .filter_map(|b| b.st.name.as_ref())
+            .collect();
         for bs in stmts {
             let st = bs.st;
             let line = st.span.line;
             let mut check = |k: &StmtKind| match k {
-                StmtKind::Io { kind, .. } => info.blockers.push(Blocker { code: BlockerCode::Io, message: format!("{} statement at line {line}", io_name(kind)), line }),
-                StmtKind::Stop => info.blockers.push(Blocker { code: BlockerCode::Stop, message: format!("STOP at line {line}"), line }),
-                StmtKind::Return => info.blockers.push(Blocker { code: BlockerCode::Stop, message: format!("RETURN at line {line} leaves the procedure"), line }),
-                StmtKind::Exit(None) if bs.nest.len() == 1 => info.blockers.push(Blocker { code: BlockerCode::Exit, message: format!("EXIT at line {line} leaves the loop"), line }),
-                StmtKind::Exit(Some(n)) | StmtKind::Cycle(Some(n)) if !inner_names.contains(n) && !(matches!(k, StmtKind::Cycle(_)) && own_name == Some(n)) => {
-                    let what = if matches!(k, StmtKind::Exit(_)) { "EXIT" } else { "CYCLE" };
-                    info.blockers.push(Blocker { code: BlockerCode::Exit, message: format!("{what} {} at line {line} leaves the loop", n.to_uppercase()), line })
+                StmtKind::Io { kind, .. } => info.blockers.push(Blocker {
+                    code: BlockerCode::Io,
+                    message: format!("{} statement at line {line}", io_name(kind)),
+                    line,
+                }),
+                StmtKind::Stop => info.blockers.push(Blocker {
+                    code: BlockerCode::Stop,
+                    message: format!("STOP at line {line}"),
+                    line,
+                }),
+                StmtKind::Return => info.blockers.push(Blocker {
+                    code: BlockerCode::Stop,
+                    message: format!("RETURN at line {line} leaves the procedure"),
+                    line,
+                }),
+                StmtKind::Exit(None) if bs.nest.len() == 1 => info.blockers.push(Blocker {
+                    code: BlockerCode::Exit,
+                    message: format!("EXIT at line {line} leaves the loop"),
+                    line,
+                }),
+                StmtKind::Exit(Some(n)) | StmtKind::Cycle(Some(n))
+                    if !inner_names.contains(n)
+                        && !(matches!(k, StmtKind::Cycle(_)) && own_name == Some(n)) =>
+                {
+                    let what = if matches!(k, StmtKind::Exit(_)) {
+                        "EXIT"
+                    } else {
+                        "CYCLE"
+                    };
+                    info.blockers.push(Blocker {
+                        code: BlockerCode::Exit,
+                        message: format!(
+                            "{what} {} at line {line} leaves the loop",
+                            n.to_uppercase()
+                        ),
+                        line,
+                    })
                 }
-                StmtKind::Goto(l) if !inside.contains(l) => info.blockers.push(Blocker { code: BlockerCode::Exit, message: format!("GOTO {l} at line {line} jumps out of the loop"), line }),
-                StmtKind::ArithIf(_, ls) if ls.iter().any(|l| !inside.contains(l)) => info.blockers.push(Blocker { code: BlockerCode::Exit, message: format!("arithmetic IF at line {line} jumps out of the loop"), line }),
-                StmtKind::ComputedGoto(ls, _) if ls.iter().any(|l| !inside.contains(l)) => info.blockers.push(Blocker { code: BlockerCode::Exit, message: format!("computed GOTO at line {line} may jump out of the loop"), line }),
-                StmtKind::Unsupported(what) => info.blockers.push(Blocker { code: BlockerCode::Unsupported, message: format!("unsupported construct ({what}) at line {line}"), line }),
-                StmtKind::Error => info.blockers.push(Blocker { code: BlockerCode::Unsupported, message: format!("syntax error at line {line}"), line }),
+                StmtKind::Goto(l) if !inside.contains(l) => info.blockers.push(Blocker {
+                    code: BlockerCode::Exit,
+                    message: format!("GOTO {l} at line {line} jumps out of the loop"),
+                    line,
+                }),
+                StmtKind::ArithIf(_, ls) if ls.iter().any(|l| !inside.contains(l)) => {
+                    info.blockers.push(Blocker {
+                        code: BlockerCode::Exit,
+                        message: format!("arithmetic IF at line {line} jumps out of the loop"),
+                        line,
+                    })
+                }
+                StmtKind::ComputedGoto(ls, _) if ls.iter().any(|l| !inside.contains(l)) => {
+                    info.blockers.push(Blocker {
+                        code: BlockerCode::Exit,
+                        message: format!("computed GOTO at line {line} may jump out of the loop"),
+                        line,
+                    })
+                }
+                StmtKind::Unsupported(what) => info.blockers.push(Blocker {
+                    code: BlockerCode::Unsupported,
+                    message: format!("unsupported construct ({what}) at line {line}"),
+                    line,
+                }),
+                StmtKind::Error => info.blockers.push(Blocker {
+                    code: BlockerCode::Unsupported,
+                    message: format!("syntax error at line {line}"),
+                    line,
+                }),
                 _ => {}
             };
             check(&st.kind);
@@ -497,7 +697,12 @@ impl<'a> Analyzer<'a> {
                 StmtKind::ComputedGoto(ls, _) => t.extend(ls.iter().copied()),
                 _ => {}
             }
-            t.iter().any(|l| self.unit.stmts.iter().any(|o| o.label == Some(*l) && o.id < st.id))
+            t.iter().any(|l| {
+                self.unit
+                    .stmts
+                    .iter()
+                    .any(|o| o.label == Some(*l) && o.id < st.id)
+            })
         });
         if backward {
             return true;
@@ -512,7 +717,12 @@ impl<'a> Analyzer<'a> {
                 idx.insert(var.clone());
             }
         }
-        let mut st = Exposure { must: BTreeSet::new(), must_arr: BTreeMap::new(), exposed: BTreeSet::new(), exposed_arr: BTreeSet::new() };
+        let mut st = Exposure {
+            must: BTreeSet::new(),
+            must_arr: BTreeMap::new(),
+            exposed: BTreeSet::new(),
+            exposed_arr: BTreeSet::new(),
+        };
         // Innermost level first: the siblings after the loop, then outward.
         for level in (0..path.len()).rev() {
             let (nodes, i) = path[level];
@@ -532,15 +742,34 @@ impl<'a> Analyzer<'a> {
 
     /// Scalars read before being surely written in an iteration, and the arrays whose every
     /// read is covered by earlier sure writes in the same iteration.
-    fn exposure(&self, body: &[Node], index_vars: &BTreeSet<Name>, var: &str) -> (BTreeSet<Name>, BTreeSet<Name>) {
-        let mut st = Exposure { must: BTreeSet::new(), must_arr: BTreeMap::new(), exposed: BTreeSet::new(), exposed_arr: BTreeSet::new() };
+    fn exposure(
+        &self,
+        body: &[Node],
+        index_vars: &BTreeSet<Name>,
+        var: &str,
+    ) -> (BTreeSet<Name>, BTreeSet<Name>) {
+        let mut st = Exposure {
+            must: BTreeSet::new(),
+            must_arr: BTreeMap::new(),
+            exposed: BTreeSet::new(),
+            exposed_arr: BTreeSet::new(),
+        };
         self.expose_nodes(body, &mut st, index_vars, var);
-        let ok: BTreeSet<Name> = st.must_arr.keys().filter(|k| !st.exposed_arr.contains(*k)).cloned().collect();
+        let ok: BTreeSet<Name> = st
+            .must_arr
+            .keys()
+            .filter(|k| !st.exposed_arr.contains(*k))
+            .cloned()
+            .collect();
         (st.exposed, ok)
     }
 
     fn expose_nodes(&self, nodes: &[Node], s: &mut Exposure, idx: &BTreeSet<Name>, var: &str) {
-        let cx = AccessCtx { unit: self.unit, sema: self.sema, summaries: self.summaries };
+        let cx = AccessCtx {
+            unit: self.unit,
+            sema: self.sema,
+            summaries: self.summaries,
+        };
         for n in nodes {
             match n {
                 Node::Stmt(id) => {
@@ -565,16 +794,33 @@ impl<'a> Analyzer<'a> {
                             s.exposed.insert(a.name.clone());
                         }
                     }
-                    let sure = matches!(st.kind, StmtKind::Assign { .. } | StmtKind::Io { kind: IoKind::Read, .. });
+                    let sure = matches!(
+                        st.kind,
+                        StmtKind::Assign { .. }
+                            | StmtKind::Io {
+                                kind: IoKind::Read,
+                                ..
+                            }
+                    );
                     for a in acc.iter().filter(|a| a.write) {
                         if self.sema.is_array(&a.name) {
                             if sure && a.via_call.is_none() && self.exact_section(a, idx, var) {
                                 let sec = cfg::access_section(self.sema, a, &env);
-                                let e = s.must_arr.entry(a.name.clone()).or_insert_with(|| SectionSet::empty(sec.rank()));
+                                let e = s
+                                    .must_arr
+                                    .entry(a.name.clone())
+                                    .or_insert_with(|| SectionSet::empty(sec.rank()));
                                 *e = e.union(&sec);
                             } else {
-                                s.exposed_arr.insert(a.name.clone()).then_some(()).unwrap_or(());
-                                s.must_arr.entry(a.name.clone()).or_insert_with(|| SectionSet::empty(self.sema.symbol(&a.name).map_or(0, |x| x.rank())));
+                                s.exposed_arr
+                                    .insert(a.name.clone())
+                                    .then_some(())
+                                    .unwrap_or(());
+                                s.must_arr.entry(a.name.clone()).or_insert_with(|| {
+                                    SectionSet::empty(
+                                        self.sema.symbol(&a.name).map_or(0, |x| x.rank()),
+                                    )
+                                });
                             }
                         } else if sure && a.subs.is_none() && a.via_call.is_none() {
                             s.must.insert(a.name.clone());
@@ -607,14 +853,20 @@ impl<'a> Analyzer<'a> {
                         s.must = saved.0;
                         // Keep entries (so arrays stay known) but only with sure sections.
                         for (k, v) in s.must_arr.iter_mut() {
-                            *v = saved.1.get(k).cloned().unwrap_or_else(|| SectionSet::empty(v.rank()));
+                            *v = saved
+                                .1
+                                .get(k)
+                                .cloned()
+                                .unwrap_or_else(|| SectionSet::empty(v.rank()));
                         }
                     }
                 }
                 Node::If { arms, .. } => {
                     let start = (s.must.clone(), s.must_arr.clone());
                     let mut ends: Vec<(BTreeSet<Name>, BTreeMap<Name, SectionSet>)> = vec![];
-                    let has_else = arms.iter().any(|(h, _)| matches!(self.unit.stmt(*h).kind, StmtKind::Else));
+                    let has_else = arms
+                        .iter()
+                        .any(|(h, _)| matches!(self.unit.stmt(*h).kind, StmtKind::Else));
                     for (h, b) in arms {
                         s.must = start.0.clone();
                         s.must_arr = start.1.clone();
@@ -644,10 +896,15 @@ impl<'a> Analyzer<'a> {
                     for (m, ma) in &ends[1..] {
                         must = must.intersection(m).cloned().collect();
                         for (k, v) in must_arr.iter_mut() {
-                            *v = ma.get(k).map(|o| v.intersect(o)).unwrap_or_else(|| SectionSet::empty(v.rank()));
+                            *v = ma
+                                .get(k)
+                                .map(|o| v.intersect(o))
+                                .unwrap_or_else(|| SectionSet::empty(v.rank()));
                         }
                         for (k, v) in ma {
-                            must_arr.entry(k.clone()).or_insert_with(|| SectionSet::empty(v.rank()));
+                            must_arr
+                                .entry(k.clone())
+                                .or_insert_with(|| SectionSet::empty(v.rank()));
                         }
                     }
                     s.must = must;
@@ -661,13 +918,27 @@ impl<'a> Analyzer<'a> {
     /// coefficient +-1 over a known range), so that it may count as surely written?
     fn exact_section(&self, a: &Access, idx: &BTreeSet<Name>, var: &str) -> bool {
         let Some(subs) = &a.subs else { return false };
-        subs.iter().all(|s| match s.expr().and_then(|e| linearize(e, &const_lin(self.sema))) {
-            Some(l) => l.terms.is_empty() || (l.terms.len() == 1 && l.terms.iter().all(|(v, c)| c.abs() == 1 && idx.contains(v) && v != var)),
-            None => false,
-        })
+        subs.iter().all(
+            |s| match s.expr().and_then(|e| linearize(e, &const_lin(self.sema))) {
+                Some(l) => {
+                    l.terms.is_empty()
+                        || (l.terms.len() == 1
+                            && l.terms
+                                .iter()
+                                .all(|(v, c)| c.abs() == 1 && idx.contains(v) && v != var))
+                }
+                None => false,
+            },
+        )
     }
 
-    fn reductions(&self, stmts: &[BodyStmt], body: &[Node], written: &BTreeSet<Name>, accesses: &[(Access, usize)]) -> Vec<Reduction> {
+    fn reductions(
+        &self,
+        stmts: &[BodyStmt],
+        body: &[Node],
+        written: &BTreeSet<Name>,
+        accesses: &[(Access, usize)],
+    ) -> Vec<Reduction> {
         let mut out = vec![];
         // MAXLOC / MINLOC: IF (X .GT. M) THEN; M = X; K = ...; END IF
         let mut loc_stmts: BTreeMap<StmtId, Name> = BTreeMap::new();
@@ -681,15 +952,30 @@ impl<'a> Analyzer<'a> {
         }
         for v in written {
             // Which statements touch v?
-            let touching: BTreeSet<usize> = accesses.iter().filter(|(a, _)| &a.name == v).map(|(_, k)| *k).collect();
-            if accesses.iter().any(|(a, _)| &a.name == v && a.via_call.is_some()) {
+            let touching: BTreeSet<usize> = accesses
+                .iter()
+                .filter(|(a, _)| &a.name == v)
+                .map(|(_, k)| *k)
+                .collect();
+            if accesses
+                .iter()
+                .any(|(a, _)| &a.name == v && a.via_call.is_some())
+            {
                 continue;
             }
             if let Some((op, _, ks, ids)) = locs.iter().find(|(_, m, _, _)| m == v) {
                 let idset: BTreeSet<StmtId> = ids.iter().copied().collect();
-                let others_touch = |name: &Name| accesses.iter().any(|(a, k)| &a.name == name && !idset.contains(&stmts[*k].st.id));
+                let others_touch = |name: &Name| {
+                    accesses
+                        .iter()
+                        .any(|(a, k)| &a.name == name && !idset.contains(&stmts[*k].st.id))
+                };
                 if !others_touch(v) && ks.iter().all(|k| !others_touch(k)) {
-                    out.push(Reduction { op: *op, var: v.clone(), loc: ks.clone() });
+                    out.push(Reduction {
+                        op: *op,
+                        var: v.clone(),
+                        loc: ks.clone(),
+                    });
                 }
                 continue;
             }
@@ -705,7 +991,11 @@ impl<'a> Analyzer<'a> {
                 }
             }
             if let (true, Some(o)) = (ok, op) {
-                out.push(Reduction { op: o, var: v.clone(), loc: vec![] });
+                out.push(Reduction {
+                    op: o,
+                    var: v.clone(),
+                    loc: vec![],
+                });
             }
         }
         out.sort();
@@ -713,38 +1003,110 @@ impl<'a> Analyzer<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn dependences(&self, stmts: &[BodyStmt], accesses: &[(Access, usize)], arrays: &BTreeSet<Name>, private: &BTreeSet<Name>, written_scalars: &BTreeSet<Name>, index_vars: &BTreeSet<Name>, info: &mut LoopInfo) {
+    fn dependences(
+        &self,
+        outer: &[StmtId],
+        stmts: &[BodyStmt],
+        accesses: &[(Access, usize)],
+        arrays: &BTreeSet<Name>,
+        private: &BTreeSet<Name>,
+        written_scalars: &BTreeSet<Name>,
+        index_vars: &BTreeSet<Name>,
+        info: &mut LoopInfo,
+    ) {
+        let p = outer.len();
+        let mut all_index = index_vars.clone();
+        for h in outer {
+            if let StmtKind::Do { var, .. } = &self.unit.stmt(*h).kind {
+                all_index.insert(var.clone());
+            }
+        }
         let nest_cache: BTreeMap<StmtId, NormLoop> = stmts
             .iter()
             .flat_map(|b| b.nest.iter().copied())
+            .chain(outer.iter().copied())
             .collect::<BTreeSet<_>>()
             .into_iter()
             .filter_map(|h| self.norm_loop(h).map(|n| (h, n)))
             .collect();
+        let full_nest = |bs: &BodyStmt| -> Vec<StmtId> {
+            outer.iter().chain(bs.nest.iter()).copied().collect()
+        };
         let mut deps: BTreeSet<Dependence> = BTreeSet::new();
-        let mut dep_blockers: Vec<Blocker> = vec![];
+        // Per array: the (kind, source line, sink line) of conflicts that are not regular.
+        let mut irregular: BTreeMap<Name, BTreeSet<(DepKind, u32, u32)>> = BTreeMap::new();
+        let mut call_conflicts: BTreeMap<(Name, Name, u32), BTreeSet<u32>> = BTreeMap::new();
         for x in arrays.iter().filter(|x| !private.contains(*x)) {
-            let accs: Vec<(&Access, &BodyStmt)> = accesses.iter().filter(|(a, _)| &a.name == x).map(|(a, k)| (a, &stmts[*k])).collect();
+            let accs: Vec<(&Access, &BodyStmt)> = accesses
+                .iter()
+                .filter(|(a, _)| &a.name == x)
+                .map(|(a, k)| (a, &stmts[*k]))
+                .collect();
             if !accs.iter().any(|(a, _)| a.write) {
                 continue;
             }
             let rank = self.sema.symbol(x).map_or(1, |s| s.rank());
-            let prepared: Vec<(Vec<Subscript>, Vec<LoopRange>)> = accs.iter().map(|(a, bs)| self.prepare(a, bs, rank, &nest_cache, written_scalars, index_vars)).collect();
+            let nests: Vec<Vec<StmtId>> = accs.iter().map(|(_, bs)| full_nest(bs)).collect();
+            let prepared: Vec<(Vec<Subscript>, Vec<LoopRange>)> = accs
+                .iter()
+                .zip(&nests)
+                .map(|((a, _), n)| {
+                    self.prepare(a, n, rank, &nest_cache, written_scalars, &all_index)
+                })
+                .collect();
+            let mut points: BTreeMap<usize, Option<Vec<(Vec<i64>, Vec<i64>)>>> = BTreeMap::new();
             for i in 0..accs.len() {
                 for j in i..accs.len() {
                     let (a, b) = (accs[i].0, accs[j].0);
                     if !a.write && !b.write {
                         continue;
                     }
-                    let orders: &[(usize, usize)] = if i == j { &[(i, i)] } else { &[(i, j), (j, i)] };
+                    let orders: &[(usize, usize)] =
+                        if i == j { &[(i, i)] } else { &[(i, j), (j, i)] };
                     for &(s, d) in orders {
                         let (sa, sb) = (&accs[s], &accs[d]);
-                        let common = sa.1.nest.iter().zip(&sb.1.nest).take_while(|(p, q)| p == q).count();
-                        let p = DepProblem { src: &prepared[s].0, dst: &prepared[d].0, src_loops: &prepared[s].1, dst_loops: &prepared[d].1, common };
-                        let res = deptest::test(&p);
-                        let DepResult::Dependent { vectors, .. } = res else { continue };
+                        let common = nests[s]
+                            .iter()
+                            .zip(&nests[d])
+                            .take_while(|(x, y)| x == y)
+                            .count();
+                        let problem = DepProblem {
+                            src: &prepared[s].0,
+                            dst: &prepared[d].0,
+                            src_loops: &prepared[s].1,
+                            dst_loops: &prepared[d].1,
+                            common,
+                        };
+                        let triangular = prepared[s]
+                            .1
+                            .iter()
+                            .chain(&prepared[d].1)
+                            .any(|r| r.upper.is_none());
+                        let mut vectors = None;
+                        if triangular {
+                            for k in [s, d] {
+                                points.entry(k).or_insert_with(|| {
+                                    self.enumerate(accs[k].0, &nests[k], &nest_cache)
+                                });
+                            }
+                            if let (Some(Some(ps)), Some(Some(pd))) =
+                                (points.get(&s), points.get(&d))
+                            {
+                                vectors = exact_vectors(ps, pd, common);
+                            }
+                        }
+                        let vectors = match vectors {
+                            Some(v) => v,
+                            None => match deptest::test(&problem) {
+                                DepResult::Dependent { vectors, .. } => vectors,
+                                DepResult::Independent => continue,
+                            },
+                        };
                         for v in vectors {
-                            if v.dirs.is_empty() || !matches!(v.dirs[0], Dir::Lt | Dir::Star) {
+                            if v.dirs.len() <= p
+                                || !v.dirs[..p].iter().all(|d| matches!(d, Dir::Eq | Dir::Star))
+                                || !matches!(v.dirs[p], Dir::Lt | Dir::Star)
+                            {
                                 continue;
                             }
                             let kind = match (sa.0.write, sb.0.write) {
@@ -752,44 +1114,162 @@ impl<'a> Analyzer<'a> {
                                 (true, false) => DepKind::Flow,
                                 _ => DepKind::Anti,
                             };
-                            let d0 = v.distance.first().copied().flatten();
-                            let regular = v.dirs[0] == Dir::Lt && d0.is_some() && p.src.iter().chain(p.dst).all(|s| matches!(s, Subscript::Affine(_)));
-                            let dep = Dependence { array: x.clone(), kind, distance: v.distance.clone(), source_line: sa.0.line, sink_line: sb.0.line };
-                            let via = sa.0.via_call.clone().or(sb.0.via_call.clone());
-                            if let Some(c) = via {
-                                dep_blockers.push(Blocker {
-                                    code: BlockerCode::Call,
-                                    message: format!("call to {} at line {} accesses {} in a way that conflicts between iterations ({} dependence with line {})", c.to_uppercase(), if sa.0.via_call.is_some() { sa.0.line } else { sb.0.line }, x.to_uppercase(), kind.as_str(), if sa.0.via_call.is_some() { sb.0.line } else { sa.0.line }),
-                                    line: sa.0.line.min(sb.0.line),
-                                });
+                            let dist: Vec<Option<i64>> = v.distance[p..].to_vec();
+                            let d0 = dist.first().copied().flatten();
+                            let regular = v.dirs[p] == Dir::Lt
+                                && d0.is_some()
+                                && problem
+                                    .src
+                                    .iter()
+                                    .chain(problem.dst)
+                                    .all(|s| matches!(s, Subscript::Affine(_)));
+                            deps.insert(Dependence {
+                                array: x.clone(),
+                                kind,
+                                distance: dist,
+                                source_line: sa.0.line,
+                                sink_line: sb.0.line,
+                            });
+                            let via =
+                                sa.0.via_call
+                                    .as_ref()
+                                    .map(|c| (c, sa.0.line, sb.0.line))
+                                    .or(sb.0.via_call.as_ref().map(|c| (c, sb.0.line, sa.0.line)));
+                            if let Some((c, call_line, other)) = via {
+                                call_conflicts
+                                    .entry((c.clone(), x.clone(), call_line))
+                                    .or_default()
+                                    .insert(other);
                             } else if !regular {
-                                dep_blockers.push(Blocker {
-                                    code: BlockerCode::Dep,
-                                    message: format!(
-                                        "{} {} at line {} and {} at line {} may touch the same element in different iterations (distance not constant)",
-                                        kind.as_str(),
-                                        if sa.0.write { "write" } else { "read" },
-                                        sa.0.line,
-                                        if sb.0.write { "write" } else { "read" },
-                                        sb.0.line
-                                    )
-                                    .replacen(kind.as_str(), &format!("{} dependence on {}:", kind.as_str(), x.to_uppercase()), 1),
-                                    line: sa.0.line,
-                                });
+                                irregular
+                                    .entry(x.clone())
+                                    .or_default()
+                                    .insert((kind, sa.0.line, sb.0.line));
                             }
-                            deps.insert(dep);
                         }
                     }
                 }
             }
         }
+        for ((c, x, line), others) in call_conflicts {
+            let o: Vec<String> = others.iter().map(|l| l.to_string()).collect();
+            info.blockers.push(Blocker {
+                code: BlockerCode::Call,
+                message: format!("call to {} at line {line} accesses {} in a way that conflicts between iterations (with line {})", c.to_uppercase(), x.to_uppercase(), o.join(", ")),
+                line,
+            });
+        }
+        for (x, conflicts) in irregular {
+            let kinds: BTreeSet<&str> = conflicts.iter().map(|(k, _, _)| k.as_str()).collect();
+            let pairs: Vec<String> = conflicts
+                .iter()
+                .map(|(_, a, b)| format!("{a}->{b}"))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let line = conflicts
+                .iter()
+                .map(|(_, a, _)| *a)
+                .min()
+                .unwrap_or(info.line);
+            info.blockers.push(Blocker {
+                code: BlockerCode::Dep,
+                message: format!(
+                    "{} is accessed in different iterations with a distance that is not constant ({} dependence, lines {})",
+                    x.to_uppercase(),
+                    kinds.into_iter().collect::<Vec<_>>().join("/"),
+                    pairs.join(", ")
+                ),
+                line,
+            });
+        }
         info.dependences = deps.into_iter().collect();
-        info.blockers.extend(dep_blockers);
+    }
+
+    /// Every iteration of an access's nest (iteration numbers per level) with the element it
+    /// touches, when the nest is small and all bounds and subscripts are computable.
+    fn enumerate(
+        &self,
+        a: &Access,
+        nest: &[StmtId],
+        cache: &BTreeMap<StmtId, NormLoop>,
+    ) -> Option<Vec<(Vec<i64>, Vec<i64>)>> {
+        const LIMIT: usize = 20_000;
+        let f = const_lin(self.sema);
+        let subs: Vec<Lin> = a
+            .subs
+            .as_ref()?
+            .iter()
+            .map(|s| s.expr().and_then(|e| linearize(e, &f)))
+            .collect::<Option<_>>()?;
+        let loops: Vec<(&NormLoop, Lin)> = nest
+            .iter()
+            .map(|h| {
+                let nl = cache.get(h)?;
+                let StmtKind::Do { hi, .. } = &self.unit.stmt(*h).kind else {
+                    return None;
+                };
+                Some((nl, linearize(hi, &f)?))
+            })
+            .collect::<Option<_>>()?;
+        let eval = |l: &Lin, vals: &BTreeMap<&str, i64>| -> Option<i64> {
+            let mut v = l.constant as i128;
+            for (n, c) in &l.terms {
+                v += *c as i128 * *vals.get(n.as_str())? as i128;
+            }
+            i64::try_from(v).ok()
+        };
+        let mut out = vec![];
+        let mut vals: BTreeMap<&str, i64> = BTreeMap::new();
+        let mut ks: Vec<i64> = vec![];
+        fn rec<'n>(
+            d: usize,
+            loops: &'n [(&'n NormLoop, Lin)],
+            subs: &[Lin],
+            vals: &mut BTreeMap<&'n str, i64>,
+            ks: &mut Vec<i64>,
+            out: &mut Vec<(Vec<i64>, Vec<i64>)>,
+            eval: &dyn Fn(&Lin, &BTreeMap<&str, i64>) -> Option<i64>,
+        ) -> Option<()> {
+            if d == loops.len() {
+                if out.len() >= 20_000 {
+                    return None;
+                }
+                let e: Vec<i64> = subs.iter().map(|s| eval(s, vals)).collect::<Option<_>>()?;
+                out.push((ks.clone(), e));
+                return Some(());
+            }
+            let (nl, hi) = &loops[d];
+            let lo = eval(&nl.lo, vals)?;
+            let hi = eval(hi, vals)?;
+            let mut v = lo;
+            let mut k = 0;
+            while (nl.step > 0 && v <= hi) || (nl.step < 0 && v >= hi) {
+                vals.insert(nl.var.as_str(), v);
+                ks.push(k);
+                rec(d + 1, loops, subs, vals, ks, out, eval)?;
+                ks.pop();
+                v += nl.step;
+                k += 1;
+                if k as usize > 20_000 {
+                    return None;
+                }
+            }
+            vals.remove(nl.var.as_str());
+            Some(())
+        }
+        rec(0, &loops, &subs, &mut vals, &mut ks, &mut out, &eval)?;
+        (out.len() <= LIMIT).then_some(out)
     }
 
     /// Normalized form of a loop of the nest: var = lo + step * k, k in [0, upper].
     fn norm_loop(&self, header: StmtId) -> Option<NormLoop> {
-        let StmtKind::Do { var, lo, hi, step, .. } = &self.unit.stmt(header).kind else { return None };
+        let StmtKind::Do {
+            var, lo, hi, step, ..
+        } = &self.unit.stmt(header).kind
+        else {
+            return None;
+        };
         let f = const_lin(self.sema);
         let step = match step {
             None => 1,
@@ -800,32 +1280,77 @@ impl<'a> Analyzer<'a> {
         }
         let lo_l = linearize(lo, &f)?;
         let hi_l = linearize(hi, &f);
-        let upper = hi_l.and_then(|h| h.add(&lo_l, -1)).and_then(|d| d.as_const()).map(|c| if (step > 0 && c < 0) || (step < 0 && c > 0) { -1 } else { c / step });
-        Some(NormLoop { var: var.clone(), lo: lo_l, step, upper })
+        let upper = hi_l
+            .and_then(|h| h.add(&lo_l, -1))
+            .and_then(|d| d.as_const())
+            .map(|c| {
+                if (step > 0 && c < 0) || (step < 0 && c > 0) {
+                    -1
+                } else {
+                    c / step
+                }
+            });
+        Some(NormLoop {
+            var: var.clone(),
+            lo: lo_l,
+            step,
+            upper,
+        })
     }
 
     /// Subscripts in normalized iteration variables, and the loop ranges of the access's nest.
-    fn prepare(&self, a: &Access, bs: &BodyStmt, rank: usize, nests: &BTreeMap<StmtId, NormLoop>, written: &BTreeSet<Name>, index_vars: &BTreeSet<Name>) -> (Vec<Subscript>, Vec<LoopRange>) {
-        let loops: Vec<Option<&NormLoop>> = bs.nest.iter().map(|h| nests.get(h)).collect();
-        let ranges: Vec<LoopRange> = loops.iter().map(|l| LoopRange { lower: Some(0), upper: l.and_then(|l| l.upper) }).collect();
+    fn prepare(
+        &self,
+        a: &Access,
+        nest: &[StmtId],
+        rank: usize,
+        nests: &BTreeMap<StmtId, NormLoop>,
+        written: &BTreeSet<Name>,
+        index_vars: &BTreeSet<Name>,
+    ) -> (Vec<Subscript>, Vec<LoopRange>) {
+        let loops: Vec<Option<&NormLoop>> = nest.iter().map(|h| nests.get(h)).collect();
+        let ranges: Vec<LoopRange> = loops
+            .iter()
+            .map(|l| LoopRange {
+                lower: Some(0),
+                upper: l.and_then(|l| l.upper),
+            })
+            .collect();
         let subs = match &a.subs {
             None => vec![Subscript::Unknown; rank],
             Some(s) if s.len() != rank => vec![Subscript::Unknown; rank],
-            Some(s) => s.iter().map(|arg| self.subscript(arg, &loops, written, index_vars, &a.implied)).collect(),
+            Some(s) => s
+                .iter()
+                .map(|arg| self.subscript(arg, &loops, written, index_vars, &a.implied))
+                .collect(),
         };
         (subs, ranges)
     }
 
-    fn subscript(&self, arg: &Arg, loops: &[Option<&NormLoop>], written: &BTreeSet<Name>, index_vars: &BTreeSet<Name>, implied: &[(Name, Expr, Expr)]) -> Subscript {
-        let Some(e) = arg.expr() else { return Subscript::Unknown };
-        let Some(mut l) = linearize(e, &const_lin(self.sema)) else { return Subscript::Unknown };
+    fn subscript(
+        &self,
+        arg: &Arg,
+        loops: &[Option<&NormLoop>],
+        written: &BTreeSet<Name>,
+        index_vars: &BTreeSet<Name>,
+        implied: &[(Name, Expr, Expr)],
+    ) -> Subscript {
+        let Some(e) = arg.expr() else {
+            return Subscript::Unknown;
+        };
+        let Some(mut l) = linearize(e, &const_lin(self.sema)) else {
+            return Subscript::Unknown;
+        };
         // Substitute loop variables, innermost first: v = lo + step * #k.
         for (d, nl) in loops.iter().enumerate().rev() {
             let Some(nl) = nl else {
                 return Subscript::Unknown;
             };
             if l.coeff(&nl.var) != 0 {
-                let by = match Lin::var(&format!("#k{d}")).scale(nl.step).and_then(|k| k.add(&nl.lo, 1)) {
+                let by = match Lin::var(&format!("#k{d}"))
+                    .scale(nl.step)
+                    .and_then(|k| k.add(&nl.lo, 1))
+                {
                     Some(b) => b,
                     None => return Subscript::Unknown,
                 };
@@ -840,13 +1365,20 @@ impl<'a> Analyzer<'a> {
         for (v, c) in &l.terms {
             if let Some(d) = v.strip_prefix("#k").and_then(|x| x.parse::<usize>().ok()) {
                 coeffs[d] = *c;
-            } else if written.contains(v) || implied.iter().any(|(iv, _, _)| iv == v) || (index_vars.contains(v) && !loops.iter().flatten().any(|nl| &nl.var == v)) {
+            } else if written.contains(v)
+                || implied.iter().any(|(iv, _, _)| iv == v)
+                || (index_vars.contains(v) && !loops.iter().flatten().any(|nl| &nl.var == v))
+            {
                 return Subscript::Unknown;
             } else {
                 syms.insert(v.clone(), *c);
             }
         }
-        Subscript::Affine(Affine { coeffs, syms, constant: l.constant })
+        Subscript::Affine(Affine {
+            coeffs,
+            syms,
+            constant: l.constant,
+        })
     }
 }
 
@@ -888,6 +1420,73 @@ fn find_path<'n>(nodes: &'n [Node], header: StmtId, path: &mut Vec<(&'n [Node], 
         path.pop();
     }
     false
+}
+
+/// Direction vectors (with constant distances) from enumerated iteration points of two
+/// accesses; None when the pair budget is exceeded.
+fn exact_vectors(
+    src: &[(Vec<i64>, Vec<i64>)],
+    dst: &[(Vec<i64>, Vec<i64>)],
+    common: usize,
+) -> Option<Vec<deptest::DepVector>> {
+    let mut by_elem: std::collections::HashMap<&[i64], Vec<&[i64]>> =
+        std::collections::HashMap::new();
+    for (k, e) in dst {
+        by_elem.entry(e.as_slice()).or_default().push(k.as_slice());
+    }
+    let mut found: BTreeMap<Vec<Dir>, Option<Vec<i64>>> = BTreeMap::new();
+    let mut varying: BTreeMap<Vec<Dir>, Vec<bool>> = BTreeMap::new();
+    let mut pairs = 0usize;
+    for (ks, e) in src {
+        let Some(ds) = by_elem.get(e.as_slice()) else {
+            continue;
+        };
+        for kd in ds {
+            pairs += 1;
+            if pairs > 400_000 {
+                return None;
+            }
+            let dirs: Vec<Dir> = (0..common)
+                .map(|l| match ks[l].cmp(&kd[l]) {
+                    std::cmp::Ordering::Less => Dir::Lt,
+                    std::cmp::Ordering::Equal => Dir::Eq,
+                    std::cmp::Ordering::Greater => Dir::Gt,
+                })
+                .collect();
+            let dist: Vec<i64> = (0..common).map(|l| kd[l] - ks[l]).collect();
+            match found.get(&dirs) {
+                None => {
+                    varying.insert(dirs.clone(), vec![false; common]);
+                    found.insert(dirs, Some(dist));
+                }
+                Some(Some(prev)) => {
+                    let var = varying.get_mut(&dirs).expect("inserted with found");
+                    for l in 0..common {
+                        if prev[l] != dist[l] {
+                            var[l] = true;
+                        }
+                    }
+                }
+                Some(None) => {}
+            }
+        }
+    }
+    Some(
+        found
+            .into_iter()
+            .map(|(dirs, dist)| {
+                let var = &varying[&dirs];
+                let distance = dist
+                    .map(|d| {
+                        (0..d.len())
+                            .map(|l| if var[l] { None } else { Some(d[l]) })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                deptest::DepVector { dirs, distance }
+            })
+            .collect(),
+    )
 }
 
 fn io_name(k: &IoKind) -> &'static str {
@@ -951,8 +1550,15 @@ fn reduction_op(k: &StmtKind, v: &str) -> Option<RedOp> {
                 }
                 let mut terms = vec![];
                 flatten_op(rhs, ops, &mut terms, false);
-                let selfs: Vec<&(&Expr, bool)> = terms.iter().filter(|(t, _)| is_var(t, v)).collect();
-                if selfs.len() == 1 && !selfs[0].1 && terms.iter().filter(|(t, _)| !is_var(t, v)).all(|(t, _)| !mentions(t, v)) {
+                let selfs: Vec<&(&Expr, bool)> =
+                    terms.iter().filter(|(t, _)| is_var(t, v)).collect();
+                if selfs.len() == 1
+                    && !selfs[0].1
+                    && terms
+                        .iter()
+                        .filter(|(t, _)| !is_var(t, v))
+                        .all(|(t, _)| !mentions(t, v))
+                {
                     return Some(op);
                 }
             }
@@ -972,7 +1578,9 @@ fn reduction_op(k: &StmtKind, v: &str) -> Option<RedOp> {
         }
         StmtKind::LogicalIf(cond, inner) if !mentions(cond, v) => reduction_op(&inner.kind, v),
         StmtKind::LogicalIf(cond, inner) => {
-            let StmtKind::Assign { lhs, rhs } = &inner.kind else { return None };
+            let StmtKind::Assign { lhs, rhs } = &inner.kind else {
+                return None;
+            };
             if !is_var(lhs, v) || mentions(rhs, v) {
                 return None;
             }
@@ -984,7 +1592,9 @@ fn reduction_op(k: &StmtKind, v: &str) -> Option<RedOp> {
 
 /// `IF (X .GT. V) V = X` is max; `IF (X .LT. V) V = X` is min (either operand order).
 fn compare_op(cond: &Expr, v: &str, val: &Expr) -> Option<RedOp> {
-    let Expr::Binary(op, a, b) = cond else { return None };
+    let Expr::Binary(op, a, b) = cond else {
+        return None;
+    };
     let (gt_when_first_is_val, val_first) = if is_var(b, v) && **a == *val {
         (true, true)
     } else if is_var(a, v) && **b == *val {
@@ -1013,17 +1623,26 @@ fn flip(op: BinOp) -> Option<BinOp> {
 }
 
 /// Block-IF extremum searches: `IF (X .GT. M) THEN; M = X; K = I; END IF`.
-fn find_loc_patterns(unit: &Unit, nodes: &[Node], out: &mut Vec<(RedOp, Name, Vec<Name>, Vec<StmtId>)>) {
+fn find_loc_patterns(
+    unit: &Unit,
+    nodes: &[Node],
+    out: &mut Vec<(RedOp, Name, Vec<Name>, Vec<StmtId>)>,
+) {
     for n in nodes {
         match n {
             Node::If { arms, end } if arms.len() == 1 => {
                 let (h, body) = &arms[0];
-                let StmtKind::IfThen(cond) = &unit.stmt(*h).kind else { continue };
+                let StmtKind::IfThen(cond) = &unit.stmt(*h).kind else {
+                    continue;
+                };
                 let assigns: Vec<(&Name, &Expr, StmtId)> = body
                     .iter()
                     .filter_map(|b| match b {
                         Node::Stmt(id) => match &unit.stmt(*id).kind {
-                            StmtKind::Assign { lhs: Expr::Var(x), rhs } => Some((x, rhs, *id)),
+                            StmtKind::Assign {
+                                lhs: Expr::Var(x),
+                                rhs,
+                            } => Some((x, rhs, *id)),
                             _ => None,
                         },
                         _ => None,
@@ -1033,16 +1652,29 @@ fn find_loc_patterns(unit: &Unit, nodes: &[Node], out: &mut Vec<(RedOp, Name, Ve
                     find_loc_patterns(unit, body, out);
                     continue;
                 }
-                let found = assigns.iter().find_map(|(m, val, _)| compare_op(cond, m, val).map(|op| (op, (*m).clone())));
+                let found = assigns
+                    .iter()
+                    .find_map(|(m, val, _)| compare_op(cond, m, val).map(|op| (op, (*m).clone())));
                 if let Some((op, m)) = found {
-                    let ks: Vec<Name> = assigns.iter().filter(|(x, _, _)| **x != m).map(|(x, _, _)| (*x).clone()).collect();
-                    if ks.iter().all(|k| assigns.iter().all(|(_, val, _)| !mentions(val, k))) {
+                    let ks: Vec<Name> = assigns
+                        .iter()
+                        .filter(|(x, _, _)| **x != m)
+                        .map(|(x, _, _)| (*x).clone())
+                        .collect();
+                    if ks
+                        .iter()
+                        .all(|k| assigns.iter().all(|(_, val, _)| !mentions(val, k)))
+                    {
                         let mut ids: Vec<StmtId> = assigns.iter().map(|(_, _, id)| *id).collect();
                         ids.push(*h);
                         if let Some(e) = end {
                             ids.push(*e);
                         }
-                        let lop = if op == RedOp::Max { RedOp::MaxLoc } else { RedOp::MinLoc };
+                        let lop = if op == RedOp::Max {
+                            RedOp::MaxLoc
+                        } else {
+                            RedOp::MinLoc
+                        };
                         out.push((lop, m, ks, ids));
                     }
                 }
@@ -1059,6 +1691,8 @@ fn find_loc_patterns(unit: &Unit, nodes: &[Node], out: &mut Vec<(RedOp, Name, Ve
 }
 
 fn is_induction_update(v: &str, rhs: &Expr, sema: &UnitSema) -> bool {
-    let Some(l) = linearize(rhs, &|n| sema.param(n).and_then(|c| c.as_int())) else { return false };
+    let Some(l) = linearize(rhs, &|n| sema.param(n).and_then(|c| c.as_int())) else {
+        return false;
+    };
     l.coeff(v) == 1 && l.terms.len() == 1
 }

@@ -29,10 +29,20 @@ pub fn parse_tree(text: &str) -> Option<tree_sitter::Tree> {
 pub fn lower(buf: &ParseBuffer, map: &SourceMap, diags: &mut Vec<Diagnostic>) -> Lowered {
     let mut units = vec![];
     let Some(tree) = parse_tree(&buf.text) else {
-        diags.push(Diagnostic::error(codes::SYNTAX, "the parser gave no tree", Some(map.location(buf.root, 1, 1))));
+        diags.push(Diagnostic::error(
+            codes::SYNTAX,
+            "the parser gave no tree",
+            Some(map.location(buf.root, 1, 1)),
+        ));
         return Lowered { units };
     };
-    let mut cx = Ctx { buf, map, src: &buf.text, lines: buf.text.split('\n').collect(), diags };
+    let mut cx = Ctx {
+        buf,
+        map,
+        src: &buf.text,
+        lines: buf.text.split('\n').collect(),
+        diags,
+    };
     let root = tree.root_node();
     let mut c = root.walk();
     for ch in root.children(&mut c) {
@@ -43,7 +53,9 @@ pub fn lower(buf: &ParseBuffer, map: &SourceMap, diags: &mut Vec<Diagnostic>) ->
 
 fn lower_top(cx: &mut Ctx, n: TsNode, parent: Option<&str>, units: &mut Vec<Unit>) {
     match n.kind() {
-        "program" | "subroutine" | "function" | "module" | "block_data" | "submodule" => lower_unit(cx, n, parent, units),
+        "program" | "subroutine" | "function" | "module" | "block_data" | "submodule" => {
+            lower_unit(cx, n, parent, units)
+        }
         "comment" => {}
         "ERROR" => {
             // A whole unit failed to parse: report; try to salvage units inside.
@@ -65,7 +77,10 @@ fn lower_top(cx: &mut Ctx, n: TsNode, parent: Option<&str>, units: &mut Vec<Unit
 
 fn lower_implicit_main(cx: &mut Ctx, n: TsNode, units: &mut Vec<Unit>) {
     let span = span_of(cx, n);
-    if let Some(u) = units.iter_mut().find(|u| u.name == "main" && u.kind == UnitKind::Program && u.parent.is_none()) {
+    if let Some(u) = units
+        .iter_mut()
+        .find(|u| u.name == "main" && u.kind == UnitKind::Program && u.parent.is_none())
+    {
         let mut flat = std::mem::take(&mut u.stmts);
         flatten(cx, n, &mut flat);
         u.stmts = flat;
@@ -100,18 +115,46 @@ fn span_of(cx: &Ctx, n: TsNode) -> Span {
     let s = n.start_position();
     let e = n.end_position();
     let (file, line, col) = cx.buf.origin(s.row, s.column);
-    let end_row = if e.column == 0 && e.row > s.row { e.row - 1 } else { e.row };
+    let end_row = if e.column == 0 && e.row > s.row {
+        e.row - 1
+    } else {
+        e.row
+    };
     let (efile, eline, _) = cx.buf.origin(end_row, 0);
-    Span { file, line, col, end_line: if efile == file { eline.max(line) } else { line } }
+    Span {
+        file,
+        line,
+        col,
+        end_line: if efile == file { eline.max(line) } else { line },
+    }
 }
 
 fn report_errors(cx: &mut Ctx, n: TsNode) {
     if n.is_error() || n.is_missing() {
         let sp = span_of(cx, n);
-        let what = if n.is_missing() { format!("syntax error: missing {}", n.kind()) } else { "syntax error".to_string() };
-        let snippet: String = text(cx, n).lines().next().unwrap_or("").trim().chars().take(40).collect();
-        let msg = if snippet.is_empty() || n.is_missing() { what } else { format!("{what} near `{snippet}`") };
-        cx.diags.push(Diagnostic::error(codes::SYNTAX, msg, Some(cx.map.location(sp.file, sp.line, sp.col))));
+        let what = if n.is_missing() {
+            format!("syntax error: missing {}", n.kind())
+        } else {
+            "syntax error".to_string()
+        };
+        let snippet: String = text(cx, n)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .chars()
+            .take(40)
+            .collect();
+        let msg = if snippet.is_empty() || n.is_missing() {
+            what
+        } else {
+            format!("{what} near `{snippet}`")
+        };
+        cx.diags.push(Diagnostic::error(
+            codes::SYNTAX,
+            msg,
+            Some(cx.map.location(sp.file, sp.line, sp.col)),
+        ));
         return;
     }
     if !n.has_error() {
@@ -150,13 +193,22 @@ fn lower_unit(cx: &mut Ctx, n: TsNode, parent: Option<&str>, units: &mut Vec<Uni
     let mut c = n.walk();
     for ch in n.children(&mut c) {
         match ch.kind() {
-            "program_statement" | "subroutine_statement" | "function_statement" | "module_statement" | "block_data_statement" | "submodule_statement" => {
+            "program_statement"
+            | "subroutine_statement"
+            | "function_statement"
+            | "module_statement"
+            | "block_data_statement"
+            | "submodule_statement" => {
                 unit_header(cx, ch, &mut unit);
                 if ch.has_error() {
                     report_errors(cx, ch);
                 }
             }
-            k if k.starts_with("end_") && k.ends_with("_statement") && !k.starts_with("end_do") && !k.starts_with("end_if") => {
+            k if k.starts_with("end_")
+                && k.ends_with("_statement")
+                && !k.starts_with("end_do")
+                && !k.starts_with("end_if") =>
+            {
                 unit.end_line = span_of(cx, ch).line;
             }
             "internal_procedures" => {
@@ -202,7 +254,9 @@ fn unit_header(cx: &mut Ctx, n: TsNode, unit: &mut Unit) {
                 }
             }
             "function_result" => {
-                let id = named_kids(ch).into_iter().find(|x| x.kind() == "identifier");
+                let id = named_kids(ch)
+                    .into_iter()
+                    .find(|x| x.kind() == "identifier");
                 if let Some(id) = id {
                     unit.result = Some(lname(cx, id));
                 }
@@ -228,7 +282,13 @@ fn label_of(cx: &Ctx, n: TsNode) -> Option<u32> {
 
 fn push(flat: &mut Vec<Stmt>, label: Option<u32>, span: Span, kind: StmtKind) {
     let id = StmtId(flat.len() as u32);
-    flat.push(Stmt { id, label, name: None, span, kind });
+    flat.push(Stmt {
+        id,
+        label,
+        name: None,
+        span,
+        kind,
+    });
 }
 
 /// Flatten one syntax node into statements (source order).
@@ -260,12 +320,35 @@ fn flatten(cx: &mut Ctx, n: TsNode, flat: &mut Vec<Stmt>) {
             let kids: Vec<TsNode> = n.children(&mut c).collect();
             let sp = span_of(cx, n);
             if n.kind() == "elseif_clause" {
-                let cond = kids.iter().find(|k| k.kind() == "parenthesized_expression").map(|k| expr(cx, *k)).unwrap_or(Expr::Opaque(vec![]));
-                push(flat, label_of(cx, n), Span { end_line: sp.line, ..sp }, StmtKind::ElseIf(cond));
+                let cond = kids
+                    .iter()
+                    .find(|k| k.kind() == "parenthesized_expression")
+                    .map(|k| expr(cx, *k))
+                    .unwrap_or(Expr::Opaque(vec![]));
+                push(
+                    flat,
+                    label_of(cx, n),
+                    Span {
+                        end_line: sp.line,
+                        ..sp
+                    },
+                    StmtKind::ElseIf(cond),
+                );
             } else {
-                push(flat, label_of(cx, n), Span { end_line: sp.line, ..sp }, StmtKind::Else);
+                push(
+                    flat,
+                    label_of(cx, n),
+                    Span {
+                        end_line: sp.line,
+                        ..sp
+                    },
+                    StmtKind::Else,
+                );
             }
-            for ch in kids.iter().filter(|k| k.is_named() && k.kind() != "parenthesized_expression") {
+            for ch in kids
+                .iter()
+                .filter(|k| k.is_named() && k.kind() != "parenthesized_expression")
+            {
                 flatten(cx, *ch, flat);
             }
         }
@@ -278,7 +361,11 @@ fn flatten(cx: &mut Ctx, n: TsNode, flat: &mut Vec<Stmt>) {
             let sp = span_of(cx, n);
             push(flat, label_of(cx, n), sp, StmtKind::Error);
             for ch in kids {
-                if ch.is_named() && (ch.kind().ends_with("_statement") || ch.kind() == "do_loop" || ch.kind() == "if_statement") {
+                if ch.is_named()
+                    && (ch.kind().ends_with("_statement")
+                        || ch.kind() == "do_loop"
+                        || ch.kind() == "if_statement")
+                {
                     flatten(cx, ch, flat);
                 }
             }
@@ -304,11 +391,26 @@ fn lower_if(cx: &mut Ctx, n: TsNode, flat: &mut Vec<Stmt>) {
     let is_block = kids.iter().any(|k| k.kind() == "then");
     let label = label_of(cx, n);
     let sp = span_of(cx, n);
-    let cond_node = kids.iter().find(|k| k.kind() == "parenthesized_expression").copied();
-    let cond = cond_node.map(|k| expr(cx, k)).unwrap_or(Expr::Opaque(vec![]));
+    let cond_node = kids
+        .iter()
+        .find(|k| k.kind() == "parenthesized_expression")
+        .copied();
+    let cond = cond_node
+        .map(|k| expr(cx, k))
+        .unwrap_or(Expr::Opaque(vec![]));
     if is_block {
-        let head_line = cond_node.map(|k| span_of(cx, k).end_line).unwrap_or(sp.line);
-        push(flat, label, Span { end_line: head_line, ..sp }, StmtKind::IfThen(cond));
+        let head_line = cond_node
+            .map(|k| span_of(cx, k).end_line)
+            .unwrap_or(sp.line);
+        push(
+            flat,
+            label,
+            Span {
+                end_line: head_line,
+                ..sp
+            },
+            StmtKind::IfThen(cond),
+        );
         let mut seen_cond = false;
         for ch in kids {
             if !seen_cond && Some(ch) == cond_node {
@@ -320,38 +422,72 @@ fn lower_if(cx: &mut Ctx, n: TsNode, flat: &mut Vec<Stmt>) {
             }
         }
     } else {
-        let inner = kids.iter().filter(|k| k.is_named() && Some(**k) != cond_node && k.kind() != "comment").last().copied();
+        let inner = kids
+            .iter()
+            .filter(|k| k.is_named() && Some(**k) != cond_node && k.kind() != "comment")
+            .last()
+            .copied();
         let inner_stmt = match inner {
             Some(i) if !i.has_error() => {
                 let isp = span_of(cx, i);
-                Stmt { id: StmtId(u32::MAX), label: None, name: None, span: isp, kind: stmt(cx, i) }
+                Stmt {
+                    id: StmtId(u32::MAX),
+                    label: None,
+                    name: None,
+                    span: isp,
+                    kind: stmt(cx, i),
+                }
             }
             _ => {
                 report_errors(cx, n);
-                Stmt { id: StmtId(u32::MAX), label: None, name: None, span: sp, kind: StmtKind::Error }
+                Stmt {
+                    id: StmtId(u32::MAX),
+                    label: None,
+                    name: None,
+                    span: sp,
+                    kind: StmtKind::Error,
+                }
             }
         };
-        push(flat, label, sp, StmtKind::LogicalIf(cond, Box::new(inner_stmt)));
+        push(
+            flat,
+            label,
+            sp,
+            StmtKind::LogicalIf(cond, Box::new(inner_stmt)),
+        );
     }
 }
 
 fn named_kids<'t>(n: TsNode<'t>) -> Vec<TsNode<'t>> {
     let mut c = n.walk();
-    n.named_children(&mut c).filter(|k| k.kind() != "comment").collect()
+    n.named_children(&mut c)
+        .filter(|k| k.kind() != "comment")
+        .collect()
 }
 
 fn labels_in(cx: &Ctx, n: TsNode) -> Vec<u32> {
-    named_kids(n).into_iter().filter(|k| k.kind() == "statement_label_reference").filter_map(|k| text(cx, k).trim().parse().ok()).collect()
+    named_kids(n)
+        .into_iter()
+        .filter(|k| k.kind() == "statement_label_reference")
+        .filter_map(|k| text(cx, k).trim().parse().ok())
+        .collect()
 }
 
 fn stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
     let kids = named_kids(n);
     match n.kind() {
         "assignment_statement" => {
-            let lhs = n.child_by_field_name("left").or_else(|| kids.first().copied());
-            let rhs = n.child_by_field_name("right").or_else(|| kids.last().copied());
+            let lhs = n
+                .child_by_field_name("left")
+                .or_else(|| kids.first().copied());
+            let rhs = n
+                .child_by_field_name("right")
+                .or_else(|| kids.last().copied());
             match (lhs, rhs) {
-                (Some(l), Some(r)) if kids.len() >= 2 => StmtKind::Assign { lhs: expr(cx, l), rhs: expr(cx, r) },
+                (Some(l), Some(r)) if kids.len() >= 2 => StmtKind::Assign {
+                    lhs: expr(cx, l),
+                    rhs: expr(cx, r),
+                },
                 _ => StmtKind::Error,
             }
         }
@@ -359,7 +495,11 @@ fn stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
         "do_statement" => do_stmt(cx, n),
         "keyword_statement" => keyword_stmt(cx, n),
         "arithmetic_if_statement" => {
-            let e = kids.iter().find(|k| k.kind() == "parenthesized_expression").map(|k| expr(cx, *k)).unwrap_or(Expr::Opaque(vec![]));
+            let e = kids
+                .iter()
+                .find(|k| k.kind() == "parenthesized_expression")
+                .map(|k| expr(cx, *k))
+                .unwrap_or(Expr::Opaque(vec![]));
             let l = labels_in(cx, n);
             if l.len() == 3 {
                 StmtKind::ArithIf(e, [l[0], l[1], l[2]])
@@ -369,30 +509,57 @@ fn stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
         }
         "stop_statement" | "error_stop_statement" => StmtKind::Stop,
         "subroutine_call" => {
-            let name = kids.iter().find(|k| k.kind() == "identifier").map(|k| lname(cx, *k)).unwrap_or_default();
-            let args = kids.iter().find(|k| k.kind() == "argument_list").map(|k| args(cx, *k)).unwrap_or_default();
+            let name = kids
+                .iter()
+                .find(|k| k.kind() == "identifier")
+                .map(|k| lname(cx, *k))
+                .unwrap_or_default();
+            let args = kids
+                .iter()
+                .find(|k| k.kind() == "argument_list")
+                .map(|k| args(cx, *k))
+                .unwrap_or_default();
             StmtKind::Call { name, args }
         }
-        "print_statement" | "write_statement" | "read_statement" | "open_statement" | "close_statement" | "inquire_statement" | "file_position_statement" | "flush_statement" => {
-            io_stmt(cx, n)
-        }
+        "print_statement"
+        | "write_statement"
+        | "read_statement"
+        | "open_statement"
+        | "close_statement"
+        | "inquire_statement"
+        | "file_position_statement"
+        | "flush_statement" => io_stmt(cx, n),
         "format_statement" => StmtKind::Format,
         "variable_declaration" => var_decl(cx, n),
         "variable_modification" => {
-            let attr = kids.iter().find(|k| k.kind() == "type_qualifier").map(|k| lname(cx, *k)).unwrap_or_default();
+            let attr = kids
+                .iter()
+                .find(|k| k.kind() == "type_qualifier")
+                .map(|k| lname(cx, *k))
+                .unwrap_or_default();
             let ents = entities(cx, &kids);
             if attr == "dimension" {
                 StmtKind::Dimension(ents)
             } else {
-                StmtKind::AttrStmt { attr, entities: ents }
+                StmtKind::AttrStmt {
+                    attr,
+                    entities: ents,
+                }
             }
         }
-        "save_statement" => StmtKind::AttrStmt { attr: "save".into(), entities: entities(cx, &kids) },
+        "save_statement" => StmtKind::AttrStmt {
+            attr: "save".into(),
+            entities: entities(cx, &kids),
+        },
         "common_statement" => {
             let mut blocks = vec![];
             for g in kids.iter().filter(|k| k.kind() == "variable_group") {
                 let gk = named_kids(*g);
-                let name = gk.iter().find(|k| k.kind() == "name").map(|k| lname(cx, *k)).unwrap_or_default();
+                let name = gk
+                    .iter()
+                    .find(|k| k.kind() == "name")
+                    .map(|k| lname(cx, *k))
+                    .unwrap_or_default();
                 blocks.push((name, entities(cx, &gk)));
             }
             if blocks.is_empty() {
@@ -451,7 +618,11 @@ fn stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
             StmtKind::Data(objs)
         }
         "equivalence_statement" => {
-            let sets = kids.iter().filter(|k| k.kind() == "equivalence_set").map(|s| named_kids(*s).into_iter().map(|e| expr(cx, e)).collect()).collect();
+            let sets = kids
+                .iter()
+                .filter(|k| k.kind() == "equivalence_set")
+                .map(|s| named_kids(*s).into_iter().map(|e| expr(cx, e)).collect())
+                .collect();
             StmtKind::Equivalence(sets)
         }
         "allocate_statement" | "deallocate_statement" => {
@@ -461,7 +632,16 @@ fn stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
                     if k.kind() == "sized_allocation" {
                         let kk = named_kids(*k);
                         let name = kk.first().map(|x| lname(cx, *x)).unwrap_or_default();
-                        let dims = kk.iter().find(|x| x.kind() == "size").map(|s| named_kids(*s).into_iter().map(|d| extent_arg(cx, d)).collect()).unwrap_or_default();
+                        let dims = kk
+                            .iter()
+                            .find(|x| x.kind() == "size")
+                            .map(|s| {
+                                named_kids(*s)
+                                    .into_iter()
+                                    .map(|d| extent_arg(cx, d))
+                                    .collect()
+                            })
+                            .unwrap_or_default();
                         Expr::Ref(name, dims)
                     } else {
                         expr(cx, *k)
@@ -474,7 +654,45 @@ fn stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
                 StmtKind::Deallocate(items)
             }
         }
-        "use_statement" => StmtKind::Use(kids.iter().find(|k| k.kind() == "module_name" || k.kind() == "name").map(|k| lname(cx, *k)).unwrap_or_default()),
+        "use_statement" => {
+            let module = kids
+                .iter()
+                .find(|k| k.kind() == "module_name" || k.kind() == "name")
+                .map(|k| lname(cx, *k))
+                .unwrap_or_default();
+            let only = kids.iter().find(|k| k.kind() == "included_items").map(|k| {
+                named_kids(*k)
+                    .into_iter()
+                    .filter(|x| x.kind() == "identifier")
+                    .map(|x| lname(cx, x))
+                    .collect()
+            });
+            StmtKind::Use { module, only }
+        }
+        "interface" => {
+            // Procedures declared by an interface block are external procedures with no body.
+            let mut ents = vec![];
+            for p in kids
+                .iter()
+                .filter(|k| matches!(k.kind(), "function" | "subroutine"))
+            {
+                for h in named_kids(*p) {
+                    if matches!(h.kind(), "function_statement" | "subroutine_statement") {
+                        if let Some(nm) = named_kids(h).into_iter().find(|x| x.kind() == "name") {
+                            ents.push(Entity {
+                                name: lname(cx, nm),
+                                dims: None,
+                                init: None,
+                            });
+                        }
+                    }
+                }
+            }
+            StmtKind::AttrStmt {
+                attr: "external".into(),
+                entities: ents,
+            }
+        }
         "implicit_none" => StmtKind::Implicit(None),
         "include_statement" => StmtKind::Continue,
         other => StmtKind::Unsupported(other.replace('_', " ")),
@@ -483,7 +701,10 @@ fn stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
 
 fn do_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
     let kids = named_kids(n);
-    let label = kids.iter().find(|k| k.kind() == "statement_label_reference").and_then(|k| text(cx, *k).trim().parse().ok());
+    let label = kids
+        .iter()
+        .find(|k| k.kind() == "statement_label_reference")
+        .and_then(|k| text(cx, *k).trim().parse().ok());
     if let Some(w) = kids.iter().find(|k| k.kind() == "while_statement") {
         let cond = named_kids(*w).first().map(|c| expr(cx, *c));
         return StmtKind::DoWhile { label, cond };
@@ -498,7 +719,13 @@ fn do_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
             let lo = expr(cx, parts[1]);
             let hi = expr(cx, parts[2]);
             let step = parts.get(3).map(|s| expr(cx, *s));
-            StmtKind::Do { label, var, lo, hi, step }
+            StmtKind::Do {
+                label,
+                var,
+                lo,
+                hi,
+                step,
+            }
         }
         None => StmtKind::DoWhile { label, cond: None },
     }
@@ -513,7 +740,11 @@ fn keyword_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
         "return" => StmtKind::Return,
         "cycle" | "exit" => {
             let rest = t[word.len()..].trim();
-            let nm = if rest.is_empty() { None } else { Some(rest.to_string()) };
+            let nm = if rest.is_empty() {
+                None
+            } else {
+                Some(rest.to_string())
+            };
             if word == "cycle" {
                 StmtKind::Cycle(nm)
             } else {
@@ -522,11 +753,25 @@ fn keyword_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
         }
         "stop" => StmtKind::Stop,
         "goto" | "go" => {
-            let rest = t.trim_start_matches("goto").trim_start_matches("go").trim_start().trim_start_matches("to").trim_start();
+            let rest = t
+                .trim_start_matches("goto")
+                .trim_start_matches("go")
+                .trim_start()
+                .trim_start_matches("to")
+                .trim_start();
             if rest.starts_with('(') {
-                let sel = named_kids(n).into_iter().filter(|k| k.kind() != "statement_label_reference").last().map(|k| expr(cx, k)).unwrap_or(Expr::Opaque(vec![]));
+                let sel = named_kids(n)
+                    .into_iter()
+                    .filter(|k| k.kind() != "statement_label_reference")
+                    .last()
+                    .map(|k| expr(cx, k))
+                    .unwrap_or(Expr::Opaque(vec![]));
                 StmtKind::ComputedGoto(labels, sel)
-            } else if labels.len() == 1 && rest.chars().all(|c| c.is_ascii_digit() || c.is_whitespace()) {
+            } else if labels.len() == 1
+                && rest
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c.is_whitespace())
+            {
                 StmtKind::Goto(labels[0])
             } else {
                 StmtKind::Unsupported("assigned GOTO".into())
@@ -581,8 +826,17 @@ fn io_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
         }
     }
     // Keep only things that are not plain string/number constants.
-    reads.retain(|e| !matches!(e, Expr::Int(_) | Expr::Str(_) | Expr::Real(_) | Expr::Logical(_)));
-    StmtKind::Io { kind, reads, writes }
+    reads.retain(|e| {
+        !matches!(
+            e,
+            Expr::Int(_) | Expr::Str(_) | Expr::Real(_) | Expr::Logical(_)
+        )
+    });
+    StmtKind::Io {
+        kind,
+        reads,
+        writes,
+    }
 }
 
 fn type_spec(cx: &Ctx, n: TsNode) -> TypeSpec {
@@ -615,43 +869,85 @@ fn type_spec(cx: &Ctx, n: TsNode) -> TypeSpec {
 
 fn var_decl(cx: &mut Ctx, n: TsNode) -> StmtKind {
     let kids = named_kids(n);
-    let mut ty = TypeSpec { base: BaseType::Real, kind: None };
+    let mut ty = TypeSpec {
+        base: BaseType::Real,
+        kind: None,
+    };
     let mut attrs = vec![];
     for k in &kids {
         match k.kind() {
             "intrinsic_type" => ty = type_spec(cx, *k),
-            "derived_type" => ty = TypeSpec { base: BaseType::Derived(lname(cx, *k)), kind: None },
-            "type_qualifier" => attrs.push(lname(cx, *k).split('(').next().unwrap_or("").trim().to_string()),
+            "derived_type" => {
+                ty = TypeSpec {
+                    base: BaseType::Derived(lname(cx, *k)),
+                    kind: None,
+                }
+            }
+            "type_qualifier" => attrs.push(
+                lname(cx, *k)
+                    .split('(')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_string(),
+            ),
             _ => {}
         }
     }
     let mut ents = entities(cx, &kids);
     // `DIMENSION(n)` attribute applies to plain entities.
-    if let Some(dq) = kids.iter().find(|k| k.kind() == "type_qualifier" && lname(cx, **k).starts_with("dimension")) {
-        let dims: Option<Vec<DimDecl>> = named_kids(*dq).into_iter().find(|x| x.kind() == "argument_list" || x.kind() == "size").map(|s| dim_decls(cx, s));
+    if let Some(dq) = kids
+        .iter()
+        .find(|k| k.kind() == "type_qualifier" && lname(cx, **k).starts_with("dimension"))
+    {
+        let dims: Option<Vec<DimDecl>> = named_kids(*dq)
+            .into_iter()
+            .find(|x| x.kind() == "argument_list" || x.kind() == "size")
+            .map(|s| dim_decls(cx, s));
         if let Some(d) = dims {
             for e in ents.iter_mut().filter(|e| e.dims.is_none()) {
                 e.dims = Some(d.clone());
             }
         }
     }
-    StmtKind::TypeDecl { ty, attrs, entities: ents }
+    StmtKind::TypeDecl {
+        ty,
+        attrs,
+        entities: ents,
+    }
 }
 
 fn entities(cx: &mut Ctx, kids: &[TsNode]) -> Vec<Entity> {
     let mut out = vec![];
     for k in kids {
         match k.kind() {
-            "identifier" => out.push(Entity { name: lname(cx, *k), dims: None, init: None }),
+            "identifier" => out.push(Entity {
+                name: lname(cx, *k),
+                dims: None,
+                init: None,
+            }),
             "sized_declarator" => {
                 let kk = named_kids(*k);
                 let name = kk.first().map(|x| lname(cx, *x)).unwrap_or_default();
-                let dims = kk.iter().find(|x| x.kind() == "size").map(|s| dim_decls(cx, *s));
-                out.push(Entity { name, dims, init: None });
+                let dims = kk
+                    .iter()
+                    .find(|x| x.kind() == "size")
+                    .map(|s| dim_decls(cx, *s));
+                out.push(Entity {
+                    name,
+                    dims,
+                    init: None,
+                });
             }
             "init_declarator" => {
                 let kk = named_kids(*k);
-                let mut e = entities(cx, &kk[..kk.len().min(1)]).pop().unwrap_or(Entity { name: String::new(), dims: None, init: None });
+                let mut e = entities(cx, &kk[..kk.len().min(1)])
+                    .pop()
+                    .unwrap_or(Entity {
+                        name: String::new(),
+                        dims: None,
+                        init: None,
+                    });
                 if kk.len() >= 2 {
                     e.init = Some(expr(cx, kk[kk.len() - 1]));
                 }
@@ -663,12 +959,28 @@ fn entities(cx: &mut Ctx, kids: &[TsNode]) -> Vec<Entity> {
                     let dims = args
                         .into_iter()
                         .map(|a| match a {
-                            Arg::Range(lo, hi, _) => DimDecl { assumed: hi.is_none(), lo, hi },
-                            Arg::Expr(Expr::Var(v)) if v == "*" => DimDecl { lo: None, hi: None, assumed: true },
-                            Arg::Expr(e) | Arg::Keyword(_, e) => DimDecl { lo: None, hi: Some(e), assumed: false },
+                            Arg::Range(lo, hi, _) => DimDecl {
+                                assumed: hi.is_none(),
+                                lo,
+                                hi,
+                            },
+                            Arg::Expr(Expr::Var(v)) if v == "*" => DimDecl {
+                                lo: None,
+                                hi: None,
+                                assumed: true,
+                            },
+                            Arg::Expr(e) | Arg::Keyword(_, e) => DimDecl {
+                                lo: None,
+                                hi: Some(e),
+                                assumed: false,
+                            },
                         })
                         .collect();
-                    out.push(Entity { name, dims: Some(dims), init: None });
+                    out.push(Entity {
+                        name,
+                        dims: Some(dims),
+                        init: None,
+                    });
                 }
             }
             _ => {}
@@ -685,32 +997,64 @@ fn dim_decls(cx: &mut Ctx, size: TsNode) -> Vec<DimDecl> {
                 let t = text(cx, d).trim().to_string();
                 let parts = named_kids(d);
                 if t == "*" || t == ":" {
-                    out.push(DimDecl { lo: None, hi: None, assumed: true });
+                    out.push(DimDecl {
+                        lo: None,
+                        hi: None,
+                        assumed: true,
+                    });
                 } else if let Some(colon) = t.find(':') {
                     let lo_txt = t[..colon].trim();
                     let hi_txt = t[colon + 1..].trim();
                     let mut it = parts.iter();
-                    let lo = if lo_txt.is_empty() { None } else { it.next().map(|p| expr(cx, *p)) };
-                    let hi = if hi_txt.is_empty() || hi_txt == "*" { None } else { it.next().map(|p| expr(cx, *p)) };
-                    out.push(DimDecl { assumed: hi.is_none(), lo, hi });
+                    let lo = if lo_txt.is_empty() {
+                        None
+                    } else {
+                        it.next().map(|p| expr(cx, *p))
+                    };
+                    let hi = if hi_txt.is_empty() || hi_txt == "*" {
+                        None
+                    } else {
+                        it.next().map(|p| expr(cx, *p))
+                    };
+                    out.push(DimDecl {
+                        assumed: hi.is_none(),
+                        lo,
+                        hi,
+                    });
                 } else {
                     let hi = parts.first().map(|p| expr(cx, *p));
-                    out.push(DimDecl { assumed: hi.is_none(), lo: None, hi });
+                    out.push(DimDecl {
+                        assumed: hi.is_none(),
+                        lo: None,
+                        hi,
+                    });
                 }
             }
             _ => {
                 let t = text(cx, d).trim().to_string();
                 if t == "*" {
-                    out.push(DimDecl { lo: None, hi: None, assumed: true });
+                    out.push(DimDecl {
+                        lo: None,
+                        hi: None,
+                        assumed: true,
+                    });
                 } else {
-                    out.push(DimDecl { lo: None, hi: Some(expr(cx, d)), assumed: false });
+                    out.push(DimDecl {
+                        lo: None,
+                        hi: Some(expr(cx, d)),
+                        assumed: false,
+                    });
                 }
             }
         }
     }
     // `A(*)` may come through as an anonymous `*` only.
     if out.is_empty() && text(cx, size).contains('*') {
-        out.push(DimDecl { lo: None, hi: None, assumed: true });
+        out.push(DimDecl {
+            lo: None,
+            hi: None,
+            assumed: true,
+        });
     }
     out
 }
@@ -743,7 +1087,10 @@ fn args(cx: &mut Ctx, al: TsNode) -> Vec<Arg> {
             "keyword_argument" => {
                 let kk = named_kids(a);
                 let name = kk.first().map(|x| lname(cx, *x)).unwrap_or_default();
-                let v = kk.get(1).map(|x| expr(cx, *x)).unwrap_or(Expr::Opaque(vec![]));
+                let v = kk
+                    .get(1)
+                    .map(|x| expr(cx, *x))
+                    .unwrap_or(Expr::Opaque(vec![]));
                 Arg::Keyword(name, v)
             }
             _ => extent_arg(cx, a),
@@ -753,7 +1100,11 @@ fn args(cx: &mut Ctx, al: TsNode) -> Vec<Arg> {
 
 fn op_of(cx: &Ctx, n: TsNode) -> Option<String> {
     let mut c = n.walk();
-    let found = n.children(&mut c).filter(|k| !k.is_named()).map(|k| text(cx, k).trim().to_ascii_lowercase()).find(|t| !matches!(t.as_str(), "&" | "(" | ")" | ""));
+    let found = n
+        .children(&mut c)
+        .filter(|k| !k.is_named())
+        .map(|k| text(cx, k).trim().to_ascii_lowercase())
+        .find(|t| !matches!(t.as_str(), "&" | "(" | ")" | ""));
     found
 }
 
@@ -768,7 +1119,11 @@ fn parse_real(t: &str) -> Option<f64> {
     let t = t.trim().to_ascii_lowercase();
     let t = t.split('_').next().unwrap_or(&t).replace(['d', 'q'], "e");
     let t = if t.ends_with('.') { format!("{t}0") } else { t };
-    let t = if t.starts_with('.') { format!("0{t}") } else { t };
+    let t = if t.starts_with('.') {
+        format!("0{t}")
+    } else {
+        t
+    };
     t.replace(".e", ".0e").parse().ok()
 }
 
@@ -780,24 +1135,39 @@ fn expr(cx: &mut Ctx, n: TsNode) -> Expr {
             let t = text(cx, n);
             match parse_int(t) {
                 Some(i) if !t.contains(['.', 'e', 'E', 'd', 'D']) => Expr::Int(i),
-                _ => parse_real(t).map(Expr::Real).unwrap_or(Expr::Opaque(vec![])),
+                _ => parse_real(t)
+                    .map(Expr::Real)
+                    .unwrap_or(Expr::Opaque(vec![])),
             }
         }
         "string_literal" => {
             let t = text(cx, n);
-            Expr::Str(t.get(1..t.len().saturating_sub(1)).unwrap_or("").to_string())
+            Expr::Str(
+                t.get(1..t.len().saturating_sub(1))
+                    .unwrap_or("")
+                    .to_string(),
+            )
         }
         "boolean_literal" => Expr::Logical(lname(cx, n).contains("true")),
-        "parenthesized_expression" => kids.first().map(|k| expr(cx, *k)).unwrap_or(Expr::Opaque(vec![])),
+        "parenthesized_expression" => kids
+            .first()
+            .map(|k| expr(cx, *k))
+            .unwrap_or(Expr::Opaque(vec![])),
         "call_expression" => {
-            let name = kids.first().filter(|k| k.kind() == "identifier").map(|k| lname(cx, *k));
+            let name = kids
+                .first()
+                .filter(|k| k.kind() == "identifier")
+                .map(|k| lname(cx, *k));
             let al = kids.iter().find(|k| k.kind() == "argument_list");
             match (name, al) {
                 (Some(name), Some(al)) => Expr::Ref(name, args(cx, *al)),
                 _ => Expr::Opaque(kids.iter().map(|k| expr(cx, *k)).collect()),
             }
         }
-        "math_expression" | "relational_expression" | "logical_expression" | "concatenation_expression" => {
+        "math_expression"
+        | "relational_expression"
+        | "logical_expression"
+        | "concatenation_expression" => {
             let op = op_of(cx, n).unwrap_or_default();
             if kids.len() == 1 {
                 // `.NOT. x`
@@ -830,11 +1200,18 @@ fn expr(cx: &mut Ctx, n: TsNode) -> Expr {
                 ".neqv." => BinOp::Neqv,
                 _ => return Expr::Opaque(kids.iter().map(|k| expr(cx, *k)).collect()),
             };
-            Expr::Binary(bop, Box::new(expr(cx, kids[0])), Box::new(expr(cx, kids[1])))
+            Expr::Binary(
+                bop,
+                Box::new(expr(cx, kids[0])),
+                Box::new(expr(cx, kids[1])),
+            )
         }
         "unary_expression" => {
             let op = op_of(cx, n).unwrap_or_default();
-            let e = kids.first().map(|k| expr(cx, *k)).unwrap_or(Expr::Opaque(vec![]));
+            let e = kids
+                .first()
+                .map(|k| expr(cx, *k))
+                .unwrap_or(Expr::Opaque(vec![]));
             match op.as_str() {
                 "-" => match e {
                     Expr::Int(i) => Expr::Int(-i),
@@ -847,14 +1224,24 @@ fn expr(cx: &mut Ctx, n: TsNode) -> Expr {
         }
         "implied_do_loop_expression" => {
             let lc = kids.iter().find(|k| k.kind() == "loop_control_expression");
-            let items: Vec<Expr> = kids.iter().filter(|k| k.kind() != "loop_control_expression").map(|k| expr(cx, *k)).collect();
+            let items: Vec<Expr> = kids
+                .iter()
+                .filter(|k| k.kind() != "loop_control_expression")
+                .map(|k| expr(cx, *k))
+                .collect();
             match lc.map(|l| named_kids(*l)) {
                 Some(p) if p.len() >= 3 => {
                     let var = lname(cx, p[0]);
                     let lo = Box::new(expr(cx, p[1]));
                     let hi = Box::new(expr(cx, p[2]));
                     let step = p.get(3).map(|s| Box::new(expr(cx, *s)));
-                    Expr::ImpliedDo { items, var, lo, hi, step }
+                    Expr::ImpliedDo {
+                        items,
+                        var,
+                        lo,
+                        hi,
+                        step,
+                    }
                 }
                 _ => Expr::Opaque(items),
             }
@@ -866,8 +1253,14 @@ fn expr(cx: &mut Ctx, n: TsNode) -> Expr {
 /// Rebuild DO / IF structure from a unit's flat statement list.
 pub fn structure(unit: &mut Unit, map: &SourceMap, diags: &mut Vec<Diagnostic>) {
     enum Open {
-        Do { header: StmtId, label: Option<u32>, body: Vec<Node> },
-        If { arms: Vec<(StmtId, Vec<Node>)> },
+        Do {
+            header: StmtId,
+            label: Option<u32>,
+            body: Vec<Node>,
+        },
+        If {
+            arms: Vec<(StmtId, Vec<Node>)>,
+        },
     }
     let mut stack: Vec<Open> = vec![];
     let mut top: Vec<Node> = vec![];
@@ -886,31 +1279,63 @@ pub fn structure(unit: &mut Unit, map: &SourceMap, diags: &mut Vec<Diagnostic>) 
         }
         let id = s.id;
         match &s.kind {
-            StmtKind::Do { label, .. } | StmtKind::DoWhile { label, .. } => stack.push(Open::Do { header: id, label: *label, body: vec![] }),
-            StmtKind::IfThen(_) => stack.push(Open::If { arms: vec![(id, vec![])] }),
+            StmtKind::Do { label, .. } | StmtKind::DoWhile { label, .. } => stack.push(Open::Do {
+                header: id,
+                label: *label,
+                body: vec![],
+            }),
+            StmtKind::IfThen(_) => stack.push(Open::If {
+                arms: vec![(id, vec![])],
+            }),
             StmtKind::ElseIf(_) | StmtKind::Else => match stack.last_mut() {
                 Some(Open::If { arms }) => arms.push((id, vec![])),
                 _ => {
-                    diags.push(Diagnostic::error(codes::UNMATCHED_END, "ELSE without a matching IF-THEN", Some(loc(s))));
+                    diags.push(Diagnostic::error(
+                        codes::UNMATCHED_END,
+                        "ELSE without a matching IF-THEN",
+                        Some(loc(s)),
+                    ));
                 }
             },
             StmtKind::EndIf => match stack.pop() {
-                Some(Open::If { arms }) => cur(&mut stack, &mut top).push(Node::If { arms, end: Some(id) }),
+                Some(Open::If { arms }) => cur(&mut stack, &mut top).push(Node::If {
+                    arms,
+                    end: Some(id),
+                }),
                 other => {
                     if let Some(o) = other {
                         stack.push(o);
                     }
-                    diags.push(Diagnostic::error(codes::UNMATCHED_END, "END IF without a matching IF-THEN", Some(loc(s))));
+                    diags.push(Diagnostic::error(
+                        codes::UNMATCHED_END,
+                        "END IF without a matching IF-THEN",
+                        Some(loc(s)),
+                    ));
                 }
             },
-            StmtKind::EndDo if s.label.is_none() || !stack.iter().any(|o| matches!(o, Open::Do { label: Some(l), .. } if Some(*l) == s.label)) => {
+            StmtKind::EndDo
+                if s.label.is_none()
+                    || !stack.iter().any(
+                        |o| matches!(o, Open::Do { label: Some(l), .. } if Some(*l) == s.label),
+                    ) =>
+            {
                 match stack.pop() {
-                    Some(Open::Do { header, body, .. }) => cur(&mut stack, &mut top).push(Node::Do { header, body, end: Some(id) }),
+                    Some(Open::Do { header, body, .. }) => {
+                        cur(&mut stack, &mut top).push(Node::Do {
+                            header,
+                            body,
+                            end: Some(id),
+                        })
+                    }
                     other => {
                         if let Some(o) = other {
                             stack.push(o);
                         }
-                        diags.push(Diagnostic::error(codes::UNMATCHED_END, "END DO without a matching DO", Some(loc(s))));
+                        diags.push(Diagnostic::error(
+                            codes::UNMATCHED_END,
+                            "END DO without a matching DO",
+                            Some(loc(s)),
+                        ));
                     }
                 }
             }
@@ -922,12 +1347,23 @@ pub fn structure(unit: &mut Unit, map: &SourceMap, diags: &mut Vec<Diagnostic>) 
                         let closes = matches!(stack.last(), Some(Open::Do { label: Some(x), .. }) if *x == l);
                         if !closes {
                             // An IF block still open around the terminal statement is an error.
-                            if stack.iter().any(|o| matches!(o, Open::Do { label: Some(x), .. } if *x == l)) {
+                            if stack
+                                .iter()
+                                .any(|o| matches!(o, Open::Do { label: Some(x), .. } if *x == l))
+                            {
                                 diags.push(Diagnostic::error(codes::UNMATCHED_END, format!("DO loop ending at label {l} is closed inside an unfinished block"), Some(loc(s))));
                                 // Recover: close whatever is open above the loop.
                                 match stack.pop() {
-                                    Some(Open::If { arms }) => cur(&mut stack, &mut top).push(Node::If { arms, end: None }),
-                                    Some(Open::Do { header, body, .. }) => cur(&mut stack, &mut top).push(Node::Do { header, body, end: None }),
+                                    Some(Open::If { arms }) => {
+                                        cur(&mut stack, &mut top).push(Node::If { arms, end: None })
+                                    }
+                                    Some(Open::Do { header, body, .. }) => {
+                                        cur(&mut stack, &mut top).push(Node::Do {
+                                            header,
+                                            body,
+                                            end: None,
+                                        })
+                                    }
                                     None => break,
                                 }
                                 continue;
@@ -935,7 +1371,11 @@ pub fn structure(unit: &mut Unit, map: &SourceMap, diags: &mut Vec<Diagnostic>) 
                             break;
                         }
                         if let Some(Open::Do { header, body, .. }) = stack.pop() {
-                            cur(&mut stack, &mut top).push(Node::Do { header, body, end: None });
+                            cur(&mut stack, &mut top).push(Node::Do {
+                                header,
+                                body,
+                                end: None,
+                            });
                         }
                     }
                 }
@@ -947,9 +1387,17 @@ pub fn structure(unit: &mut Unit, map: &SourceMap, diags: &mut Vec<Diagnostic>) 
             Open::Do { header, .. } => (*header, "DO loop is not closed"),
             Open::If { arms } => (arms[0].0, "IF block is not closed"),
         };
-        diags.push(Diagnostic::error(codes::UNMATCHED_END, what, Some(loc(unit.stmt(sid)))));
+        diags.push(Diagnostic::error(
+            codes::UNMATCHED_END,
+            what,
+            Some(loc(unit.stmt(sid))),
+        ));
         let node = match o {
-            Open::Do { header, body, .. } => Node::Do { header, body, end: None },
+            Open::Do { header, body, .. } => Node::Do {
+                header,
+                body,
+                end: None,
+            },
             Open::If { arms } => Node::If { arms, end: None },
         };
         cur(&mut stack, &mut top).push(node);

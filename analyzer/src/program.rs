@@ -33,7 +33,9 @@ impl Program {
         self.units.iter().position(|u| u.name == name)
     }
     pub fn has_errors(&self) -> bool {
-        self.diags.iter().any(|d| d.severity == crate::diag::Severity::Error)
+        self.diags
+            .iter()
+            .any(|d| d.severity == crate::diag::Severity::Error)
     }
 }
 
@@ -42,9 +44,14 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
     let mut map = SourceMap::default();
     let mut diags = vec![];
     let mut units: Vec<Unit> = vec![];
-    let lopts = LoadOptions { include_dirs: &opts.include_dirs, force_form: opts.force_form };
+    let lopts = LoadOptions {
+        include_dirs: &opts.include_dirs,
+        force_form: opts.force_form,
+    };
     for p in paths {
-        let Some(buf) = source::load(p, &mut map, &lopts, &mut diags) else { continue };
+        let Some(buf) = source::load(p, &mut map, &lopts, &mut diags) else {
+            continue;
+        };
         let lowered = crate::lower::lower(&buf, &map, &mut diags);
         units.extend(lowered.units);
     }
@@ -57,8 +64,19 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         if let Some(&first) = seen.get(&u.name) {
             let f = &units[first];
             diags.push(
-                Diagnostic::warning(codes::DUPLICATE_UNIT, format!("program unit `{}` is defined more than once; the first definition is used", u.name), Some(map.location(u.span.file, u.span.line, u.span.col)))
-                    .with_note(format!("first defined at {}:{}", map.file(f.file).display_path(), f.span.line)),
+                Diagnostic::warning(
+                    codes::DUPLICATE_UNIT,
+                    format!(
+                        "program unit `{}` is defined more than once; the first definition is used",
+                        u.name
+                    ),
+                    Some(map.location(u.span.file, u.span.line, u.span.col)),
+                )
+                .with_note(format!(
+                    "first defined at {}:{}",
+                    map.file(f.file).display_path(),
+                    f.span.line
+                )),
             );
         } else {
             seen.insert(u.name.clone(), i);
@@ -67,7 +85,12 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
     // Semantic model; hosts before their internal procedures (they follow them in `units`).
     let mut semas: Vec<UnitSema> = Vec::with_capacity(units.len());
     for u in &units {
-        let host = u.parent.as_ref().and_then(|p| units.iter().position(|x| &x.name == p)).filter(|&h| h < semas.len()).map(|h| &semas[h]);
+        let host = u
+            .parent
+            .as_ref()
+            .and_then(|p| units.iter().position(|x| &x.name == p))
+            .filter(|&h| h < semas.len())
+            .map(|h| &semas[h]);
         let s = sema::analyze_unit(u, &map, host, &mut diags);
         semas.push(s);
     }
@@ -83,11 +106,23 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         for r in directives::scan(&lines, f.form == SourceForm::Fixed) {
             match r {
                 Ok(d) => v.push(d),
-                Err(e) => diags.push(Diagnostic::error(codes::BAD_DIRECTIVE, e.message.clone(), Some(map.location(FileId(i as u32), e.line, e.col)))),
+                Err(e) => diags.push(Diagnostic::error(
+                    codes::BAD_DIRECTIVE,
+                    e.message.clone(),
+                    Some(map.location(FileId(i as u32), e.line, e.col)),
+                )),
             }
         }
         dirs.insert(FileId(i as u32), v);
     }
     let (summaries, call_graph) = interproc::summarize(&units, &semas);
-    Program { map, units, semas, summaries, call_graph, directives: dirs, diags }
+    Program {
+        map,
+        units,
+        semas,
+        summaries,
+        call_graph,
+        directives: dirs,
+        diags,
+    }
 }

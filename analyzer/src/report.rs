@@ -21,7 +21,12 @@ pub struct Analysis {
 /// Run the whole analyzer over the given files.
 pub fn analyze(paths: &[PathBuf], opts: &Options) -> Analysis {
     let program = program::load(paths, opts);
-    let loops = program.units.iter().enumerate().map(|(i, u)| loops::analyze_unit(u, &program.semas[i], &program.summaries).loops).collect();
+    let loops = program
+        .units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| loops::analyze_unit(u, &program.semas[i], &program.summaries).loops)
+        .collect();
     Analysis { program, loops }
 }
 
@@ -31,7 +36,10 @@ impl Analysis {
     }
 
     fn file_of(&self, unit: usize) -> String {
-        self.program.map.file(self.program.units[unit].file).display_path()
+        self.program
+            .map
+            .file(self.program.units[unit].file)
+            .display_path()
     }
 
     /// `file:line: loop I (depth 2): parallel, private(T), reduction(max:EPS)` per loop.
@@ -76,34 +84,69 @@ impl Analysis {
             match what {
                 "cfg" => {
                     let g = cfg::build(u, sema, &self.program.summaries, true);
-                    let _ = writeln!(out, "{} {} ({})", u.kind.as_str(), u.name.to_uppercase(), self.file_of(ui));
+                    let _ = writeln!(
+                        out,
+                        "{} {} ({})",
+                        u.kind.as_str(),
+                        u.name.to_uppercase(),
+                        self.file_of(ui)
+                    );
                     out.push_str(&g.dump(sema));
                     for (l, s) in &g.missing_labels {
-                        let _ = writeln!(out, "missing label {l} (referenced at line {})", u.stmt(*s).span.line);
+                        let _ = writeln!(
+                            out,
+                            "missing label {l} (referenced at line {})",
+                            u.stmt(*s).span.line
+                        );
                     }
                     out.push('\n');
                 }
                 "loops" => {
-                    let _ = writeln!(out, "{} {} ({})", u.kind.as_str(), u.name.to_uppercase(), self.file_of(ui));
+                    let _ = writeln!(
+                        out,
+                        "{} {} ({})",
+                        u.kind.as_str(),
+                        u.name.to_uppercase(),
+                        self.file_of(ui)
+                    );
                     for l in &self.loops[ui] {
                         let _ = writeln!(out, "  {}", human_line(&self.file_of(ui), &u.name, l));
                         let bounds = match (l.lower, l.upper, l.step) {
                             (Some(a), Some(b), Some(c)) => format!("{a}..{b} step {c}"),
                             _ => "symbolic".into(),
                         };
-                        let _ = writeln!(out, "    lines {}-{}, bounds {bounds}, iterations {}", l.line, l.end_line, l.trip_count.map_or("unknown".into(), |t| t.to_string()));
+                        let _ = writeln!(
+                            out,
+                            "    lines {}-{}, bounds {bounds}, iterations {}",
+                            l.line,
+                            l.end_line,
+                            l.trip_count.map_or("unknown".into(), |t| t.to_string())
+                        );
                         for d in &l.dependences {
                             let _ = writeln!(out, "    dependence {}", dep_text(d));
                         }
                         for b in &l.blockers {
-                            let _ = writeln!(out, "    blocker {} at line {}: {}", b.code.as_str(), b.line, b.message);
+                            let _ = writeln!(
+                                out,
+                                "    blocker {} at line {}: {}",
+                                b.code.as_str(),
+                                b.line,
+                                b.message
+                            );
                         }
                     }
                 }
                 "deps" => {
                     for l in &self.loops[ui] {
                         for d in &l.dependences {
-                            let _ = writeln!(out, "{}:{}: loop {}: {}", self.file_of(ui), l.line, l.var.to_uppercase(), dep_text(d));
+                            let _ = writeln!(
+                                out,
+                                "{}:{}: loop {}: {}",
+                                self.file_of(ui),
+                                l.line,
+                                l.var.to_uppercase(),
+                                dep_text(d)
+                            );
                         }
                     }
                 }
@@ -115,22 +158,70 @@ impl Analysis {
 }
 
 pub fn dep_text(d: &loops::Dependence) -> String {
-    let dist: Vec<String> = d.distance.iter().map(|x| x.map_or("*".into(), |v| v.to_string())).collect();
-    format!("{} {} distance ({}) from line {} to line {}", d.array.to_uppercase(), d.kind.as_str(), dist.join(","), d.source_line, d.sink_line)
+    let dist: Vec<String> = d
+        .distance
+        .iter()
+        .map(|x| x.map_or("*".into(), |v| v.to_string()))
+        .collect();
+    format!(
+        "{} {} distance ({}) from line {} to line {}",
+        d.array.to_uppercase(),
+        d.kind.as_str(),
+        dist.join(","),
+        d.source_line,
+        d.sink_line
+    )
 }
 
 pub fn human_line(file: &str, _unit: &str, l: &LoopInfo) -> String {
-    let name = if l.var.is_empty() { "WHILE".to_string() } else { l.var.to_uppercase() };
-    let mut s = format!("{file}:{}: loop {name} (depth {}): {}", l.line, l.depth, l.verdict.as_str());
+    let name = if l.var.is_empty() {
+        "WHILE".to_string()
+    } else {
+        l.var.to_uppercase()
+    };
+    let mut s = format!(
+        "{file}:{}: loop {name} (depth {}): {}",
+        l.line,
+        l.depth,
+        l.verdict.as_str()
+    );
     if !l.private.is_empty() {
-        let _ = write!(s, ", private({})", l.private.iter().map(|x| x.to_uppercase()).collect::<Vec<_>>().join(","));
+        let _ = write!(
+            s,
+            ", private({})",
+            l.private
+                .iter()
+                .map(|x| x.to_uppercase())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
     }
     if !l.reductions.is_empty() {
-        let r: Vec<String> = l.reductions.iter().map(|r| format!("{}:{}", r.op.as_str(), r.var.to_uppercase())).collect();
+        let r: Vec<String> = l
+            .reductions
+            .iter()
+            .map(|r| format!("{}:{}", r.op.as_str(), r.var.to_uppercase()))
+            .collect();
         let _ = write!(s, ", reduction({})", r.join(","));
     }
     if l.verdict == loops::Verdict::Across {
-        let d: Vec<String> = l.dependences.iter().map(|d| format!("{}({})", d.array.to_uppercase(), d.distance.first().copied().flatten().map_or("*".into(), |x| x.to_string()))).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+        let d: Vec<String> = l
+            .dependences
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}({})",
+                    d.array.to_uppercase(),
+                    d.distance
+                        .first()
+                        .copied()
+                        .flatten()
+                        .map_or("*".into(), |x| x.to_string())
+                )
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
         let _ = write!(s, ", across {}", d.join(" "));
     }
     for b in &l.blockers {

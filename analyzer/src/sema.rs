@@ -85,11 +85,15 @@ impl Symbol {
     pub fn elements(&self) -> Option<u64> {
         match &self.dims {
             None => Some(1),
-            Some(ds) => ds.iter().try_fold(1u64, |acc, d| acc.checked_mul(d.extent()? as u64)),
+            Some(ds) => ds
+                .iter()
+                .try_fold(1u64, |acc, d| acc.checked_mul(d.extent()? as u64)),
         }
     }
     pub fn bounds(&self) -> Vec<Option<(i64, i64)>> {
-        self.dims.as_ref().map_or(vec![], |ds| ds.iter().map(|d| Some((d.lo?, d.hi?))).collect())
+        self.dims.as_ref().map_or(vec![], |ds| {
+            ds.iter().map(|d| Some((d.lo?, d.hi?))).collect()
+        })
     }
 }
 
@@ -105,6 +109,8 @@ pub struct CommonMember {
 pub struct UnitSema {
     pub symbols: BTreeMap<Name, Symbol>,
     pub implicit_none: bool,
+    /// A USE without ONLY: names may come from modules we do not model.
+    pub uses_modules: bool,
     pub commons: BTreeMap<Name, Vec<CommonMember>>,
     /// Statement function definitions (they look like assignments).
     pub stmt_functions: BTreeMap<Name, StmtId>,
@@ -123,7 +129,167 @@ pub enum RefKind {
 }
 
 pub const INTRINSIC_FUNCTIONS: &[&str] = &[
-    "abs", "iabs", "dabs", "cabs", "sqrt", "dsqrt", "csqrt", "exp", "dexp", "cexp", "log", "alog", "dlog", "clog", "log10", "alog10", "dlog10", "sin", "dsin", "csin", "cos", "dcos", "ccos", "tan", "dtan", "asin", "dasin", "acos", "dacos", "atan", "datan", "atan2", "datan2", "sinh", "dsinh", "cosh", "dcosh", "tanh", "dtanh", "max", "min", "max0", "min0", "amax1", "amin1", "dmax1", "dmin1", "amax0", "amin0", "max1", "min1", "mod", "amod", "dmod", "modulo", "sign", "isign", "dsign", "int", "ifix", "idint", "nint", "idnint", "anint", "dnint", "aint", "dint", "real", "float", "sngl", "dble", "dfloat", "cmplx", "dcmplx", "conjg", "aimag", "dimag", "char", "ichar", "achar", "iachar", "len", "len_trim", "index", "trim", "adjustl", "adjustr", "size", "shape", "lbound", "ubound", "sum", "product", "maxval", "minval", "maxloc", "minloc", "dot_product", "matmul", "transpose", "huge", "tiny", "epsilon", "kind", "floor", "ceiling", "iand", "ior", "ieor", "not", "ishft", "ishftc", "btest", "ibset", "ibclr", "present", "allocated", "associated", "merge", "count", "any", "all", "reshape", "spread", "pack", "unpack", "dim", "idim", "ddim", "dprod", "lge", "lgt", "lle", "llt", "selected_real_kind", "selected_int_kind", "precision", "range", "digits", "radix", "exponent", "fraction", "nearest", "spacing", "scale", "repeat", "scan", "verify", "cshift", "eoshift", "bit_size", "new_line", "storage_size", "norm2", "hypot", "erf", "erfc", "gamma", "log_gamma", "bessel_j0", "bessel_j1",
+    "abs",
+    "iabs",
+    "dabs",
+    "cabs",
+    "sqrt",
+    "dsqrt",
+    "csqrt",
+    "exp",
+    "dexp",
+    "cexp",
+    "log",
+    "alog",
+    "dlog",
+    "clog",
+    "log10",
+    "alog10",
+    "dlog10",
+    "sin",
+    "dsin",
+    "csin",
+    "cos",
+    "dcos",
+    "ccos",
+    "tan",
+    "dtan",
+    "asin",
+    "dasin",
+    "acos",
+    "dacos",
+    "atan",
+    "datan",
+    "atan2",
+    "datan2",
+    "sinh",
+    "dsinh",
+    "cosh",
+    "dcosh",
+    "tanh",
+    "dtanh",
+    "max",
+    "min",
+    "max0",
+    "min0",
+    "amax1",
+    "amin1",
+    "dmax1",
+    "dmin1",
+    "amax0",
+    "amin0",
+    "max1",
+    "min1",
+    "mod",
+    "amod",
+    "dmod",
+    "modulo",
+    "sign",
+    "isign",
+    "dsign",
+    "int",
+    "ifix",
+    "idint",
+    "nint",
+    "idnint",
+    "anint",
+    "dnint",
+    "aint",
+    "dint",
+    "real",
+    "float",
+    "sngl",
+    "dble",
+    "dfloat",
+    "cmplx",
+    "dcmplx",
+    "conjg",
+    "aimag",
+    "dimag",
+    "char",
+    "ichar",
+    "achar",
+    "iachar",
+    "len",
+    "len_trim",
+    "index",
+    "trim",
+    "adjustl",
+    "adjustr",
+    "size",
+    "shape",
+    "lbound",
+    "ubound",
+    "sum",
+    "product",
+    "maxval",
+    "minval",
+    "maxloc",
+    "minloc",
+    "dot_product",
+    "matmul",
+    "transpose",
+    "huge",
+    "tiny",
+    "epsilon",
+    "kind",
+    "floor",
+    "ceiling",
+    "iand",
+    "ior",
+    "ieor",
+    "not",
+    "ishft",
+    "ishftc",
+    "btest",
+    "ibset",
+    "ibclr",
+    "present",
+    "allocated",
+    "associated",
+    "merge",
+    "count",
+    "any",
+    "all",
+    "reshape",
+    "spread",
+    "pack",
+    "unpack",
+    "dim",
+    "idim",
+    "ddim",
+    "dprod",
+    "lge",
+    "lgt",
+    "lle",
+    "llt",
+    "selected_real_kind",
+    "selected_int_kind",
+    "precision",
+    "range",
+    "digits",
+    "radix",
+    "exponent",
+    "fraction",
+    "nearest",
+    "spacing",
+    "scale",
+    "repeat",
+    "scan",
+    "verify",
+    "cshift",
+    "eoshift",
+    "bit_size",
+    "new_line",
+    "storage_size",
+    "norm2",
+    "hypot",
+    "erf",
+    "erfc",
+    "gamma",
+    "log_gamma",
+    "bessel_j0",
+    "bessel_j1",
 ];
 
 /// Intrinsic subroutines and which arguments they write.
@@ -168,7 +334,10 @@ impl UnitSema {
         if let Some(s) = self.symbols.get(name) {
             return s.ty.clone();
         }
-        self.implicit_type(name).unwrap_or(TypeSpec { base: BaseType::Real, kind: None })
+        self.implicit_type(name).unwrap_or(TypeSpec {
+            base: BaseType::Real,
+            kind: None,
+        })
     }
     fn implicit_type(&self, name: &str) -> Option<TypeSpec> {
         let c = name.chars().next()?.to_ascii_lowercase();
@@ -178,7 +347,17 @@ impl UnitSema {
         if self.implicit_none {
             return None;
         }
-        Some(if ('i'..='n').contains(&c) { TypeSpec { base: BaseType::Integer, kind: None } } else { TypeSpec { base: BaseType::Real, kind: None } })
+        Some(if ('i'..='n').contains(&c) {
+            TypeSpec {
+                base: BaseType::Integer,
+                kind: None,
+            }
+        } else {
+            TypeSpec {
+                base: BaseType::Real,
+                kind: None,
+            }
+        })
     }
     /// Evaluate a constant expression (PARAMETERs, literals, simple intrinsics).
     pub fn eval(&self, e: &Expr) -> Option<Const> {
@@ -246,7 +425,10 @@ pub fn eval_const(e: &Expr, lookup: &dyn Fn(&str) -> Option<Const>) -> Option<Co
             }
         }
         Expr::Ref(f, args) => {
-            let vals: Option<Vec<Const>> = args.iter().map(|a| a.expr().and_then(|e| eval_const(e, lookup))).collect();
+            let vals: Option<Vec<Const>> = args
+                .iter()
+                .map(|a| a.expr().and_then(|e| eval_const(e, lookup)))
+                .collect();
             let vals = vals?;
             let ints: Option<Vec<i64>> = vals.iter().map(|v| v.as_int()).collect();
             match (f.as_str(), ints) {
@@ -257,7 +439,11 @@ pub fn eval_const(e: &Expr, lookup: &dyn Fn(&str) -> Option<Const>) -> Option<Co
                 ("int", Some(v)) if v.len() == 1 => Int(v[0]),
                 ("int" | "nint", None) if vals.len() == 1 => {
                     let r = vals[0].as_f64()?;
-                    Int(if f == "int" { r.trunc() as i64 } else { r.round() as i64 })
+                    Int(if f == "int" {
+                        r.trunc() as i64
+                    } else {
+                        r.round() as i64
+                    })
                 }
                 ("real" | "float" | "dble", _) if vals.len() == 1 => Real(vals[0].as_f64()?),
                 ("sqrt", _) if vals.len() == 1 => Real(vals[0].as_f64()?.sqrt()),
@@ -270,7 +456,12 @@ pub fn eval_const(e: &Expr, lookup: &dyn Fn(&str) -> Option<Const>) -> Option<Co
 
 /// Build the semantic model of one unit. `known_units` maps program unit names to their kind
 /// (for the function-vs-array decision and EXTERNAL).
-pub fn analyze_unit(unit: &Unit, map: &SourceMap, host: Option<&UnitSema>, diags: &mut Vec<Diagnostic>) -> UnitSema {
+pub fn analyze_unit(
+    unit: &Unit,
+    map: &SourceMap,
+    host: Option<&UnitSema>,
+    diags: &mut Vec<Diagnostic>,
+) -> UnitSema {
     let mut s = UnitSema::default();
     // Host association: internal procedures see the host's symbols.
     if let Some(h) = host {
@@ -309,7 +500,11 @@ pub fn analyze_unit(unit: &Unit, map: &SourceMap, host: Option<&UnitSema>, diags
                     }
                 }
             }
-            StmtKind::TypeDecl { ty, attrs, entities } => {
+            StmtKind::TypeDecl {
+                ty,
+                attrs,
+                entities,
+            } => {
                 for e in entities {
                     let sym = get_or_implicit(&mut s, &e.name, line);
                     sym.ty = ty.clone();
@@ -324,12 +519,19 @@ pub fn analyze_unit(unit: &Unit, map: &SourceMap, host: Option<&UnitSema>, diags
                         if attrs.iter().any(|a| a == "parameter") {
                             let v = s.eval(init);
                             if v.is_none() {
-                                diags.push(Diagnostic::warning(codes::BAD_PARAMETER, format!("cannot evaluate PARAMETER {}", e.name), Some(loc(st))));
+                                diags.push(Diagnostic::warning(
+                                    codes::BAD_PARAMETER,
+                                    format!("cannot evaluate PARAMETER {}", e.name),
+                                    Some(loc(st)),
+                                ));
                             }
                             let sym = s.symbols.get_mut(&e.name).expect("inserted above");
                             sym.param = v.map(|v| coerce(v, &sym.ty));
                         } else {
-                            s.symbols.get_mut(&e.name).expect("inserted above").data_init = true;
+                            s.symbols
+                                .get_mut(&e.name)
+                                .expect("inserted above")
+                                .data_init = true;
                         }
                     }
                 }
@@ -364,7 +566,11 @@ pub fn analyze_unit(unit: &Unit, map: &SourceMap, host: Option<&UnitSema>, diags
                     for e in ents {
                         let members = s.commons.entry(block.clone()).or_default();
                         let idx = members.len();
-                        members.push(CommonMember { name: e.name.clone(), offset: None, bytes: None });
+                        members.push(CommonMember {
+                            name: e.name.clone(),
+                            offset: None,
+                            bytes: None,
+                        });
                         let sym = get_or_implicit(&mut s, &e.name, line);
                         sym.common = Some((block.clone(), idx));
                         if let Some(d) = &e.dims {
@@ -378,13 +584,25 @@ pub fn analyze_unit(unit: &Unit, map: &SourceMap, host: Option<&UnitSema>, diags
                 for (n, e) in ps {
                     let v = s.eval(e);
                     if v.is_none() {
-                        diags.push(Diagnostic::warning(codes::BAD_PARAMETER, format!("cannot evaluate PARAMETER {n}"), Some(loc(st))));
+                        diags.push(Diagnostic::warning(
+                            codes::BAD_PARAMETER,
+                            format!("cannot evaluate PARAMETER {n}"),
+                            Some(loc(st)),
+                        ));
                     }
                     let sym = get_or_implicit(&mut s, n, line);
                     sym.param = v.map(|v| coerce(v, &sym.ty));
                 }
                 resolve_dims(&mut s, &mut pending_dims);
             }
+            StmtKind::Use { only, .. } => match only {
+                None => s.uses_modules = true,
+                Some(names) => {
+                    for n in names {
+                        get_or_implicit(&mut s, n, line).explicit_type = true;
+                    }
+                }
+            },
             StmtKind::Data(objs) => {
                 for o in objs {
                     let mut names = vec![];
@@ -400,20 +618,33 @@ pub fn analyze_unit(unit: &Unit, map: &SourceMap, host: Option<&UnitSema>, diags
             }
             StmtKind::Equivalence(sets) => {
                 for set in sets {
-                    let names: Vec<Name> = set.iter().filter_map(|e| e.base_name().map(|n| n.to_string())).collect();
+                    let names: Vec<Name> = set
+                        .iter()
+                        .filter_map(|e| e.base_name().map(|n| n.to_string()))
+                        .collect();
                     for n in &names {
                         get_or_implicit(&mut s, n, line);
                     }
                     for a in &names {
                         for b in &names {
                             if a != b {
-                                s.symbols.get_mut(a).expect("inserted").aliases.insert(b.clone());
+                                s.symbols
+                                    .get_mut(a)
+                                    .expect("inserted")
+                                    .aliases
+                                    .insert(b.clone());
                             }
                         }
                     }
                 }
             }
-            StmtKind::Assign { lhs: Expr::Ref(name, args), .. } if first_exec && !s.is_array(name) && args.iter().all(|a| matches!(a, Arg::Expr(Expr::Var(_)))) => {
+            StmtKind::Assign {
+                lhs: Expr::Ref(name, args),
+                ..
+            } if first_exec
+                && !s.is_array(name)
+                && args.iter().all(|a| matches!(a, Arg::Expr(Expr::Var(_)))) =>
+            {
                 s.stmt_functions.insert(name.clone(), st.id);
             }
             k if k.is_executable() => first_exec = false,
@@ -428,7 +659,11 @@ pub fn analyze_unit(unit: &Unit, map: &SourceMap, host: Option<&UnitSema>, diags
         for n in &names {
             let al: Vec<Name> = s.symbols[n].aliases.iter().cloned().collect();
             for a in al {
-                let more: Vec<Name> = s.symbols.get(&a).map(|x| x.aliases.iter().filter(|m| *m != n).cloned().collect()).unwrap_or_default();
+                let more: Vec<Name> = s
+                    .symbols
+                    .get(&a)
+                    .map(|x| x.aliases.iter().filter(|m| *m != n).cloned().collect())
+                    .unwrap_or_default();
                 let sym = s.symbols.get_mut(n).expect("exists");
                 for m in more {
                     changed |= sym.aliases.insert(m);
@@ -475,7 +710,10 @@ fn apply_attr(sym: &mut Symbol, attr: &str) {
 
 fn get_or_implicit<'a>(s: &'a mut UnitSema, name: &str, line: u32) -> &'a mut Symbol {
     if !s.symbols.contains_key(name) {
-        let ty = s.implicit_type(name).unwrap_or(TypeSpec { base: BaseType::Real, kind: None });
+        let ty = s.implicit_type(name).unwrap_or(TypeSpec {
+            base: BaseType::Real,
+            kind: None,
+        });
         s.symbols.insert(
             name.to_string(),
             Symbol {
@@ -509,7 +747,13 @@ fn resolve_dims(s: &mut UnitSema, pending: &mut Vec<(Name, Vec<DimDecl>, u32)>) 
                     None => Some(1),
                 };
                 let hi = d.hi.as_ref().and_then(|e| s.eval_int(e));
-                Dim { lo, hi, assumed: d.assumed, lo_expr: d.lo.clone(), hi_expr: d.hi.clone() }
+                Dim {
+                    lo,
+                    hi,
+                    assumed: d.assumed,
+                    lo_expr: d.lo.clone(),
+                    hi_expr: d.hi.clone(),
+                }
             })
             .collect();
         if let Some(sym) = s.symbols.get_mut(&name) {
@@ -519,20 +763,34 @@ fn resolve_dims(s: &mut UnitSema, pending: &mut Vec<(Name, Vec<DimDecl>, u32)>) 
 }
 
 /// Report names used but not declared in IMPLICIT NONE units.
-pub fn check_undeclared(unit: &Unit, sema: &UnitSema, known_units: &BTreeSet<Name>, map: &SourceMap, diags: &mut Vec<Diagnostic>) {
-    if !sema.implicit_none {
+pub fn check_undeclared(
+    unit: &Unit,
+    sema: &UnitSema,
+    known_units: &BTreeSet<Name>,
+    map: &SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if !sema.implicit_none || sema.uses_modules {
         return;
     }
     let mut reported = BTreeSet::new();
     let mut check = |name: &str, call: bool, st: &Stmt, reported: &mut BTreeSet<Name>| {
-        if sema.symbols.contains_key(name) || known_units.contains(name) || reported.contains(name) {
+        if sema.symbols.contains_key(name) || known_units.contains(name) || reported.contains(name)
+        {
             return;
         }
         if call && (is_intrinsic_function(name) || sema.stmt_functions.contains_key(name)) {
             return;
         }
         reported.insert(name.to_string());
-        diags.push(Diagnostic::error(codes::UNDECLARED, format!("`{name}` is not declared (IMPLICIT NONE is in effect in {})", unit.name), Some(map.location(st.span.file, st.span.line, st.span.col))));
+        diags.push(Diagnostic::error(
+            codes::UNDECLARED,
+            format!(
+                "`{name}` is not declared (IMPLICIT NONE is in effect in {})",
+                unit.name
+            ),
+            Some(map.location(st.span.file, st.span.line, st.span.col)),
+        ));
     };
     for st in &unit.stmts {
         let mut visit = |e: &Expr, st: &Stmt, reported: &mut BTreeSet<Name>| {
@@ -563,7 +821,9 @@ pub fn stmt_exprs(k: &StmtKind) -> Vec<&Expr> {
             }
             v
         }
-        StmtKind::DoWhile { cond: Some(c), .. } | StmtKind::IfThen(c) | StmtKind::ElseIf(c) => vec![c],
+        StmtKind::DoWhile { cond: Some(c), .. } | StmtKind::IfThen(c) | StmtKind::ElseIf(c) => {
+            vec![c]
+        }
         StmtKind::LogicalIf(c, inner) => {
             let mut v = vec![c];
             v.extend(stmt_exprs(&inner.kind));

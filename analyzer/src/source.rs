@@ -51,11 +51,18 @@ impl SourceMap {
         &self.files[id.0 as usize]
     }
     pub fn location(&self, file: FileId, line: u32, col: u32) -> Location {
-        Location { file: self.file(file).display_path(), line, col }
+        Location {
+            file: self.file(file).display_path(),
+            line,
+            col,
+        }
     }
     /// Original text of a line, for diagnostics.
     pub fn line_text(&self, loc: &Location) -> Option<&str> {
-        self.files.iter().find(|f| f.display_path() == loc.file).and_then(|f| f.line(loc.line))
+        self.files
+            .iter()
+            .find(|f| f.display_path() == loc.file)
+            .and_then(|f| f.line(loc.line))
     }
     fn add(&mut self, f: SourceFile) -> FileId {
         self.files.push(f);
@@ -87,7 +94,10 @@ impl ParseBuffer {
         match self.origins.get(row) {
             Some(o) => (o.file, o.line, col as u32 + 1),
             None => {
-                let last = self.origins.last().copied().unwrap_or(LineOrigin { file: self.root, line: 1 });
+                let last = self.origins.last().copied().unwrap_or(LineOrigin {
+                    file: self.root,
+                    line: 1,
+                });
                 (last.file, last.line, col as u32 + 1)
             }
         }
@@ -96,7 +106,11 @@ impl ParseBuffer {
 
 /// Guess the source form: by extension for the usual ones, by content otherwise (`.fdv`, `.inc`...).
 pub fn detect_form(path: &Path, text: &str) -> SourceForm {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     match ext.as_str() {
         "f" | "for" | "ftn" | "f77" | "fpp" => return SourceForm::Fixed,
         "f90" | "f95" | "f03" | "f08" | "f18" => return SourceForm::Free,
@@ -119,9 +133,26 @@ pub fn detect_form_by_content(text: &str) -> SourceForm {
             b'c' | b'C' | b'*' => {
                 // `c` starting a word like `call` in column 1 would be free form.
                 let rest = &trimmed[1..];
-                let word: String = trimmed.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+                let word: String = trimmed
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .collect();
                 let lw = word.to_ascii_lowercase();
-                if b[0] != b'*' && matches!(lw.as_str(), "call" | "character" | "common" | "complex" | "close" | "contains" | "continue" | "cycle" | "case") && rest.len() > 3 {
+                if b[0] != b'*'
+                    && matches!(
+                        lw.as_str(),
+                        "call"
+                            | "character"
+                            | "common"
+                            | "complex"
+                            | "close"
+                            | "contains"
+                            | "continue"
+                            | "cycle"
+                            | "case"
+                    )
+                    && rest.len() > 3
+                {
                     free += 1;
                 } else {
                     fixed += 2;
@@ -134,7 +165,12 @@ pub fn detect_form_by_content(text: &str) -> SourceForm {
         if trimmed.ends_with('&') {
             free += 2;
         }
-        if b.len() > 5 && b[..5].iter().all(|c| *c == b' ') && b[5] != b' ' && b[5] != b'0' && b[5] != b'!' {
+        if b.len() > 5
+            && b[..5].iter().all(|c| *c == b' ')
+            && b[5] != b' '
+            && b[5] != b'0'
+            && b[5] != b'!'
+        {
             fixed += 2;
         }
         let indent = b.iter().take_while(|c| **c == b' ').count();
@@ -164,7 +200,12 @@ pub fn normalize_fixed(lines: &[&str]) -> Vec<String> {
         let first = line.chars().next();
         let is_comment = matches!(first, Some('c' | 'C' | '*' | 'd' | 'D' | '!'))
             || line.trim().is_empty()
-            || line.chars().take(6).collect::<String>().trim_start().starts_with('!');
+            || line
+                .chars()
+                .take(6)
+                .collect::<String>()
+                .trim_start()
+                .starts_with('!');
         if is_comment {
             if line.trim().is_empty() {
                 out.push(String::new());
@@ -178,7 +219,9 @@ pub fn normalize_fixed(lines: &[&str]) -> Vec<String> {
         // Tab-format lines: a tab in the label field starts the statement; tab + digit continues.
         if let Some(tab) = line.find('\t').filter(|t| *t < 6) {
             let after = &line[tab + 1..];
-            if after.starts_with(|c: char| c.is_ascii_digit() && c != '0') && line[..tab].trim().is_empty() {
+            if after.starts_with(|c: char| c.is_ascii_digit() && c != '0')
+                && line[..tab].trim().is_empty()
+            {
                 let mut s = line.clone();
                 s.replace_range(tab + 1..tab + 2, "&");
                 if let Some(p) = last_stmt {
@@ -192,7 +235,10 @@ pub fn normalize_fixed(lines: &[&str]) -> Vec<String> {
             continue;
         }
         let chars: Vec<char> = line.chars().collect();
-        let is_cont = chars.len() > 5 && chars[5] != ' ' && chars[5] != '0' && chars[..5].iter().all(|c| *c == ' ');
+        let is_cont = chars.len() > 5
+            && chars[5] != ' '
+            && chars[5] != '0'
+            && chars[..5].iter().all(|c| *c == ' ');
         if is_cont {
             if let Some(p) = last_stmt {
                 append_continuation(&mut out[p]);
@@ -205,7 +251,9 @@ pub fn normalize_fixed(lines: &[&str]) -> Vec<String> {
             // Column 6 '0' means "not a continuation": blank it.
             let mut s: String = line.clone();
             if chars.len() > 5 && chars[5] == '0' {
-                s = chars[..5].iter().collect::<String>() + " " + &chars[6..].iter().collect::<String>();
+                s = chars[..5].iter().collect::<String>()
+                    + " "
+                    + &chars[6..].iter().collect::<String>();
             }
             out.push(s);
         }
@@ -272,20 +320,45 @@ pub fn read_text(path: &Path) -> Result<(String, bool), std::io::Error> {
 }
 
 /// Load a top-level file and build its parse buffer (INCLUDEs spliced in).
-pub fn load(path: &Path, map: &mut SourceMap, opts: &LoadOptions, diags: &mut Vec<Diagnostic>) -> Option<ParseBuffer> {
+pub fn load(
+    path: &Path,
+    map: &mut SourceMap,
+    opts: &LoadOptions,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<ParseBuffer> {
     let (text, utf8) = match read_text(path) {
         Ok(t) => t,
         Err(e) => {
-            diags.push(Diagnostic::error(codes::IO_ERROR, format!("cannot read {}: {e}", path.display()), None));
+            diags.push(Diagnostic::error(
+                codes::IO_ERROR,
+                format!("cannot read {}: {e}", path.display()),
+                None,
+            ));
             return None;
         }
     };
     let form = opts.force_form.unwrap_or_else(|| detect_form(path, &text));
-    let id = map.add(SourceFile { path: path.to_path_buf(), text, form, included: false });
+    let id = map.add(SourceFile {
+        path: path.to_path_buf(),
+        text,
+        form,
+        included: false,
+    });
     if !utf8 {
-        diags.push(Diagnostic::warning(codes::NOT_UTF8, format!("{} is not valid UTF-8; invalid bytes were replaced", path.display()), None));
+        diags.push(Diagnostic::warning(
+            codes::NOT_UTF8,
+            format!(
+                "{} is not valid UTF-8; invalid bytes were replaced",
+                path.display()
+            ),
+            None,
+        ));
     }
-    let mut buf = ParseBuffer { root: id, text: String::new(), origins: vec![] };
+    let mut buf = ParseBuffer {
+        root: id,
+        text: String::new(),
+        origins: vec![],
+    };
     let mut stack = vec![path.to_path_buf()];
     expand(id, map, opts, diags, &mut buf, &mut stack);
     Some(buf)
@@ -299,40 +372,74 @@ fn normalized_lines(file: &SourceFile) -> Vec<String> {
     }
 }
 
-fn expand(id: FileId, map: &mut SourceMap, opts: &LoadOptions, diags: &mut Vec<Diagnostic>, buf: &mut ParseBuffer, stack: &mut Vec<PathBuf>) {
+fn expand(
+    id: FileId,
+    map: &mut SourceMap,
+    opts: &LoadOptions,
+    diags: &mut Vec<Diagnostic>,
+    buf: &mut ParseBuffer,
+    stack: &mut Vec<PathBuf>,
+) {
     let lines = normalized_lines(map.file(id));
     let form = map.file(id).form;
-    let dir = map.file(id).path.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    let dir = map
+        .file(id)
+        .path
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_default();
     for (i, line) in lines.iter().enumerate() {
         let lineno = i as u32 + 1;
         if let Some((name, col)) = include_target(line) {
-            let candidates = std::iter::once(dir.join(&name)).chain(opts.include_dirs.iter().map(|d| d.join(&name)));
+            let candidates = std::iter::once(dir.join(&name))
+                .chain(opts.include_dirs.iter().map(|d| d.join(&name)));
             let found = candidates.into_iter().find(|p| p.is_file());
             let loc = map.location(id, lineno, col as u32);
             match found {
                 None => {
                     diags.push(
-                        Diagnostic::error(codes::MISSING_INCLUDE, format!("include file '{name}' not found"), Some(loc))
-                            .with_note(format!("searched {} and the -I directories", dir.display())),
+                        Diagnostic::error(
+                            codes::MISSING_INCLUDE,
+                            format!("include file '{name}' not found"),
+                            Some(loc),
+                        )
+                        .with_note(format!("searched {} and the -I directories", dir.display())),
                     );
                     push_line(buf, "", id, lineno);
                 }
                 Some(p) if stack.iter().any(|s| same_file(s, &p)) || stack.len() > 16 => {
-                    diags.push(Diagnostic::error(codes::INCLUDE_CYCLE, format!("include file '{name}' includes itself (directly or indirectly)"), Some(loc)));
+                    diags.push(Diagnostic::error(
+                        codes::INCLUDE_CYCLE,
+                        format!("include file '{name}' includes itself (directly or indirectly)"),
+                        Some(loc),
+                    ));
                     push_line(buf, "", id, lineno);
                 }
                 Some(p) => match read_text(&p) {
                     Ok((text, _)) => {
                         // An included file takes the includer's form unless its extension says otherwise.
-                        let f = match p.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref() {
+                        let f = match p
+                            .extension()
+                            .and_then(|e| e.to_str())
+                            .map(|e| e.to_ascii_lowercase())
+                            .as_deref()
+                        {
                             Some("f" | "for" | "f77") => SourceForm::Fixed,
                             Some("f90" | "f95" | "f03" | "f08") => SourceForm::Free,
                             _ => form,
                         };
-                        let existing = map.files.iter().position(|sf| same_file(&sf.path, &p) && sf.form == f);
+                        let existing = map
+                            .files
+                            .iter()
+                            .position(|sf| same_file(&sf.path, &p) && sf.form == f);
                         let inc = match existing {
                             Some(k) => FileId(k as u32),
-                            None => map.add(SourceFile { path: p.clone(), text, form: f, included: true }),
+                            None => map.add(SourceFile {
+                                path: p.clone(),
+                                text,
+                                form: f,
+                                included: true,
+                            }),
                         };
                         push_line(buf, "", id, lineno);
                         stack.push(p);
@@ -340,7 +447,11 @@ fn expand(id: FileId, map: &mut SourceMap, opts: &LoadOptions, diags: &mut Vec<D
                         stack.pop();
                     }
                     Err(e) => {
-                        diags.push(Diagnostic::error(codes::IO_ERROR, format!("cannot read include file {}: {e}", p.display()), Some(loc)));
+                        diags.push(Diagnostic::error(
+                            codes::IO_ERROR,
+                            format!("cannot read include file {}: {e}", p.display()),
+                            Some(loc),
+                        ));
                         push_line(buf, "", id, lineno);
                     }
                 },
@@ -370,7 +481,12 @@ mod tests {
 
     #[test]
     fn fixed_form_continuation_and_comments() {
-        let src = ["C comment", "      X = A +", "     *    B ! tail", "      END"];
+        let src = [
+            "C comment",
+            "      X = A +",
+            "     *    B ! tail",
+            "      END",
+        ];
         let out = normalize_fixed(&src);
         assert_eq!(out[0], "! comment");
         assert_eq!(out[1], "      X = A + &");
@@ -395,15 +511,30 @@ mod tests {
 
     #[test]
     fn detects_forms() {
-        assert_eq!(detect_form_by_content("C hello\n      X = 1\n      END\n"), SourceForm::Fixed);
-        assert_eq!(detect_form_by_content("program p\n  x = 1 + &\n   2\nend program\n"), SourceForm::Free);
-        assert_eq!(detect_form_by_content("      PROGRAM P\n      X = 1 +\n     *  2\n      END\n"), SourceForm::Fixed);
+        assert_eq!(
+            detect_form_by_content("C hello\n      X = 1\n      END\n"),
+            SourceForm::Fixed
+        );
+        assert_eq!(
+            detect_form_by_content("program p\n  x = 1 + &\n   2\nend program\n"),
+            SourceForm::Free
+        );
+        assert_eq!(
+            detect_form_by_content("      PROGRAM P\n      X = 1 +\n     *  2\n      END\n"),
+            SourceForm::Fixed
+        );
     }
 
     #[test]
     fn include_lines() {
-        assert_eq!(include_target("      INCLUDE 'a.inc'"), Some(("a.inc".into(), 7)));
-        assert_eq!(include_target("include \"b.h\" ! c"), Some(("b.h".into(), 1)));
+        assert_eq!(
+            include_target("      INCLUDE 'a.inc'"),
+            Some(("a.inc".into(), 7))
+        );
+        assert_eq!(
+            include_target("include \"b.h\" ! c"),
+            Some(("b.h".into(), 1))
+        );
         assert_eq!(include_target("      includex = 1"), None);
     }
 }

@@ -17,7 +17,13 @@ struct Expect {
 fn parse_list(s: &str, key: &str) -> Option<BTreeSet<String>> {
     let start = s.find(&format!("{key}("))? + key.len() + 1;
     let end = start + s[start..].find(')')?;
-    Some(s[start..end].split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect())
+    Some(
+        s[start..end]
+            .split(',')
+            .map(|x| x.trim().to_string())
+            .filter(|x| !x.is_empty())
+            .collect(),
+    )
 }
 
 fn parse_expect(text: &str) -> Option<Expect> {
@@ -37,41 +43,88 @@ fn check_file(path: &Path) -> Vec<String> {
     let mut failures = vec![];
     for d in a.diagnostics() {
         if d.severity == analyzer::diag::Severity::Error {
-            failures.push(format!("{}: unexpected error diagnostic: {} {:?}", path.display(), d.message, d.location));
+            failures.push(format!(
+                "{}: unexpected error diagnostic: {} {:?}",
+                path.display(),
+                d.message,
+                d.location
+            ));
         }
     }
-    let root_file = a.program.map.files.iter().position(|f| f.path == path).unwrap();
+    let root_file = a
+        .program
+        .map
+        .files
+        .iter()
+        .position(|f| f.path == path)
+        .unwrap();
     let mut checked = 0;
     for (i, line) in text.lines().enumerate() {
-        let Some(exp) = parse_expect(line) else { continue };
+        let Some(exp) = parse_expect(line) else {
+            continue;
+        };
         let do_line = i as u32 + 2;
-        let found = a.program.units.iter().enumerate().filter(|(_, u)| u.file.0 as usize == root_file).flat_map(|(ui, _)| a.loops[ui].iter()).find(|l| l.line == do_line);
+        let found = a
+            .program
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.file.0 as usize == root_file)
+            .flat_map(|(ui, _)| a.loops[ui].iter())
+            .find(|l| l.line == do_line);
         let Some(l) = found else {
-            failures.push(format!("{}:{do_line}: no loop found for EXPECT", path.display()));
+            failures.push(format!(
+                "{}:{do_line}: no loop found for EXPECT",
+                path.display()
+            ));
             continue;
         };
         checked += 1;
         let got_priv: BTreeSet<String> = l.private.iter().cloned().collect();
-        let got_red: BTreeSet<String> = l.reductions.iter().map(|r| format!("{}:{}", r.op.as_str(), r.var)).collect();
-        let got_block: BTreeSet<String> = l.blockers.iter().map(|b| b.code.as_str().to_string()).collect();
+        let got_red: BTreeSet<String> = l
+            .reductions
+            .iter()
+            .map(|r| format!("{}:{}", r.op.as_str(), r.var))
+            .collect();
+        let got_block: BTreeSet<String> = l
+            .blockers
+            .iter()
+            .map(|b| b.code.as_str().to_string())
+            .collect();
         let mut bad = vec![];
         if l.verdict.as_str() != exp.verdict {
-            bad.push(format!("verdict {} (want {})", l.verdict.as_str(), exp.verdict));
+            bad.push(format!(
+                "verdict {} (want {})",
+                l.verdict.as_str(),
+                exp.verdict
+            ));
         }
         if l.verdict != Verdict::Sequential || exp.verdict != "sequential" {
             if got_priv != exp.private {
                 bad.push(format!("private {got_priv:?} (want {:?})", exp.private));
             }
             if got_red != exp.reductions {
-                bad.push(format!("reductions {got_red:?} (want {:?})", exp.reductions));
+                bad.push(format!(
+                    "reductions {got_red:?} (want {:?})",
+                    exp.reductions
+                ));
             }
         }
         if got_block != exp.blockers {
             bad.push(format!("blockers {got_block:?} (want {:?})", exp.blockers));
         }
         if !bad.is_empty() {
-            let msgs: Vec<String> = l.blockers.iter().map(|b| format!("{}: {}", b.code.as_str(), b.message)).collect();
-            failures.push(format!("{}:{do_line}: {}\n      blockers said: {}", path.display(), bad.join("; "), msgs.join(" | ")));
+            let msgs: Vec<String> = l
+                .blockers
+                .iter()
+                .map(|b| format!("{}: {}", b.code.as_str(), b.message))
+                .collect();
+            failures.push(format!(
+                "{}:{do_line}: {}\n      blockers said: {}",
+                path.display(),
+                bad.join("; "),
+                msgs.join(" | ")
+            ));
         }
     }
     if checked == 0 {
@@ -82,7 +135,11 @@ fn check_file(path: &Path) -> Vec<String> {
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("test_data");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("f" | "f90"))).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("f" | "f90")))
+        .collect();
     v.sort();
     v
 }
@@ -96,6 +153,10 @@ fn every_fixture_matches_its_expectations() {
         failures.extend(check_file(f));
     }
     if !failures.is_empty() {
-        panic!("{} expectation failures:\n{}", failures.len(), failures.join("\n"));
+        panic!(
+            "{} expectation failures:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
     }
 }
