@@ -1,0 +1,69 @@
+# sapfor: top-level entry points. Every target works from a clean clone with
+# no standard input (CI runs `make test` through .ci/run).
+#
+#   make build   debug build of the whole workspace (binary: sapfor)
+#   make demo    set-up, release build, analyze the Jacobi sample
+#   make test    set-up, cargo test --workspace, end-to-end checks
+#   make e2e     end-to-end checks only (scripts/e2e.sh)
+#   make bench   sapfor analyze vs gfortran -fsyntax-only (bench/)
+#   make setup   install missing Debian packages (scripts/setup.sh)
+#
+# Build directory: an externally set CARGO_TARGET_DIR is respected. If it is
+# unset and a writable directory /var/cache/sapfor-target exists, that one is
+# used, so that a machine which keeps it between sessions rebuilds less. This
+# is only an optimisation and is never relied upon: without it the build goes
+# to ./target as usual.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PERSISTENT_TARGET := /var/cache/sapfor-target
+ifeq ($(strip $(CARGO_TARGET_DIR)),)
+  ifeq ($(shell test -d $(PERSISTENT_TARGET) && test -w $(PERSISTENT_TARGET) && echo yes),yes)
+    CARGO_TARGET_DIR := $(PERSISTENT_TARGET)
+  endif
+endif
+ifneq ($(strip $(CARGO_TARGET_DIR)),)
+  CARGO_TARGET_DIR := $(abspath $(CARGO_TARGET_DIR))
+  export CARGO_TARGET_DIR
+endif
+TARGET_DIR := $(if $(strip $(CARGO_TARGET_DIR)),$(CARGO_TARGET_DIR),$(CURDIR)/target)
+
+# --locked when Cargo.lock is committed (it is: sapfor is an application).
+LOCKED := $(if $(shell git -C $(CURDIR) ls-files --error-unmatch Cargo.lock 2>/dev/null),--locked,)
+
+CARGO ?= cargo
+RELEASE_BIN := $(TARGET_DIR)/release/sapfor
+DEMO_FILE := samples/jacobi/jac.f
+
+.PHONY: help setup build build-release demo test e2e bench
+
+help:
+	@sed -n '3,9p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@echo "target dir: $(TARGET_DIR)"
+
+setup:
+	bash scripts/setup.sh </dev/null
+
+build:
+	$(CARGO) build --workspace $(LOCKED)
+
+build-release:
+	$(CARGO) build --release -p shell-gui $(LOCKED)
+
+demo: setup build-release
+	@echo "== sapfor analyze $(DEMO_FILE)"
+	$(RELEASE_BIN) analyze $(DEMO_FILE)
+	@echo "== sapfor analyze --dump cfg $(DEMO_FILE)"
+	$(RELEASE_BIN) analyze --dump cfg $(DEMO_FILE)
+
+test: setup
+	$(CARGO) test --workspace $(LOCKED) </dev/null
+	bash scripts/e2e.sh </dev/null
+
+e2e: setup
+	bash scripts/e2e.sh </dev/null
+
+bench: setup
+	bash bench/analyze_bench.sh </dev/null
