@@ -40,7 +40,7 @@ DEMO_FILE := samples/jacobi/jac.f
 .PHONY: help setup build build-release demo test e2e bench
 
 help:
-	@sed -n '3,9p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '4,9p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 	@echo "target dir: $(TARGET_DIR)"
 
 setup:

@@ -125,15 +125,6 @@ impl Analysis {
                         for d in &l.dependences {
                             let _ = writeln!(out, "    dependence {}", dep_text(d));
                         }
-                        for b in &l.blockers {
-                            let _ = writeln!(
-                                out,
-                                "    blocker {} at line {}: {}",
-                                b.code.as_str(),
-                                b.line,
-                                b.message
-                            );
-                        }
                     }
                 }
                 "deps" => {
