@@ -407,7 +407,7 @@ impl<'a> Analyzer<'a> {
             .collect();
         let (exposed, must_arrays_ok) = self.exposure(body, &index_vars, &var);
         let live_after = self.live_after(header);
-        let red = self.reductions(&stmts, body, &written_scalars, &accesses);
+        let red = self.reductions(header, &stmts, body, &written_scalars, &accesses);
         let loc_vars: BTreeSet<Name> = red.iter().flat_map(|r| r.loc.iter().cloned()).collect();
         for v in &written_scalars {
             let line_of = |w: bool| {
@@ -934,6 +934,7 @@ impl<'a> Analyzer<'a> {
 
     fn reductions(
         &self,
+        header: StmtId,
         stmts: &[BodyStmt],
         body: &[Node],
         written: &BTreeSet<Name>,
@@ -944,6 +945,12 @@ impl<'a> Analyzer<'a> {
         let mut loc_stmts: BTreeMap<StmtId, Name> = BTreeMap::new();
         let mut locs: Vec<(RedOp, Name, Vec<Name>, Vec<StmtId>)> = vec![];
         find_loc_patterns(self.unit, body, &mut locs);
+        if let StmtKind::Do {
+            label: Some(term), ..
+        } = &self.unit.stmt(header).kind
+        {
+            find_skip_patterns(self.unit, body, *term, &mut locs);
+        }
         for (op, m, ks, ids) in &locs {
             for id in ids {
                 loc_stmts.insert(*id, m.clone());
@@ -1684,8 +1691,97 @@ fn find_loc_patterns(
                     find_loc_patterns(unit, b, out);
                 }
             }
-            Node::Do { body, .. } => find_loc_patterns(unit, body, out),
+            Node::Do { header, body, .. } => {
+                if let StmtKind::Do {
+                    label: Some(term), ..
+                } = &unit.stmt(*header).kind
+                {
+                    find_skip_patterns(unit, body, *term, out);
+                }
+                find_loc_patterns(unit, body, out)
+            }
             _ => {}
+        }
+    }
+}
+
+/// The F77 form of an extremum search in a label-terminated loop:
+/// `IF (X .LE. M) GOTO 10; M = X; K = I; 10 CONTINUE` (update only when X > M).
+fn find_skip_patterns(
+    unit: &Unit,
+    body: &[Node],
+    term: u32,
+    out: &mut Vec<(RedOp, Name, Vec<Name>, Vec<StmtId>)>,
+) {
+    let stmt_of = |n: &Node| match n {
+        Node::Stmt(id) => Some(unit.stmt(*id)),
+        _ => None,
+    };
+    let Some(last) = body.last().and_then(stmt_of) else {
+        return;
+    };
+    if last.label != Some(term) || !matches!(last.kind, StmtKind::Continue) {
+        return;
+    }
+    for i in 0..body.len().saturating_sub(1) {
+        let Some(st) = stmt_of(&body[i]) else {
+            continue;
+        };
+        let StmtKind::LogicalIf(cond, inner) = &st.kind else {
+            continue;
+        };
+        if !matches!(inner.kind, StmtKind::Goto(l) if l == term) {
+            continue;
+        }
+        let rest = &body[i + 1..body.len() - 1];
+        let assigns: Vec<(&Name, &Expr, StmtId)> = rest
+            .iter()
+            .filter_map(|n| match stmt_of(n).map(|s| (&s.kind, s.id)) {
+                Some((
+                    StmtKind::Assign {
+                        lhs: Expr::Var(x),
+                        rhs,
+                    },
+                    id,
+                )) => Some((x, rhs, id)),
+                _ => None,
+            })
+            .collect();
+        if assigns.len() != rest.len() || assigns.len() < 2 {
+            continue;
+        }
+        // The skip condition is the negation of the update condition.
+        let Expr::Binary(op, a, b) = cond else {
+            continue;
+        };
+        let update_op = match op {
+            BinOp::Le => BinOp::Gt,
+            BinOp::Ge => BinOp::Lt,
+            _ => continue,
+        };
+        let update = Expr::Binary(update_op, a.clone(), b.clone());
+        let found = assigns
+            .iter()
+            .find_map(|(m, val, _)| compare_op(&update, m, val).map(|op| (op, (*m).clone())));
+        if let Some((op, m)) = found {
+            let ks: Vec<Name> = assigns
+                .iter()
+                .filter(|(x, _, _)| **x != m)
+                .map(|(x, _, _)| (*x).clone())
+                .collect();
+            if ks
+                .iter()
+                .all(|k| assigns.iter().all(|(_, val, _)| !mentions(val, k)) && !mentions(cond, k))
+            {
+                let mut ids: Vec<StmtId> = assigns.iter().map(|(_, _, id)| *id).collect();
+                ids.push(st.id);
+                let lop = if op == RedOp::Max {
+                    RedOp::MaxLoc
+                } else {
+                    RedOp::MinLoc
+                };
+                out.push((lop, m, ks, ids));
+            }
         }
     }
 }

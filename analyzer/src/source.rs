@@ -288,7 +288,10 @@ pub fn comment_start(line: &str) -> Option<usize> {
 pub fn include_target(line: &str) -> Option<(String, usize)> {
     let t = line.trim_start();
     let indent = line.len() - t.len();
-    if !t.get(..7).is_some_and(|w| w.eq_ignore_ascii_case("include")) {
+    if !t
+        .get(..7)
+        .is_some_and(|w| w.eq_ignore_ascii_case("include"))
+    {
         return None;
     }
     let rest = t[7..].trim_start();

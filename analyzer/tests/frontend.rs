@@ -19,7 +19,14 @@ mod tempdir {
     pub struct Dir(PathBuf);
     impl Dir {
         pub fn new(tag: &str) -> Dir {
-            let p = std::env::temp_dir().join(format!("sapfor-test-{tag}-{}-{:?}", std::process::id(), std::thread::current().id()).replace(['(', ')'], ""));
+            let p = std::env::temp_dir().join(
+                format!(
+                    "sapfor-test-{tag}-{}-{:?}",
+                    std::process::id(),
+                    std::thread::current().id()
+                )
+                .replace(['(', ')'], ""),
+            );
             let _ = std::fs::remove_dir_all(&p);
             std::fs::create_dir_all(&p).unwrap();
             Dir(p)
@@ -63,24 +70,47 @@ fn units_symbols_parameters_and_commons() {
     let p = load(&[f], &Options::default());
     assert!(!p.has_errors(), "{:?}", p.diags);
     let names: Vec<(&str, UnitKind)> = p.units.iter().map(|u| (u.name.as_str(), u.kind)).collect();
-    assert_eq!(names, vec![("main", UnitKind::Program), ("sub", UnitKind::Subroutine), ("f", UnitKind::Function)]);
+    assert_eq!(
+        names,
+        vec![
+            ("main", UnitKind::Program),
+            ("sub", UnitKind::Subroutine),
+            ("f", UnitKind::Function)
+        ]
+    );
     let s = &p.semas[0];
     assert_eq!(s.param("m"), Some(&Const::Int(21)));
     let a = s.symbol("a").unwrap();
     assert_eq!(a.bounds(), vec![Some((0, 21)), Some((1, 10))]);
     assert_eq!(a.ty.bytes(), 8);
     assert_eq!(s.symbol("k").unwrap().ty.name(), "integer");
-    assert_eq!(s.symbol("y").unwrap().ty.name(), "real", "implicit REAL for Y");
+    assert_eq!(
+        s.symbol("y").unwrap().ty.name(),
+        "real",
+        "implicit REAL for Y"
+    );
     let blk = &s.commons["blk"];
-    let layout: Vec<(&str, Option<u64>)> = blk.iter().map(|m| (m.name.as_str(), m.offset)).collect();
-    assert_eq!(layout, vec![("a", Some(0)), ("k", Some(22 * 10 * 8)), ("y", Some(22 * 10 * 8 + 4))]);
+    let layout: Vec<(&str, Option<u64>)> =
+        blk.iter().map(|m| (m.name.as_str(), m.offset)).collect();
+    assert_eq!(
+        layout,
+        vec![
+            ("a", Some(0)),
+            ("k", Some(22 * 10 * 8)),
+            ("y", Some(22 * 10 * 8 + 4))
+        ]
+    );
     assert!(s.symbol("x").unwrap().aliases.contains("z"));
     assert!(s.symbol("x").unwrap().data_init);
     assert_eq!(s.ref_kind("y"), RefKind::ArrayElement);
     assert_eq!(s.ref_kind("sqrt"), RefKind::Intrinsic);
     assert_eq!(s.ref_kind("f"), RefKind::Function);
     let sub = &p.semas[1];
-    assert_eq!(sub.symbol("c").map(|c| c.ty.name()), None, "C is never declared, only used");
+    assert_eq!(
+        sub.symbol("c").map(|c| c.ty.name()),
+        None,
+        "C is never declared, only used"
+    );
     assert_eq!(sub.type_of("c").name(), "double precision");
     assert_eq!(sub.symbol("b").unwrap().dummy, Some(0));
     assert!(sub.symbol("b").unwrap().dims.as_ref().unwrap()[0].assumed);
@@ -110,35 +140,76 @@ fn shared_terminal_labels_nest_and_spans_map_to_original_lines() {
     assert!(!p.has_errors(), "{:?}", p.diags);
     let u = &p.units[0];
     assert_eq!(u.body.len(), 2);
-    let Node::Do { header, body, end } = &u.body[0] else { panic!("outer DO expected") };
+    let Node::Do { header, body, end } = &u.body[0] else {
+        panic!("outer DO expected")
+    };
     assert!(end.is_none());
     let hs = u.stmt(*header);
     assert_eq!((hs.span.line, hs.span.col), (4, 7));
-    let Node::Do { header: inner, body: ib, .. } = &body[0] else { panic!("inner DO expected") };
+    let Node::Do {
+        header: inner,
+        body: ib,
+        ..
+    } = &body[0]
+    else {
+        panic!("inner DO expected")
+    };
     let is = u.stmt(*inner);
-    assert_eq!((is.span.line, is.span.end_line), (5, 6), "continued DO spans lines 5-6");
+    assert_eq!(
+        (is.span.line, is.span.end_line),
+        (5, 6),
+        "continued DO spans lines 5-6"
+    );
     assert!(matches!(&is.kind, StmtKind::Do { label: Some(10), var, .. } if var == "i"));
     // The terminal CONTINUE belongs to the inner body; both loops close on it.
     assert_eq!(ib.len(), 2);
-    assert_eq!(u.stmt(match ib[1] { Node::Stmt(s) => s, _ => panic!() }).label, Some(10));
+    assert_eq!(
+        u.stmt(match ib[1] {
+            Node::Stmt(s) => s,
+            _ => panic!(),
+        })
+        .label,
+        Some(10)
+    );
 }
 
 #[test]
 fn include_files_are_found_and_mapped() {
     let d = tempdir::Dir::new("inc");
     std::fs::create_dir_all(d.path().join("inc")).unwrap();
-    write(&d, "inc/defs.h", "      PARAMETER (N = 7)\n      COMMON /C/ W(N)\n");
-    let f = write(&d, "m.f", "      PROGRAM M\n      INCLUDE 'defs.h'\n      W(1) = N\n      END\n");
-    let p = load(&[f.clone()], &Options { include_dirs: vec![d.path().join("inc")], ..Default::default() });
+    write(
+        &d,
+        "inc/defs.h",
+        "      PARAMETER (N = 7)\n      COMMON /C/ W(N)\n",
+    );
+    let f = write(
+        &d,
+        "m.f",
+        "      PROGRAM M\n      INCLUDE 'defs.h'\n      W(1) = N\n      END\n",
+    );
+    let p = load(
+        &[f.clone()],
+        &Options {
+            include_dirs: vec![d.path().join("inc")],
+            ..Default::default()
+        },
+    );
     assert!(!p.has_errors(), "{:?}", p.diags);
     assert_eq!(p.semas[0].param("n"), Some(&Const::Int(7)));
     assert_eq!(p.semas[0].symbol("w").unwrap().bounds(), vec![Some((1, 7))]);
     // Without -I: a clear error at the INCLUDE line.
     let p = load(&[f], &Options::default());
-    let e = p.diags.iter().find(|d| d.code == codes::MISSING_INCLUDE).expect("missing include diagnostic");
+    let e = p
+        .diags
+        .iter()
+        .find(|d| d.code == codes::MISSING_INCLUDE)
+        .expect("missing include diagnostic");
     assert!(e.message.contains("defs.h"));
     let loc = e.location.as_ref().unwrap();
-    assert!(loc.file.ends_with("m.f") && loc.line == 2 && loc.col == 7, "{loc:?}");
+    assert!(
+        loc.file.ends_with("m.f") && loc.line == 2 && loc.col == 7,
+        "{loc:?}"
+    );
 }
 
 #[test]
@@ -146,10 +217,19 @@ fn syntax_errors_and_undeclared_names_are_reported_with_locations() {
     let d = tempdir::Dir::new("bad");
     let f = write(&d, "bad.f90", "program bad\n  implicit none\n  integer :: i\n  i = (1 +\n  j = 2\n  do i = 1, 3\n    k = i\n  end do\nend program\n");
     let p = load(&[f], &Options::default());
-    let syn = p.diags.iter().find(|d| d.code == codes::SYNTAX).expect("syntax error");
+    let syn = p
+        .diags
+        .iter()
+        .find(|d| d.code == codes::SYNTAX)
+        .expect("syntax error");
     assert_eq!(syn.severity, Severity::Error);
     assert_eq!(syn.location.as_ref().unwrap().line, 4);
-    let und: Vec<&str> = p.diags.iter().filter(|d| d.code == codes::UNDECLARED).map(|d| d.message.as_str()).collect();
+    let und: Vec<&str> = p
+        .diags
+        .iter()
+        .filter(|d| d.code == codes::UNDECLARED)
+        .map(|d| d.message.as_str())
+        .collect();
     assert!(und.iter().any(|m| m.contains("`k`")), "{und:?}");
     // The loop after the error is still analyzed.
     let a = analyzer::report::analyze(&[d.path().join("bad.f90")], &Options::default());
@@ -159,9 +239,16 @@ fn syntax_errors_and_undeclared_names_are_reported_with_locations() {
 #[test]
 fn unterminated_constructs_and_missing_files() {
     let d = tempdir::Dir::new("unterm");
-    let f = write(&d, "u.f90", "program u\n  do i = 1, 3\n    x = i\nend program\n");
+    let f = write(
+        &d,
+        "u.f90",
+        "program u\n  do i = 1, 3\n    x = i\nend program\n",
+    );
     let p = load(&[f, d.path().join("nope.f")], &Options::default());
-    assert!(p.diags.iter().any(|d| d.code == codes::IO_ERROR && d.message.contains("nope.f")));
+    assert!(p
+        .diags
+        .iter()
+        .any(|d| d.code == codes::IO_ERROR && d.message.contains("nope.f")));
     assert!(p.has_errors());
 }
 
@@ -176,13 +263,28 @@ fn directives_in_fixed_and_free_form_are_read() {
     let p = load(&[f], &Options::default());
     assert!(!p.has_errors(), "{:?}", p.diags);
     let src = &p.map.files[0];
-    assert_eq!(src.form, analyzer::source::SourceForm::Fixed, ".fdv detected as fixed form");
+    assert_eq!(
+        src.form,
+        analyzer::source::SourceForm::Fixed,
+        ".fdv detected as fixed form"
+    );
     let dirs = &p.directives[&analyzer::source::FileId(0)];
     assert_eq!(dirs.len(), 3);
     assert_eq!((dirs[2].line, dirs[2].end_line), (5, 6));
-    assert_eq!(dirs[2].kind.to_string(), "PARALLEL (J,I) ON A(I,J), SHADOW_RENEW(B)");
-    let f2 = write(&d, "bad.fdv", "program b\n!dvm$ parallel on a(i)\nend program\n");
+    assert_eq!(
+        dirs[2].kind.to_string(),
+        "PARALLEL (J,I) ON A(I,J), SHADOW_RENEW(B)"
+    );
+    let f2 = write(
+        &d,
+        "bad.fdv",
+        "program b\n!dvm$ parallel on a(i)\nend program\n",
+    );
     let p = load(&[f2], &Options::default());
-    let e = p.diags.iter().find(|d| d.code == codes::BAD_DIRECTIVE).expect("bad directive reported");
+    let e = p
+        .diags
+        .iter()
+        .find(|d| d.code == codes::BAD_DIRECTIVE)
+        .expect("bad directive reported");
     assert_eq!(e.location.as_ref().unwrap().line, 2);
 }

@@ -12,14 +12,24 @@ fn root() -> PathBuf {
 fn check(input: &Path, what: &str, golden: &str) {
     let a = analyze(&[input.to_path_buf()], &Default::default());
     let base = root().parent().unwrap().to_path_buf();
-    let got = a.dump(what).unwrap().replace(&format!("{}/", base.display()), "");
+    let got = a
+        .dump(what)
+        .unwrap()
+        .replace(&format!("{}/", base.display()), "");
     let path = root().join("test_data/golden").join(golden);
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &got).unwrap();
         return;
     }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing golden file {}", path.display()));
-    assert_eq!(got, want, "dump {what} of {} differs from {}", input.display(), path.display());
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing golden file {}", path.display()));
+    assert_eq!(
+        got,
+        want,
+        "dump {what} of {} differs from {}",
+        input.display(),
+        path.display()
+    );
 }
 
 fn sample(p: &str) -> PathBuf {
@@ -32,7 +42,12 @@ fn sample(p: &str) -> PathBuf {
 fn jacobi_block_table() {
     check(&sample("samples/jacobi/jac.f"), "cfg", "jacobi.cfg");
     let text = std::fs::read_to_string(root().join("test_data/golden/jacobi.cfg")).unwrap();
-    let rows: Vec<Vec<&str>> = text.lines().skip(2).filter(|l| !l.trim().is_empty()).map(|l| l.split(" | ").collect()).collect();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(2)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split(" | ").collect())
+        .collect();
     assert_eq!(rows.len(), 7, "seven blocks");
     let col = |b: usize, c: usize| rows[b - 1][c].trim().to_string();
     assert_eq!(col(1, 1), "4");
@@ -58,14 +73,31 @@ fn jacobi_loops() {
 
 #[test]
 fn gauss_seidel_loops_and_deps() {
-    check(&sample("samples/gauss_seidel/gs.f"), "loops", "gauss_seidel.loops");
-    check(&sample("samples/gauss_seidel/gs.f"), "deps", "gauss_seidel.deps");
+    check(
+        &sample("samples/gauss_seidel/gs.f"),
+        "loops",
+        "gauss_seidel.loops",
+    );
+    check(
+        &sample("samples/gauss_seidel/gs.f"),
+        "deps",
+        "gauss_seidel.deps",
+    );
 }
 
 #[test]
 fn control_flow_shapes() {
-    for f in ["arithmetic_if.f", "exit_statement_sequential.f90", "labelled_do_shared_label.f", "cycle_goto_continue_parallel.f"] {
+    for f in [
+        "arithmetic_if.f",
+        "exit_statement_sequential.f90",
+        "labelled_do_shared_label.f",
+        "cycle_goto_continue_parallel.f",
+    ] {
         let name = f.split('.').next().unwrap();
-        check(&root().join("test_data").join(f), "cfg", &format!("{name}.cfg"));
+        check(
+            &root().join("test_data").join(f),
+            "cfg",
+            &format!("{name}.cfg"),
+        );
     }
 }
