@@ -221,6 +221,12 @@ pub fn test(p: &DepProblem) -> DepResult {
     analyze(p, ENUM_LIMIT)
 }
 
+/// [`test`] with a smaller or larger bound on the iteration spaces that are enumerated
+/// exactly (0 = never enumerate). The analyzer uses a small bound to keep large programs fast.
+pub fn test_with_limit(p: &DepProblem, enum_limit: u128) -> DepResult {
+    analyze(p, enum_limit.min(ENUM_LIMIT))
+}
+
 // ---------------------------------------------------------------------------
 // Internal representation
 // ---------------------------------------------------------------------------
@@ -1001,11 +1007,23 @@ fn analyze(p: &DepProblem, enum_limit: u128) -> DepResult {
     if ctx.any_loop_empty() {
         return DepResult::Independent; // one reference never executes
     }
-    if enum_limit > 0 {
-        if let Some(r) = enumerate(&ctx, enum_limit) {
-            return r;
+    // The cheap tests first: a proof of independence or an exact answer ends it; only
+    // otherwise is a small bounded system enumerated for the exact vectors.
+    let cheap = inexact(&ctx);
+    match &cheap {
+        DepResult::Independent | DepResult::Dependent { exact: true, .. } => cheap,
+        DepResult::Dependent { .. } => {
+            if enum_limit > 0 {
+                if let Some(r) = enumerate(&ctx, enum_limit) {
+                    return r;
+                }
+            }
+            cheap
         }
     }
+}
+
+fn inexact(ctx: &Ctx) -> DepResult {
     let Ok(known) = ctx.derive_distances() else {
         return DepResult::Independent;
     };

@@ -169,6 +169,9 @@ struct BodyStmt<'a> {
     nest: Vec<StmtId>,
 }
 
+/// Iteration spaces up to this many points are enumerated exactly by the dependence test.
+const ENUM_POINTS: u128 = 4096;
+
 pub struct UnitLoops {
     pub loops: Vec<LoopInfo>,
 }
@@ -1104,7 +1107,7 @@ impl<'a> Analyzer<'a> {
                         }
                         let vectors = match vectors {
                             Some(v) => v,
-                            None => match deptest::test(&problem) {
+                            None => match deptest::test_with_limit(&problem, ENUM_POINTS) {
                                 DepResult::Dependent { vectors, .. } => vectors,
                                 DepResult::Independent => continue,
                             },
