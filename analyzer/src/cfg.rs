@@ -79,6 +79,8 @@ pub struct Cfg {
     /// Labels that no statement carries.
     pub missing_labels: Vec<(u32, StmtId)>,
     pub live_in: Vec<BTreeSet<Name>>,
+    /// Loop variable of each expanded DO loop's header block.
+    pub header_var: BTreeMap<BlockId, Name>,
     pub live_out: Vec<BTreeSet<Name>>,
     /// Reaching definitions at block entry: (variable, defining statement).
     pub reach_in: Vec<BTreeSet<(Name, StmtId)>>,
@@ -358,6 +360,35 @@ impl<'a> Builder<'a> {
             }
         }
     }
+}
+
+/// For a collapsed nest: the loop variables surely defined by it (the outermost always; inner
+/// ones when every enclosing loop of the nest surely runs), and for every loop variable the
+/// statements inside its own loop (where a read of it is not a use of the nest).
+fn nest_kill_and_private_vars(unit: &Unit, sema: &UnitSema, n: &Node, kill: &mut BTreeSet<Name>, vars: &mut BTreeMap<Name, BTreeSet<StmtId>>) {
+    fn go(unit: &Unit, sema: &UnitSema, n: &Node, sure: bool, kill: &mut BTreeSet<Name>, vars: &mut BTreeMap<Name, BTreeSet<StmtId>>) {
+        let Node::Do { header, body, end } = n else { return };
+        let StmtKind::Do { var, lo, hi, step, .. } = &unit.stmt(*header).kind else { return };
+        if sure {
+            kill.insert(var.clone());
+        }
+        let runs = {
+            let st = step.as_ref().map_or(Some(1), |x| sema.eval_int(x));
+            matches!((sema.eval_int(lo), sema.eval_int(hi), st), (Some(l), Some(h), Some(k)) if (k > 0 && h >= l) || (k < 0 && h <= l))
+        };
+        let set = vars.entry(var.clone()).or_default();
+        set.insert(*header);
+        for_each_stmt(unit, body, &mut |s| {
+            set.insert(s.id);
+        });
+        if let Some(e) = end {
+            set.insert(*e);
+        }
+        for b in body {
+            go(unit, sema, b, sure && runs, kill, vars);
+        }
+    }
+    go(unit, sema, n, true, kill, vars);
 }
 
 /// Labels that are jump targets in a unit.
@@ -660,6 +691,9 @@ pub fn build(
             let mut acc: Vec<Access> = vec![];
             let mut calls: Vec<CallSite> = vec![];
             let mut kill = BTreeSet::new();
+            // Loop variables of a collapsed nest are defined by their DO before any read
+            // inside their loop: those reads are not uses of the item.
+            let mut nest_vars: BTreeMap<Name, BTreeSet<StmtId>> = BTreeMap::new();
             match it {
                 Item::Stmt(id) => {
                     let st = unit.stmt(*id);
@@ -683,6 +717,7 @@ pub fn build(
                         blk.lines.insert(st.span.line);
                         let mut last = st.span.end_line;
                         if let Node::Do { body, end, .. } = n {
+                            nest_kill_and_private_vars(unit, sema, n, &mut kill, &mut nest_vars);
                             cx.stmt_accesses(st, &mut acc, &mut calls);
                             for_each_stmt(unit, body, &mut |s| {
                                 last = last.max(s.span.end_line);
@@ -716,7 +751,7 @@ pub fn build(
                 }
                 if a.write {
                     d.insert(a.name.clone());
-                } else {
+                } else if !nest_vars.get(&a.name).is_some_and(|inside| inside.contains(&a.stmt)) {
                     u.insert(a.name.clone());
                 }
                 // Multi-line statements
@@ -744,9 +779,15 @@ pub fn build(
         item_of: b.item_of,
         missing_labels: missing,
         live_in: vec![],
+        header_var: BTreeMap::new(),
         live_out: vec![],
         reach_in: vec![],
     };
+    for (h, b) in &cfg.loop_header {
+        if let StmtKind::Do { var, .. } = &unit.stmt(*h).kind {
+            cfg.header_var.insert(*b, var.clone());
+        }
+    }
     cfg.compute_liveness();
     cfg.compute_reaching(unit);
     cfg
@@ -785,7 +826,7 @@ impl Cfg {
         let mut live: BTreeSet<Name> = BTreeSet::new();
         for (s, e) in &succs {
             if e.at >= n {
-                live.extend(self.live_in[s.0 as usize].iter().cloned());
+                live.extend(self.entering(*s, e));
             }
         }
         for k in (pos..n).rev() {
@@ -795,11 +836,21 @@ impl Cfg {
             live.extend(blk.item_use[k].iter().cloned());
             for (s, e) in &succs {
                 if e.at == k {
-                    live.extend(self.live_in[s.0 as usize].iter().cloned());
+                    live.extend(self.entering(*s, e));
                 }
             }
         }
         live
+    }
+
+    /// Names live along an edge into `s`: entering a loop header other than by its back edge
+    /// initializes the loop variable, so that variable is not live along the edge.
+    fn entering(&self, s: BlockId, e: &EdgeInfo) -> BTreeSet<Name> {
+        let live = &self.live_in[s.0 as usize];
+        match (self.header_var.get(&s), e.kind) {
+            (Some(v), k) if k != EdgeKind::Back => live.iter().filter(|n| *n != v).cloned().collect(),
+            _ => live.clone(),
+        }
     }
 
     fn compute_liveness(&mut self) {
@@ -871,6 +922,21 @@ impl Cfg {
                 }
             }
         }
+    }
+
+    /// Stable text dump of liveness and reaching definitions: per block, the variables live
+    /// on entry and exit, and the definitions reaching its entry as `NAME@line` (the line of
+    /// the defining statement, or of the DO statement of a collapsed nest).
+    pub fn dump_dataflow(&self, unit: &Unit) -> String {
+        let mut out = String::from("block | live in | live out | reaching definitions\n");
+        let names = |s: &BTreeSet<Name>| s.iter().map(|n| n.to_uppercase()).collect::<Vec<_>>().join(", ");
+        for blk in &self.blocks {
+            let i = blk.id.0 as usize;
+            let defs: BTreeSet<(String, u32)> = self.reach_in[i].iter().map(|(n, s)| (n.to_uppercase(), unit.stmt(*s).span.line)).collect();
+            let defs: Vec<String> = defs.into_iter().map(|(n, l)| format!("{n}@{l}")).collect();
+            let _ = writeln!(out, "{} | {} | {} | {}", i + 1, names(&self.live_in[i]), names(&self.live_out[i]), defs.join(", "));
+        }
+        out
     }
 
     /// Stable text dump: one row per block, as in SPEC section 4.

@@ -76,7 +76,8 @@ impl Analysis {
         })
     }
 
-    /// Text dumps: `cfg` (block tables), `loops` (full loop facts), `deps` (dependences).
+    /// Text dumps: `cfg` (block tables), `dataflow` (liveness and reaching definitions per
+    /// block), `loops` (full loop facts), `deps` (dependences).
     pub fn dump(&self, what: &str) -> Option<String> {
         let mut out = String::new();
         for (ui, u) in self.program.units.iter().enumerate() {
@@ -99,6 +100,12 @@ impl Analysis {
                             u.stmt(*s).span.line
                         );
                     }
+                    out.push('\n');
+                }
+                "dataflow" => {
+                    let g = cfg::build(u, sema, &self.program.summaries, true);
+                    let _ = writeln!(out, "{} {} ({})", u.kind.as_str(), u.name.to_uppercase(), self.file_of(ui));
+                    out.push_str(&g.dump_dataflow(u));
                     out.push('\n');
                 }
                 "loops" => {

@@ -37,8 +37,8 @@ struct AnalyzeArgs {
     /// Print the versioned JSON report instead of the human one.
     #[arg(long)]
     json: bool,
-    /// Print an internal representation: cfg, loops or deps.
-    #[arg(long, value_name = "WHAT", value_parser = ["cfg", "loops", "deps"])]
+    /// Print an internal representation: cfg, dataflow, loops or deps.
+    #[arg(long, value_name = "WHAT", value_parser = ["cfg", "dataflow", "loops", "deps"])]
     dump: Option<String>,
     /// Treat all files as fixed form.
     #[arg(long, conflicts_with = "free_form")]
