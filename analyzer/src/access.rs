@@ -126,6 +126,19 @@ impl<'a> AccessCtx<'a> {
                     self.target(st, e, &[], out, calls);
                 }
             }
+            StmtKind::Unsupported { names, .. } => {
+                // Unknown effects: every variable it names may be read and written, whole.
+                for n in names {
+                    if self.sema.symbol(n).is_some_and(|s| s.param.is_none())
+                        || (self.sema.symbol(n).is_none()
+                            && !crate::sema::is_intrinsic_function(n)
+                            && self.summaries.get(n).is_none())
+                    {
+                        out.push(self.scalar(st, n, false));
+                        out.push(self.scalar(st, n, true));
+                    }
+                }
+            }
             StmtKind::Allocate(es) | StmtKind::Deallocate(es) => {
                 for e in es {
                     if let Some(n) = e.base_name() {

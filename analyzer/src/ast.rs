@@ -311,7 +311,10 @@ pub enum StmtKind {
         only: Option<Vec<Name>>,
     },
     /// A statement kind we do not model; analysis treats it conservatively.
-    Unsupported(String),
+    Unsupported {
+        what: String,
+        names: Vec<Name>,
+    },
     /// A syntax error (already reported as a diagnostic).
     Error,
 }

@@ -365,10 +365,30 @@ impl<'a> Builder<'a> {
 /// For a collapsed nest: the loop variables surely defined by it (the outermost always; inner
 /// ones when every enclosing loop of the nest surely runs), and for every loop variable the
 /// statements inside its own loop (where a read of it is not a use of the nest).
-fn nest_kill_and_private_vars(unit: &Unit, sema: &UnitSema, n: &Node, kill: &mut BTreeSet<Name>, vars: &mut BTreeMap<Name, BTreeSet<StmtId>>) {
-    fn go(unit: &Unit, sema: &UnitSema, n: &Node, sure: bool, kill: &mut BTreeSet<Name>, vars: &mut BTreeMap<Name, BTreeSet<StmtId>>) {
-        let Node::Do { header, body, end } = n else { return };
-        let StmtKind::Do { var, lo, hi, step, .. } = &unit.stmt(*header).kind else { return };
+fn nest_kill_and_private_vars(
+    unit: &Unit,
+    sema: &UnitSema,
+    n: &Node,
+    kill: &mut BTreeSet<Name>,
+    vars: &mut BTreeMap<Name, BTreeSet<StmtId>>,
+) {
+    fn go(
+        unit: &Unit,
+        sema: &UnitSema,
+        n: &Node,
+        sure: bool,
+        kill: &mut BTreeSet<Name>,
+        vars: &mut BTreeMap<Name, BTreeSet<StmtId>>,
+    ) {
+        let Node::Do { header, body, end } = n else {
+            return;
+        };
+        let StmtKind::Do {
+            var, lo, hi, step, ..
+        } = &unit.stmt(*header).kind
+        else {
+            return;
+        };
         if sure {
             kill.insert(var.clone());
         }
@@ -448,7 +468,7 @@ pub fn collapsible(unit: &Unit, summaries: &BTreeMap<Name, Summary>, n: &Node) -
             | StmtKind::Cycle(Some(_))
             | StmtKind::DoWhile { .. }
             | StmtKind::Error
-            | StmtKind::Unsupported(_) => true,
+            | StmtKind::Unsupported { .. } => true,
             StmtKind::Goto(l) => !inside.contains(l),
             StmtKind::ArithIf(_, ls) => ls.iter().any(|l| !inside.contains(l)),
             StmtKind::ComputedGoto(ls, _) => ls.iter().any(|l| !inside.contains(l)),
@@ -751,7 +771,10 @@ pub fn build(
                 }
                 if a.write {
                     d.insert(a.name.clone());
-                } else if !nest_vars.get(&a.name).is_some_and(|inside| inside.contains(&a.stmt)) {
+                } else if !nest_vars
+                    .get(&a.name)
+                    .is_some_and(|inside| inside.contains(&a.stmt))
+                {
                     u.insert(a.name.clone());
                 }
                 // Multi-line statements
@@ -848,7 +871,9 @@ impl Cfg {
     fn entering(&self, s: BlockId, e: &EdgeInfo) -> BTreeSet<Name> {
         let live = &self.live_in[s.0 as usize];
         match (self.header_var.get(&s), e.kind) {
-            (Some(v), k) if k != EdgeKind::Back => live.iter().filter(|n| *n != v).cloned().collect(),
+            (Some(v), k) if k != EdgeKind::Back => {
+                live.iter().filter(|n| *n != v).cloned().collect()
+            }
             _ => live.clone(),
         }
     }
@@ -929,12 +954,27 @@ impl Cfg {
     /// the defining statement, or of the DO statement of a collapsed nest).
     pub fn dump_dataflow(&self, unit: &Unit) -> String {
         let mut out = String::from("block | live in | live out | reaching definitions\n");
-        let names = |s: &BTreeSet<Name>| s.iter().map(|n| n.to_uppercase()).collect::<Vec<_>>().join(", ");
+        let names = |s: &BTreeSet<Name>| {
+            s.iter()
+                .map(|n| n.to_uppercase())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         for blk in &self.blocks {
             let i = blk.id.0 as usize;
-            let defs: BTreeSet<(String, u32)> = self.reach_in[i].iter().map(|(n, s)| (n.to_uppercase(), unit.stmt(*s).span.line)).collect();
+            let defs: BTreeSet<(String, u32)> = self.reach_in[i]
+                .iter()
+                .map(|(n, s)| (n.to_uppercase(), unit.stmt(*s).span.line))
+                .collect();
             let defs: Vec<String> = defs.into_iter().map(|(n, l)| format!("{n}@{l}")).collect();
-            let _ = writeln!(out, "{} | {} | {} | {}", i + 1, names(&self.live_in[i]), names(&self.live_out[i]), defs.join(", "));
+            let _ = writeln!(
+                out,
+                "{} | {} | {} | {}",
+                i + 1,
+                names(&self.live_in[i]),
+                names(&self.live_out[i]),
+                defs.join(", ")
+            );
         }
         out
     }

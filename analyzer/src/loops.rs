@@ -622,7 +622,7 @@ impl<'a> Analyzer<'a> {
                         line,
                     })
                 }
-                StmtKind::Unsupported(what) => info.blockers.push(Blocker {
+                StmtKind::Unsupported { what, .. } => info.blockers.push(Blocker {
                     code: BlockerCode::Unsupported,
                     message: format!("unsupported construct ({what}) at line {line}"),
                     line,

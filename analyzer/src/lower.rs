@@ -380,6 +380,16 @@ fn flatten(cx: &mut Ctx, n: TsNode, flat: &mut Vec<Stmt>) {
                 return;
             }
             let kind = stmt(cx, n);
+            if let StmtKind::Unsupported { what, .. } = &kind {
+                let loc = cx.map.location(span.file, span.line, span.col);
+                cx.diags.push(Diagnostic::warning(
+                    codes::UNSUPPORTED,
+                    format!(
+                        "unsupported construct ({what}): loops containing it are not parallelized"
+                    ),
+                    Some(loc),
+                ));
+            }
             push(flat, label, span, kind);
         }
     }
@@ -491,7 +501,7 @@ fn stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
                 _ => StmtKind::Error,
             }
         }
-        "pointer_association_statement" => StmtKind::Unsupported("pointer assignment".into()),
+        "pointer_association_statement" => unsupported(cx, n, "pointer assignment".into()),
         "do_statement" => do_stmt(cx, n),
         "keyword_statement" => keyword_stmt(cx, n),
         "arithmetic_if_statement" => {
@@ -695,8 +705,27 @@ fn stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
         }
         "implicit_none" => StmtKind::Implicit(None),
         "include_statement" => StmtKind::Continue,
-        other => StmtKind::Unsupported(other.replace('_', " ")),
+        other => unsupported(cx, n, other.replace('_', " ")),
     }
+}
+
+/// A statement we do not model, with every name it mentions (treated as read and written).
+fn unsupported(cx: &Ctx, n: TsNode, what: String) -> StmtKind {
+    fn names(cx: &Ctx, n: TsNode, out: &mut Vec<Name>) {
+        if n.kind() == "identifier" {
+            let s = lname(cx, n);
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        let mut c = n.walk();
+        for ch in n.named_children(&mut c) {
+            names(cx, ch, out);
+        }
+    }
+    let mut v = vec![];
+    names(cx, n, &mut v);
+    StmtKind::Unsupported { what, names: v }
 }
 
 fn do_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
@@ -774,10 +803,10 @@ fn keyword_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
             {
                 StmtKind::Goto(labels[0])
             } else {
-                StmtKind::Unsupported("assigned GOTO".into())
+                unsupported(cx, n, "assigned GOTO".into())
             }
         }
-        _ => StmtKind::Unsupported(format!("{word} statement")),
+        _ => unsupported(cx, n, format!("{word} statement")),
     }
 }
 

@@ -104,7 +104,13 @@ impl Analysis {
                 }
                 "dataflow" => {
                     let g = cfg::build(u, sema, &self.program.summaries, true);
-                    let _ = writeln!(out, "{} {} ({})", u.kind.as_str(), u.name.to_uppercase(), self.file_of(ui));
+                    let _ = writeln!(
+                        out,
+                        "{} {} ({})",
+                        u.kind.as_str(),
+                        u.name.to_uppercase(),
+                        self.file_of(ui)
+                    );
                     out.push_str(&g.dump_dataflow(u));
                     out.push('\n');
                 }

@@ -105,9 +105,18 @@ fn control_flow_shapes() {
 /// Liveness and reaching definitions on the Jacobi CFG.
 #[test]
 fn jacobi_dataflow() {
-    check(&sample("samples/jacobi/jac.f"), "dataflow", "jacobi.dataflow");
+    check(
+        &sample("samples/jacobi/jac.f"),
+        "dataflow",
+        "jacobi.dataflow",
+    );
     let text = std::fs::read_to_string(root().join("test_data/golden/jacobi.dataflow")).unwrap();
-    let rows: Vec<Vec<String>> = text.lines().skip(2).filter(|l| !l.trim().is_empty()).map(|l| l.split(" | ").map(|c| c.to_string()).collect()).collect();
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .skip(2)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split(" | ").map(|c| c.to_string()).collect())
+        .collect();
     let has = |b: usize, col: usize, what: &str| rows[b - 1][col].split(", ").any(|x| x == what);
     // IT is initialized by the DO at line 16: not live before the loop, live around it.
     assert!(!has(2, 2, "IT") && has(3, 1, "IT") && has(6, 2, "IT"));
