@@ -13,6 +13,7 @@ pub mod directives;
 pub mod interproc;
 pub mod loops;
 pub mod lower;
+pub mod overrides;
 pub mod program;
 pub mod report;
 pub mod sections;

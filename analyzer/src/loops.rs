@@ -113,6 +113,8 @@ pub enum BlockerCode {
     Alias,
     While,
     Unsupported,
+    /// The user asserted the loop is sequential.
+    User,
 }
 
 impl BlockerCode {
@@ -127,6 +129,7 @@ impl BlockerCode {
             BlockerCode::Alias => "alias",
             BlockerCode::While => "while",
             BlockerCode::Unsupported => "unsupported",
+            BlockerCode::User => "user",
         }
     }
 }
@@ -157,6 +160,8 @@ pub struct LoopInfo {
     pub reductions: Vec<Reduction>,
     pub dependences: Vec<Dependence>,
     pub blockers: Vec<Blocker>,
+    /// The user refinements (database overrides or `!$SPF` hints) that changed this result.
+    pub overridden_by: Vec<String>,
     /// Index (in the unit's loop list) of the enclosing loop.
     #[serde(skip)]
     pub parent: Option<usize>,
@@ -181,6 +186,7 @@ pub fn analyze_unit(
     unit: &Unit,
     sema: &UnitSema,
     summaries: &BTreeMap<Name, Summary>,
+    refinements: &BTreeMap<u32, LoopRefinement>,
 ) -> UnitLoops {
     let fine = cfg::build(unit, sema, summaries, false);
     let envs = cfg::statement_envs(unit, sema);
@@ -193,6 +199,7 @@ pub fn analyze_unit(
         fine: &fine,
         envs: &envs,
         targets: &targets,
+        refinements,
     };
     cx.walk(&unit.body, 0, None, &mut vec![], &mut out);
     UnitLoops { loops: out }
@@ -205,6 +212,34 @@ struct Analyzer<'a> {
     fine: &'a Cfg,
     envs: &'a BTreeMap<StmtId, Env>,
     targets: &'a BTreeSet<u32>,
+    refinements: &'a BTreeMap<u32, LoopRefinement>,
+}
+
+/// What the user asserted about one loop (by the line of its DO statement).
+#[derive(Clone, Debug, Default)]
+pub struct LoopRefinement {
+    /// Each assertion carries its description, reported with the results it changed.
+    pub verdict: Option<(Verdict, String)>,
+    pub private: BTreeMap<Name, String>,
+    pub reductions: Vec<(RedOp, Name, String)>,
+}
+
+impl RedOp {
+    pub fn parse(s: &str) -> Option<RedOp> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "sum" => RedOp::Sum,
+            "product" => RedOp::Product,
+            "max" => RedOp::Max,
+            "min" => RedOp::Min,
+            "and" => RedOp::And,
+            "or" => RedOp::Or,
+            "eqv" => RedOp::Eqv,
+            "neqv" => RedOp::Neqv,
+            "maxloc" => RedOp::MaxLoc,
+            "minloc" => RedOp::MinLoc,
+            _ => return None,
+        })
+    }
 }
 
 fn const_lin(sema: &UnitSema) -> impl Fn(&str) -> Option<i64> + '_ {
@@ -340,6 +375,7 @@ impl<'a> Analyzer<'a> {
             reductions: vec![],
             dependences: vec![],
             blockers: vec![],
+            overridden_by: vec![],
             parent,
         };
         let (var, lo, hi, step) = match &hs.kind {
@@ -412,7 +448,27 @@ impl<'a> Analyzer<'a> {
         let live_after = self.live_after(header);
         let red = self.reductions(header, &stmts, body, &written_scalars, &accesses);
         let loc_vars: BTreeSet<Name> = red.iter().flat_map(|r| r.loc.iter().cloned()).collect();
+        let refine = self
+            .refinements
+            .get(&info.line)
+            .cloned()
+            .unwrap_or_default();
+        let mut used_notes: BTreeSet<String> = BTreeSet::new();
         for v in &written_scalars {
+            if let Some(note) = refine.private.get(v) {
+                info.private.push(v.clone());
+                used_notes.insert(note.clone());
+                continue;
+            }
+            if let Some((op, _, note)) = refine.reductions.iter().find(|(_, n, _)| n == v) {
+                info.reductions.push(Reduction {
+                    op: *op,
+                    var: v.clone(),
+                    loc: vec![],
+                });
+                used_notes.insert(note.clone());
+                continue;
+            }
             let line_of = |w: bool| {
                 accesses
                     .iter()
@@ -463,7 +519,8 @@ impl<'a> Analyzer<'a> {
                 }),
             }
         }
-        info.reductions = red;
+        info.reductions.extend(red);
+        info.reductions.sort();
         // Arrays: privatizable work arrays, aliasing, dependences.
         let arrays: BTreeSet<Name> = accesses
             .iter()
@@ -471,6 +528,13 @@ impl<'a> Analyzer<'a> {
             .map(|(a, _)| a.name.clone())
             .collect();
         let mut private_arrays = BTreeSet::new();
+        for x in arrays.iter() {
+            if let Some(note) = refine.private.get(x) {
+                private_arrays.insert(x.clone());
+                info.private.push(x.clone());
+                used_notes.insert(note.clone());
+            }
+        }
         for x in &arrays {
             let accs: Vec<&Access> = accesses
                 .iter()
@@ -547,6 +611,34 @@ impl<'a> Analyzer<'a> {
         } else {
             Verdict::Parallel
         };
+        if let Some((v, note)) = &refine.verdict {
+            let v = *v;
+            if v != info.verdict {
+                if v == Verdict::Parallel && !info.blockers.is_empty() {
+                    let found: Vec<String> = info
+                        .blockers
+                        .iter()
+                        .map(|b| format!("{}: {}", b.code.as_str(), b.message))
+                        .collect();
+                    used_notes.insert(format!(
+                        "{note} (the analysis had found: {})",
+                        found.join("; ")
+                    ));
+                    info.blockers.clear();
+                } else {
+                    used_notes.insert(note.clone());
+                }
+                if v == Verdict::Sequential {
+                    info.blockers.push(Blocker {
+                        code: BlockerCode::User,
+                        message: "the user asserted that this loop is sequential".into(),
+                        line: info.line,
+                    });
+                }
+                info.verdict = v;
+            }
+        }
+        info.overridden_by = used_notes.into_iter().collect();
         info
     }
 

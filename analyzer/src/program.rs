@@ -15,6 +15,8 @@ use std::path::PathBuf;
 pub struct Options {
     pub include_dirs: Vec<PathBuf>,
     pub force_form: Option<SourceForm>,
+    /// User refinements from the project database (source hints are read from the files).
+    pub overrides: Vec<crate::overrides::Override>,
 }
 
 pub struct Program {

@@ -4,9 +4,14 @@
 
 use crate::cfg;
 use crate::diag::Diagnostic;
+use crate::directives::{DirectiveKind, SpfHint};
 use crate::loops::{self, LoopInfo};
+use crate::loops::{LoopRefinement, RedOp, Verdict};
+use crate::overrides::{LoopRef, Override};
 use crate::program::{self, Options, Program};
+use crate::source::SourceForm;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -16,18 +21,111 @@ pub struct Analysis {
     pub program: Program,
     /// Loops of each unit, parallel to `program.units`.
     pub loops: Vec<Vec<LoopInfo>>,
+    /// Every refinement in effect: `!$SPF` hints from the sources, then database overrides.
+    pub hints: Vec<Override>,
 }
 
 /// Run the whole analyzer over the given files.
 pub fn analyze(paths: &[PathBuf], opts: &Options) -> Analysis {
     let program = program::load(paths, opts);
+    let mut hints = source_hints(&program);
+    hints.extend(opts.overrides.iter().cloned());
     let loops = program
         .units
         .iter()
         .enumerate()
-        .map(|(i, u)| loops::analyze_unit(u, &program.semas[i], &program.summaries).loops)
+        .map(|(i, u)| {
+            let path = program.map.file(u.file).display_path();
+            let mut refine: BTreeMap<u32, LoopRefinement> = BTreeMap::new();
+            for o in &hints {
+                let Some(at) = o.loop_ref() else { continue };
+                if !at.matches_file(&path)
+                    || at.line < u.span.line
+                    || at.line > u.end_line.max(u.span.line)
+                {
+                    continue;
+                }
+                let r = refine.entry(at.line).or_default();
+                let note = o.to_string();
+                match o {
+                    Override::Parallel { .. } => r.verdict = Some((Verdict::Parallel, note)),
+                    Override::Sequential { .. } => r.verdict = Some((Verdict::Sequential, note)),
+                    Override::Private { var, .. } => {
+                        r.private.insert(var.to_ascii_lowercase(), note);
+                    }
+                    Override::Reduction { op, var, .. } => {
+                        if let Some(op) = RedOp::parse(op) {
+                            r.reductions.push((op, var.to_ascii_lowercase(), note));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            loops::analyze_unit(u, &program.semas[i], &program.summaries, &refine).loops
+        })
         .collect();
-    Analysis { program, loops }
+    Analysis {
+        program,
+        loops,
+        hints,
+    }
+}
+
+/// `!$SPF` hints in the sources, as overrides of the loop whose DO statement follows them
+/// (only blank and comment lines may stand between).
+pub fn source_hints(program: &Program) -> Vec<Override> {
+    let mut out = vec![];
+    for (fid, dirs) in &program.directives {
+        let file = program.map.file(*fid);
+        let path = file.display_path();
+        let lines: Vec<&str> = file.text.lines().collect();
+        for d in dirs {
+            let DirectiveKind::Spf(hints) = &d.kind else {
+                continue;
+            };
+            // The next line that is not blank, a comment or a directive.
+            let mut next = d.end_line as usize; // 0-based index of the line after the directive
+            while next < lines.len() {
+                let t = lines[next].trim_start();
+                let is_comment = t.is_empty()
+                    || t.starts_with('!')
+                    || (file.form == SourceForm::Fixed && lines[next].starts_with(['c', 'C', '*']));
+                if !is_comment {
+                    break;
+                }
+                next += 1;
+            }
+            let at = LoopRef {
+                file: path.clone(),
+                line: next as u32 + 1,
+            };
+            for h in hints {
+                match h {
+                    SpfHint::Parallel => out.push(Override::Parallel { at: at.clone() }),
+                    SpfHint::Sequential => out.push(Override::Sequential { at: at.clone() }),
+                    SpfHint::Private(vs) => out.extend(vs.iter().map(|v| Override::Private {
+                        at: at.clone(),
+                        var: v.clone(),
+                    })),
+                    SpfHint::Reduction(rs) => out.extend(rs.iter().map(|r| Override::Reduction {
+                        at: at.clone(),
+                        op: r.op.to_string().to_ascii_lowercase(),
+                        var: r.var.clone(),
+                    })),
+                    SpfHint::NoDistribute(arrays) => out.extend(
+                        arrays
+                            .iter()
+                            .map(|a| Override::NoDistribute { array: a.clone() }),
+                    ),
+                    SpfHint::Distribute { array, formats } => out.push(Override::Distribute {
+                        array: array.clone(),
+                        formats: formats.iter().map(|f| f.to_string()).collect(),
+                    }),
+                }
+            }
+        }
+    }
+    out
 }
 
 impl Analysis {
@@ -231,6 +329,9 @@ pub fn human_line(file: &str, _unit: &str, l: &LoopInfo) -> String {
     for b in &l.blockers {
         let _ = write!(s, "\n    {}: {}", b.code.as_str(), b.message);
     }
+    for o in &l.overridden_by {
+        let _ = write!(s, "\n    overridden: {o}");
+    }
     s
 }
 
@@ -256,5 +357,6 @@ fn loop_json(l: &LoopInfo) -> Value {
             "source_line": d.source_line, "sink_line": d.sink_line,
         })).collect::<Vec<_>>(),
         "blockers": l.blockers.iter().map(|b| json!({"code": b.code.as_str(), "message": b.message, "line": b.line})).collect::<Vec<_>>(),
+        "overridden_by": l.overridden_by,
     })
 }

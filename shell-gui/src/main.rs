@@ -65,6 +65,7 @@ fn analyze(a: AnalyzeArgs) -> ExitCode {
         } else {
             None
         },
+        overrides: vec![],
     };
     let analysis = analyzer::report::analyze(&a.files, &opts);
     let mut stderr = std::io::stderr().lock();
