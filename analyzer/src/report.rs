@@ -142,13 +142,7 @@ impl Analysis {
 
     /// `file:line: loop I (depth 2): parallel, private(T), reduction(max:EPS)` per loop.
     pub fn human(&self) -> String {
-        let mut out = String::new();
-        for (ui, u) in self.program.units.iter().enumerate() {
-            for l in &self.loops[ui] {
-                let _ = writeln!(out, "{}", human_line(&self.file_of(ui), &u.name, l));
-            }
-        }
-        out
+        human_from_json(&self.to_json())
     }
 
     pub fn to_json(&self) -> Value {
@@ -221,7 +215,7 @@ impl Analysis {
                         self.file_of(ui)
                     );
                     for l in &self.loops[ui] {
-                        let _ = writeln!(out, "  {}", human_line(&self.file_of(ui), &u.name, l));
+                        let _ = writeln!(out, "  {}", human_line(&self.file_of(ui), &loop_json(l)));
                         let bounds = match (l.lower, l.upper, l.step) {
                             (Some(a), Some(b), Some(c)) => format!("{a}..{b} step {c}"),
                             _ => "symbolic".into(),
@@ -275,67 +269,59 @@ pub fn dep_text(d: &loops::Dependence) -> String {
     )
 }
 
-pub fn human_line(file: &str, _unit: &str, l: &LoopInfo) -> String {
-    let name = if l.var.is_empty() {
-        "WHILE".to_string()
-    } else {
-        l.var.to_uppercase()
-    };
-    let mut s = format!(
-        "{file}:{}: loop {name} (depth {}): {}",
-        l.line,
-        l.depth,
-        l.verdict.as_str()
-    );
-    if !l.private.is_empty() {
-        let _ = write!(
-            s,
-            ", private({})",
-            l.private
-                .iter()
-                .map(|x| x.to_uppercase())
-                .collect::<Vec<_>>()
-                .join(",")
-        );
+/// The human report of a JSON report (fresh or stored in the project database): one line
+/// per loop, blockers and refinements indented below.
+pub fn human_from_json(report: &Value) -> String {
+    let mut out = String::new();
+    for u in report["units"].as_array().into_iter().flatten() {
+        let file = u["file"].as_str().unwrap_or("?");
+        for l in u["loops"].as_array().into_iter().flatten() {
+            let _ = writeln!(out, "{}", human_line(file, l));
+        }
     }
-    if !l.reductions.is_empty() {
-        let r: Vec<String> = l
-            .reductions
-            .iter()
-            .map(|r| format!("{}:{}", r.op.as_str(), r.var.to_uppercase()))
-            .collect();
-        let _ = write!(s, ", reduction({})", r.join(","));
+    out
+}
+
+fn strs(v: &Value) -> Vec<String> {
+    v.as_array().into_iter().flatten().filter_map(|x| x.as_str().map(|s| s.to_string())).collect()
+}
+
+/// `file:line: loop I (depth 2): parallel, private(T), reduction(max:EPS)` from a JSON loop.
+pub fn human_line(file: &str, l: &Value) -> String {
+    let var = l["var"].as_str().unwrap_or("");
+    let name = if var.is_empty() { "WHILE".to_string() } else { var.to_uppercase() };
+    let verdict = l["verdict"].as_str().unwrap_or("?");
+    let mut s = format!("{file}:{}: loop {name} (depth {}): {verdict}", l["line"], l["depth"]);
+    let private = strs(&l["private"]);
+    if !private.is_empty() {
+        let _ = write!(s, ", private({})", private.iter().map(|x| x.to_uppercase()).collect::<Vec<_>>().join(","));
     }
-    if l.verdict == loops::Verdict::Across {
-        let d: Vec<String> = l
-            .dependences
-            .iter()
-            .map(|d| {
-                format!(
-                    "{}({})",
-                    d.array.to_uppercase(),
-                    d.distance
-                        .first()
-                        .copied()
-                        .flatten()
-                        .map_or("*".into(), |x| x.to_string())
-                )
-            })
-            .collect::<std::collections::BTreeSet<_>>()
+    let reds: Vec<String> = l["reductions"].as_array().into_iter().flatten().map(|r| format!("{}:{}", r["op"].as_str().unwrap_or("?"), r["var"].as_str().unwrap_or("?").to_uppercase())).collect();
+    if !reds.is_empty() {
+        let _ = write!(s, ", reduction({})", reds.join(","));
+    }
+    if verdict == "across" {
+        let d: std::collections::BTreeSet<String> = l["dependences"]
+            .as_array()
             .into_iter()
+            .flatten()
+            .map(|d| {
+                let first = d["distance"].as_array().and_then(|a| a.first()).and_then(|x| x.as_i64());
+                format!("{}({})", d["array"].as_str().unwrap_or("?").to_uppercase(), first.map_or("*".into(), |x| x.to_string()))
+            })
             .collect();
-        let _ = write!(s, ", across {}", d.join(" "));
+        let _ = write!(s, ", across {}", d.into_iter().collect::<Vec<_>>().join(" "));
     }
-    for b in &l.blockers {
-        let _ = write!(s, "\n    {}: {}", b.code.as_str(), b.message);
+    for b in l["blockers"].as_array().into_iter().flatten() {
+        let _ = write!(s, "\n    {}: {}", b["code"].as_str().unwrap_or("?"), b["message"].as_str().unwrap_or(""));
     }
-    for o in &l.overridden_by {
+    for o in strs(&l["overridden_by"]) {
         let _ = write!(s, "\n    overridden: {o}");
     }
     s
 }
 
-fn loop_json(l: &LoopInfo) -> Value {
+pub fn loop_json(l: &LoopInfo) -> Value {
     json!({
         "line": l.line,
         "end_line": l.end_line,
