@@ -1,0 +1,840 @@
+//! The DVM expert (SPEC section 5): chooses the arrays worth distributing and their alignment
+//! with a template array, enumerates the distribution variants (every BLOCK / `*` combination
+//! over the template's dimensions, plus "nothing distributed"), maps every parallel loop nest
+//! onto the distributed data (`PARALLEL ... ON`, REDUCTION, PRIVATE, SHADOW_RENEW with exact
+//! widths, ACROSS, REMOTE_ACCESS), and estimates each variant with the cost model over every
+//! process-grid shape. All variants are returned; the cheapest is marked by the caller.
+
+use crate::machine::MachineModel;
+use crate::scheme::*;
+use analyzer::access::{Access, AccessCtx};
+use analyzer::affine::linearize;
+use analyzer::ast::{for_each_stmt, Expr, Name, Node, StmtId, StmtKind, Unit};
+use analyzer::loops::{LoopInfo, Verdict};
+use analyzer::overrides::Override;
+use analyzer::report::Analysis;
+use analyzer::sema::UnitSema;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How one subscript of an array reference inside a nest relates to the nest's variables.
+#[derive(Clone, Debug, PartialEq)]
+enum SubForm {
+    /// coeff * var + offset, var one of the nest's (mapped) loop variables.
+    Var { var: Name, coeff: i64, offset: i64 },
+    Const(i64),
+    Other,
+}
+
+#[derive(Clone, Debug)]
+struct Acc {
+    array: Name,
+    write: bool,
+    /// None: the whole array.
+    subs: Option<Vec<SubForm>>,
+    line: u32,
+    via_call: bool,
+}
+
+/// A mapped nest: the outermost parallel loop and the tightly nested parallel loops under it.
+#[derive(Clone, Debug)]
+struct Nest {
+    unit: usize,
+    line: u32,
+    vars: Vec<Name>,
+    levels: Vec<LoopInfo>,
+    /// Times the nest is executed (product of the trip counts of enclosing loops).
+    times: f64,
+    /// Iterations of the mapped levels.
+    iterations: f64,
+    /// Estimated seconds of one execution of the whole nest on one process.
+    work_s: f64,
+    accesses: Vec<Acc>,
+    /// Loop variables of loops inside the nest that are not mapped (they must be private).
+    inner_vars: BTreeSet<Name>,
+    across: bool,
+    /// Arrays with a carried dependence (ACROSS candidates).
+    dep_arrays: BTreeSet<Name>,
+}
+
+/// An array that may be distributed: identity across units for COMMON members.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum ArrayId {
+    Local { unit: usize, name: Name },
+    Common { block: Name, index: usize },
+}
+
+/// Result of the DVM expert.
+pub struct DvmResult {
+    pub schemes: Vec<Scheme>,
+    /// Index of the cheapest scheme.
+    pub chosen: usize,
+    /// Explanations that hold for every variant (why arrays stay replicated...).
+    pub notes: Vec<String>,
+}
+
+fn upper(s: &str) -> String {
+    s.to_uppercase()
+}
+
+/// Run the DVM expert over an analysis.
+pub fn run(analysis: &Analysis, machine: &MachineModel) -> DvmResult {
+    let mut machine = machine.clone();
+    let mut notes = vec![];
+    for o in &analysis.hints {
+        if let Override::Machine { key, value } = o {
+            match machine.set(key, value) {
+                Ok(()) => notes.push(format!("machine parameter {key} = {value} (refinement)")),
+                Err(e) => notes.push(format!("ignored machine refinement {key} = {value}: {e}")),
+            }
+        }
+    }
+    let prog = &analysis.program;
+    let nests = find_nests(analysis, &machine);
+    let candidates = candidate_arrays(analysis, &nests, &mut notes);
+    // The template: the heaviest candidate of the highest rank.
+    let mut weight: BTreeMap<ArrayId, f64> = BTreeMap::new();
+    for n in &nests {
+        for a in &n.accesses {
+            if let Some(id) = array_id(prog, n.unit, &a.array) {
+                if candidates.contains_key(&id) {
+                    *weight.entry(id).or_default() += n.times * n.iterations;
+                }
+            }
+        }
+    }
+    let template = candidates.iter().max_by(|(a, ra), (b, rb)| ra.cmp(rb).then(weight.get(*a).unwrap_or(&0.0).total_cmp(weight.get(*b).unwrap_or(&0.0))).then(b.cmp(a))).map(|(id, r)| (id.clone(), *r));
+    let replicated = replicated_scheme(analysis, &nests, &machine);
+    let Some((tid, trank)) = template else {
+        notes.push("no array is worth distributing: nothing distributed".into());
+        return DvmResult { schemes: vec![replicated], chosen: 0, notes };
+    };
+    let tname = name_of(prog, &tid);
+    notes.push(format!("template: array {} (rank {trank})", upper(&tname)));
+    // Alignment of the other candidates with the template.
+    let aligns = alignments(analysis, &nests, &candidates, &tid, &mut notes);
+    // Distribution overrides restrict the variants.
+    let forced: Option<Vec<Format>> = analysis.hints.iter().find_map(|o| match o {
+        Override::Distribute { array, formats } if *array == tname && formats.len() == trank => Some(formats.iter().map(|f| if f.trim() == "*" { Format::Star } else { Format::Block }).collect()),
+        _ => None,
+    });
+    let mut schemes = vec![];
+    for mask in 1u32..(1 << trank) {
+        let formats: Vec<Format> = (0..trank).map(|d| if mask & (1 << d) != 0 { Format::Block } else { Format::Star }).collect();
+        if forced.as_ref().is_some_and(|f| *f != formats) {
+            continue;
+        }
+        match variant(analysis, &nests, &tid, &formats, &aligns, &machine) {
+            Ok(s) => schemes.push(s),
+            Err(why) => notes.push(format!("variant ({}) rejected: {why}", formats.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(","))),
+        }
+    }
+    if forced.is_none() {
+        schemes.push(replicated);
+    }
+    if schemes.is_empty() {
+        notes.push("every variant was rejected: nothing distributed".into());
+        schemes.push(replicated_scheme(analysis, &nests, &machine));
+    }
+    let chosen = schemes.iter().enumerate().min_by(|a, b| a.1.estimate.total.total_cmp(&b.1.estimate.total)).map(|(i, _)| i).unwrap_or(0);
+    DvmResult { schemes, chosen, notes }
+}
+
+fn name_of(prog: &analyzer::program::Program, id: &ArrayId) -> Name {
+    match id {
+        ArrayId::Local { name, .. } => name.clone(),
+        ArrayId::Common { block, index } => prog.semas.iter().find_map(|s| s.commons.get(block).and_then(|m| m.get(*index)).map(|m| m.name.clone())).unwrap_or_default(),
+    }
+}
+
+fn array_id(prog: &analyzer::program::Program, unit: usize, name: &str) -> Option<ArrayId> {
+    let sym = prog.semas[unit].symbol(name)?;
+    Some(match &sym.common {
+        Some((block, index)) => ArrayId::Common { block: block.clone(), index: *index },
+        None => ArrayId::Local { unit, name: name.to_string() },
+    })
+}
+
+/// Name of an array identity inside a unit (COMMON members may be named differently).
+fn name_in(prog: &analyzer::program::Program, unit: usize, id: &ArrayId) -> Option<Name> {
+    match id {
+        ArrayId::Local { unit: u, name } => (*u == unit).then(|| name.clone()),
+        ArrayId::Common { block, index } => prog.semas[unit].commons.get(block).and_then(|m| m.get(*index)).map(|m| m.name.clone()),
+    }
+}
+
+fn loop_map(analysis: &Analysis, unit: usize) -> BTreeMap<StmtId, &LoopInfo> {
+    analysis.loops[unit].iter().map(|l| (l.header, l)).collect()
+}
+
+fn trips(l: &LoopInfo, m: &MachineModel) -> f64 {
+    l.trip_count.unwrap_or(m.unknown_trip_count) as f64
+}
+
+/// Operations of an expression: (arithmetic operations, memory references).
+fn ops(e: &Expr, sema: &UnitSema) -> (f64, f64) {
+    let (mut f, mut m) = (0.0, 0.0);
+    e.walk(&mut |x| match x {
+        Expr::Binary(..) | Expr::Unary(..) => f += 1.0,
+        Expr::Ref(n, _) if sema.is_array(n) => m += 1.0,
+        Expr::Ref(..) => f += 4.0, // an intrinsic or function
+        Expr::Var(n) if sema.param(n).is_none() => m += 0.25, // scalars mostly live in registers
+        _ => {}
+    });
+    (f, m)
+}
+
+fn stmt_cost(st: &analyzer::ast::Stmt, sema: &UnitSema, m: &MachineModel) -> f64 {
+    let (mut f, mut r) = (0.0, 0.0);
+    for e in analyzer::sema::stmt_exprs(&st.kind) {
+        let (a, b) = ops(e, sema);
+        f += a;
+        r += b;
+    }
+    (f * m.flop_ns + r * m.memref_ns) * 1e-9
+}
+
+/// Seconds of one execution of a node list (loops multiply their bodies by their trip count).
+fn nodes_cost(unit: &Unit, sema: &UnitSema, loops: &BTreeMap<StmtId, &LoopInfo>, nodes: &[Node], m: &MachineModel) -> f64 {
+    let mut t = 0.0;
+    for n in nodes {
+        match n {
+            Node::Stmt(id) => t += stmt_cost(unit.stmt(*id), sema, m),
+            Node::Do { header, body, .. } => {
+                let k = loops.get(header).map_or(m.unknown_trip_count as f64, |l| trips(l, m));
+                t += k * (nodes_cost(unit, sema, loops, body, m) + 2.0 * m.flop_ns * 1e-9);
+            }
+            Node::If { arms, .. } => {
+                for (h, b) in arms {
+                    t += stmt_cost(unit.stmt(*h), sema, m) + nodes_cost(unit, sema, loops, b, m);
+                }
+            }
+        }
+    }
+    t
+}
+
+fn find_nests(analysis: &Analysis, m: &MachineModel) -> Vec<Nest> {
+    let prog = &analysis.program;
+    let mut out = vec![];
+    for (ui, unit) in prog.units.iter().enumerate() {
+        let loops = loop_map(analysis, ui);
+        walk_nests(analysis, ui, unit, &loops, &unit.body, 1.0, m, &mut out);
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn walk_nests(analysis: &Analysis, ui: usize, unit: &Unit, loops: &BTreeMap<StmtId, &LoopInfo>, nodes: &[Node], times: f64, m: &MachineModel, out: &mut Vec<Nest>) {
+    for n in nodes {
+        match n {
+            Node::Do { header, body, .. } => {
+                let Some(info) = loops.get(header) else { continue };
+                if info.verdict == Verdict::Sequential || info.var.is_empty() {
+                    walk_nests(analysis, ui, unit, loops, body, times * trips(info, m), m, out);
+                    continue;
+                }
+                // Tightly nested parallel levels.
+                let mut levels = vec![(*info).clone()];
+                let mut cur_body = body;
+                loop {
+                    let inner: Vec<&Node> = cur_body.iter().filter(|b| !matches!(b, Node::Stmt(id) if matches!(unit.stmt(*id).kind, StmtKind::Continue))).collect();
+                    match inner.as_slice() {
+                        [Node::Do { header: h2, body: b2, .. }] if loops.get(h2).is_some_and(|l| l.verdict != Verdict::Sequential && !l.var.is_empty()) => {
+                            levels.push((*loops[h2]).clone());
+                            cur_body = b2;
+                        }
+                        _ => break,
+                    }
+                }
+                out.push(make_nest(analysis, ui, unit, loops, n, levels, times, m));
+            }
+            Node::If { arms, .. } => {
+                for (_, b) in arms {
+                    walk_nests(analysis, ui, unit, loops, b, times, m, out);
+                }
+            }
+            Node::Stmt(_) => {}
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn make_nest(analysis: &Analysis, ui: usize, unit: &Unit, loops: &BTreeMap<StmtId, &LoopInfo>, node: &Node, levels: Vec<LoopInfo>, times: f64, m: &MachineModel) -> Nest {
+    let prog = &analysis.program;
+    let sema = &prog.semas[ui];
+    let vars: Vec<Name> = levels.iter().map(|l| l.var.clone()).collect();
+    let iterations: f64 = levels.iter().map(|l| trips(l, m)).product();
+    let work_s = nodes_cost(unit, sema, loops, std::slice::from_ref(node), m);
+    let Node::Do { body, .. } = node else { unreachable!("nests are DO nodes") };
+    let cx = AccessCtx { unit, sema, summaries: &prog.summaries };
+    let mut raw: Vec<Access> = vec![];
+    let mut calls = vec![];
+    let mut inner_vars = BTreeSet::new();
+    for_each_stmt(unit, body, &mut |s| {
+        if s.kind.is_executable() {
+            cx.stmt_accesses(s, &mut raw, &mut calls);
+        }
+        if let StmtKind::Do { var, .. } = &s.kind {
+            if !vars.contains(var) {
+                inner_vars.insert(var.clone());
+            }
+        }
+    });
+    let f = |n: &str| sema.param(n).and_then(|c| c.as_int());
+    let accesses = raw
+        .iter()
+        .filter(|a| sema.is_array(&a.name))
+        .map(|a| Acc {
+            array: a.name.clone(),
+            write: a.write,
+            line: a.line,
+            via_call: a.via_call.is_some(),
+            subs: a.subs.as_ref().map(|subs| {
+                subs.iter()
+                    .map(|s| match s.expr().and_then(|e| linearize(e, &f)) {
+                        Some(l) if l.terms.is_empty() => SubForm::Const(l.constant),
+                        Some(l) if l.terms.len() == 1 => {
+                            let (v, c) = l.terms.iter().next().expect("one term");
+                            if vars.contains(v) {
+                                SubForm::Var { var: v.clone(), coeff: *c, offset: l.constant }
+                            } else {
+                                SubForm::Other
+                            }
+                        }
+                        _ => SubForm::Other,
+                    })
+                    .collect()
+            }),
+        })
+        .collect();
+    let across = levels.iter().any(|l| l.verdict == Verdict::Across);
+    let dep_arrays = levels.iter().flat_map(|l| l.dependences.iter().map(|d| d.array.clone())).collect();
+    Nest { unit: ui, line: levels[0].line, vars, levels, times, iterations, work_s, accesses, inner_vars, across, dep_arrays }
+}
+
+/// Arrays that may be distributed, with their rank; the reasons others may not are noted.
+fn candidate_arrays(analysis: &Analysis, nests: &[Nest], notes: &mut Vec<String>) -> BTreeMap<ArrayId, usize> {
+    let prog = &analysis.program;
+    let no_dist: BTreeSet<&str> = analysis.hints.iter().filter_map(|o| if let Override::NoDistribute { array } = o { Some(array.as_str()) } else { None }).collect();
+    // Arrays passed to procedures anywhere (by unit and name).
+    let mut passed: BTreeSet<(usize, Name)> = BTreeSet::new();
+    for (ui, u) in prog.units.iter().enumerate() {
+        for st in &u.stmts {
+            let mut mark = |e: &Expr| {
+                if let Some(n) = e.base_name() {
+                    if prog.semas[ui].is_array(n) {
+                        passed.insert((ui, n.to_string()));
+                    }
+                }
+            };
+            let kind = match &st.kind {
+                StmtKind::LogicalIf(_, inner) => &inner.kind,
+                k => k,
+            };
+            if let StmtKind::Call { args, .. } = kind {
+                for a in args.iter().filter_map(|a| a.expr()) {
+                    mark(a);
+                }
+            }
+            for e in analyzer::sema::stmt_exprs(kind) {
+                e.walk(&mut |x| {
+                    if let Expr::Ref(f, args) = x {
+                        if prog.semas[ui].ref_kind(f) == analyzer::sema::RefKind::Function {
+                            for a in args.iter().filter_map(|a| a.expr()) {
+                                mark(a);
+                            }
+                        }
+                    }
+                });
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    for n in nests {
+        for a in &n.accesses {
+            if !seen.insert((n.unit, a.array.clone())) {
+                continue;
+            }
+            let sema = &prog.semas[n.unit];
+            let Some(sym) = sema.symbol(&a.array) else { continue };
+            let Some(id) = array_id(prog, n.unit, &a.array) else { continue };
+            let why: Option<String> = if no_dist.contains(a.array.as_str()) {
+                Some("the user asked not to distribute it".into())
+            } else if sym.dummy.is_some() {
+                Some(format!("it is a dummy argument of {}", upper(&prog.units[n.unit].name)))
+            } else if sym.allocatable {
+                Some("it is ALLOCATABLE (bounds unknown here)".into())
+            } else if sym.bounds().iter().any(|b| b.is_none()) {
+                Some("its bounds are not constant".into())
+            } else if !sym.aliases.is_empty() {
+                Some("it is in an EQUIVALENCE".into())
+            } else if let Some(u) = units_sharing(prog, &id).into_iter().find(|u| name_in(prog, *u, &id).is_some_and(|nm| passed.contains(&(*u, nm)))) {
+                Some(format!("it is passed to a procedure in {}", upper(&prog.units[u].name)))
+            } else if let ArrayId::Common { block, index } = &id {
+                // Every unit declaring the block must see the same shape at that position.
+                let shapes: BTreeSet<Vec<Option<(i64, i64)>>> = units_sharing(prog, &id).into_iter().filter_map(|u| prog.semas[u].commons.get(block).and_then(|m| m.get(*index)).and_then(|m| prog.semas[u].symbol(&m.name)).map(|s| s.bounds())).collect();
+                (shapes.len() > 1).then(|| format!("COMMON /{}/ declares it with different shapes in different units", upper(block)))
+            } else {
+                None
+            };
+            match why {
+                Some(w) => notes.push(format!("array {} stays replicated: {w}", upper(&a.array))),
+                None => {
+                    out.insert(id, sym.rank());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn units_sharing(prog: &analyzer::program::Program, id: &ArrayId) -> Vec<usize> {
+    match id {
+        ArrayId::Local { unit, .. } => vec![*unit],
+        ArrayId::Common { block, .. } => (0..prog.units.len()).filter(|u| prog.semas[*u].commons.contains_key(block)).collect(),
+    }
+}
+
+/// How an array is aligned with the template: for each of its dimensions, the template
+/// dimension and offset (template index = array index + offset), or None (collapsed).
+type AlignMap = Vec<Option<(usize, i64)>>;
+
+fn alignments(analysis: &Analysis, nests: &[Nest], candidates: &BTreeMap<ArrayId, usize>, tid: &ArrayId, notes: &mut Vec<String>) -> BTreeMap<ArrayId, AlignMap> {
+    let prog = &analysis.program;
+    let trank = candidates[tid];
+    let mut votes: BTreeMap<ArrayId, BTreeMap<Vec<Option<(usize, i64)>>, f64>> = BTreeMap::new();
+    for n in nests {
+        let Some(tn) = name_in(prog, n.unit, tid) else { continue };
+        let t_accs: Vec<&Vec<SubForm>> = n.accesses.iter().filter(|a| a.array == tn).filter_map(|a| a.subs.as_ref()).collect();
+        for a in &n.accesses {
+            let Some(id) = array_id(prog, n.unit, &a.array) else { continue };
+            if &id == tid || !candidates.contains_key(&id) {
+                continue;
+            }
+            let Some(subs) = &a.subs else { continue };
+            for ts in &t_accs {
+                let mut map: AlignMap = vec![None; subs.len()];
+                let mut used = BTreeSet::new();
+                for (d, s) in subs.iter().enumerate() {
+                    if let SubForm::Var { var, coeff: 1, offset } = s {
+                        for (e, t) in ts.iter().enumerate() {
+                            if let SubForm::Var { var: v2, coeff: 1, offset: o2 } = t {
+                                if v2 == var && !used.contains(&e) {
+                                    map[d] = Some((e, o2 - offset));
+                                    used.insert(e);
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+                if map.iter().any(|x| x.is_some()) {
+                    *votes.entry(id.clone()).or_default().entry(map).or_default() += n.times * n.iterations;
+                }
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    out.insert(tid.clone(), (0..trank).map(|d| Some((d, 0))).collect());
+    for (id, _) in candidates.iter().filter(|(id, _)| *id != tid) {
+        match votes.get(id).and_then(|v| v.iter().max_by(|a, b| a.1.total_cmp(b.1)).map(|(m, _)| m.clone())) {
+            Some(m) => {
+                out.insert(id.clone(), m);
+            }
+            None => notes.push(format!("array {} stays replicated: it is never indexed together with the template {}", upper(&name_of(prog, id)), upper(&name_of(prog, tid)))),
+        }
+    }
+    out
+}
+
+const DUMMIES: [&str; 7] = ["I", "J", "K", "L", "M", "N", "O"];
+
+/// Grids: every ordered factorization of `p` into `k` factors.
+pub fn grids(p: u32, k: usize) -> Vec<Vec<u32>> {
+    if k == 0 {
+        return vec![vec![]];
+    }
+    if k == 1 {
+        return vec![vec![p]];
+    }
+    let mut out = vec![];
+    for d in 1..=p {
+        if p % d == 0 {
+            for mut rest in grids(p / d, k - 1) {
+                rest.insert(0, d);
+                out.push(rest);
+            }
+        }
+    }
+    out
+}
+
+/// Mapping of one nest in one variant.
+struct Mapped {
+    on: ArrayRef,
+    /// For each distributed template dim: (nest var, template index = var + shift).
+    owner: BTreeMap<usize, (Name, i64)>,
+    shadow: Vec<ArrayWidths>,
+    across: Vec<ArrayWidths>,
+    remote: Vec<ArrayRef>,
+}
+
+fn ref_subs(subs: &[SubForm]) -> Vec<RefSub> {
+    subs.iter()
+        .map(|s| match s {
+            SubForm::Var { var, coeff: 1, offset } => RefSub::Var { var: var.clone(), offset: *offset },
+            SubForm::Const(c) => RefSub::Const(*c),
+            _ => RefSub::All,
+        })
+        .collect()
+}
+
+/// Map a nest onto the distribution `dist` (template dims that are BLOCK). Err: why not.
+fn map_nest(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Result<Option<Mapped>, String> {
+    // Distributed arrays touched by the nest with their alignment.
+    let dist_of = |name: &str| -> Option<&AlignMap> {
+        let id = array_id(prog, n.unit, name)?;
+        let m = aligns.get(&id)?;
+        m.iter().flatten().any(|(d, _)| dist.contains(d)).then_some(m)
+    };
+    let touched: Vec<&Acc> = n.accesses.iter().filter(|a| dist_of(&a.array).is_some()).collect();
+    if touched.is_empty() {
+        return Ok(None);
+    }
+    // Owner candidates: accesses whose subscripts on every distributed template dim are
+    // distinct nest variables with coefficient 1, covering all distributed dims.
+    let owner_of = |a: &Acc| -> Option<BTreeMap<usize, (Name, i64)>> {
+        let m = dist_of(&a.array)?;
+        let subs = a.subs.as_ref()?;
+        let mut own = BTreeMap::new();
+        for (d, slot) in m.iter().enumerate() {
+            if let Some((t, off)) = slot {
+                if dist.contains(t) {
+                    match subs.get(d)? {
+                        SubForm::Var { var, coeff: 1, offset } => {
+                            own.insert(*t, (var.clone(), offset + off));
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+        }
+        let vars: BTreeSet<&Name> = own.values().map(|(v, _)| v).collect();
+        (own.len() == dist.len() && vars.len() == own.len() && subs.iter().all(|s| !matches!(s, SubForm::Other))).then_some(own)
+    };
+    let best = touched.iter().filter(|a| a.write).find_map(|a| owner_of(a).map(|o| (*a, o))).or_else(|| touched.iter().find_map(|a| owner_of(a).map(|o| (*a, o))));
+    let Some((on_acc, owner)) = best else {
+        return Err(format!("the loop at line {} cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable)", n.line));
+    };
+    let mut shadow: BTreeMap<Name, (Vec<(u32, u32)>, bool)> = BTreeMap::new();
+    let mut remote: Vec<ArrayRef> = vec![];
+    for a in &touched {
+        let m = dist_of(&a.array).expect("touched");
+        let Some(subs) = &a.subs else {
+            if a.write {
+                return Err(format!("line {}: the whole array {} is written inside the parallel loop at line {}", a.line, upper(&a.array), n.line));
+            }
+            remote.push(ArrayRef { array: a.array.clone(), subs: vec![RefSub::All; m.len()] });
+            continue;
+        };
+        if a.via_call {
+            return Err(format!("line {}: a procedure called in the loop at line {} accesses the distributed array {}", a.line, n.line, upper(&a.array)));
+        }
+        let mut shifts = vec![0i64; subs.len()];
+        let mut local = true;
+        for (d, slot) in m.iter().enumerate() {
+            let Some((t, off)) = slot else { continue };
+            let Some((ov, oshift)) = owner.get(t) else { continue };
+            match &subs[d] {
+                SubForm::Var { var, coeff: 1, offset } if var == ov => shifts[d] = offset + off - oshift,
+                _ => local = false,
+            }
+        }
+        if !local {
+            if a.write {
+                return Err(format!("line {}: {} is written at an element that is not owned by the iteration (loop at line {})", a.line, upper(&a.array), n.line));
+            }
+            remote.push(ArrayRef { array: a.array.clone(), subs: ref_subs(subs) });
+            continue;
+        }
+        if shifts.iter().all(|s| *s == 0) {
+            continue;
+        }
+        if a.write {
+            return Err(format!("line {}: {} is written at a neighbour's element (shift {:?}) in the loop at line {}", a.line, upper(&a.array), shifts, n.line));
+        }
+        let e = shadow.entry(a.array.clone()).or_insert_with(|| (vec![(0, 0); subs.len()], false));
+        for (d, s) in shifts.iter().enumerate() {
+            if *s < 0 {
+                e.0[d].0 = e.0[d].0.max((-s) as u32);
+            } else if *s > 0 {
+                e.0[d].1 = e.0[d].1.max(*s as u32);
+            }
+        }
+        if shifts.iter().filter(|s| **s != 0).count() >= 2 {
+            e.1 = true;
+        }
+    }
+    let mut across = vec![];
+    let mut renew = vec![];
+    for (array, (widths, corner)) in shadow {
+        let aw = ArrayWidths { array: array.clone(), widths, corner };
+        if n.across && n.dep_arrays.contains(&array) {
+            across.push(aw);
+        } else {
+            renew.push(aw);
+        }
+    }
+    remote.sort_by(|a, b| a.array.cmp(&b.array));
+    remote.dedup();
+    Ok(Some(Mapped { on: ArrayRef { array: on_acc.array.clone(), subs: ref_subs(on_acc.subs.as_ref().expect("owner has subs")) }, owner, shadow: renew, across, remote }))
+}
+
+fn unit_ref(prog: &analyzer::program::Program, unit: usize) -> UnitRef {
+    let u = &prog.units[unit];
+    UnitRef { file: prog.map.file(u.file).display_path(), unit: u.name.clone() }
+}
+
+fn parallel_loop(prog: &analyzer::program::Program, n: &Nest, on: Option<ArrayRef>) -> ParallelLoop {
+    let first = &n.levels[0];
+    let mut private: BTreeSet<Name> = n.levels.iter().flat_map(|l| l.private.iter().cloned()).collect();
+    private.extend(n.inner_vars.iter().cloned());
+    for v in &n.vars {
+        private.remove(v);
+    }
+    let reductions: Vec<ReductionSpec> = first.reductions.iter().map(|r| ReductionSpec { op: r.op.as_str().to_string(), var: r.var.clone(), loc: r.loc.clone() }).collect();
+    for r in &reductions {
+        private.remove(&r.var);
+        for l in &r.loc {
+            private.remove(l);
+        }
+    }
+    ParallelLoop { at: unit_ref(prog, n.unit), line: n.line, vars: n.vars.clone(), on, private: private.into_iter().collect(), reductions, shadow_renew: vec![], across: vec![], remote_access: vec![] }
+}
+
+/// "Nothing distributed": every process runs every loop in full.
+fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> Scheme {
+    let computation: f64 = nests.iter().map(|n| n.work_s * n.times).sum();
+    Scheme {
+        expert: "dvm".into(),
+        name: "replicated".into(),
+        distributions: vec![],
+        alignments: vec![],
+        shadows: vec![],
+        loops: vec![],
+        remote: vec![],
+        estimate: Estimate { computation, communication: 0.0, transfers: 0.0, total: computation, grid: vec![], notes: vec!["every process runs every loop on the whole data".into()] },
+        notes: {
+            let _ = analysis;
+            vec![]
+        },
+    }
+}
+
+fn variant(analysis: &Analysis, nests: &[Nest], tid: &ArrayId, formats: &[Format], aligns: &BTreeMap<ArrayId, AlignMap>, m: &MachineModel) -> Result<Scheme, String> {
+    let prog = &analysis.program;
+    let dist: BTreeSet<usize> = formats.iter().enumerate().filter(|(_, f)| **f == Format::Block).map(|(d, _)| d).collect();
+    let tname_any = name_of(prog, tid);
+    let name = format!("({})", formats.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(","));
+    let mut scheme = Scheme { expert: "dvm".into(), name, distributions: vec![], alignments: vec![], shadows: vec![], loops: vec![], remote: vec![], estimate: Estimate::default(), notes: vec![] };
+    // Declarations in every unit that declares a distributed array.
+    let mut max_shadow: BTreeMap<(usize, Name), Vec<(u32, u32)>> = BTreeMap::new();
+    let mut mapped: Vec<(usize, Option<Mapped>)> = vec![];
+    for (i, n) in nests.iter().enumerate() {
+        match map_nest(prog, n, &dist, aligns)? {
+            Some(mp) => {
+                for w in mp.shadow.iter().chain(&mp.across) {
+                    let e = max_shadow.entry((n.unit, w.array.clone())).or_insert_with(|| vec![(0, 0); w.widths.len()]);
+                    for (d, (lo, hi)) in w.widths.iter().enumerate() {
+                        e[d].0 = e[d].0.max(*lo);
+                        e[d].1 = e[d].1.max(*hi);
+                    }
+                }
+                mapped.push((i, Some(mp)));
+            }
+            None => mapped.push((i, None)),
+        }
+    }
+    for (ui, u) in prog.units.iter().enumerate() {
+        let at = unit_ref(prog, ui);
+        let Some(tname) = name_in(prog, ui, tid) else {
+            // Aligned arrays of this unit need the template declared here too.
+            if aligns.keys().any(|id| id != tid && name_in(prog, ui, id).is_some()) {
+                for id in aligns.keys().filter(|id| *id != tid) {
+                    if let Some(nm) = name_in(prog, ui, id) {
+                        scheme.notes.push(format!("{}: array {} is aligned with {}, which {} does not declare: it stays replicated there", upper(&u.name), upper(&nm), upper(&tname_any), upper(&u.name)));
+                    }
+                }
+            }
+            continue;
+        };
+        scheme.distributions.push(Distribution { at: at.clone(), array: tname.clone(), formats: formats.to_vec() });
+        for (id, map) in aligns.iter().filter(|(id, _)| *id != tid) {
+            let Some(nm) = name_in(prog, ui, id) else { continue };
+            let source: Vec<String> = map.iter().enumerate().map(|(d, s)| if s.is_some() { DUMMIES[d.min(6)].to_string() } else { "*".into() }).collect();
+            let trank = aligns[tid].len();
+            let subs: Vec<AlignSub> = (0..trank).map(|t| match map.iter().position(|s| s.is_some_and(|(e, _)| e == t)) {
+                Some(d) => AlignSub::Linear { dummy: d, coeff: 1, offset: map[d].expect("some").1 },
+                None => AlignSub::Star,
+            }).collect();
+            scheme.alignments.push(Alignment { at: at.clone(), array: nm, source, target: tname.clone(), subs });
+        }
+        for ((uu, array), widths) in &max_shadow {
+            // Width 1 on distributed dimensions is the default; declare only what differs.
+            if *uu == ui && widths.iter().any(|(lo, hi)| *lo > 1 || *hi > 1) {
+                scheme.shadows.push(Shadow { at: at.clone(), array: array.clone(), widths: widths.clone() });
+            }
+        }
+    }
+    for (i, mp) in &mapped {
+        let n = &nests[*i];
+        match mp {
+            Some(mp) => {
+                let mut pl = parallel_loop(prog, n, Some(mp.on.clone()));
+                pl.shadow_renew = mp.shadow.clone();
+                pl.across = mp.across.clone();
+                pl.remote_access = mp.remote.clone();
+                scheme.loops.push(pl);
+            }
+            None => scheme.notes.push(format!("loop at {}:{} touches no distributed array: it runs on every process", upper(&prog.units[n.unit].name), n.line)),
+        }
+    }
+    scheme.remote = sequential_remote(analysis, nests, &dist, aligns);
+    scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, m);
+    Ok(scheme)
+}
+
+/// Standalone REMOTE_ACCESS for element reads of distributed arrays outside mapped nests.
+fn sequential_remote(analysis: &Analysis, nests: &[Nest], dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Vec<RemoteAccess> {
+    let prog = &analysis.program;
+    let mut out = vec![];
+    for (ui, unit) in prog.units.iter().enumerate() {
+        let sema = &prog.semas[ui];
+        let nest_lines: Vec<(u32, u32)> = nests.iter().filter(|n| n.unit == ui).map(|n| (n.line, n.levels[0].end_line)).collect();
+        let cx = AccessCtx { unit, sema, summaries: &prog.summaries };
+        for st in &unit.stmts {
+            if !st.kind.is_executable() || nest_lines.iter().any(|(a, b)| st.span.line >= *a && st.span.line <= *b) {
+                continue;
+            }
+            let mut acc = vec![];
+            let mut calls = vec![];
+            cx.stmt_accesses(st, &mut acc, &mut calls);
+            let mut refs = vec![];
+            for a in acc.iter().filter(|a| !a.write) {
+                let Some(id) = array_id(prog, ui, &a.name) else { continue };
+                let Some(map) = aligns.get(&id) else { continue };
+                if !map.iter().flatten().any(|(d, _)| dist.contains(d)) {
+                    continue;
+                }
+                let Some(subs) = &a.subs else { continue }; // whole-array I/O: gathered by the runtime
+                let f = |n: &str| sema.param(n).and_then(|c| c.as_int());
+                let rs: Vec<RefSub> = subs.iter().map(|s| match s.expr().and_then(|e| linearize(e, &f)) {
+                    Some(l) if l.terms.is_empty() => RefSub::Const(l.constant),
+                    _ => RefSub::All,
+                }).collect();
+                let r = ArrayRef { array: a.name.clone(), subs: rs };
+                if !refs.contains(&r) {
+                    refs.push(r);
+                }
+            }
+            if !refs.is_empty() {
+                out.push(RemoteAccess { at: unit_ref(prog, ui), line: st.span.line, refs });
+            }
+        }
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn estimate(prog: &analyzer::program::Program, nests: &[Nest], mapped: &[(usize, Option<Mapped>)], dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, tid: &ArrayId, remote: &[RemoteAccess], m: &MachineModel) -> Estimate {
+    let dims: Vec<usize> = dist.iter().copied().collect();
+    let tbounds: Vec<i64> = {
+        let unit = (0..prog.units.len()).find(|u| name_in(prog, *u, tid).is_some()).unwrap_or(0);
+        let nm = name_in(prog, unit, tid).unwrap_or_default();
+        prog.semas[unit].symbol(&nm).map(|s| s.bounds().iter().map(|b| b.map_or(1, |(lo, hi)| hi - lo + 1)).collect()).unwrap_or_default()
+    };
+    let mut best: Option<Estimate> = None;
+    for grid in grids(m.processes, dims.len()) {
+        let p: f64 = grid.iter().map(|g| *g as f64).product();
+        let extent = |d: usize| tbounds.get(d).copied().unwrap_or(1) as f64;
+        let local = |d: usize| -> f64 {
+            match dims.iter().position(|x| *x == d) {
+                Some(k) => (extent(d) / grid[k] as f64).ceil(),
+                None => extent(d),
+            }
+        };
+        let (mut comp, mut comm) = (0.0, 0.0);
+        let mut notes = vec![];
+        for (i, mp) in mapped {
+            let n = &nests[*i];
+            let Some(mp) = mp else {
+                comp += n.work_s * n.times;
+                continue;
+            };
+            // Computation: the iterations of the distributed dimensions are split over the grid.
+            let split: f64 = mp.owner.keys().map(|t| {
+                let k = dims.iter().position(|x| x == t).expect("owner dims are distributed");
+                (extent(*t) / grid[k] as f64).ceil() / extent(*t)
+            }).product();
+            let c = n.work_s * split * n.times + m.loop_overhead_us * 1e-6 * n.times;
+            comp += c;
+            let mut msg_time = 0.0;
+            // Shadow exchanges: per process, one message per neighbour side with the face.
+            for w in mp.shadow.iter().chain(&mp.across) {
+                let Some(id) = array_id(prog, n.unit, &w.array) else { continue };
+                let Some(map) = aligns.get(&id) else { continue };
+                let elem = prog.semas[n.unit].symbol(&w.array).map_or(4, |s| s.ty.bytes()) as f64;
+                for (d, (lo, hi)) in w.widths.iter().enumerate() {
+                    let Some((t, _)) = map.get(d).copied().flatten() else { continue };
+                    let Some(k) = dims.iter().position(|x| *x == t) else { continue };
+                    if grid[k] <= 1 {
+                        continue;
+                    }
+                    let face: f64 = (0..tbounds.len()).filter(|x| *x != t).map(local).product();
+                    for wd in [*lo, *hi] {
+                        if wd > 0 {
+                            msg_time += m.message_s(face * wd as f64 * elem);
+                        }
+                    }
+                }
+                if w.corner && dims.len() >= 2 {
+                    let wmax = w.widths.iter().map(|(a, b)| (*a).max(*b)).max().unwrap_or(1) as f64;
+                    msg_time += 4.0 * m.message_s(wmax * wmax * elem);
+                }
+            }
+            // ACROSS: the pipeline fills over the grid before every process works.
+            if !mp.across.is_empty() {
+                let stages: f64 = grid.iter().map(|g| (*g as f64) - 1.0).sum();
+                let per_block = n.work_s * split / m.across_blocks as f64;
+                msg_time += stages * per_block + (m.across_blocks as f64 - 1.0) * m.message_s(0.0);
+            }
+            // Reductions: a tree over the processes.
+            let nred = n.levels[0].reductions.len() as f64;
+            if nred > 0.0 && p > 1.0 {
+                msg_time += p.log2().ceil() * m.message_s(8.0 * nred);
+            }
+            // Remote accesses inside the loop: one gather per execution.
+            for r in &mp.remote {
+                let elem = prog.semas[n.unit].symbol(&r.array).map_or(4, |s| s.ty.bytes()) as f64;
+                let count: f64 = r.subs.iter().enumerate().map(|(d, s)| if matches!(s, RefSub::Const(_)) { 1.0 } else { local(d).max(1.0) }).product();
+                msg_time += p.log2().ceil().max(1.0) * m.message_s(count * elem);
+            }
+            comm += msg_time * n.times;
+            notes.push(format!("loop at line {}: computation {:.6} s, communication {:.6} s ({} executions)", n.line, c, msg_time * n.times, n.times));
+        }
+        for r in remote {
+            comm += r.refs.len() as f64 * p.log2().ceil().max(1.0) * m.message_s(8.0);
+        }
+        let total = comp + comm;
+        if best.as_ref().is_none_or(|b| total < b.total) {
+            best = Some(Estimate { computation: comp, communication: comm, transfers: 0.0, total, grid: grid.clone(), notes });
+        }
+    }
+    best.unwrap_or_default()
+}
+
+/// The loops of a unit, by line, that no variant maps (for reports): nests with a reason.
+pub fn describe_nests(analysis: &Analysis, m: &MachineModel) -> Vec<(usize, u32, Vec<Name>)> {
+    find_nests(analysis, m).into_iter().map(|n| (n.unit, n.line, n.vars)).collect()
+}

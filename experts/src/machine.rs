@@ -1,0 +1,123 @@
+//! The machine description the cost model estimates for: process count, message latency and
+//! per-byte time (between and inside nodes), the time of operations, runtime overheads. Read
+//! from a TOML file (`--machine FILE`); every key is optional and defaults to the values below.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MachineModel {
+    /// Number of MPI processes the program will run on.
+    pub processes: u32,
+    /// Processes on one node (messages between them use the intra-node figures).
+    pub processes_per_node: u32,
+    /// Message start-up time between nodes, microseconds (SPEC example: 7).
+    pub tstart_us: f64,
+    /// Time per byte between nodes, microseconds (SPEC example: 0.004).
+    pub tbyte_us: f64,
+    /// Message start-up time inside a node, microseconds.
+    pub tstart_intra_us: f64,
+    /// Time per byte inside a node, microseconds.
+    pub tbyte_intra_us: f64,
+    /// Time of one arithmetic operation, nanoseconds.
+    pub flop_ns: f64,
+    /// Time of one memory reference, nanoseconds.
+    pub memref_ns: f64,
+    /// Runtime cost of starting one distributed parallel loop on a process, microseconds.
+    pub loop_overhead_us: f64,
+    /// Iterations assumed for loops whose count is not known statically.
+    pub unknown_trip_count: u64,
+    /// Pipeline blocks per process for ACROSS loops.
+    pub across_blocks: u32,
+}
+
+impl Default for MachineModel {
+    fn default() -> Self {
+        MachineModel {
+            processes: 4,
+            processes_per_node: 1,
+            tstart_us: 7.0,
+            tbyte_us: 0.004,
+            tstart_intra_us: 1.0,
+            tbyte_intra_us: 0.0005,
+            flop_ns: 1.0,
+            memref_ns: 1.0,
+            loop_overhead_us: 20.0,
+            unknown_trip_count: 100,
+            across_blocks: 8,
+        }
+    }
+}
+
+impl MachineModel {
+    /// Parse a TOML machine description; unknown keys are errors (typos must not pass).
+    pub fn from_toml(text: &str) -> Result<MachineModel, String> {
+        let m: MachineModel = toml::from_str(text).map_err(|e| e.to_string())?;
+        m.validate()?;
+        Ok(m)
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if self.processes == 0 {
+            return Err("processes must be at least 1".into());
+        }
+        if self.processes_per_node == 0 {
+            return Err("processes_per_node must be at least 1".into());
+        }
+        for (k, v) in [("tstart_us", self.tstart_us), ("tbyte_us", self.tbyte_us), ("tstart_intra_us", self.tstart_intra_us), ("tbyte_intra_us", self.tbyte_intra_us), ("flop_ns", self.flop_ns), ("memref_ns", self.memref_ns), ("loop_overhead_us", self.loop_overhead_us)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("{k} must be a non-negative number"));
+            }
+        }
+        if self.across_blocks == 0 {
+            return Err("across_blocks must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// Apply a `key = value` refinement (from `sapfor refine machine`).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut v = toml::Value::try_from(&*self).map_err(|e| e.to_string())?;
+        let table = v.as_table_mut().ok_or("machine model is not a table")?;
+        let old = table.get(key).ok_or_else(|| format!("unknown machine parameter `{key}`"))?;
+        let new = match old {
+            toml::Value::Integer(_) => toml::Value::Integer(value.trim().parse().map_err(|_| format!("`{value}` is not an integer (for {key})"))?),
+            _ => toml::Value::Float(value.trim().parse().map_err(|_| format!("`{value}` is not a number (for {key})"))?),
+        };
+        table.insert(key.to_string(), new);
+        let m: MachineModel = v.try_into().map_err(|e: toml::de::Error| e.to_string())?;
+        m.validate()?;
+        *self = m;
+        Ok(())
+    }
+
+    /// Cost of one message of `bytes` between neighbours, seconds. Neighbour processes are
+    /// on the same node when there are several processes per node (a rough but monotone view).
+    pub fn message_s(&self, bytes: f64) -> f64 {
+        let (ts, tb) = if self.processes_per_node > 1 { (self.tstart_intra_us, self.tbyte_intra_us) } else { (self.tstart_us, self.tbyte_us) };
+        (ts + bytes * tb) * 1e-6
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn toml_defaults_and_errors() {
+        let m = MachineModel::from_toml("processes = 100\ntstart_us = 7\n").unwrap();
+        assert_eq!(m.processes, 100);
+        assert_eq!(m.tbyte_us, 0.004);
+        assert!(MachineModel::from_toml("procesess = 3").unwrap_err().contains("procesess"));
+        assert!(MachineModel::from_toml("processes = 0").is_err());
+        let mut m = MachineModel::default();
+        m.set("tstart_us", "3.5").unwrap();
+        assert_eq!(m.tstart_us, 3.5);
+        m.set("processes", "16").unwrap();
+        assert_eq!(m.processes, 16);
+        assert!(m.set("nope", "1").is_err());
+        assert!(m.set("processes", "x").is_err());
+        // 1 message of 2000 4-byte elements with the SPEC figures: 7 + 8000*0.004 = 39 us.
+        let s = MachineModel { processes_per_node: 1, ..MachineModel::default() };
+        assert!((s.message_s(8000.0) - 39e-6).abs() < 1e-12);
+    }
+}
