@@ -20,7 +20,11 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug, PartialEq)]
 enum SubForm {
     /// coeff * var + offset, var one of the nest's (mapped) loop variables.
-    Var { var: Name, coeff: i64, offset: i64 },
+    Var {
+        var: Name,
+        coeff: i64,
+        offset: i64,
+    },
     Const(i64),
     Other,
 }
@@ -102,11 +106,27 @@ pub fn run(analysis: &Analysis, machine: &MachineModel) -> DvmResult {
             }
         }
     }
-    let template = candidates.iter().max_by(|(a, ra), (b, rb)| ra.cmp(rb).then(weight.get(*a).unwrap_or(&0.0).total_cmp(weight.get(*b).unwrap_or(&0.0))).then(b.cmp(a))).map(|(id, r)| (id.clone(), *r));
+    let template = candidates
+        .iter()
+        .max_by(|(a, ra), (b, rb)| {
+            ra.cmp(rb)
+                .then(
+                    weight
+                        .get(*a)
+                        .unwrap_or(&0.0)
+                        .total_cmp(weight.get(*b).unwrap_or(&0.0)),
+                )
+                .then(b.cmp(a))
+        })
+        .map(|(id, r)| (id.clone(), *r));
     let replicated = replicated_scheme(analysis, &nests, &machine);
     let Some((tid, trank)) = template else {
         notes.push("no array is worth distributing: nothing distributed".into());
-        return DvmResult { schemes: vec![replicated], chosen: 0, notes };
+        return DvmResult {
+            schemes: vec![replicated],
+            chosen: 0,
+            notes,
+        };
     };
     let tname = name_of(prog, &tid);
     notes.push(format!("template: array {} (rank {trank})", upper(&tname)));
@@ -114,18 +134,46 @@ pub fn run(analysis: &Analysis, machine: &MachineModel) -> DvmResult {
     let aligns = alignments(analysis, &nests, &candidates, &tid, &mut notes);
     // Distribution overrides restrict the variants.
     let forced: Option<Vec<Format>> = analysis.hints.iter().find_map(|o| match o {
-        Override::Distribute { array, formats } if *array == tname && formats.len() == trank => Some(formats.iter().map(|f| if f.trim() == "*" { Format::Star } else { Format::Block }).collect()),
+        Override::Distribute { array, formats } if *array == tname && formats.len() == trank => {
+            Some(
+                formats
+                    .iter()
+                    .map(|f| {
+                        if f.trim() == "*" {
+                            Format::Star
+                        } else {
+                            Format::Block
+                        }
+                    })
+                    .collect(),
+            )
+        }
         _ => None,
     });
     let mut schemes = vec![];
     for mask in 1u32..(1 << trank) {
-        let formats: Vec<Format> = (0..trank).map(|d| if mask & (1 << d) != 0 { Format::Block } else { Format::Star }).collect();
+        let formats: Vec<Format> = (0..trank)
+            .map(|d| {
+                if mask & (1 << d) != 0 {
+                    Format::Block
+                } else {
+                    Format::Star
+                }
+            })
+            .collect();
         if forced.as_ref().is_some_and(|f| *f != formats) {
             continue;
         }
         match variant(analysis, &nests, &tid, &formats, &aligns, &machine) {
             Ok(s) => schemes.push(s),
-            Err(why) => notes.push(format!("variant ({}) rejected: {why}", formats.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(","))),
+            Err(why) => notes.push(format!(
+                "variant ({}) rejected: {why}",
+                formats
+                    .iter()
+                    .map(|f| f.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )),
         }
     }
     if forced.is_none() {
@@ -135,22 +183,46 @@ pub fn run(analysis: &Analysis, machine: &MachineModel) -> DvmResult {
         notes.push("every variant was rejected: nothing distributed".into());
         schemes.push(replicated_scheme(analysis, &nests, &machine));
     }
-    let chosen = schemes.iter().enumerate().min_by(|a, b| a.1.estimate.total.total_cmp(&b.1.estimate.total)).map(|(i, _)| i).unwrap_or(0);
-    DvmResult { schemes, chosen, notes }
+    let chosen = schemes
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.estimate.total.total_cmp(&b.1.estimate.total))
+        .map(|(i, _)| i)
+        .unwrap_or(0);
+    DvmResult {
+        schemes,
+        chosen,
+        notes,
+    }
 }
 
 fn name_of(prog: &analyzer::program::Program, id: &ArrayId) -> Name {
     match id {
         ArrayId::Local { name, .. } => name.clone(),
-        ArrayId::Common { block, index } => prog.semas.iter().find_map(|s| s.commons.get(block).and_then(|m| m.get(*index)).map(|m| m.name.clone())).unwrap_or_default(),
+        ArrayId::Common { block, index } => prog
+            .semas
+            .iter()
+            .find_map(|s| {
+                s.commons
+                    .get(block)
+                    .and_then(|m| m.get(*index))
+                    .map(|m| m.name.clone())
+            })
+            .unwrap_or_default(),
     }
 }
 
 fn array_id(prog: &analyzer::program::Program, unit: usize, name: &str) -> Option<ArrayId> {
     let sym = prog.semas[unit].symbol(name)?;
     Some(match &sym.common {
-        Some((block, index)) => ArrayId::Common { block: block.clone(), index: *index },
-        None => ArrayId::Local { unit, name: name.to_string() },
+        Some((block, index)) => ArrayId::Common {
+            block: block.clone(),
+            index: *index,
+        },
+        None => ArrayId::Local {
+            unit,
+            name: name.to_string(),
+        },
     })
 }
 
@@ -158,7 +230,11 @@ fn array_id(prog: &analyzer::program::Program, unit: usize, name: &str) -> Optio
 fn name_in(prog: &analyzer::program::Program, unit: usize, id: &ArrayId) -> Option<Name> {
     match id {
         ArrayId::Local { unit: u, name } => (*u == unit).then(|| name.clone()),
-        ArrayId::Common { block, index } => prog.semas[unit].commons.get(block).and_then(|m| m.get(*index)).map(|m| m.name.clone()),
+        ArrayId::Common { block, index } => prog.semas[unit]
+            .commons
+            .get(block)
+            .and_then(|m| m.get(*index))
+            .map(|m| m.name.clone()),
     }
 }
 
@@ -194,13 +270,21 @@ fn stmt_cost(st: &analyzer::ast::Stmt, sema: &UnitSema, m: &MachineModel) -> f64
 }
 
 /// Seconds of one execution of a node list (loops multiply their bodies by their trip count).
-fn nodes_cost(unit: &Unit, sema: &UnitSema, loops: &BTreeMap<StmtId, &LoopInfo>, nodes: &[Node], m: &MachineModel) -> f64 {
+fn nodes_cost(
+    unit: &Unit,
+    sema: &UnitSema,
+    loops: &BTreeMap<StmtId, &LoopInfo>,
+    nodes: &[Node],
+    m: &MachineModel,
+) -> f64 {
     let mut t = 0.0;
     for n in nodes {
         match n {
             Node::Stmt(id) => t += stmt_cost(unit.stmt(*id), sema, m),
             Node::Do { header, body, .. } => {
-                let k = loops.get(header).map_or(m.unknown_trip_count as f64, |l| trips(l, m));
+                let k = loops
+                    .get(header)
+                    .map_or(m.unknown_trip_count as f64, |l| trips(l, m));
                 t += k * (nodes_cost(unit, sema, loops, body, m) + 2.0 * m.flop_ns * 1e-9);
             }
             Node::If { arms, .. } => {
@@ -224,13 +308,33 @@ fn find_nests(analysis: &Analysis, m: &MachineModel) -> Vec<Nest> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn walk_nests(analysis: &Analysis, ui: usize, unit: &Unit, loops: &BTreeMap<StmtId, &LoopInfo>, nodes: &[Node], times: f64, m: &MachineModel, out: &mut Vec<Nest>) {
+fn walk_nests(
+    analysis: &Analysis,
+    ui: usize,
+    unit: &Unit,
+    loops: &BTreeMap<StmtId, &LoopInfo>,
+    nodes: &[Node],
+    times: f64,
+    m: &MachineModel,
+    out: &mut Vec<Nest>,
+) {
     for n in nodes {
         match n {
             Node::Do { header, body, .. } => {
-                let Some(info) = loops.get(header) else { continue };
+                let Some(info) = loops.get(header) else {
+                    continue;
+                };
                 if info.verdict == Verdict::Sequential || info.var.is_empty() {
-                    walk_nests(analysis, ui, unit, loops, body, times * trips(info, m), m, out);
+                    walk_nests(
+                        analysis,
+                        ui,
+                        unit,
+                        loops,
+                        body,
+                        times * trips(info, m),
+                        m,
+                        out,
+                    );
                     continue;
                 }
                 // Tightly nested parallel levels.
@@ -239,7 +343,14 @@ fn walk_nests(analysis: &Analysis, ui: usize, unit: &Unit, loops: &BTreeMap<Stmt
                 loop {
                     let inner: Vec<&Node> = cur_body.iter().filter(|b| !matches!(b, Node::Stmt(id) if matches!(unit.stmt(*id).kind, StmtKind::Continue))).collect();
                     match inner.as_slice() {
-                        [Node::Do { header: h2, body: b2, .. }] if loops.get(h2).is_some_and(|l| l.verdict != Verdict::Sequential && !l.var.is_empty()) => {
+                        [Node::Do {
+                            header: h2,
+                            body: b2,
+                            ..
+                        }] if loops.get(h2).is_some_and(|l| {
+                            l.verdict != Verdict::Sequential && !l.var.is_empty()
+                        }) =>
+                        {
                             levels.push((*loops[h2]).clone());
                             cur_body = b2;
                         }
@@ -259,14 +370,29 @@ fn walk_nests(analysis: &Analysis, ui: usize, unit: &Unit, loops: &BTreeMap<Stmt
 }
 
 #[allow(clippy::too_many_arguments)]
-fn make_nest(analysis: &Analysis, ui: usize, unit: &Unit, loops: &BTreeMap<StmtId, &LoopInfo>, node: &Node, levels: Vec<LoopInfo>, times: f64, m: &MachineModel) -> Nest {
+fn make_nest(
+    analysis: &Analysis,
+    ui: usize,
+    unit: &Unit,
+    loops: &BTreeMap<StmtId, &LoopInfo>,
+    node: &Node,
+    levels: Vec<LoopInfo>,
+    times: f64,
+    m: &MachineModel,
+) -> Nest {
     let prog = &analysis.program;
     let sema = &prog.semas[ui];
     let vars: Vec<Name> = levels.iter().map(|l| l.var.clone()).collect();
     let iterations: f64 = levels.iter().map(|l| trips(l, m)).product();
     let work_s = nodes_cost(unit, sema, loops, std::slice::from_ref(node), m);
-    let Node::Do { body, .. } = node else { unreachable!("nests are DO nodes") };
-    let cx = AccessCtx { unit, sema, summaries: &prog.summaries };
+    let Node::Do { body, .. } = node else {
+        unreachable!("nests are DO nodes")
+    };
+    let cx = AccessCtx {
+        unit,
+        sema,
+        summaries: &prog.summaries,
+    };
     let mut raw: Vec<Access> = vec![];
     let mut calls = vec![];
     let mut inner_vars = BTreeSet::new();
@@ -296,7 +422,11 @@ fn make_nest(analysis: &Analysis, ui: usize, unit: &Unit, loops: &BTreeMap<StmtI
                         Some(l) if l.terms.len() == 1 => {
                             let (v, c) = l.terms.iter().next().expect("one term");
                             if vars.contains(v) {
-                                SubForm::Var { var: v.clone(), coeff: *c, offset: l.constant }
+                                SubForm::Var {
+                                    var: v.clone(),
+                                    coeff: *c,
+                                    offset: l.constant,
+                                }
                             } else {
                                 SubForm::Other
                             }
@@ -308,14 +438,43 @@ fn make_nest(analysis: &Analysis, ui: usize, unit: &Unit, loops: &BTreeMap<StmtI
         })
         .collect();
     let across = levels.iter().any(|l| l.verdict == Verdict::Across);
-    let dep_arrays = levels.iter().flat_map(|l| l.dependences.iter().map(|d| d.array.clone())).collect();
-    Nest { unit: ui, line: levels[0].line, vars, levels, times, iterations, work_s, accesses, inner_vars, across, dep_arrays }
+    let dep_arrays = levels
+        .iter()
+        .flat_map(|l| l.dependences.iter().map(|d| d.array.clone()))
+        .collect();
+    Nest {
+        unit: ui,
+        line: levels[0].line,
+        vars,
+        levels,
+        times,
+        iterations,
+        work_s,
+        accesses,
+        inner_vars,
+        across,
+        dep_arrays,
+    }
 }
 
 /// Arrays that may be distributed, with their rank; the reasons others may not are noted.
-fn candidate_arrays(analysis: &Analysis, nests: &[Nest], notes: &mut Vec<String>) -> BTreeMap<ArrayId, usize> {
+fn candidate_arrays(
+    analysis: &Analysis,
+    nests: &[Nest],
+    notes: &mut Vec<String>,
+) -> BTreeMap<ArrayId, usize> {
     let prog = &analysis.program;
-    let no_dist: BTreeSet<&str> = analysis.hints.iter().filter_map(|o| if let Override::NoDistribute { array } = o { Some(array.as_str()) } else { None }).collect();
+    let no_dist: BTreeSet<&str> = analysis
+        .hints
+        .iter()
+        .filter_map(|o| {
+            if let Override::NoDistribute { array } = o {
+                Some(array.as_str())
+            } else {
+                None
+            }
+        })
+        .collect();
     // Arrays passed to procedures anywhere (by unit and name).
     let mut passed: BTreeSet<(usize, Name)> = BTreeSet::new();
     for (ui, u) in prog.units.iter().enumerate() {
@@ -357,24 +516,52 @@ fn candidate_arrays(analysis: &Analysis, nests: &[Nest], notes: &mut Vec<String>
                 continue;
             }
             let sema = &prog.semas[n.unit];
-            let Some(sym) = sema.symbol(&a.array) else { continue };
-            let Some(id) = array_id(prog, n.unit, &a.array) else { continue };
+            let Some(sym) = sema.symbol(&a.array) else {
+                continue;
+            };
+            let Some(id) = array_id(prog, n.unit, &a.array) else {
+                continue;
+            };
             let why: Option<String> = if no_dist.contains(a.array.as_str()) {
                 Some("the user asked not to distribute it".into())
             } else if sym.dummy.is_some() {
-                Some(format!("it is a dummy argument of {}", upper(&prog.units[n.unit].name)))
+                Some(format!(
+                    "it is a dummy argument of {}",
+                    upper(&prog.units[n.unit].name)
+                ))
             } else if sym.allocatable {
                 Some("it is ALLOCATABLE (bounds unknown here)".into())
             } else if sym.bounds().iter().any(|b| b.is_none()) {
                 Some("its bounds are not constant".into())
             } else if !sym.aliases.is_empty() {
                 Some("it is in an EQUIVALENCE".into())
-            } else if let Some(u) = units_sharing(prog, &id).into_iter().find(|u| name_in(prog, *u, &id).is_some_and(|nm| passed.contains(&(*u, nm)))) {
-                Some(format!("it is passed to a procedure in {}", upper(&prog.units[u].name)))
+            } else if let Some(u) = units_sharing(prog, &id)
+                .into_iter()
+                .find(|u| name_in(prog, *u, &id).is_some_and(|nm| passed.contains(&(*u, nm))))
+            {
+                Some(format!(
+                    "it is passed to a procedure in {}",
+                    upper(&prog.units[u].name)
+                ))
             } else if let ArrayId::Common { block, index } = &id {
                 // Every unit declaring the block must see the same shape at that position.
-                let shapes: BTreeSet<Vec<Option<(i64, i64)>>> = units_sharing(prog, &id).into_iter().filter_map(|u| prog.semas[u].commons.get(block).and_then(|m| m.get(*index)).and_then(|m| prog.semas[u].symbol(&m.name)).map(|s| s.bounds())).collect();
-                (shapes.len() > 1).then(|| format!("COMMON /{}/ declares it with different shapes in different units", upper(block)))
+                let shapes: BTreeSet<Vec<Option<(i64, i64)>>> = units_sharing(prog, &id)
+                    .into_iter()
+                    .filter_map(|u| {
+                        prog.semas[u]
+                            .commons
+                            .get(block)
+                            .and_then(|m| m.get(*index))
+                            .and_then(|m| prog.semas[u].symbol(&m.name))
+                            .map(|s| s.bounds())
+                    })
+                    .collect();
+                (shapes.len() > 1).then(|| {
+                    format!(
+                        "COMMON /{}/ declares it with different shapes in different units",
+                        upper(block)
+                    )
+                })
             } else {
                 None
             };
@@ -392,7 +579,9 @@ fn candidate_arrays(analysis: &Analysis, nests: &[Nest], notes: &mut Vec<String>
 fn units_sharing(prog: &analyzer::program::Program, id: &ArrayId) -> Vec<usize> {
     match id {
         ArrayId::Local { unit, .. } => vec![*unit],
-        ArrayId::Common { block, .. } => (0..prog.units.len()).filter(|u| prog.semas[*u].commons.contains_key(block)).collect(),
+        ArrayId::Common { block, .. } => (0..prog.units.len())
+            .filter(|u| prog.semas[*u].commons.contains_key(block))
+            .collect(),
     }
 }
 
@@ -400,15 +589,30 @@ fn units_sharing(prog: &analyzer::program::Program, id: &ArrayId) -> Vec<usize> 
 /// dimension and offset (template index = array index + offset), or None (collapsed).
 type AlignMap = Vec<Option<(usize, i64)>>;
 
-fn alignments(analysis: &Analysis, nests: &[Nest], candidates: &BTreeMap<ArrayId, usize>, tid: &ArrayId, notes: &mut Vec<String>) -> BTreeMap<ArrayId, AlignMap> {
+fn alignments(
+    analysis: &Analysis,
+    nests: &[Nest],
+    candidates: &BTreeMap<ArrayId, usize>,
+    tid: &ArrayId,
+    notes: &mut Vec<String>,
+) -> BTreeMap<ArrayId, AlignMap> {
     let prog = &analysis.program;
     let trank = candidates[tid];
     let mut votes: BTreeMap<ArrayId, BTreeMap<Vec<Option<(usize, i64)>>, f64>> = BTreeMap::new();
     for n in nests {
-        let Some(tn) = name_in(prog, n.unit, tid) else { continue };
-        let t_accs: Vec<&Vec<SubForm>> = n.accesses.iter().filter(|a| a.array == tn).filter_map(|a| a.subs.as_ref()).collect();
+        let Some(tn) = name_in(prog, n.unit, tid) else {
+            continue;
+        };
+        let t_accs: Vec<&Vec<SubForm>> = n
+            .accesses
+            .iter()
+            .filter(|a| a.array == tn)
+            .filter_map(|a| a.subs.as_ref())
+            .collect();
         for a in &n.accesses {
-            let Some(id) = array_id(prog, n.unit, &a.array) else { continue };
+            let Some(id) = array_id(prog, n.unit, &a.array) else {
+                continue;
+            };
             if &id == tid || !candidates.contains_key(&id) {
                 continue;
             }
@@ -417,9 +621,19 @@ fn alignments(analysis: &Analysis, nests: &[Nest], candidates: &BTreeMap<ArrayId
                 let mut map: AlignMap = vec![None; subs.len()];
                 let mut used = BTreeSet::new();
                 for (d, s) in subs.iter().enumerate() {
-                    if let SubForm::Var { var, coeff: 1, offset } = s {
+                    if let SubForm::Var {
+                        var,
+                        coeff: 1,
+                        offset,
+                    } = s
+                    {
                         for (e, t) in ts.iter().enumerate() {
-                            if let SubForm::Var { var: v2, coeff: 1, offset: o2 } = t {
+                            if let SubForm::Var {
+                                var: v2,
+                                coeff: 1,
+                                offset: o2,
+                            } = t
+                            {
                                 if v2 == var && !used.contains(&e) {
                                     map[d] = Some((e, o2 - offset));
                                     used.insert(e);
@@ -430,7 +644,8 @@ fn alignments(analysis: &Analysis, nests: &[Nest], candidates: &BTreeMap<ArrayId
                     }
                 }
                 if map.iter().any(|x| x.is_some()) {
-                    *votes.entry(id.clone()).or_default().entry(map).or_default() += n.times * n.iterations;
+                    *votes.entry(id.clone()).or_default().entry(map).or_default() +=
+                        n.times * n.iterations;
                 }
             }
         }
@@ -438,11 +653,19 @@ fn alignments(analysis: &Analysis, nests: &[Nest], candidates: &BTreeMap<ArrayId
     let mut out = BTreeMap::new();
     out.insert(tid.clone(), (0..trank).map(|d| Some((d, 0))).collect());
     for (id, _) in candidates.iter().filter(|(id, _)| *id != tid) {
-        match votes.get(id).and_then(|v| v.iter().max_by(|a, b| a.1.total_cmp(b.1)).map(|(m, _)| m.clone())) {
+        match votes.get(id).and_then(|v| {
+            v.iter()
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .map(|(m, _)| m.clone())
+        }) {
             Some(m) => {
                 out.insert(id.clone(), m);
             }
-            None => notes.push(format!("array {} stays replicated: it is never indexed together with the template {}", upper(&name_of(prog, id)), upper(&name_of(prog, tid)))),
+            None => notes.push(format!(
+                "array {} stays replicated: it is never indexed together with the template {}",
+                upper(&name_of(prog, id)),
+                upper(&name_of(prog, tid))
+            )),
         }
     }
     out
@@ -483,7 +706,14 @@ struct Mapped {
 fn ref_subs(subs: &[SubForm]) -> Vec<RefSub> {
     subs.iter()
         .map(|s| match s {
-            SubForm::Var { var, coeff: 1, offset } => RefSub::Var { var: var.clone(), offset: *offset },
+            SubForm::Var {
+                var,
+                coeff: 1,
+                offset,
+            } => RefSub::Var {
+                var: var.clone(),
+                offset: *offset,
+            },
             SubForm::Const(c) => RefSub::Const(*c),
             _ => RefSub::All,
         })
@@ -491,16 +721,31 @@ fn ref_subs(subs: &[SubForm]) -> Vec<RefSub> {
 }
 
 /// Map a nest onto the distribution `dist` (template dims that are BLOCK). Err: why not.
-fn map_nest(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Result<Option<Mapped>, String> {
+fn map_nest(
+    prog: &analyzer::program::Program,
+    n: &Nest,
+    dist: &BTreeSet<usize>,
+    aligns: &BTreeMap<ArrayId, AlignMap>,
+) -> Result<Option<Mapped>, String> {
     // Distributed arrays touched by the nest with their alignment.
     let dist_of = |name: &str| -> Option<&AlignMap> {
         let id = array_id(prog, n.unit, name)?;
         let m = aligns.get(&id)?;
-        m.iter().flatten().any(|(d, _)| dist.contains(d)).then_some(m)
+        m.iter()
+            .flatten()
+            .any(|(d, _)| dist.contains(d))
+            .then_some(m)
     };
-    let touched: Vec<&Acc> = n.accesses.iter().filter(|a| dist_of(&a.array).is_some()).collect();
+    let touched: Vec<&Acc> = n
+        .accesses
+        .iter()
+        .filter(|a| dist_of(&a.array).is_some())
+        .collect();
     if touched.is_empty() {
         return Ok(None);
+    }
+    if let Some(a) = touched.iter().find(|a| a.via_call) {
+        return Err(format!("line {}: a procedure called in the parallel loop at line {} accesses the distributed array {} (it would see only the local part)", a.line, n.line, upper(&a.array)));
     }
     // Owner candidates: accesses whose subscripts on every distributed template dim are
     // distinct nest variables with coefficient 1, covering all distributed dims.
@@ -512,7 +757,11 @@ fn map_nest(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>,
             if let Some((t, off)) = slot {
                 if dist.contains(t) {
                     match subs.get(d)? {
-                        SubForm::Var { var, coeff: 1, offset } => {
+                        SubForm::Var {
+                            var,
+                            coeff: 1,
+                            offset,
+                        } => {
                             own.insert(*t, (var.clone(), offset + off));
                         }
                         _ => return None,
@@ -521,9 +770,16 @@ fn map_nest(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>,
             }
         }
         let vars: BTreeSet<&Name> = own.values().map(|(v, _)| v).collect();
-        (own.len() == dist.len() && vars.len() == own.len() && subs.iter().all(|s| !matches!(s, SubForm::Other))).then_some(own)
+        (own.len() == dist.len()
+            && vars.len() == own.len()
+            && subs.iter().all(|s| !matches!(s, SubForm::Other)))
+        .then_some(own)
     };
-    let best = touched.iter().filter(|a| a.write).find_map(|a| owner_of(a).map(|o| (*a, o))).or_else(|| touched.iter().find_map(|a| owner_of(a).map(|o| (*a, o))));
+    let best = touched
+        .iter()
+        .filter(|a| a.write)
+        .find_map(|a| owner_of(a).map(|o| (*a, o)))
+        .or_else(|| touched.iter().find_map(|a| owner_of(a).map(|o| (*a, o))));
     let Some((on_acc, owner)) = best else {
         return Err(format!("the loop at line {} cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable)", n.line));
     };
@@ -533,9 +789,17 @@ fn map_nest(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>,
         let m = dist_of(&a.array).expect("touched");
         let Some(subs) = &a.subs else {
             if a.write {
-                return Err(format!("line {}: the whole array {} is written inside the parallel loop at line {}", a.line, upper(&a.array), n.line));
+                return Err(format!(
+                    "line {}: the whole array {} is written inside the parallel loop at line {}",
+                    a.line,
+                    upper(&a.array),
+                    n.line
+                ));
             }
-            remote.push(ArrayRef { array: a.array.clone(), subs: vec![RefSub::All; m.len()] });
+            remote.push(ArrayRef {
+                array: a.array.clone(),
+                subs: vec![RefSub::All; m.len()],
+            });
             continue;
         };
         if a.via_call {
@@ -545,9 +809,15 @@ fn map_nest(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>,
         let mut local = true;
         for (d, slot) in m.iter().enumerate() {
             let Some((t, off)) = slot else { continue };
-            let Some((ov, oshift)) = owner.get(t) else { continue };
+            let Some((ov, oshift)) = owner.get(t) else {
+                continue;
+            };
             match &subs[d] {
-                SubForm::Var { var, coeff: 1, offset } if var == ov => shifts[d] = offset + off - oshift,
+                SubForm::Var {
+                    var,
+                    coeff: 1,
+                    offset,
+                } if var == ov => shifts[d] = offset + off - oshift,
                 _ => local = false,
             }
         }
@@ -555,7 +825,10 @@ fn map_nest(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>,
             if a.write {
                 return Err(format!("line {}: {} is written at an element that is not owned by the iteration (loop at line {})", a.line, upper(&a.array), n.line));
             }
-            remote.push(ArrayRef { array: a.array.clone(), subs: ref_subs(subs) });
+            remote.push(ArrayRef {
+                array: a.array.clone(),
+                subs: ref_subs(subs),
+            });
             continue;
         }
         if shifts.iter().all(|s| *s == 0) {
@@ -564,7 +837,9 @@ fn map_nest(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>,
         if a.write {
             return Err(format!("line {}: {} is written at a neighbour's element (shift {:?}) in the loop at line {}", a.line, upper(&a.array), shifts, n.line));
         }
-        let e = shadow.entry(a.array.clone()).or_insert_with(|| (vec![(0, 0); subs.len()], false));
+        let e = shadow
+            .entry(a.array.clone())
+            .or_insert_with(|| (vec![(0, 0); subs.len()], false));
         for (d, s) in shifts.iter().enumerate() {
             if *s < 0 {
                 e.0[d].0 = e.0[d].0.max((-s) as u32);
@@ -579,7 +854,11 @@ fn map_nest(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>,
     let mut across = vec![];
     let mut renew = vec![];
     for (array, (widths, corner)) in shadow {
-        let aw = ArrayWidths { array: array.clone(), widths, corner };
+        let aw = ArrayWidths {
+            array: array.clone(),
+            widths,
+            corner,
+        };
         if n.across && n.dep_arrays.contains(&array) {
             across.push(aw);
         } else {
@@ -588,29 +867,67 @@ fn map_nest(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>,
     }
     remote.sort_by(|a, b| a.array.cmp(&b.array));
     remote.dedup();
-    Ok(Some(Mapped { on: ArrayRef { array: on_acc.array.clone(), subs: ref_subs(on_acc.subs.as_ref().expect("owner has subs")) }, owner, shadow: renew, across, remote }))
+    Ok(Some(Mapped {
+        on: ArrayRef {
+            array: on_acc.array.clone(),
+            subs: ref_subs(on_acc.subs.as_ref().expect("owner has subs")),
+        },
+        owner,
+        shadow: renew,
+        across,
+        remote,
+    }))
 }
 
 fn unit_ref(prog: &analyzer::program::Program, unit: usize) -> UnitRef {
     let u = &prog.units[unit];
-    UnitRef { file: prog.map.file(u.file).display_path(), unit: u.name.clone() }
+    UnitRef {
+        file: prog.map.file(u.file).display_path(),
+        unit: u.name.clone(),
+    }
 }
 
-fn parallel_loop(prog: &analyzer::program::Program, n: &Nest, on: Option<ArrayRef>) -> ParallelLoop {
+fn parallel_loop(
+    prog: &analyzer::program::Program,
+    n: &Nest,
+    on: Option<ArrayRef>,
+) -> ParallelLoop {
     let first = &n.levels[0];
-    let mut private: BTreeSet<Name> = n.levels.iter().flat_map(|l| l.private.iter().cloned()).collect();
+    let mut private: BTreeSet<Name> = n
+        .levels
+        .iter()
+        .flat_map(|l| l.private.iter().cloned())
+        .collect();
     private.extend(n.inner_vars.iter().cloned());
     for v in &n.vars {
         private.remove(v);
     }
-    let reductions: Vec<ReductionSpec> = first.reductions.iter().map(|r| ReductionSpec { op: r.op.as_str().to_string(), var: r.var.clone(), loc: r.loc.clone() }).collect();
+    let reductions: Vec<ReductionSpec> = first
+        .reductions
+        .iter()
+        .map(|r| ReductionSpec {
+            op: r.op.as_str().to_string(),
+            var: r.var.clone(),
+            loc: r.loc.clone(),
+        })
+        .collect();
     for r in &reductions {
         private.remove(&r.var);
         for l in &r.loc {
             private.remove(l);
         }
     }
-    ParallelLoop { at: unit_ref(prog, n.unit), line: n.line, vars: n.vars.clone(), on, private: private.into_iter().collect(), reductions, shadow_renew: vec![], across: vec![], remote_access: vec![] }
+    ParallelLoop {
+        at: unit_ref(prog, n.unit),
+        line: n.line,
+        vars: n.vars.clone(),
+        on,
+        private: private.into_iter().collect(),
+        reductions,
+        shadow_renew: vec![],
+        across: vec![],
+        remote_access: vec![],
+    }
 }
 
 /// "Nothing distributed": every process runs every loop in full.
@@ -624,7 +941,14 @@ fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> 
         shadows: vec![],
         loops: vec![],
         remote: vec![],
-        estimate: Estimate { computation, communication: 0.0, transfers: 0.0, total: computation, grid: vec![], notes: vec!["every process runs every loop on the whole data".into()] },
+        estimate: Estimate {
+            computation,
+            communication: 0.0,
+            transfers: 0.0,
+            total: computation,
+            grid: vec![],
+            notes: vec!["every process runs every loop on the whole data".into()],
+        },
         notes: {
             let _ = analysis;
             vec![]
@@ -632,12 +956,41 @@ fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> 
     }
 }
 
-fn variant(analysis: &Analysis, nests: &[Nest], tid: &ArrayId, formats: &[Format], aligns: &BTreeMap<ArrayId, AlignMap>, m: &MachineModel) -> Result<Scheme, String> {
+fn variant(
+    analysis: &Analysis,
+    nests: &[Nest],
+    tid: &ArrayId,
+    formats: &[Format],
+    aligns: &BTreeMap<ArrayId, AlignMap>,
+    m: &MachineModel,
+) -> Result<Scheme, String> {
     let prog = &analysis.program;
-    let dist: BTreeSet<usize> = formats.iter().enumerate().filter(|(_, f)| **f == Format::Block).map(|(d, _)| d).collect();
+    let dist: BTreeSet<usize> = formats
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| **f == Format::Block)
+        .map(|(d, _)| d)
+        .collect();
     let tname_any = name_of(prog, tid);
-    let name = format!("({})", formats.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(","));
-    let mut scheme = Scheme { expert: "dvm".into(), name, distributions: vec![], alignments: vec![], shadows: vec![], loops: vec![], remote: vec![], estimate: Estimate::default(), notes: vec![] };
+    let name = format!(
+        "({})",
+        formats
+            .iter()
+            .map(|f| f.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let mut scheme = Scheme {
+        expert: "dvm".into(),
+        name,
+        distributions: vec![],
+        alignments: vec![],
+        shadows: vec![],
+        loops: vec![],
+        remote: vec![],
+        estimate: Estimate::default(),
+        notes: vec![],
+    };
     // Declarations in every unit that declares a distributed array.
     let mut max_shadow: BTreeMap<(usize, Name), Vec<(u32, u32)>> = BTreeMap::new();
     let mut mapped: Vec<(usize, Option<Mapped>)> = vec![];
@@ -645,7 +998,9 @@ fn variant(analysis: &Analysis, nests: &[Nest], tid: &ArrayId, formats: &[Format
         match map_nest(prog, n, &dist, aligns)? {
             Some(mp) => {
                 for w in mp.shadow.iter().chain(&mp.across) {
-                    let e = max_shadow.entry((n.unit, w.array.clone())).or_insert_with(|| vec![(0, 0); w.widths.len()]);
+                    let e = max_shadow
+                        .entry((n.unit, w.array.clone()))
+                        .or_insert_with(|| vec![(0, 0); w.widths.len()]);
                     for (d, (lo, hi)) in w.widths.iter().enumerate() {
                         e[d].0 = e[d].0.max(*lo);
                         e[d].1 = e[d].1.max(*hi);
@@ -660,7 +1015,10 @@ fn variant(analysis: &Analysis, nests: &[Nest], tid: &ArrayId, formats: &[Format
         let at = unit_ref(prog, ui);
         let Some(tname) = name_in(prog, ui, tid) else {
             // Aligned arrays of this unit need the template declared here too.
-            if aligns.keys().any(|id| id != tid && name_in(prog, ui, id).is_some()) {
+            if aligns
+                .keys()
+                .any(|id| id != tid && name_in(prog, ui, id).is_some())
+            {
                 for id in aligns.keys().filter(|id| *id != tid) {
                     if let Some(nm) = name_in(prog, ui, id) {
                         scheme.notes.push(format!("{}: array {} is aligned with {}, which {} does not declare: it stays replicated there", upper(&u.name), upper(&nm), upper(&tname_any), upper(&u.name)));
@@ -669,21 +1027,55 @@ fn variant(analysis: &Analysis, nests: &[Nest], tid: &ArrayId, formats: &[Format
             }
             continue;
         };
-        scheme.distributions.push(Distribution { at: at.clone(), array: tname.clone(), formats: formats.to_vec() });
+        scheme.distributions.push(Distribution {
+            at: at.clone(),
+            array: tname.clone(),
+            formats: formats.to_vec(),
+        });
         for (id, map) in aligns.iter().filter(|(id, _)| *id != tid) {
-            let Some(nm) = name_in(prog, ui, id) else { continue };
-            let source: Vec<String> = map.iter().enumerate().map(|(d, s)| if s.is_some() { DUMMIES[d.min(6)].to_string() } else { "*".into() }).collect();
+            let Some(nm) = name_in(prog, ui, id) else {
+                continue;
+            };
+            let source: Vec<String> = map
+                .iter()
+                .enumerate()
+                .map(|(d, s)| {
+                    if s.is_some() {
+                        DUMMIES[d.min(6)].to_string()
+                    } else {
+                        "*".into()
+                    }
+                })
+                .collect();
             let trank = aligns[tid].len();
-            let subs: Vec<AlignSub> = (0..trank).map(|t| match map.iter().position(|s| s.is_some_and(|(e, _)| e == t)) {
-                Some(d) => AlignSub::Linear { dummy: d, coeff: 1, offset: map[d].expect("some").1 },
-                None => AlignSub::Star,
-            }).collect();
-            scheme.alignments.push(Alignment { at: at.clone(), array: nm, source, target: tname.clone(), subs });
+            let subs: Vec<AlignSub> = (0..trank)
+                .map(
+                    |t| match map.iter().position(|s| s.is_some_and(|(e, _)| e == t)) {
+                        Some(d) => AlignSub::Linear {
+                            dummy: d,
+                            coeff: 1,
+                            offset: map[d].expect("some").1,
+                        },
+                        None => AlignSub::Star,
+                    },
+                )
+                .collect();
+            scheme.alignments.push(Alignment {
+                at: at.clone(),
+                array: nm,
+                source,
+                target: tname.clone(),
+                subs,
+            });
         }
         for ((uu, array), widths) in &max_shadow {
             // Width 1 on distributed dimensions is the default; declare only what differs.
             if *uu == ui && widths.iter().any(|(lo, hi)| *lo > 1 || *hi > 1) {
-                scheme.shadows.push(Shadow { at: at.clone(), array: array.clone(), widths: widths.clone() });
+                scheme.shadows.push(Shadow {
+                    at: at.clone(),
+                    array: array.clone(),
+                    widths: widths.clone(),
+                });
             }
         }
     }
@@ -697,7 +1089,11 @@ fn variant(analysis: &Analysis, nests: &[Nest], tid: &ArrayId, formats: &[Format
                 pl.remote_access = mp.remote.clone();
                 scheme.loops.push(pl);
             }
-            None => scheme.notes.push(format!("loop at {}:{} touches no distributed array: it runs on every process", upper(&prog.units[n.unit].name), n.line)),
+            None => scheme.notes.push(format!(
+                "loop at {}:{} touches no distributed array: it runs on every process",
+                upper(&prog.units[n.unit].name),
+                n.line
+            )),
         }
     }
     scheme.remote = sequential_remote(analysis, nests, &dist, aligns);
@@ -706,15 +1102,32 @@ fn variant(analysis: &Analysis, nests: &[Nest], tid: &ArrayId, formats: &[Format
 }
 
 /// Standalone REMOTE_ACCESS for element reads of distributed arrays outside mapped nests.
-fn sequential_remote(analysis: &Analysis, nests: &[Nest], dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Vec<RemoteAccess> {
+fn sequential_remote(
+    analysis: &Analysis,
+    nests: &[Nest],
+    dist: &BTreeSet<usize>,
+    aligns: &BTreeMap<ArrayId, AlignMap>,
+) -> Vec<RemoteAccess> {
     let prog = &analysis.program;
     let mut out = vec![];
     for (ui, unit) in prog.units.iter().enumerate() {
         let sema = &prog.semas[ui];
-        let nest_lines: Vec<(u32, u32)> = nests.iter().filter(|n| n.unit == ui).map(|n| (n.line, n.levels[0].end_line)).collect();
-        let cx = AccessCtx { unit, sema, summaries: &prog.summaries };
+        let nest_lines: Vec<(u32, u32)> = nests
+            .iter()
+            .filter(|n| n.unit == ui)
+            .map(|n| (n.line, n.levels[0].end_line))
+            .collect();
+        let cx = AccessCtx {
+            unit,
+            sema,
+            summaries: &prog.summaries,
+        };
         for st in &unit.stmts {
-            if !st.kind.is_executable() || nest_lines.iter().any(|(a, b)| st.span.line >= *a && st.span.line <= *b) {
+            if !st.kind.is_executable()
+                || nest_lines
+                    .iter()
+                    .any(|(a, b)| st.span.line >= *a && st.span.line <= *b)
+            {
                 continue;
             }
             let mut acc = vec![];
@@ -722,24 +1135,43 @@ fn sequential_remote(analysis: &Analysis, nests: &[Nest], dist: &BTreeSet<usize>
             cx.stmt_accesses(st, &mut acc, &mut calls);
             let mut refs = vec![];
             for a in acc.iter().filter(|a| !a.write) {
-                let Some(id) = array_id(prog, ui, &a.name) else { continue };
+                let Some(id) = array_id(prog, ui, &a.name) else {
+                    continue;
+                };
                 let Some(map) = aligns.get(&id) else { continue };
                 if !map.iter().flatten().any(|(d, _)| dist.contains(d)) {
                     continue;
                 }
                 let Some(subs) = &a.subs else { continue }; // whole-array I/O: gathered by the runtime
                 let f = |n: &str| sema.param(n).and_then(|c| c.as_int());
-                let rs: Vec<RefSub> = subs.iter().map(|s| match s.expr().and_then(|e| linearize(e, &f)) {
-                    Some(l) if l.terms.is_empty() => RefSub::Const(l.constant),
-                    _ => RefSub::All,
-                }).collect();
-                let r = ArrayRef { array: a.name.clone(), subs: rs };
+                let rs: Vec<RefSub> = subs
+                    .iter()
+                    .map(|s| match s.expr().and_then(|e| linearize(e, &f)) {
+                        Some(l) if l.terms.is_empty() => RefSub::Const(l.constant),
+                        // A scalar subscript is evaluated where the directive stands.
+                        Some(l) if l.terms.len() == 1 && l.terms.values().all(|c| *c == 1) => {
+                            RefSub::Var {
+                                var: l.terms.keys().next().expect("one term").clone(),
+                                offset: l.constant,
+                            }
+                        }
+                        _ => RefSub::All,
+                    })
+                    .collect();
+                let r = ArrayRef {
+                    array: a.name.clone(),
+                    subs: rs,
+                };
                 if !refs.contains(&r) {
                     refs.push(r);
                 }
             }
             if !refs.is_empty() {
-                out.push(RemoteAccess { at: unit_ref(prog, ui), line: st.span.line, refs });
+                out.push(RemoteAccess {
+                    at: unit_ref(prog, ui),
+                    line: st.span.line,
+                    refs,
+                });
             }
         }
     }
@@ -747,12 +1179,31 @@ fn sequential_remote(analysis: &Analysis, nests: &[Nest], dist: &BTreeSet<usize>
 }
 
 #[allow(clippy::too_many_arguments)]
-fn estimate(prog: &analyzer::program::Program, nests: &[Nest], mapped: &[(usize, Option<Mapped>)], dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, tid: &ArrayId, remote: &[RemoteAccess], m: &MachineModel) -> Estimate {
+fn estimate(
+    prog: &analyzer::program::Program,
+    nests: &[Nest],
+    mapped: &[(usize, Option<Mapped>)],
+    dist: &BTreeSet<usize>,
+    aligns: &BTreeMap<ArrayId, AlignMap>,
+    tid: &ArrayId,
+    remote: &[RemoteAccess],
+    m: &MachineModel,
+) -> Estimate {
     let dims: Vec<usize> = dist.iter().copied().collect();
     let tbounds: Vec<i64> = {
-        let unit = (0..prog.units.len()).find(|u| name_in(prog, *u, tid).is_some()).unwrap_or(0);
+        let unit = (0..prog.units.len())
+            .find(|u| name_in(prog, *u, tid).is_some())
+            .unwrap_or(0);
         let nm = name_in(prog, unit, tid).unwrap_or_default();
-        prog.semas[unit].symbol(&nm).map(|s| s.bounds().iter().map(|b| b.map_or(1, |(lo, hi)| hi - lo + 1)).collect()).unwrap_or_default()
+        prog.semas[unit]
+            .symbol(&nm)
+            .map(|s| {
+                s.bounds()
+                    .iter()
+                    .map(|b| b.map_or(1, |(lo, hi)| hi - lo + 1))
+                    .collect()
+            })
+            .unwrap_or_default()
     };
     let mut best: Option<Estimate> = None;
     for grid in grids(m.processes, dims.len()) {
@@ -773,21 +1224,37 @@ fn estimate(prog: &analyzer::program::Program, nests: &[Nest], mapped: &[(usize,
                 continue;
             };
             // Computation: the iterations of the distributed dimensions are split over the grid.
-            let split: f64 = mp.owner.keys().map(|t| {
-                let k = dims.iter().position(|x| x == t).expect("owner dims are distributed");
-                (extent(*t) / grid[k] as f64).ceil() / extent(*t)
-            }).product();
+            let split: f64 = mp
+                .owner
+                .keys()
+                .map(|t| {
+                    let k = dims
+                        .iter()
+                        .position(|x| x == t)
+                        .expect("owner dims are distributed");
+                    (extent(*t) / grid[k] as f64).ceil() / extent(*t)
+                })
+                .product();
             let c = n.work_s * split * n.times + m.loop_overhead_us * 1e-6 * n.times;
             comp += c;
             let mut msg_time = 0.0;
+            let mut pack = 0.0;
             // Shadow exchanges: per process, one message per neighbour side with the face.
             for w in mp.shadow.iter().chain(&mp.across) {
-                let Some(id) = array_id(prog, n.unit, &w.array) else { continue };
+                let Some(id) = array_id(prog, n.unit, &w.array) else {
+                    continue;
+                };
                 let Some(map) = aligns.get(&id) else { continue };
-                let elem = prog.semas[n.unit].symbol(&w.array).map_or(4, |s| s.ty.bytes()) as f64;
+                let elem = prog.semas[n.unit]
+                    .symbol(&w.array)
+                    .map_or(4, |s| s.ty.bytes()) as f64;
                 for (d, (lo, hi)) in w.widths.iter().enumerate() {
-                    let Some((t, _)) = map.get(d).copied().flatten() else { continue };
-                    let Some(k) = dims.iter().position(|x| *x == t) else { continue };
+                    let Some((t, _)) = map.get(d).copied().flatten() else {
+                        continue;
+                    };
+                    let Some(k) = dims.iter().position(|x| *x == t) else {
+                        continue;
+                    };
                     if grid[k] <= 1 {
                         continue;
                     }
@@ -795,11 +1262,21 @@ fn estimate(prog: &analyzer::program::Program, nests: &[Nest], mapped: &[(usize,
                     for wd in [*lo, *hi] {
                         if wd > 0 {
                             msg_time += m.message_s(face * wd as f64 * elem);
+                            // A face across any but the last (outermost in memory) dimension is
+                            // strided: it is packed and unpacked element by element.
+                            if t + 1 < tbounds.len() {
+                                pack += 2.0 * face * wd as f64 * m.memref_ns * 1e-9;
+                            }
                         }
                     }
                 }
                 if w.corner && dims.len() >= 2 {
-                    let wmax = w.widths.iter().map(|(a, b)| (*a).max(*b)).max().unwrap_or(1) as f64;
+                    let wmax = w
+                        .widths
+                        .iter()
+                        .map(|(a, b)| (*a).max(*b))
+                        .max()
+                        .unwrap_or(1) as f64;
                     msg_time += 4.0 * m.message_s(wmax * wmax * elem);
                 }
             }
@@ -816,19 +1293,46 @@ fn estimate(prog: &analyzer::program::Program, nests: &[Nest], mapped: &[(usize,
             }
             // Remote accesses inside the loop: one gather per execution.
             for r in &mp.remote {
-                let elem = prog.semas[n.unit].symbol(&r.array).map_or(4, |s| s.ty.bytes()) as f64;
-                let count: f64 = r.subs.iter().enumerate().map(|(d, s)| if matches!(s, RefSub::Const(_)) { 1.0 } else { local(d).max(1.0) }).product();
+                let elem = prog.semas[n.unit]
+                    .symbol(&r.array)
+                    .map_or(4, |s| s.ty.bytes()) as f64;
+                let count: f64 = r
+                    .subs
+                    .iter()
+                    .enumerate()
+                    .map(|(d, s)| {
+                        if matches!(s, RefSub::Const(_)) {
+                            1.0
+                        } else {
+                            local(d).max(1.0)
+                        }
+                    })
+                    .product();
                 msg_time += p.log2().ceil().max(1.0) * m.message_s(count * elem);
             }
             comm += msg_time * n.times;
-            notes.push(format!("loop at line {}: computation {:.6} s, communication {:.6} s ({} executions)", n.line, c, msg_time * n.times, n.times));
+            comp += pack * n.times;
+            notes.push(format!(
+                "loop at line {}: computation {:.6} s, communication {:.6} s ({} executions)",
+                n.line,
+                c,
+                msg_time * n.times,
+                n.times
+            ));
         }
         for r in remote {
             comm += r.refs.len() as f64 * p.log2().ceil().max(1.0) * m.message_s(8.0);
         }
         let total = comp + comm;
         if best.as_ref().is_none_or(|b| total < b.total) {
-            best = Some(Estimate { computation: comp, communication: comm, transfers: 0.0, total, grid: grid.clone(), notes });
+            best = Some(Estimate {
+                computation: comp,
+                communication: comm,
+                transfers: 0.0,
+                total,
+                grid: grid.clone(),
+                notes,
+            });
         }
     }
     best.unwrap_or_default()
@@ -836,5 +1340,8 @@ fn estimate(prog: &analyzer::program::Program, nests: &[Nest], mapped: &[(usize,
 
 /// The loops of a unit, by line, that no variant maps (for reports): nests with a reason.
 pub fn describe_nests(analysis: &Analysis, m: &MachineModel) -> Vec<(usize, u32, Vec<Name>)> {
-    find_nests(analysis, m).into_iter().map(|n| (n.unit, n.line, n.vars)).collect()
+    find_nests(analysis, m)
+        .into_iter()
+        .map(|n| (n.unit, n.line, n.vars))
+        .collect()
 }

@@ -64,7 +64,15 @@ impl MachineModel {
         if self.processes_per_node == 0 {
             return Err("processes_per_node must be at least 1".into());
         }
-        for (k, v) in [("tstart_us", self.tstart_us), ("tbyte_us", self.tbyte_us), ("tstart_intra_us", self.tstart_intra_us), ("tbyte_intra_us", self.tbyte_intra_us), ("flop_ns", self.flop_ns), ("memref_ns", self.memref_ns), ("loop_overhead_us", self.loop_overhead_us)] {
+        for (k, v) in [
+            ("tstart_us", self.tstart_us),
+            ("tbyte_us", self.tbyte_us),
+            ("tstart_intra_us", self.tstart_intra_us),
+            ("tbyte_intra_us", self.tbyte_intra_us),
+            ("flop_ns", self.flop_ns),
+            ("memref_ns", self.memref_ns),
+            ("loop_overhead_us", self.loop_overhead_us),
+        ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(format!("{k} must be a non-negative number"));
             }
@@ -79,10 +87,22 @@ impl MachineModel {
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut v = toml::Value::try_from(&*self).map_err(|e| e.to_string())?;
         let table = v.as_table_mut().ok_or("machine model is not a table")?;
-        let old = table.get(key).ok_or_else(|| format!("unknown machine parameter `{key}`"))?;
+        let old = table
+            .get(key)
+            .ok_or_else(|| format!("unknown machine parameter `{key}`"))?;
         let new = match old {
-            toml::Value::Integer(_) => toml::Value::Integer(value.trim().parse().map_err(|_| format!("`{value}` is not an integer (for {key})"))?),
-            _ => toml::Value::Float(value.trim().parse().map_err(|_| format!("`{value}` is not a number (for {key})"))?),
+            toml::Value::Integer(_) => toml::Value::Integer(
+                value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("`{value}` is not an integer (for {key})"))?,
+            ),
+            _ => toml::Value::Float(
+                value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("`{value}` is not a number (for {key})"))?,
+            ),
         };
         table.insert(key.to_string(), new);
         let m: MachineModel = v.try_into().map_err(|e: toml::de::Error| e.to_string())?;
@@ -94,7 +114,11 @@ impl MachineModel {
     /// Cost of one message of `bytes` between neighbours, seconds. Neighbour processes are
     /// on the same node when there are several processes per node (a rough but monotone view).
     pub fn message_s(&self, bytes: f64) -> f64 {
-        let (ts, tb) = if self.processes_per_node > 1 { (self.tstart_intra_us, self.tbyte_intra_us) } else { (self.tstart_us, self.tbyte_us) };
+        let (ts, tb) = if self.processes_per_node > 1 {
+            (self.tstart_intra_us, self.tbyte_intra_us)
+        } else {
+            (self.tstart_us, self.tbyte_us)
+        };
         (ts + bytes * tb) * 1e-6
     }
 }
@@ -107,7 +131,9 @@ mod tests {
         let m = MachineModel::from_toml("processes = 100\ntstart_us = 7\n").unwrap();
         assert_eq!(m.processes, 100);
         assert_eq!(m.tbyte_us, 0.004);
-        assert!(MachineModel::from_toml("procesess = 3").unwrap_err().contains("procesess"));
+        assert!(MachineModel::from_toml("procesess = 3")
+            .unwrap_err()
+            .contains("procesess"));
         assert!(MachineModel::from_toml("processes = 0").is_err());
         let mut m = MachineModel::default();
         m.set("tstart_us", "3.5").unwrap();
@@ -117,7 +143,10 @@ mod tests {
         assert!(m.set("nope", "1").is_err());
         assert!(m.set("processes", "x").is_err());
         // 1 message of 2000 4-byte elements with the SPEC figures: 7 + 8000*0.004 = 39 us.
-        let s = MachineModel { processes_per_node: 1, ..MachineModel::default() };
+        let s = MachineModel {
+            processes_per_node: 1,
+            ..MachineModel::default()
+        };
         assert!((s.message_s(8000.0) - 39e-6).abs() < 1e-12);
     }
 }

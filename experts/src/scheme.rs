@@ -40,7 +40,11 @@ pub struct Distribution {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AlignSub {
     /// coefficient * dummy + offset, dummy named by its position in `source`.
-    Linear { dummy: usize, coeff: i64, offset: i64 },
+    Linear {
+        dummy: usize,
+        coeff: i64,
+        offset: i64,
+    },
     Const(i64),
     /// Replicated along this template dimension.
     Star,

@@ -12,44 +12,97 @@ fn jacobi() -> analyzer::report::Analysis {
 }
 
 fn by_name<'a>(r: &'a dvm::DvmResult, name: &str) -> &'a Scheme {
-    r.schemes.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no variant {name}: {:?}", r.schemes.iter().map(|s| &s.name).collect::<Vec<_>>()))
+    r.schemes
+        .iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| {
+            panic!(
+                "no variant {name}: {:?}",
+                r.schemes.iter().map(|s| &s.name).collect::<Vec<_>>()
+            )
+        })
 }
 
 #[test]
 fn jacobi_variants_and_mapping() {
     let a = jacobi();
-    let r = dvm::run(&a, &MachineModel { processes: 100, ..Default::default() });
+    let r = dvm::run(
+        &a,
+        &MachineModel {
+            processes: 100,
+            ..Default::default()
+        },
+    );
     let mut names: Vec<&str> = r.schemes.iter().map(|s| s.name.as_str()).collect();
     names.sort();
-    assert_eq!(names, vec!["(*,BLOCK)", "(BLOCK,*)", "(BLOCK,BLOCK)", "replicated"]);
+    assert_eq!(
+        names,
+        vec!["(*,BLOCK)", "(BLOCK,*)", "(BLOCK,BLOCK)", "replicated"]
+    );
     let bb = by_name(&r, "(BLOCK,BLOCK)");
     assert_eq!(bb.distributions.len(), 1);
     assert_eq!(bb.distributions[0].array, "a");
-    assert_eq!(bb.distributions[0].formats, vec![Format::Block, Format::Block]);
+    assert_eq!(
+        bb.distributions[0].formats,
+        vec![Format::Block, Format::Block]
+    );
     assert_eq!(bb.alignments.len(), 1);
-    assert_eq!((bb.alignments[0].array.as_str(), bb.alignments[0].target.as_str()), ("b", "a"));
+    assert_eq!(
+        (
+            bb.alignments[0].array.as_str(),
+            bb.alignments[0].target.as_str()
+        ),
+        ("b", "a")
+    );
     assert!(bb.shadows.is_empty(), "width 1 is the default");
     let lines: Vec<u32> = bb.loops.iter().map(|l| l.line).collect();
     assert_eq!(lines, vec![5, 18, 24]);
     let l18 = &bb.loops[1];
     assert_eq!(l18.vars, vec!["j", "i"]);
     assert_eq!(l18.reductions.len(), 1);
-    assert_eq!((l18.reductions[0].op.as_str(), l18.reductions[0].var.as_str()), ("max", "eps"));
+    assert_eq!(
+        (
+            l18.reductions[0].op.as_str(),
+            l18.reductions[0].var.as_str()
+        ),
+        ("max", "eps")
+    );
     let l24 = &bb.loops[2];
     let on = l24.on.as_ref().unwrap();
     assert_eq!(on.array, "b", "the stencil loop runs where B(I,J) lives");
-    assert_eq!(on.subs, vec![RefSub::Var { var: "i".into(), offset: 0 }, RefSub::Var { var: "j".into(), offset: 0 }]);
+    assert_eq!(
+        on.subs,
+        vec![
+            RefSub::Var {
+                var: "i".into(),
+                offset: 0
+            },
+            RefSub::Var {
+                var: "j".into(),
+                offset: 0
+            }
+        ]
+    );
     assert_eq!(l24.shadow_renew.len(), 1);
     assert_eq!(l24.shadow_renew[0].array, "a");
     assert_eq!(l24.shadow_renew[0].widths, vec![(1, 1), (1, 1)]);
-    assert!(!l24.shadow_renew[0].corner, "the 5-point stencil needs no corners");
+    assert!(
+        !l24.shadow_renew[0].corner,
+        "the 5-point stencil needs no corners"
+    );
     assert!(bb.remote.is_empty());
 }
 
 #[test]
 fn jacobi_on_100_processes_prefers_block_block() {
     let a = jacobi();
-    let r = dvm::run(&a, &MachineModel { processes: 100, ..Default::default() });
+    let r = dvm::run(
+        &a,
+        &MachineModel {
+            processes: 100,
+            ..Default::default()
+        },
+    );
     let chosen = &r.schemes[r.chosen];
     assert_eq!(chosen.name, "(BLOCK,BLOCK)");
     assert_eq!(chosen.estimate.grid, vec![10, 10]);
@@ -58,7 +111,10 @@ fn jacobi_on_100_processes_prefers_block_block() {
     assert!(t("(BLOCK,BLOCK)") < t("(*,BLOCK)"));
     assert!(t("(BLOCK,*)") < t("replicated"));
     // The difference is communication: the computation is split the same way.
-    let (bb, b1) = (&by_name(&r, "(BLOCK,BLOCK)").estimate, &by_name(&r, "(BLOCK,*)").estimate);
+    let (bb, b1) = (
+        &by_name(&r, "(BLOCK,BLOCK)").estimate,
+        &by_name(&r, "(BLOCK,*)").estimate,
+    );
     assert!(bb.communication < b1.communication);
     assert!((bb.computation - b1.computation).abs() / b1.computation < 0.05);
 }
@@ -66,10 +122,20 @@ fn jacobi_on_100_processes_prefers_block_block() {
 #[test]
 fn jacobi_on_one_process_prefers_nothing_distributed() {
     let a = jacobi();
-    let r = dvm::run(&a, &MachineModel { processes: 1, ..Default::default() });
+    let r = dvm::run(
+        &a,
+        &MachineModel {
+            processes: 1,
+            ..Default::default()
+        },
+    );
     assert_eq!(r.schemes[r.chosen].name, "replicated");
     for s in &r.schemes {
-        assert_eq!(s.estimate.communication, 0.0, "{} on one process sends nothing", s.name);
+        assert_eq!(
+            s.estimate.communication, 0.0,
+            "{} on one process sends nothing",
+            s.name
+        );
     }
 }
 
@@ -77,15 +143,28 @@ fn jacobi_on_one_process_prefers_nothing_distributed() {
 fn shadow_message_arithmetic_matches_the_model() {
     // SPEC figures: Tstart 7 us, Tbyte 0.004 us, 4-byte elements, L = 2000, 100 processes.
     let a = jacobi();
-    let m = MachineModel { processes: 100, tstart_us: 7.0, tbyte_us: 0.004, ..Default::default() };
+    let m = MachineModel {
+        processes: 100,
+        tstart_us: 7.0,
+        tbyte_us: 0.004,
+        ..Default::default()
+    };
     let r = dvm::run(&a, &m);
     let comm_per_exec = |name: &str| by_name(&r, name).estimate.communication / 20.0; // loop 24 runs ITMAX=20 times
-    // (BLOCK,*) on 100x1: 2 messages of 2000 elements per process: 2 * (7 + 8000*0.004) = 78 us;
-    // plus the reduction of loop 18: 7 steps * (7 + 8*0.004) us.
+                                                                                      // (BLOCK,*) on 100x1: 2 messages of 2000 elements per process: 2 * (7 + 8000*0.004) = 78 us;
+                                                                                      // plus the reduction of loop 18: 7 steps * (7 + 8*0.004) us.
     let red = 7.0 * (7.0 + 8.0 * 0.004) * 1e-6;
-    assert!((comm_per_exec("(BLOCK,*)") - (78e-6 + red)).abs() < 1e-9, "{}", comm_per_exec("(BLOCK,*)"));
+    assert!(
+        (comm_per_exec("(BLOCK,*)") - (78e-6 + red)).abs() < 1e-9,
+        "{}",
+        comm_per_exec("(BLOCK,*)")
+    );
     // (BLOCK,BLOCK) on 10x10: 4 messages of 200 elements: 4 * (7 + 800*0.004) = 40.8 us.
-    assert!((comm_per_exec("(BLOCK,BLOCK)") - (40.8e-6 + red)).abs() < 1e-9, "{}", comm_per_exec("(BLOCK,BLOCK)"));
+    assert!(
+        (comm_per_exec("(BLOCK,BLOCK)") - (40.8e-6 + red)).abs() < 1e-9,
+        "{}",
+        comm_per_exec("(BLOCK,BLOCK)")
+    );
 }
 
 #[test]
