@@ -82,27 +82,46 @@ impl Diagnostic {
     /// Render like rustc: `error[E0002]: message` / `  --> file:line:col` / excerpt with a caret.
     /// `source_line` is the text of the primary line in the original file, when known.
     pub fn render(&self, source_line: Option<&str>) -> String {
-        let sev = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Note => "note",
-        };
-        let mut out = format!("{sev}[{}]: {}\n", self.code, self.message);
-        if let Some(loc) = &self.location {
-            let _ = writeln!(out, "  --> {}:{}:{}", loc.file, loc.line, loc.col);
-            if let Some(text) = source_line {
-                let num = loc.line.to_string();
-                let pad = " ".repeat(num.len());
-                let text = text.replace('\t', " ");
-                let _ = writeln!(out, "{pad} |");
-                let _ = writeln!(out, "{num} | {text}");
-                let caret_col = (loc.col.max(1) as usize - 1).min(text.chars().count());
-                let _ = writeln!(out, "{pad} | {}^", " ".repeat(caret_col));
-            }
-        }
-        for n in &self.notes {
-            let _ = writeln!(out, "  = note: {n}");
-        }
-        out
+        render(
+            self.severity,
+            self.code,
+            &self.message,
+            self.location.as_ref(),
+            &self.notes,
+            source_line,
+        )
     }
+}
+
+/// Render a diagnostic from its parts (also used for diagnostics read back from JSON).
+pub fn render(
+    severity: Severity,
+    code: &str,
+    message: &str,
+    location: Option<&Location>,
+    notes: &[String],
+    source_line: Option<&str>,
+) -> String {
+    let sev = match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    };
+    let mut out = format!("{sev}[{code}]: {message}\n");
+    if let Some(loc) = location {
+        let _ = writeln!(out, "  --> {}:{}:{}", loc.file, loc.line, loc.col);
+        if let Some(text) = source_line {
+            let num = loc.line.to_string();
+            let pad = " ".repeat(num.len());
+            let text = text.replace('\t', " ");
+            let _ = writeln!(out, "{pad} |");
+            let _ = writeln!(out, "{num} | {text}");
+            let caret_col = (loc.col.max(1) as usize - 1).min(text.chars().count());
+            let _ = writeln!(out, "{pad} | {}^", " ".repeat(caret_col));
+        }
+    }
+    for n in notes {
+        let _ = writeln!(out, "  = note: {n}");
+    }
+    out
 }

@@ -457,7 +457,14 @@ impl<'a> Analyzer<'a> {
         for v in &written_scalars {
             if let Some(note) = refine.private.get(v) {
                 info.private.push(v.clone());
-                used_notes.insert(note.clone());
+                let anyway = !exposed.contains(v)
+                    && !live_after.contains(v)
+                    && !accesses
+                        .iter()
+                        .any(|(a, _)| &a.name == v && a.via_call.is_some());
+                if !anyway {
+                    used_notes.insert(note.clone());
+                }
                 continue;
             }
             if let Some((op, _, note)) = refine.reductions.iter().find(|(_, n, _)| n == v) {

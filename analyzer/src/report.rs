@@ -283,20 +283,50 @@ pub fn human_from_json(report: &Value) -> String {
 }
 
 fn strs(v: &Value) -> Vec<String> {
-    v.as_array().into_iter().flatten().filter_map(|x| x.as_str().map(|s| s.to_string())).collect()
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| x.as_str().map(|s| s.to_string()))
+        .collect()
 }
 
 /// `file:line: loop I (depth 2): parallel, private(T), reduction(max:EPS)` from a JSON loop.
 pub fn human_line(file: &str, l: &Value) -> String {
     let var = l["var"].as_str().unwrap_or("");
-    let name = if var.is_empty() { "WHILE".to_string() } else { var.to_uppercase() };
+    let name = if var.is_empty() {
+        "WHILE".to_string()
+    } else {
+        var.to_uppercase()
+    };
     let verdict = l["verdict"].as_str().unwrap_or("?");
-    let mut s = format!("{file}:{}: loop {name} (depth {}): {verdict}", l["line"], l["depth"]);
+    let mut s = format!(
+        "{file}:{}: loop {name} (depth {}): {verdict}",
+        l["line"], l["depth"]
+    );
     let private = strs(&l["private"]);
     if !private.is_empty() {
-        let _ = write!(s, ", private({})", private.iter().map(|x| x.to_uppercase()).collect::<Vec<_>>().join(","));
+        let _ = write!(
+            s,
+            ", private({})",
+            private
+                .iter()
+                .map(|x| x.to_uppercase())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
     }
-    let reds: Vec<String> = l["reductions"].as_array().into_iter().flatten().map(|r| format!("{}:{}", r["op"].as_str().unwrap_or("?"), r["var"].as_str().unwrap_or("?").to_uppercase())).collect();
+    let reds: Vec<String> = l["reductions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            format!(
+                "{}:{}",
+                r["op"].as_str().unwrap_or("?"),
+                r["var"].as_str().unwrap_or("?").to_uppercase()
+            )
+        })
+        .collect();
     if !reds.is_empty() {
         let _ = write!(s, ", reduction({})", reds.join(","));
     }
@@ -306,14 +336,30 @@ pub fn human_line(file: &str, l: &Value) -> String {
             .into_iter()
             .flatten()
             .map(|d| {
-                let first = d["distance"].as_array().and_then(|a| a.first()).and_then(|x| x.as_i64());
-                format!("{}({})", d["array"].as_str().unwrap_or("?").to_uppercase(), first.map_or("*".into(), |x| x.to_string()))
+                let first = d["distance"]
+                    .as_array()
+                    .and_then(|a| a.first())
+                    .and_then(|x| x.as_i64());
+                format!(
+                    "{}({})",
+                    d["array"].as_str().unwrap_or("?").to_uppercase(),
+                    first.map_or("*".into(), |x| x.to_string())
+                )
             })
             .collect();
-        let _ = write!(s, ", across {}", d.into_iter().collect::<Vec<_>>().join(" "));
+        let _ = write!(
+            s,
+            ", across {}",
+            d.into_iter().collect::<Vec<_>>().join(" ")
+        );
     }
     for b in l["blockers"].as_array().into_iter().flatten() {
-        let _ = write!(s, "\n    {}: {}", b["code"].as_str().unwrap_or("?"), b["message"].as_str().unwrap_or(""));
+        let _ = write!(
+            s,
+            "\n    {}: {}",
+            b["code"].as_str().unwrap_or("?"),
+            b["message"].as_str().unwrap_or("")
+        );
     }
     for o in strs(&l["overridden_by"]) {
         let _ = write!(s, "\n    overridden: {o}");

@@ -1,11 +1,10 @@
-//! `sapfor`: the command-line entry point (analysis now; the GUI, the experts, the generator
-//! and the runtime driver attach here as their crates fill in).
+//! `sapfor`: the command-line entry point. Subcommands analyze Fortran, keep the results in the
+//! project database, show them and record the user's refinements; the experts, the generator,
+//! the runtime driver and the GUI attach here as their crates fill in.
 
-use analyzer::diag::Severity;
-use analyzer::program::Options;
-use analyzer::source::SourceForm;
+mod commands;
+
 use clap::{Parser, Subcommand};
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,85 +19,67 @@ struct Cli {
     command: Command,
 }
 
+/// Where the project database is.
+#[derive(clap::Args, Clone)]
+pub struct DbArgs {
+    /// Project database (SQLite); its directory is the project root.
+    #[arg(long, value_name = "PATH", default_value = "sapfor.db", global = true)]
+    pub db: PathBuf,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Analyze Fortran sources: loops, dependences, private and reduction variables.
-    Analyze(AnalyzeArgs),
-}
-
-#[derive(clap::Args)]
-struct AnalyzeArgs {
-    /// Fortran source files (fixed or free form; detected from extension and content).
-    #[arg(required = true)]
-    files: Vec<PathBuf>,
-    /// Directory searched for INCLUDE files (after the including file's directory).
-    #[arg(short = 'I', value_name = "DIR")]
-    include: Vec<PathBuf>,
-    /// Print the versioned JSON report instead of the human one.
-    #[arg(long)]
-    json: bool,
-    /// Print an internal representation: cfg, dataflow, loops or deps.
-    #[arg(long, value_name = "WHAT", value_parser = ["cfg", "dataflow", "loops", "deps"])]
-    dump: Option<String>,
-    /// Treat all files as fixed form.
-    #[arg(long, conflicts_with = "free_form")]
-    fixed_form: bool,
-    /// Treat all files as free form.
-    #[arg(long)]
-    free_form: bool,
+    Analyze(commands::AnalyzeArgs),
+    /// Show what the project database holds about something.
+    Show {
+        #[command(subcommand)]
+        what: commands::ShowWhat,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Record a refinement (an override the analysis and the experts honour).
+    Refine {
+        #[command(subcommand)]
+        what: commands::RefineWhat,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// List the candidate parallelization schemes with their estimates.
+    Schemes {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Dump the whole project database for other tools.
+    Export {
+        /// Print JSON (the only format).
+        #[arg(long)]
+        json: bool,
+        /// Write to this file (atomically) instead of standard output.
+        #[arg(short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        db: DbArgs,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Analyze(a) => analyze(a),
-    }
-}
-
-fn analyze(a: AnalyzeArgs) -> ExitCode {
-    let opts = Options {
-        include_dirs: a.include,
-        force_form: if a.fixed_form {
-            Some(SourceForm::Fixed)
-        } else if a.free_form {
-            Some(SourceForm::Free)
-        } else {
-            None
-        },
-        overrides: vec![],
+    let result = match cli.command {
+        Command::Analyze(a) => commands::analyze(a),
+        Command::Show { what, db } => commands::show(what, &db),
+        Command::Refine { what, db } => commands::refine(what, &db),
+        Command::Schemes { json, db } => commands::schemes(json, &db),
+        Command::Export { json, output, db } => commands::export(json, output, &db),
     };
-    let analysis = analyzer::report::analyze(&a.files, &opts);
-    let mut stderr = std::io::stderr().lock();
-    let diags = analysis.diagnostics();
-    if !a.json {
-        for d in diags {
-            let line = d
-                .location
-                .as_ref()
-                .and_then(|l| analysis.program.map.line_text(l));
-            let _ = write!(stderr, "{}", d.render(line));
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
         }
-    }
-    let out = if a.json {
-        match serde_json::to_string_pretty(&analysis.to_json()) {
-            Ok(s) => s + "\n",
-            Err(e) => {
-                let _ = writeln!(stderr, "error: cannot encode the report: {e}");
-                return ExitCode::from(2);
-            }
-        }
-    } else if let Some(what) = &a.dump {
-        analysis.dump(what).unwrap_or_default()
-    } else {
-        analysis.human()
-    };
-    let mut stdout = std::io::stdout().lock();
-    if stdout.write_all(out.as_bytes()).is_err() {
-        return ExitCode::from(2);
-    }
-    if diags.iter().any(|d| d.severity == Severity::Error) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
     }
 }
