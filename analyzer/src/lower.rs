@@ -129,8 +129,36 @@ fn span_of(cx: &Ctx, n: TsNode) -> Span {
     }
 }
 
+/// Inside an ERROR node, the node where the trouble starts: the first child that is not a
+/// complete, error-free statement (tree-sitter often wraps a whole unit in one ERROR node).
+fn error_focus(n: TsNode) -> TsNode {
+    let mut c = n.walk();
+    let kids: Vec<TsNode> = n.children(&mut c).collect();
+    for k in kids {
+        let complete = !k.has_error()
+            && (k.kind().ends_with("_statement")
+                || matches!(
+                    k.kind(),
+                    "variable_declaration"
+                        | "variable_modification"
+                        | "comment"
+                        | "do_loop"
+                        | "if_statement"
+                        | "program"
+                        | "subroutine"
+                        | "function"
+                ));
+        if complete {
+            continue;
+        }
+        return if k.is_error() { error_focus(k) } else { k };
+    }
+    n
+}
+
 fn report_errors(cx: &mut Ctx, n: TsNode) {
     if n.is_error() || n.is_missing() {
+        let n = if n.is_error() { error_focus(n) } else { n };
         let sp = span_of(cx, n);
         let what = if n.is_missing() {
             format!("syntax error: missing {}", n.kind())

@@ -1,1 +1,502 @@
-//! placeholder
+//! Fortran-DVMH text from a scheme: directive lines inserted into the user's text, every other line byte-identical.
+//!
+//! [`generate`] takes the analyzed program and a [`Scheme`] and gives, for every top-level
+//! (non-INCLUDEd) file of the program, the file's text with:
+//! - every existing DVM directive line (`!DVM$`, `CDVM$`, `*DVM$`, with its continuation
+//!   lines) removed, so that generating again over generated text gives the same text;
+//! - the scheme's directives inserted as comment lines:
+//!   `DISTRIBUTE`, then `ALIGN`, then `SHADOW` at the end of each unit's specification part
+//!   (after its last specification statement, or after the INCLUDE line that brings that
+//!   statement in, or after the header when there is none; always before the first executable
+//!   statement); a standalone `REMOTE_ACCESS` before the statement of its line; `PARALLEL`
+//!   on the line right before its DO statement.
+//!
+//! Every other line is kept byte for byte, line endings included (an inserted line takes the
+//! line ending most of the file uses). `!$SPF` hints are kept.
+//!
+//! Directive text is never written by hand: each scheme item becomes an
+//! [`analyzer::directives::DirectiveKind`] whose `Display` gives the canonical body, and every
+//! laid-out directive is read back with [`analyzer::directives::scan`] and must give the same
+//! value ([`GenError::Roundtrip`] otherwise). Fixed form: `CDVM$ ` in columns 1-6, continuation
+//! lines `CDVM$*`, nothing past column 72. Free form: `!DVM$ ` indented like the line it
+//! precedes, continued with `&` / `!DVM$&` within 132 columns.
+
+mod convert;
+pub mod layout;
+mod place;
+
+use analyzer::directives::{self, DirectiveKind};
+use analyzer::program::Program;
+use analyzer::source::{FileId, SourceForm};
+use experts::scheme::{Scheme, UnitRef};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+pub use convert::is_fortran_name;
+pub use layout::{is_dvm_line, layout_directive};
+
+/// One generated file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeneratedFile {
+    /// The source file this text replaces (as the program was loaded with it).
+    pub path: PathBuf,
+    pub text: String,
+    /// 1-based lines of `text` that are inserted directive lines (ascending).
+    pub inserted: Vec<u32>,
+    /// Existing `!DVM$` directive lines (continuation lines included) removed.
+    pub removed: usize,
+}
+
+/// Why a scheme could not be written into the program. Each names the file (as the scheme
+/// gives it, or as the program was loaded) and, where there is one, the line of the original
+/// file.
+#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
+pub enum GenError {
+    #[error("the scheme names file `{0}`, which is not a file of the program")]
+    UnknownFile(String),
+    #[error("the scheme puts directives into `{0}`, which is an INCLUDE file; only the files that include it can be changed")]
+    IncludeFile(String),
+    #[error("{file}: the scheme names program unit `{unit}`, which is not defined in this file")]
+    UnknownUnit { file: String, unit: String },
+    #[error("{file}:{line}: the scheme puts a PARALLEL directive here, but no DO statement of the unit starts on this line")]
+    NoLoopAt { file: String, line: u32 },
+    #[error("{file}:{line}: the scheme puts a REMOTE_ACCESS directive here, but no executable statement of the unit starts on this line")]
+    NoStatementAt { file: String, line: u32 },
+    #[error("{file}:{line}: `{name}` is not a Fortran name")]
+    BadName {
+        file: String,
+        line: u32,
+        name: String,
+    },
+    #[error("{file}:{line}: {message}")]
+    BadScheme {
+        file: String,
+        line: u32,
+        message: String,
+    },
+    #[error("{file}:{line}: {what}")]
+    Duplicate {
+        file: String,
+        line: u32,
+        what: String,
+    },
+    #[error("{file}:{line}: {message}")]
+    Placement {
+        file: String,
+        line: u32,
+        message: String,
+    },
+    #[error("{file}:{line}: the directive `{text}` does not read back as written: {message}")]
+    Roundtrip {
+        file: String,
+        line: u32,
+        text: String,
+        message: String,
+    },
+}
+
+/// Remove the DVM directive lines (`!DVM$`, `CDVM$`, `*DVM$`, continuation lines included)
+/// from a text; every other line (including `!$SPF` hints) stays byte-identical. Returns the
+/// text and the number of lines removed.
+pub fn strip_dvm(text: &str, fixed_form: bool) -> (String, usize) {
+    let mut out = String::with_capacity(text.len());
+    let mut removed = 0;
+    for l in layout::split_lines(text) {
+        if is_dvm_line(l.content, fixed_form) {
+            removed += 1;
+        } else {
+            out.push_str(l.content);
+            out.push_str(l.eol);
+        }
+    }
+    (out, removed)
+}
+
+/// One directive to insert into a file.
+struct Insertion {
+    /// Before this original line (may be one past the last line).
+    before: u32,
+    /// DISTRIBUTE 0, ALIGN 1, SHADOW 2, REMOTE_ACCESS 3, PARALLEL 4.
+    cat: u8,
+    seq: usize,
+    kind: DirectiveKind,
+    /// Free form: the line whose indentation the directive copies.
+    indent_line: u32,
+}
+
+/// The unit (index in `program.units`) a scheme item is attached to.
+fn resolve(program: &Program, at: &UnitRef) -> Result<usize, GenError> {
+    let files = &program.map.files;
+    let matches: Vec<usize> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.display_path() == at.file)
+        .map(|(k, _)| k)
+        .collect();
+    let matches = if matches.is_empty() {
+        files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.path.as_path() == Path::new(&at.file))
+            .map(|(k, _)| k)
+            .collect()
+    } else {
+        matches
+    };
+    let fid = match matches.iter().find(|&&k| !files[k].included) {
+        Some(&k) => FileId(k as u32),
+        None if matches.is_empty() => return Err(GenError::UnknownFile(at.file.clone())),
+        None => return Err(GenError::IncludeFile(at.file.clone())),
+    };
+    let unit = at.unit.trim().to_ascii_lowercase();
+    program
+        .units
+        .iter()
+        .position(|u| u.file == fid && u.name == unit)
+        .ok_or_else(|| GenError::UnknownUnit {
+            file: at.file.clone(),
+            unit: at.unit.clone(),
+        })
+}
+
+/// Write the scheme's directives into the program's text. One entry per top-level
+/// (non-INCLUDEd) file of the program, in the order of `program.map.files`; a file the scheme
+/// does not touch comes back with its existing DVM directives removed only.
+pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>, GenError> {
+    let files = &program.map.files;
+    let texts: Vec<Vec<&str>> = files.iter().map(|f| f.text.lines().collect()).collect();
+    let mut plan: Vec<Vec<Insertion>> = (0..files.len()).map(|_| Vec::new()).collect();
+    let mut anchors: BTreeMap<usize, place::DeclAnchor> = BTreeMap::new();
+    let path_of = |ui: usize| files[program.units[ui].file.0 as usize].display_path();
+
+    let mut anchor = |ui: usize| -> Result<place::DeclAnchor, GenError> {
+        if let Some(a) = anchors.get(&ui) {
+            return Ok(*a);
+        }
+        let u = &program.units[ui];
+        let a = place::decl_anchor(program, u, &texts[u.file.0 as usize])?;
+        anchors.insert(ui, a);
+        Ok(a)
+    };
+
+    // Declarations: one of each per array and unit; an array is distributed or aligned.
+    let mut mapped: BTreeMap<(usize, String), &'static str> = BTreeMap::new();
+    let mut shadowed: BTreeSet<(usize, String)> = BTreeSet::new();
+    let mut decl =
+        |ui: usize, array: &str, what: &'static str, line: u32| -> Result<(), GenError> {
+            let key = (ui, array.trim().to_ascii_lowercase());
+            let unit = &program.units[ui].name;
+            let clash = if what == "SHADOW" {
+                (!shadowed.insert(key.clone())).then(|| "two SHADOW directives".to_string())
+            } else {
+                match mapped.get(&key) {
+                    Some(&prev) if prev == what => Some(format!("two {what} directives")),
+                    Some(&prev) => Some(format!("both {prev} and {what} directives")),
+                    None => {
+                        mapped.insert(key.clone(), what);
+                        None
+                    }
+                }
+            };
+            match clash {
+                Some(c) => Err(GenError::Duplicate {
+                    file: path_of(ui),
+                    line,
+                    what: format!("array `{}` of unit `{unit}` has {c}", key.1),
+                }),
+                None => Ok(()),
+            }
+        };
+
+    for (seq, x) in scheme.distributions.iter().enumerate() {
+        let ui = resolve(program, &x.at)?;
+        let a = anchor(ui)?;
+        let path = path_of(ui);
+        let at = convert::At {
+            file: &path,
+            line: a.before,
+        };
+        let kind = convert::distribute(x, at)?;
+        decl(ui, &x.array, "DISTRIBUTE", a.before)?;
+        plan[program.units[ui].file.0 as usize].push(Insertion {
+            before: a.before,
+            cat: 0,
+            seq,
+            kind,
+            indent_line: a.indent_line,
+        });
+    }
+    for (seq, x) in scheme.alignments.iter().enumerate() {
+        let ui = resolve(program, &x.at)?;
+        let a = anchor(ui)?;
+        let path = path_of(ui);
+        let at = convert::At {
+            file: &path,
+            line: a.before,
+        };
+        let kind = convert::align(x, at)?;
+        decl(ui, &x.array, "ALIGN", a.before)?;
+        plan[program.units[ui].file.0 as usize].push(Insertion {
+            before: a.before,
+            cat: 1,
+            seq,
+            kind,
+            indent_line: a.indent_line,
+        });
+    }
+    for (seq, x) in scheme.shadows.iter().enumerate() {
+        let ui = resolve(program, &x.at)?;
+        let a = anchor(ui)?;
+        let path = path_of(ui);
+        let at = convert::At {
+            file: &path,
+            line: a.before,
+        };
+        let kind = convert::shadow(x, at)?;
+        decl(ui, &x.array, "SHADOW", a.before)?;
+        plan[program.units[ui].file.0 as usize].push(Insertion {
+            before: a.before,
+            cat: 2,
+            seq,
+            kind,
+            indent_line: a.indent_line,
+        });
+    }
+
+    for (seq, x) in scheme.remote.iter().enumerate() {
+        let ui = resolve(program, &x.at)?;
+        let unit = &program.units[ui];
+        let path = path_of(ui);
+        let on_line = place::stmts_on_line(unit, x.line);
+        match on_line.first() {
+            Some(s) if place::is_exec(s) => {}
+            _ => {
+                return Err(GenError::NoStatementAt {
+                    file: path,
+                    line: x.line,
+                })
+            }
+        }
+        let at = convert::At {
+            file: &path,
+            line: x.line,
+        };
+        let kind = convert::remote_access(x, at)?;
+        plan[unit.file.0 as usize].push(Insertion {
+            before: x.line,
+            cat: 3,
+            seq,
+            kind,
+            indent_line: x.line,
+        });
+    }
+
+    let mut loop_lines: BTreeSet<(FileId, u32)> = BTreeSet::new();
+    for (seq, x) in scheme.loops.iter().enumerate() {
+        let ui = resolve(program, &x.at)?;
+        let unit = &program.units[ui];
+        let path = path_of(ui);
+        let on_line = place::stmts_on_line(unit, x.line);
+        let is_do = |s: &&analyzer::ast::Stmt| {
+            matches!(
+                s.kind,
+                analyzer::ast::StmtKind::Do { .. } | analyzer::ast::StmtKind::DoWhile { .. }
+            )
+        };
+        match on_line.iter().position(is_do) {
+            None => {
+                return Err(GenError::NoLoopAt {
+                    file: path,
+                    line: x.line,
+                })
+            }
+            Some(0) => {}
+            Some(_) => {
+                return Err(GenError::Placement {
+                    file: path,
+                    line: x.line,
+                    message: "another statement precedes the DO statement on its line".into(),
+                })
+            }
+        }
+        if !loop_lines.insert((unit.file, x.line)) {
+            return Err(GenError::Duplicate {
+                file: path,
+                line: x.line,
+                what: "two PARALLEL directives for one DO statement".into(),
+            });
+        }
+        let at = convert::At {
+            file: &path,
+            line: x.line,
+        };
+        let kind = convert::parallel(x, at)?;
+        plan[unit.file.0 as usize].push(Insertion {
+            before: x.line,
+            cat: 4,
+            seq,
+            kind,
+            indent_line: x.line,
+        });
+    }
+
+    let mut out = Vec::new();
+    for (k, f) in files.iter().enumerate() {
+        if f.included {
+            continue;
+        }
+        let mut list = std::mem::take(&mut plan[k]);
+        list.sort_by_key(|x| (x.before, x.cat, x.seq));
+        out.push(write_file(
+            &f.display_path(),
+            &f.path,
+            &f.text,
+            f.form == SourceForm::Fixed,
+            &texts[k],
+            &list,
+        )?);
+    }
+    Ok(out)
+}
+
+/// The text of one file with its DVM lines removed and `list` (sorted) inserted.
+fn write_file(
+    display: &str,
+    path: &Path,
+    text: &str,
+    fixed: bool,
+    orig: &[&str],
+    list: &[Insertion],
+) -> Result<GeneratedFile, GenError> {
+    let lines = layout::split_lines(text);
+    let eol = layout::dominant_eol(&lines);
+    let mut g = GeneratedFile {
+        path: path.to_path_buf(),
+        text: String::with_capacity(text.len() + 80 * list.len()),
+        inserted: Vec::new(),
+        removed: 0,
+    };
+    let mut out_line: u32 = 0;
+    let emit = |g: &mut GeneratedFile, out_line: &mut u32, x: &Insertion| -> Result<(), GenError> {
+        let indent = if fixed {
+            ""
+        } else {
+            orig.get((x.indent_line as usize).wrapping_sub(1))
+                .map_or("", |l| layout::indentation(l))
+        };
+        let body = x.kind.to_string();
+        let dl = layout_directive(&body, fixed, indent);
+        check_roundtrip(&dl, fixed, &x.kind).map_err(|message| GenError::Roundtrip {
+            file: display.to_string(),
+            line: x.before,
+            text: format!("{} {body}", x.kind.sentinel()),
+            message,
+        })?;
+        if !g.text.is_empty() && !g.text.ends_with('\n') {
+            // Only when appending past a last line that has no line ending.
+            g.text.push_str(eol);
+        }
+        for l in dl {
+            g.text.push_str(&l);
+            g.text.push_str(eol);
+            *out_line += 1;
+            g.inserted.push(*out_line);
+        }
+        Ok(())
+    };
+    let mut next = 0;
+    for (n, l) in lines.iter().enumerate() {
+        let lineno = n as u64 + 1;
+        while next < list.len() && u64::from(list[next].before) <= lineno {
+            emit(&mut g, &mut out_line, &list[next])?;
+            next += 1;
+        }
+        if is_dvm_line(l.content, fixed) {
+            g.removed += 1;
+            continue;
+        }
+        g.text.push_str(l.content);
+        g.text.push_str(l.eol);
+        out_line += 1;
+    }
+    for x in &list[next..] {
+        emit(&mut g, &mut out_line, x)?;
+    }
+    Ok(g)
+}
+
+/// The laid-out lines must read back as exactly one directive equal to `kind`, spanning them all.
+fn check_roundtrip(lines: &[String], fixed: bool, kind: &DirectiveKind) -> Result<(), String> {
+    let limit = if fixed {
+        layout::FIXED_LIMIT
+    } else {
+        layout::FREE_LIMIT
+    };
+    if let Some(l) = lines.iter().find(|l| l.chars().count() > limit) {
+        return Err(format!("line longer than {limit} columns: {l}"));
+    }
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let r = directives::scan(&refs, fixed);
+    match r.as_slice() {
+        [Ok(d)] if d.kind == *kind && d.line == 1 && d.end_line as usize == lines.len() => Ok(()),
+        [Ok(d)] => Err(format!("read back as `{}`", d.kind)),
+        [Err(e)] => Err(e.to_string()),
+        _ => Err(format!("read back as {} directives", r.len())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_keeps_spf_and_counts_continuations() {
+        let t = "      PROGRAM P\r\nCDVM$ PARALLEL (I) ON A(I),\r\nCDVM$*REDUCTION(SUM(S))\r\nC$SPF ANALYSIS(PRIVATE(X))\r\n      END";
+        let (s, n) = strip_dvm(t, true);
+        assert_eq!(n, 2);
+        assert_eq!(
+            s,
+            "      PROGRAM P\r\nC$SPF ANALYSIS(PRIVATE(X))\r\n      END"
+        );
+        let t = "x\n  !DVM$ PARALLEL (I) ON A(I), &\n  !DVM$& REDUCTION(SUM(S))\n!$SPF PARALLEL\n";
+        let (s, n) = strip_dvm(t, false);
+        assert_eq!((s.as_str(), n), ("x\n!$SPF PARALLEL\n", 2));
+    }
+
+    #[test]
+    fn long_directives_read_back() {
+        use analyzer::directives::*;
+        let names: Vec<String> = (0..30).map(|k| format!("array_number_{k}")).collect();
+        let kind = DirectiveKind::Parallel {
+            vars: vec!["j".into(), "i".into()],
+            on: Some(ArrayRef {
+                name: "a".into(),
+                subs: vec![
+                    Subscript::Expr(DExpr::Name("i".into())),
+                    Subscript::Expr(DExpr::Name("j".into())),
+                ],
+            }),
+            clauses: vec![
+                Clause::Private(names.clone()),
+                Clause::ShadowRenew(
+                    names
+                        .iter()
+                        .map(|n| ShadowSpec {
+                            name: n.clone(),
+                            widths: vec![(Some(DExpr::Int(1)), Some(DExpr::Int(2)))],
+                            corner: true,
+                        })
+                        .collect(),
+                ),
+            ],
+        };
+        for fixed in [true, false] {
+            for indent in ["", "      ", &" ".repeat(120)] {
+                let dl = layout_directive(&kind.to_string(), fixed, indent);
+                assert!(dl.len() > 3);
+                check_roundtrip(&dl, fixed, &kind).unwrap();
+            }
+        }
+    }
+}

@@ -89,7 +89,7 @@ pub enum RefineWhat {
     Remove { id: i64 },
 }
 
-fn open_db(path: &Path) -> Result<Db> {
+pub fn open_db(path: &Path) -> Result<Db> {
     Db::open(path).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
@@ -113,7 +113,7 @@ fn options_key(db: &Db, opts: &Options) -> String {
 }
 
 /// A path as the user would write it from the current directory (relative when below it).
-fn near(p: &Path) -> PathBuf {
+pub fn near(p: &Path) -> PathBuf {
     match std::env::current_dir() {
         Ok(cwd) => p
             .strip_prefix(&cwd)
@@ -123,12 +123,12 @@ fn near(p: &Path) -> PathBuf {
     }
 }
 
-fn absolute(p: &Path) -> PathBuf {
+pub fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// Print diagnostics of a JSON report to standard error; true if any is an error.
-fn print_json_diagnostics(report: &Value, stderr: &mut impl std::io::Write) -> bool {
+pub fn print_json_diagnostics(report: &Value, stderr: &mut impl std::io::Write) -> bool {
     let mut errors = false;
     for d in report["diagnostics"].as_array().into_iter().flatten() {
         let severity = match d["severity"].as_str() {
@@ -262,7 +262,7 @@ pub fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
 }
 
 /// The key of the given top-level files (None if one cannot be read: the analysis reports it).
-fn input_key(db: &Db, files: &[PathBuf], opts: &Options) -> Option<AnalysisKey> {
+pub fn input_key(db: &Db, files: &[PathBuf], opts: &Options) -> Option<AnalysisKey> {
     let mut v = vec![];
     for f in files {
         let bytes = std::fs::read(f).ok()?;

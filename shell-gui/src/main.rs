@@ -2,6 +2,7 @@
 //! project database, show them and record the user's refinements; the experts, the generator,
 //! the runtime driver and the GUI attach here as their crates fill in.
 
+mod auto;
 mod commands;
 
 use clap::{Parser, Subcommand};
@@ -14,9 +15,15 @@ use std::process::ExitCode;
     version,
     about = "Automated parallelization of Fortran programs for clusters (Fortran-DVMH)"
 )]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 struct Cli {
+    /// Analyze, choose a parallelization scheme and write the Fortran-DVMH program.
+    #[arg(long)]
+    auto: bool,
+    #[command(flatten)]
+    auto_args: auto::AutoArgs,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 /// Where the project database is.
@@ -53,6 +60,8 @@ enum Command {
         #[command(flatten)]
         db: DbArgs,
     },
+    /// Write the Fortran-DVMH program of any stored scheme.
+    Generate(auto::GenerateArgs),
     /// Dump the whole project database for other tools.
     Export {
         /// Print JSON (the only format).
@@ -68,13 +77,32 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let command = match (cli.auto, cli.command) {
+        (true, _) => {
+            return report(auto::auto(cli.auto_args));
+        }
+        (false, Some(c)) => c,
+        (false, None) => {
+            if !cli.auto_args.files.is_empty() {
+                eprintln!("error: to parallelize {}, use `sapfor --auto FILE...`; to analyze only, `sapfor analyze FILE...`", cli.auto_args.files[0].display());
+            } else {
+                eprintln!("error: nothing to do: give `--auto FILE...` or a subcommand (see `sapfor --help`)");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let result = match command {
+        Command::Generate(g) => auto::generate(g),
         Command::Analyze(a) => commands::analyze(a),
         Command::Show { what, db } => commands::show(what, &db),
         Command::Refine { what, db } => commands::refine(what, &db),
         Command::Schemes { json, db } => commands::schemes(json, &db),
         Command::Export { json, output, db } => commands::export(json, output, &db),
     };
+    report(result)
+}
+
+fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {

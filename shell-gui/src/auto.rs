@@ -1,0 +1,415 @@
+//! `sapfor --auto` (analysis, the DVM expert, the generator; everything stored in the project
+//! database) and `sapfor generate --scheme ID` (the program of any stored variant).
+
+use crate::commands::{absolute, input_key, open_db, write_atomically};
+use analyzer::program::Options;
+use analyzer::source::SourceForm;
+use anyhow::{bail, Context, Result};
+use database::records::{AnalysisRecord, ArtifactRecord, SchemeRecord};
+use database::Db;
+use experts::machine::MachineModel;
+use experts::scheme::Scheme;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args, Default)]
+pub struct AutoArgs {
+    /// Fortran source files of the program.
+    pub files: Vec<PathBuf>,
+    /// Output file (one input file only). Default: `<stem>.fdv` beside each input.
+    #[arg(short = 'o', value_name = "OUT", conflicts_with = "out_dir")]
+    pub output: Option<PathBuf>,
+    /// Directory for the generated files (same file names, extension .fdv).
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Project database (its directory is the project root).
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "sapfor.db",
+        conflicts_with = "no_db"
+    )]
+    pub db: PathBuf,
+    /// Do not read or write a project database.
+    #[arg(long)]
+    pub no_db: bool,
+    /// Number of processes to estimate for (overrides the machine description).
+    #[arg(long, value_name = "N")]
+    pub procs: Option<u32>,
+    /// Machine description (TOML; see docs/cost-model.md).
+    #[arg(long, value_name = "FILE")]
+    pub machine: Option<PathBuf>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Directory searched for INCLUDE files.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Treat all files as fixed form.
+    #[arg(long, conflicts_with = "free_form")]
+    pub fixed_form: bool,
+    /// Treat all files as free form.
+    #[arg(long)]
+    pub free_form: bool,
+}
+
+fn machine_model(path: Option<&Path>, procs: Option<u32>) -> Result<MachineModel> {
+    let mut m = match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read the machine description {}", p.display()))?;
+            MachineModel::from_toml(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
+        }
+        None => MachineModel::default(),
+    };
+    if let Some(n) = procs {
+        if n == 0 {
+            bail!("--procs must be at least 1");
+        }
+        m.processes = n;
+    }
+    Ok(m)
+}
+
+/// Where the generated text of `input` goes.
+fn output_path(input: &Path, output: Option<&Path>, out_dir: Option<&Path>) -> PathBuf {
+    if let Some(o) = output {
+        return o.to_path_buf();
+    }
+    let name = Path::new(input.file_name().unwrap_or_default()).with_extension("fdv");
+    match out_dir {
+        Some(d) => d.join(name),
+        None => input.with_extension("fdv"),
+    }
+}
+
+pub fn scheme_record(s: &Scheme, chosen: bool, m: &MachineModel) -> SchemeRecord {
+    SchemeRecord {
+        expert: s.expert.clone(),
+        name: s.name.clone(),
+        distribution: json!({"distributions": s.distributions, "shadows": s.shadows}),
+        alignment: json!(s.alignments),
+        loops: json!({"loops": s.loops, "remote": s.remote}),
+        regions: Value::Null,
+        machine: json!({"model": m, "grid": s.estimate.grid, "estimate_notes": s.estimate.notes, "scheme_notes": s.notes}),
+        cost_computation: s.estimate.computation,
+        cost_communication: s.estimate.communication,
+        cost_transfers: s.estimate.transfers,
+        total: s.estimate.total,
+        chosen,
+    }
+}
+
+fn scheme_from_record(r: &SchemeRecord) -> Result<Scheme> {
+    fn get(v: &Value, k: &str) -> Value {
+        v.get(k).cloned().unwrap_or(Value::Null)
+    }
+    fn de<T: serde::de::DeserializeOwned>(v: Value) -> Result<T> {
+        serde_json::from_value(v).context("the stored scheme is not readable by this sapfor")
+    }
+    Ok(Scheme {
+        expert: r.expert.clone(),
+        name: r.name.clone(),
+        distributions: de(get(&r.distribution, "distributions"))?,
+        shadows: de(get(&r.distribution, "shadows"))?,
+        alignments: de(r.alignment.clone())?,
+        loops: de(get(&r.loops, "loops"))?,
+        remote: de(get(&r.loops, "remote"))?,
+        estimate: experts::scheme::Estimate {
+            computation: r.cost_computation,
+            communication: r.cost_communication,
+            transfers: r.cost_transfers,
+            total: r.total,
+            grid: de(get(&r.machine, "grid")).unwrap_or_default(),
+            notes: de(get(&r.machine, "estimate_notes")).unwrap_or_default(),
+        },
+        notes: de(get(&r.machine, "scheme_notes")).unwrap_or_default(),
+    })
+}
+
+/// Generate the program of `scheme` and write it; returns (input, output, inserted, removed).
+fn write_program(
+    analysis: &analyzer::report::Analysis,
+    scheme: &Scheme,
+    output: Option<&Path>,
+    out_dir: Option<&Path>,
+) -> Result<Vec<(PathBuf, PathBuf, usize, usize, String)>> {
+    let files =
+        generator::generate(&analysis.program, scheme).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if output.is_some() && files.len() > 1 {
+        bail!(
+            "-o names one output file but the program has {} files: use --out-dir",
+            files.len()
+        );
+    }
+    if let Some(d) = out_dir {
+        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+    }
+    let mut out = vec![];
+    for f in files {
+        let dest = output_path(&f.path, output, out_dir);
+        if absolute(&dest) == absolute(&f.path) {
+            bail!(
+                "the output {} would overwrite the input: choose another name with -o or --out-dir",
+                dest.display()
+            );
+        }
+        write_atomically(&dest, f.text.as_bytes())?;
+        out.push((f.path.clone(), dest, f.inserted.len(), f.removed, f.text));
+    }
+    Ok(out)
+}
+
+fn fmt_s(s: f64) -> String {
+    format!("{s:.6} s")
+}
+
+pub fn auto(a: AutoArgs) -> Result<ExitCode> {
+    if a.files.is_empty() {
+        bail!("sapfor --auto needs at least one Fortran file");
+    }
+    let machine = machine_model(a.machine.as_deref(), a.procs)?;
+    let mut db = if a.no_db { None } else { Some(open_db(&a.db)?) };
+    let mut opts = Options {
+        include_dirs: a.include.clone(),
+        force_form: if a.fixed_form {
+            Some(SourceForm::Fixed)
+        } else if a.free_form {
+            Some(SourceForm::Free)
+        } else {
+            None
+        },
+        overrides: vec![],
+    };
+    if let Some(db) = &db {
+        opts.overrides = db
+            .overrides()
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .into_iter()
+            .map(|(_, o)| o)
+            .collect();
+    }
+    let analysis = analyzer::report::analyze(&a.files, &opts);
+    let report = analysis.to_json();
+    let mut stderr = std::io::stderr().lock();
+    let errors = crate::commands::print_json_diagnostics(&report, &mut stderr);
+    drop(stderr);
+    if errors {
+        bail!("the program has errors (see above): no parallel version was generated");
+    }
+    let result = experts::dvm::run(&analysis, &machine);
+    let chosen = &result.schemes[result.chosen];
+    let written = write_program(&analysis, chosen, a.output.as_deref(), a.out_dir.as_deref())?;
+    // Record everything: the analysis, every variant, the generated program.
+    let mut stored_ids: Option<(i64, Vec<i64>, i64)> = None;
+    if let Some(db) = db.as_mut() {
+        if let Some(key) = input_key(db, &a.files, &opts) {
+            let rec = AnalysisRecord::from_analysis(&analysis, db);
+            let aid = db
+                .store_analysis(&key, &rec)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let recs: Vec<SchemeRecord> = result
+                .schemes
+                .iter()
+                .enumerate()
+                .map(|(i, s)| scheme_record(s, i == result.chosen, &machine))
+                .collect();
+            let ids = db
+                .store_schemes(aid, &recs)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let mut art = 0;
+            for (_, dest, _, _, text) in &written {
+                art = db
+                    .store_artifact(
+                        ids[result.chosen],
+                        &ArtifactRecord {
+                            kind: "fdv".into(),
+                            path: Some(db.relative(&absolute(dest))),
+                            text: text.clone(),
+                        },
+                    )
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            stored_ids = Some((aid, ids, art));
+        }
+    }
+    if a.json {
+        let v = json!({
+            "version": 1,
+            "processes": machine.processes,
+            "chosen": result.chosen,
+            "schemes": result.schemes.iter().enumerate().map(|(i, s)| json!({
+                "id": stored_ids.as_ref().map(|(_, ids, _)| ids[i]),
+                "name": s.name, "expert": s.expert, "chosen": i == result.chosen,
+                "computation": s.estimate.computation, "communication": s.estimate.communication,
+                "transfers": s.estimate.transfers, "total": s.estimate.total, "grid": s.estimate.grid,
+                "notes": s.notes,
+            })).collect::<Vec<_>>(),
+            "notes": result.notes,
+            "outputs": written.iter().map(|(i, o, n, r, _)| json!({"input": i, "output": o, "directives": n, "replaced": r})).collect::<Vec<_>>(),
+            "report": report,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Human summary: the loops, the variants, the outputs.
+    print!("{}", analyzer::report::human_from_json(&report));
+    println!();
+    for n in &result.notes {
+        println!("note: {n}");
+    }
+    println!(
+        "schemes estimated for {} processes (machine: Tstart {} us, Tbyte {} us):",
+        machine.processes, machine.tstart_us, machine.tbyte_us
+    );
+    for (i, s) in result.schemes.iter().enumerate() {
+        let id = stored_ids
+            .as_ref()
+            .map_or(String::new(), |(_, ids, _)| format!("#{} ", ids[i]));
+        let grid = if s.estimate.grid.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " on grid {}",
+                s.estimate
+                    .grid
+                    .iter()
+                    .map(|g| g.to_string())
+                    .collect::<Vec<_>>()
+                    .join("x")
+            )
+        };
+        println!(
+            "  {}{}{:<16} total {}  (computation {}, communication {}){grid}",
+            if i == result.chosen { "* " } else { "  " },
+            id,
+            s.name,
+            fmt_s(s.estimate.total),
+            fmt_s(s.estimate.computation),
+            fmt_s(s.estimate.communication)
+        );
+        for n in &s.notes {
+            println!("        {n}");
+        }
+    }
+    println!("chosen: {}", chosen.name);
+    for (input, dest, n, removed, _) in &written {
+        let rep = if *removed > 0 {
+            format!(" (replacing {removed} existing directive lines)")
+        } else {
+            String::new()
+        };
+        println!(
+            "wrote {} from {}: {n} directive lines{rep}",
+            dest.display(),
+            input.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(clap::Args)]
+pub struct GenerateArgs {
+    /// Scheme number (see `sapfor schemes`).
+    #[arg(long, value_name = "ID")]
+    pub scheme: i64,
+    /// Output file (one input file only). Default: `<stem>.fdv` beside each input.
+    #[arg(short = 'o', value_name = "OUT", conflicts_with = "out_dir")]
+    pub output: Option<PathBuf>,
+    /// Directory for the generated files.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Project database.
+    #[arg(long, value_name = "PATH", default_value = "sapfor.db")]
+    pub db: PathBuf,
+}
+
+pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
+    let mut db: Db = open_db(&g.db)?;
+    let Some(aid) = db.current_analysis().map_err(|e| anyhow::anyhow!("{e}"))? else {
+        bail!(
+            "{} holds no analysis: run `sapfor --auto` first",
+            g.db.display()
+        );
+    };
+    let schemes = db.schemes(aid).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let Some((_, rec)) = schemes.iter().find(|(id, _)| *id == g.scheme) else {
+        let ids: Vec<String> = schemes
+            .iter()
+            .map(|(id, s)| format!("#{id} {}", s.name))
+            .collect();
+        bail!(
+            "no scheme #{} in the current analysis (available: {})",
+            g.scheme,
+            if ids.is_empty() {
+                "none".into()
+            } else {
+                ids.join(", ")
+            }
+        );
+    };
+    let scheme = scheme_from_record(rec)?;
+    let key = db.analysis_key(aid).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let stored: Value = serde_json::from_str(&key.options).unwrap_or(Value::Null);
+    let files: Vec<PathBuf> = key
+        .files
+        .iter()
+        .map(|(p, _)| crate::commands::near(&db.resolve(p)))
+        .collect();
+    let include_dirs: Vec<PathBuf> = stored["include"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| x.as_str())
+        .map(|p| db.resolve(p))
+        .collect();
+    let force_form = match stored["form"].as_str() {
+        Some("fixed") => Some(SourceForm::Fixed),
+        Some("free") => Some(SourceForm::Free),
+        _ => None,
+    };
+    let overrides = db
+        .overrides()
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .into_iter()
+        .map(|(_, o)| o)
+        .collect();
+    let opts = Options {
+        include_dirs,
+        force_form,
+        overrides,
+    };
+    let Some(now) = input_key(&db, &files, &opts) else {
+        bail!("the program's files are no longer readable");
+    };
+    if now.files != key.files {
+        bail!("the program's files changed since the schemes were made: run `sapfor --auto` again");
+    }
+    let analysis = analyzer::report::analyze(&files, &opts);
+    let written = write_program(
+        &analysis,
+        &scheme,
+        g.output.as_deref(),
+        g.out_dir.as_deref(),
+    )?;
+    for (input, dest, n, _, text) in &written {
+        db.store_artifact(
+            g.scheme,
+            &ArtifactRecord {
+                kind: "fdv".into(),
+                path: Some(db.relative(&absolute(dest))),
+                text: text.clone(),
+            },
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!(
+            "wrote {} from {} with scheme #{} {}: {n} directive lines",
+            dest.display(),
+            input.display(),
+            g.scheme,
+            scheme.name
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,347 @@
+//! `sapfor --auto` end to end on every sample, with the real binary and gfortran: the
+//! generated Fortran-DVMH matches its golden file, compiles sequentially and prints exactly the
+//! sample's expected output, reads back with the same directives, and regenerating it is
+//! idempotent. Regenerate the golden files with `UPDATE_GOLDEN=1 cargo test -p shell-gui --test auto`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn sapfor() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sapfor"))
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sapfor-auto-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn have_gfortran() -> bool {
+    Command::new("gfortran")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Compile a Fortran-DVMH file as plain Fortran and run it in `dir`; return its stdout.
+fn run_sequential(dir: &Path, src: &Path, fixed: bool) -> String {
+    let exe = dir.join("prog");
+    let lang = if fixed { "f77" } else { "f95" };
+    let out = Command::new("gfortran")
+        .args(["-O2", "-w", "-x", lang])
+        .arg(src)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "gfortran failed on {}:\n{}",
+        src.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&exe).current_dir(dir).output().unwrap();
+    assert!(run.status.success(), "{} failed", exe.display());
+    String::from_utf8(run.stdout).unwrap()
+}
+
+fn check_sample(name: &str, file: &str, procs: &str) {
+    assert!(
+        have_gfortran(),
+        "gfortran is required (scripts/setup.sh installs it)"
+    );
+    let dir = scratch(name);
+    let src = root().join("samples").join(name).join(file);
+    let input = dir.join(file);
+    std::fs::copy(&src, &input).unwrap();
+    let fixed = file.ends_with(".f");
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["--auto", file, "--procs", procs])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "sapfor --auto failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(summary.contains("chosen:"), "{summary}");
+    let fdv_path = input.with_extension("fdv");
+    let fdv = std::fs::read_to_string(&fdv_path).unwrap();
+    // Golden file.
+    let golden = root()
+        .join("shell-gui/tests/golden")
+        .join(format!("{name}.fdv"));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &fdv).unwrap();
+    } else {
+        let want = std::fs::read_to_string(&golden)
+            .unwrap_or_else(|_| panic!("missing {}", golden.display()));
+        assert_eq!(
+            fdv,
+            want,
+            "generated program for {name} differs from {}",
+            golden.display()
+        );
+    }
+    // Every original line is still there, in order, byte-identical; only directive lines were added.
+    let original = std::fs::read_to_string(&input).unwrap();
+    let kept: Vec<&str> = fdv
+        .lines()
+        .filter(|l| !analyzer::directives::is_directive_line(l, fixed))
+        .collect();
+    assert_eq!(
+        kept,
+        original.lines().collect::<Vec<_>>(),
+        "{name}: non-directive lines changed"
+    );
+    if fixed {
+        assert!(
+            fdv.lines()
+                .all(|l| l.chars().count() <= 72
+                    || !analyzer::directives::is_directive_line(l, true)),
+            "a directive line passes column 72"
+        );
+    }
+    // The sequential program still prints the same.
+    let want =
+        std::fs::read_to_string(root().join("samples").join(name).join("expected.out")).unwrap();
+    assert_eq!(
+        run_sequential(&dir, &fdv_path, fixed),
+        want,
+        "{name}: the generated program prints something else"
+    );
+    // The directives read back without errors, each PARALLEL right before a DO statement.
+    let p = analyzer::program::load(&[fdv_path.clone()], &Default::default());
+    assert!(!p.has_errors(), "{name}: {:?}", p.diags);
+    let dirs = &p.directives[&analyzer::source::FileId(0)];
+    let lines: Vec<&str> = fdv.lines().collect();
+    let mut parallel = 0;
+    for d in dirs {
+        if let analyzer::directives::DirectiveKind::Parallel { .. } = d.kind {
+            parallel += 1;
+            let next = lines[d.end_line as usize].trim_start();
+            let stmt = next
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim_start()
+                .to_ascii_uppercase();
+            assert!(
+                stmt.starts_with("DO"),
+                "{name}: PARALLEL at line {} is not followed by a DO statement: {next}",
+                d.line
+            );
+        }
+    }
+    let summary_loops = summary
+        .lines()
+        .filter(|l| l.contains("): parallel") || l.contains("): across"))
+        .count();
+    assert!(
+        parallel > 0
+            || summary_loops == 0
+            || summary.contains("* ") && summary.contains("replicated"),
+        "{name}: no PARALLEL directive"
+    );
+    // Regenerating from the generated program gives the same text.
+    let again = dir.join("again.fdv");
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["--auto"])
+        .arg(&fdv_path)
+        .arg("-o")
+        .arg(&again)
+        .args(["--procs", procs, "--no-db"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&again).unwrap(),
+        fdv,
+        "{name}: --auto on its own output is not idempotent"
+    );
+    // The database holds the variants and the chosen one's program.
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["schemes", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let chosen: Vec<&serde_json::Value> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["scheme"]["chosen"] == true)
+        .collect();
+    assert_eq!(chosen.len(), 1, "{name}: exactly one chosen scheme");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn jacobi() {
+    // SPEC section 5: on 100 processes the (BLOCK,BLOCK) variant wins.
+    check_sample("jacobi", "jac.f", "100");
+    let g = std::fs::read_to_string(root().join("shell-gui/tests/golden/jacobi.fdv")).unwrap();
+    // SPEC section 5: the three loop mappings of the chosen (BLOCK,BLOCK) variant.
+    assert!(g.contains("CDVM$ DISTRIBUTE A(BLOCK,BLOCK)"));
+    assert!(g.contains("CDVM$ ALIGN B(I,J) WITH A(I,J)"));
+    assert!(g.contains("CDVM$ PARALLEL (J,I) ON A(I,J)\n      DO J = 1, L"));
+    assert!(
+        g.contains("CDVM$ PARALLEL (J,I) ON A(I,J), REDUCTION(MAX(EPS))\n         DO J = 2, L-1")
+    );
+    assert!(g.contains("CDVM$ PARALLEL (J,I) ON B(I,J), SHADOW_RENEW(A(1:1,1:1))"));
+}
+
+#[test]
+fn heat3d() {
+    check_sample("heat3d", "heat3d.f90", "4");
+}
+
+#[test]
+fn gauss_seidel_across() {
+    check_sample("gauss_seidel", "gs.f", "4");
+    let g =
+        std::fs::read_to_string(root().join("shell-gui/tests/golden/gauss_seidel.fdv")).unwrap();
+    assert!(
+        g.contains("ACROSS(A("),
+        "the Gauss-Seidel sweep is an ACROSS loop"
+    );
+}
+
+#[test]
+fn legacy() {
+    check_sample("legacy", "legacy.f", "4");
+}
+
+#[test]
+fn reductions() {
+    check_sample("reductions", "red.f90", "4");
+}
+
+#[test]
+fn nothing_to_parallelize_still_succeeds_and_explains() {
+    let dir = scratch("seq");
+    let f = dir.join("s.f90");
+    std::fs::write(&f, "program s\n  integer :: i\n  real :: x(10)\n  x(1) = 1.0\n  do i = 2, 10\n    x(i) = x(i-1) * 0.5 + sqrt(x(i-1))\n    print *, x(i)\n  end do\nend program\n").unwrap();
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["--auto", "s.f90", "--no-db"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("sequential") && text.contains("io: PRINT"),
+        "{text}"
+    );
+    assert!(text.contains("chosen: replicated"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn refuses_to_overwrite_the_input_and_reports_bad_arguments() {
+    let dir = scratch("args");
+    std::fs::copy(root().join("samples/jacobi/jac.f"), dir.join("j.fdv")).unwrap();
+    let before = std::fs::read(dir.join("j.fdv")).unwrap();
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["--auto", "j.fdv", "--no-db"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("would overwrite the input"));
+    assert_eq!(std::fs::read(dir.join("j.fdv")).unwrap(), before);
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["--auto", "j.fdv", "--no-db", "--procs", "0", "-o", "x.fdv"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--procs"));
+    std::fs::write(dir.join("m.toml"), "procesess = 4\n").unwrap();
+    let out = sapfor()
+        .current_dir(&dir)
+        .args([
+            "--auto",
+            "j.fdv",
+            "--no-db",
+            "--machine",
+            "m.toml",
+            "-o",
+            "x.fdv",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("m.toml") && err.contains("procesess"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn generate_any_stored_variant() {
+    let dir = scratch("gen");
+    std::fs::copy(root().join("samples/gauss_seidel/gs.f"), dir.join("gs.f")).unwrap();
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["--auto", "gs.f", "--procs", "4"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["schemes", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let other = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["scheme"]["chosen"] == false && s["scheme"]["name"] != "replicated")
+        .expect("a non-chosen variant");
+    let id = other["id"].as_i64().unwrap();
+    let name = other["scheme"]["name"].as_str().unwrap().to_string();
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["generate", "--scheme", &id.to_string(), "-o", "other.fdv"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.join("other.fdv")).unwrap();
+    assert!(
+        text.contains(&format!("DISTRIBUTE A{name}")),
+        "{name}: {text}"
+    );
+    assert_eq!(
+        run_sequential(&dir, &dir.join("other.fdv"), true),
+        std::fs::read_to_string(root().join("samples/gauss_seidel/expected.out")).unwrap()
+    );
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["generate", "--scheme", "999", "-o", "x.fdv"])
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no scheme #999")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
