@@ -218,13 +218,113 @@ pub fn loop_carried_at(vectors: &[DepVector], level: usize) -> bool {
 /// Runs the dependence tests on `p`. Never panics; sound for every input
 /// (missing information never produces `Independent`).
 pub fn test(p: &DepProblem) -> DepResult {
-    analyze(p, ENUM_LIMIT)
+    test_with_limit(p, ENUM_LIMIT)
 }
 
 /// [`test`] with a smaller or larger bound on the iteration spaces that are enumerated
 /// exactly (0 = never enumerate). The analyzer uses a small bound to keep large programs fast.
 pub fn test_with_limit(p: &DepProblem, enum_limit: u128) -> DepResult {
+    if let Some(r) = separable_uniform(p) {
+        return r;
+    }
     analyze(p, enum_limit.min(ENUM_LIMIT))
+}
+
+/// Fast path for the common case (stencils): every dimension uses at most one common loop
+/// level, with the same coefficient in both references, no level appears in two dimensions,
+/// symbolic parts cancel and nothing depends on non-common levels. Then each constrained
+/// level has one exact distance (strong SIV) and the others are unconstrained.
+fn separable_uniform(p: &DepProblem) -> Option<DepResult> {
+    if p.src.len() != p.dst.len() {
+        return None;
+    }
+    let mut dist: Vec<Option<i64>> = vec![None; p.common];
+    for (s, d) in p.src.iter().zip(p.dst) {
+        let (Subscript::Affine(s), Subscript::Affine(d)) = (s, d) else {
+            return None;
+        };
+        let syms = |a: &Affine| {
+            a.syms
+                .iter()
+                .filter(|(_, c)| **c != 0)
+                .map(|(k, c)| (k.clone(), *c))
+                .collect::<Vec<_>>()
+        };
+        if syms(s) != syms(d) {
+            return None;
+        }
+        let coef = |a: &Affine, k: usize| a.coeffs.get(k).copied().unwrap_or(0);
+        let levels = s.coeffs.len().max(d.coeffs.len());
+        let used: Vec<usize> = (0..levels)
+            .filter(|k| coef(s, *k) != 0 || coef(d, *k) != 0)
+            .collect();
+        match used.as_slice() {
+            [] => {
+                if s.constant != d.constant {
+                    return Some(DepResult::Independent);
+                }
+            }
+            [k] if *k < p.common && coef(s, *k) == coef(d, *k) => {
+                if dist[*k].is_some() {
+                    return None; // the level is constrained twice: leave it to the full test
+                }
+                let a = coef(s, *k) as i128;
+                let diff = s.constant as i128 - d.constant as i128;
+                if diff % a != 0 {
+                    return Some(DepResult::Independent);
+                }
+                let dd = i64::try_from(diff / a).ok()?;
+                // j = i + d with i in the src range and j in the dst range.
+                let (rs, rd) = (p.src_loops.get(*k)?, p.dst_loops.get(*k)?);
+                if let (Some(ld), Some(hs)) = (rd.lower, rs.upper) {
+                    if (dd as i128) < ld as i128 - hs as i128 {
+                        return Some(DepResult::Independent);
+                    }
+                }
+                if let (Some(hd), Some(ls)) = (rd.upper, rs.lower) {
+                    if (dd as i128) > hd as i128 - ls as i128 {
+                        return Some(DepResult::Independent);
+                    }
+                }
+                dist[*k] = Some(dd);
+            }
+            _ => return None,
+        }
+    }
+    // Unconstrained levels are refined by the full test.
+    if dist.iter().any(|d| d.is_none()) {
+        return None;
+    }
+    let empty = p
+        .src_loops
+        .iter()
+        .chain(p.dst_loops)
+        .any(|r| matches!((r.lower, r.upper), (Some(l), Some(h)) if h < l));
+    if empty {
+        return Some(DepResult::Independent);
+    }
+    let dirs: Vec<Dir> = dist
+        .iter()
+        .map(|d| match d {
+            Some(x) if *x > 0 => Dir::Lt,
+            Some(0) => Dir::Eq,
+            Some(_) => Dir::Gt,
+            None => Dir::Star,
+        })
+        .collect();
+    // Exact when every common level is constrained and every bound is known.
+    let exact = dist.iter().all(|d| d.is_some())
+        && p.src_loops
+            .iter()
+            .chain(p.dst_loops)
+            .all(|r| r.lower.is_some() && r.upper.is_some());
+    Some(DepResult::Dependent {
+        vectors: vec![DepVector {
+            dirs,
+            distance: dist,
+        }],
+        exact,
+    })
 }
 
 // ---------------------------------------------------------------------------
