@@ -43,6 +43,9 @@ pub struct AutoArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print the time of each phase on standard error.
+    #[arg(long)]
+    pub timings: bool,
     /// Directory searched for INCLUDE files.
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
@@ -190,8 +193,15 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
             .map(|(_, o)| o)
             .collect();
     }
+    let mut phases: Vec<(&str, f64)> = vec![];
+    let mut clock = std::time::Instant::now();
+    let mut lap = |name: &'static str, phases: &mut Vec<(&str, f64)>| {
+        phases.push((name, clock.elapsed().as_secs_f64()));
+        clock = std::time::Instant::now();
+    };
     let analysis = analyzer::report::analyze(&a.files, &opts);
     let report = analysis.to_json();
+    lap("analysis", &mut phases);
     let mut stderr = std::io::stderr().lock();
     let errors = crate::commands::print_json_diagnostics(&report, &mut stderr);
     drop(stderr);
@@ -199,8 +209,10 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
         bail!("the program has errors (see above): no parallel version was generated");
     }
     let result = experts::dvm::run(&analysis, &machine);
+    lap("experts", &mut phases);
     let chosen = &result.schemes[result.chosen];
     let written = write_program(&analysis, chosen, a.output.as_deref(), a.out_dir.as_deref())?;
+    lap("generation", &mut phases);
     // Record everything: the analysis, every variant, the generated program.
     let mut stored_ids: Option<(i64, Vec<i64>, i64)> = None;
     if let Some(db) = db.as_mut() {
@@ -233,6 +245,12 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
             }
             stored_ids = Some((aid, ids, art));
         }
+        lap("database", &mut phases);
+    }
+    if a.timings {
+        let total: f64 = phases.iter().map(|(_, t)| t).sum();
+        let parts: Vec<String> = phases.iter().map(|(n, t)| format!("{n} {t:.3} s")).collect();
+        eprintln!("timings: {} (total {total:.3} s, {} variants estimated)", parts.join(", "), result.schemes.len());
     }
     if a.json {
         let v = json!({
