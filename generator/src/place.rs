@@ -126,10 +126,26 @@ pub(crate) fn statement_end(lines: &[&str], start: u32, fixed: bool) -> u32 {
 /// INCLUDE lines of a file: (1-based line, the included file it names, if it was read).
 fn include_lines(program: &Program, fid: FileId) -> Vec<(u32, Option<FileId>)> {
     let f = program.map.file(fid);
+    let lines: Vec<&str> = f.text.lines().collect();
+    include_lines_in(program, fid, &lines, 1, lines.len() as u32)
+}
+
+/// INCLUDE lines among lines `lo..=hi` (1-based) of a file already split into `lines`.
+fn include_lines_in(
+    program: &Program,
+    fid: FileId,
+    lines: &[&str],
+    lo: u32,
+    hi: u32,
+) -> Vec<(u32, Option<FileId>)> {
+    let f = program.map.file(fid);
     let dir = f.path.parent().map(Path::to_path_buf).unwrap_or_default();
-    f.text
-        .lines()
+    let lo = (lo.max(1) as usize - 1).min(lines.len());
+    let hi = (hi as usize).clamp(lo, lines.len());
+    lines[lo..hi]
+        .iter()
         .enumerate()
+        .map(|(i, l)| (i + lo, l))
         .filter_map(|(i, l)| {
             // Fixed form: comment lines are never INCLUDE lines.
             if f.form == SourceForm::Fixed && fixed_comment(l) {
@@ -205,7 +221,18 @@ pub(crate) fn decl_anchor(
     let file = program.map.file(unit.file);
     let path = file.display_path();
     let fixed = file.form == SourceForm::Fixed;
-    let includes = include_lines(program, unit.file);
+    // Only a unit with statements from INCLUDE files needs its INCLUDE lines.
+    let includes = if unit.stmts.iter().any(|t| t.span.file != unit.file) {
+        include_lines_in(
+            program,
+            unit.file,
+            lines,
+            unit.span.line,
+            unit.end_line.max(unit.span.line),
+        )
+    } else {
+        vec![]
+    };
     let first_exec = unit.stmts.iter().position(is_exec);
     let spec_end = first_exec.unwrap_or(unit.stmts.len());
     let last_spec = unit.stmts[..spec_end].iter().rposition(is_spec);
