@@ -82,6 +82,11 @@ pub struct UnitRecord {
     pub commons: Vec<CommonRecord>,
     /// (callee, line) of every call site in the unit.
     pub calls: Vec<(String, u32)>,
+    /// The mod/ref summary of a procedure (None for a main program or module):
+    /// `{"has_io", "has_stop", "keeps_state", "recursive", "unknown_calls": [..],
+    ///   "args": [{"position", "read", "written", "whole"}],
+    ///   "commons": [{"block", "member", "name", "read", "written", "whole"}]}`.
+    pub summary: Option<serde_json::Value>,
 }
 
 /// A loop, with exactly the fields of a loop object of the JSON report: `serde_json::to_value`
@@ -374,6 +379,11 @@ impl AnalysisRecord {
                     symbols,
                     commons,
                     calls,
+                    summary: p
+                        .summaries
+                        .get(&u.name)
+                        .filter(|_| p.units.iter().position(|x| x.name == u.name) == Some(ui))
+                        .map(summary_json),
                 }
             })
             .collect();
@@ -475,4 +485,48 @@ impl BlockRecord {
             next,
         }
     }
+}
+
+/// JSON form of a procedure's mod/ref summary (see [`UnitRecord::summary`]).
+fn summary_json(s: &analyzer::access::Summary) -> serde_json::Value {
+    let eff = |e: &analyzer::access::Effect| {
+        serde_json::json!({
+            "read": !e.read.is_empty(),
+            "written": !e.write.is_empty(),
+            "whole": e.read.iter().chain(&e.write).any(|x| x.is_none()),
+        })
+    };
+    let args: Vec<serde_json::Value> = s
+        .args
+        .iter()
+        .map(|(k, e)| {
+            let mut v = eff(e);
+            v["position"] = serde_json::json!(k);
+            v
+        })
+        .collect();
+    let commons: Vec<serde_json::Value> = s
+        .commons
+        .iter()
+        .map(|((block, member), e)| {
+            let mut v = eff(e);
+            v["block"] = serde_json::json!(block);
+            v["member"] = if *member == usize::MAX {
+                serde_json::Value::Null
+            } else {
+                serde_json::json!(member)
+            };
+            v["name"] = serde_json::json!(s.common_names.get(&(block.clone(), *member)));
+            v
+        })
+        .collect();
+    serde_json::json!({
+        "has_io": s.has_io,
+        "has_stop": s.has_stop,
+        "keeps_state": s.keeps_state,
+        "recursive": s.recursive,
+        "unknown_calls": s.unknown_calls,
+        "args": args,
+        "commons": commons,
+    })
 }

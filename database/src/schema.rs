@@ -4,7 +4,7 @@
 
 /// Version 1: the initial schema.
 pub const V1_DDL: &str = include_str!("schema_v1.sql");
-/// Version 1 -> 2: the `runs` table and `overrides.note`.
+/// Version 1 -> 2: the `runs` table, `overrides.note` and `units.summary`.
 pub const V1_TO_V2: &str = include_str!("schema_v2.sql");
 
 /// `MIGRATIONS[v]` brings a database from `user_version` v to v + 1.

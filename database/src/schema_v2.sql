@@ -1,5 +1,6 @@
 -- sapfor project database: migration step v1 -> v2 (see database/SCHEMA.md).
--- Adds the measured runs of generated programs and a free-text note on user refinements.
+-- Adds the measured runs of generated programs, a free-text note on user refinements and
+-- the procedures' mod/ref summaries.
 CREATE TABLE runs (
     id            INTEGER PRIMARY KEY AUTOINCREMENT,
     artifact_id   INTEGER NOT NULL REFERENCES artifacts(id) ON DELETE CASCADE,
@@ -14,3 +15,6 @@ CREATE TABLE runs (
 CREATE INDEX runs_artifact ON runs(artifact_id);
 
 ALTER TABLE overrides ADD COLUMN note TEXT;
+
+-- The mod/ref summary of each procedure (JSON, see records::UnitRecord::summary).
+ALTER TABLE units ADD COLUMN summary TEXT;

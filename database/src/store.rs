@@ -152,8 +152,8 @@ fn insert_analysis(
 
     let mut ins_unit = tx
         .prepare_cached(
-            "INSERT INTO units (analysis_id, ord, name, kind, file_id, line, end_line)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO units (analysis_id, ord, name, kind, file_id, line, end_line, summary)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )
         .at(p)?;
     let mut ins_loop = tx
@@ -220,7 +220,14 @@ fn insert_analysis(
         };
         ins_unit
             .execute(params![
-                aid, ui as i64, u.name, u.kind, fid, u.line, u.end_line
+                aid,
+                ui as i64,
+                u.name,
+                u.kind,
+                fid,
+                u.line,
+                u.end_line,
+                u.summary.as_ref().map(|v| v.to_string())
             ])
             .at(p)?;
         let uid = tx.last_insert_rowid();
@@ -417,7 +424,7 @@ fn load_analysis_in(conn: &Connection, p: &Path, id: i64) -> Result<AnalysisReco
     {
         let mut st = conn
             .prepare_cached(
-                "SELECT id, name, kind, file_id, line, end_line FROM units
+                "SELECT id, name, kind, file_id, line, end_line, summary FROM units
                  WHERE analysis_id = ?1 ORDER BY ord",
             )
             .at(p)?;
@@ -437,6 +444,10 @@ fn load_analysis_in(conn: &Connection, p: &Path, id: i64) -> Result<AnalysisReco
                 symbols: vec![],
                 commons: vec![],
                 calls: vec![],
+                summary: {
+                    let t: Option<String> = r.get(6).at(p)?;
+                    t.and_then(|t| serde_json::from_str(&t).ok())
+                },
             });
         }
     }
