@@ -191,6 +191,22 @@ pub fn analyze_unit(
     let fine = cfg::build(unit, sema, summaries, false);
     let envs = cfg::statement_envs(unit, sema);
     let targets = cfg::jump_targets(unit);
+    let cx = AccessCtx {
+        unit,
+        sema,
+        summaries,
+    };
+    let acc: Vec<(Vec<Access>, Vec<CallSite>)> = unit
+        .stmts
+        .iter()
+        .map(|st| {
+            let (mut a, mut c) = (vec![], vec![]);
+            if st.kind.is_executable() {
+                cx.stmt_accesses(st, &mut a, &mut c);
+            }
+            (a, c)
+        })
+        .collect();
     let mut out = vec![];
     let cx = Analyzer {
         unit,
@@ -200,6 +216,7 @@ pub fn analyze_unit(
         envs: &envs,
         targets: &targets,
         refinements,
+        acc: &acc,
     };
     cx.walk(&unit.body, 0, None, &mut vec![], &mut out);
     UnitLoops { loops: out }
@@ -213,6 +230,8 @@ struct Analyzer<'a> {
     envs: &'a BTreeMap<StmtId, Env>,
     targets: &'a BTreeSet<u32>,
     refinements: &'a BTreeMap<u32, LoopRefinement>,
+    /// Accesses and call sites of every statement, by statement id (computed once).
+    acc: &'a [(Vec<Access>, Vec<CallSite>)],
 }
 
 /// What the user asserted about one loop (by the line of its DO statement).
@@ -406,28 +425,23 @@ impl<'a> Analyzer<'a> {
             }
         }
         let stmts = self.body_stmts(header, body, end);
-        let cx = AccessCtx {
-            unit: self.unit,
-            sema: self.sema,
-            summaries: self.summaries,
-        };
-        let mut accesses: Vec<(Access, usize)> = vec![];
+        let mut accesses: Vec<(&Access, usize)> = vec![];
         let mut calls: Vec<CallSite> = vec![];
         // Index variables: this loop's and the inner loops'; implied-DO variables.
         let mut index_vars: BTreeSet<Name> = BTreeSet::new();
         index_vars.insert(var.clone());
         for (k, bs) in stmts.iter().enumerate() {
-            let mut acc = vec![];
-            cx.stmt_accesses(bs.st, &mut acc, &mut calls);
+            let (acc, c) = &self.acc[bs.st.id.0 as usize];
+            calls.extend(c.iter().cloned());
             if let StmtKind::Do { var, .. } = &bs.st.kind {
                 index_vars.insert(var.clone());
             }
-            for a in &acc {
+            for a in acc {
                 for (v, _, _) in &a.implied {
                     index_vars.insert(v.clone());
                 }
             }
-            accesses.extend(acc.into_iter().map(|a| (a, k)));
+            accesses.extend(acc.iter().map(|a| (a, k)));
         }
         // Also the loop's own header: its bounds are read once, not per iteration.
         self.control_blockers(&stmts, body, &mut info);
@@ -546,7 +560,7 @@ impl<'a> Analyzer<'a> {
             let accs: Vec<&Access> = accesses
                 .iter()
                 .filter(|(a, _)| &a.name == x)
-                .map(|(a, _)| a)
+                .map(|(a, _)| *a)
                 .collect();
             if !accs.iter().any(|a| a.write) || accs.iter().any(|a| a.via_call.is_some()) {
                 continue;
@@ -867,11 +881,7 @@ impl<'a> Analyzer<'a> {
     }
 
     fn expose_nodes(&self, nodes: &[Node], s: &mut Exposure, idx: &BTreeSet<Name>, var: &str) {
-        let cx = AccessCtx {
-            unit: self.unit,
-            sema: self.sema,
-            summaries: self.summaries,
-        };
+        let empty = Env::new();
         for n in nodes {
             match n {
                 Node::Stmt(id) => {
@@ -881,10 +891,8 @@ impl<'a> Analyzer<'a> {
                         s.must.clear();
                         s.must_arr.clear();
                     }
-                    let mut acc = vec![];
-                    let mut calls = vec![];
-                    cx.stmt_accesses(st, &mut acc, &mut calls);
-                    let env = self.envs.get(id).cloned().unwrap_or_default();
+                    let acc = &self.acc[id.0 as usize].0;
+                    let env = self.envs.get(id).unwrap_or(&empty);
                     for a in acc.iter().filter(|a| !a.write) {
                         if self.sema.is_array(&a.name) {
                             let sec = cfg::access_section(self.sema, a, &env);
@@ -931,9 +939,7 @@ impl<'a> Analyzer<'a> {
                 }
                 Node::Do { header, body, end } => {
                     let hs = self.unit.stmt(*header);
-                    let mut acc = vec![];
-                    let mut calls = vec![];
-                    cx.stmt_accesses(hs, &mut acc, &mut calls);
+                    let acc = &self.acc[hs.id.0 as usize].0;
                     for a in acc.iter().filter(|a| !a.write && !idx.contains(&a.name)) {
                         if !s.must.contains(&a.name) && !self.sema.is_array(&a.name) {
                             s.exposed.insert(a.name.clone());
@@ -973,10 +979,8 @@ impl<'a> Analyzer<'a> {
                         s.must = start.0.clone();
                         s.must_arr = start.1.clone();
                         let hs = self.unit.stmt(*h);
-                        let mut acc = vec![];
-                        let mut calls = vec![];
-                        cx.stmt_accesses(hs, &mut acc, &mut calls);
-                        let env = self.envs.get(h).cloned().unwrap_or_default();
+                        let acc = &self.acc[hs.id.0 as usize].0;
+                        let env = self.envs.get(h).unwrap_or(&empty);
                         for a in acc.iter().filter(|a| !a.write) {
                             if self.sema.is_array(&a.name) {
                                 let sec = cfg::access_section(self.sema, a, &env);
@@ -1040,7 +1044,7 @@ impl<'a> Analyzer<'a> {
         stmts: &[BodyStmt],
         body: &[Node],
         written: &BTreeSet<Name>,
-        accesses: &[(Access, usize)],
+        accesses: &[(&Access, usize)],
     ) -> Vec<Reduction> {
         let mut out = vec![];
         // MAXLOC / MINLOC: IF (X .GT. M) THEN; M = X; K = ...; END IF
@@ -1116,7 +1120,7 @@ impl<'a> Analyzer<'a> {
         &self,
         outer: &[StmtId],
         stmts: &[BodyStmt],
-        accesses: &[(Access, usize)],
+        accesses: &[(&Access, usize)],
         arrays: &BTreeSet<Name>,
         private: &BTreeSet<Name>,
         written_scalars: &BTreeSet<Name>,
@@ -1149,7 +1153,7 @@ impl<'a> Analyzer<'a> {
             let accs: Vec<(&Access, &BodyStmt)> = accesses
                 .iter()
                 .filter(|(a, _)| &a.name == x)
-                .map(|(a, k)| (a, &stmts[*k]))
+                .map(|(a, k)| (*a, &stmts[*k]))
                 .collect();
             if !accs.iter().any(|(a, _)| a.write) {
                 continue;

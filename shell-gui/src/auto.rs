@@ -249,8 +249,15 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
     }
     if a.timings {
         let total: f64 = phases.iter().map(|(_, t)| t).sum();
-        let parts: Vec<String> = phases.iter().map(|(n, t)| format!("{n} {t:.3} s")).collect();
-        eprintln!("timings: {} (total {total:.3} s, {} variants estimated)", parts.join(", "), result.schemes.len());
+        let parts: Vec<String> = phases
+            .iter()
+            .map(|(n, t)| format!("{n} {t:.3} s"))
+            .collect();
+        eprintln!(
+            "timings: {} (total {total:.3} s, {} variants estimated)",
+            parts.join(", "),
+            result.schemes.len()
+        );
     }
     if a.json {
         let v = json!({
