@@ -203,25 +203,7 @@ impl<'a> AccessCtx<'a> {
                     implied: implied.to_vec(),
                 });
             }
-            Expr::ImpliedDo {
-                items,
-                var,
-                lo,
-                hi,
-                step,
-            } => {
-                self.reads(st, lo, implied, out, calls);
-                self.reads(st, hi, implied, out, calls);
-                if let Some(s) = step {
-                    self.reads(st, s, implied, out, calls);
-                }
-                let mut imp = implied.to_vec();
-                imp.push((var.clone(), (**lo).clone(), (**hi).clone()));
-                out.push(self.scalar(st, var, true));
-                for i in items {
-                    self.target(st, i, &imp, out, calls);
-                }
-            }
+            Expr::ImpliedDo { .. } => self.implied_do(st, e, implied, true, out, calls),
             other => self.reads(st, other, implied, out, calls),
         }
     }
@@ -240,6 +222,44 @@ impl<'a> AccessCtx<'a> {
                 for e in [x, y, z].into_iter().flatten() {
                     self.reads(st, e, implied, out, calls);
                 }
+            }
+        }
+    }
+
+    /// An implied-DO list: its bounds are read, its variable written, and its items are
+    /// assigned (`write`, in a READ) or read, bounded by the implied variable's range.
+    fn implied_do(
+        &self,
+        st: &Stmt,
+        e: &Expr,
+        implied: &[(Name, Expr, Expr)],
+        write: bool,
+        out: &mut Vec<Access>,
+        calls: &mut Vec<CallSite>,
+    ) {
+        let Expr::ImpliedDo {
+            items,
+            var,
+            lo,
+            hi,
+            step,
+        } = e
+        else {
+            return;
+        };
+        self.reads(st, lo, implied, out, calls);
+        self.reads(st, hi, implied, out, calls);
+        if let Some(s) = step {
+            self.reads(st, s, implied, out, calls);
+        }
+        let mut imp = implied.to_vec();
+        imp.push((var.clone(), (**lo).clone(), (**hi).clone()));
+        out.push(self.scalar(st, var, true));
+        for i in items {
+            if write {
+                self.target(st, i, &imp, out, calls);
+            } else {
+                self.reads(st, i, &imp, out, calls);
             }
         }
     }
@@ -324,25 +344,7 @@ impl<'a> AccessCtx<'a> {
                 }
                 RefKind::Function => self.call(st, n, args, out, calls),
             },
-            Expr::ImpliedDo {
-                items,
-                var,
-                lo,
-                hi,
-                step,
-            } => {
-                self.reads(st, lo, implied, out, calls);
-                self.reads(st, hi, implied, out, calls);
-                if let Some(s) = step {
-                    self.reads(st, s, implied, out, calls);
-                }
-                let mut imp = implied.to_vec();
-                imp.push((var.clone(), (**lo).clone(), (**hi).clone()));
-                out.push(self.scalar(st, var, true));
-                for i in items {
-                    self.reads(st, i, &imp, out, calls);
-                }
-            }
+            Expr::ImpliedDo { .. } => self.implied_do(st, e, implied, false, out, calls),
             Expr::Unary(_, x) => self.reads(st, x, implied, out, calls),
             Expr::Binary(_, a, b) => {
                 self.reads(st, a, implied, out, calls);

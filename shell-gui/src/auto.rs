@@ -375,36 +375,7 @@ pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
         );
     };
     let scheme = scheme_from_record(rec)?;
-    let key = db.analysis_key(aid).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let stored: Value = serde_json::from_str(&key.options).unwrap_or(Value::Null);
-    let files: Vec<PathBuf> = key
-        .files
-        .iter()
-        .map(|(p, _)| crate::commands::near(&db.resolve(p)))
-        .collect();
-    let include_dirs: Vec<PathBuf> = stored["include"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|x| x.as_str())
-        .map(|p| db.resolve(p))
-        .collect();
-    let force_form = match stored["form"].as_str() {
-        Some("fixed") => Some(SourceForm::Fixed),
-        Some("free") => Some(SourceForm::Free),
-        _ => None,
-    };
-    let overrides = db
-        .overrides()
-        .map_err(|e| anyhow::anyhow!("{e}"))?
-        .into_iter()
-        .map(|(_, o)| o)
-        .collect();
-    let opts = Options {
-        include_dirs,
-        force_form,
-        overrides,
-    };
+    let (key, files, opts) = crate::commands::stored_inputs(&db, aid)?;
     let Some(now) = input_key(&db, &files, &opts) else {
         bail!("the program's files are no longer readable");
     };

@@ -471,13 +471,9 @@ pub fn refine(what: RefineWhat, dbargs: &DbArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Re-run the stored analysis with the current refinements and store it; print the loop in
-/// focus (or every loop whose result a refinement changed).
-fn reanalyze(db: &mut Db, focus: Option<&LoopRef>) -> Result<()> {
-    let Some((id, _)) = db.latest_analysis().map_err(|e| anyhow::anyhow!("{e}"))? else {
-        println!("(no stored analysis yet: the refinement applies to the next `sapfor analyze`)");
-        return Ok(());
-    };
+/// The inputs of a stored analysis: its key, the top-level files (as the user would name them
+/// from here) and the options, with the refinements recorded now.
+pub fn stored_inputs(db: &Db, id: i64) -> Result<(AnalysisKey, Vec<PathBuf>, Options)> {
     let key = db.analysis_key(id).map_err(|e| anyhow::anyhow!("{e}"))?;
     let stored: Value = serde_json::from_str(&key.options).unwrap_or(Value::Null);
     let files: Vec<PathBuf> = key
@@ -503,11 +499,25 @@ fn reanalyze(db: &mut Db, focus: Option<&LoopRef>) -> Result<()> {
         .into_iter()
         .map(|(_, o)| o)
         .collect();
-    let opts = Options {
-        include_dirs,
-        force_form,
-        overrides,
+    Ok((
+        key,
+        files,
+        Options {
+            include_dirs,
+            force_form,
+            overrides,
+        },
+    ))
+}
+
+/// Re-run the stored analysis with the current refinements and store it; print the loop in
+/// focus (or every loop whose result a refinement changed).
+fn reanalyze(db: &mut Db, focus: Option<&LoopRef>) -> Result<()> {
+    let Some((id, _)) = db.latest_analysis().map_err(|e| anyhow::anyhow!("{e}"))? else {
+        println!("(no stored analysis yet: the refinement applies to the next `sapfor analyze`)");
+        return Ok(());
     };
+    let (_, files, opts) = stored_inputs(db, id)?;
     let analysis = analyzer::report::analyze(&files, &opts);
     let Some(new_key) = input_key(db, &files, &opts) else {
         bail!("the analyzed files are no longer readable; run `sapfor analyze` again");
