@@ -2,7 +2,7 @@
 # no standard input (CI runs `make test` through .ci/run).
 #
 #   make build   debug build of the whole workspace (binary: sapfor)
-#   make demo    set-up, release build, analyze the Jacobi sample
+#   make demo    set-up, release build, analyze and parallelize the Jacobi sample
 #   make test    set-up, cargo test --workspace, end-to-end checks
 #   make e2e     end-to-end checks only (scripts/e2e.sh)
 #   make bench   sapfor analyze vs gfortran -fsyntax-only (bench/)
@@ -36,6 +36,7 @@ LOCKED := $(if $(shell git -C $(CURDIR) ls-files --error-unmatch Cargo.lock 2>/d
 CARGO ?= cargo
 RELEASE_BIN := $(TARGET_DIR)/release/sapfor
 DEMO_FILE := samples/jacobi/jac.f
+DEMO_OUT := $(or $(TMPDIR),/tmp)/sapfor-demo
 
 .PHONY: help setup build build-release demo test e2e bench
 
@@ -57,6 +58,11 @@ demo: setup build-release
 	$(RELEASE_BIN) analyze $(DEMO_FILE)
 	@echo "== sapfor analyze --dump cfg $(DEMO_FILE)"
 	$(RELEASE_BIN) analyze --dump cfg $(DEMO_FILE)
+	@echo "== sapfor --auto $(DEMO_FILE) --procs 100 (writes $(DEMO_OUT)/jac.fdv)"
+	mkdir -p $(DEMO_OUT)
+	$(RELEASE_BIN) --auto $(DEMO_FILE) --procs 100 --out-dir $(DEMO_OUT) --db $(DEMO_OUT)/sapfor.db
+	@echo "== the directives in $(DEMO_OUT)/jac.fdv"
+	grep -n 'DVM' $(DEMO_OUT)/jac.fdv
 
 test: setup
 	$(CARGO) test --workspace $(LOCKED) </dev/null
