@@ -652,10 +652,13 @@ fn alignments(
     }
     let mut out = BTreeMap::new();
     out.insert(tid.clone(), (0..trank).map(|d| Some((d, 0))).collect());
+    // The heaviest relation; among equals the one with the smallest offsets (an array read
+    // at I-1 and I+1 as often as at I aligns at I).
+    let spread = |m: &AlignMap| -> i64 { m.iter().flatten().map(|(_, o)| o.abs()).sum() };
     for (id, _) in candidates.iter().filter(|(id, _)| *id != tid) {
         match votes.get(id).and_then(|v| {
             v.iter()
-                .max_by(|a, b| a.1.total_cmp(b.1))
+                .max_by(|a, b| a.1.total_cmp(b.1).then(spread(b.0).cmp(&spread(a.0))))
                 .map(|(m, _)| m.clone())
         }) {
             Some(m) => {
@@ -1134,7 +1137,8 @@ fn sequential_remote(
             let mut calls = vec![];
             cx.stmt_accesses(st, &mut acc, &mut calls);
             let mut refs = vec![];
-            for a in acc.iter().filter(|a| !a.write) {
+            // Reads inside called procedures are handled there (their own loops are mapped).
+            for a in acc.iter().filter(|a| !a.write && a.via_call.is_none()) {
                 let Some(id) = array_id(prog, ui, &a.name) else {
                     continue;
                 };

@@ -345,3 +345,66 @@ fn generate_any_stored_variant() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A program in two files sharing a COMMON block: the distribution is declared consistently
+/// in both units, the call in the time loop needs no REMOTE_ACCESS (the callee's loops are
+/// mapped in the callee), B is aligned with A without offset, and the program still prints
+/// the same.
+#[test]
+fn several_files_with_common() {
+    assert!(have_gfortran());
+    let dir = scratch("multi");
+    for f in ["main.f", "sub.f"] {
+        std::fs::copy(
+            root().join("shell-gui/tests/data/multi").join(f),
+            dir.join(f),
+        )
+        .unwrap();
+    }
+    let out = sapfor()
+        .current_dir(&dir)
+        .args([
+            "--auto",
+            "main.f",
+            "sub.f",
+            "--procs",
+            "4",
+            "--out-dir",
+            "par",
+            "--no-db",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let main = std::fs::read_to_string(dir.join("par/main.fdv")).unwrap();
+    let sub = std::fs::read_to_string(dir.join("par/sub.fdv")).unwrap();
+    for text in [&main, &sub] {
+        assert!(text.contains("CDVM$ DISTRIBUTE A("), "{text}");
+        assert!(text.contains("CDVM$ ALIGN B(I,J) WITH A(I,J)"), "{text}");
+    }
+    assert!(!main.contains("REMOTE_ACCESS"), "{main}");
+    assert!(sub.contains("SHADOW_RENEW(A("), "{sub}");
+    let exe = dir.join("seq");
+    assert!(Command::new("gfortran")
+        .args(["-w", "main.f", "sub.f", "-o"])
+        .arg(&exe)
+        .current_dir(&dir)
+        .status()
+        .unwrap()
+        .success());
+    let want = Command::new(&exe).output().unwrap().stdout;
+    let par = dir.join("par/p");
+    assert!(Command::new("gfortran")
+        .args(["-w", "-x", "f77", "par/main.fdv", "par/sub.fdv", "-o"])
+        .arg(&par)
+        .current_dir(&dir)
+        .status()
+        .unwrap()
+        .success());
+    assert_eq!(Command::new(&par).output().unwrap().stdout, want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
