@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate a large, valid FORTRAN 77 fixed-form program for benchmarks.
 
-    bench/gen_big.py N_LINES OUT.f [--seed SEED]
+    bench/gen_big.py N_LINES OUT.f [--seed SEED] [--grid NX,NY,NZ]
 
 The program has about N_LINES lines in many program units: a main program,
 an initialisation routine, driver subroutines that call groups of kernel
@@ -15,29 +15,40 @@ labelled DO loops (some sharing a terminal label), ENDDO loops,
 continuation lines, comments, PARAMETERs and COMMON blocks.
 
 The output is deterministic for a given N_LINES and SEED, accepted by
-`gfortran -fsyntax-only`, compiles, and runs in well under a second (small
-arrays), printing a checksum.
+`gfortran -fsyntax-only`, compiles, and runs, printing a checksum.
+
+The array extents are PARAMETERs (--grid NX,NY,NZ, default 256,256,32, as
+in real codes). They can matter to the analyzer: the dependence tests may
+solve nests with small constant iteration spaces exactly by enumerating
+them, which costs time proportional to the space, while large ones get the
+symbolic tests only. bench/analyze_bench.sh therefore also measures
+--grid 48,40,12, where most nests are small.
 """
 
 import argparse
 import random
 import sys
 
-NX, NY, NZ = 48, 40, 12
+DEFAULT_GRID = (256, 256, 32)
 KERNELS_PER_GROUP = 10
 
-HEADER_DECLS = [
-    "      INTEGER NX, NY, NZ",
-    "      PARAMETER (NX = %d, NY = %d, NZ = %d)" % (NX, NY, NZ),
-    "      REAL A(NX,NY), B(NX,NY), C(NX,NY)",
-    "      REAL U(NX,NY,NZ), W(NX,NY,NZ)",
-    "      REAL X(NX), Y(NX), Z(NY)",
-    "      REAL EPS, TOTAL, DT",
-    "      COMMON /FLD2/ A, B, C",
-    "      COMMON /FLD3/ U, W",
-    "      COMMON /VEC/ X, Y, Z",
-    "      COMMON /SCL/ EPS, TOTAL, DT",
-]
+HEADER_DECLS = []
+
+
+def set_grid(nx, ny, nz):
+    """The PARAMETERs and COMMON blocks repeated in every unit."""
+    HEADER_DECLS[:] = [
+        "      INTEGER NX, NY, NZ",
+        "      PARAMETER (NX = %d, NY = %d, NZ = %d)" % (nx, ny, nz),
+        "      REAL A(NX,NY), B(NX,NY), C(NX,NY)",
+        "      REAL U(NX,NY,NZ), W(NX,NY,NZ)",
+        "      REAL X(NX), Y(NX), Z(NY)",
+        "      REAL EPS, TOTAL, DT",
+        "      COMMON /FLD2/ A, B, C",
+        "      COMMON /FLD3/ U, W",
+        "      COMMON /VEC/ X, Y, Z",
+        "      COMMON /SCL/ EPS, TOTAL, DT",
+    ]
 
 
 class Unit:
@@ -393,9 +404,18 @@ def main():
     ap.add_argument("n_lines", type=int, help="approximate number of lines")
     ap.add_argument("out", help="output file (fixed form, .f)")
     ap.add_argument("--seed", type=int, default=20240601)
+    ap.add_argument("--grid", default="%d,%d,%d" % DEFAULT_GRID,
+                    help="array extents NX,NY,NZ (default %(default)s)")
     a = ap.parse_args()
     if a.n_lines < 200:
         ap.error("N_LINES must be at least 200")
+    try:
+        nx, ny, nz = (int(v) for v in a.grid.split(","))
+    except ValueError:
+        ap.error("--grid must be NX,NY,NZ")
+    if min(nx, ny, nz) < 4:
+        ap.error("--grid extents must be at least 4")
+    set_grid(nx, ny, nz)
     lines = generate(a.n_lines, a.seed)
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")

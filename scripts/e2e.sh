@@ -91,6 +91,14 @@ if ! command -v gfortran >/dev/null 2>&1; then
     exit 1
 fi
 echo "e2e: sapfor = $BIN"
+# Since the project database exists, `analyze` caches its results in
+# ./sapfor.db. The checks below analyze afresh (--no-db) so that nothing is
+# written into the checkout and no cached result hides a regression; the
+# database path has its own check (cached report == fresh report).
+NODB=()
+if "$BIN" analyze --help 2>/dev/null | grep -q -- '--no-db'; then
+    NODB=(--no-db)
+fi
 echo "e2e: $(gfortran --version | head -n1)"
 
 # Fortran sources of a sample directory, in a stable order.
@@ -167,7 +175,7 @@ for d in "${SAMPLES[@]}"; do
     o="$SCRATCH/analyze-$name"
 
     check="sapfor analyze samples/$name"
-    run_cap "$o.out" "$o.err" "$BIN" analyze "${rel[@]}"
+    run_cap "$o.out" "$o.err" "$BIN" analyze "${NODB[@]}" "${rel[@]}"
     if has_panic "$o.out" "$o.err"; then
         fail "$check" "panicked (exit $RC)" "$o.err"
     elif [ "$RC" -ne 0 ]; then
@@ -179,7 +187,7 @@ for d in "${SAMPLES[@]}"; do
     fi
 
     check="sapfor analyze --json samples/$name"
-    run_cap "$o.json" "$o.jerr" "$BIN" analyze --json "${rel[@]}"
+    run_cap "$o.json" "$o.jerr" "$BIN" analyze "${NODB[@]}" --json "${rel[@]}"
     if has_panic "$o.json" "$o.jerr"; then
         fail "$check" "panicked (exit $RC)" "$o.jerr"
         continue
@@ -241,7 +249,8 @@ done
 for what in cfg loops deps; do
     check="sapfor analyze --dump $what samples/jacobi/jac.f"
     o="$SCRATCH/dump-$what"
-    run_cap "$o.out" "$o.err" "$BIN" analyze --dump "$what" samples/jacobi/jac.f
+    run_cap "$o.out" "$o.err" "$BIN" analyze "${NODB[@]}" --dump "$what" \
+        samples/jacobi/jac.f
     if has_panic "$o.out" "$o.err"; then
         fail "$check" "panicked (exit $RC)" "$o.err"
     elif [ "$RC" -ne 0 ]; then
@@ -256,7 +265,7 @@ done
 # ---------------------------------------------- (c) the Jacobi verdicts
 echo "== (c) verdicts on the Jacobi sample"
 o="$SCRATCH/jac"
-run_cap "$o.out" "$o.err" "$BIN" analyze samples/jacobi/jac.f
+run_cap "$o.out" "$o.err" "$BIN" analyze "${NODB[@]}" samples/jacobi/jac.f
 for want in \
     'jac.f:18: loop J (depth 2): parallel, reduction(max:EPS)' \
     'jac.f:16: loop IT (depth 1): sequential'; do
@@ -267,6 +276,35 @@ for want in \
         fail "$check" "line not found (exit $RC); output was:" "$o.out" "$o.err"
     fi
 done
+
+# A report served from the project database must equal a fresh one.
+if [ "${#NODB[@]}" -gt 0 ]; then
+    db="$SCRATCH/cache.db"
+    for fmt in human json; do
+        flag=()
+        [ "$fmt" = json ] && flag=(--json)
+        check="project database: cached $fmt report of samples/legacy equals a fresh one"
+        o="$SCRATCH/db-$fmt"
+        run_cap "$o.0" "$o.0e" "$BIN" analyze --no-db "${flag[@]}" samples/legacy/legacy.f
+        run_cap "$o.1" "$o.1e" "$BIN" analyze --db "$db" "${flag[@]}" samples/legacy/legacy.f
+        rc1=$RC
+        run_cap "$o.2" "$o.2e" "$BIN" analyze --db "$db" "${flag[@]}" samples/legacy/legacy.f
+        rc2=$RC
+        if has_panic "$o.1e" "$o.2e"; then
+            fail "$check" "panicked" "$o.1e" "$o.2e"
+        elif [ "$rc1" -ne 0 ] || [ "$rc2" -ne 0 ]; then
+            fail "$check" "exit status $rc1 (first run), $rc2 (second run)" "$o.1e" "$o.2e"
+        elif ! cmp -s "$o.0" "$o.1"; then
+            diff -u "$o.0" "$o.1" >"$o.diff"
+            fail "$check" "first run with --db differs from --no-db" "$o.diff"
+        elif ! cmp -s "$o.1" "$o.2"; then
+            diff -u "$o.1" "$o.2" >"$o.diff"
+            fail "$check" "second (cached) run differs from the first" "$o.diff"
+        else
+            pass "$check"
+        fi
+    done
+fi
 
 # ------------------------------------------------------ (d) bad input
 echo "== (d) bad input: clear message, non-zero exit, no panic"
@@ -359,7 +397,7 @@ cat >"$bad/withinc.f" <<'EOF'
       PRINT *, A(NN)
       END
 EOF
-check="INCLUDE found through -I"
+check="INCLUDE found through -I"  # runs in the scratch dir: any db lands there
 o="$SCRATCH/withinc"
 (cd "$bad" && timeout "$TIMEOUT" "$BIN" analyze -I incdir withinc.f) \
     >"$o.out" 2>"$o.err" </dev/null
