@@ -82,7 +82,8 @@ pub struct Cfg {
     /// Loop variable of each expanded DO loop's header block.
     pub header_var: BTreeMap<BlockId, Name>,
     pub live_out: Vec<BTreeSet<Name>>,
-    /// Reaching definitions at block entry: (variable, defining statement).
+    /// Reaching definitions at block entry: (variable, defining statement); computed for
+    /// the large-block graph only (empty without `collapse`).
     pub reach_in: Vec<BTreeSet<(Name, StmtId)>>,
 }
 
@@ -645,9 +646,9 @@ fn node_of<'a>(nodes: &'a [Node], header: StmtId) -> Option<&'a Node> {
     None
 }
 
-/// Build the CFG of a unit. `collapse` selects large blocks (nests as single items); without
-/// it every loop is expanded (statement-level items), which the loop analysis uses for
-/// liveness after a loop.
+/// Build the CFG of a unit. `collapse` selects large blocks (nests as single items) with their
+/// read/write sections; without it every loop is expanded (statement-level items) and only
+/// names are tracked, which is what the loop analysis needs for liveness after a loop.
 pub fn build(
     unit: &Unit,
     sema: &UnitSema,
@@ -754,19 +755,23 @@ pub fn build(
                 }
             }
             let (mut u, mut d) = (BTreeSet::new(), BTreeSet::new());
+            let no_env = Env::new();
             for a in &acc {
                 let sid = a.stmt;
-                let env = envs.get(&sid).cloned().unwrap_or_default();
-                let set = access_section(sema, a, &env);
-                let target = if a.write {
-                    &mut blk.writes
-                } else {
-                    &mut blk.reads
-                };
-                match target.get_mut(&a.name) {
-                    Some(s) => *s = s.union(&set),
-                    None => {
-                        target.insert(a.name.clone(), set);
+                // The statement-level graph serves liveness only: no sections there.
+                if collapse {
+                    let env = envs.get(&sid).unwrap_or(&no_env);
+                    let set = access_section(sema, a, env);
+                    let target = if a.write {
+                        &mut blk.writes
+                    } else {
+                        &mut blk.reads
+                    };
+                    match target.get_mut(&a.name) {
+                        Some(s) => *s = s.union(&set),
+                        None => {
+                            target.insert(a.name.clone(), set);
+                        }
                     }
                 }
                 if a.write {
@@ -812,7 +817,9 @@ pub fn build(
         }
     }
     cfg.compute_liveness();
-    cfg.compute_reaching(unit);
+    if collapse {
+        cfg.compute_reaching(unit);
+    }
     cfg
 }
 

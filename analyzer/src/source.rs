@@ -406,7 +406,14 @@ fn expand(
                             format!("include file '{name}' not found"),
                             Some(loc),
                         )
-                        .with_note(format!("searched {} and the -I directories", if dir.as_os_str().is_empty() { ".".into() } else { dir.display().to_string() })),
+                        .with_note(format!(
+                            "searched {} and the -I directories",
+                            if dir.as_os_str().is_empty() {
+                                ".".into()
+                            } else {
+                                dir.display().to_string()
+                            }
+                        )),
                     );
                     push_line(buf, "", id, lineno);
                 }
