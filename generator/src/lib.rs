@@ -209,60 +209,32 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             }
         };
 
-    for (seq, x) in scheme.distributions.iter().enumerate() {
-        let ui = resolve(program, &x.at)?;
-        let a = anchor(ui)?;
-        let path = path_of(ui);
-        let at = convert::At {
-            file: &path,
-            line: a.before,
+    // DISTRIBUTE, ALIGN and SHADOW of a unit go to its declaration anchor, in that order.
+    macro_rules! declarations {
+        ($items:expr, $cat:expr, $what:expr, $convert:path) => {
+            for (seq, x) in $items.iter().enumerate() {
+                let ui = resolve(program, &x.at)?;
+                let a = anchor(ui)?;
+                let path = path_of(ui);
+                let at = convert::At {
+                    file: &path,
+                    line: a.before,
+                };
+                let kind = $convert(x, at)?;
+                decl(ui, &x.array, $what, a.before)?;
+                plan[program.units[ui].file.0 as usize].push(Insertion {
+                    before: a.before,
+                    cat: $cat,
+                    seq,
+                    kind,
+                    indent_line: a.indent_line,
+                });
+            }
         };
-        let kind = convert::distribute(x, at)?;
-        decl(ui, &x.array, "DISTRIBUTE", a.before)?;
-        plan[program.units[ui].file.0 as usize].push(Insertion {
-            before: a.before,
-            cat: 0,
-            seq,
-            kind,
-            indent_line: a.indent_line,
-        });
     }
-    for (seq, x) in scheme.alignments.iter().enumerate() {
-        let ui = resolve(program, &x.at)?;
-        let a = anchor(ui)?;
-        let path = path_of(ui);
-        let at = convert::At {
-            file: &path,
-            line: a.before,
-        };
-        let kind = convert::align(x, at)?;
-        decl(ui, &x.array, "ALIGN", a.before)?;
-        plan[program.units[ui].file.0 as usize].push(Insertion {
-            before: a.before,
-            cat: 1,
-            seq,
-            kind,
-            indent_line: a.indent_line,
-        });
-    }
-    for (seq, x) in scheme.shadows.iter().enumerate() {
-        let ui = resolve(program, &x.at)?;
-        let a = anchor(ui)?;
-        let path = path_of(ui);
-        let at = convert::At {
-            file: &path,
-            line: a.before,
-        };
-        let kind = convert::shadow(x, at)?;
-        decl(ui, &x.array, "SHADOW", a.before)?;
-        plan[program.units[ui].file.0 as usize].push(Insertion {
-            before: a.before,
-            cat: 2,
-            seq,
-            kind,
-            indent_line: a.indent_line,
-        });
-    }
+    declarations!(scheme.distributions, 0, "DISTRIBUTE", convert::distribute);
+    declarations!(scheme.alignments, 1, "ALIGN", convert::align);
+    declarations!(scheme.shadows, 2, "SHADOW", convert::shadow);
 
     for (seq, x) in scheme.remote.iter().enumerate() {
         let ui = resolve(program, &x.at)?;
