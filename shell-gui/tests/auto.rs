@@ -408,3 +408,79 @@ fn several_files_with_common() {
     assert_eq!(Command::new(&par).output().unwrap().stdout, want);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every analyzer fixture through `--auto` with communication made free (so that most of
+/// them get a distribution and the generator writes DISTRIBUTE/ALIGN/SHADOW/PARALLEL/
+/// REMOTE_ACCESS for many shapes of code): the generated program compiles, prints exactly
+/// what the original prints, and reads back without errors.
+#[test]
+fn every_fixture_survives_auto_with_free_communication() {
+    assert!(have_gfortran());
+    let dir = scratch("fixtures");
+    let data = root().join("analyzer/test_data");
+    for e in std::fs::read_dir(&data).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "inc") {
+            std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::write(
+        dir.join("free.toml"),
+        "processes = 4\ntstart_us = 0\ntbyte_us = 0\nloop_overhead_us = 0\nmemref_ns = 0\n",
+    )
+    .unwrap();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| matches!(p.extension().and_then(|x| x.to_str()), Some("f" | "f90")))
+        .collect();
+    files.sort();
+    let mut distributed = 0;
+    for src in &files {
+        let name = src.file_name().unwrap().to_str().unwrap().to_string();
+        let fixed = name.ends_with(".f");
+        std::fs::copy(src, dir.join(&name)).unwrap();
+        let want = run_sequential(&dir, &dir.join(&name), fixed);
+        let out = sapfor()
+            .current_dir(&dir)
+            .args([
+                "--auto",
+                &name,
+                "--no-db",
+                "--machine",
+                "free.toml",
+                "-o",
+                "out.fdv",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let fdv = std::fs::read_to_string(dir.join("out.fdv")).unwrap();
+        if fdv.contains("DISTRIBUTE") {
+            distributed += 1;
+        }
+        assert_eq!(
+            run_sequential(&dir, &dir.join("out.fdv"), fixed),
+            want,
+            "{name}: the generated program prints something else"
+        );
+        let p = analyzer::program::load(&[dir.join("out.fdv")], &Default::default());
+        assert!(
+            !p.diags
+                .iter()
+                .any(|d| d.code == analyzer::diag::codes::BAD_DIRECTIVE),
+            "{name}: {:?}",
+            p.diags
+        );
+    }
+    assert!(
+        files.len() >= 30 && distributed >= 20,
+        "{} fixtures, {distributed} distributed",
+        files.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
