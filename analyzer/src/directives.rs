@@ -116,6 +116,26 @@ pub enum ReductionOp {
     MinLoc,
 }
 
+impl ReductionOp {
+    /// The operation named `name` (any case): sum, product, max, min, and, or, eqv, neqv,
+    /// maxloc, minloc.
+    pub fn from_name(name: &str) -> Option<ReductionOp> {
+        Some(match name.trim().to_ascii_lowercase().as_str() {
+            "sum" => ReductionOp::Sum,
+            "product" => ReductionOp::Product,
+            "max" => ReductionOp::Max,
+            "min" => ReductionOp::Min,
+            "and" => ReductionOp::And,
+            "or" => ReductionOp::Or,
+            "eqv" => ReductionOp::Eqv,
+            "neqv" => ReductionOp::Neqv,
+            "maxloc" => ReductionOp::MaxLoc,
+            "minloc" => ReductionOp::MinLoc,
+            _ => return None,
+        })
+    }
+}
+
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct Reduction {
     pub op: ReductionOp,
@@ -1370,18 +1390,9 @@ impl<'a> Parser<'a> {
                 self.error_here("expected a reduction operation such as SUM(S) or MAX(EPS)")
             );
         };
-        let op = match op_name.as_str() {
-            "sum" => ReductionOp::Sum,
-            "product" => ReductionOp::Product,
-            "max" => ReductionOp::Max,
-            "min" => ReductionOp::Min,
-            "and" => ReductionOp::And,
-            "or" => ReductionOp::Or,
-            "eqv" => ReductionOp::Eqv,
-            "neqv" => ReductionOp::Neqv,
-            "maxloc" => ReductionOp::MaxLoc,
-            "minloc" => ReductionOp::MinLoc,
-            _ => {
+        let op = match ReductionOp::from_name(&op_name) {
+            Some(op) => op,
+            None => {
                 return Err(err_at(
                     pos,
                     format!(

@@ -135,18 +135,11 @@ fn array_ref(r: &ArrayRef, at: At) -> Result<d::ArrayRef, GenError> {
 }
 
 fn reduction(r: &ReductionSpec, at: At) -> Result<Reduction, GenError> {
-    let op = match r.op.trim().to_ascii_lowercase().as_str() {
-        "sum" => ReductionOp::Sum,
-        "product" => ReductionOp::Product,
-        "max" => ReductionOp::Max,
-        "min" => ReductionOp::Min,
-        "and" => ReductionOp::And,
-        "or" => ReductionOp::Or,
-        "eqv" => ReductionOp::Eqv,
-        "neqv" => ReductionOp::Neqv,
-        "maxloc" => ReductionOp::MaxLoc,
-        "minloc" => ReductionOp::MinLoc,
-        other => return Err(at.bad(format!("unknown reduction operation `{other}`"))),
+    let Some(op) = ReductionOp::from_name(&r.op) else {
+        return Err(at.bad(format!(
+            "unknown reduction operation `{}`",
+            r.op.trim().to_ascii_lowercase()
+        )));
     };
     let is_loc = matches!(op, ReductionOp::MaxLoc | ReductionOp::MinLoc);
     if is_loc && r.loc.is_empty() {

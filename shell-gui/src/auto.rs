@@ -2,8 +2,6 @@
 //! database) and `sapfor generate --scheme ID` (the program of any stored variant).
 
 use crate::commands::{absolute, input_key, open_db, write_atomically};
-use analyzer::program::Options;
-use analyzer::source::SourceForm;
 use anyhow::{bail, Context, Result};
 use database::records::{AnalysisRecord, ArtifactRecord, SchemeRecord};
 use database::Db;
@@ -174,25 +172,7 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
     }
     let machine = machine_model(a.machine.as_deref(), a.procs)?;
     let mut db = if a.no_db { None } else { Some(open_db(&a.db)?) };
-    let mut opts = Options {
-        include_dirs: a.include.clone(),
-        force_form: if a.fixed_form {
-            Some(SourceForm::Fixed)
-        } else if a.free_form {
-            Some(SourceForm::Free)
-        } else {
-            None
-        },
-        overrides: vec![],
-    };
-    if let Some(db) = &db {
-        opts.overrides = db
-            .overrides()
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-            .into_iter()
-            .map(|(_, o)| o)
-            .collect();
-    }
+    let opts = crate::commands::cli_options(&a.include, a.fixed_form, a.free_form, db.as_ref())?;
     let mut phases: Vec<(&str, f64)> = vec![];
     let mut clock = std::time::Instant::now();
     let mut lap = |name: &'static str, phases: &mut Vec<(&str, f64)>| {

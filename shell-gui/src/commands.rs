@@ -198,27 +198,39 @@ fn emit_report(report: &Value, as_json: bool) -> Result<bool> {
     Ok(errors)
 }
 
-pub fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
-    let db = if a.no_db { None } else { Some(open_db(&a.db)?) };
-    let mut opts = Options {
-        include_dirs: a.include.clone(),
-        force_form: if a.fixed_form {
-            Some(SourceForm::Fixed)
-        } else if a.free_form {
-            Some(SourceForm::Free)
-        } else {
-            None
-        },
-        overrides: vec![],
+/// Analysis options from the command line, with the refinements recorded in the database.
+pub fn cli_options(
+    include: &[PathBuf],
+    fixed_form: bool,
+    free_form: bool,
+    db: Option<&Db>,
+) -> Result<Options> {
+    let force_form = if fixed_form {
+        Some(SourceForm::Fixed)
+    } else if free_form {
+        Some(SourceForm::Free)
+    } else {
+        None
     };
-    if let Some(db) = &db {
-        opts.overrides = db
+    let overrides = match db {
+        Some(db) => db
             .overrides()
             .map_err(|e| anyhow::anyhow!("{e}"))?
             .into_iter()
             .map(|(_, o)| o)
-            .collect();
-    }
+            .collect(),
+        None => vec![],
+    };
+    Ok(Options {
+        include_dirs: include.to_vec(),
+        force_form,
+        overrides,
+    })
+}
+
+pub fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
+    let db = if a.no_db { None } else { Some(open_db(&a.db)?) };
+    let opts = cli_options(&a.include, a.fixed_form, a.free_form, db.as_ref())?;
     // Re-use a stored analysis of exactly these inputs.
     let key = db.as_ref().and_then(|db| input_key(db, &a.files, &opts));
     if let (Some(db), Some(key), None) = (&db, &key, &a.dump) {
