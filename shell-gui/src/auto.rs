@@ -185,6 +185,11 @@ fn write_program(
         generator::generate(&analysis.program, scheme).map_err(|e| anyhow::anyhow!("{e}"))?;
     if !scheme.regions.is_empty() || !scheme.actualizations.is_empty() {
         let findings = verify_actuality(&analysis.program, &files)?;
+        if !findings.is_empty() && std::env::var_os("SAPFOR_DEBUG_CHECK").is_some() {
+            for f in &files {
+                eprintln!("{}", f.text);
+            }
+        }
         if !findings.is_empty() {
             bail!(
                 "internal error: the generated program would use stale data (nothing was written):\n  {}",

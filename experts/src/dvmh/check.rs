@@ -40,10 +40,17 @@ impl std::fmt::Display for Finding {
     }
 }
 
+/// Element sets; all "surely" sets except `bh_may` / `bd_may`.
 #[derive(Clone, PartialEq, Default, Debug)]
 struct CState {
+    /// The host copy holds the newest value.
     fh: VarSets,
+    /// The device copy holds the newest value.
     fd: VarSets,
+    /// The copy the runtime would use for the device is fresh: (bd -> fd) and (not bd -> fh).
+    gd: VarSets,
+    /// The copy the runtime would use for the host is fresh: (bh -> fh) and (not bh -> fd).
+    gh: VarSets,
     bh_may: VarSets,
     bh_must: VarSets,
     bd_may: VarSets,
@@ -54,11 +61,18 @@ impl State for CState {
     fn join(&mut self, o: &Self) {
         self.fh = intersect(&self.fh, &o.fh);
         self.fd = intersect(&self.fd, &o.fd);
+        self.gd = intersect(&self.gd, &o.gd);
+        self.gh = intersect(&self.gh, &o.gh);
         self.bh_may = union(&self.bh_may, &o.bh_may);
         self.bh_must = intersect(&self.bh_must, &o.bh_must);
         self.bd_may = union(&self.bd_may, &o.bd_may);
         self.bd_must = intersect(&self.bd_must, &o.bd_must);
     }
+}
+
+/// `set` restricted to elements outside `of`, plus `new` restricted to `of`.
+fn replace_on(set: &VarSets, of: &VarSets, new: &VarSets) -> VarSets {
+    union(&minus(set, of), &intersect(new, of))
 }
 
 struct RegionText {
@@ -87,6 +101,8 @@ struct Checker<'a> {
     at_end: BTreeMap<Option<StmtId>, Vec<(u32, Act)>>,
     findings: BTreeSet<Finding>,
     vars: Vec<Name>,
+    /// Host loops checked whole (no region, directive or call inside).
+    whole: BTreeSet<StmtId>,
 }
 
 fn eval(e: &DExpr, sema: &UnitSema) -> Option<i64> {
@@ -181,15 +197,12 @@ impl Checker<'_> {
         match act {
             Act::Get(sets) => {
                 let s = self.all_of(sets);
-                // Per element: believed on the host -> kept; not believed -> copied from the
-                // device; uncertain -> both must be fresh.
-                let kept = intersect(&st.bh_must, &st.fh);
-                let copied = intersect(&minus(&s, &st.bh_may), &st.fd);
-                let either = intersect(&intersect(&minus(&st.bh_may, &st.bh_must), &st.fd), &st.fh);
-                let fresh = intersect(&union(&union(&kept, &copied), &either), &s);
-                st.fh = union(&minus(&st.fh, &s), &fresh);
+                // The host ends with its own value where it is believed, the device's value
+                // elsewhere: exactly what `gh` says is fresh.
+                st.fh = replace_on(&st.fh, &s, &st.gh);
                 st.bh_may = union(&st.bh_may, &s);
                 st.bh_must = union(&st.bh_must, &s);
+                st.gh = replace_on(&st.gh, &s, &st.fh);
             }
             Act::Actual(sets) => {
                 let s = self.all_of(sets);
@@ -206,6 +219,8 @@ impl Checker<'_> {
                 st.bh_must = union(&st.bh_must, &s);
                 st.bd_may = minus(&st.bd_may, &s);
                 st.bd_must = minus(&st.bd_must, &s);
+                st.gd = replace_on(&st.gd, &s, &st.fh);
+                st.gh = replace_on(&st.gh, &s, &st.fh);
             }
         }
     }
@@ -214,23 +229,21 @@ impl Checker<'_> {
     fn consistent(&mut self, line: u32, vars: &BTreeSet<Name>, st: &CState, what: &str) {
         for v in vars {
             let w = effects::whole(self.sema(), v);
-            let fh = st.fh.get(v).cloned().unwrap_or_else(|| SectionSet::empty(w.rank()));
-            let bh = st.bh_must.get(v).cloned().unwrap_or_else(|| SectionSet::empty(w.rank()));
-            let stale = w.difference(&fh.intersect(&bh));
+            let empty = SectionSet::empty(w.rank());
+            let fh = st.fh.get(v).unwrap_or(&empty);
+            let bh = st.bh_must.get(v).unwrap_or(&empty);
+            let stale = w.difference(&fh.intersect(bh));
             if !stale.is_empty() {
                 let m = format!("{what}, but {} may be stale on the host (missing GET_ACTUAL)", self.show(v, &stale));
                 self.report(line, m);
             }
-            if let Some(bd) = st.bd_may.get(v) {
-                let fd = st.fd.get(v).cloned().unwrap_or_else(|| SectionSet::empty(w.rank()));
-                let bad = bd.difference(&fd);
-                if !bad.is_empty() {
-                    let m = format!(
-                        "{what}, but the runtime still takes {} on the accelerator as actual after a host write (missing ACTUAL)",
-                        self.show(v, &bad)
-                    );
-                    self.report(line, m);
-                }
+            let bad = w.difference(st.gd.get(v).unwrap_or(&empty));
+            if !bad.is_empty() {
+                let m = format!(
+                    "{what}, but the runtime may still take {} on the accelerator as actual after a host write (missing ACTUAL)",
+                    self.show(v, &bad)
+                );
+                self.report(line, m);
             }
         }
     }
@@ -238,13 +251,13 @@ impl Checker<'_> {
     fn after_call(&self, vars: &BTreeSet<Name>, st: &mut CState) {
         for v in vars {
             let w = effects::whole(self.sema(), v);
-            st.fh.insert(v.clone(), w.clone());
-            st.bh_may.insert(v.clone(), w.clone());
-            st.bh_must.insert(v.clone(), w.clone());
+            for set in [&mut st.fh, &mut st.bh_may, &mut st.bh_must, &mut st.gd, &mut st.gh] {
+                set.insert(v.clone(), w.clone());
+            }
+            st.fd.remove(v);
+            st.bd_must.remove(v);
             if self.any_regions {
                 st.bd_may.insert(v.clone(), w.clone());
-                st.fd.insert(v.clone(), w.clone());
-                st.bd_must.remove(v);
             }
         }
     }
@@ -259,12 +272,9 @@ impl Checker<'_> {
             let r = &self.regions[k];
             (r.line, r.ins.clone(), r.outs.clone(), r.locals.clone(), r.private.clone())
         };
-        // Entry: actualize the inputs on the device.
-        let kept = intersect(&st.bd_must, &st.fd);
-        let copied = intersect(&minus(&ins, &st.bd_may), &st.fh);
-        let either = intersect(&intersect(&minus(&st.bd_may, &st.bd_must), &st.fd), &st.fh);
-        let fresh = intersect(&union(&union(&kept, &copied), &either), &ins);
-        st.fd = union(&minus(&st.fd, &ins), &fresh);
+        // Entry: the device ends with its own value where it is believed, the host's
+        // elsewhere: exactly what `gd` says is fresh.
+        st.fd = replace_on(&st.fd, &ins, &st.gd);
         st.bd_may = union(&st.bd_may, &ins);
         st.bd_must = union(&st.bd_must, &ins);
         // Body.
@@ -284,7 +294,8 @@ impl Checker<'_> {
             let m = format!("region calls `{}`", c.name.to_uppercase());
             self.report(c.line, m);
         }
-        let missing = minus(&eff.reads, &st.fd);
+        let there = intersect(&st.fd, &st.bd_must);
+        let missing = minus(&eff.reads, &there);
         for (v, x) in &missing {
             let m = format!(
                 "the region reads {} that may not be actual on the accelerator (missing IN, or ACTUAL after a host write)",
@@ -299,7 +310,8 @@ impl Checker<'_> {
             let m = format!("the region writes {} but does not declare it OUT or LOCAL", self.show(v, x));
             self.report(rline, m);
         }
-        let unproduced = minus(&outs, &st.fd);
+        let produced = intersect(&union(&there, &eff.must), &st.fd);
+        let unproduced = minus(&outs, &produced);
         for (v, x) in &unproduced {
             let m = format!(
                 "OUT declares {} but the accelerator may not hold its newest values",
@@ -307,12 +319,21 @@ impl Checker<'_> {
             );
             self.report(rline, m);
         }
+        // Exit: OUT actual on the device only; LOCAL forgotten on the device.
         st.bd_may = union(&st.bd_may, &outs);
         st.bd_must = union(&st.bd_must, &outs);
         st.bh_may = minus(&st.bh_may, &outs);
         st.bh_must = minus(&st.bh_must, &outs);
         st.bd_may = minus(&st.bd_may, &locals);
         st.bd_must = minus(&st.bd_must, &locals);
+        // Good copies: OUT -> the device value; LOCAL -> the host value (for the device);
+        // other written elements: the host copy is stale where the host is believed.
+        st.gd = replace_on(&st.gd, &outs, &st.fd);
+        st.gh = replace_on(&st.gh, &outs, &st.fd);
+        st.gd = replace_on(&st.gd, &locals, &st.fh);
+        let rest = minus(&eff.may, &outs);
+        let gh_rest = minus(&intersect(&rest, &st.fd), &st.bh_may);
+        st.gh = replace_on(&st.gh, &rest, &gh_rest);
     }
 
     fn visible(&self, e: &effects::Eff) -> BTreeSet<Name> {
@@ -321,6 +342,40 @@ impl Checker<'_> {
             .filter(|v| nonlocal(self.sema(), v) || e.reads.contains_key(*v) || e.may.contains_key(*v))
             .cloned()
             .collect()
+    }
+}
+
+impl Checker<'_> {
+    fn host(&mut self, line: u32, eff: effects::Eff, st: &mut CState) {
+        {
+            {
+                let stale = minus(&eff.reads, &st.fh);
+                for (v, x) in &stale {
+                    let m = format!(
+                        "reads {} whose newest values may be on the accelerator (missing GET_ACTUAL)",
+                        self.show(v, x)
+                    );
+                    self.report(line, m);
+                }
+                if !eff.calls.is_empty() {
+                    let vis = self.visible(&eff);
+                    let what = format!("calls `{}`", eff.calls[0].name.to_uppercase());
+                    self.consistent(line, &vis, st, &what);
+                }
+                st.fh = union(&st.fh, &eff.must);
+                st.fd = minus(&st.fd, &eff.may);
+                // Written elements: the device copy is stale, so each copy the runtime would
+                // use is good only where it is the host's and the host's is fresh.
+                let gd = minus(&intersect(&eff.may, &st.fh), &st.bd_may);
+                let gh = intersect(&intersect(&eff.may, &st.bh_must), &st.fh);
+                st.gd = replace_on(&st.gd, &eff.may, &gd);
+                st.gh = replace_on(&st.gh, &eff.may, &gh);
+                if !eff.calls.is_empty() {
+                    let vis = self.visible(&eff);
+                    self.after_call(&vis, st);
+                }
+            }
+        }
     }
 }
 
@@ -345,40 +400,30 @@ impl Hooks<CState> for Checker<'_> {
             }
             return Group::Region(len);
         }
+        if let Node::Do { header, .. } = &list[i] {
+            if self.whole.contains(header) {
+                return Group::Whole;
+            }
+        }
         Group::Descend
     }
 
     fn item(&mut self, item: Item, st: &mut CState) {
         match item {
             Item::Region(nodes) => self.region(nodes, st),
-            Item::Loop(_) => {}
+            Item::Loop(n) => {
+                let line = self.cx.unit.stmt(super::first_stmt(n)).span.line;
+                let eff = self.cx.node(n, &BTreeSet::new());
+                self.host(line, eff, st);
+            }
             Item::Stmt(id) => {
                 let s = self.cx.unit.stmt(id);
                 let line = s.span.line;
                 let eff = self.cx.stmt(s, &BTreeSet::new());
-                let stale = minus(&eff.reads, &st.fh);
-                for (v, x) in &stale {
-                    let m = format!(
-                        "reads {} whose newest values may be on the accelerator (missing GET_ACTUAL)",
-                        self.show(v, x)
-                    );
-                    self.report(line, m);
-                }
-                if !eff.calls.is_empty() {
-                    let vis = self.visible(&eff);
-                    let what = format!("calls `{}`", eff.calls[0].name.to_uppercase());
-                    self.consistent(line, &vis, st, &what);
-                }
-                st.fh = union(&st.fh, &eff.must);
-                st.fd = minus(&st.fd, &eff.may);
-                if !eff.calls.is_empty() {
-                    let vis = self.visible(&eff);
-                    self.after_call(&vis, st);
-                }
+                self.host(line, eff, st);
             }
         }
     }
-
     fn exit(&mut self, at: Option<StmtId>, st: &CState) {
         if self.main {
             return;
@@ -428,6 +473,15 @@ pub fn check(prog: &Program) -> Vec<Finding> {
             .map(|v| {
                 v.iter()
                     .filter(|d| d.line > unit.span.line && d.line < unit.end_line)
+                    .filter(|d| {
+                        !prog.units.iter().enumerate().any(|(k, o)| {
+                            k != ui
+                                && o.file == unit.file
+                                && o.span.line > unit.span.line
+                                && o.span.line <= d.line
+                                && d.line <= o.end_line
+                        })
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -522,12 +576,44 @@ pub fn check(prog: &Program) -> Vec<Finding> {
             entry.fh.insert(v.clone(), w.clone());
             entry.bh_may.insert(v.clone(), w.clone());
             entry.bh_must.insert(v.clone(), w.clone());
+            entry.gd.insert(v.clone(), w.clone());
+            entry.gh.insert(v.clone(), w.clone());
             if !main && any_regions && nonlocal(sema, v) {
-                entry.bd_may.insert(v.clone(), w.clone());
-                entry.fd.insert(v.clone(), w);
+                entry.bd_may.insert(v.clone(), w);
             }
         }
+        let mut whole = BTreeSet::new();
+        {
+            let cx = EffCx::new(unit, sema, &prog.summaries);
+            let mut marked: BTreeSet<u32> = regions.iter().flat_map(|r| [r.line, r.end]).collect();
+            marked.extend(dirs.iter().map(|d| d.line));
+            fn go(unit: &Unit, nodes: &[Node], cx: &EffCx, marked: &BTreeSet<u32>, out: &mut BTreeSet<StmtId>) {
+                for n in nodes {
+                    match n {
+                        Node::Do { header, body, .. } => {
+                            let (a, b) = (unit.stmt(*header).span.line, super::last_line(unit, n));
+                            let clean = !marked.iter().any(|l| *l > a && *l < b)
+                                && cx.node(n, &BTreeSet::new()).calls.is_empty()
+                                && matches!(unit.stmt(*header).kind, StmtKind::Do { .. });
+                            if clean {
+                                out.insert(*header);
+                            } else {
+                                go(unit, body, cx, marked, out);
+                            }
+                        }
+                        Node::If { arms, .. } => {
+                            for (_, b) in arms {
+                                go(unit, b, cx, marked, out);
+                            }
+                        }
+                        Node::Stmt(_) => {}
+                    }
+                }
+            }
+            go(unit, &unit.body, &cx, &marked, &mut whole);
+        }
         let mut ck = Checker {
+            whole,
             cx: EffCx::new(unit, sema, &prog.summaries),
             file: file.clone(),
             main,

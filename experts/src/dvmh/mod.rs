@@ -70,7 +70,8 @@ pub fn run(analysis: &Analysis, base: &Scheme, machine: &MachineModel) -> Scheme
             continue;
         }
         let distributed = distributed_names(&s, &unit);
-        if n.accesses.iter().any(|a| distributed.contains(&a.array)) {
+        // ACROSS nests need ON (the runtime pipelines them over a distribution).
+        if n.across || n.accesses.iter().any(|a| distributed.contains(&a.array)) {
             continue;
         }
         added.push(parallel_loop(prog, n, None));
@@ -698,7 +699,12 @@ impl Placer<'_> {
         let act = intersect(&eff.may, &st.dev_may);
         let mut sact = VarSets::new();
         if !act.is_empty() {
-            sact = eff.may.iter().map(|(k, v)| (k.clone(), render::covered(v))).collect();
+            sact = eff
+                .may
+                .iter()
+                .filter(|(k, _)| act.contains_key(*k))
+                .map(|(k, v)| (k.clone(), render::covered(v)))
+                .collect();
             let pre = if act_at.is_some() { minus(&sact, &eff.must) } else { sact.clone() };
             need = union(&need, &intersect(&pre, &st.host_stale));
         }
