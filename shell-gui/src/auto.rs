@@ -536,3 +536,43 @@ pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    /// Fortran-DVMH source files of the program.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Directory searched for INCLUDE files.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Treat all files as fixed form.
+    #[arg(long, conflicts_with = "free_form")]
+    pub fixed_form: bool,
+    /// Treat all files as free form.
+    #[arg(long)]
+    pub free_form: bool,
+}
+
+/// `sapfor verify`: run the actuality checker on Fortran-DVMH files; exit 1 on findings.
+pub fn verify(v: VerifyArgs) -> Result<ExitCode> {
+    let opts = crate::commands::cli_options(&v.include, v.fixed_form, v.free_form, None)?;
+    let prog = analyzer::program::load(&v.files, &opts);
+    let report = json!({"diagnostics": prog.diags.iter().map(|d| serde_json::to_value(d).unwrap_or(Value::Null)).collect::<Vec<_>>()});
+    let mut stderr = std::io::stderr().lock();
+    let errors = crate::commands::print_json_diagnostics(&report, &mut stderr);
+    drop(stderr);
+    if errors {
+        bail!("the program has errors (see above): not checked");
+    }
+    let findings = experts::dvmh::check::check(&prog);
+    for f in &findings {
+        println!("{f}");
+    }
+    if findings.is_empty() {
+        println!("ok: every host read sees actual data and every region's inputs are actual");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("{} problem(s) with the data movement", findings.len());
+        Ok(ExitCode::from(1))
+    }
+}

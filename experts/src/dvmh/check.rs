@@ -294,6 +294,10 @@ impl Checker<'_> {
             let m = format!("region calls `{}`", c.name.to_uppercase());
             self.report(c.line, m);
         }
+        for (v, x) in &minus(&eff.reads, &ins) {
+            let m = format!("the region reads {} but does not declare it IN", self.show(v, x));
+            self.report(rline, m);
+        }
         let there = intersect(&st.fd, &st.bd_must);
         let missing = minus(&eff.reads, &there);
         for (v, x) in &missing {
