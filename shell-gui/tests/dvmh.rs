@@ -199,12 +199,13 @@ fn time_loop_fetches_only_when_it_prints() {
 }
 
 #[test]
-fn every_sample_dvmh_program_runs_and_checks() {
+fn every_sample_and_a_subroutine_program_run_and_check() {
     for (tag, file) in [
         ("heat3d", "samples/heat3d/heat3d.f90"),
         ("gauss_seidel", "samples/gauss_seidel/gs.f"),
         ("legacy", "samples/legacy/legacy.f"),
         ("reductions", "samples/reductions/red.f90"),
+        ("common_sub", "shell-gui/tests/data/dvmh/common_sub.f"),
     ] {
         check_program(tag, &root().join(file), &[]);
     }
@@ -226,4 +227,59 @@ fn target_dvm_and_machines_without_accelerators_write_no_regions() {
     let (_, _, text, stdout) = auto("slowbus", &src, &["--machine", m.to_str().unwrap()]);
     assert!(stdout.contains("kept on the host"), "{stdout}");
     assert!(text.matches("CDVM$ REGION").count() < 2, "{text}");
+}
+
+#[test]
+fn region_estimates_are_stored_with_the_scheme() {
+    let dir = scratch("db");
+    std::fs::copy(root().join("samples/jacobi/jac.f"), dir.join("jac.f")).unwrap();
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["--auto", "jac.f", "--procs", "100"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let chosen = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["scheme"]["chosen"] == true)
+        .unwrap();
+    assert_eq!(chosen["scheme"]["expert"], "dvmh");
+    let regions = chosen["scheme"]["regions"]["regions"].as_array().unwrap();
+    assert_eq!(regions.len(), 2);
+    for r in regions {
+        let e = &r["estimate"];
+        assert_eq!(e["on_device"], true);
+        assert!(e["host_s"].as_f64().unwrap() > e["device_s"].as_f64().unwrap());
+        assert!(e["in_bytes"].as_f64().is_some() && e["out_bytes"].as_f64().is_some());
+    }
+    // The time step runs 20 times; the host fetches EPS (4 bytes) after each and B once
+    // (2000x2000 4-byte reals on 100 processes: 160000 bytes per process), B split between
+    // the two regions that write it: 80000 for the first, 80000 / 20 per execution for the
+    // second. Nothing is copied in: A and B are born on the accelerator.
+    assert_eq!(regions[1]["estimate"]["executions"], 20.0);
+    assert_eq!(regions[0]["estimate"]["out_bytes"], 80000.0);
+    assert_eq!(regions[1]["estimate"]["out_bytes"], 4004.0);
+    assert_eq!(regions[0]["estimate"]["in_bytes"], 0.0);
+    assert_eq!(regions[1]["estimate"]["in_bytes"], 0.0);
+    let acts = chosen["scheme"]["regions"]["actualizations"].as_array().unwrap();
+    assert_eq!(acts.len(), 2, "{acts:?}");
+    let out = sapfor().current_dir(&dir).args(["schemes"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("region jac.f:17-29 on the accelerator"), "{text}");
+    // The stored DVMH scheme can be written again.
+    let id = chosen["id"].as_i64().unwrap().to_string();
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["generate", "--scheme", &id, "-o", "again.fdv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("again.fdv")).unwrap(),
+        std::fs::read_to_string(dir.join("jac.fdv")).unwrap()
+    );
 }

@@ -343,7 +343,12 @@ impl Checker<'_> {
     fn visible(&self, e: &effects::Eff) -> BTreeSet<Name> {
         self.vars
             .iter()
-            .filter(|v| nonlocal(self.sema(), v) || e.reads.contains_key(*v) || e.may.contains_key(*v))
+            .filter(|v| {
+                nonlocal(self.sema(), v)
+                    || e.reads.contains_key(*v)
+                    || e.may.contains_key(*v)
+                    || e.call_may.contains_key(*v)
+            })
             .cloned()
             .collect()
     }
@@ -567,12 +572,23 @@ pub fn check(prog: &Program) -> Vec<Finding> {
                 }
             }
         }
-        let vars: Vec<Name> = sema
+        // Declared variables and implicitly typed ones (known only from their uses).
+        let mut names: BTreeSet<Name> = sema
             .symbols
             .iter()
             .filter(|(_, s)| s.param.is_none() && !s.external && !s.intrinsic)
             .map(|(n, _)| n.clone())
             .collect();
+        {
+            let cx = EffCx::new(unit, sema, &prog.summaries);
+            for_each_stmt(unit, &unit.body, &mut |s| {
+                let e = cx.stmt(s, &BTreeSet::new());
+                names.extend(e.reads.keys().cloned());
+                names.extend(e.may.keys().cloned());
+                names.extend(e.call_may.keys().cloned());
+            });
+        }
+        let vars: Vec<Name> = names.into_iter().collect();
         let main = unit.kind == UnitKind::Program;
         let mut entry = CState::default();
         for v in &vars {

@@ -68,8 +68,11 @@ pub fn intersect(a: &VarSets, b: &VarSets) -> VarSets {
 pub struct Eff {
     /// Read before any surely-preceding write (may).
     pub reads: VarSets,
-    /// May be written.
+    /// May be written (by the code itself; see `call_may`).
     pub may: VarSets,
+    /// May be written by called procedures (which keep host and device consistent
+    /// themselves, see the conventions in `dvmh/mod.rs`).
+    pub call_may: VarSets,
     /// Surely written, every element, on every path.
     pub must: VarSets,
     /// Procedures called (CALL statements and user function references).
@@ -100,6 +103,7 @@ impl Eff {
             self.rkeys.push((n, k, sec));
         }
         self.may = union(&self.may, &next.may);
+        self.call_may = union(&self.call_may, &next.call_may);
         self.must = union(&self.must, &next.must);
         self.wkeys.extend(next.wkeys);
         self.calls.extend(next.calls);
@@ -123,7 +127,8 @@ pub fn whole(sema: &UnitSema, name: &str) -> SectionSet {
 pub fn is_variable(sema: &UnitSema, name: &str) -> bool {
     match sema.symbol(name) {
         Some(s) => s.param.is_none() && !s.external && !s.intrinsic,
-        None => false,
+        // An implicitly typed variable that is never declared.
+        None => !analyzer::sema::is_intrinsic_function(name),
     }
 }
 
@@ -202,6 +207,10 @@ impl<'a> EffCx<'a> {
                 continue;
             }
             let s = self.section(a);
+            if a.via_call.is_some() {
+                add(&mut e.call_may, &a.name, &s);
+                continue;
+            }
             add(&mut e.may, &a.name, &s);
             let direct = matches!(
                 &st.kind,
@@ -299,6 +308,7 @@ impl<'a> EffCx<'a> {
                     e.reads = union(&e.reads, &o.reads);
                     e.rkeys.extend(o.rkeys.iter().cloned());
                     e.may = union(&e.may, &o.may);
+                    e.call_may = union(&e.call_may, &o.call_may);
                     e.calls.extend(o.calls.iter().cloned());
                     must = Some(match must {
                         None => o.must.clone(),

@@ -522,6 +522,7 @@ fn clauses(cx: &EffCx, p: &mut Plan, in_loop: bool) {
         let e = cx.stmt(s, &BTreeSet::new());
         outside.extend(e.reads.keys().cloned());
         outside.extend(e.may.keys().cloned());
+        outside.extend(e.call_may.keys().cloned());
     }
     let names: BTreeSet<&Name> = eff.reads.keys().chain(eff.may.keys()).collect();
     let mut by_use: BTreeMap<RegionUse, Vec<VarPart>> = BTreeMap::new();
@@ -687,7 +688,11 @@ impl Placer<'_> {
     fn visible(&self, e: &Eff, st: &PState) -> VarSets {
         let mut v = VarSets::new();
         for k in st.host_stale.keys().chain(st.dev_may.keys()) {
-            if nonlocal(self.cx.sema, k) || e.reads.contains_key(k) || e.may.contains_key(k) {
+            if nonlocal(self.cx.sema, k)
+                || e.reads.contains_key(k)
+                || e.may.contains_key(k)
+                || e.call_may.contains_key(k)
+            {
                 add(&mut v, k, &effects::whole(self.cx.sema, k));
             }
         }
@@ -1045,12 +1050,15 @@ fn place_all(analysis: &Analysis, plans: &[Plan], s: &Scheme, procs: f64, m: &Ma
             in_bytes[*k] = *b;
         }
         // GET_ACTUAL bytes are charged to the regions of this unit that write what is fetched.
+        // (split equally between them, so that the scheme's total counts each byte once).
         for (spot, (sets, _)) in &placer.gets {
             let cost = placer.get_cost.get(spot).copied().unwrap_or(0.0);
-            for (k, p) in &mine {
-                if sets.keys().any(|v| p.outs.contains_key(v)) && p.executions > 0.0 {
-                    out_bytes[*k] += cost / p.executions;
-                }
+            let writers: Vec<&(usize, &Plan)> = mine
+                .iter()
+                .filter(|(_, p)| sets.keys().any(|v| p.outs.contains_key(v)) && p.executions > 0.0)
+                .collect();
+            for (k, p) in &writers {
+                out_bytes[*k] += cost / writers.len() as f64 / p.executions;
             }
         }
         for (kind, map) in [(ActualKind::GetActual, &placer.gets), (ActualKind::Actual, &placer.acts)] {
