@@ -97,6 +97,12 @@ fn check_program(tag: &str, src: &Path, extra: &[&str]) -> (PathBuf, String, Str
     assert_eq!(got, want, "{tag}: the DVMH program prints something else");
     let (ok, msg) = verify(&fdv);
     assert!(ok, "{tag}: checker failed:\n{msg}");
+    // --auto on its own output gives the same text.
+    let again = dir.join("again").join(src.file_name().unwrap());
+    std::fs::create_dir_all(again.parent().unwrap()).unwrap();
+    std::fs::copy(&fdv, &again).unwrap();
+    let (_, _, text2, _) = auto(&format!("{tag}-again"), &again, extra);
+    assert_eq!(text2, text, "{tag}: --auto on its own output is not idempotent");
     (fdv, text, stdout)
 }
 

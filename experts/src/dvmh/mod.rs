@@ -671,8 +671,9 @@ impl Placer<'_> {
         if next.label.is_some_and(|l| self.targets.contains(&l)) || matches!(next.kind, StmtKind::ElseIf(_) | StmtKind::Else) {
             return None;
         }
+        // Right before the next statement (so that a request for it shares the line).
         Some(Spot {
-            before: last_line + 1,
+            before: next.span.line,
         })
     }
 
