@@ -70,6 +70,22 @@ impl State for CState {
     }
 }
 
+impl CState {
+    /// The runtime now takes `s` as actual on one side only (the host for ACTUAL, the device
+    /// for a region's OUT).
+    fn believe_only(&mut self, s: &VarSets, on_device: bool) {
+        let (yes_may, yes_must, no_may, no_must) = if on_device {
+            (&mut self.bd_may, &mut self.bd_must, &mut self.bh_may, &mut self.bh_must)
+        } else {
+            (&mut self.bh_may, &mut self.bh_must, &mut self.bd_may, &mut self.bd_must)
+        };
+        *yes_may = union(yes_may, s);
+        *yes_must = union(yes_must, s);
+        *no_may = minus(no_may, s);
+        *no_must = minus(no_must, s);
+    }
+}
+
 /// `set` restricted to elements outside `of`, plus `new` restricted to `of`.
 fn replace_on(set: &VarSets, of: &VarSets, new: &VarSets) -> VarSets {
     union(&minus(set, of), &intersect(new, of))
@@ -215,10 +231,7 @@ impl Checker<'_> {
                     );
                     self.report(line, m);
                 }
-                st.bh_may = union(&st.bh_may, &s);
-                st.bh_must = union(&st.bh_must, &s);
-                st.bd_may = minus(&st.bd_may, &s);
-                st.bd_must = minus(&st.bd_must, &s);
+                st.believe_only(&s, false);
                 st.gd = replace_on(&st.gd, &s, &st.fh);
                 st.gh = replace_on(&st.gh, &s, &st.fh);
             }
@@ -324,10 +337,7 @@ impl Checker<'_> {
             self.report(rline, m);
         }
         // Exit: OUT actual on the device only; LOCAL forgotten on the device.
-        st.bd_may = union(&st.bd_may, &outs);
-        st.bd_must = union(&st.bd_must, &outs);
-        st.bh_may = minus(&st.bh_may, &outs);
-        st.bh_must = minus(&st.bh_must, &outs);
+        st.believe_only(&outs, true);
         st.bd_may = minus(&st.bd_may, &locals);
         st.bd_must = minus(&st.bd_must, &locals);
         // Good copies: OUT -> the device value; LOCAL -> the host value (for the device);

@@ -340,10 +340,7 @@ impl<'a> EffCx<'a> {
                 | StmtKind::DoWhile { .. }
                 | StmtKind::Error
                 | StmtKind::Unsupported { .. } => true,
-                StmtKind::Goto(l) => !inside.contains(l),
-                StmtKind::ArithIf(_, ls) => ls.iter().any(|l| !inside.contains(l)),
-                StmtKind::ComputedGoto(ls, _) => ls.iter().any(|l| !inside.contains(l)),
-                _ => false,
+                k => analyzer::cfg::jumps_out(k, &inside),
             });
         });
         ok

@@ -839,33 +839,12 @@ impl Hooks<PState> for Placer<'_> {
 
 impl Placer<'_> {
     fn while_end(&self, header: StmtId) -> Option<Spot> {
-        fn find(nodes: &[Node], h: StmtId) -> Option<Option<StmtId>> {
-            for n in nodes {
-                match n {
-                    Node::Do { header, end, body } => {
-                        if *header == h {
-                            return Some(*end);
-                        }
-                        if let Some(x) = find(body, h) {
-                            return Some(x);
-                        }
-                    }
-                    Node::If { arms, .. } => {
-                        for (_, b) in arms {
-                            if let Some(x) = find(b, h) {
-                                return Some(x);
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            None
+        match analyzer::cfg::node_of(&self.unit().body, header)? {
+            Node::Do { end: Some(end), .. } => Some(Spot {
+                before: self.unit().stmt(*end).span.line,
+            }),
+            _ => None,
         }
-        let end = find(&self.unit().body, header)??;
-        Some(Spot {
-            before: self.unit().stmt(end).span.line,
-        })
     }
 
     fn shared_terminal(&self, n: &Node) -> bool {
