@@ -271,6 +271,11 @@ pub struct Actualization {
     pub vars: Vec<VarPart>,
     /// Why it is there (the statement that needs it).
     pub reason: String,
+    /// An ACTUAL for the statement it stands before (which writes the variables), placed
+    /// after that statement's GET_ACTUAL on the same line; otherwise an ACTUAL for the
+    /// statement before it, placed before any GET_ACTUAL there.
+    #[serde(default)]
+    pub late: bool,
 }
 
 /// A whole scheme.

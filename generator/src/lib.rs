@@ -117,8 +117,8 @@ pub fn strip_dvm(text: &str, fixed_form: bool) -> (String, usize) {
 struct Insertion {
     /// Before this original line (may be one past the last line).
     before: u32,
-    /// DISTRIBUTE 0, ALIGN 1, SHADOW 2, END REGION 3, ACTUAL 4, GET_ACTUAL 5, REGION 6,
-    /// REMOTE_ACCESS 7, PARALLEL 8.
+    /// DISTRIBUTE 0, ALIGN 1, SHADOW 2, END REGION 3, ACTUAL (of the statement before) 4,
+    /// GET_ACTUAL 5, ACTUAL (of the statement after) 6, REGION 7, REMOTE_ACCESS 8, PARALLEL 9.
     cat: u8,
     seq: usize,
     kind: DirectiveKind,
@@ -258,7 +258,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
         let kind = convert::remote_access(x, at)?;
         plan[unit.file.0 as usize].push(Insertion {
             before: x.line,
-            cat: 7,
+            cat: 8,
             seq,
             kind,
             indent_line: x.line,
@@ -293,7 +293,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
         let kind = convert::region(x, at)?;
         plan[unit.file.0 as usize].push(Insertion {
             before: x.first_line,
-            cat: 6,
+            cat: 7,
             seq,
             kind,
             indent_line: x.first_line,
@@ -322,9 +322,10 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             line: x.before,
         };
         let kind = convert::actualization(x, at)?;
-        let cat = match x.kind {
-            experts::scheme::ActualKind::Actual => 4,
-            experts::scheme::ActualKind::GetActual => 5,
+        let cat = match (x.kind, x.late) {
+            (experts::scheme::ActualKind::Actual, false) => 4,
+            (experts::scheme::ActualKind::GetActual, _) => 5,
+            (experts::scheme::ActualKind::Actual, true) => 6,
         };
         plan[unit.file.0 as usize].push(Insertion {
             before: x.before,
@@ -377,7 +378,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
         let kind = convert::parallel(x, at)?;
         plan[unit.file.0 as usize].push(Insertion {
             before: x.line,
-            cat: 8,
+            cat: 9,
             seq,
             kind,
             indent_line: x.line,

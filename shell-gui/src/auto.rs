@@ -75,11 +75,8 @@ pub fn schemes_for(
 ) -> experts::dvm::DvmResult {
     let mut r = experts::dvm::run(analysis, machine);
     if target == Target::Dvmh {
-        r.schemes = r
-            .schemes
-            .iter()
-            .map(|s| experts::dvmh::run(analysis, s, machine))
-            .collect();
+        let expert = experts::dvmh::Expert::new(analysis, machine);
+        r.schemes = r.schemes.iter().map(|s| expert.run(s)).collect();
         // The cheapest; on a tie the DVM expert's choice.
         let dvm_choice = r.chosen;
         r.chosen = r

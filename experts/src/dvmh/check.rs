@@ -109,7 +109,6 @@ struct Checker<'a> {
     cx: EffCx<'a>,
     file: String,
     main: bool,
-    any_regions: bool,
     regions: Vec<RegionText>,
     /// Directives by the statement they stand before (line order).
     before: BTreeMap<StmtId, Vec<(u32, Act)>>,
@@ -119,6 +118,8 @@ struct Checker<'a> {
     vars: Vec<Name>,
     /// Host loops checked whole (no region, directive or call inside).
     whole: BTreeSet<StmtId>,
+    /// Procedures that run regions (themselves or through calls).
+    region_procs: BTreeSet<Name>,
 }
 
 fn eval(e: &DExpr, sema: &UnitSema) -> Option<i64> {
@@ -261,7 +262,7 @@ impl Checker<'_> {
         }
     }
 
-    fn after_call(&self, vars: &BTreeSet<Name>, st: &mut CState) {
+    fn after_call(&self, callees: bool, vars: &BTreeSet<Name>, st: &mut CState) {
         for v in vars {
             let w = effects::whole(self.sema(), v);
             for set in [&mut st.fh, &mut st.bh_may, &mut st.bh_must, &mut st.gd, &mut st.gh] {
@@ -269,7 +270,7 @@ impl Checker<'_> {
             }
             st.fd.remove(v);
             st.bd_must.remove(v);
-            if self.any_regions {
+            if callees {
                 st.bd_may.insert(v.clone(), w.clone());
             }
         }
@@ -391,7 +392,8 @@ impl Checker<'_> {
                 st.gh = replace_on(&st.gh, &eff.may, &gh);
                 if !eff.calls.is_empty() {
                     let vis = self.visible(&eff);
-                    self.after_call(&vis, st);
+                    let with_regions = eff.calls.iter().any(|c| self.region_procs.contains(&c.name));
+                    self.after_call(with_regions, &vis, st);
                 }
             }
         }
@@ -480,6 +482,22 @@ pub fn check(prog: &Program) -> Vec<Finding> {
         .values()
         .flatten()
         .any(|d| matches!(d.kind, DirectiveKind::Region { .. }));
+    let with_regions: BTreeSet<usize> = prog
+        .units
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| {
+            prog.directives.get(&u.file).is_some_and(|ds| {
+                ds.iter().any(|d| {
+                    matches!(d.kind, DirectiveKind::Region { .. })
+                        && d.line > u.span.line
+                        && d.line < u.end_line
+                })
+            })
+        })
+        .map(|(k, _)| k)
+        .collect();
+    let region_procs = effects::region_procedures(prog, &with_regions);
     for (ui, unit) in prog.units.iter().enumerate() {
         if matches!(unit.kind, UnitKind::Module | UnitKind::BlockData) {
             continue;
@@ -582,23 +600,7 @@ pub fn check(prog: &Program) -> Vec<Finding> {
                 }
             }
         }
-        // Declared variables and implicitly typed ones (known only from their uses).
-        let mut names: BTreeSet<Name> = sema
-            .symbols
-            .iter()
-            .filter(|(_, s)| s.param.is_none() && !s.external && !s.intrinsic)
-            .map(|(n, _)| n.clone())
-            .collect();
-        {
-            let cx = EffCx::new(unit, sema, &prog.summaries);
-            for_each_stmt(unit, &unit.body, &mut |s| {
-                let e = cx.stmt(s, &BTreeSet::new());
-                names.extend(e.reads.keys().cloned());
-                names.extend(e.may.keys().cloned());
-                names.extend(e.call_may.keys().cloned());
-            });
-        }
-        let vars: Vec<Name> = names.into_iter().collect();
+        let vars = effects::unit_vars(&EffCx::new(unit, sema, &prog.summaries));
         let main = unit.kind == UnitKind::Program;
         let mut entry = CState::default();
         for v in &vars {
@@ -617,37 +619,37 @@ pub fn check(prog: &Program) -> Vec<Finding> {
             let cx = EffCx::new(unit, sema, &prog.summaries);
             let mut marked: BTreeSet<u32> = regions.iter().flat_map(|r| [r.line, r.end]).collect();
             marked.extend(dirs.iter().map(|d| d.line));
-            fn go(unit: &Unit, nodes: &[Node], cx: &EffCx, marked: &BTreeSet<u32>, out: &mut BTreeSet<StmtId>) {
+            fn go(unit: &Unit, nodes: &[Node], cx: &EffCx, marked: &BTreeSet<u32>, rp: &BTreeSet<Name>, out: &mut BTreeSet<StmtId>) {
                 for n in nodes {
                     match n {
                         Node::Do { header, body, .. } => {
                             let (a, b) = (unit.stmt(*header).span.line, super::last_line(unit, n));
                             let clean = !marked.iter().any(|l| *l > a && *l < b)
-                                && cx.node(n, &BTreeSet::new()).calls.is_empty()
+                                && !cx.node(n, &BTreeSet::new()).calls.iter().any(|c| rp.contains(&c.name))
                                 && matches!(unit.stmt(*header).kind, StmtKind::Do { .. });
                             if clean {
                                 out.insert(*header);
                             } else {
-                                go(unit, body, cx, marked, out);
+                                go(unit, body, cx, marked, rp, out);
                             }
                         }
                         Node::If { arms, .. } => {
                             for (_, b) in arms {
-                                go(unit, b, cx, marked, out);
+                                go(unit, b, cx, marked, rp, out);
                             }
                         }
                         Node::Stmt(_) => {}
                     }
                 }
             }
-            go(unit, &unit.body, &cx, &marked, &mut whole);
+            go(unit, &unit.body, &cx, &marked, &region_procs, &mut whole);
         }
         let mut ck = Checker {
+            region_procs: region_procs.clone(),
             whole,
             cx: EffCx::new(unit, sema, &prog.summaries),
             file: file.clone(),
             main,
-            any_regions,
             regions,
             before,
             at_end,

@@ -137,6 +137,12 @@ pub struct EffCx<'a> {
     pub sema: &'a UnitSema,
     pub acc: AccessCtx<'a>,
     pub envs: BTreeMap<StmtId, Env>,
+    /// Effects of statements and whole nodes with no exact loop around them, by first statement.
+    stmt_cache: std::cell::RefCell<std::collections::HashMap<StmtId, Eff>>,
+    node_cache: std::cell::RefCell<std::collections::HashMap<StmtId, Eff>>,
+    nest_cache: std::cell::RefCell<std::collections::HashMap<(StmtId, bool), Eff>>,
+    /// Statements referring to each variable (read, written, or passed to a call).
+    users: std::cell::OnceCell<BTreeMap<Name, BTreeSet<StmtId>>>,
 }
 
 impl<'a> EffCx<'a> {
@@ -154,7 +160,25 @@ impl<'a> EffCx<'a> {
                 summaries,
             },
             envs: analyzer::cfg::statement_envs(unit, sema),
+            stmt_cache: Default::default(),
+            node_cache: Default::default(),
+            nest_cache: Default::default(),
+            users: Default::default(),
         }
+    }
+
+    /// The executable statements that refer to each variable.
+    pub fn users(&self) -> &BTreeMap<Name, BTreeSet<StmtId>> {
+        self.users.get_or_init(|| {
+            let mut m: BTreeMap<Name, BTreeSet<StmtId>> = BTreeMap::new();
+            for s in self.unit.stmts.iter().filter(|s| s.kind.is_executable()) {
+                let e = self.stmt(s, &BTreeSet::new());
+                for k in e.reads.keys().chain(e.may.keys()).chain(e.call_may.keys()) {
+                    m.entry(k.clone()).or_default().insert(s.id);
+                }
+            }
+            m
+        })
     }
 
     fn section(&self, a: &Access) -> SectionSet {
@@ -185,6 +209,18 @@ impl<'a> EffCx<'a> {
 
     /// Effects of one statement. Writes of a logical IF's statement are may writes.
     pub fn stmt(&self, st: &Stmt, exact: &BTreeSet<Name>) -> Eff {
+        if exact.is_empty() {
+            if let Some(e) = self.stmt_cache.borrow().get(&st.id) {
+                return e.clone();
+            }
+            let e = self.stmt_uncached(st, exact);
+            self.stmt_cache.borrow_mut().insert(st.id, e.clone());
+            return e;
+        }
+        self.stmt_uncached(st, exact)
+    }
+
+    fn stmt_uncached(&self, st: &Stmt, exact: &BTreeSet<Name>) -> Eff {
         let mut acc = vec![];
         let mut calls = vec![];
         if st.kind.is_executable() {
@@ -251,7 +287,16 @@ impl<'a> EffCx<'a> {
     }
 
     pub fn node(&self, n: &Node, exact: &BTreeSet<Name>) -> Eff {
-        self.node_in(n, exact, false)
+        let key = match n {
+            Node::Do { header, .. } if exact.is_empty() => *header,
+            _ => return self.node_in(n, exact, false),
+        };
+        if let Some(e) = self.node_cache.borrow().get(&key) {
+            return e.clone();
+        }
+        let e = self.node_in(n, exact, false);
+        self.node_cache.borrow_mut().insert(key, e.clone());
+        e
     }
 
     fn seq(&self, nodes: &[Node], exact: &BTreeSet<Name>, keyed: bool) -> Eff {
@@ -264,6 +309,19 @@ impl<'a> EffCx<'a> {
     }
 
     fn node_in(&self, n: &Node, exact: &BTreeSet<Name>, keyed: bool) -> Eff {
+        if let (Node::Do { header, .. }, true) = (n, exact.is_empty()) {
+            let key = (*header, keyed);
+            if let Some(e) = self.nest_cache.borrow().get(&key) {
+                return e.clone();
+            }
+            let e = self.node_uncached(n, exact, keyed);
+            self.nest_cache.borrow_mut().insert(key, e.clone());
+            return e;
+        }
+        self.node_uncached(n, exact, keyed)
+    }
+
+    fn node_uncached(&self, n: &Node, exact: &BTreeSet<Name>, keyed: bool) -> Eff {
         match n {
             Node::Stmt(id) => self.stmt(self.unit.stmt(*id), exact),
             Node::Do { header, body, .. } => {
@@ -344,5 +402,40 @@ impl<'a> EffCx<'a> {
             });
         });
         ok
+    }
+}
+
+/// The variables of a unit: declared ones and implicitly typed ones (known from their uses).
+pub fn unit_vars(cx: &EffCx) -> Vec<Name> {
+    let mut names: BTreeSet<Name> = cx
+        .sema
+        .symbols
+        .iter()
+        .filter(|(_, s)| s.param.is_none() && !s.external && !s.intrinsic)
+        .map(|(n, _)| n.clone())
+        .collect();
+    for_each_stmt(cx.unit, &cx.unit.body, &mut |s| {
+        let e = cx.stmt(s, &BTreeSet::new());
+        names.extend(e.reads.keys().cloned());
+        names.extend(e.may.keys().cloned());
+        names.extend(e.call_may.keys().cloned());
+    });
+    names.into_iter().collect()
+}
+
+/// Procedures that run regions, directly (`direct`, by unit index) or through the
+/// procedures they call, by name.
+pub fn region_procedures(prog: &analyzer::program::Program, direct: &BTreeSet<usize>) -> BTreeSet<Name> {
+    let mut set: BTreeSet<Name> = direct.iter().map(|&u| prog.units[u].name.clone()).collect();
+    loop {
+        let before = set.len();
+        for (caller, callee, _) in &prog.call_graph.edges {
+            if set.contains(callee) {
+                set.insert(prog.units[*caller].name.clone());
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
     }
 }

@@ -57,14 +57,55 @@ struct Plan {
 /// scheme with regions, actualizations, PARALLEL loops without ON for parallel nests that touch
 /// no distributed array (so that they can run in regions), and the estimate with transfers.
 pub fn run(analysis: &Analysis, base: &Scheme, machine: &MachineModel) -> Scheme {
+    Expert::new(analysis, machine).run(base)
+}
+
+/// The DVMH expert for one analysis and machine; [`Expert::run`] on each DVM variant shares
+/// the per-unit effects (computed once).
+pub struct Expert<'a> {
+    analysis: &'a Analysis,
+    machine: MachineModel,
+    nests: Vec<crate::dvm::Nest>,
+    cxs: Vec<EffCx<'a>>,
+    vars: Vec<Vec<Name>>,
+}
+
+impl<'a> Expert<'a> {
+    pub fn new(analysis: &'a Analysis, machine: &MachineModel) -> Self {
+        let prog = &analysis.program;
+        let cxs: Vec<EffCx<'a>> = prog
+            .units
+            .iter()
+            .enumerate()
+            .map(|(ui, u)| EffCx::new(u, &prog.semas[ui], &prog.summaries))
+            .collect();
+        let vars = cxs.iter().map(effects::unit_vars).collect();
+        Expert {
+            analysis,
+            machine: machine.clone(),
+            nests: find_nests(analysis, machine),
+            cxs,
+            vars,
+        }
+    }
+
+    /// The DVMH scheme of one DVM variant.
+    pub fn run(&self, base: &Scheme) -> Scheme {
+        run_with(self, base)
+    }
+}
+
+fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
+    let analysis = ex.analysis;
+    let machine = &ex.machine;
     let prog = &analysis.program;
     let mut s = base.clone();
     s.expert = "dvmh".into();
-    let nests = find_nests(analysis, machine);
+    let nests = &ex.nests;
     let procs: f64 = base.estimate.grid.iter().map(|g| *g as f64).product::<f64>().max(1.0);
     // Parallel loops: the scheme's plus ON-less ones for nests on replicated data only.
     let mut added: Vec<ParallelLoop> = vec![];
-    for n in &nests {
+    for n in nests {
         let unit = crate::dvm::unit_ref(prog, n.unit);
         if s.loops.iter().any(|l| l.at == unit && l.line == n.line) {
             continue;
@@ -90,8 +131,7 @@ pub fn run(analysis: &Analysis, base: &Scheme, machine: &MachineModel) -> Scheme
         if par.is_empty() {
             continue;
         }
-        let cx = EffCx::new(unit, &prog.semas[ui], &prog.summaries);
-        form_regions(&cx, ui, &unit.body, &par, &mut plans, &mut notes, false);
+        form_regions(&ex.cxs[ui], ui, &unit.body, &par, &mut plans, &mut notes, false);
     }
     // Costs of the nests of each region.
     for p in plans.iter_mut() {
@@ -121,33 +161,39 @@ pub fn run(analysis: &Analysis, base: &Scheme, machine: &MachineModel) -> Scheme
     if machine.gpus_per_node == 0 && !plans.is_empty() {
         notes.push("the machine has no accelerator (gpus_per_node = 0): every loop stays on the host".into());
     }
-    // Keep on the host the region that loses most, until every region on the device pays.
+    // Regions whose kernels alone are no faster than the host stay there; then, while some
+    // region on the device loses once its transfers are counted, those stay on the host and
+    // the placement is redone (a few rounds: each round only removes regions).
+    for p in plans.iter_mut().filter(|p| p.on_device && p.device_s >= p.host_s) {
+        p.on_device = false;
+        p.notes.push(format!(
+            "stays on the host: accelerator {:.3} ms >= host {:.3} ms per execution",
+            p.device_s * 1e3,
+            p.host_s * 1e3
+        ));
+    }
     let mut placed;
     loop {
-        placed = place_all(analysis, &plans, &s, procs, machine);
-        let worst = plans
+        placed = place_all(ex, &plans, &s, procs);
+        let losers: Vec<usize> = plans
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.on_device)
-            .map(|(k, p)| {
-                let t = &placed.transfer[k];
-                (k, p.device_s + t.1 - p.host_s)
-            })
-            .filter(|(_, loss)| *loss > 0.0)
-            .max_by(|a, b| a.1.total_cmp(&b.1));
-        match worst {
-            Some((k, _)) => {
-                let t = placed.transfer[k].1;
-                let p = &mut plans[k];
-                p.on_device = false;
-                p.notes.push(format!(
-                    "stays on the host: accelerator {:.3} ms + transfers {:.3} ms per execution >= host {:.3} ms",
-                    p.device_s * 1e3,
-                    t * 1e3,
-                    p.host_s * 1e3
-                ));
-            }
-            None => break,
+            .filter(|(k, p)| p.on_device && p.device_s + placed.transfer[*k].1 >= p.host_s)
+            .map(|(k, _)| k)
+            .collect();
+        if losers.is_empty() {
+            break;
+        }
+        for k in losers {
+            let t = placed.transfer[k].1;
+            let p = &mut plans[k];
+            p.on_device = false;
+            p.notes.push(format!(
+                "stays on the host: accelerator {:.3} ms + transfers {:.3} ms per execution >= host {:.3} ms",
+                p.device_s * 1e3,
+                t * 1e3,
+                p.host_s * 1e3
+            ));
         }
     }
     // The scheme.
@@ -517,13 +563,8 @@ fn clauses(cx: &EffCx, p: &mut Plan, in_loop: bool) {
         inside.insert(s.id);
     });
     // Names used by executable statements outside the region.
-    let mut outside: BTreeSet<Name> = BTreeSet::new();
-    for s in unit.stmts.iter().filter(|s| s.kind.is_executable() && !inside.contains(&s.id)) {
-        let e = cx.stmt(s, &BTreeSet::new());
-        outside.extend(e.reads.keys().cloned());
-        outside.extend(e.may.keys().cloned());
-        outside.extend(e.call_may.keys().cloned());
-    }
+    let users = cx.users();
+    let used_outside = |v: &Name| users.get(v).is_some_and(|ids| ids.iter().any(|id| !inside.contains(id)));
     let names: BTreeSet<&Name> = eff.reads.keys().chain(eff.may.keys()).collect();
     let mut by_use: BTreeMap<RegionUse, Vec<VarPart>> = BTreeMap::new();
     let mut order: Vec<RegionUse> = vec![];
@@ -535,7 +576,7 @@ fn clauses(cx: &EffCx, p: &mut Plan, in_loop: bool) {
         let w = eff.may.get(v).cloned();
         let m = eff.must.get(v).cloned();
         let written = w.as_ref().is_some_and(|w| !w.is_empty());
-        let live = outside.contains(v)
+        let live = used_outside(v)
             || nonlocal(cx.sema, v)
             || (in_loop && r.as_ref().is_some_and(|r| !r.is_empty()));
         let rank = w.as_ref().or(r.as_ref()).map_or(0, |s| s.rank());
@@ -627,14 +668,18 @@ struct Spot {
 }
 
 struct Placer<'a> {
-    cx: EffCx<'a>,
+    cx: &'a EffCx<'a>,
     plans: Vec<(usize, &'a Plan)>,
-    any_regions: bool,
     main: bool,
     /// Host loops handled whole, by header.
     whole: BTreeSet<StmtId>,
+    /// The unit's variables.
+    vars: Vec<Name>,
+    /// Procedures that run regions (themselves or through calls).
+    region_procs: BTreeSet<Name>,
     gets: BTreeMap<Spot, (VarSets, String)>,
     acts: BTreeMap<Spot, (VarSets, String)>,
+    acts_late: BTreeMap<Spot, (VarSets, String)>,
     in_bytes: BTreeMap<usize, f64>,
     /// Bytes requested by GET_ACTUAL per spot per execution, with the regions that wrote them.
     times: BTreeMap<StmtId, f64>,
@@ -686,9 +731,9 @@ impl Placer<'_> {
     }
 
     /// Variables a called procedure can see: non-local ones and the call's arguments.
-    fn visible(&self, e: &Eff, st: &PState) -> VarSets {
+    fn visible(&self, e: &Eff) -> VarSets {
         let mut v = VarSets::new();
-        for k in st.host_stale.keys().chain(st.dev_may.keys()) {
+        for k in &self.vars {
             if nonlocal(self.cx.sema, k)
                 || e.reads.contains_key(k)
                 || e.may.contains_key(k)
@@ -715,7 +760,7 @@ impl Placer<'_> {
             need = union(&need, &intersect(&pre, &st.host_stale));
         }
         if !eff.calls.is_empty() {
-            let vis = self.visible(&eff, st);
+            let vis = self.visible(&eff);
             need = union(&need, &intersect(&vis, &st.host_stale));
         }
         if !need.is_empty() {
@@ -729,14 +774,18 @@ impl Placer<'_> {
             st.host_stale = minus(&st.host_stale, &got);
         }
         if !act.is_empty() {
-            let spot = act_at.unwrap_or(get_at);
-            let done = Self::record(&mut self.acts, spot, &sact, what);
+            // After the statement when something can stand there, else right before it
+            // (after its GET_ACTUAL).
+            let done = match act_at {
+                Some(spot) => Self::record(&mut self.acts, spot, &sact, what),
+                None => Self::record(&mut self.acts_late, get_at, &sact, what),
+            };
             st.host_stale = minus(&st.host_stale, &done);
             st.dev_may = minus(&st.dev_may, &done);
             st.dev_must = minus(&st.dev_must, &done);
         }
-        if !eff.calls.is_empty() && self.any_regions {
-            let vis = self.visible(&eff, st);
+        if eff.calls.iter().any(|c| self.region_procs.contains(&c.name)) {
+            let vis = self.visible(&eff);
             st.dev_may = union(&st.dev_may, &vis);
         }
     }
@@ -863,9 +912,9 @@ impl Placer<'_> {
     }
 }
 
-/// Host loops that can be handled whole: no region statement inside, no call when some
-/// procedure has regions.
-fn whole_loops(unit: &Unit, nodes: &[Node], region_stmts: &BTreeSet<StmtId>, calls_matter: bool, cx: &EffCx, out: &mut BTreeSet<StmtId>) {
+/// Host loops that can be handled whole: no region statement inside, no call of a procedure
+/// that runs regions.
+fn whole_loops(unit: &Unit, nodes: &[Node], region_stmts: &BTreeSet<StmtId>, region_procs: &BTreeSet<Name>, cx: &EffCx, out: &mut BTreeSet<StmtId>) {
     for n in nodes {
         match n {
             Node::Do { header, body, .. } => {
@@ -874,19 +923,23 @@ fn whole_loops(unit: &Unit, nodes: &[Node], region_stmts: &BTreeSet<StmtId>, cal
                 for_each_stmt(unit, std::slice::from_ref(n), &mut |s| {
                     has_region |= region_stmts.contains(&s.id);
                 });
-                if calls_matter {
-                    has_call = !cx.node(n, &BTreeSet::new()).calls.is_empty();
+                if !region_procs.is_empty() {
+                    has_call = cx
+                        .node(n, &BTreeSet::new())
+                        .calls
+                        .iter()
+                        .any(|c| region_procs.contains(&c.name));
                 }
                 let while_loop = matches!(unit.stmt(*header).kind, StmtKind::DoWhile { .. });
                 if !has_region && !has_call && !while_loop {
                     out.insert(*header);
                 } else {
-                    whole_loops(unit, body, region_stmts, calls_matter, cx, out);
+                    whole_loops(unit, body, region_stmts, region_procs, cx, out);
                 }
             }
             Node::If { arms, .. } => {
                 for (_, b) in arms {
-                    whole_loops(unit, b, region_stmts, calls_matter, cx, out);
+                    whole_loops(unit, b, region_stmts, region_procs, cx, out);
                 }
             }
             Node::Stmt(_) => {}
@@ -941,9 +994,13 @@ fn entry_state(sema: &UnitSema, main: bool, any_regions: bool) -> PState {
     st
 }
 
-fn place_all(analysis: &Analysis, plans: &[Plan], s: &Scheme, procs: f64, m: &MachineModel) -> Placed {
+fn place_all(ex: &Expert, plans: &[Plan], s: &Scheme, procs: f64) -> Placed {
+    let analysis = ex.analysis;
+    let m = &ex.machine;
     let prog = &analysis.program;
     let any_regions = plans.iter().any(|p| p.on_device);
+    let direct: BTreeSet<usize> = plans.iter().filter(|p| p.on_device).map(|p| p.unit).collect();
+    let region_procs = effects::region_procedures(prog, &direct);
     let mut acts: Vec<Actualization> = vec![];
     let mut in_bytes = vec![0.0; plans.len()];
     let mut out_bytes = vec![0.0; plans.len()];
@@ -958,7 +1015,29 @@ fn place_all(analysis: &Analysis, plans: &[Plan], s: &Scheme, procs: f64, m: &Ma
         if !any_regions || matches!(unit.kind, UnitKind::Module | UnitKind::BlockData) {
             continue;
         }
-        let cx = EffCx::new(unit, sema, &prog.summaries);
+        let cx = &ex.cxs[ui];
+        let main = unit.kind == UnitKind::Program;
+        // Nothing can be on the device here: no region of its own, no call of a procedure
+        // that runs regions, and (a main program) nothing on the device on entry, or (a
+        // procedure) no host write of what its caller may keep there.
+        if mine.is_empty() {
+            let users = cx.users();
+            let calls_regions = users.is_empty()
+                || prog.call_graph.edges.iter().any(|(c, callee, _)| *c == ui && region_procs.contains(callee));
+            let writes_nonlocal = !main
+                && ex.vars[ui].iter().any(|v| {
+                    nonlocal(cx.sema, v)
+                        && users.get(v).is_some_and(|ids| {
+                            ids.iter().any(|id| {
+                                let e = cx.stmt(unit.stmt(*id), &BTreeSet::new());
+                                e.may.contains_key(v)
+                            })
+                        })
+                });
+            if !calls_regions && !writes_nonlocal {
+                continue;
+            }
+        }
         let mut region_stmts = BTreeSet::new();
         for (_, p) in &mine {
             for_each_stmt(unit, &p.nodes, &mut |x| {
@@ -966,7 +1045,7 @@ fn place_all(analysis: &Analysis, plans: &[Plan], s: &Scheme, procs: f64, m: &Ma
             });
         }
         let mut whole = BTreeSet::new();
-        whole_loops(unit, &unit.body, &region_stmts, any_regions, &cx, &mut whole);
+        whole_loops(unit, &unit.body, &region_stmts, &region_procs, cx, &mut whole);
         let mut elseif_owner = BTreeMap::new();
         let mut terminals = BTreeSet::new();
         fn owners(unit: &Unit, nodes: &[Node], o: &mut BTreeMap<StmtId, StmtId>, t: &mut BTreeSet<StmtId>) {
@@ -1001,15 +1080,16 @@ fn place_all(analysis: &Analysis, plans: &[Plan], s: &Scheme, procs: f64, m: &Ma
                 b
             }
         };
-        let main = unit.kind == UnitKind::Program;
         let mut placer = Placer {
+            vars: ex.vars[ui].clone(),
+            region_procs: region_procs.clone(),
             cx,
             plans: mine.clone(),
-            any_regions,
             main,
             whole,
             gets: BTreeMap::new(),
             acts: BTreeMap::new(),
+            acts_late: BTreeMap::new(),
             in_bytes: BTreeMap::new(),
             times: exec_times(analysis, ui, m),
             get_cost: BTreeMap::new(),
@@ -1020,9 +1100,10 @@ fn place_all(analysis: &Analysis, plans: &[Plan], s: &Scheme, procs: f64, m: &Ma
         };
         // Repeat until the recorded directives stop growing (each walk uses what was recorded).
         for _ in 0..10 {
-            let before = (placer.gets.clone(), placer.acts.clone());
+            let snapshot = |p: &Placer| (p.gets.clone(), p.acts.clone(), p.acts_late.clone());
+            let before = snapshot(&placer);
             Walk::run(unit, &mut placer, entry_state(sema, main, any_regions));
-            if (placer.gets.clone(), placer.acts.clone()) == before {
+            if snapshot(&placer) == before {
                 break;
             }
         }
@@ -1041,7 +1122,11 @@ fn place_all(analysis: &Analysis, plans: &[Plan], s: &Scheme, procs: f64, m: &Ma
                 out_bytes[*k] += cost / writers.len() as f64 / p.executions;
             }
         }
-        for (kind, map) in [(ActualKind::GetActual, &placer.gets), (ActualKind::Actual, &placer.acts)] {
+        for (kind, late, map) in [
+            (ActualKind::GetActual, false, &placer.gets),
+            (ActualKind::Actual, false, &placer.acts),
+            (ActualKind::Actual, true, &placer.acts_late),
+        ] {
             for (spot, (sets, why)) in map {
                 let vars: Vec<VarPart> = sets
                     .iter()
@@ -1056,11 +1141,17 @@ fn place_all(analysis: &Analysis, plans: &[Plan], s: &Scheme, procs: f64, m: &Ma
                     kind,
                     vars,
                     reason: why.clone(),
+                    late,
                 });
             }
         }
     }
-    acts.sort_by(|a, b| (&a.at.file, a.before, a.kind == ActualKind::GetActual).cmp(&(&b.at.file, b.before, b.kind == ActualKind::GetActual)));
+    let rank = |a: &Actualization| match (a.kind, a.late) {
+        (ActualKind::Actual, false) => 0,
+        (ActualKind::GetActual, _) => 1,
+        (ActualKind::Actual, true) => 2,
+    };
+    acts.sort_by(|a, b| (&a.at.file, a.before, rank(a)).cmp(&(&b.at.file, b.before, rank(b))));
     let transfer = plans
         .iter()
         .enumerate()

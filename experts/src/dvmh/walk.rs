@@ -208,6 +208,9 @@ impl<'u, 'h, S: State, H: Hooks<S>> Walk<'u, 'h, S, H> {
                         }
                         return Some(exit);
                     }
+                    if std::env::var_os("SAPFOR_DEBUG_WALK").is_some() && rounds > 3 {
+                        eprintln!("walk: loop at stmt {} round {rounds}", header.0);
+                    }
                     if rounds > MAX_ROUNDS {
                         head.widen(&next);
                     } else {
