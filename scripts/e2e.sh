@@ -470,6 +470,28 @@ fi
 : >"$bad/empty.f"
 garbage_check "empty file" empty.f
 
+# ------------------------------- (z) DVMH output of a large generated program
+echo "== (z) --auto (DVMH) on a generated 3000-line F77 program: checked, compiles, same output"
+big="${TMPDIR:-/tmp}/sapfor-e2e-big-$$"
+mkdir -p "$big"
+check="DVMH program of a generated 3000-line program"
+if ! python3 bench/gen_big.py --seed 7 3000 "$big/big.f" >/dev/null 2>"$big/gen.log"; then
+    fail "$check" "bench/gen_big.py failed" "$big/gen.log"
+elif ! (cd "$big" && timeout "$TIMEOUT" "$BIN" --auto big.f --no-db --procs 16) >"$big/auto.log" 2>&1 </dev/null; then
+    fail "$check" "sapfor --auto failed (the actuality checker runs inside)" "$big/auto.log"
+elif ! grep -q 'REGION' "$big/big.fdv"; then
+    fail "$check" "no REGION in the output" "$big/big.fdv"
+elif ! "$BIN" verify "$big/big.fdv" >"$big/verify.log" 2>&1; then
+    fail "$check" "sapfor verify rejects the output" "$big/verify.log"
+elif ! (cd "$big" && gfortran -O0 -w -x f77 big.f -o seq && gfortran -O0 -w -x f77 big.fdv -o par) >"$big/cc.log" 2>&1; then
+    fail "$check" "gfortran failed" "$big/cc.log"
+elif ! (cd "$big" && timeout "$TIMEOUT" ./seq >seq.out 2>&1 && timeout "$TIMEOUT" ./par >par.out 2>&1 && cmp -s seq.out par.out); then
+    fail "$check" "the DVMH program prints something else (or failed)" "$big/par.out"
+else
+    pass "$check ($(grep -c 'DVM\$ REGION' "$big/big.fdv") regions, $(grep -c 'ACTUAL' "$big/big.fdv") actualizations, same output)"
+fi
+rm -rf "$big"
+
 # ------------------------------------------------------------------ result
 echo
 if [ "$FAILED" -gt 0 ]; then
