@@ -16,7 +16,7 @@
 //! from where it does; a directive runs when control falls through to the statement after it
 //! (a jump to that statement's label skips it).
 
-use super::effects::{add, intersect, minus, union, EffCx, VarSets};
+use super::effects::{add, intersect, minus, minus_in, replace_on_in, union, union_in, EffCx, VarSets};
 use super::walk::{Group, Hooks, Item, State, Walk};
 use super::{effects, nonlocal};
 use analyzer::ast::*;
@@ -86,10 +86,6 @@ impl CState {
     }
 }
 
-/// `set` restricted to elements outside `of`, plus `new` restricted to `of`.
-fn replace_on(set: &VarSets, of: &VarSets, new: &VarSets) -> VarSets {
-    union(&minus(set, of), &intersect(new, of))
-}
 
 struct RegionText {
     line: u32,
@@ -216,10 +212,10 @@ impl Checker<'_> {
                 let s = self.all_of(sets);
                 // The host ends with its own value where it is believed, the device's value
                 // elsewhere: exactly what `gh` says is fresh.
-                st.fh = replace_on(&st.fh, &s, &st.gh);
-                st.bh_may = union(&st.bh_may, &s);
-                st.bh_must = union(&st.bh_must, &s);
-                st.gh = replace_on(&st.gh, &s, &st.fh);
+                { let n = st.gh.clone(); replace_on_in(&mut st.fh, &s, &n); }
+                union_in(&mut st.bh_may, &s);
+                union_in(&mut st.bh_must, &s);
+                { let n = st.fh.clone(); replace_on_in(&mut st.gh, &s, &n); }
             }
             Act::Actual(sets) => {
                 let s = self.all_of(sets);
@@ -233,8 +229,8 @@ impl Checker<'_> {
                     self.report(line, m);
                 }
                 st.believe_only(&s, false);
-                st.gd = replace_on(&st.gd, &s, &st.fh);
-                st.gh = replace_on(&st.gh, &s, &st.fh);
+                { let n = st.fh.clone(); replace_on_in(&mut st.gd, &s, &n); }
+                { let n = st.fh.clone(); replace_on_in(&mut st.gh, &s, &n); }
             }
         }
     }
@@ -288,9 +284,9 @@ impl Checker<'_> {
         };
         // Entry: the device ends with its own value where it is believed, the host's
         // elsewhere: exactly what `gd` says is fresh.
-        st.fd = replace_on(&st.fd, &ins, &st.gd);
-        st.bd_may = union(&st.bd_may, &ins);
-        st.bd_must = union(&st.bd_must, &ins);
+        { let n = st.gd.clone(); replace_on_in(&mut st.fd, &ins, &n); }
+        union_in(&mut st.bd_may, &ins);
+        union_in(&mut st.bd_must, &ins);
         // Body.
         let mut skip = private;
         for_each_stmt(unit, nodes, &mut |s| {
@@ -321,8 +317,8 @@ impl Checker<'_> {
             );
             self.report(rline, m);
         }
-        st.fd = union(&st.fd, &eff.must);
-        st.fh = minus(&st.fh, &eff.may);
+        union_in(&mut st.fd, &eff.must);
+        minus_in(&mut st.fh, &eff.may);
         let undeclared = minus(&eff.may, &union(&outs, &locals));
         for (v, x) in &undeclared {
             let m = format!("the region writes {} but does not declare it OUT or LOCAL", self.show(v, x));
@@ -339,16 +335,16 @@ impl Checker<'_> {
         }
         // Exit: OUT actual on the device only; LOCAL forgotten on the device.
         st.believe_only(&outs, true);
-        st.bd_may = minus(&st.bd_may, &locals);
-        st.bd_must = minus(&st.bd_must, &locals);
+        minus_in(&mut st.bd_may, &locals);
+        minus_in(&mut st.bd_must, &locals);
         // Good copies: OUT -> the device value; LOCAL -> the host value (for the device);
         // other written elements: the host copy is stale where the host is believed.
-        st.gd = replace_on(&st.gd, &outs, &st.fd);
-        st.gh = replace_on(&st.gh, &outs, &st.fd);
-        st.gd = replace_on(&st.gd, &locals, &st.fh);
+        { let n = st.fd.clone(); replace_on_in(&mut st.gd, &outs, &n); }
+        { let n = st.fd.clone(); replace_on_in(&mut st.gh, &outs, &n); }
+        { let n = st.fh.clone(); replace_on_in(&mut st.gd, &locals, &n); }
         let rest = minus(&eff.may, &outs);
         let gh_rest = minus(&intersect(&rest, &st.fd), &st.bh_may);
-        st.gh = replace_on(&st.gh, &rest, &gh_rest);
+        replace_on_in(&mut st.gh, &rest, &gh_rest);
     }
 
     fn visible(&self, e: &effects::Eff) -> BTreeSet<Name> {
@@ -382,14 +378,14 @@ impl Checker<'_> {
                     let what = format!("calls `{}`", eff.calls[0].name.to_uppercase());
                     self.consistent(line, &vis, st, &what);
                 }
-                st.fh = union(&st.fh, &eff.must);
-                st.fd = minus(&st.fd, &eff.may);
+                union_in(&mut st.fh, &eff.must);
+                minus_in(&mut st.fd, &eff.may);
                 // Written elements: the device copy is stale, so each copy the runtime would
                 // use is good only where it is the host's and the host's is fresh.
                 let gd = minus(&intersect(&eff.may, &st.fh), &st.bd_may);
                 let gh = intersect(&intersect(&eff.may, &st.bh_must), &st.fh);
-                st.gd = replace_on(&st.gd, &eff.may, &gd);
-                st.gh = replace_on(&st.gh, &eff.may, &gh);
+                replace_on_in(&mut st.gd, &eff.may, &gd);
+                replace_on_in(&mut st.gh, &eff.may, &gh);
                 if !eff.calls.is_empty() {
                     let vis = self.visible(&eff);
                     let with_regions = eff.calls.iter().any(|c| self.region_procs.contains(&c.name));

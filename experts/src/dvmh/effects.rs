@@ -32,6 +32,45 @@ pub fn add(v: &mut VarSets, name: &str, set: &SectionSet) {
     }
 }
 
+/// `a ∪= b`, touching only `b`'s variables.
+pub fn union_in(a: &mut VarSets, b: &VarSets) {
+    for (k, s) in b {
+        add(a, k, s);
+    }
+}
+
+/// `a −= b`, touching only `b`'s variables.
+pub fn minus_in(a: &mut VarSets, b: &VarSets) {
+    for (k, t) in b {
+        if let Some(s) = a.get_mut(k) {
+            let d = s.difference(t);
+            if d.is_empty() {
+                a.remove(k);
+            } else {
+                *s = d;
+            }
+        }
+    }
+}
+
+/// `a` keeps its elements outside `of` and takes `new`'s inside `of` (only `of`'s variables
+/// are touched).
+pub fn replace_on_in(a: &mut VarSets, of: &VarSets, new: &VarSets) {
+    for (k, o) in of {
+        let outside = a.get(k).map(|s| s.difference(o));
+        let inside = new.get(k).map(|n| n.intersect(o));
+        let mut r = outside.unwrap_or_else(|| SectionSet::empty(o.rank()));
+        if let Some(i) = inside {
+            r = r.union(&i);
+        }
+        if r.is_empty() {
+            a.remove(k);
+        } else {
+            a.insert(k.clone(), r);
+        }
+    }
+}
+
 pub fn union(a: &VarSets, b: &VarSets) -> VarSets {
     let mut r = a.clone();
     for (k, s) in b {

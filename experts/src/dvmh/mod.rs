@@ -24,7 +24,7 @@ use analyzer::ast::*;
 use analyzer::report::Analysis;
 use analyzer::sections::SectionSet;
 use analyzer::sema::UnitSema;
-use effects::{add, intersect, minus, union, Eff, EffCx, VarSets};
+use effects::{add, intersect, minus, minus_in, union, union_in, Eff, EffCx, VarSets};
 use std::collections::{BTreeMap, BTreeSet};
 use walk::{Group, Hooks, Item, State, Walk};
 
@@ -771,7 +771,7 @@ impl Placer<'_> {
                 .sum();
             let c = self.get_cost.entry(get_at).or_default();
             *c = c.max(bytes * times);
-            st.host_stale = minus(&st.host_stale, &got);
+            minus_in(&mut st.host_stale, &got);
         }
         if !act.is_empty() {
             // After the statement when something can stand there, else right before it
@@ -780,13 +780,13 @@ impl Placer<'_> {
                 Some(spot) => Self::record(&mut self.acts, spot, &sact, what),
                 None => Self::record(&mut self.acts_late, get_at, &sact, what),
             };
-            st.host_stale = minus(&st.host_stale, &done);
-            st.dev_may = minus(&st.dev_may, &done);
-            st.dev_must = minus(&st.dev_must, &done);
+            minus_in(&mut st.host_stale, &done);
+            minus_in(&mut st.dev_may, &done);
+            minus_in(&mut st.dev_must, &done);
         }
         if eff.calls.iter().any(|c| self.region_procs.contains(&c.name)) {
             let vis = self.visible(&eff);
-            st.dev_may = union(&st.dev_may, &vis);
+            union_in(&mut st.dev_may, &vis);
         }
     }
 }
@@ -852,13 +852,13 @@ impl Hooks<PState> for Placer<'_> {
                 }
                 let e = self.in_bytes.entry(k).or_default();
                 *e = e.max(bytes);
-                st.dev_may = union(&st.dev_may, &p.ins);
-                st.dev_must = union(&st.dev_must, &p.ins);
-                st.dev_may = union(&st.dev_may, &p.outs);
-                st.dev_must = union(&st.dev_must, &p.outs);
-                st.host_stale = union(&st.host_stale, &p.outs);
-                st.dev_may = minus(&st.dev_may, &p.locals);
-                st.dev_must = minus(&st.dev_must, &p.locals);
+                union_in(&mut st.dev_may, &p.ins);
+                union_in(&mut st.dev_must, &p.ins);
+                union_in(&mut st.dev_may, &p.outs);
+                union_in(&mut st.dev_must, &p.outs);
+                union_in(&mut st.host_stale, &p.outs);
+                minus_in(&mut st.dev_may, &p.locals);
+                minus_in(&mut st.dev_must, &p.locals);
             }
         }
     }
