@@ -71,6 +71,31 @@ struct Rt {
     finalized: bool,
 }
 
+/// Owned ranges of every array, readable from any thread: DO bounds of OpenMP loops are
+/// evaluated by the worker threads too.
+static OWNED: std::sync::RwLock<Vec<(Vec<i64>, Vec<i64>)>> = std::sync::RwLock::new(Vec::new());
+
+fn publish(l: &Layout) {
+    if let Ok(mut v) = OWNED.write() {
+        v.push((l.own_lo.clone(), l.own_hi.clone()));
+    }
+}
+
+fn owned(h: i64, d: i32, hi: bool) -> i64 {
+    let v = OWNED.read().ok();
+    let r = v
+        .as_ref()
+        .and_then(|v| v.get(h as usize))
+        .and_then(|(lo, up)| if hi { up.get(d as usize - 1) } else { lo.get(d as usize - 1) }).copied();
+    match r {
+        Some(x) => x,
+        None => {
+            eprintln!("sapfor runtime: bad array handle {h} or dimension {d} (converter bug)");
+            std::process::exit(3);
+        }
+    }
+}
+
 thread_local! {
     static RT: RefCell<Option<Rt>> = const { RefCell::new(None) };
 }
@@ -301,6 +326,7 @@ pub unsafe extern "C" fn sapfor_distribute(
             })
             .collect();
         let l = Layout::new(esize as usize, dims, &rt.grid, &rt.coords);
+        publish(&l);
         rt.arrays.push(l);
         (rt.arrays.len() - 1) as i64
     })
@@ -365,6 +391,7 @@ pub unsafe extern "C" fn sapfor_align(
             })
             .collect();
         let l = Layout::new(esize as usize, dims, &rt.grid, &rt.coords);
+        publish(&l);
         rt.arrays.push(l);
         (rt.arrays.len() - 1) as i64
     })
@@ -373,13 +400,13 @@ pub unsafe extern "C" fn sapfor_align(
 /// Lowest owned global index of dimension `d` (1-based).
 #[no_mangle]
 pub extern "C" fn sapfor_lb(h: i64, d: i32) -> i64 {
-    with(|rt| rt.layout(h).own_lo[d as usize - 1])
+    owned(h, d, false)
 }
 
 /// Highest owned global index of dimension `d` (1-based); below `sapfor_lb` when empty.
 #[no_mangle]
 pub extern "C" fn sapfor_ub(h: i64, d: i32) -> i64 {
-    with(|rt| rt.layout(h).own_hi[d as usize - 1])
+    owned(h, d, true)
 }
 
 /// Allocated bounds (owned part plus shadows, clipped to the global bounds).
@@ -752,6 +779,15 @@ pub unsafe extern "C" fn sapfor_bcast(x: *mut u8, n: i64) {
             rt.world.process_at_rank(0).broadcast_into(b);
         }
     })
+}
+
+/// `sapfor_bcast` for arrays (a separate symbol for the Fortran interface).
+///
+/// # Safety
+/// `x` must point to `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_bcast_arr(x: *mut u8, n: i64) {
+    sapfor_bcast(x, n)
 }
 
 /// Broadcast one default integer from process 0 (IOSTAT values and the like).
