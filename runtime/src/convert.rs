@@ -1156,7 +1156,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     let nm = &s.name;
                     if across {
                         pre.push(format!("call sapfor_across_begin(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
-                        post.push(format!("call sapfor_across_end(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
+                        // before any collective of the epilogue: the successors wait for it
+                        post.insert(0, format!("call sapfor_across_end(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
                     } else {
                         pre.push(format!("call sapfor_shadow_renew(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
                     }
@@ -1218,7 +1219,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         }
                     }
                 }
-                post.insert(0, "call sapfor_red_end()".into());
+                post.push("call sapfor_red_end()".into());
             }
             Clause::Private(v) => {
                 for x in v {
