@@ -838,24 +838,25 @@ fn unit(cx: &mut Cx, ui: usize) {
         setup.push(format!("call sapfor_setup_{key}()"));
     }
     if !setup.is_empty() {
-        let anchor = match first_exec {
-            Some(i) if i > 0 && u.stmts[i - 1].span.file == fid => {
-                // after the last specification statement before it
-                let prev = &u.stmts[i - 1];
-                Some((fid.0, prev.span.end_line.max(header_end)))
+        match first_exec.map(|i| &u.stmts[i]) {
+            // right before the first executable statement (ahead of any loop prologue)
+            Some(st) if st.span.file == fid => {
+                let v = cx.before.entry((fid.0, st.span.line)).or_default();
+                v.splice(0..0, setup);
             }
-            _ => None,
-        };
-        match anchor {
-            Some(a) => cx.after.entry(a).or_default().extend(setup),
-            None => match first_exec {
-                Some(i) => {
-                    let s = &u.stmts[i];
-                    cx.after.entry((fid.0, header_end)).or_default().extend(setup);
-                    let _ = s;
-                }
-                None => cx.after.entry((fid.0, header_end)).or_default().extend(setup),
-            },
+            // no executable statement in this file (or it comes from an INCLUDE): after the
+            // last specification statement of the unit's own file
+            _ => {
+                let last_spec = u
+                    .stmts
+                    .iter()
+                    .filter(|x| x.span.file == fid && !x.kind.is_executable())
+                    .map(|x| x.span.end_line)
+                    .max()
+                    .unwrap_or(header_end)
+                    .max(header_end);
+                cx.after.entry((fid.0, last_spec)).or_default().extend(setup);
+            }
         }
     }
 

@@ -23,7 +23,7 @@ pub struct BuildArgs {
     /// Treat all files as free form.
     #[arg(long)]
     pub free_form: bool,
-    /// Fortran compiler flags, space-separated (default "-O2").
+    /// Fortran compiler flags, space-separated (default "-O2 -fvect-cost-model=cheap").
     #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
     pub fflags: Option<String>,
     /// Checked mode: bounds checks on every array access (non-local reads are caught).

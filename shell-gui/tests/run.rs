@@ -262,3 +262,33 @@ fn build_writes_an_executable_that_mpirun_launches_and_profile_reports() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn several_files_include_and_distributed_common() {
+    // main.fdv (fixed form) distributes COMMON /FIELD/ members declared in field.inc;
+    // sub.fdv (free form, same INCLUDE) has parallel loops on them
+    let dir = scratch("multi");
+    for f in ["main.fdv", "sub.fdv", "field.inc"] {
+        std::fs::copy(root().join("runtime/tests/data/multi").join(f), dir.join(f)).unwrap();
+    }
+    std::fs::copy(dir.join("main.fdv"), dir.join("main.f")).unwrap();
+    std::fs::copy(dir.join("sub.fdv"), dir.join("sub.f90")).unwrap();
+    let exe = dir.join("seq");
+    let out = Command::new("gfortran")
+        .current_dir(&dir)
+        .args(["-w", "main.f", "sub.f90", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let want = String::from_utf8(Command::new(&exe).output().unwrap().stdout).unwrap();
+    for np in ["1", "2", "4"] {
+        let out = sapfor(&dir)
+            .args(["run", "main.fdv", "sub.fdv", "--np", np])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "np {np}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
