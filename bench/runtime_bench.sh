@@ -58,6 +58,8 @@ J_SEQ=$(best jseq "$W/jac.ref" "$W/jac_seq")
 J_NP1=$(best jnp1 "$W/jac.ref" mpi 1 "$W/jac_dvmh")
 J_NP2=$(best jnp2 "$W/jac.ref" mpi 2 "$W/jac_dvmh")
 J_MPI=$(best jmpi "$W/jac.ref" mpi 2 "$W/jac_mpi")
+J_NP1D=$(best jnp1d "$W/jac.ref" "$W/jac_dvmh")
+MPI_START=$(best start "" mpi 1 /bin/true)
 H_SEQ=$(best hseq "$W/heat.ref" "$W/heat_seq")
 H_NP1=$(best hnp1 "$W/heat.ref" mpi 1 "$W/heat_dvmh")
 H_NP2=$(best hnp2 "$W/heat.ref" mpi 2 "$W/heat_dvmh")
@@ -75,9 +77,12 @@ printf '%-34s %10s %10s\n' "sapfor --np 1" "$J_NP1" "$H_NP1"
 printf '%-34s %10s %10s\n' "sapfor --np 2" "$J_NP2" "$H_NP2"
 printf '%-34s %10s %10s\n' "sapfor --np 1 --threads 2" "$J_T2" "$H_T2"
 printf '%-34s %10s %10s\n' "hand-written MPI, 2 processes" "$J_MPI" "-"
+printf '%-34s %10s %10s\n' "sapfor np 1 without mpirun" "$J_NP1D" "-"
+printf '%-34s %10s %10s\n' "mpirun -np 1 /bin/true (start-up)" "$MPI_START" "-"
 echo
 echo "ratios (targets in parentheses)"
 echo "  2-D: np1 / sequential          $(r "$J_NP1" "$J_SEQ")   (<= 1.05)"
+echo "  2-D: np1 without mpirun / seq  $(r "$J_NP1D" "$J_SEQ")"
 echo "  2-D: speed-up np2 over np1     $(r "$J_NP1" "$J_NP2")   (>= 1.8)"
 echo "  2-D: speed-up threads2 over np1 $(r "$J_NP1" "$J_T2")  (>= 1.7)"
 echo "  2-D: np2 / hand-written MPI np2 $(r "$J_NP2" "$J_MPI")  (<= 1.10)"

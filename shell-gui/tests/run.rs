@@ -292,3 +292,34 @@ fn several_files_include_and_distributed_common() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn runtime_error_names_the_line_and_stops_all_processes() {
+    let dir = scratch("oor");
+    std::fs::copy(root().join("runtime/tests/data/outofrange.fdv"), dir.join("o.fdv")).unwrap();
+    let out = sapfor(&dir).args(["run", "o.fdv", "--np", "2"]).output().unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sapfor: runtime error at o.fdv:17") && err.contains("outside the array bounds"),
+        "{}",
+        text(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_compiler_says_how_to_install() {
+    let dir = scratch("notools");
+    std::fs::copy(root().join("runtime/tests/data/across1d.fdv"), dir.join("a.fdv")).unwrap();
+    let empty = dir.join("emptybin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = sapfor(&dir).env("PATH", &empty).args(["run", "a.fdv"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("gfortran not found") && err.contains("apt-get install gfortran libopenmpi-dev openmpi-bin"), "{}", text(&out));
+    let out = sapfor(&dir).args(["run", "a.fdv", "--np", "2", "--grid", "3x1"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--grid 3x1 does not fit"), "{}", text(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
