@@ -1139,6 +1139,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             }
         }
     }
+    let tile = tile_dim(cx, ui, vis, pl, &headers, &nest);
+    let mut tiled: Option<(String, String, Vec<i64>, Vec<i64>, usize)> = None;
     for c in &pl.clauses {
         match c {
             Clause::ShadowRenew(specs) | Clause::Across(specs) => {
@@ -1155,7 +1157,9 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     let lo: Vec<i64> = w.iter().map(|x| x.0).collect();
                     let hi: Vec<i64> = w.iter().map(|x| x.1).collect();
                     let nm = &s.name;
-                    if across {
+                    if across && tile.is_some() {
+                        tiled = Some((key.clone(), nm.to_string(), lo.clone(), hi.clone(), tile.unwrap()));
+                    } else if across {
                         pre.push(format!("call sapfor_across_begin(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
                         // before any collective of the epilogue: the successors wait for it
                         post.insert(0, format!("call sapfor_across_end(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
@@ -1270,6 +1274,36 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             }
         }
     }
+    // pipelined ACROSS: a tile loop along dimension td (the innermost loop's) around the nest
+    if let Some((key, nm, lo, hi, td)) = &tiled {
+        let d = td + 1;
+        let (wl, wh) = (i64list(lo), i64list(hi));
+        pre.push(format!("call sapfor_across_start(sh_{key}, {nm}, {wl}, {wh}, {d})"));
+        pre.push(format!("sapfor_tile_s = int(sapfor_across_tile_size(sh_{key}, {d}))"));
+        pre.push(format!("do sapfor_tile_i = sapfor_lo(sh_{key}, {d}), sapfor_hi(sh_{key}, {d}), sapfor_tile_s"));
+        pre.push(format!("call sapfor_across_tile(sh_{key}, {nm}, {wl}, {d}, int(sapfor_tile_i, c_int64_t), int(sapfor_tile_i + sapfor_tile_s - 1, c_int64_t), 0)"));
+        post.splice(
+            0..0,
+            [
+                format!("call sapfor_across_tile(sh_{key}, {nm}, {wl}, {d}, int(sapfor_tile_i, c_int64_t), int(sapfor_tile_i + sapfor_tile_s - 1, c_int64_t), 1)"),
+                "end do".to_string(),
+                format!("call sapfor_across_finish(sh_{key}, {nm}, {wl}, {d})"),
+            ],
+        );
+        // the innermost loop runs over the current tile only
+        let h = headers[headers.len() - 1];
+        let t = match cx.replace.get(&(h.span.file.0, h.span.line)) {
+            Some(Some(v)) => v[0].clone(),
+            _ => cx.stmt_text(h),
+        };
+        match tile_header(&t) {
+            Some(new) => cx.replace_stmt(h, vec![new]),
+            None => {
+                cx.err(h.span.file, h.span.line, "cannot read this DO statement");
+                return;
+            }
+        }
+    }
     // OpenMP: scalars assigned in the body are private unless they are reductions
     let mut body_ids = BTreeSet::new();
     collect_stmts(u, dos[pl.outer], &mut body_ids);
@@ -1309,6 +1343,109 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     cx.before.entry((h0.span.file.0, h0.span.line)).or_default().extend(pre);
     let end = last_line(u, dos[pl.outer]);
     cx.after.entry((fid.0, end)).or_default().splice(0..0, post);
+}
+
+/// `DO var = lo, hi` -> the same bounds intersected with the current ACROSS tile.
+fn tile_header(t: &str) -> Option<String> {
+    let eq = text::assign_eq(t)?;
+    let parts = text::split_top(&t[eq + 1..], ',');
+    if parts.len() != 2 {
+        return None;
+    }
+    Some(format!(
+        "{}= max({}, sapfor_tile_i), min({}, sapfor_tile_i + sapfor_tile_s - 1)",
+        &t[..eq],
+        parts[0].trim(),
+        parts[1].trim()
+    ))
+}
+
+/// `v + c` for an affine subscript of one variable (None otherwise).
+fn affine(e: &Expr) -> Option<(String, i64)> {
+    use analyzer::ast::BinOp;
+    match e {
+        Expr::Var(v) => Some((v.clone(), 0)),
+        Expr::Binary(BinOp::Add, a, b) => match (&**a, &**b) {
+            (Expr::Var(v), Expr::Int(c)) | (Expr::Int(c), Expr::Var(v)) => Some((v.clone(), *c)),
+            _ => None,
+        },
+        Expr::Binary(BinOp::Sub, a, b) => match (&**a, &**b) {
+            (Expr::Var(v), Expr::Int(c)) => Some((v.clone(), -*c)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether an ACROSS loop can be pipelined in tiles along the dimension of its innermost
+/// loop, and that dimension (0-based). Needs: one ACROSS array, the ON array itself; the
+/// innermost loop variable indexes a dimension of it exactly (offset 0); every reference to
+/// the array in the body is affine in the loop variables, and none reads "ahead" in the
+/// tiled dimension and "behind" in another (like A(I+1,J-1)): then running the tiles one
+/// after the other (tile loop outermost) keeps every dependence of the original order.
+fn tile_dim(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) -> Option<usize> {
+    let u = &cx.p.units[ui];
+    let on = pl.on.as_ref()?;
+    let specs: Vec<&ShadowSpec> = pl
+        .clauses
+        .iter()
+        .filter_map(|c| if let Clause::Across(v) = c { Some(v) } else { None })
+        .flatten()
+        .collect();
+    if specs.len() != 1 || headers.len() < 2 || !specs[0].name.eq_ignore_ascii_case(&on.name) {
+        return None;
+    }
+    let name = on.name.to_ascii_lowercase();
+    let key = vis.get(&name)?;
+    let split = split_dims(cx, key);
+    let widths = spec_widths(cx, ui, key, specs[0])?;
+    let inner = match &headers[headers.len() - 1].kind {
+        StmtKind::Do { var, .. } => var.clone(),
+        _ => return None,
+    };
+    // the ON subscript that is exactly the innermost variable
+    let td = on.subs.iter().position(|s| matches!(s, Subscript::Expr(DExpr::Name(n)) if n.eq_ignore_ascii_case(&inner)))?;
+    if !split[td] {
+        return None;
+    }
+    let mut ok = true;
+    let mut body = BTreeSet::new();
+    collect_stmts(u, nest[0], &mut body);
+    let mut check = |e: &Expr| {
+        if let Expr::Ref(n, args) = e {
+            if n == &name {
+                let subs: Vec<Option<(String, i64)>> = args.iter().map(|a| a.expr().and_then(affine)).collect();
+                if subs.len() != split.len() || subs.iter().any(|s| s.is_none()) {
+                    ok = false;
+                    return;
+                }
+                let ct = subs[td].as_ref().map(|x| x.1).unwrap_or(0);
+                for (d, s) in subs.iter().enumerate() {
+                    let cd = s.as_ref().map(|x| x.1).unwrap_or(0);
+                    if d != td && split[d] && widths[d].0 > 0 && ct > 0 && cd < 0 {
+                        ok = false;
+                    }
+                }
+            }
+        }
+    };
+    for st in u.stmts.iter().filter(|s| body.contains(&s.id)) {
+        match &st.kind {
+            StmtKind::Assign { lhs, rhs } => {
+                lhs.walk(&mut check);
+                rhs.walk(&mut check);
+            }
+            StmtKind::Do { .. } | StmtKind::EndDo | StmtKind::Continue => {}
+            StmtKind::IfThen(c) | StmtKind::ElseIf(c) => c.walk(&mut check),
+            StmtKind::Else | StmtKind::EndIf => {}
+            _ => return None,
+        }
+    }
+    if ok {
+        Some(td)
+    } else {
+        None
+    }
 }
 
 /// `DO [label] var = lo, hi` -> bounds clipped to the owned part of dimension d of `key`.

@@ -258,7 +258,11 @@ pub fn mpirun_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
         )
         .args(["--bind-to", "none", "-np"])
         .arg(r.np.max(1).to_string())
-        .args(["-x", "OMP_NUM_THREADS", "-x", "SAPFOR_GRID", "-x", "SAPFOR_PROFILE"])
+        .args(["-x", "OMP_NUM_THREADS", "-x", "SAPFOR_GRID", "-x", "SAPFOR_PROFILE"]);
+    if std::env::var_os("SAPFOR_ACROSS_TILE").is_some() {
+        c.args(["-x", "SAPFOR_ACROSS_TILE"]);
+    }
+    c
         .arg(exe);
     Ok(c)
 }

@@ -647,6 +647,20 @@ pub unsafe extern "C" fn sapfor_across_end(h: i64, a: *mut u8, wlo: *const i64, 
 /// One pipeline step along dimension d: `send` = give my last `w` planes to the high
 /// neighbour; otherwise receive the low neighbour's into my low shadow.
 unsafe fn pipe(rt: &Rt, l: &Layout, a: *mut u8, d: usize, w: i64, send: bool) -> u64 {
+    pipe_in(rt, l, a, d, w, send, None)
+}
+
+/// `pipe` restricted, in dimension `t.0`, to the global range t.1..=t.2 (one tile; the first
+/// and last tiles extend over the shadow edges so corners travel too).
+unsafe fn pipe_in(
+    rt: &Rt,
+    l: &Layout,
+    a: *mut u8,
+    d: usize,
+    w: i64,
+    send: bool,
+    t: Option<(usize, i64, i64)>,
+) -> u64 {
     let Some(axis) = l.dims[d].axis else { return 0 };
     if l.empty() {
         return 0;
@@ -664,6 +678,17 @@ unsafe fn pipe(rt: &Rt, l: &Layout, a: *mut u8, d: usize, w: i64, send: bool) ->
     let nr = rt.rank_of(&cc) as i32;
     let mut lo = l.alo.clone();
     let mut hi = l.ahi.clone();
+    if let Some((td, tlo, thi)) = t {
+        if tlo > l.own_lo[td] {
+            lo[td] = tlo;
+        }
+        if thi < l.own_hi[td] {
+            hi[td] = thi;
+        }
+        if hi[td] < lo[td] {
+            return 0;
+        }
+    }
     if send {
         let w = w.min(nl.own_lo[d] - nl.alo[d]);
         if w <= 0 {
@@ -688,6 +713,77 @@ unsafe fn pipe(rt: &Rt, l: &Layout, a: *mut u8, d: usize, w: i64, send: bool) ->
         rt.world.process_at_rank(nr).receive_into(&mut buf[..]);
         l.unpack(a, &lo, &hi, &buf);
         buf.len() as u64
+    }
+}
+
+/// Tiled ACROSS (pipelined): start. Renews all shadows (old values) and waits for the
+/// predecessor along the tiled dimension `tdim` (1-based) when it has a low dependence.
+///
+/// # Safety
+/// As `sapfor_shadow_renew`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_across_start(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, tdim: i32) {
+    sapfor_shadow_renew(h, a, wlo, whi);
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let wlo = slice(wlo, l.dims.len());
+        let td = tdim as usize - 1;
+        let b = if wlo[td] > 0 { pipe(rt, &l, a, td, wlo[td], false) } else { 0 };
+        rt.across.add(t, b);
+    })
+}
+
+/// One tile (global range tlo..=thi of dimension `tdim`) of a pipelined ACROSS loop:
+/// `send` = 0 before computing it (receive the predecessors' boundary planes of this tile
+/// along every other dimension with a low dependence), 1 after (send ours on).
+///
+/// # Safety
+/// As `sapfor_shadow_renew`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_across_tile(h: i64, a: *mut u8, wlo: *const i64, tdim: i32, tlo: i64, thi: i64, send: i32) {
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let wlo = slice(wlo, l.dims.len());
+        let td = tdim as usize - 1;
+        let mut b = 0;
+        for d in 0..l.dims.len() {
+            if d != td && wlo[d] > 0 {
+                b += pipe_in(rt, &l, a, d, wlo[d], send != 0, Some((td, tlo, thi)));
+            }
+        }
+        rt.across.add(t, b);
+    })
+}
+
+/// Tiled ACROSS: end; send the boundary along the tiled dimension to its successor.
+///
+/// # Safety
+/// As `sapfor_shadow_renew`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_across_finish(h: i64, a: *mut u8, wlo: *const i64, tdim: i32) {
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let wlo = slice(wlo, l.dims.len());
+        let td = tdim as usize - 1;
+        let b = if wlo[td] > 0 { pipe(rt, &l, a, td, wlo[td], true) } else { 0 };
+        rt.across.add(t, b);
+    })
+}
+
+/// Tile size of a pipelined ACROSS loop along dimension `tdim`: `SAPFOR_ACROSS_TILE` if set,
+/// else the owned extent / 16 (at least 1). Every process of a pipeline has the same owned
+/// extent in that dimension, so all cut the same tiles.
+#[no_mangle]
+pub extern "C" fn sapfor_across_tile_size(h: i64, tdim: i32) -> i64 {
+    let lo = owned(h, tdim, false);
+    let hi = owned(h, tdim, true);
+    let ext = (hi - lo + 1).max(1);
+    match std::env::var("SAPFOR_ACROSS_TILE").ok().and_then(|v| v.trim().parse::<i64>().ok()) {
+        Some(t) if t > 0 => t,
+        _ => ((ext + 15) / 16).max(1),
     }
 }
 
