@@ -1140,6 +1140,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         }
     }
     let tile = tile_dim(cx, ui, vis, pl, &headers, &nest);
+    // reduction items (variables, then their index variables) in registration order
+    let mut red_items: Vec<String> = vec![];
     let mut tiled: Option<(String, String, Vec<i64>, Vec<i64>, usize)> = None;
     for c in &pl.clauses {
         match c {
@@ -1185,6 +1187,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         return;
                     }
                     pre.push(format!("call sapfor_red_var({op}, {tc}, {var})"));
+                    red_items.push(var.clone());
                     red_vars.insert(var.clone());
                     match omp {
                         Some(o) => omp_red.push(format!("reduction({o}:{var})")),
@@ -1220,11 +1223,11 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                                     return;
                                 }
                                 pre.push(format!("call sapfor_red_loc({l})"));
+                                red_items.push(l.clone());
                             }
                         }
                     }
                 }
-                post.push("call sapfor_red_end()".into());
             }
             Clause::Private(v) => {
                 for x in v {
@@ -1274,6 +1277,16 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             }
         }
     }
+    // reductions: values are handed over and read back as arguments (see sapfor_red_var)
+    if !red_items.is_empty() {
+        for x in &red_items {
+            post.push(format!("call sapfor_red_put({x})"));
+        }
+        post.push("call sapfor_red_end()".into());
+        for x in &red_items {
+            post.push(format!("call sapfor_red_get({x})"));
+        }
+    }
     // pipelined ACROSS: a tile loop along dimension td (the innermost loop's) around the nest
     if let Some((key, nm, lo, hi, td)) = &tiled {
         let d = td + 1;
@@ -1302,6 +1315,30 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 cx.err(h.span.file, h.span.line, "cannot read this DO statement");
                 return;
             }
+        }
+    }
+    // replicated (non-distributed) arrays written by a distributed loop: each process
+    // writes the elements of its iterations; merge them afterwards so every copy is whole
+    if pl.on.is_some() {
+        let mut body = BTreeSet::new();
+        collect_stmts(u, dos[pl.outer], &mut body);
+        let mut written: BTreeSet<String> = BTreeSet::new();
+        for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
+            let k = match &st.kind {
+                StmtKind::LogicalIf(_, inner) => &inner.kind,
+                k => k,
+            };
+            if let StmtKind::Assign { lhs: Expr::Ref(n, _), .. } = k {
+                if sema.is_array(n) && !vis.contains_key(n) && !private.contains(n) {
+                    written.insert(n.clone());
+                }
+            }
+        }
+        for n in written {
+            let bytes = format!("int(storage_size({n}), c_int64_t) / 8 * size({n}, kind=c_int64_t)");
+            pre.insert(1, format!("call sapfor_merge_begin({n}, {bytes})"));
+            let at = post.iter().position(|x| x.starts_with("call sapfor_red_put")).unwrap_or(post.len());
+            post.insert(at, format!("call sapfor_merge_end({n}, {bytes})"));
         }
     }
     // OpenMP: scalars assigned in the body are private unless they are reductions

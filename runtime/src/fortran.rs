@@ -116,6 +116,16 @@ module sapfor_rt
       integer(c_int64_t), value :: h
       integer(c_int), value :: tdim
     end function
+    subroutine sapfor_merge_begin(x, n) bind(C, name='sapfor_merge_begin')
+      import :: c_int64_t
+      type(*), dimension(*) :: x
+      integer(c_int64_t), value :: n
+    end subroutine
+    subroutine sapfor_merge_end(x, n) bind(C, name='sapfor_merge_end')
+      import :: c_int64_t
+      type(*), dimension(*) :: x
+      integer(c_int64_t), value :: n
+    end subroutine
     subroutine sapfor_gather(h, a, full, all) bind(C, name='sapfor_gather')
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: h
@@ -147,6 +157,12 @@ module sapfor_rt
       integer(c_int) :: x
     end subroutine
     subroutine sapfor_red_end() bind(C, name='sapfor_red_end')
+    end subroutine
+    subroutine sapfor_red_put(x) bind(C, name='sapfor_red_put')
+      type(*) :: x
+    end subroutine
+    subroutine sapfor_red_get(x) bind(C, name='sapfor_red_get')
+      type(*) :: x
     end subroutine
     subroutine sapfor_loop_begin(src) bind(C, name='sapfor_loop_begin')
       import :: c_int64_t

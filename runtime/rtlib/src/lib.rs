@@ -46,8 +46,8 @@ impl Stat {
 struct Red {
     op: i32,
     ty: i32,
-    ptr: *mut u8,
-    locs: Vec<*mut i32>,
+    /// Number of index variables (MAXLOC/MINLOC).
+    nlocs: usize,
 }
 
 struct Rt {
@@ -60,6 +60,14 @@ struct Rt {
     arrays: Vec<Layout>,
     files: BTreeMap<i64, String>,
     reds: Vec<Red>,
+    /// Values handed over by `sapfor_red_put` (then the results, read by `sapfor_red_get`),
+    /// in registration order, and the read position.
+    red_vals: Vec<u8>,
+    red_pos: usize,
+    /// After `sapfor_red_end`: item sizes and the next item `sapfor_red_get` returns.
+    red_done: Option<(Vec<usize>, usize)>,
+    /// Copies of replicated arrays taken before a parallel loop writes them.
+    merges: Vec<(usize, Vec<u8>)>,
     start: Instant,
     loops: BTreeMap<i64, Stat>,
     loop_t: Option<(i64, Instant)>,
@@ -214,6 +222,10 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         arrays: vec![],
         files: BTreeMap::new(),
         reds: vec![],
+        red_vals: vec![],
+        red_pos: 0,
+        red_done: None,
+        merges: vec![],
         start: Instant::now(),
         loops: BTreeMap::new(),
         loop_t: None,
@@ -787,6 +799,53 @@ pub extern "C" fn sapfor_across_tile_size(h: i64, tdim: i32) -> i64 {
     }
 }
 
+/// A parallel loop is about to write elements of a replicated (non-distributed) array: keep
+/// a copy, so that `sapfor_merge_end` can find what each process changed.
+///
+/// # Safety
+/// `x` must point to `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_merge_begin(x: *const u8, n: i64) {
+    with(|rt| {
+        let b = slice(x, n.max(0) as usize).to_vec();
+        rt.merges.push((x as usize, b));
+    })
+}
+
+/// After the loop: every process gets every element that some process changed (each
+/// iteration ran on one process, so each element was written by one process, or by replicas
+/// with the same value). Byte-wise: a byte that differs from the copy on some process takes
+/// that process's value.
+///
+/// # Safety
+/// As `sapfor_merge_begin`, same `x` and `n`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
+    with(|rt| {
+        let t = Instant::now();
+        let n = n.max(0) as usize;
+        let Some(pos) = rt.merges.iter().rposition(|(p, b)| *p == x as usize && b.len() == n) else {
+            rt.fail(0, "sapfor_merge_end without sapfor_merge_begin (converter bug)");
+        };
+        let (_, old) = rt.merges.remove(pos);
+        if rt.size > 1 && n > 0 {
+            let cur = slice(x, n).to_vec();
+            let mut all = vec![0u8; n * rt.size];
+            rt.world.all_gather_into(&cur[..], &mut all[..]);
+            let out = std::slice::from_raw_parts_mut(x, n);
+            for p in 0..rt.size {
+                let v = &all[p * n..(p + 1) * n];
+                for k in 0..n {
+                    if v[k] != old[k] {
+                        out[k] = v[k];
+                    }
+                }
+            }
+        }
+        rt.reduce.add(t, (n * rt.size) as u64);
+    })
+}
+
 /// Gather the owned parts of array `h` into `full` (global shape) on process 0, or on every
 /// process when `all` is 1.
 ///
@@ -903,27 +962,84 @@ pub unsafe extern "C" fn sapfor_bcast_i4(x: *mut i32) {
 /// from the operation's identity (for sum, product, eqv and neqv), so the initial value is
 /// counted once.
 ///
+/// After the loop the generated code hands every value over with `sapfor_red_put` (variable,
+/// then its index variables, in registration order), calls `sapfor_red_end`, and reads the
+/// results back with `sapfor_red_get`. Values always travel as arguments: the Fortran
+/// compiler may keep a variable in a register across calls that do not name it, so the
+/// runtime never reads or writes through a pointer kept from an earlier call.
+///
 /// # Safety
-/// `x` points to a variable of type `ty` that stays valid until `sapfor_red_end`.
+/// `x` points to a variable of type `ty`.
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_red_var(op: i32, ty: i32, x: *mut u8) {
     with(|rt| {
         if rt.rank != 0 {
             set_identity(op, ty, x);
         }
-        rt.reds.push(Red { op, ty, ptr: x, locs: vec![] });
+        rt.reds.push(Red { op, ty, nlocs: 0 });
     })
 }
 
 /// Add an index variable (default integer) to the last registered MAXLOC/MINLOC.
 ///
 /// # Safety
-/// `x` points to an i32 that stays valid until `sapfor_red_end`.
+/// `x` points to an i32.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_red_loc(x: *mut i32) {
+pub unsafe extern "C" fn sapfor_red_loc(_x: *mut i32) {
     with(|rt| {
         if let Some(r) = rt.reds.last_mut() {
-            r.locs.push(x);
+            r.nlocs += 1;
+        }
+    })
+}
+
+/// Size in bytes of reduction item `k` in the flattened order (value, its indices, ...).
+fn red_item_sizes(reds: &[Red]) -> Vec<usize> {
+    let mut v = vec![];
+    for r in reds {
+        v.push(tsize(r.ty));
+        for _ in 0..r.nlocs {
+            v.push(4);
+        }
+    }
+    v
+}
+
+/// Hand over the next reduction item's value (see `sapfor_red_var`).
+///
+/// # Safety
+/// `x` points to the item (its registered type).
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_red_put(x: *const u8) {
+    with(|rt| {
+        let sizes = red_item_sizes(&rt.reds);
+        let k = rt.red_pos;
+        let Some(&n) = sizes.get(k) else {
+            rt.fail(0, "sapfor_red_put: more items than registered (converter bug)");
+        };
+        rt.red_vals.extend_from_slice(slice(x, n));
+        rt.red_pos += 1;
+    })
+}
+
+/// Read the next combined reduction item back (after `sapfor_red_end`).
+///
+/// # Safety
+/// `x` points to the item (its registered type).
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_red_get(x: *mut u8) {
+    with(|rt| {
+        let Some((sizes, k)) = rt.red_done.as_ref().map(|(s, k)| (s.clone(), *k)) else {
+            rt.fail(0, "sapfor_red_get before sapfor_red_end (converter bug)");
+        };
+        let off: usize = sizes[..k].iter().sum();
+        let n = sizes[k];
+        std::ptr::copy_nonoverlapping(rt.red_vals[off..off + n].as_ptr(), x, n);
+        if k + 1 == sizes.len() {
+            rt.red_done = None;
+            rt.red_vals.clear();
+        } else {
+            rt.red_done = Some((sizes, k + 1));
         }
     })
 }
@@ -956,20 +1072,19 @@ fn tsize(ty: i32) -> usize {
 /// bit-identical results).
 #[no_mangle]
 pub extern "C" fn sapfor_red_end() {
-    with(|rt| unsafe {
+    with(|rt| {
         let t = Instant::now();
         let reds = std::mem::take(&mut rt.reds);
-        let mut mine = vec![];
-        for r in &reds {
-            mine.extend_from_slice(slice(r.ptr, tsize(r.ty)));
-            for &li in &r.locs {
-                mine.extend_from_slice(&(*li).to_ne_bytes());
-            }
+        let sizes = red_item_sizes(&reds);
+        rt.red_pos = 0;
+        let n: usize = sizes.iter().sum();
+        if rt.red_vals.len() != n {
+            rt.fail(0, "sapfor_red_end: values missing (converter bug)");
         }
-        let n = mine.len();
         if n == 0 {
             return;
         }
+        let mine = std::mem::take(&mut rt.red_vals);
         let mut all = vec![0u8; n * rt.size];
         rt.world.all_gather_into(&mine[..], &mut all[..]);
         // combine in rank order, starting from process 0's values
@@ -979,25 +1094,13 @@ pub extern "C" fn sapfor_red_end() {
             let mut pos = 0;
             for r in &reds {
                 let ts = tsize(r.ty);
-                let nl = r.locs.len() * 4;
-                let (a, b) = (pos, pos + ts + nl);
-                let (acc_s, oth) = (&mut acc[a..b], &other[a..b]);
-                combine(r.op, r.ty, ts, acc_s, oth);
+                let (a, b) = (pos, pos + ts + 4 * r.nlocs);
+                combine(r.op, r.ty, ts, &mut acc[a..b], &other[a..b]);
                 pos = b;
             }
         }
-        let mut pos = 0;
-        for r in &reds {
-            let ts = tsize(r.ty);
-            std::ptr::copy_nonoverlapping(acc[pos..].as_ptr(), r.ptr, ts);
-            pos += ts;
-            for &li in &r.locs {
-                let mut b = [0u8; 4];
-                b.copy_from_slice(&acc[pos..pos + 4]);
-                *li = i32::from_ne_bytes(b);
-                pos += 4;
-            }
-        }
+        rt.red_vals = acc;
+        rt.red_done = Some((sizes, 0));
         rt.reduce.add(t, n as u64);
     })
 }
