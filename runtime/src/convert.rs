@@ -657,8 +657,12 @@ fn new_array(cx: &mut Cx, ui: usize, name: &str, map: Mapping, fid: FileId, line
         }
         None => (format!("{}_{}", u.name, name), Some(u.name.clone()), None),
     };
-    if cx.arrays.contains_key(&key) {
-        cx.err(fid, line, format!("{name} is distributed twice"));
+    if let Some(prev) = cx.arrays.get(&key) {
+        // a COMMON member may be distributed in every unit that declares the block, alike
+        if common.is_some() && format!("{:?}", prev.map) == format!("{map:?}") && prev.bounds == bounds {
+            return None;
+        }
+        cx.err(fid, line, format!("{name} is distributed twice, differently"));
         return None;
     }
     Some(DArray {
@@ -1139,6 +1143,10 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             }
         }
     }
+    if let Some(m) = across_direction(cx, ui, vis, pl, dos[pl.outer]) {
+        cx.err(fid, line, m);
+        return;
+    }
     let tile = tile_dim(cx, ui, vis, pl, &headers, &nest);
     // reduction items (variables, then their index variables) in registration order
     let mut red_items: Vec<String> = vec![];
@@ -1380,6 +1388,79 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     cx.before.entry((h0.span.file.0, h0.span.line)).or_default().extend(pre);
     let end = last_line(u, dos[pl.outer]);
     cx.after.entry((fid.0, end)).or_default().splice(0..0, post);
+}
+
+/// The ACROSS pipeline sends new values from lower to higher indices of every distributed
+/// dimension. A reference that reads a value written in an earlier iteration (in the loop
+/// nest's order) at a higher index of a distributed dimension (like `A(I+1,J-1)` with J
+/// outer), or one not yet written at a lower index, would need the opposite direction: say
+/// so instead of computing something else.
+fn across_direction(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, outer: &Node) -> Option<String> {
+    let u = &cx.p.units[ui];
+    let mut body = BTreeSet::new();
+    collect_stmts(u, outer, &mut body);
+    let vars: Vec<String> = pl.vars.iter().map(|v| v.to_ascii_lowercase()).collect();
+    for c in &pl.clauses {
+        let Clause::Across(specs) = c else { continue };
+        for sp in specs {
+            let name = sp.name.to_ascii_lowercase();
+            let Some(key) = vis.get(&name) else { continue };
+            let split = split_dims(cx, key);
+            let mut msg: Option<String> = None;
+            let mut check = |e: &Expr| {
+                let Expr::Ref(n, args) = e else { return };
+                if n != &name || msg.is_some() {
+                    return;
+                }
+                let subs: Vec<Option<(String, i64)>> = args.iter().map(|a| a.expr().and_then(affine)).collect();
+                if subs.iter().any(|x| x.is_none()) || subs.len() != split.len() {
+                    msg = Some(format!("ACROSS array {} is indexed by something other than `loop variable + constant`; the runtime cannot pipeline it", sp.name));
+                    return;
+                }
+                // offsets by loop depth (outer first) and per distributed dimension
+                let mut by_depth = vec![0i64; vars.len()];
+                for (v, c) in subs.iter().flatten() {
+                    if let Some(k) = vars.iter().position(|x| x == v) {
+                        by_depth[k] = *c;
+                    }
+                }
+                let sign = by_depth.iter().find(|&&c| c != 0).map(|c| c.signum()).unwrap_or(0);
+                for (d, sub) in subs.iter().enumerate() {
+                    let cd = sub.as_ref().map(|x| x.1).unwrap_or(0);
+                    if split[d] && ((sign < 0 && cd > 0) || (sign > 0 && cd < 0)) {
+                        msg = Some(format!(
+                            "ACROSS: a reference to {} reads a value {} at a {} index of distributed dimension {}; the runtime pipelines only from lower to higher indices (not supported yet)",
+                            sp.name,
+                            if sign < 0 { "computed in an earlier iteration" } else { "not yet updated" },
+                            if sign < 0 { "higher" } else { "lower" },
+                            d + 1
+                        ));
+                    }
+                }
+            };
+            for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
+                match &st.kind {
+                    StmtKind::Assign { lhs, rhs } => {
+                        lhs.walk(&mut check);
+                        rhs.walk(&mut check);
+                    }
+                    StmtKind::IfThen(c) | StmtKind::ElseIf(c) => c.walk(&mut check),
+                    StmtKind::LogicalIf(c, inner) => {
+                        c.walk(&mut check);
+                        if let StmtKind::Assign { lhs, rhs } = &inner.kind {
+                            lhs.walk(&mut check);
+                            rhs.walk(&mut check);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if msg.is_some() {
+                return msg;
+            }
+        }
+    }
+    None
 }
 
 /// `DO var = lo, hi` -> the same bounds intersected with the current ACROSS tile.
@@ -1643,7 +1724,12 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
                     return err(cx, format!("assignment to a section of distributed array {lbase} outside a parallel loop is not supported"));
                 }
                 let idx = format!("[{}]", subs.iter().map(|x| format!("int({}, c_int64_t)", x.trim())).collect::<Vec<_>>().join(", "));
-                new_action = Some(format!("if (sapfor_owns(sh_{key}, {idx}, {src}_8)) {lbase}({inside2}) = {}", r2.trim()));
+                // the right-hand side is evaluated by every process (it may have side
+                // effects, e.g. a random number generator), the owner stores it
+                let arr = cx.arrays.get_mut(&key).unwrap();
+                arr.temps += 1;
+                let tmp = format!("st_{key}_{}", arr.temps);
+                new_action = Some(format!("{tmp} = {}\nif (sapfor_owns(sh_{key}, {idx}, {src}_8)) {lbase}({inside2}) = {tmp}", r2.trim()));
             } else {
                 let mut sub_calls = vec![];
                 let l2 = match hoist_reads(cx, vis, l, src, &mut sub_calls) {
@@ -1669,7 +1755,7 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
                 return err(cx, format!("passing distributed array {n} (or its elements) to a procedure is not supported by the runtime yet"));
             }
         }
-        StmtKind::IfThen(_) => {
+        StmtKind::IfThen(_) | StmtKind::ArithIf(..) => {
             if vis.keys().any(|n| !text::idents(&action, n).is_empty()) {
                 match hoist_reads(cx, vis, &action, src, &mut calls) {
                     Ok(x) => new_action = Some(x),

@@ -829,14 +829,18 @@ pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
         };
         let (_, old) = rt.merges.remove(pos);
         if rt.size > 1 && n > 0 {
-            let cur = slice(x, n).to_vec();
-            let mut all = vec![0u8; n * rt.size];
-            rt.world.all_gather_into(&cur[..], &mut all[..]);
+            // each process's values and its own copy from before the loop (the copies may
+            // differ between processes where the array was never defined)
+            let mut mine = slice(x, n).to_vec();
+            mine.extend_from_slice(&old);
+            let mut all = vec![0u8; 2 * n * rt.size];
+            rt.world.all_gather_into(&mine[..], &mut all[..]);
             let out = std::slice::from_raw_parts_mut(x, n);
             for p in 0..rt.size {
-                let v = &all[p * n..(p + 1) * n];
+                let v = &all[2 * p * n..(2 * p + 1) * n];
+                let o = &all[(2 * p + 1) * n..(2 * p + 2) * n];
                 for k in 0..n {
-                    if v[k] != old[k] {
+                    if v[k] != o[k] {
                         out[k] = v[k];
                     }
                 }
