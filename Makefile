@@ -6,6 +6,7 @@
 #   make test    set-up, cargo test --workspace, end-to-end checks
 #   make e2e     end-to-end checks only (scripts/e2e.sh)
 #   make bench   sapfor analyze vs gfortran -fsyntax-only (bench/)
+#   make bench-runtime  Jacobi: sapfor run vs gfortran -O2 and hand-written MPI
 #   make setup   install missing Debian packages (scripts/setup.sh)
 #
 # Build directory: an externally set CARGO_TARGET_DIR is respected. If it is
@@ -38,10 +39,10 @@ RELEASE_BIN := $(TARGET_DIR)/release/sapfor
 DEMO_FILE := samples/jacobi/jac.f
 DEMO_OUT := $(or $(TMPDIR),/tmp)/sapfor-demo
 
-.PHONY: help setup build build-release demo test e2e bench
+.PHONY: help setup build build-release demo test e2e bench bench-runtime
 
 help:
-	@sed -n '4,9p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '4,10p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 	@echo "target dir: $(TARGET_DIR)"
 
 setup:
@@ -49,9 +50,10 @@ setup:
 
 build:
 	$(CARGO) build --workspace $(LOCKED)
+	$(CARGO) build -p sapfor-rt $(LOCKED)
 
 build-release:
-	$(CARGO) build --release -p shell-gui $(LOCKED)
+	$(CARGO) build --release -p shell-gui -p sapfor-rt $(LOCKED)
 
 demo: setup build-release
 	@echo "== sapfor analyze $(DEMO_FILE)"
@@ -65,6 +67,7 @@ demo: setup build-release
 	grep -n 'DVM' $(DEMO_OUT)/jac.fdv
 
 test: setup
+	$(CARGO) build -p sapfor-rt $(LOCKED) </dev/null
 	$(CARGO) test --workspace $(LOCKED) </dev/null
 	bash scripts/e2e.sh </dev/null
 
@@ -73,3 +76,6 @@ e2e: setup
 
 bench: setup
 	bash bench/analyze_bench.sh </dev/null
+
+bench-runtime: setup
+	bash bench/runtime_bench.sh </dev/null

@@ -73,7 +73,7 @@ if [ -n "${SAPFOR:-}" ]; then
 else
     BIN=${CARGO_TARGET_DIR:-$ROOT/target}/debug/sapfor
     echo "e2e: building sapfor (cargo build -p shell-gui ${locked[*]})"
-    if ! cargo build -q -p shell-gui "${locked[@]}" </dev/null; then
+    if ! cargo build -q -p shell-gui -p sapfor-rt "${locked[@]}" </dev/null; then
         echo "e2e: FAIL: cargo build -p shell-gui failed" >&2
         echo "e2e: 0 passed, 1 failed"
         exit 1
@@ -491,6 +491,39 @@ else
     pass "$check ($(grep -c 'DVM\$ REGION' "$big/big.fdv") regions, $(grep -c 'ACTUAL' "$big/big.fdv") actualizations, same output)"
 fi
 rm -rf "$big"
+
+# ------------------------- (r) sapfor run: the golden .fdv files on 2 processes
+# (cargo test -p shell-gui --test run covers 1/2/4 processes and threads; this is
+# the command line as a user types it, in a directory of their own)
+for fdv in gauss_seidel reductions heat3d; do
+    check="sapfor run --np 2 shell-gui/tests/golden/$fdv.fdv"
+    w="$SCRATCH/run-$fdv"
+    mkdir -p "$w"
+    (cd "$w" && timeout "$TIMEOUT" "$BIN" run "$ROOT/shell-gui/tests/golden/$fdv.fdv" --np 2) \
+        >"$w/out" 2>"$w/err" </dev/null
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        fail "$check" "exit status $rc" "$w/err"
+    elif ! cmp -s "$w/out" "samples/$fdv/expected.out"; then
+        diff "samples/$fdv/expected.out" "$w/out" >"$w/diff"
+        fail "$check" "stdout differs from samples/$fdv/expected.out" "$w/diff"
+    else
+        pass "$check (output identical to the sequential program)"
+    fi
+done
+for f in garbage1.f tokens1.f90 empty.f; do
+    check="sapfor build on garbage input $f"
+    (cd "$bad" && timeout "$TIMEOUT" "$BIN" build "$f" -o "$SCRATCH/garbage.exe") \
+        >"$SCRATCH/gb.out" 2>"$SCRATCH/gb.err" </dev/null
+    rc=$?
+    if has_panic "$SCRATCH/gb.err"; then
+        fail "$check" "panicked (exit $rc)" "$SCRATCH/gb.err"
+    elif [ "$rc" -gt 2 ]; then
+        fail "$check" "exit status $rc" "$SCRATCH/gb.err"
+    else
+        pass "$check (exit $rc)"
+    fi
+done
 
 # ------------------------------------------------------------------ result
 echo

@@ -11,16 +11,15 @@ set -euo pipefail
 # Debian packages the project needs. ADD NEW SYSTEM DEPENDENCIES HERE.
 #   gfortran  - reference compiler for the samples and the e2e checks
 #   make      - the top-level Makefile
-# Planned for later issues (uncomment / move up when the code needs them):
-#   libopenmpi-dev openmpi-bin   - the MPI runtime of the generated programs
-#   libclang-dev                 - bindgen of the `mpi` crate
+#   libopenmpi-dev openmpi-bin   - MPI of the runtime (sapfor build / sapfor run)
+#   libclang-dev                 - bindgen of the `mpi` crate (runtime/rtlib)
 # ---------------------------------------------------------------------------
 DEBIAN_PACKAGES=(
     gfortran
     make
-    # libopenmpi-dev
-    # openmpi-bin
-    # libclang-dev
+    libopenmpi-dev
+    openmpi-bin
+    libclang-dev
 )
 
 export DEBIAN_FRONTEND=noninteractive
@@ -81,4 +80,5 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 log "cargo: $(command -v cargo)"
 log "gfortran: $(gfortran --version | head -n1)"
+log "mpirun: $(mpirun --version 2>/dev/null | head -n1)"
 log "done"

@@ -1,1 +1,8 @@
-//! placeholder
+//! sapfor's runtime side, host part: the converter from Fortran-DVMH to standard Fortran
+//! with calls into the runtime library (`runtime/rtlib`, crate `sapfor-rt`), and the
+//! build/run driver logic used by `sapfor build` and `sapfor run`.
+
+pub mod convert;
+pub mod driver;
+pub mod fortran;
+pub mod text;

@@ -4,6 +4,7 @@
 
 mod auto;
 mod commands;
+mod run;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -66,6 +67,10 @@ enum Command {
     /// (GET_ACTUAL), every region's inputs are declared and actual (IN, ACTUAL).
     Verify(auto::VerifyArgs),
     /// Dump the whole project database for other tools.
+    /// Compile Fortran-DVMH with the sapfor runtime into an MPI executable.
+    Build(run::BuildArgs),
+    /// Build (cached) and run Fortran-DVMH with MPI processes and threads.
+    Run(run::RunArgs),
     Export {
         /// Print JSON (the only format).
         #[arg(long)]
@@ -102,6 +107,8 @@ fn main() -> ExitCode {
         Command::Refine { what, db } => commands::refine(what, &db),
         Command::Schemes { json, db } => commands::schemes(json, &db),
         Command::Export { json, output, db } => commands::export(json, output, &db),
+        Command::Build(b) => run::build(b),
+        Command::Run(r) => run::run(r),
     };
     report(result)
 }

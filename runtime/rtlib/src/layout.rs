@@ -1,0 +1,321 @@
+//! Block distribution arithmetic: which global indices a process owns, where they are in
+//! its local block, packing and unpacking rectangular sections. Pure code, unit-tested.
+
+/// One dimension of a distributed (or aligned) array.
+#[derive(Clone, Debug)]
+pub struct Dim {
+    /// Global bounds of the array in this dimension.
+    pub glo: i64,
+    pub ghi: i64,
+    /// Grid axis that splits this dimension (None: not split, every process has it all).
+    pub axis: Option<usize>,
+    /// Bounds of the template dimension that is split in blocks (for an aligned array, the
+    /// target array's dimension), and the alignment offset: element i lives with template
+    /// index i + off.
+    pub tlo: i64,
+    pub thi: i64,
+    pub off: i64,
+    /// Shadow widths.
+    pub slo: i64,
+    pub shi: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub esize: usize,
+    pub dims: Vec<Dim>,
+    /// Owned global range per dimension (own_hi < own_lo when this process owns nothing).
+    pub own_lo: Vec<i64>,
+    pub own_hi: Vec<i64>,
+    /// Allocated range: owned plus shadows, clipped to the global bounds.
+    pub alo: Vec<i64>,
+    pub ahi: Vec<i64>,
+}
+
+/// Split `n` processes over `k` axes: prime factors, largest first, each to the axis with
+/// the smallest product so far (ties: the last axis, whose array dimension is the slowest
+/// varying in Fortran, so that exchanged planes are contiguous).
+pub fn factor_grid(n: usize, k: usize) -> Vec<usize> {
+    if k == 0 {
+        return vec![];
+    }
+    let mut f = vec![];
+    let mut m = n.max(1);
+    let mut p = 2;
+    while m > 1 {
+        while m % p == 0 {
+            f.push(p);
+            m /= p;
+        }
+        p += 1;
+    }
+    f.sort_unstable_by(|a, b| b.cmp(a));
+    let mut g = vec![1usize; k];
+    for x in f {
+        let mut best = k - 1;
+        for a in (0..k).rev() {
+            if g[a] < g[best] {
+                best = a;
+            }
+        }
+        g[best] *= x;
+    }
+    g
+}
+
+/// The template block of grid coordinate `c` out of `p`: [lo, hi], with the first and last
+/// blocks open-ended so that aligned indices outside the template still have an owner.
+fn block(tlo: i64, thi: i64, p: usize, c: usize) -> (i64, i64) {
+    let (b, last) = block_size(tlo, thi, p);
+    if c > last {
+        // more processes than template elements: this block is empty
+        return (1, 0);
+    }
+    let lo = if c == 0 { i64::MIN / 4 } else { tlo + c as i64 * b };
+    let hi = if c == last { i64::MAX / 4 } else { tlo + (c as i64 + 1) * b - 1 };
+    (lo, hi)
+}
+
+/// Block size and the coordinate of the last non-empty block.
+fn block_size(tlo: i64, thi: i64, p: usize) -> (i64, usize) {
+    let n = (thi - tlo + 1).max(1);
+    let b = (n + p as i64 - 1) / p as i64;
+    (b, ((n - 1) / b) as usize)
+}
+
+impl Layout {
+    pub fn new(esize: usize, dims: Vec<Dim>, grid: &[usize], coords: &[usize]) -> Layout {
+        let mut l = Layout {
+            esize,
+            dims,
+            own_lo: vec![],
+            own_hi: vec![],
+            alo: vec![],
+            ahi: vec![],
+        };
+        l.place(grid, coords);
+        l
+    }
+
+    /// A non-distributed array with the given bounds (the full buffers of gathers).
+    pub fn whole(esize: usize, glo: &[i64], ghi: &[i64]) -> Layout {
+        let dims = glo
+            .iter()
+            .zip(ghi)
+            .map(|(&lo, &hi)| Dim { glo: lo, ghi: hi, axis: None, tlo: lo, thi: hi, off: 0, slo: 0, shi: 0 })
+            .collect();
+        Layout::new(esize, dims, &[], &[])
+    }
+
+    fn place(&mut self, grid: &[usize], coords: &[usize]) {
+        let r = self.dims.len();
+        self.own_lo = vec![0; r];
+        self.own_hi = vec![0; r];
+        self.alo = vec![0; r];
+        self.ahi = vec![0; r];
+        for (d, dim) in self.dims.iter().enumerate() {
+            let (lo, hi) = match dim.axis {
+                None => (dim.glo, dim.ghi),
+                Some(ax) => {
+                    let (tl, th) = block(dim.tlo, dim.thi, grid[ax], coords[ax]);
+                    if th < tl {
+                        (1, 0)
+                    } else {
+                        ((tl - dim.off).max(dim.glo), (th - dim.off).min(dim.ghi))
+                    }
+                }
+            };
+            self.own_lo[d] = lo;
+            self.own_hi[d] = hi;
+        }
+        let empty = self.empty();
+        for (d, dim) in self.dims.iter().enumerate() {
+            if empty {
+                // zero-sized block: keep the lower bound, no shadows
+                self.alo[d] = self.own_lo[d].max(dim.glo);
+                self.ahi[d] = self.alo[d] - 1;
+                if self.own_hi[d] >= self.own_lo[d] {
+                    self.ahi[d] = self.own_hi[d];
+                }
+            } else {
+                self.alo[d] = (self.own_lo[d] - dim.slo).max(dim.glo);
+                self.ahi[d] = (self.own_hi[d] + dim.shi).min(dim.ghi);
+            }
+        }
+        if empty {
+            // make the allocation zero-sized in one dimension at least
+            if let Some(d) = (0..r).find(|&d| self.own_hi[d] < self.own_lo[d]) {
+                self.alo[d] = self.dims[d].glo;
+                self.ahi[d] = self.dims[d].glo - 1;
+            }
+        }
+    }
+
+    /// The layout the process at `coords` has.
+    pub fn for_coords(&self, coords: &[usize], grid: &[usize]) -> Layout {
+        Layout::new(self.esize, self.dims.clone(), grid, coords)
+    }
+
+    pub fn empty(&self) -> bool {
+        self.own_lo.iter().zip(&self.own_hi).any(|(l, h)| h < l)
+    }
+
+    pub fn owns(&self, idx: &[i64]) -> bool {
+        idx.iter()
+            .enumerate()
+            .all(|(d, &i)| i >= self.own_lo[d] && i <= self.own_hi[d])
+    }
+
+    /// Grid coordinates of the (primary) owner of a global index: coordinate 0 on axes the
+    /// array does not use.
+    pub fn owner_coords(&self, idx: &[i64], grid: &[usize]) -> Vec<usize> {
+        let mut c = vec![0usize; grid.len()];
+        for (d, dim) in self.dims.iter().enumerate() {
+            if let Some(ax) = dim.axis {
+                let t = idx[d] + dim.off;
+                let (b, last) = block_size(dim.tlo, dim.thi, grid[ax]);
+                let k = ((t - dim.tlo).max(0) / b).min(last as i64);
+                c[ax] = k as usize;
+            }
+        }
+        c
+    }
+
+    /// Element offset of a global index in the local block.
+    pub fn offset(&self, idx: &[i64]) -> usize {
+        let mut off = 0i64;
+        let mut stride = 1i64;
+        for d in 0..self.dims.len() {
+            off += (idx[d] - self.alo[d]) * stride;
+            stride *= (self.ahi[d] - self.alo[d] + 1).max(0);
+        }
+        off as usize
+    }
+
+    pub fn count(&self, lo: &[i64], hi: &[i64]) -> usize {
+        lo.iter()
+            .zip(hi)
+            .map(|(l, h)| (h - l + 1).max(0) as usize)
+            .product()
+    }
+
+    /// Visit the section lo..hi as runs contiguous in dimension 0: (element offset, length).
+    fn runs(&self, lo: &[i64], hi: &[i64], f: &mut dyn FnMut(usize, usize)) {
+        let r = self.dims.len();
+        if self.count(lo, hi) == 0 {
+            return;
+        }
+        if r == 0 {
+            f(0, 1);
+            return;
+        }
+        let len = (hi[0] - lo[0] + 1) as usize;
+        let mut idx: Vec<i64> = lo.to_vec();
+        loop {
+            f(self.offset(&idx), len);
+            let mut d = 1;
+            loop {
+                if d >= r {
+                    return;
+                }
+                idx[d] += 1;
+                if idx[d] <= hi[d] {
+                    break;
+                }
+                idx[d] = lo[d];
+                d += 1;
+            }
+        }
+    }
+
+    /// Copy the section lo..hi of the block at `a` into a new buffer.
+    ///
+    /// # Safety
+    /// `a` must be this layout's block and the section inside it.
+    pub unsafe fn pack(&self, a: *const u8, lo: &[i64], hi: &[i64]) -> Vec<u8> {
+        let es = self.esize;
+        let mut out = Vec::with_capacity(self.count(lo, hi) * es);
+        self.runs(lo, hi, &mut |off, len| {
+            out.extend_from_slice(std::slice::from_raw_parts(a.add(off * es), len * es));
+        });
+        out
+    }
+
+    /// Copy a buffer made by `pack` (same section) into the block at `a`.
+    ///
+    /// # Safety
+    /// As `pack`; `buf` holds the section.
+    pub unsafe fn unpack(&self, a: *mut u8, lo: &[i64], hi: &[i64], buf: &[u8]) {
+        let es = self.esize;
+        let mut pos = 0;
+        self.runs(lo, hi, &mut |off, len| {
+            std::ptr::copy_nonoverlapping(buf[pos..].as_ptr(), a.add(off * es), len * es);
+            pos += len * es;
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dim(lo: i64, hi: i64, axis: Option<usize>) -> Dim {
+        Dim { glo: lo, ghi: hi, axis, tlo: lo, thi: hi, off: 0, slo: 1, shi: 1 }
+    }
+
+    #[test]
+    fn grids() {
+        assert_eq!(factor_grid(2, 2), vec![1, 2]);
+        assert_eq!(factor_grid(4, 2), vec![2, 2]);
+        assert_eq!(factor_grid(6, 2), vec![2, 3]);
+        assert_eq!(factor_grid(8, 3), vec![2, 2, 2]);
+        assert_eq!(factor_grid(3, 1), vec![3]);
+        assert_eq!(factor_grid(1, 2), vec![1, 1]);
+    }
+
+    #[test]
+    fn blocks_cover_once() {
+        for p in 1..6 {
+            for n in 1..12 {
+                let mut seen = vec![0; n as usize + 1];
+                for c in 0..p {
+                    let l = Layout::new(4, vec![dim(1, n, Some(0))], &[p], &[c]);
+                    for i in l.own_lo[0]..=l.own_hi[0] {
+                        seen[i as usize] += 1;
+                        assert_eq!(l.owner_coords(&[i], &[p]), vec![c]);
+                    }
+                    assert!(l.alo[0] >= 1 && l.ahi[0] <= n);
+                }
+                assert!(seen[1..].iter().all(|&s| s == 1), "p={p} n={n} {seen:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn aligned_with_offset() {
+        // B(i) lives with A(i+1): B's block is A's block shifted down by one
+        let mut d = dim(1, 10, Some(0));
+        d.off = 1;
+        let b = Layout::new(4, vec![d], &[2], &[1]);
+        let a = Layout::new(4, vec![dim(1, 10, Some(0))], &[2], &[1]);
+        assert_eq!((a.own_lo[0], a.own_hi[0]), (6, 10));
+        assert_eq!((b.own_lo[0], b.own_hi[0]), (5, 10));
+    }
+
+    #[test]
+    fn pack_unpack_roundtrip() {
+        let l = Layout::new(8, vec![dim(1, 4, None), dim(1, 6, Some(0))], &[2], &[1]);
+        // owned columns 4..6, allocated 3..6
+        assert_eq!((l.alo[1], l.ahi[1]), (3, 6));
+        let n = l.count(&l.alo, &l.ahi);
+        let mut a: Vec<f64> = (0..n).map(|x| x as f64).collect();
+        let buf = unsafe { l.pack(a.as_ptr() as *const u8, &[2, 4], &[3, 5]) };
+        let vals: Vec<f64> = buf.chunks(8).map(|c| f64::from_ne_bytes(c.try_into().unwrap())).collect();
+        // element (i,j) is at (i-1) + (j-3)*4
+        assert_eq!(vals, vec![5.0, 6.0, 9.0, 10.0]);
+        let zeros = vec![0u8; buf.len()];
+        unsafe { l.unpack(a.as_mut_ptr() as *mut u8, &[2, 4], &[3, 5], &zeros) };
+        assert_eq!(a[5], 0.0);
+        assert_eq!(a[4], 4.0);
+    }
+}

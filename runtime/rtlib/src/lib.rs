@@ -1,0 +1,1239 @@
+//! sapfor-rt: the runtime library that programs converted by `sapfor build` link.
+//!
+//! A `staticlib` with a C ABI, called from the generated Fortran through `BIND(C)`
+//! interfaces (module `sapfor_rt`, written by the converter, see `runtime/src/fortran.rs`).
+//! Every function is called by the master thread only (outside OpenMP parallel regions), so
+//! the state lives in a thread-local. MPI comes from rsmpi.
+//!
+//! Model (docs/runtime.md): a Cartesian process grid with `k` axes is made at start-up.
+//! A distributed array maps its j-th `BLOCK` dimension onto grid axis j (arrays with fewer
+//! BLOCK dimensions are replicated along the other axes). Each process stores its owned
+//! block plus shadow edges in an ordinary Fortran allocatable whose bounds are the global
+//! indices, so subscripts are never rewritten. All data movement here is byte-wise: the
+//! runtime only needs the element size, the allocated bounds and the owned bounds.
+
+use mpi::collective::{CommunicatorCollectives, Root};
+use mpi::point_to_point::{Destination, Source};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::ffi::{c_char, CStr};
+use std::io::Write;
+use std::time::Instant;
+
+mod layout;
+pub use layout::{factor_grid, Layout};
+
+const MAX_RANK: usize = 7;
+
+struct Stat {
+    count: u64,
+    secs: f64,
+    bytes: u64,
+}
+
+impl Stat {
+    fn new() -> Stat {
+        Stat { count: 0, secs: 0.0, bytes: 0 }
+    }
+    fn add(&mut self, t: Instant, bytes: u64) {
+        self.count += 1;
+        self.secs += t.elapsed().as_secs_f64();
+        self.bytes += bytes;
+    }
+}
+
+struct Red {
+    op: i32,
+    ty: i32,
+    /// Number of index variables (MAXLOC/MINLOC).
+    nlocs: usize,
+}
+
+struct Rt {
+    _universe: mpi::environment::Universe,
+    world: SimpleCommunicator,
+    rank: usize,
+    size: usize,
+    grid: Vec<usize>,
+    coords: Vec<usize>,
+    arrays: Vec<Layout>,
+    files: BTreeMap<i64, String>,
+    reds: Vec<Red>,
+    /// Values handed over by `sapfor_red_put` (then the results, read by `sapfor_red_get`),
+    /// in registration order, and the read position.
+    red_vals: Vec<u8>,
+    red_pos: usize,
+    /// After `sapfor_red_end`: item sizes and the next item `sapfor_red_get` returns.
+    red_done: Option<(Vec<usize>, usize)>,
+    /// Copies of replicated arrays taken before a parallel loop writes them.
+    merges: Vec<(usize, Vec<u8>)>,
+    start: Instant,
+    loops: BTreeMap<i64, Stat>,
+    loop_t: Option<(i64, Instant)>,
+    shadow: Stat,
+    across: Stat,
+    reduce: Stat,
+    remote: Stat,
+    gather: Stat,
+    finalized: bool,
+}
+
+/// Owned ranges of every array, readable from any thread: DO bounds of OpenMP loops are
+/// evaluated by the worker threads too.
+static OWNED: std::sync::RwLock<Vec<(Vec<i64>, Vec<i64>)>> = std::sync::RwLock::new(Vec::new());
+
+fn publish(l: &Layout) {
+    if let Ok(mut v) = OWNED.write() {
+        v.push((l.own_lo.clone(), l.own_hi.clone()));
+    }
+}
+
+fn owned(h: i64, d: i32, hi: bool) -> i64 {
+    let v = OWNED.read().ok();
+    let r = v
+        .as_ref()
+        .and_then(|v| v.get(h as usize))
+        .and_then(|(lo, up)| if hi { up.get(d as usize - 1) } else { lo.get(d as usize - 1) }).copied();
+    match r {
+        Some(x) => x,
+        None => {
+            eprintln!("sapfor runtime: bad array handle {h} or dimension {d} (converter bug)");
+            std::process::exit(3);
+        }
+    }
+}
+
+thread_local! {
+    static RT: RefCell<Option<Rt>> = const { RefCell::new(None) };
+}
+
+fn with<R>(f: impl FnOnce(&mut Rt) -> R) -> R {
+    RT.with(|c| {
+        let mut b = c.borrow_mut();
+        match b.as_mut() {
+            Some(rt) => f(rt),
+            None => {
+                eprintln!("sapfor runtime: called before sapfor_init (converter bug)");
+                std::process::exit(3);
+            }
+        }
+    })
+}
+
+impl Rt {
+    fn where_(&self, src: i64) -> String {
+        if src <= 0 {
+            return "?".into();
+        }
+        let file = self
+            .files
+            .get(&(src / 1_000_000))
+            .cloned()
+            .unwrap_or_else(|| "?".into());
+        format!("{file}:{}", src % 1_000_000)
+    }
+    fn fail(&self, src: i64, msg: &str) -> ! {
+        eprintln!(
+            "sapfor: runtime error at {} (process {} of {}): {msg}",
+            self.where_(src),
+            self.rank,
+            self.size
+        );
+        let _ = std::io::stderr().flush();
+        self.world.abort(2)
+    }
+    fn layout(&self, h: i64) -> &Layout {
+        match self.arrays.get(h as usize) {
+            Some(l) if h >= 0 => l,
+            _ => self.fail(0, &format!("unknown array handle {h} (converter bug)")),
+        }
+    }
+    fn rank_of(&self, coords: &[usize]) -> usize {
+        // axis 0 varies fastest
+        let mut r = 0;
+        for a in (0..self.grid.len()).rev() {
+            r = r * self.grid[a] + coords[a];
+        }
+        r
+    }
+}
+
+fn coords_of(rank: usize, grid: &[usize]) -> Vec<usize> {
+    let mut r = rank;
+    grid.iter()
+        .map(|&g| {
+            let c = r % g;
+            r /= g;
+            c
+        })
+        .collect()
+}
+
+unsafe fn slice<'a, T>(p: *const T, n: usize) -> &'a [T] {
+    if n == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(p, n)
+    }
+}
+
+/// Start MPI and build the process grid with `naxes` axes (the largest number of BLOCK
+/// dimensions of any distributed array). `SAPFOR_GRID=AxB...` forces the grid shape.
+#[no_mangle]
+pub extern "C" fn sapfor_init(naxes: i32) {
+    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
+        eprintln!("sapfor runtime: MPI is already initialized");
+        std::process::exit(3);
+    };
+    let world = universe.world();
+    let rank = world.rank() as usize;
+    let size = world.size() as usize;
+    let naxes = naxes.clamp(0, MAX_RANK as i32) as usize;
+    let grid = match std::env::var("SAPFOR_GRID") {
+        Ok(g) if !g.trim().is_empty() && naxes > 0 => {
+            let parsed: Option<Vec<usize>> = g
+                .split(['x', 'X', ','])
+                .map(|s| s.trim().parse::<usize>().ok().filter(|&v| v > 0))
+                .collect();
+            match parsed {
+                Some(v) if v.len() == naxes && v.iter().product::<usize>() == size => v,
+                _ => {
+                    if rank == 0 {
+                        eprintln!(
+                            "sapfor: --grid {g} does not fit: the program needs a grid with {naxes} \
+                             axes whose product is the number of processes ({size})"
+                        );
+                    }
+                    world.abort(2);
+                }
+            }
+        }
+        _ => factor_grid(size, naxes),
+    };
+    let coords = if grid.is_empty() { vec![] } else { coords_of(rank, &grid) };
+    let rt = Rt {
+        _universe: universe,
+        world,
+        rank,
+        size,
+        grid,
+        coords,
+        arrays: vec![],
+        files: BTreeMap::new(),
+        reds: vec![],
+        red_vals: vec![],
+        red_pos: 0,
+        red_done: None,
+        merges: vec![],
+        start: Instant::now(),
+        loops: BTreeMap::new(),
+        loop_t: None,
+        shadow: Stat::new(),
+        across: Stat::new(),
+        reduce: Stat::new(),
+        remote: Stat::new(),
+        gather: Stat::new(),
+        finalized: false,
+    };
+    RT.with(|c| *c.borrow_mut() = Some(rt));
+}
+
+/// Name of source file number `idx` (for messages and the profile).
+///
+/// # Safety
+/// `name` must be a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_file_name(idx: i32, name: *const c_char) {
+    let s = CStr::from_ptr(name).to_string_lossy().into_owned();
+    with(|rt| {
+        rt.files.insert(idx as i64, s);
+    });
+}
+
+#[no_mangle]
+pub extern "C" fn sapfor_finalize() {
+    let rt = RT.with(|c| c.borrow_mut().take());
+    if let Some(mut rt) = rt {
+        if rt.finalized {
+            return;
+        }
+        rt.finalized = true;
+        rt.world.barrier();
+        if let Ok(path) = std::env::var("SAPFOR_PROFILE") {
+            if !path.is_empty() {
+                write_profile(&rt, &path);
+            }
+        }
+        let _ = std::io::stdout().flush();
+        drop(rt); // drops the Universe: MPI_Finalize
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn sapfor_rank() -> i32 {
+    with(|rt| rt.rank as i32)
+}
+
+#[no_mangle]
+pub extern "C" fn sapfor_nprocs() -> i32 {
+    with(|rt| rt.size as i32)
+}
+
+/// A runtime error raised by generated code (message is NUL-terminated).
+///
+/// # Safety
+/// `msg` must be a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_error(src: i64, msg: *const c_char) {
+    let s = CStr::from_ptr(msg).to_string_lossy().into_owned();
+    with(|rt| rt.fail(src, &s))
+}
+
+/// Create the layout of a distributed array. `fmt[d]` is 1 for BLOCK, 0 for `*`;
+/// `slo/shi` are the shadow widths. Returns the handle.
+///
+/// # Safety
+/// The array arguments must hold `rank` elements.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_distribute(
+    rank: i32,
+    esize: i64,
+    glo: *const i64,
+    ghi: *const i64,
+    fmt: *const i32,
+    slo: *const i64,
+    shi: *const i64,
+) -> i64 {
+    let r = rank as usize;
+    let (glo, ghi, fmt, slo, shi) = (
+        slice(glo, r),
+        slice(ghi, r),
+        slice(fmt, r),
+        slice(slo, r),
+        slice(shi, r),
+    );
+    with(|rt| {
+        let mut axis = vec![None; r];
+        let mut next = 0;
+        for d in 0..r {
+            if fmt[d] == 1 {
+                axis[d] = Some(next);
+                next += 1;
+            }
+        }
+        if next > rt.grid.len() {
+            rt.fail(0, "array has more BLOCK dimensions than the process grid (converter bug)");
+        }
+        let dims = (0..r)
+            .map(|d| layout::Dim {
+                glo: glo[d],
+                ghi: ghi[d],
+                axis: axis[d],
+                tlo: glo[d],
+                thi: ghi[d],
+                off: 0,
+                slo: slo[d].max(0),
+                shi: shi[d].max(0),
+            })
+            .collect();
+        let l = Layout::new(esize as usize, dims, &rt.grid, &rt.coords);
+        publish(&l);
+        rt.arrays.push(l);
+        (rt.arrays.len() - 1) as i64
+    })
+}
+
+/// Create the layout of an array aligned with array `target`: dimension d of the new array
+/// follows dimension `tdim[d]` (1-based, 0 = not aligned: the whole dimension is local) of
+/// the target with `new(i) lives with target(i + off[d])`.
+///
+/// # Safety
+/// The array arguments must hold `rank` elements.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_align(
+    target: i64,
+    rank: i32,
+    esize: i64,
+    glo: *const i64,
+    ghi: *const i64,
+    tdim: *const i32,
+    off: *const i64,
+    slo: *const i64,
+    shi: *const i64,
+) -> i64 {
+    let r = rank as usize;
+    let (glo, ghi, tdim, off, slo, shi) = (
+        slice(glo, r),
+        slice(ghi, r),
+        slice(tdim, r),
+        slice(off, r),
+        slice(slo, r),
+        slice(shi, r),
+    );
+    with(|rt| {
+        let t = rt.layout(target).clone();
+        let dims = (0..r)
+            .map(|d| {
+                let td = tdim[d];
+                if td >= 1 && (td as usize) <= t.dims.len() && t.dims[td as usize - 1].axis.is_some() {
+                    let tdm = &t.dims[td as usize - 1];
+                    layout::Dim {
+                        glo: glo[d],
+                        ghi: ghi[d],
+                        axis: tdm.axis,
+                        tlo: tdm.tlo,
+                        thi: tdm.thi,
+                        off: off[d] + tdm.off,
+                        slo: slo[d].max(0),
+                        shi: shi[d].max(0),
+                    }
+                } else {
+                    layout::Dim {
+                        glo: glo[d],
+                        ghi: ghi[d],
+                        axis: None,
+                        tlo: glo[d],
+                        thi: ghi[d],
+                        off: 0,
+                        slo: 0,
+                        shi: 0,
+                    }
+                }
+            })
+            .collect();
+        let l = Layout::new(esize as usize, dims, &rt.grid, &rt.coords);
+        publish(&l);
+        rt.arrays.push(l);
+        (rt.arrays.len() - 1) as i64
+    })
+}
+
+/// Lowest owned global index of dimension `d` (1-based).
+#[no_mangle]
+pub extern "C" fn sapfor_lb(h: i64, d: i32) -> i64 {
+    owned(h, d, false)
+}
+
+/// Highest owned global index of dimension `d` (1-based); below `sapfor_lb` when empty.
+#[no_mangle]
+pub extern "C" fn sapfor_ub(h: i64, d: i32) -> i64 {
+    owned(h, d, true)
+}
+
+/// Allocated bounds (owned part plus shadows, clipped to the global bounds).
+#[no_mangle]
+pub extern "C" fn sapfor_alb(h: i64, d: i32) -> i64 {
+    with(|rt| rt.layout(h).alo[d as usize - 1])
+}
+
+#[no_mangle]
+pub extern "C" fn sapfor_aub(h: i64, d: i32) -> i64 {
+    with(|rt| rt.layout(h).ahi[d as usize - 1])
+}
+
+/// True (1) if this process owns the element (every replica of it does).
+///
+/// # Safety
+/// `idx` must hold one index per dimension.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_own(h: i64, idx: *const i64, src: i64) -> i32 {
+    with(|rt| {
+        let l = rt.layout(h);
+        let idx = slice(idx, l.dims.len());
+        check_global(rt, l, idx, src);
+        l.owns(idx) as i32
+    })
+}
+
+fn check_global(rt: &Rt, l: &Layout, idx: &[i64], src: i64) {
+    for (d, (&i, dim)) in idx.iter().zip(&l.dims).enumerate() {
+        if i < dim.glo || i > dim.ghi {
+            rt.fail(
+                src,
+                &format!(
+                    "index {i} of dimension {} is outside the array bounds {}:{}",
+                    d + 1,
+                    dim.glo,
+                    dim.ghi
+                ),
+            );
+        }
+    }
+}
+
+/// Read one element of a distributed array on every process: the owner sends it to all.
+///
+/// # Safety
+/// `a` is the local block of array `h`, `out` has room for one element.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_get(h: i64, a: *const u8, idx: *const i64, out: *mut u8, src: i64) {
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let idx = slice(idx, l.dims.len());
+        check_global(rt, &l, idx, src);
+        let oc = l.owner_coords(idx, &rt.grid);
+        let owner = rt.rank_of(&oc);
+        let es = l.esize;
+        let buf = std::slice::from_raw_parts_mut(out, es);
+        if owner == rt.rank {
+            let off = l.offset(idx) * es;
+            buf.copy_from_slice(slice(a.add(off), es));
+        }
+        rt.world.process_at_rank(owner as i32).broadcast_into(buf);
+        rt.remote.add(t, es as u64);
+    })
+}
+
+/// Renew the shadow edges of array `h` with widths `wlo/whi` (corners included).
+///
+/// # Safety
+/// `a` is the local block of array `h`; `wlo/whi` hold one width per dimension.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64) {
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let r = l.dims.len();
+        let (wlo, whi) = (slice(wlo, r), slice(whi, r));
+        let mut bytes = 0;
+        for d in 0..r {
+            bytes += exchange(rt, &l, a, d, wlo[d], whi[d], true, true);
+        }
+        rt.shadow.add(t, bytes);
+    })
+}
+
+/// Exchange along dimension `d`: the low shadow (width wl) is filled from the low
+/// neighbour, the high shadow (width wh) from the high neighbour. `fill_low`/`fill_high`
+/// select the directions. Returns bytes received.
+unsafe fn exchange(
+    rt: &Rt,
+    l: &Layout,
+    a: *mut u8,
+    d: usize,
+    wl: i64,
+    wh: i64,
+    fill_low: bool,
+    fill_high: bool,
+) -> u64 {
+    let Some(axis) = l.dims[d].axis else { return 0 };
+    if l.empty() {
+        return 0;
+    }
+    let (wl_req, wh_req) = (wl, wh);
+    let wl = wl.min(l.own_lo[d] - l.alo[d]).max(0);
+    let wh = wh.min(l.ahi[d] - l.own_hi[d]).max(0);
+    let c = rt.coords[axis];
+    let nb = |delta: i64| -> Option<(usize, Layout)> {
+        let nc = c as i64 + delta;
+        if nc < 0 || nc >= rt.grid[axis] as i64 {
+            return None;
+        }
+        let mut cc = rt.coords.clone();
+        cc[axis] = nc as usize;
+        let nl = l.for_coords(&cc, &rt.grid);
+        if nl.empty() {
+            None
+        } else {
+            Some((rt.rank_of(&cc), nl))
+        }
+    };
+    let low = nb(-1);
+    let high = nb(1);
+    let extent = l.own_hi[d] - l.own_lo[d] + 1;
+    // what I send: to the low neighbour my first `its high width` planes, to the high one
+    // my last `its low width` planes (widths are the same on every process).
+    let mut sends: Vec<(usize, Vec<u8>)> = vec![];
+    let mut recvs: Vec<(usize, (Vec<i64>, Vec<i64>), Vec<u8>)> = vec![];
+    let slab = |from: i64, to: i64| -> (Vec<i64>, Vec<i64>) {
+        let mut lo = l.alo.clone();
+        let mut hi = l.ahi.clone();
+        lo[d] = from;
+        hi[d] = to;
+        (lo, hi)
+    };
+    if let Some((nr, nl)) = &low {
+        // the low neighbour's high shadow is filled from my first planes
+        let nwh = if fill_high { wh_req.min(nl.ahi[d] - nl.own_hi[d]).max(0) } else { 0 };
+        if nwh > 0 {
+            if nwh > extent {
+                rt.fail(0, "a shadow edge is wider than a process's block: use fewer processes");
+            }
+            let (lo, hi) = slab(l.own_lo[d], l.own_lo[d] + nwh - 1);
+            sends.push((*nr, l.pack(a, &lo, &hi)));
+        }
+        if fill_low && wl > 0 {
+            let (lo, hi) = slab(l.own_lo[d] - wl, l.own_lo[d] - 1);
+            let n = l.count(&lo, &hi) * l.esize;
+            recvs.push((*nr, (lo, hi), vec![0u8; n]));
+        }
+    }
+    if let Some((nr, nh)) = &high {
+        let nwl = if fill_low { wl_req.min(nh.own_lo[d] - nh.alo[d]).max(0) } else { 0 };
+        if nwl > 0 {
+            if nwl > extent {
+                rt.fail(0, "a shadow edge is wider than a process's block: use fewer processes");
+            }
+            let (lo, hi) = slab(l.own_hi[d] - nwl + 1, l.own_hi[d]);
+            sends.push((*nr, l.pack(a, &lo, &hi)));
+        }
+        if fill_high && wh > 0 {
+            let (lo, hi) = slab(l.own_hi[d] + 1, l.own_hi[d] + wh);
+            let n = l.count(&lo, &hi) * l.esize;
+            recvs.push((*nr, (lo, hi), vec![0u8; n]));
+        }
+    }
+    let mut bytes = 0u64;
+    // Non-blocking exchange: post all receives and sends, then wait.
+    let world = &rt.world;
+    let mut rbufs: Vec<(usize, (Vec<i64>, Vec<i64>), Vec<u8>)> = recvs;
+    mpi::request::scope(|scope| {
+        let mut rreqs = vec![];
+        for (nr, _, buf) in rbufs.iter_mut() {
+            rreqs.push(world.process_at_rank(*nr as i32).immediate_receive_into(scope, &mut buf[..]));
+        }
+        let mut sreqs = vec![];
+        for (nr, buf) in sends.iter() {
+            sreqs.push(world.process_at_rank(*nr as i32).immediate_send(scope, &buf[..]));
+        }
+        for r in rreqs {
+            r.wait();
+        }
+        for s in sreqs {
+            s.wait();
+        }
+    });
+    for (_, (lo, hi), buf) in rbufs.iter() {
+        l.unpack(a, lo, hi, buf);
+        bytes += buf.len() as u64;
+    }
+    bytes
+}
+
+/// Start of an ACROSS loop: renew all shadows (old values), then wait for the new boundary
+/// values of the predecessors along every dimension with a low (flow) dependence.
+///
+/// # Safety
+/// As `sapfor_shadow_renew`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_across_begin(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64) {
+    sapfor_shadow_renew(h, a, wlo, whi);
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let r = l.dims.len();
+        let wlo = slice(wlo, r);
+        let mut bytes = 0;
+        for d in 0..r {
+            if wlo[d] > 0 {
+                bytes += pipe(rt, &l, a, d, wlo[d], false);
+            }
+        }
+        rt.across.add(t, bytes);
+    })
+}
+
+/// End of an ACROSS loop: send the new boundary planes to the successors.
+///
+/// # Safety
+/// As `sapfor_shadow_renew`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_across_end(h: i64, a: *mut u8, wlo: *const i64, _whi: *const i64) {
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let r = l.dims.len();
+        let wlo = slice(wlo, r);
+        let mut bytes = 0;
+        for d in 0..r {
+            if wlo[d] > 0 {
+                bytes += pipe(rt, &l, a, d, wlo[d], true);
+            }
+        }
+        rt.across.add(t, bytes);
+    })
+}
+
+/// One pipeline step along dimension d: `send` = give my last `w` planes to the high
+/// neighbour; otherwise receive the low neighbour's into my low shadow.
+unsafe fn pipe(rt: &Rt, l: &Layout, a: *mut u8, d: usize, w: i64, send: bool) -> u64 {
+    pipe_in(rt, l, a, d, w, send, None)
+}
+
+/// `pipe` restricted, in dimension `t.0`, to the global range t.1..=t.2 (one tile; the first
+/// and last tiles extend over the shadow edges so corners travel too).
+unsafe fn pipe_in(
+    rt: &Rt,
+    l: &Layout,
+    a: *mut u8,
+    d: usize,
+    w: i64,
+    send: bool,
+    t: Option<(usize, i64, i64)>,
+) -> u64 {
+    let Some(axis) = l.dims[d].axis else { return 0 };
+    if l.empty() {
+        return 0;
+    }
+    let c = rt.coords[axis] as i64 + if send { 1 } else { -1 };
+    if c < 0 || c >= rt.grid[axis] as i64 {
+        return 0;
+    }
+    let mut cc = rt.coords.clone();
+    cc[axis] = c as usize;
+    let nl = l.for_coords(&cc, &rt.grid);
+    if nl.empty() {
+        return 0;
+    }
+    let nr = rt.rank_of(&cc) as i32;
+    let mut lo = l.alo.clone();
+    let mut hi = l.ahi.clone();
+    if let Some((td, tlo, thi)) = t {
+        if tlo > l.own_lo[td] {
+            lo[td] = tlo;
+        }
+        if thi < l.own_hi[td] {
+            hi[td] = thi;
+        }
+        if hi[td] < lo[td] {
+            return 0;
+        }
+    }
+    if send {
+        let w = w.min(nl.own_lo[d] - nl.alo[d]);
+        if w <= 0 {
+            return 0;
+        }
+        if w > l.own_hi[d] - l.own_lo[d] + 1 {
+            rt.fail(0, "an ACROSS width is larger than a process's block: use fewer processes");
+        }
+        lo[d] = l.own_hi[d] - w + 1;
+        hi[d] = l.own_hi[d];
+        let buf = l.pack(a, &lo, &hi);
+        rt.world.process_at_rank(nr).send(&buf[..]);
+        buf.len() as u64
+    } else {
+        let w = w.min(l.own_lo[d] - l.alo[d]);
+        if w <= 0 {
+            return 0;
+        }
+        lo[d] = l.own_lo[d] - w;
+        hi[d] = l.own_lo[d] - 1;
+        let mut buf = vec![0u8; l.count(&lo, &hi) * l.esize];
+        rt.world.process_at_rank(nr).receive_into(&mut buf[..]);
+        l.unpack(a, &lo, &hi, &buf);
+        buf.len() as u64
+    }
+}
+
+/// Tiled ACROSS (pipelined): start. Renews all shadows (old values) and waits for the
+/// predecessor along the tiled dimension `tdim` (1-based) when it has a low dependence.
+///
+/// # Safety
+/// As `sapfor_shadow_renew`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_across_start(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, tdim: i32) {
+    sapfor_shadow_renew(h, a, wlo, whi);
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let wlo = slice(wlo, l.dims.len());
+        let td = tdim as usize - 1;
+        let b = if wlo[td] > 0 { pipe(rt, &l, a, td, wlo[td], false) } else { 0 };
+        rt.across.add(t, b);
+    })
+}
+
+/// One tile (global range tlo..=thi of dimension `tdim`) of a pipelined ACROSS loop:
+/// `send` = 0 before computing it (receive the predecessors' boundary planes of this tile
+/// along every other dimension with a low dependence), 1 after (send ours on).
+///
+/// # Safety
+/// As `sapfor_shadow_renew`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_across_tile(h: i64, a: *mut u8, wlo: *const i64, tdim: i32, tlo: i64, thi: i64, send: i32) {
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let wlo = slice(wlo, l.dims.len());
+        let td = tdim as usize - 1;
+        let mut b = 0;
+        for d in 0..l.dims.len() {
+            if d != td && wlo[d] > 0 {
+                b += pipe_in(rt, &l, a, d, wlo[d], send != 0, Some((td, tlo, thi)));
+            }
+        }
+        rt.across.add(t, b);
+    })
+}
+
+/// Tiled ACROSS: end; send the boundary along the tiled dimension to its successor.
+///
+/// # Safety
+/// As `sapfor_shadow_renew`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_across_finish(h: i64, a: *mut u8, wlo: *const i64, tdim: i32) {
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let wlo = slice(wlo, l.dims.len());
+        let td = tdim as usize - 1;
+        let b = if wlo[td] > 0 { pipe(rt, &l, a, td, wlo[td], true) } else { 0 };
+        rt.across.add(t, b);
+    })
+}
+
+/// Tile size of a pipelined ACROSS loop along dimension `tdim`: `SAPFOR_ACROSS_TILE` if set,
+/// else the owned extent / 16 (at least 1). Every process of a pipeline has the same owned
+/// extent in that dimension, so all cut the same tiles.
+#[no_mangle]
+pub extern "C" fn sapfor_across_tile_size(h: i64, tdim: i32) -> i64 {
+    let lo = owned(h, tdim, false);
+    let hi = owned(h, tdim, true);
+    let ext = (hi - lo + 1).max(1);
+    match std::env::var("SAPFOR_ACROSS_TILE").ok().and_then(|v| v.trim().parse::<i64>().ok()) {
+        Some(t) if t > 0 => t,
+        _ => ((ext + 15) / 16).max(1),
+    }
+}
+
+/// A parallel loop is about to write elements of a replicated (non-distributed) array: keep
+/// a copy, so that `sapfor_merge_end` can find what each process changed.
+///
+/// # Safety
+/// `x` must point to `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_merge_begin(x: *const u8, n: i64) {
+    with(|rt| {
+        let b = slice(x, n.max(0) as usize).to_vec();
+        rt.merges.push((x as usize, b));
+    })
+}
+
+/// After the loop: every process gets every element that some process changed (each
+/// iteration ran on one process, so each element was written by one process, or by replicas
+/// with the same value). Byte-wise: a byte that differs from the copy on some process takes
+/// that process's value.
+///
+/// # Safety
+/// As `sapfor_merge_begin`, same `x` and `n`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
+    with(|rt| {
+        let t = Instant::now();
+        let n = n.max(0) as usize;
+        let Some(pos) = rt.merges.iter().rposition(|(p, b)| *p == x as usize && b.len() == n) else {
+            rt.fail(0, "sapfor_merge_end without sapfor_merge_begin (converter bug)");
+        };
+        let (_, old) = rt.merges.remove(pos);
+        if rt.size > 1 && n > 0 {
+            // each process's values and its own copy from before the loop (the copies may
+            // differ between processes where the array was never defined)
+            let mut mine = slice(x, n).to_vec();
+            mine.extend_from_slice(&old);
+            let mut all = vec![0u8; 2 * n * rt.size];
+            rt.world.all_gather_into(&mine[..], &mut all[..]);
+            let out = std::slice::from_raw_parts_mut(x, n);
+            for p in 0..rt.size {
+                let v = &all[2 * p * n..(2 * p + 1) * n];
+                let o = &all[(2 * p + 1) * n..(2 * p + 2) * n];
+                for k in 0..n {
+                    if v[k] != o[k] {
+                        out[k] = v[k];
+                    }
+                }
+            }
+        }
+        rt.reduce.add(t, (n * rt.size) as u64);
+    })
+}
+
+/// Gather the owned parts of array `h` into `full` (global shape) on process 0, or on every
+/// process when `all` is 1.
+///
+/// # Safety
+/// `a` is the local block; `full` holds the whole array where it is gathered to.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_gather(h: i64, a: *const u8, full: *mut u8, all: i32) {
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
+        let ghi: Vec<i64> = l.dims.iter().map(|d| d.ghi).collect();
+        let full_l = Layout::whole(l.esize, &glo, &ghi);
+        let primary = |coords: &[usize]| -> bool {
+            // one copy of each block: the process with coordinate 0 on the unused axes
+            (0..rt.grid.len()).all(|ax| l.dims.iter().any(|d| d.axis == Some(ax)) || coords[ax] == 0)
+        };
+        let mut bytes = 0u64;
+        if rt.rank == 0 {
+            for r in 0..rt.size {
+                let cc = coords_of(r, &rt.grid);
+                if !primary(&cc) {
+                    continue;
+                }
+                let rl = l.for_coords(&cc, &rt.grid);
+                if rl.empty() {
+                    continue;
+                }
+                let (lo, hi) = (rl.own_lo.clone(), rl.own_hi.clone());
+                let buf = if r == 0 {
+                    l.pack(a as *mut u8, &lo, &hi)
+                } else {
+                    let mut b = vec![0u8; l.count(&lo, &hi) * l.esize];
+                    rt.world.process_at_rank(r as i32).receive_into(&mut b[..]);
+                    b
+                };
+                bytes += buf.len() as u64;
+                full_l.unpack(full, &lo, &hi, &buf);
+            }
+        } else if primary(&rt.coords) && !l.empty() {
+            let buf = l.pack(a as *mut u8, &l.own_lo.clone(), &l.own_hi.clone());
+            rt.world.process_at_rank(0).send(&buf[..]);
+        }
+        if all != 0 {
+            let n = full_l.count(&glo, &ghi) * l.esize;
+            let fb = std::slice::from_raw_parts_mut(full, n);
+            rt.world.process_at_rank(0).broadcast_into(fb);
+        }
+        rt.gather.add(t, bytes);
+    })
+}
+
+/// Scatter: `full` (global shape, valid on process 0) is sent to every process, which copies
+/// its allocated part (owned block and shadows) into `a`.
+///
+/// # Safety
+/// `full` must hold the whole array on every process; `a` is the local block.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_scatter(h: i64, a: *mut u8, full: *mut u8) {
+    with(|rt| {
+        let t = Instant::now();
+        let l = rt.layout(h).clone();
+        let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
+        let ghi: Vec<i64> = l.dims.iter().map(|d| d.ghi).collect();
+        let full_l = Layout::whole(l.esize, &glo, &ghi);
+        let n = full_l.count(&glo, &ghi) * l.esize;
+        let fb = std::slice::from_raw_parts_mut(full, n);
+        rt.world.process_at_rank(0).broadcast_into(fb);
+        if !l.empty() {
+            let buf = full_l.pack(full, &l.alo, &l.ahi);
+            l.unpack(a, &l.alo.clone(), &l.ahi.clone(), &buf);
+        }
+        rt.gather.add(t, n as u64);
+    })
+}
+
+/// Broadcast `n` bytes from process 0 (values read by the I/O process).
+///
+/// # Safety
+/// `x` must point to `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_bcast(x: *mut u8, n: i64) {
+    with(|rt| {
+        if n > 0 {
+            let b = std::slice::from_raw_parts_mut(x, n as usize);
+            rt.world.process_at_rank(0).broadcast_into(b);
+        }
+    })
+}
+
+/// `sapfor_bcast` for arrays (a separate symbol for the Fortran interface).
+///
+/// # Safety
+/// `x` must point to `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_bcast_arr(x: *mut u8, n: i64) {
+    sapfor_bcast(x, n)
+}
+
+/// Broadcast one default integer from process 0 (IOSTAT values and the like).
+///
+/// # Safety
+/// `x` must point to an i32.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_bcast_i4(x: *mut i32) {
+    sapfor_bcast(x as *mut u8, 4)
+}
+
+// Reduction type codes (see fortran.rs): 1 integer*4, 2 integer*8, 3 real*4, 4 real*8,
+// 5 logical*4. Operations: 1 sum, 2 product, 3 max, 4 min, 5 and, 6 or, 7 eqv, 8 neqv,
+// 9 maxloc, 10 minloc.
+
+/// Register a reduction variable of the next parallel loop. Processes other than 0 start
+/// from the operation's identity (for sum, product, eqv and neqv), so the initial value is
+/// counted once.
+///
+/// After the loop the generated code hands every value over with `sapfor_red_put` (variable,
+/// then its index variables, in registration order), calls `sapfor_red_end`, and reads the
+/// results back with `sapfor_red_get`. Values always travel as arguments: the Fortran
+/// compiler may keep a variable in a register across calls that do not name it, so the
+/// runtime never reads or writes through a pointer kept from an earlier call.
+///
+/// # Safety
+/// `x` points to a variable of type `ty`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_red_var(op: i32, ty: i32, x: *mut u8) {
+    with(|rt| {
+        if rt.rank != 0 {
+            set_identity(op, ty, x);
+        }
+        rt.reds.push(Red { op, ty, nlocs: 0 });
+    })
+}
+
+/// Add an index variable (default integer) to the last registered MAXLOC/MINLOC.
+///
+/// # Safety
+/// `x` points to an i32.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_red_loc(_x: *mut i32) {
+    with(|rt| {
+        if let Some(r) = rt.reds.last_mut() {
+            r.nlocs += 1;
+        }
+    })
+}
+
+/// Size in bytes of reduction item `k` in the flattened order (value, its indices, ...).
+fn red_item_sizes(reds: &[Red]) -> Vec<usize> {
+    let mut v = vec![];
+    for r in reds {
+        v.push(tsize(r.ty));
+        for _ in 0..r.nlocs {
+            v.push(4);
+        }
+    }
+    v
+}
+
+/// Hand over the next reduction item's value (see `sapfor_red_var`).
+///
+/// # Safety
+/// `x` points to the item (its registered type).
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_red_put(x: *const u8) {
+    with(|rt| {
+        let sizes = red_item_sizes(&rt.reds);
+        let k = rt.red_pos;
+        let Some(&n) = sizes.get(k) else {
+            rt.fail(0, "sapfor_red_put: more items than registered (converter bug)");
+        };
+        rt.red_vals.extend_from_slice(slice(x, n));
+        rt.red_pos += 1;
+    })
+}
+
+/// Read the next combined reduction item back (after `sapfor_red_end`).
+///
+/// # Safety
+/// `x` points to the item (its registered type).
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_red_get(x: *mut u8) {
+    with(|rt| {
+        let Some((sizes, k)) = rt.red_done.as_ref().map(|(s, k)| (s.clone(), *k)) else {
+            rt.fail(0, "sapfor_red_get before sapfor_red_end (converter bug)");
+        };
+        let off: usize = sizes[..k].iter().sum();
+        let n = sizes[k];
+        std::ptr::copy_nonoverlapping(rt.red_vals[off..off + n].as_ptr(), x, n);
+        if k + 1 == sizes.len() {
+            rt.red_done = None;
+            rt.red_vals.clear();
+        } else {
+            rt.red_done = Some((sizes, k + 1));
+        }
+    })
+}
+
+unsafe fn set_identity(op: i32, ty: i32, x: *mut u8) {
+    match (op, ty) {
+        (1, 1) => *(x as *mut i32) = 0,
+        (1, 2) => *(x as *mut i64) = 0,
+        (1, 3) => *(x as *mut f32) = 0.0,
+        (1, 4) => *(x as *mut f64) = 0.0,
+        (2, 1) => *(x as *mut i32) = 1,
+        (2, 2) => *(x as *mut i64) = 1,
+        (2, 3) => *(x as *mut f32) = 1.0,
+        (2, 4) => *(x as *mut f64) = 1.0,
+        (7, 5) => *(x as *mut i32) = 1,
+        (8, 5) => *(x as *mut i32) = 0,
+        _ => {}
+    }
+}
+
+fn tsize(ty: i32) -> usize {
+    match ty {
+        2 | 4 => 8,
+        _ => 4,
+    }
+}
+
+/// Combine every registered reduction over all processes in one message (every process
+/// sends its partial values to all; all combine them in rank order, so every process gets
+/// bit-identical results).
+#[no_mangle]
+pub extern "C" fn sapfor_red_end() {
+    with(|rt| {
+        let t = Instant::now();
+        let reds = std::mem::take(&mut rt.reds);
+        let sizes = red_item_sizes(&reds);
+        rt.red_pos = 0;
+        let n: usize = sizes.iter().sum();
+        if rt.red_vals.len() != n {
+            rt.fail(0, "sapfor_red_end: values missing (converter bug)");
+        }
+        if n == 0 {
+            return;
+        }
+        let mine = std::mem::take(&mut rt.red_vals);
+        let mut all = vec![0u8; n * rt.size];
+        rt.world.all_gather_into(&mine[..], &mut all[..]);
+        // combine in rank order, starting from process 0's values
+        let mut acc = all[..n].to_vec();
+        for p in 1..rt.size {
+            let other = &all[p * n..(p + 1) * n];
+            let mut pos = 0;
+            for r in &reds {
+                let ts = tsize(r.ty);
+                let (a, b) = (pos, pos + ts + 4 * r.nlocs);
+                combine(r.op, r.ty, ts, &mut acc[a..b], &other[a..b]);
+                pos = b;
+            }
+        }
+        rt.red_vals = acc;
+        rt.red_done = Some((sizes, 0));
+        rt.reduce.add(t, n as u64);
+    })
+}
+
+fn num(ty: i32, b: &[u8]) -> f64 {
+    match ty {
+        1 => i32::from_ne_bytes(b[..4].try_into().unwrap()) as f64,
+        2 => i64::from_ne_bytes(b[..8].try_into().unwrap()) as f64,
+        3 => f32::from_ne_bytes(b[..4].try_into().unwrap()) as f64,
+        _ => f64::from_ne_bytes(b[..8].try_into().unwrap()),
+    }
+}
+
+/// `acc = acc op other` for one reduction item (value followed by its index variables).
+fn combine(op: i32, ty: i32, ts: usize, acc: &mut [u8], other: &[u8]) {
+    macro_rules! arith {
+        ($t:ty, $f:expr) => {{
+            let x = <$t>::from_ne_bytes(acc[..ts].try_into().unwrap());
+            let y = <$t>::from_ne_bytes(other[..ts].try_into().unwrap());
+            let z: $t = $f(x, y);
+            acc[..ts].copy_from_slice(&z.to_ne_bytes());
+        }};
+    }
+    match (op, ty) {
+        (1, 1) => arith!(i32, |x: i32, y: i32| x.wrapping_add(y)),
+        (1, 2) => arith!(i64, |x: i64, y: i64| x.wrapping_add(y)),
+        (1, 3) => arith!(f32, |x: f32, y: f32| x + y),
+        (1, 4) => arith!(f64, |x: f64, y: f64| x + y),
+        (2, 1) => arith!(i32, |x: i32, y: i32| x.wrapping_mul(y)),
+        (2, 2) => arith!(i64, |x: i64, y: i64| x.wrapping_mul(y)),
+        (2, 3) => arith!(f32, |x: f32, y: f32| x * y),
+        (2, 4) => arith!(f64, |x: f64, y: f64| x * y),
+        (3, _) | (4, _) => {
+            let (x, y) = (num(ty, acc), num(ty, other));
+            if (op == 3 && y > x) || (op == 4 && y < x) {
+                acc[..ts].copy_from_slice(&other[..ts]);
+            }
+        }
+        (5..=8, _) => {
+            let x = i32::from_ne_bytes(acc[..4].try_into().unwrap()) != 0;
+            let y = i32::from_ne_bytes(other[..4].try_into().unwrap()) != 0;
+            let z = match op {
+                5 => x && y,
+                6 => x || y,
+                7 => x == y,
+                _ => x != y,
+            };
+            acc[..4].copy_from_slice(&(z as i32).to_ne_bytes());
+        }
+        (9, _) | (10, _) => {
+            let (x, y) = (num(ty, acc), num(ty, other));
+            let better = if op == 9 { y > x } else { y < x };
+            // ties: the first occurrence in column-major order of the index variables (the
+            // last index variable is the most significant), as a sequential scan of the
+            // array in storage order would find it
+            let tie_first = y == x && {
+                let n = (acc.len() - ts) / 4;
+                let ix = |b: &[u8], k: usize| i32::from_ne_bytes(b[ts + 4 * k..ts + 4 * k + 4].try_into().unwrap());
+                let mut res = false;
+                for k in (0..n).rev() {
+                    let (a, o) = (ix(acc, k), ix(other, k));
+                    if o != a {
+                        res = o < a;
+                        break;
+                    }
+                }
+                res
+            };
+            if better || tie_first {
+                acc.copy_from_slice(other);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Profile: a parallel loop (identified by its source position) starts / ends.
+#[no_mangle]
+pub extern "C" fn sapfor_loop_begin(src: i64) {
+    with(|rt| rt.loop_t = Some((src, Instant::now())))
+}
+
+#[no_mangle]
+pub extern "C" fn sapfor_loop_end(src: i64) {
+    with(|rt| {
+        if let Some((s, t)) = rt.loop_t.take() {
+            let _ = s;
+            rt.loops.entry(src).or_insert_with(Stat::new).add(t, 0);
+        }
+    })
+}
+
+fn write_profile(rt: &Rt, path: &str) {
+    // every process reports its own times; process 0 writes them all
+    let total = rt.start.elapsed().as_secs_f64();
+    let in_loops: f64 = rt.loops.values().map(|s| s.secs).sum();
+    let mut mine = String::new();
+    use std::fmt::Write as _;
+    let _ = writeln!(mine, "process {} of {} (grid {:?}, coordinates {:?})", rt.rank, rt.size, rt.grid, rt.coords);
+    let _ = writeln!(mine, "  total {:.6} s, in parallel loops {:.6} s, sequential parts {:.6} s", total, in_loops, total - in_loops);
+    for (src, s) in &rt.loops {
+        let _ = writeln!(mine, "  parallel loop at {:<24} runs {:>8}  time {:.6} s", rt.where_(*src), s.count, s.secs);
+    }
+    for (name, s) in [
+        ("shadow renewals", &rt.shadow),
+        ("ACROSS pipeline", &rt.across),
+        ("reductions", &rt.reduce),
+        ("remote accesses", &rt.remote),
+        ("I/O gathers/scatters", &rt.gather),
+    ] {
+        let _ = writeln!(mine, "  {:<22} count {:>8}  time {:.6} s  bytes {}", name, s.count, s.secs, s.bytes);
+    }
+    let bytes = mine.into_bytes();
+    let len = bytes.len() as i32;
+    let mut lens = vec![0i32; rt.size];
+    rt.world.all_gather_into(&len, &mut lens[..]);
+    let maxl = *lens.iter().max().unwrap_or(&0) as usize;
+    let mut padded = bytes.clone();
+    padded.resize(maxl, 0);
+    let mut all = vec![0u8; maxl * rt.size];
+    rt.world.all_gather_into(&padded[..], &mut all[..]);
+    if rt.rank == 0 {
+        let mut out = String::from("sapfor performance report\n");
+        for p in 0..rt.size {
+            out.push_str(&String::from_utf8_lossy(&all[p * maxl..p * maxl + lens[p] as usize]));
+        }
+        let tmp = format!("{path}.tmp{}", std::process::id());
+        if std::fs::write(&tmp, out).and_then(|_| std::fs::rename(&tmp, path)).is_err() {
+            eprintln!("sapfor: cannot write the profile to {path}");
+        }
+    }
+}

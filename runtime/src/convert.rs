@@ -1,0 +1,1966 @@
+//! Converter: Fortran-DVMH (as read by the analyzer) -> free-form Fortran that calls the
+//! sapfor runtime. See docs/runtime.md for the scheme; in short:
+//!
+//! - every distributed array becomes an allocatable in the generated module `sapfor_data`
+//!   (locals renamed per unit, COMMON members removed from their COMMON block in every unit)
+//!   allocated with global-index bounds: owned block plus shadow edges;
+//! - parallel loops iterate over the owned part of their ON array (DO bounds clipped),
+//!   with shadow renewal, ACROSS pipeline steps and reductions around them, and an OpenMP
+//!   `PARALLEL DO` for the threads of a process;
+//! - outside parallel loops, assignments to distributed elements run on the owner, reads of
+//!   distributed elements are broadcast from the owner, I/O runs on process 0 with
+//!   distributed arrays gathered (output) or scattered (input) and values read broadcast.
+//!
+//! Statements are rewritten as text (free form, continuations joined); untouched lines are
+//! kept, and `# line "file"` markers keep gfortran's messages on the original positions.
+
+use crate::text;
+use analyzer::ast::{Expr, IoKind, Node, Stmt, StmtId, StmtKind, Unit, UnitKind};
+use analyzer::diag::{codes, Diagnostic};
+use analyzer::directives::{
+    Clause, DExpr, DirectiveKind, DistFormat, ReductionOp, ShadowSpec, Subscript,
+};
+use analyzer::program::Program;
+use analyzer::sema::UnitSema;
+use analyzer::source::{FileId, SourceForm};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One generated source file.
+pub struct OutFile {
+    pub name: String,
+    pub text: String,
+}
+
+pub struct Converted {
+    /// In compilation order: runtime interfaces, data module, then the program files.
+    pub files: Vec<OutFile>,
+    pub warnings: Vec<Diagnostic>,
+}
+
+#[derive(Clone, Debug)]
+enum Mapping {
+    /// `DISTRIBUTE`: per dimension true = BLOCK.
+    Dist(Vec<bool>),
+    /// `ALIGN ... WITH target`: per dimension (target dimension 1-based or 0, offset).
+    Align(String, Vec<(i32, i64)>),
+}
+
+#[derive(Clone, Debug)]
+struct DArray {
+    key: String,
+    /// Unit name for locals, None for COMMON members.
+    unit: Option<String>,
+    common: Option<(String, usize)>,
+    name: String,
+    ty: String,
+    bounds: Vec<(i64, i64)>,
+    map: Mapping,
+    shadow: Vec<(i64, i64)>,
+    /// Whether a full-size copy is needed (I/O, REMOTE_ACCESS in loops).
+    full: bool,
+    temps: usize,
+    /// Position of the directive, for messages.
+    file: FileId,
+    line: u32,
+}
+
+struct Cx<'a> {
+    p: &'a Program,
+    errors: Vec<Diagnostic>,
+    warnings: Vec<Diagnostic>,
+    arrays: BTreeMap<String, DArray>,
+    /// Normalized lines of every file.
+    lines: Vec<Vec<String>>,
+    /// Edits: replacement of a line (None = blank it), insertions before/after a line.
+    replace: BTreeMap<(u32, u32), Option<Vec<String>>>,
+    before: BTreeMap<(u32, u32), Vec<String>>,
+    after: BTreeMap<(u32, u32), Vec<String>>,
+    naxes: usize,
+}
+
+impl<'a> Cx<'a> {
+    fn err(&mut self, file: FileId, line: u32, msg: impl Into<String>) {
+        self.errors.push(Diagnostic::error(
+            codes::UNSUPPORTED,
+            msg.into(),
+            Some(self.p.map.location(file, line, 1)),
+        ));
+    }
+    fn stmt_text(&self, s: &Stmt) -> String {
+        let f = &self.lines[s.span.file.0 as usize];
+        let lo = s.span.line as usize - 1;
+        let hi = (s.span.end_line as usize).min(f.len());
+        let ls: Vec<&str> = f[lo..hi].iter().map(|x| x.as_str()).collect();
+        text::join(&ls)
+    }
+    /// Replace the lines of statement `s` by `new` (first line) and blanks.
+    fn replace_stmt(&mut self, s: &Stmt, new: Vec<String>) {
+        let f = s.span.file.0;
+        self.replace.insert((f, s.span.line), Some(new));
+        for l in s.span.line + 1..=s.span.end_line {
+            self.replace.insert((f, l), None);
+        }
+    }
+    fn src(&self, file: FileId, line: u32) -> i64 {
+        (file.0 as i64 + 1) * 1_000_000 + line as i64
+    }
+}
+
+fn dexpr_int(e: &DExpr, sema: &UnitSema) -> Option<i64> {
+    match e {
+        DExpr::Int(v) => Some(*v),
+        DExpr::Name(n) => sema.param(n).and_then(|c| c.as_int()),
+        DExpr::Neg(x) => dexpr_int(x, sema).map(|v| -v),
+        DExpr::Bin(a, op, b) => {
+            let (a, b) = (dexpr_int(a, sema)?, dexpr_int(b, sema)?);
+            use analyzer::directives::BinOp::*;
+            Some(match op {
+                Add => a + b,
+                Sub => a - b,
+                Mul => a * b,
+                Div => {
+                    if b == 0 {
+                        return None;
+                    }
+                    a / b
+                }
+            })
+        }
+        DExpr::Call(..) => None,
+    }
+}
+
+/// `var`, `var + c`, `var - c`, `c + var`: the offset c.
+fn var_offset(e: &DExpr, var: &str, sema: &UnitSema) -> Option<i64> {
+    use analyzer::directives::BinOp::*;
+    match e {
+        DExpr::Name(n) if n.eq_ignore_ascii_case(var) => Some(0),
+        DExpr::Bin(a, Add, b) => match (&**a, &**b) {
+            (DExpr::Name(n), c) if n.eq_ignore_ascii_case(var) => dexpr_int(c, sema),
+            (c, DExpr::Name(n)) if n.eq_ignore_ascii_case(var) => dexpr_int(c, sema),
+            _ => None,
+        },
+        DExpr::Bin(a, Sub, b) => match &**a {
+            DExpr::Name(n) if n.eq_ignore_ascii_case(var) => dexpr_int(b, sema).map(|v| -v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn mentions(e: &DExpr, var: &str) -> bool {
+    match e {
+        DExpr::Name(n) => n.eq_ignore_ascii_case(var),
+        DExpr::Neg(x) => mentions(x, var),
+        DExpr::Bin(a, _, b) => mentions(a, var) || mentions(b, var),
+        DExpr::Call(_, xs) => xs.iter().any(|x| mentions(x, var)),
+        DExpr::Int(_) => false,
+    }
+}
+
+fn type_code(ty: &analyzer::ast::TypeSpec) -> Option<i32> {
+    use analyzer::ast::BaseType::*;
+    match (&ty.base, ty.kind) {
+        (Integer, None | Some(4)) => Some(1),
+        (Integer, Some(8)) => Some(2),
+        (Real, None | Some(4)) => Some(3),
+        (Real, Some(8)) | (DoublePrecision, _) => Some(4),
+        (Logical, None | Some(4)) => Some(5),
+        _ => None,
+    }
+}
+
+fn i64list(v: &[i64]) -> String {
+    format!(
+        "[integer(c_int64_t) :: {}]",
+        v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+    )
+}
+
+fn last_line(u: &Unit, n: &Node) -> u32 {
+    match n {
+        Node::Stmt(id) => u.stmt(*id).span.end_line,
+        Node::Do { header, body, end } => match end {
+            Some(e) => u.stmt(*e).span.end_line,
+            None => body
+                .last()
+                .map(|b| last_line(u, b))
+                .unwrap_or(u.stmt(*header).span.end_line),
+        },
+        Node::If { arms, end } => match end {
+            Some(e) => u.stmt(*e).span.end_line,
+            None => arms.last().map(|a| u.stmt(a.0).span.end_line).unwrap_or(0),
+        },
+    }
+}
+
+fn collect_stmts(u: &Unit, n: &Node, out: &mut BTreeSet<StmtId>) {
+    analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |s| {
+        out.insert(s.id);
+        if let StmtKind::LogicalIf(_, inner) = &s.kind {
+            out.insert(inner.id);
+        }
+    });
+}
+
+/// All DO nodes of a node list, outermost first.
+fn all_dos<'b>(nodes: &'b [Node], out: &mut Vec<&'b Node>) {
+    for n in nodes {
+        match n {
+            Node::Do { body, .. } => {
+                out.push(n);
+                all_dos(body, out);
+            }
+            Node::If { arms, .. } => {
+                for (_, b) in arms {
+                    all_dos(b, out);
+                }
+            }
+            Node::Stmt(_) => {}
+        }
+    }
+}
+
+fn unit_of(p: &Program, file: FileId, line: u32) -> Option<usize> {
+    // innermost unit containing the line
+    let mut best: Option<usize> = None;
+    for (i, u) in p.units.iter().enumerate() {
+        if u.file == file && u.span.line <= line && line <= u.end_line {
+            match best {
+                Some(b) if p.units[b].span.line >= u.span.line => {}
+                _ => best = Some(i),
+            }
+        }
+    }
+    best
+}
+
+/// Convert a whole program. Errors: diagnostics naming file:line.
+pub fn convert(p: &Program) -> Result<Converted, Vec<Diagnostic>> {
+    let lines: Vec<Vec<String>> = p
+        .map
+        .files
+        .iter()
+        .map(|f| {
+            let ls: Vec<&str> = f.text.lines().collect();
+            match f.form {
+                SourceForm::Fixed => analyzer::source::normalize_fixed(&ls),
+                SourceForm::Free => ls.iter().map(|l| l.to_string()).collect(),
+            }
+        })
+        .collect();
+    let mut cx = Cx {
+        p,
+        errors: vec![],
+        warnings: vec![],
+        arrays: BTreeMap::new(),
+        lines,
+        replace: BTreeMap::new(),
+        before: BTreeMap::new(),
+        after: BTreeMap::new(),
+        naxes: 0,
+    };
+    if p.has_errors() {
+        return Err(p
+            .diags
+            .iter()
+            .filter(|d| d.severity == analyzer::diag::Severity::Error)
+            .cloned()
+            .collect());
+    }
+    declarations(&mut cx);
+    if cx.errors.is_empty() {
+        for ui in 0..p.units.len() {
+            unit(&mut cx, ui);
+        }
+    }
+    if !cx.errors.is_empty() {
+        return Err(cx.errors);
+    }
+    let mut files = vec![
+        OutFile { name: "sapfor_rt.f90".into(), text: crate::fortran::RT_MODULE.to_string() },
+        OutFile { name: "sapfor_data.f90".into(), text: data_module(&cx) },
+    ];
+    let mut used_names = BTreeSet::new();
+    for (i, f) in p.map.files.iter().enumerate() {
+        if f.included {
+            continue;
+        }
+        let stem = f
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| format!("file{i}"));
+        let mut name = format!("{stem}.f90");
+        let mut k = 1;
+        while !used_names.insert(name.clone()) {
+            k += 1;
+            name = format!("{stem}_{k}.f90");
+        }
+        let mut out = String::new();
+        emit_file(&cx, FileId(i as u32), &mut out, &mut vec![]);
+        files.push(OutFile { name, text: out });
+    }
+    Ok(Converted { files, warnings: cx.warnings })
+}
+
+/// Write file `id` with its edits, inlining INCLUDE files (their form may differ).
+fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
+    let f = cx.p.map.file(id);
+    let path = f.path.display().to_string().replace('"', "");
+    let marker = |out: &mut String, line: u32| {
+        out.push_str(&format!("# {line} \"{path}\"\n"));
+    };
+    stack.push(id.0);
+    marker(out, 1);
+    let mut synced = true;
+    for (i, l) in cx.lines[id.0 as usize].iter().enumerate() {
+        let ln = i as u32 + 1;
+        let key = (id.0, ln);
+        if let Some(b) = cx.before.get(&key) {
+            for x in b {
+                out.push_str(x);
+                out.push('\n');
+            }
+            synced = false;
+        }
+        if !synced {
+            marker(out, ln);
+            synced = true;
+        }
+        match cx.replace.get(&key) {
+            Some(Some(new)) => {
+                for (k, x) in new.iter().enumerate() {
+                    out.push_str(x);
+                    out.push('\n');
+                    if k > 0 {
+                        synced = false;
+                    }
+                }
+            }
+            Some(None) => out.push('\n'),
+            None => {
+                if let Some((name, _)) = analyzer::source::include_target(l) {
+                    let dir = f.path.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+                    let found = cx.p.map.files.iter().position(|g| {
+                        g.included
+                            && (g.path == dir.join(&name)
+                                || g.path.file_name().map(|x| x.to_string_lossy().to_string())
+                                    == std::path::Path::new(&name)
+                                        .file_name()
+                                        .map(|x| x.to_string_lossy().to_string()))
+                    });
+                    match found {
+                        Some(j) if !stack.contains(&(j as u32)) => {
+                            out.push_str(&format!("! sapfor: {}\n", l.trim()));
+                            emit_file(cx, FileId(j as u32), out, stack);
+                            synced = false;
+                        }
+                        _ => {
+                            out.push_str(l);
+                            out.push('\n');
+                        }
+                    }
+                } else {
+                    out.push_str(l);
+                    out.push('\n');
+                }
+            }
+        }
+        if let Some(a) = cx.after.get(&key) {
+            for x in a {
+                out.push_str(x);
+                out.push('\n');
+            }
+            synced = false;
+        }
+    }
+    stack.pop();
+}
+
+/// Pass 1: the distributed arrays of the whole program.
+fn declarations(cx: &mut Cx) {
+    let p = cx.p;
+    let mut pending_align = vec![];
+    let mut shadows: Vec<(usize, FileId, u32, ShadowSpec)> = vec![];
+    for (fid, dirs) in &p.directives {
+        for d in dirs {
+            let Some(ui) = unit_of(p, *fid, d.line) else {
+                if !matches!(d.kind, DirectiveKind::Spf(_)) {
+                    cx.err(*fid, d.line, "directive outside any program unit");
+                }
+                continue;
+            };
+            let sema = &p.semas[ui];
+            match &d.kind {
+                DirectiveKind::Distribute { arrays, formats, onto, dynamic } => {
+                    if onto.is_some() || *dynamic {
+                        cx.err(*fid, d.line, "DISTRIBUTE ... ONTO and DYNAMIC are not supported by the runtime yet");
+                        continue;
+                    }
+                    let mut fm = vec![];
+                    for f in formats {
+                        match f {
+                            DistFormat::Block => fm.push(true),
+                            DistFormat::Star => fm.push(false),
+                            other => {
+                                cx.err(*fid, d.line, format!("distribution format {other:?} is not supported by the runtime yet (only BLOCK and *)"));
+                            }
+                        }
+                    }
+                    cx.naxes = cx.naxes.max(fm.iter().filter(|b| **b).count());
+                    for a in arrays {
+                        if let Some(arr) = new_array(cx, ui, a, Mapping::Dist(fm.clone()), *fid, d.line) {
+                            if arr.bounds.len() != fm.len() {
+                                cx.err(*fid, d.line, format!("DISTRIBUTE {a}: {} formats for an array of rank {}", fm.len(), arr.bounds.len()));
+                                continue;
+                            }
+                            cx.arrays.insert(arr.key.clone(), arr);
+                        }
+                    }
+                }
+                DirectiveKind::Align { arrays, source, target } => {
+                    pending_align.push((ui, *fid, d.line, arrays.clone(), source.clone(), target.clone()));
+                }
+                DirectiveKind::Shadow(specs) => {
+                    for s in specs {
+                        shadows.push((ui, *fid, d.line, s.clone()));
+                    }
+                }
+                DirectiveKind::Parallel { .. }
+                | DirectiveKind::RemoteAccess { .. }
+                | DirectiveKind::Region { .. }
+                | DirectiveKind::EndRegion
+                | DirectiveKind::GetActual(_)
+                | DirectiveKind::Actual(_)
+                | DirectiveKind::Interval(_)
+                | DirectiveKind::EndInterval
+                | DirectiveKind::Spf(_) => {}
+                other => {
+                    let what = format!("{other:?}");
+                    let what = what.split(['(', ' ', '{']).next().unwrap_or("").to_uppercase();
+                    cx.err(*fid, d.line, format!("directive {what} is not supported by the runtime yet"));
+                }
+            }
+            let _ = sema;
+        }
+    }
+    // ALIGN: targets may be aligned themselves; resolve in passes.
+    let mut left = pending_align;
+    for _ in 0..8 {
+        let mut next = vec![];
+        for (ui, fid, line, arrays, source, target) in left {
+            let Some(tkey) = key_of(cx, ui, &target.name) else {
+                next.push((ui, fid, line, arrays, source, target));
+                continue;
+            };
+            let sema = &p.semas[ui];
+            let mut m = vec![];
+            let mut bad = false;
+            for s in &source {
+                if s == "*" {
+                    m.push((0, 0));
+                    continue;
+                }
+                let mut found = None;
+                for (td, sub) in target.subs.iter().enumerate() {
+                    if let Subscript::Expr(e) = sub {
+                        if let Some(off) = var_offset(e, s, sema) {
+                            found = Some((td as i32 + 1, off));
+                        } else if mentions(e, s) {
+                            bad = true;
+                        }
+                    }
+                }
+                m.push(found.unwrap_or((0, 0)));
+            }
+            for sub in &target.subs {
+                if let Subscript::Expr(e) = sub {
+                    if !source.iter().any(|s| mentions(e, s)) {
+                        bad = true;
+                    }
+                }
+            }
+            if bad {
+                cx.err(fid, line, "ALIGN: only target subscripts `dummy`, `dummy + c`, `dummy - c` and `*` are supported");
+                continue;
+            }
+            for a in arrays {
+                if let Some(arr) = new_array(cx, ui, &a, Mapping::Align(tkey.clone(), m.clone()), fid, line) {
+                    if arr.bounds.len() != source.len() {
+                        cx.err(fid, line, format!("ALIGN {a}: {} align dummies for an array of rank {}", source.len(), arr.bounds.len()));
+                        continue;
+                    }
+                    cx.arrays.insert(arr.key.clone(), arr);
+                }
+            }
+        }
+        left = next;
+        if left.is_empty() {
+            break;
+        }
+    }
+    for (_, fid, line, _, _, target) in left {
+        cx.err(fid, line, format!("ALIGN target {} is not a distributed array", target.name));
+    }
+    // default shadow widths: 1 on split dimensions
+    let keys: Vec<String> = cx.arrays.keys().cloned().collect();
+    for k in &keys {
+        let split = split_dims(cx, k);
+        let a = cx.arrays.get_mut(k).unwrap();
+        a.shadow = split.iter().map(|&s| if s { (1, 1) } else { (0, 0) }).collect();
+    }
+    for (ui, fid, line, s) in shadows {
+        widen(cx, ui, fid, line, &s, true);
+    }
+    // widths used by SHADOW_RENEW / ACROSS
+    for (fid, dirs) in &p.directives {
+        for d in dirs {
+            if let DirectiveKind::Parallel { clauses, .. } = &d.kind {
+                let Some(ui) = unit_of(p, *fid, d.line) else { continue };
+                for c in clauses {
+                    if let Clause::ShadowRenew(v) | Clause::Across(v) = c {
+                        for s in v {
+                            widen(cx, ui, *fid, d.line, s, false);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn split_dims(cx: &Cx, key: &str) -> Vec<bool> {
+    match &cx.arrays[key].map {
+        Mapping::Dist(f) => f.clone(),
+        Mapping::Align(t, m) => {
+            let ts = split_dims(cx, t);
+            m.iter()
+                .map(|&(td, _)| td >= 1 && ts.get(td as usize - 1).copied().unwrap_or(false))
+                .collect()
+        }
+    }
+}
+
+/// Shadow widths of a spec (empty = the array's current widths).
+fn spec_widths(cx: &Cx, ui: usize, key: &str, s: &ShadowSpec) -> Option<Vec<(i64, i64)>> {
+    let sema = &cx.p.semas[ui];
+    if s.widths.is_empty() {
+        return Some(cx.arrays[key].shadow.clone());
+    }
+    s.widths
+        .iter()
+        .map(|(l, h)| {
+            let l = l.as_ref().map(|e| dexpr_int(e, sema)).unwrap_or(Some(0))?;
+            let h = h.as_ref().map(|e| dexpr_int(e, sema)).unwrap_or(Some(l))?;
+            Some((l, h))
+        })
+        .collect()
+}
+
+fn widen(cx: &mut Cx, ui: usize, fid: FileId, line: u32, s: &ShadowSpec, set: bool) {
+    let Some(key) = key_of(cx, ui, &s.name) else {
+        cx.err(fid, line, format!("{} is not a distributed array", s.name));
+        return;
+    };
+    let Some(w) = spec_widths(cx, ui, &key, s) else {
+        cx.err(fid, line, format!("shadow widths of {} must be constant", s.name));
+        return;
+    };
+    let split = split_dims(cx, &key);
+    let a = cx.arrays.get_mut(&key).unwrap();
+    if w.len() != a.shadow.len() {
+        let msg = format!("{}: {} shadow widths for an array of rank {}", s.name, w.len(), a.shadow.len());
+        cx.err(fid, line, msg);
+        return;
+    }
+    for d in 0..w.len() {
+        if !split[d] {
+            continue;
+        }
+        if set {
+            a.shadow[d] = w[d];
+        } else {
+            a.shadow[d] = (a.shadow[d].0.max(w[d].0), a.shadow[d].1.max(w[d].1));
+        }
+    }
+}
+
+/// The key of distributed array `name` as seen from unit `ui`.
+fn key_of(cx: &Cx, ui: usize, name: &str) -> Option<String> {
+    let u = &cx.p.units[ui];
+    let k = format!("{}_{}", u.name, name);
+    if cx.arrays.contains_key(&k) {
+        return Some(k);
+    }
+    let sym = cx.p.semas[ui].symbol(name)?;
+    if let Some((b, _)) = &sym.common {
+        let k = format!("c_{}_{}", b.trim_matches('/'), name);
+        if cx.arrays.contains_key(&k) {
+            return Some(k);
+        }
+    }
+    // internal procedures see their host's arrays
+    if let Some(host) = &u.parent {
+        let k = format!("{host}_{name}");
+        if cx.arrays.contains_key(&k) && cx.p.semas[ui].symbol(name).map(|s| s.line) == None {
+            return Some(k);
+        }
+    }
+    None
+}
+
+fn new_array(cx: &mut Cx, ui: usize, name: &str, map: Mapping, fid: FileId, line: u32) -> Option<DArray> {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let sema = &p.semas[ui];
+    let Some(sym) = sema.symbol(name) else {
+        cx.err(fid, line, format!("{name} is not declared in {}", u.name));
+        return None;
+    };
+    if !sym.is_array() {
+        cx.err(fid, line, format!("{name} is not an array"));
+        return None;
+    }
+    if sym.dummy.is_some() {
+        cx.err(fid, line, format!("{name} is a dummy argument: distributed dummy arguments are not supported by the runtime yet (put the array in COMMON or in the main program)"));
+        return None;
+    }
+    if sym.allocatable || sym.data_init || !sym.aliases.is_empty() {
+        cx.err(fid, line, format!("{name}: distributed arrays that are ALLOCATABLE, DATA-initialized or in EQUIVALENCE are not supported by the runtime yet"));
+        return None;
+    }
+    let mut bounds = vec![];
+    for b in sym.bounds() {
+        match b {
+            Some(x) => bounds.push(x),
+            None => {
+                cx.err(fid, line, format!("{name}: the bounds of a distributed array must be constants (PARAMETERs)"));
+                return None;
+            }
+        }
+    }
+    let ty = match type_code(&sym.ty) {
+        Some(_) => sym.ty.name(),
+        None => match sym.ty.base {
+            analyzer::ast::BaseType::Complex | analyzer::ast::BaseType::DoubleComplex => sym.ty.name(),
+            _ => {
+                cx.err(fid, line, format!("{name}: distributed arrays of type {} are not supported", sym.ty.name()));
+                return None;
+            }
+        },
+    };
+    let (key, unit, common) = match &sym.common {
+        Some((b, idx)) => {
+            let b = b.trim_matches('/').to_string();
+            (format!("c_{b}_{name}"), None, Some((b, *idx)))
+        }
+        None => (format!("{}_{}", u.name, name), Some(u.name.clone()), None),
+    };
+    if let Some(prev) = cx.arrays.get(&key) {
+        // a COMMON member may be distributed in every unit that declares the block, alike
+        if common.is_some() && format!("{:?}", prev.map) == format!("{map:?}") && prev.bounds == bounds {
+            return None;
+        }
+        cx.err(fid, line, format!("{name} is distributed twice, differently"));
+        return None;
+    }
+    Some(DArray {
+        key,
+        unit,
+        common,
+        name: name.to_string(),
+        ty,
+        bounds,
+        map,
+        shadow: vec![],
+        full: false,
+        temps: 0,
+        file: fid,
+        line,
+    })
+}
+
+/// Distributed arrays visible in unit `ui`: name -> key.
+fn visible(cx: &mut Cx, ui: usize) -> BTreeMap<String, String> {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let sema = &p.semas[ui];
+    let mut v = BTreeMap::new();
+    for a in cx.arrays.values() {
+        if a.unit.as_deref() == Some(u.name.as_str()) {
+            v.insert(a.name.clone(), a.key.clone());
+        }
+    }
+    let mut errs = vec![];
+    for (block, members) in &sema.commons {
+        let b = block.trim_matches('/');
+        for a in cx.arrays.values() {
+            if let Some((cb, idx)) = &a.common {
+                if cb == b {
+                    match members.get(*idx) {
+                        Some(m) if m.name == a.name => {
+                            v.insert(a.name.clone(), a.key.clone());
+                        }
+                        _ => errs.push(format!(
+                            "COMMON /{b}/ in {} does not have the distributed array {} at the same position as {}:{}",
+                            u.name,
+                            a.name,
+                            p.map.file(a.file).display_path(),
+                            a.line
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    for e in errs {
+        cx.err(u.file, u.span.line, e);
+    }
+    v
+}
+
+struct ParLoop {
+    outer: usize, // index into dos
+    dir_line: u32,
+    dir_end: u32,
+    vars: Vec<String>,
+    on: Option<analyzer::directives::ArrayRef>,
+    clauses: Vec<Clause>,
+}
+
+/// Pass 2: rewrite one program unit.
+fn unit(cx: &mut Cx, ui: usize) {
+    let p = cx.p;
+    let u = &p.units[ui];
+    if matches!(u.kind, UnitKind::Module | UnitKind::BlockData) {
+        let vis = visible(cx, ui);
+        if !vis.is_empty() {
+            cx.err(u.file, u.span.line, "distributed arrays in modules or BLOCK DATA are not supported by the runtime yet");
+        }
+        return;
+    }
+    let sema = &p.semas[ui];
+    let vis = visible(cx, ui);
+    let fid = u.file;
+
+    // --- unit header: USE sapfor_data (top-level units only)
+    let toplevel = u.parent.is_none();
+    let header_end = {
+        let f = &cx.lines[fid.0 as usize];
+        let mut l = u.span.line;
+        while (l as usize) <= f.len() {
+            let t = &f[l as usize - 1];
+            let t = match analyzer::source::comment_start(t) {
+                Some(k) => &t[..k],
+                None => t.as_str(),
+            };
+            if t.trim_end().ends_with('&') {
+                l += 1;
+            } else {
+                break;
+            }
+        }
+        l
+    };
+    let first_line_text = cx.lines[fid.0 as usize]
+        .get(u.span.line as usize - 1)
+        .cloned()
+        .unwrap_or_default();
+    let has_header = {
+        let t = first_line_text.to_ascii_lowercase();
+        t.contains("program") || t.contains("subroutine") || t.contains("function")
+    };
+    if toplevel {
+        let mut uses = String::from("use sapfor_data");
+        for (name, key) in &vis {
+            if cx.arrays[key].unit.is_some() || true {
+                uses.push_str(&format!(", {name} => sd_{key}"));
+            }
+        }
+        if has_header {
+            cx.after.entry((fid.0, header_end)).or_default().push(uses);
+        } else {
+            cx.before
+                .entry((fid.0, u.span.line))
+                .or_default()
+                .push(format!("program sapfor_main\n{uses}"));
+        }
+    } else if !vis.is_empty() {
+        // internal procedures: the host's USE covers locals; COMMON members need renames too
+        let mut uses = String::from("use sapfor_data");
+        for (name, key) in &vis {
+            uses.push_str(&format!(", {name} => sd_{key}"));
+        }
+        cx.after.entry((fid.0, header_end)).or_default().push(uses);
+    }
+
+    // --- remove declarations of distributed arrays
+    for s in &u.stmts {
+        let names: Vec<&str> = match &s.kind {
+            StmtKind::TypeDecl { entities, .. }
+            | StmtKind::Dimension(entities)
+            | StmtKind::AttrStmt { entities, .. } => entities.iter().map(|e| e.name.as_str()).collect(),
+            StmtKind::Common(blocks) => blocks
+                .iter()
+                .flat_map(|(_, es)| es.iter().map(|e| e.name.as_str()))
+                .collect(),
+            StmtKind::Data(_) | StmtKind::Equivalence(_) => {
+                let t = cx.stmt_text(s);
+                let hit = vis.keys().find(|n| !text::idents(&t, n).is_empty()).cloned();
+                if let Some(n) = hit {
+                    cx.err(s.span.file, s.span.line, format!("distributed array {n} in DATA or EQUIVALENCE is not supported"));
+                }
+                vec![]
+            }
+            _ => vec![],
+        };
+        if names.iter().any(|n| vis.contains_key(*n)) {
+            let t = cx.stmt_text(s);
+            match remove_entities(&t, &vis, matches!(s.kind, StmtKind::Common(_))) {
+                Ok(Some(new)) => cx.replace_stmt(s, vec![new]),
+                Ok(None) => cx.replace_stmt(s, vec![String::new()]),
+                Err(m) => cx.err(s.span.file, s.span.line, m),
+            }
+        }
+    }
+
+    // --- first executable statement: init (main) and array set-up
+    let first_exec = u
+        .stmts
+        .iter()
+        .position(|s| s.kind.is_executable() && !sema.stmt_functions.values().any(|&id| id == s.id) && !matches!(s.kind, StmtKind::Format | StmtKind::Data(_)));
+    let mut setup = vec![];
+    if u.kind == UnitKind::Program {
+        setup.push(format!("call sapfor_init({})", cx.naxes));
+        for (i, f) in p.map.files.iter().enumerate() {
+            let name = f.path.file_name().map(|x| x.to_string_lossy().to_string()).unwrap_or_default().replace('\'', "");
+            setup.push(format!("call sapfor_file_name({}, '{}'//c_null_char)", i + 1, name));
+        }
+    }
+    for key in vis.values() {
+        setup.push(format!("call sapfor_setup_{key}()"));
+    }
+    if !setup.is_empty() {
+        match first_exec.map(|i| &u.stmts[i]) {
+            // right before the first executable statement (ahead of any loop prologue)
+            Some(st) if st.span.file == fid => {
+                let v = cx.before.entry((fid.0, st.span.line)).or_default();
+                v.splice(0..0, setup);
+            }
+            // no executable statement in this file (or it comes from an INCLUDE): after the
+            // last specification statement of the unit's own file
+            _ => {
+                let last_spec = u
+                    .stmts
+                    .iter()
+                    .filter(|x| x.span.file == fid && !x.kind.is_executable())
+                    .map(|x| x.span.end_line)
+                    .max()
+                    .unwrap_or(header_end)
+                    .max(header_end);
+                cx.after.entry((fid.0, last_spec)).or_default().extend(setup);
+            }
+        }
+    }
+
+    // --- parallel loops
+    let mut dos = vec![];
+    all_dos(&u.body, &mut dos);
+    let mut par: Vec<ParLoop> = vec![];
+    let dirs: Vec<_> = p
+        .directives
+        .get(&fid)
+        .map(|v| v.iter().filter(|d| unit_of(p, fid, d.line) == Some(ui)).cloned().collect())
+        .unwrap_or_default();
+    for d in &dirs {
+        // directive lines go away (their code, if any, is inserted elsewhere)
+        for l in d.line..=d.end_line {
+            cx.replace.insert((fid.0, l), None);
+        }
+        if let DirectiveKind::Parallel { vars, on, clauses } = &d.kind {
+            let next = dos
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| match n {
+                    Node::Do { header, .. } => {
+                        let h = u.stmt(*header);
+                        h.span.file == fid && h.span.line > d.end_line
+                    }
+                    _ => false,
+                })
+                .min_by_key(|(_, n)| match n {
+                    Node::Do { header, .. } => u.stmt(*header).span.line,
+                    _ => u32::MAX,
+                })
+                .map(|(i, _)| i);
+            let Some(i) = next else {
+                cx.err(fid, d.line, "PARALLEL directive is not followed by a DO loop");
+                continue;
+            };
+            // no executable statement between the directive and the loop
+            let hl = match dos[i] {
+                Node::Do { header, .. } => u.stmt(*header).span.line,
+                _ => 0,
+            };
+            if u.stmts.iter().any(|s| s.span.file == fid && s.span.line > d.end_line && s.span.line < hl && s.kind.is_executable()) {
+                cx.err(fid, d.line, "PARALLEL directive must be followed immediately by its DO loop");
+                continue;
+            }
+            par.push(ParLoop { outer: i, dir_line: d.line, dir_end: d.end_line, vars: vars.clone(), on: on.clone(), clauses: clauses.clone() });
+        }
+    }
+    let mut in_par: BTreeSet<StmtId> = BTreeSet::new();
+    for pl in &par {
+        collect_stmts(u, dos[pl.outer], &mut in_par);
+    }
+    for pl in &par {
+        parallel_loop(cx, ui, &vis, &dos, pl);
+    }
+
+    // --- sequential statements
+    let do_labels: BTreeSet<u32> = u
+        .stmts
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Do { label: Some(l), .. } | StmtKind::DoWhile { label: Some(l), .. } => Some(*l),
+            _ => None,
+        })
+        .collect();
+    for s in &u.stmts {
+        if in_par.contains(&s.id) {
+            if let StmtKind::Io { .. } = &s.kind {
+                cx.err(s.span.file, s.span.line, "I/O inside a parallel loop is not supported");
+            }
+            continue;
+        }
+        sequential(cx, ui, &vis, s, &do_labels);
+    }
+
+    // --- end of the main program: finalize
+    if u.kind == UnitKind::Program {
+        let endl = u.end_line;
+        let t = cx.lines[fid.0 as usize].get(endl as usize - 1).cloned().unwrap_or_default();
+        let (label, rest) = text::split_label(&t);
+        let mut v = vec![];
+        if let Some(l) = label {
+            v.push(format!("{l} continue"));
+        }
+        v.push("call sapfor_finalize()".into());
+        v.push(rest);
+        cx.replace.insert((fid.0, endl), Some(v));
+    }
+}
+
+/// Remove distributed arrays from a declaration / COMMON statement. None: nothing left.
+fn remove_entities(t: &str, vis: &BTreeMap<String, String>, common: bool) -> Result<Option<String>, String> {
+    let (label, t) = text::split_label(t);
+    let lab = label.map(|l| format!("{l} ")).unwrap_or_default();
+    let is_dist = |item: &str| {
+        let item = item.trim();
+        let name: String = item.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        vis.contains_key(&name.to_ascii_lowercase())
+    };
+    if common {
+        // COMMON /B/ list  (one block per statement)
+        let Some(rest) = text::strip_kw(&t, "common") else { return Err("cannot read this COMMON statement".into()) };
+        let rest = rest.trim();
+        let (blk, list) = if let Some(r) = rest.strip_prefix('/') {
+            let k = r.find('/').ok_or("cannot read this COMMON statement")?;
+            (format!("/{}/", &r[..k]), r[k + 1..].to_string())
+        } else {
+            (String::new(), rest.to_string())
+        };
+        if list.contains('/') {
+            return Err("a COMMON statement with a distributed array must declare one block only".into());
+        }
+        let items: Vec<String> = text::split_top(&list, ',').into_iter().filter(|i| !is_dist(i)).collect();
+        if items.is_empty() {
+            return Ok(None);
+        }
+        return Ok(Some(format!("{lab}common {blk} {}", items.iter().map(|s| s.trim()).collect::<Vec<_>>().join(", "))));
+    }
+    let (prefix, items) = if let Some(k) = t.find("::") {
+        (t[..k + 2].to_string(), text::split_top(&t[k + 2..], ','))
+    } else {
+        let st = type_prefix_len(&t).ok_or("cannot read this declaration")?;
+        (t[..st].to_string(), text::split_top(&t[st..], ','))
+    };
+    let kept: Vec<String> = items.into_iter().filter(|i| !is_dist(i)).map(|s| s.trim().to_string()).collect();
+    if kept.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(format!("{lab}{} {}", prefix.trim_end(), kept.join(", "))))
+}
+
+/// Length of the type specifier (or attribute keyword) that starts a declaration without `::`.
+fn type_prefix_len(t: &str) -> Option<usize> {
+    let lower = t.to_ascii_lowercase();
+    let kws = [
+        "double precision", "doubleprecision", "double complex", "doublecomplex", "integer", "real",
+        "logical", "complex", "character", "dimension", "save", "target", "byte",
+    ];
+    let kw = kws.iter().find(|k| lower.starts_with(*k))?;
+    let typed = !matches!(*kw, "dimension" | "save" | "target");
+    let b = t.as_bytes();
+    let mut i = kw.len();
+    let skip_ws = |i: &mut usize| {
+        while *i < b.len() && b[*i] == b' ' {
+            *i += 1;
+        }
+    };
+    skip_ws(&mut i);
+    if typed && i < b.len() && b[i] == b'*' {
+        i += 1;
+        skip_ws(&mut i);
+        if i < b.len() && b[i] == b'(' {
+            i = text::matching_paren(t, i)? + 1;
+        } else {
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+    } else if typed && i < b.len() && b[i] == b'(' {
+        i = text::matching_paren(t, i)? + 1;
+    }
+    Some(i)
+}
+
+fn red_op(op: ReductionOp) -> (i32, Option<&'static str>) {
+    match op {
+        ReductionOp::Sum => (1, Some("+")),
+        ReductionOp::Product => (2, Some("*")),
+        ReductionOp::Max => (3, Some("max")),
+        ReductionOp::Min => (4, Some("min")),
+        ReductionOp::And => (5, Some(".and.")),
+        ReductionOp::Or => (6, Some(".or.")),
+        ReductionOp::Eqv => (7, Some(".eqv.")),
+        ReductionOp::Neqv => (8, Some(".neqv.")),
+        ReductionOp::MaxLoc => (9, None),
+        ReductionOp::MinLoc => (10, None),
+    }
+}
+
+fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[&Node], pl: &ParLoop) {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let sema = &p.semas[ui];
+    let fid = u.file;
+    let line = pl.dir_line;
+    // the loop nest
+    let mut nest: Vec<&Node> = vec![dos[pl.outer]];
+    while nest.len() < pl.vars.len() {
+        let Node::Do { body, .. } = nest[nest.len() - 1] else { break };
+        let inner: Vec<&Node> = body.iter().filter(|n| matches!(n, Node::Do { .. })).collect();
+        let others = body.iter().filter(|n| match n {
+            Node::Stmt(id) => !matches!(u.stmt(*id).kind, StmtKind::Continue),
+            _ => !matches!(n, Node::Do { .. }),
+        });
+        if inner.len() != 1 || others.count() != 0 {
+            cx.err(fid, line, format!("PARALLEL ({}): the loops must be tightly nested", pl.vars.join(",")));
+            return;
+        }
+        nest.push(inner[0]);
+    }
+    let headers: Vec<&Stmt> = nest
+        .iter()
+        .map(|n| match n {
+            Node::Do { header, .. } => u.stmt(*header),
+            _ => unreachable!(),
+        })
+        .collect();
+    for (h, v) in headers.iter().zip(&pl.vars) {
+        match &h.kind {
+            StmtKind::Do { var, step, .. } => {
+                if !var.eq_ignore_ascii_case(v) {
+                    cx.err(fid, line, format!("PARALLEL: loop variable {var} does not match {v} of the directive"));
+                    return;
+                }
+                if let Some(st) = step {
+                    if !matches!(st, Expr::Int(1)) {
+                        cx.err(h.span.file, h.span.line, "parallel loops with a step other than 1 are not supported by the runtime yet");
+                        return;
+                    }
+                }
+            }
+            _ => {
+                cx.err(fid, line, "PARALLEL must be followed by counted DO loops");
+                return;
+            }
+        }
+    }
+    let src = cx.src(fid, headers[0].span.line);
+    let mut pre: Vec<String> = vec![format!("call sapfor_loop_begin({src}_8)")];
+    let mut post: Vec<String> = vec![];
+    let mut omp_ok = true;
+    let mut omp_red: Vec<String> = vec![];
+    let mut private: BTreeSet<String> = BTreeSet::new();
+    let mut red_vars: BTreeSet<String> = BTreeSet::new();
+    // ON: clip the bounds
+    if let Some(on) = &pl.on {
+        let Some(key) = vis.get(&on.name.to_ascii_lowercase()).cloned() else {
+            cx.err(fid, line, format!("PARALLEL ON {}: not a distributed array", on.name));
+            return;
+        };
+        let split = split_dims(cx, &key);
+        if on.subs.len() != split.len() {
+            cx.err(fid, line, format!("PARALLEL ON {}: wrong number of subscripts", on.name));
+            return;
+        }
+        for (d, sub) in on.subs.iter().enumerate() {
+            match sub {
+                Subscript::Star => {}
+                Subscript::Expr(e) => {
+                    let mut done = false;
+                    for (k, v) in pl.vars.iter().enumerate() {
+                        if let Some(c) = var_offset(e, v, sema) {
+                            if split[d] {
+                                let h = headers[k];
+                                let t = cx.stmt_text(h);
+                                match clip_header(&t, &key, d + 1, c) {
+                                    Some(new) => cx.replace_stmt(h, vec![new]),
+                                    None => {
+                                        cx.err(h.span.file, h.span.line, "cannot read this DO statement");
+                                        return;
+                                    }
+                                }
+                            }
+                            done = true;
+                        } else if mentions(e, v) {
+                            cx.err(fid, line, "PARALLEL ON: only subscripts `var`, `var + c`, `var - c` and `*` are supported");
+                            return;
+                        }
+                    }
+                    if !done && split[d] {
+                        cx.err(fid, line, "PARALLEL ON: a distributed dimension must be indexed by a loop variable");
+                        return;
+                    }
+                }
+                Subscript::Range(..) => {
+                    cx.err(fid, line, "PARALLEL ON: ranges are not allowed");
+                    return;
+                }
+            }
+        }
+    }
+    if let Some(m) = across_direction(cx, ui, vis, pl, dos[pl.outer]) {
+        cx.err(fid, line, m);
+        return;
+    }
+    let tile = tile_dim(cx, ui, vis, pl, &headers, &nest);
+    // reduction items (variables, then their index variables) in registration order
+    let mut red_items: Vec<String> = vec![];
+    let mut tiled: Option<(String, String, Vec<i64>, Vec<i64>, usize)> = None;
+    for c in &pl.clauses {
+        match c {
+            Clause::ShadowRenew(specs) | Clause::Across(specs) => {
+                let across = matches!(c, Clause::Across(_));
+                if across {
+                    omp_ok = false;
+                }
+                for s in specs {
+                    let Some(key) = vis.get(&s.name.to_ascii_lowercase()).cloned() else {
+                        cx.err(fid, line, format!("{}: not a distributed array", s.name));
+                        return;
+                    };
+                    let Some(w) = spec_widths(cx, ui, &key, s) else { return };
+                    let lo: Vec<i64> = w.iter().map(|x| x.0).collect();
+                    let hi: Vec<i64> = w.iter().map(|x| x.1).collect();
+                    let nm = &s.name;
+                    if across && tile.is_some() {
+                        tiled = Some((key.clone(), nm.to_string(), lo.clone(), hi.clone(), tile.unwrap()));
+                    } else if across {
+                        pre.push(format!("call sapfor_across_begin(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
+                        // before any collective of the epilogue: the successors wait for it
+                        post.insert(0, format!("call sapfor_across_end(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
+                    } else {
+                        pre.push(format!("call sapfor_shadow_renew(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
+                    }
+                }
+            }
+            Clause::Reduction(reds) => {
+                for r in reds {
+                    let (op, omp) = red_op(r.op);
+                    let var = r.var.to_ascii_lowercase();
+                    let Some(tc) = type_code(&sema.type_of(&var)) else {
+                        cx.err(fid, line, format!("REDUCTION variable {} must be INTEGER, REAL, DOUBLE PRECISION or LOGICAL", r.var));
+                        return;
+                    };
+                    if sema.is_array(&var) {
+                        cx.err(fid, line, format!("REDUCTION on array {} is not supported yet", r.var));
+                        return;
+                    }
+                    if op >= 9 && tc == 5 {
+                        cx.err(fid, line, "MAXLOC/MINLOC of a LOGICAL value");
+                        return;
+                    }
+                    pre.push(format!("call sapfor_red_var({op}, {tc}, {var})"));
+                    red_items.push(var.clone());
+                    red_vars.insert(var.clone());
+                    match omp {
+                        Some(o) => omp_red.push(format!("reduction({o}:{var})")),
+                        None => {
+                            omp_ok = false;
+                            // MAXLOC(var, i, j, ...) or the DVM form MAXLOC(var, locarray, n)
+                            let locs: Vec<String> = match r.loc.as_slice() {
+                                [DExpr::Name(a), n] if sema.is_array(&a.to_ascii_lowercase()) => {
+                                    let Some(n) = dexpr_int(n, sema) else {
+                                        cx.err(fid, line, "MAXLOC/MINLOC: the number of indices must be a constant");
+                                        return;
+                                    };
+                                    (1..=n).map(|k| format!("{a}({k})")).collect()
+                                }
+                                xs => {
+                                    let mut v = vec![];
+                                    for x in xs {
+                                        match x {
+                                            DExpr::Name(n) => v.push(n.clone()),
+                                            _ => {
+                                                cx.err(fid, line, "MAXLOC/MINLOC: index arguments must be variables");
+                                                return;
+                                            }
+                                        }
+                                    }
+                                    v
+                                }
+                            };
+                            for l in &locs {
+                                let base = l.split('(').next().unwrap_or("").to_ascii_lowercase();
+                                if type_code(&sema.type_of(&base)) != Some(1) {
+                                    cx.err(fid, line, format!("MAXLOC/MINLOC index {l} must be a default INTEGER"));
+                                    return;
+                                }
+                                pre.push(format!("call sapfor_red_loc({l})"));
+                                red_items.push(l.clone());
+                            }
+                        }
+                    }
+                }
+            }
+            Clause::Private(v) => {
+                for x in v {
+                    private.insert(x.to_ascii_lowercase());
+                }
+            }
+            Clause::RemoteAccess(refs) => {
+                // the whole array is gathered on every process and the loop reads the copy
+                let mut body_ids = BTreeSet::new();
+                collect_stmts(u, dos[pl.outer], &mut body_ids);
+                for r in refs {
+                    let nm = r.name.to_ascii_lowercase();
+                    let Some(key) = vis.get(&nm).cloned() else {
+                        cx.err(fid, line, format!("REMOTE_ACCESS: {} is not a distributed array", r.name));
+                        return;
+                    };
+                    let written = u.stmts.iter().filter(|s| body_ids.contains(&s.id)).any(|s| match &s.kind {
+                        StmtKind::Assign { lhs, .. } => lhs.base_name() == Some(nm.as_str()),
+                        _ => false,
+                    });
+                    if written {
+                        cx.err(fid, line, format!("REMOTE_ACCESS to {} which the loop also writes", r.name));
+                        return;
+                    }
+                    cx.arrays.get_mut(&key).unwrap().full = true;
+                    pre.push(format!("call sapfor_gather(sh_{key}, {nm}, sf_{key}, 1)"));
+                    for s in u.stmts.iter().filter(|s| body_ids.contains(&s.id)) {
+                        if headers.iter().any(|h| h.id == s.id) {
+                            continue;
+                        }
+                        let t = cx.stmt_text(s);
+                        if text::idents(&t, &nm).is_empty() {
+                            continue;
+                        }
+                        let new = rename(&t, &nm, &format!("sf_{key}"));
+                        if s.span.line != s.span.end_line || cx.replace.contains_key(&(s.span.file.0, s.span.line)) {
+                            // multi-line statements are joined; fine
+                        }
+                        cx.replace_stmt(s, vec![new]);
+                    }
+                }
+            }
+            Clause::CudaBlock(_) | Clause::Tie(_) => {}
+            Clause::Other(t) => {
+                cx.err(fid, line, format!("clause {t} is not supported by the runtime yet"));
+                return;
+            }
+        }
+    }
+    // reductions: values are handed over and read back as arguments (see sapfor_red_var)
+    if !red_items.is_empty() {
+        for x in &red_items {
+            post.push(format!("call sapfor_red_put({x})"));
+        }
+        post.push("call sapfor_red_end()".into());
+        for x in &red_items {
+            post.push(format!("call sapfor_red_get({x})"));
+        }
+    }
+    // pipelined ACROSS: a tile loop along dimension td (the innermost loop's) around the nest
+    if let Some((key, nm, lo, hi, td)) = &tiled {
+        let d = td + 1;
+        let (wl, wh) = (i64list(lo), i64list(hi));
+        pre.push(format!("call sapfor_across_start(sh_{key}, {nm}, {wl}, {wh}, {d})"));
+        pre.push(format!("sapfor_tile_s = int(sapfor_across_tile_size(sh_{key}, {d}))"));
+        pre.push(format!("do sapfor_tile_i = sapfor_lo(sh_{key}, {d}), sapfor_hi(sh_{key}, {d}), sapfor_tile_s"));
+        pre.push(format!("call sapfor_across_tile(sh_{key}, {nm}, {wl}, {d}, int(sapfor_tile_i, c_int64_t), int(sapfor_tile_i + sapfor_tile_s - 1, c_int64_t), 0)"));
+        post.splice(
+            0..0,
+            [
+                format!("call sapfor_across_tile(sh_{key}, {nm}, {wl}, {d}, int(sapfor_tile_i, c_int64_t), int(sapfor_tile_i + sapfor_tile_s - 1, c_int64_t), 1)"),
+                "end do".to_string(),
+                format!("call sapfor_across_finish(sh_{key}, {nm}, {wl}, {d})"),
+            ],
+        );
+        // the innermost loop runs over the current tile only
+        let h = headers[headers.len() - 1];
+        let t = match cx.replace.get(&(h.span.file.0, h.span.line)) {
+            Some(Some(v)) => v[0].clone(),
+            _ => cx.stmt_text(h),
+        };
+        match tile_header(&t) {
+            Some(new) => cx.replace_stmt(h, vec![new]),
+            None => {
+                cx.err(h.span.file, h.span.line, "cannot read this DO statement");
+                return;
+            }
+        }
+    }
+    // replicated (non-distributed) arrays written by a distributed loop: each process
+    // writes the elements of its iterations; merge them afterwards so every copy is whole
+    if pl.on.is_some() {
+        let mut body = BTreeSet::new();
+        collect_stmts(u, dos[pl.outer], &mut body);
+        let mut written: BTreeSet<String> = BTreeSet::new();
+        for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
+            let k = match &st.kind {
+                StmtKind::LogicalIf(_, inner) => &inner.kind,
+                k => k,
+            };
+            if let StmtKind::Assign { lhs: Expr::Ref(n, _), .. } = k {
+                if sema.is_array(n) && !vis.contains_key(n) && !private.contains(n) {
+                    written.insert(n.clone());
+                }
+            }
+        }
+        for n in written {
+            let bytes = format!("int(storage_size({n}), c_int64_t) / 8 * size({n}, kind=c_int64_t)");
+            pre.insert(1, format!("call sapfor_merge_begin({n}, {bytes})"));
+            let at = post.iter().position(|x| x.starts_with("call sapfor_red_put")).unwrap_or(post.len());
+            post.insert(at, format!("call sapfor_merge_end({n}, {bytes})"));
+        }
+    }
+    // OpenMP: scalars assigned in the body are private unless they are reductions
+    let mut body_ids = BTreeSet::new();
+    collect_stmts(u, dos[pl.outer], &mut body_ids);
+    for s in u.stmts.iter().filter(|s| body_ids.contains(&s.id)) {
+        if let StmtKind::Assign { lhs: Expr::Var(v), .. } = &s.kind {
+            if !red_vars.contains(v) && !sema.is_array(v) {
+                private.insert(v.clone());
+            }
+        }
+        if let StmtKind::Do { var, .. } = &s.kind {
+            private.insert(var.clone());
+        }
+        if let StmtKind::LogicalIf(_, inner) = &s.kind {
+            if let StmtKind::Assign { lhs: Expr::Var(v), .. } = &inner.kind {
+                if !red_vars.contains(v) && !sema.is_array(v) {
+                    private.insert(v.clone());
+                }
+            }
+        }
+    }
+    for v in &red_vars {
+        private.remove(v);
+    }
+    if omp_ok {
+        let mut omp: String = "!$omp parallel do schedule(static)".into();
+        if !private.is_empty() {
+            omp.push_str(&format!(" private({})", private.iter().cloned().collect::<Vec<_>>().join(",")));
+        }
+        for r in &omp_red {
+            omp.push_str(&format!(" {r}"));
+        }
+        pre.push(omp);
+    }
+    post.push(format!("call sapfor_loop_end({src}_8)"));
+    let _ = pl.dir_end;
+    let h0 = headers[0];
+    cx.before.entry((h0.span.file.0, h0.span.line)).or_default().extend(pre);
+    let end = last_line(u, dos[pl.outer]);
+    cx.after.entry((fid.0, end)).or_default().splice(0..0, post);
+}
+
+/// The ACROSS pipeline sends new values from lower to higher indices of every distributed
+/// dimension. A reference that reads a value written in an earlier iteration (in the loop
+/// nest's order) at a higher index of a distributed dimension (like `A(I+1,J-1)` with J
+/// outer), or one not yet written at a lower index, would need the opposite direction: say
+/// so instead of computing something else.
+fn across_direction(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, outer: &Node) -> Option<String> {
+    let u = &cx.p.units[ui];
+    let mut body = BTreeSet::new();
+    collect_stmts(u, outer, &mut body);
+    let vars: Vec<String> = pl.vars.iter().map(|v| v.to_ascii_lowercase()).collect();
+    for c in &pl.clauses {
+        let Clause::Across(specs) = c else { continue };
+        for sp in specs {
+            let name = sp.name.to_ascii_lowercase();
+            let Some(key) = vis.get(&name) else { continue };
+            let split = split_dims(cx, key);
+            let mut msg: Option<String> = None;
+            let mut check = |e: &Expr| {
+                let Expr::Ref(n, args) = e else { return };
+                if n != &name || msg.is_some() {
+                    return;
+                }
+                let subs: Vec<Option<(String, i64)>> = args.iter().map(|a| a.expr().and_then(affine)).collect();
+                if subs.iter().any(|x| x.is_none()) || subs.len() != split.len() {
+                    msg = Some(format!("ACROSS array {} is indexed by something other than `loop variable + constant`; the runtime cannot pipeline it", sp.name));
+                    return;
+                }
+                // offsets by loop depth (outer first) and per distributed dimension
+                let mut by_depth = vec![0i64; vars.len()];
+                for (v, c) in subs.iter().flatten() {
+                    if let Some(k) = vars.iter().position(|x| x == v) {
+                        by_depth[k] = *c;
+                    }
+                }
+                let sign = by_depth.iter().find(|&&c| c != 0).map(|c| c.signum()).unwrap_or(0);
+                for (d, sub) in subs.iter().enumerate() {
+                    let cd = sub.as_ref().map(|x| x.1).unwrap_or(0);
+                    if split[d] && ((sign < 0 && cd > 0) || (sign > 0 && cd < 0)) {
+                        msg = Some(format!(
+                            "ACROSS: a reference to {} reads a value {} at a {} index of distributed dimension {}; the runtime pipelines only from lower to higher indices (not supported yet)",
+                            sp.name,
+                            if sign < 0 { "computed in an earlier iteration" } else { "not yet updated" },
+                            if sign < 0 { "higher" } else { "lower" },
+                            d + 1
+                        ));
+                    }
+                }
+            };
+            for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
+                match &st.kind {
+                    StmtKind::Assign { lhs, rhs } => {
+                        lhs.walk(&mut check);
+                        rhs.walk(&mut check);
+                    }
+                    StmtKind::IfThen(c) | StmtKind::ElseIf(c) => c.walk(&mut check),
+                    StmtKind::LogicalIf(c, inner) => {
+                        c.walk(&mut check);
+                        if let StmtKind::Assign { lhs, rhs } = &inner.kind {
+                            lhs.walk(&mut check);
+                            rhs.walk(&mut check);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if msg.is_some() {
+                return msg;
+            }
+        }
+    }
+    None
+}
+
+/// `DO var = lo, hi` -> the same bounds intersected with the current ACROSS tile.
+fn tile_header(t: &str) -> Option<String> {
+    let eq = text::assign_eq(t)?;
+    let parts = text::split_top(&t[eq + 1..], ',');
+    if parts.len() != 2 {
+        return None;
+    }
+    Some(format!(
+        "{}= max({}, sapfor_tile_i), min({}, sapfor_tile_i + sapfor_tile_s - 1)",
+        &t[..eq],
+        parts[0].trim(),
+        parts[1].trim()
+    ))
+}
+
+/// `v + c` for an affine subscript of one variable (None otherwise).
+fn affine(e: &Expr) -> Option<(String, i64)> {
+    use analyzer::ast::BinOp;
+    match e {
+        Expr::Var(v) => Some((v.clone(), 0)),
+        Expr::Binary(BinOp::Add, a, b) => match (&**a, &**b) {
+            (Expr::Var(v), Expr::Int(c)) | (Expr::Int(c), Expr::Var(v)) => Some((v.clone(), *c)),
+            _ => None,
+        },
+        Expr::Binary(BinOp::Sub, a, b) => match (&**a, &**b) {
+            (Expr::Var(v), Expr::Int(c)) => Some((v.clone(), -*c)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether an ACROSS loop can be pipelined in tiles along the dimension of its innermost
+/// loop, and that dimension (0-based). Needs: one ACROSS array, the ON array itself; the
+/// innermost loop variable indexes a dimension of it exactly (offset 0); every reference to
+/// the array in the body is affine in the loop variables, and none reads "ahead" in the
+/// tiled dimension and "behind" in another (like A(I+1,J-1)): then running the tiles one
+/// after the other (tile loop outermost) keeps every dependence of the original order.
+fn tile_dim(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) -> Option<usize> {
+    let u = &cx.p.units[ui];
+    let on = pl.on.as_ref()?;
+    let specs: Vec<&ShadowSpec> = pl
+        .clauses
+        .iter()
+        .filter_map(|c| if let Clause::Across(v) = c { Some(v) } else { None })
+        .flatten()
+        .collect();
+    if specs.len() != 1 || headers.len() < 2 || !specs[0].name.eq_ignore_ascii_case(&on.name) {
+        return None;
+    }
+    let name = on.name.to_ascii_lowercase();
+    let key = vis.get(&name)?;
+    let split = split_dims(cx, key);
+    let widths = spec_widths(cx, ui, key, specs[0])?;
+    let inner = match &headers[headers.len() - 1].kind {
+        StmtKind::Do { var, .. } => var.clone(),
+        _ => return None,
+    };
+    // the ON subscript that is exactly the innermost variable
+    let td = on.subs.iter().position(|s| matches!(s, Subscript::Expr(DExpr::Name(n)) if n.eq_ignore_ascii_case(&inner)))?;
+    if !split[td] {
+        return None;
+    }
+    let mut ok = true;
+    let mut body = BTreeSet::new();
+    collect_stmts(u, nest[0], &mut body);
+    let mut check = |e: &Expr| {
+        if let Expr::Ref(n, args) = e {
+            if n == &name {
+                let subs: Vec<Option<(String, i64)>> = args.iter().map(|a| a.expr().and_then(affine)).collect();
+                if subs.len() != split.len() || subs.iter().any(|s| s.is_none()) {
+                    ok = false;
+                    return;
+                }
+                let ct = subs[td].as_ref().map(|x| x.1).unwrap_or(0);
+                for (d, s) in subs.iter().enumerate() {
+                    let cd = s.as_ref().map(|x| x.1).unwrap_or(0);
+                    if d != td && split[d] && widths[d].0 > 0 && ct > 0 && cd < 0 {
+                        ok = false;
+                    }
+                }
+            }
+        }
+    };
+    for st in u.stmts.iter().filter(|s| body.contains(&s.id)) {
+        match &st.kind {
+            StmtKind::Assign { lhs, rhs } => {
+                lhs.walk(&mut check);
+                rhs.walk(&mut check);
+            }
+            StmtKind::Do { .. } | StmtKind::EndDo | StmtKind::Continue => {}
+            StmtKind::IfThen(c) | StmtKind::ElseIf(c) => c.walk(&mut check),
+            StmtKind::Else | StmtKind::EndIf => {}
+            _ => return None,
+        }
+    }
+    if ok {
+        Some(td)
+    } else {
+        None
+    }
+}
+
+/// `DO [label] var = lo, hi` -> bounds clipped to the owned part of dimension d of `key`.
+fn clip_header(t: &str, key: &str, d: usize, c: i64) -> Option<String> {
+    let eq = text::assign_eq(t)?;
+    let parts = text::split_top(&t[eq + 1..], ',');
+    if parts.len() < 2 || parts.len() > 3 {
+        return None;
+    }
+    let sh = |f: &str| match c {
+        0 => format!("{f}(sh_{key}, {d})"),
+        c if c > 0 => format!("{f}(sh_{key}, {d}) - {c}"),
+        c => format!("{f}(sh_{key}, {d}) + {}", -c),
+    };
+    Some(format!(
+        "{}= max({}, {}), min({}, {})",
+        &t[..eq],
+        parts[0].trim(),
+        sh("sapfor_lo"),
+        parts[1].trim(),
+        sh("sapfor_hi")
+    ))
+}
+
+fn rename(t: &str, name: &str, to: &str) -> String {
+    let mut s = t.to_string();
+    for (a, b) in text::idents(t, name).into_iter().rev() {
+        s.replace_range(a..b, to);
+    }
+    s
+}
+
+/// Replace reads of distributed elements in `t` by temporaries fetched from their owners
+/// (calls appended to `calls`). Errors for whole-array or section references.
+fn hoist_reads(cx: &mut Cx, vis: &BTreeMap<String, String>, t: &str, src: i64, calls: &mut Vec<String>) -> Result<String, String> {
+    let mut s = t.to_string();
+    loop {
+        // rightmost occurrence of any distributed array
+        let mut best: Option<(usize, usize, String)> = None;
+        for name in vis.keys() {
+            for (a, b) in text::idents(&s, name) {
+                if best.as_ref().map(|x| a > x.0).unwrap_or(true) {
+                    best = Some((a, b, name.clone()));
+                }
+            }
+        }
+        let Some((a, b, name)) = best else { return Ok(s) };
+        let key = vis[&name].clone();
+        let rest = &s[b..];
+        let ws = rest.len() - rest.trim_start().len();
+        if !rest.trim_start().starts_with('(') {
+            return Err(format!("the whole distributed array {name} is used outside a parallel loop; only single elements (and whole arrays in I/O lists) are supported"));
+        }
+        let open = b + ws;
+        let close = text::matching_paren(&s, open).ok_or("unbalanced parentheses")?;
+        let subs = text::split_top(&s[open + 1..close], ',');
+        if subs.iter().any(|x| !text::split_top(x, ':').len().eq(&1)) {
+            return Err(format!("array section of distributed array {name} outside a parallel loop is not supported"));
+        }
+        let arr = cx.arrays.get_mut(&key).unwrap();
+        if subs.len() != arr.bounds.len() {
+            return Err(format!("{name}: wrong number of subscripts"));
+        }
+        arr.temps += 1;
+        let tmp = format!("st_{key}_{}", arr.temps);
+        let idx = format!("[{}]", subs.iter().map(|x| format!("int({}, c_int64_t)", x.trim())).collect::<Vec<_>>().join(", "));
+        calls.push(format!("call sapfor_get(sh_{key}, {name}, {idx}, {tmp}, {src}_8)"));
+        s.replace_range(a..close + 1, &tmp);
+    }
+}
+
+/// Wrap a rewritten statement: `label` goes on the first line, or on a trailing CONTINUE when
+/// it terminates a DO loop.
+fn labelled(label: Option<String>, do_term: bool, mut lines: Vec<String>) -> Vec<String> {
+    if let Some(l) = label {
+        if do_term {
+            lines.push(format!("{l} continue"));
+        } else if let Some(f) = lines.first_mut() {
+            *f = format!("{l} {f}");
+        }
+    }
+    lines
+}
+
+fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, do_labels: &BTreeSet<u32>) {
+    let p = cx.p;
+    let sema = &p.semas[ui];
+    let src = cx.src(s.span.file, s.span.line);
+    let full = cx.stmt_text(s);
+    let (label, body) = text::split_label(&full);
+    let do_term = s.label.map(|l| do_labels.contains(&l)).unwrap_or(false);
+    // a logical IF: rewrite its action inside a block IF when needed
+    let (cond, action, inner): (Option<String>, String, &Stmt) = match &s.kind {
+        StmtKind::LogicalIf(_, inner) => {
+            let Some(r) = text::strip_kw(&body, "if") else { return };
+            let r = r.trim_start();
+            let off = body.len() - r.len();
+            let Some(close) = text::matching_paren(&body, off) else { return };
+            (Some(body[off..=close].to_string()), body[close + 1..].trim().to_string(), inner)
+        }
+        _ => (None, body.clone(), s),
+    };
+    let mut calls: Vec<String> = vec![];
+    let mut cond_calls: Vec<String> = vec![];
+    let mut post: Vec<String> = vec![];
+    let mut new_action: Option<String> = None;
+    let mut cond_text = cond.clone();
+    let err = |cx: &mut Cx, m: String| cx.err(s.span.file, s.span.line, m);
+    // distributed references in the condition
+    if let Some(c) = &cond {
+        if vis.keys().any(|n| !text::idents(c, n).is_empty()) {
+            match hoist_reads(cx, vis, c, src, &mut cond_calls) {
+                Ok(x) => cond_text = Some(x),
+                Err(m) => return err(cx, m),
+            }
+        }
+    }
+    match &inner.kind {
+        StmtKind::Assign { lhs, .. } => {
+            let Some(eq) = text::assign_eq(&action) else { return };
+            let (l, r) = (&action[..eq], &action[eq + 1..]);
+            let lbase = lhs.base_name().unwrap_or("").to_string();
+            let rhs_dist = vis.keys().any(|n| !text::idents(r, n).is_empty());
+            let lhs_dist = vis.contains_key(&lbase);
+            let lhs_sub_dist = vis.keys().any(|n| {
+                let ids = text::idents(l, n);
+                ids.len() > usize::from(lhs_dist && n == &lbase)
+            });
+            if !rhs_dist && !lhs_dist && !lhs_sub_dist {
+                if cond_text == cond {
+                    return;
+                }
+            }
+            let r2 = if rhs_dist {
+                match hoist_reads(cx, vis, r, src, &mut calls) {
+                    Ok(x) => x,
+                    Err(m) => return err(cx, m),
+                }
+            } else {
+                r.to_string()
+            };
+            if lhs_dist {
+                let key = vis[&lbase].clone();
+                let lt = l.trim();
+                let Some(open) = lt.find('(') else {
+                    return err(cx, format!("assignment to the whole distributed array {lbase} outside a parallel loop is not supported"));
+                };
+                let close = text::matching_paren(lt, open).unwrap_or(lt.len() - 1);
+                let inside = lt[open + 1..close].to_string();
+                let mut sub_calls = vec![];
+                let inside2 = match hoist_reads(cx, vis, &inside, src, &mut sub_calls) {
+                    Ok(x) => x,
+                    Err(m) => return err(cx, m),
+                };
+                calls.extend(sub_calls);
+                let subs = text::split_top(&inside2, ',');
+                if subs.iter().any(|x| text::split_top(x, ':').len() != 1) {
+                    return err(cx, format!("assignment to a section of distributed array {lbase} outside a parallel loop is not supported"));
+                }
+                let idx = format!("[{}]", subs.iter().map(|x| format!("int({}, c_int64_t)", x.trim())).collect::<Vec<_>>().join(", "));
+                // the right-hand side is evaluated by every process (it may have side
+                // effects, e.g. a random number generator), the owner stores it
+                let arr = cx.arrays.get_mut(&key).unwrap();
+                arr.temps += 1;
+                let tmp = format!("st_{key}_{}", arr.temps);
+                new_action = Some(format!("{tmp} = {}\nif (sapfor_owns(sh_{key}, {idx}, {src}_8)) {lbase}({inside2}) = {tmp}", r2.trim()));
+            } else {
+                let mut sub_calls = vec![];
+                let l2 = match hoist_reads(cx, vis, l, src, &mut sub_calls) {
+                    Ok(x) => x,
+                    Err(m) => return err(cx, m),
+                };
+                calls.extend(sub_calls);
+                new_action = Some(format!("{} = {}", l2.trim(), r2.trim()));
+            }
+        }
+        StmtKind::Io { kind, writes, .. } => {
+            match io_stmt(cx, ui, vis, &action, kind.clone(), writes, src, &mut calls, &mut post) {
+                Ok(Some(x)) => new_action = Some(x),
+                Ok(None) => {}
+                Err(m) => return err(cx, m),
+            }
+        }
+        StmtKind::Stop => {
+            new_action = Some(format!("call sapfor_finalize()\n{action}"));
+        }
+        StmtKind::Call { .. } => {
+            if let Some(n) = vis.keys().find(|n| !text::idents(&action, n).is_empty()) {
+                return err(cx, format!("passing distributed array {n} (or its elements) to a procedure is not supported by the runtime yet"));
+            }
+        }
+        StmtKind::IfThen(_) | StmtKind::ArithIf(..) => {
+            if vis.keys().any(|n| !text::idents(&action, n).is_empty()) {
+                match hoist_reads(cx, vis, &action, src, &mut calls) {
+                    Ok(x) => new_action = Some(x),
+                    Err(m) => return err(cx, m),
+                }
+            }
+        }
+        StmtKind::TypeDecl { .. }
+        | StmtKind::Dimension(_)
+        | StmtKind::AttrStmt { .. }
+        | StmtKind::Common(_)
+        | StmtKind::Parameter(_)
+        | StmtKind::Implicit(_)
+        | StmtKind::Use { .. }
+        | StmtKind::Format
+        | StmtKind::Data(_)
+        | StmtKind::Equivalence(_) => return,
+        _ => {
+            if let Some(n) = vis.keys().find(|n| !text::idents(&action, n).is_empty()) {
+                if !matches!(inner.kind, StmtKind::LogicalIf(..)) {
+                    return err(cx, format!("this statement uses distributed array {n} in a way the runtime does not support yet (outside parallel loops only element reads and writes, and I/O, are supported)"));
+                }
+            }
+        }
+    }
+    if new_action.is_none() && calls.is_empty() && post.is_empty() && cond_text == cond {
+        return;
+    }
+    let act = new_action.unwrap_or(action);
+    let mut lines: Vec<String> = vec![];
+    match cond_text {
+        Some(c) => {
+            // calls for the condition before the IF, the action's own calls inside it
+            lines.extend(cond_calls);
+            lines.push(format!("if {c} then"));
+            lines.extend(calls);
+            lines.extend(act.lines().map(|x| x.to_string()));
+            lines.extend(post);
+            lines.push("end if".into());
+        }
+        None => {
+            lines.extend(calls);
+            lines.extend(act.lines().map(|x| x.to_string()));
+            lines.extend(post);
+        }
+    }
+    let _ = sema;
+    cx.replace_stmt(s, labelled(label, do_term, lines));
+}
+
+/// I/O outside parallel loops: run on process 0; distributed arrays in the statement are
+/// gathered into their full copy first (output) or scattered from it after (input); values
+/// read are broadcast.
+#[allow(clippy::too_many_arguments)]
+fn io_stmt(
+    cx: &mut Cx,
+    ui: usize,
+    vis: &BTreeMap<String, String>,
+    action: &str,
+    kind: IoKind,
+    writes: &[Expr],
+    _src: i64,
+    calls: &mut Vec<String>,
+    post: &mut Vec<String>,
+) -> Result<Option<String>, String> {
+    let sema = &cx.p.semas[ui];
+    // internal files (unit is a character variable) are done by every process
+    if matches!(kind, IoKind::Read | IoKind::Write) {
+        let kw = if matches!(kind, IoKind::Read) { "read" } else { "write" };
+        if let Some(r) = text::strip_kw(action, kw) {
+            let r = r.trim_start();
+            if r.starts_with('(') {
+                if let Some(close) = text::matching_paren(r, 0) {
+                    let first = text::split_top(&r[1..close], ',')[0].trim().to_ascii_lowercase();
+                    let first = first.strip_prefix("unit=").unwrap_or(&first).trim().to_string();
+                    let base: String = first.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                    if !base.is_empty()
+                        && !base.chars().next().unwrap().is_ascii_digit()
+                        && sema.type_of(&base).base == analyzer::ast::BaseType::Character
+                    {
+                        if vis.keys().any(|n| !text::idents(action, n).is_empty()) {
+                            return Err("internal I/O with distributed arrays is not supported".into());
+                        }
+                        return Ok(None);
+                    }
+                    let ctl = r[1..close].to_ascii_lowercase();
+                    if matches!(kind, IoKind::Read) && (ctl.contains("end=") || ctl.contains("err=")) {
+                        return Err("READ with END= or ERR= is not supported by the runtime yet (use IOSTAT=)".into());
+                    }
+                }
+            }
+        }
+    }
+    let mut a = action.to_string();
+    let used: Vec<String> = vis.keys().filter(|n| !text::idents(action, n).is_empty()).cloned().collect();
+    for n in &used {
+        let key = vis[n].clone();
+        cx.arrays.get_mut(&key).unwrap().full = true;
+        a = rename(&a, n, &format!("sf_{key}"));
+        if matches!(kind, IoKind::Read) {
+            post.push(format!("call sapfor_scatter(sh_{key}, {n}, sf_{key})"));
+        } else {
+            calls.push(format!("call sapfor_gather(sh_{key}, {n}, sf_{key}, 0)"));
+        }
+    }
+    // values read, and status variables, are broadcast
+    let mut bc: BTreeSet<String> = BTreeSet::new();
+    if matches!(kind, IoKind::Read) {
+        for w in writes {
+            let mut names = vec![];
+            collect_bases(w, &mut names);
+            for b in names {
+                if !vis.contains_key(&b) {
+                    bc.insert(b);
+                }
+            }
+        }
+    }
+    let low = action.to_ascii_lowercase();
+    for spec in ["iostat", "exist", "opened", "number", "nextrec", "size", "named"] {
+        for (i, _) in low.match_indices(&format!("{spec}=")) {
+            let v: String = low[i + spec.len() + 1..].trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if !v.is_empty() && (i == 0 || !low.as_bytes()[i - 1].is_ascii_alphanumeric()) {
+                bc.insert(v);
+            }
+        }
+    }
+    for v in bc {
+        if sema.is_array(&v) {
+            post.push(format!("call sapfor_bcast_arr({v}, int(storage_size({v}), c_int64_t) / 8 * size({v}, kind=c_int64_t))"));
+        } else {
+            post.push(format!("call sapfor_bcast({v}, int(storage_size({v}), c_int64_t) / 8)"));
+        }
+    }
+    Ok(Some(format!("if (sapfor_io()) {a}")))
+}
+
+fn collect_bases(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Var(n) | Expr::Ref(n, _) => out.push(n.clone()),
+        Expr::ImpliedDo { .. } | Expr::Opaque(_) => {
+            e.walk(&mut |x| {
+                if let Expr::Var(n) | Expr::Ref(n, _) = x {
+                    out.push(n.clone());
+                }
+            });
+        }
+        _ => {}
+    }
+}
+
+/// The generated module with the distributed arrays and their set-up routines.
+fn data_module(cx: &Cx) -> String {
+    let mut s = String::from("! Generated by sapfor: distributed arrays of the program.\nmodule sapfor_data\n  use sapfor_rt\n  implicit none\n");
+    for a in cx.arrays.values() {
+        let r = a.bounds.len();
+        let colons = vec![":"; r].join(",");
+        let k = &a.key;
+        s.push_str(&format!("  integer(c_int64_t) :: sh_{k} = -1\n"));
+        s.push_str(&format!("  {}, allocatable, target :: sd_{k}({colons})\n", a.ty));
+        if a.full {
+            s.push_str(&format!("  {}, allocatable :: sf_{k}({colons})\n", a.ty));
+        }
+        for t in 1..=a.temps {
+            s.push_str(&format!("  {} :: st_{k}_{t}\n", a.ty));
+        }
+    }
+    s.push_str("contains\n");
+    for a in cx.arrays.values() {
+        let r = a.bounds.len();
+        let k = &a.key;
+        let glo: Vec<i64> = a.bounds.iter().map(|b| b.0).collect();
+        let ghi: Vec<i64> = a.bounds.iter().map(|b| b.1).collect();
+        let slo: Vec<i64> = a.shadow.iter().map(|b| b.0).collect();
+        let shi: Vec<i64> = a.shadow.iter().map(|b| b.1).collect();
+        s.push_str(&format!("  subroutine sapfor_setup_{k}()\n    if (sh_{k} >= 0) return\n"));
+        let esize = format!("int(storage_size(sd_{k}), c_int64_t) / 8");
+        match &a.map {
+            Mapping::Dist(f) => {
+                let fm = f.iter().map(|b| if *b { "1" } else { "0" }).collect::<Vec<_>>().join(", ");
+                s.push_str(&format!(
+                    "    sh_{k} = sapfor_distribute({r}, {esize}, {}, {}, [integer(c_int) :: {fm}], {}, {})\n",
+                    i64list(&glo), i64list(&ghi), i64list(&slo), i64list(&shi)
+                ));
+            }
+            Mapping::Align(t, m) => {
+                let td = m.iter().map(|x| x.0.to_string()).collect::<Vec<_>>().join(", ");
+                let off: Vec<i64> = m.iter().map(|x| x.1).collect();
+                s.push_str(&format!("    call sapfor_setup_{t}()\n"));
+                s.push_str(&format!(
+                    "    sh_{k} = sapfor_align(sh_{t}, {r}, {esize}, {}, {}, [integer(c_int) :: {td}], {}, {}, {})\n",
+                    i64list(&glo), i64list(&ghi), i64list(&off), i64list(&slo), i64list(&shi)
+                ));
+            }
+        }
+        let dims = (1..=r).map(|d| format!("sapfor_alb(sh_{k}, {d}):sapfor_aub(sh_{k}, {d})")).collect::<Vec<_>>().join(", ");
+        s.push_str(&format!("    allocate(sd_{k}({dims}))\n"));
+        let zero = if a.ty.starts_with("logical") { ".false." } else { "0" };
+        s.push_str(&format!("    sd_{k} = {zero}\n"));
+        if a.full {
+            let fd = a.bounds.iter().map(|b| format!("{}:{}", b.0, b.1)).collect::<Vec<_>>().join(", ");
+            s.push_str(&format!("    allocate(sf_{k}({fd}))\n    sf_{k} = {zero}\n"));
+        }
+        s.push_str(&format!("  end subroutine sapfor_setup_{k}\n"));
+    }
+    s.push_str("end module sapfor_data\n");
+    s
+}

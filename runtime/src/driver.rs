@@ -1,0 +1,268 @@
+//! Build and run driver logic: convert, compile with gfortran, link the runtime staticlib and
+//! MPI, cache the executable by content, and launch it with Open MPI's `mpirun`.
+
+use crate::convert;
+use analyzer::diag::Diagnostic;
+use analyzer::program::{self, Options};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    pub files: Vec<PathBuf>,
+    pub analyzer: Options,
+    /// Fortran compiler flags (default `-O2`).
+    pub fflags: Vec<String>,
+    /// `--check`: bounds checking of every array access (local blocks included).
+    pub check: bool,
+    /// Keep the generated Fortran in this directory too.
+    pub keep: Option<PathBuf>,
+}
+
+#[derive(Debug)]
+pub enum BuildError {
+    /// Problems in the input, with file:line.
+    Diagnostics(Vec<Diagnostic>),
+    /// Anything else (missing tools, compiler errors).
+    Other(String),
+}
+
+impl From<String> for BuildError {
+    fn from(s: String) -> Self {
+        BuildError::Other(s)
+    }
+}
+
+pub fn which(tool: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(tool))
+        .find(|p| p.is_file())
+}
+
+pub const INSTALL_HINT: &str =
+    "install them with: apt-get install gfortran libopenmpi-dev openmpi-bin (or run scripts/setup.sh)";
+
+/// The runtime staticlib: `$SAPFOR_RT`, or `libsapfor_rt.a` next to the running executable
+/// (or one directory up, for test binaries in `target/*/deps`).
+pub fn runtime_lib() -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("SAPFOR_RT") {
+        let p = PathBuf::from(p);
+        if p.is_file() {
+            return Ok(p);
+        }
+        return Err(format!("SAPFOR_RT={} is not a file", p.display()));
+    }
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut tried = vec![];
+    let mut dir = exe.parent().map(|d| d.to_path_buf());
+    for _ in 0..2 {
+        let Some(d) = dir else { break };
+        let c = d.join("libsapfor_rt.a");
+        if c.is_file() {
+            return Ok(c);
+        }
+        tried.push(c);
+        dir = d.parent().map(|x| x.to_path_buf());
+    }
+    Err(format!(
+        "the sapfor runtime library is missing (looked for {}); build it with `cargo build -p sapfor-rt` \
+         (add --release for a release sapfor) or point SAPFOR_RT at libsapfor_rt.a",
+        tried
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// Linker flags for MPI from the wrapper compiler.
+fn mpi_link_flags() -> Vec<String> {
+    for args in [&["-showme:link"][..], &["-link_info"][..], &["-show"][..]] {
+        if let Ok(o) = Command::new("mpicc").args(args).output() {
+            if o.status.success() {
+                let s = String::from_utf8_lossy(&o.stdout).to_string();
+                let v: Vec<String> = s
+                    .split_whitespace()
+                    .filter(|w| w.starts_with("-L") || w.starts_with("-l") || w.starts_with("-Wl"))
+                    .map(|w| w.to_string())
+                    .collect();
+                if v.iter().any(|w| w.starts_with("-lmpi")) {
+                    return v;
+                }
+            }
+        }
+    }
+    vec!["-lmpi".into()]
+}
+
+fn cache_root() -> PathBuf {
+    if let Some(p) = std::env::var_os("SAPFOR_CACHE") {
+        return PathBuf::from(p);
+    }
+    if let Some(p) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(p).join("sapfor");
+    }
+    if let Some(h) = std::env::var_os("HOME") {
+        return PathBuf::from(h).join(".cache").join("sapfor");
+    }
+    std::env::temp_dir().join("sapfor-cache")
+}
+
+/// Convert only: the generated files (for `--keep` and tests).
+pub fn convert_files(opts: &BuildOptions) -> Result<convert::Converted, BuildError> {
+    let prog = program::load(&opts.files, &opts.analyzer);
+    convert::convert(&prog).map_err(BuildError::Diagnostics)
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Convert and compile; returns the executable in the content-addressed cache.
+pub fn build(opts: &BuildOptions) -> Result<PathBuf, BuildError> {
+    let conv = convert_files(opts)?;
+    if which("gfortran").is_none() {
+        return Err(BuildError::Other(format!("gfortran not found; {INSTALL_HINT}")));
+    }
+    if which("mpicc").is_none() && which("mpirun").is_none() {
+        return Err(BuildError::Other(format!("Open MPI not found (no mpicc/mpirun); {INSTALL_HINT}")));
+    }
+    let rt = runtime_lib()?;
+    // -O2 plus gcc's "cheap" vectorizer cost model: at plain -O2 gcc 12 vectorizes only
+    // loops whose trip count is a known multiple of the vector length, which clipped
+    // (run-time) loop bounds never are; the sequential program with constant bounds is
+    // vectorized. See docs/runtime.md.
+    let mut fflags = if opts.fflags.is_empty() {
+        vec!["-O2".to_string(), "-fvect-cost-model=cheap".to_string()]
+    } else {
+        opts.fflags.clone()
+    };
+    if opts.check {
+        fflags.push("-fcheck=bounds".into());
+        fflags.push("-g".into());
+    }
+    let mut h = Sha256::new();
+    // bump when the way programs are compiled or linked changes
+    h.update(b"sapfor-build-3\0");
+    for f in &conv.files {
+        h.update(f.name.as_bytes());
+        h.update([0]);
+        h.update(f.text.as_bytes());
+        h.update([0]);
+    }
+    for f in &fflags {
+        h.update(f.as_bytes());
+        h.update([0]);
+    }
+    if let Ok(m) = std::fs::metadata(&rt) {
+        h.update(format!("{}:{:?}", m.len(), m.modified().ok()).as_bytes());
+    }
+    let hash: String = h.finalize().iter().take(12).map(|b| format!("{b:02x}")).collect();
+    let dir = cache_root().join(&hash);
+    let exe = dir.join("prog");
+    if let Some(k) = &opts.keep {
+        std::fs::create_dir_all(k).map_err(|e| format!("cannot create {}: {e}", k.display()))?;
+        for f in &conv.files {
+            write_file(&k.join(&f.name), f.text.as_bytes())?;
+        }
+    }
+    if exe.is_file() {
+        return Ok(exe);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut srcs = vec![];
+    for f in &conv.files {
+        let p = dir.join(&f.name);
+        write_file(&p, f.text.as_bytes())?;
+        srcs.push(p);
+    }
+    let tmp_exe = dir.join(format!("prog.tmp{}", std::process::id()));
+    // compile (preprocessing only for the line markers; -undef keeps names like `linux`
+    // intact), then link separately (-undef must not reach the link step)
+    let mut objs = vec![];
+    for src in &srcs {
+        let obj = src.with_extension("o");
+        let out = Command::new("gfortran")
+            .current_dir(&dir)
+            .args(["-c", "-cpp", "-undef", "-ffree-form", "-ffree-line-length-none", "-fopenmp"])
+            .args(&fflags)
+            .arg("-J")
+            .arg(&dir)
+            .arg(src)
+            .arg("-o")
+            .arg(&obj)
+            .output()
+            .map_err(|e| format!("cannot run gfortran: {e}; {INSTALL_HINT}"))?;
+        if !out.status.success() {
+            return Err(BuildError::Other(format!(
+                "gfortran failed on the converted program (kept in {}):\n{}",
+                dir.display(),
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        objs.push(obj);
+    }
+    let out = Command::new("gfortran")
+        .current_dir(&dir)
+        .arg("-fopenmp")
+        .args(&fflags)
+        .args(&objs)
+        .arg(&rt)
+        .args(mpi_link_flags())
+        .args(["-lpthread", "-ldl", "-lm", "-lgcc_s", "-lutil", "-lrt"])
+        .arg("-o")
+        .arg(&tmp_exe)
+        .output()
+        .map_err(|e| format!("cannot run gfortran: {e}; {INSTALL_HINT}"))?;
+    if !out.status.success() {
+        return Err(BuildError::Other(format!(
+            "linking the converted program failed (in {}):\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    std::fs::rename(&tmp_exe, &exe).map_err(|e| format!("cannot write {}: {e}", exe.display()))?;
+    Ok(exe)
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub np: usize,
+    pub threads: usize,
+    pub grid: Option<String>,
+    pub profile: Option<PathBuf>,
+}
+
+/// The `mpirun` command line for an executable.
+pub fn mpirun_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
+    let Some(mpirun) = which("mpirun") else {
+        return Err(format!("mpirun not found; {INSTALL_HINT}"));
+    };
+    let mut c = Command::new(mpirun);
+    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .env("OMP_NUM_THREADS", r.threads.max(1).to_string())
+        .env("SAPFOR_GRID", r.grid.clone().unwrap_or_default())
+        .env(
+            "SAPFOR_PROFILE",
+            r.profile
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+        )
+        .args(["--bind-to", "none", "-np"])
+        .arg(r.np.max(1).to_string())
+        .args(["-x", "OMP_NUM_THREADS", "-x", "SAPFOR_GRID", "-x", "SAPFOR_PROFILE"]);
+    if std::env::var_os("SAPFOR_ACROSS_TILE").is_some() {
+        c.args(["-x", "SAPFOR_ACROSS_TILE"]);
+    }
+    c
+        .arg(exe);
+    Ok(c)
+}

@@ -1,0 +1,140 @@
+//! `sapfor build` and `sapfor run`: compile Fortran-DVMH with the bundled runtime and run it
+//! with MPI processes and OpenMP threads (logic in the `runtime` crate).
+
+use anyhow::{bail, Result};
+use runtime::driver::{self, BuildError, BuildOptions, RunOptions};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct BuildArgs {
+    /// Fortran-DVMH source files (fixed or free form, any extension).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Executable to write (default: the first file's name without extension).
+    #[arg(short = 'o', value_name = "EXE")]
+    pub output: Option<PathBuf>,
+    /// Directory to search for INCLUDE files.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Treat all files as fixed form.
+    #[arg(long, conflicts_with = "free_form")]
+    pub fixed_form: bool,
+    /// Treat all files as free form.
+    #[arg(long)]
+    pub free_form: bool,
+    /// Fortran compiler flags, space-separated (default "-O2 -fvect-cost-model=cheap").
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    pub fflags: Option<String>,
+    /// Checked mode: bounds checks on every array access (non-local reads are caught).
+    #[arg(long)]
+    pub check: bool,
+    /// Also write the converted Fortran into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub build: BuildArgs,
+    /// Number of MPI processes.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub np: usize,
+    /// OpenMP threads per process.
+    #[arg(long, default_value_t = 1, value_name = "T")]
+    pub threads: usize,
+    /// Process grid, e.g. 2x2 (default: chosen from the distributions).
+    #[arg(long, value_name = "AxB")]
+    pub grid: Option<String>,
+    /// Write a performance report to this file (default sapfor-profile.txt).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "sapfor-profile.txt")]
+    pub profile: Option<PathBuf>,
+}
+
+fn options(b: &BuildArgs) -> Result<BuildOptions> {
+    let analyzer = crate::commands::cli_options(&b.include, b.fixed_form, b.free_form, None)?;
+    Ok(BuildOptions {
+        files: b.files.clone(),
+        analyzer,
+        fflags: b
+            .fflags
+            .as_deref()
+            .map(|s| s.split_whitespace().map(|x| x.to_string()).collect())
+            .unwrap_or_default(),
+        check: b.check,
+        keep: b.keep.clone(),
+    })
+}
+
+fn do_build(b: &BuildArgs) -> Result<Option<PathBuf>> {
+    let opts = options(b)?;
+    match driver::build(&opts) {
+        Ok(exe) => Ok(Some(exe)),
+        Err(BuildError::Diagnostics(ds)) => {
+            let map = analyzer::program::load(&opts.files, &opts.analyzer).map;
+            for d in &ds {
+                let line = d.location.as_ref().and_then(|l| {
+                    map.files
+                        .iter()
+                        .find(|f| f.display_path() == l.file)
+                        .and_then(|f| f.line(l.line))
+                });
+                eprintln!("{}", d.render(line));
+            }
+            Ok(None)
+        }
+        Err(BuildError::Other(m)) => bail!("{m}"),
+    }
+}
+
+pub fn build(b: BuildArgs) -> Result<ExitCode> {
+    let Some(exe) = do_build(&b)? else { return Ok(ExitCode::from(1)) };
+    let out = b.output.clone().unwrap_or_else(|| {
+        let stem = b.files[0].file_stem().map(|s| s.to_os_string()).unwrap_or_default();
+        PathBuf::from(stem)
+    });
+    if b.files.iter().any(|f| crate::commands::absolute(f) == crate::commands::absolute(&out)) {
+        bail!("refusing to overwrite the source file {}", out.display());
+    }
+    let bytes = std::fs::read(&exe)?;
+    crate::commands::write_atomically(&out, &bytes)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o755))?;
+    }
+    eprintln!("sapfor: wrote {} (run it with: mpirun -np N {})", out.display(), out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run(r: RunArgs) -> Result<ExitCode> {
+    if r.np == 0 || r.threads == 0 {
+        bail!("--np and --threads must be at least 1");
+    }
+    let Some(exe) = do_build(&r.build)? else { return Ok(ExitCode::from(1)) };
+    let ro = RunOptions {
+        np: r.np,
+        threads: r.threads,
+        grid: r.grid.clone(),
+        profile: r.profile.as_ref().map(|p| crate::commands::absolute(p)),
+    };
+    let mut cmd = driver::mpirun_command(&exe, &ro).map_err(|e| anyhow::anyhow!(e))?;
+    let status = cmd.status().map_err(|e| anyhow::anyhow!("cannot run mpirun: {e}"))?;
+    if let Some(p) = &ro.profile {
+        if status.success() {
+            eprintln!("sapfor: performance report written to {}", p.display());
+        }
+    }
+    if !status.success() {
+        eprintln!(
+            "sapfor: the program failed ({}); all processes were stopped",
+            status
+                .code()
+                .map(|c| format!("exit status {c}"))
+                .unwrap_or_else(|| "killed by a signal".into())
+        );
+        return Ok(ExitCode::from(status.code().unwrap_or(1).clamp(1, 255) as u8));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,383 @@
+//! `sapfor build` / `sapfor run` end to end with real gfortran and real `mpirun`: every sample
+//! goes through `sapfor --auto` and then runs on 1, 2 and 4 processes (4 oversubscribes a
+//! 2-core machine) and with 2 threads, printing what the sequential gfortran build prints;
+//! hand-written Fortran-DVMH tests (runtime/tests/data) cover each directive and clause;
+//! failures (checked mode, unsupported directives, missing runtime) give clear messages.
+//!
+//! Needs gfortran, Open MPI and the runtime staticlib; the latter is built here with
+//! `cargo build -p sapfor-rt` (a no-op when up to date).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// Build the runtime staticlib next to the sapfor binary, once per test process.
+fn runtime_built() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let exe_dir = Path::new(env!("CARGO_BIN_EXE_sapfor")).parent().unwrap().to_path_buf();
+        let mut c = Command::new(env!("CARGO"));
+        c.current_dir(root()).args(["build", "-q", "-p", "sapfor-rt"]);
+        // the same profile as the sapfor binary under test
+        if exe_dir.file_name().is_some_and(|n| n == "release") {
+            c.arg("--release");
+        }
+        let out = c.output().expect("cargo");
+        assert!(
+            out.status.success(),
+            "cargo build -p sapfor-rt failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(exe_dir.join("libsapfor_rt.a").is_file(), "no libsapfor_rt.a in {}", exe_dir.display());
+    });
+}
+
+fn sapfor(dir: &Path) -> Command {
+    runtime_built();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sapfor"));
+    c.current_dir(dir)
+        .env("SAPFOR_CACHE", std::env::temp_dir().join(format!("sapfor-run-cache-{}", std::process::id())));
+    c
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sapfor-run-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Compile `src` as plain Fortran (the directives are comments) and run it in `dir`.
+fn sequential(dir: &Path, src: &Path, fixed: bool) -> String {
+    let exe = dir.join("seq");
+    let out = Command::new("gfortran")
+        .args(["-O2", "-w", "-x", if fixed { "f77" } else { "f95" }])
+        .arg(src)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("gfortran is required (scripts/setup.sh installs it)");
+    assert!(out.status.success(), "gfortran: {}", text(&out));
+    let run = Command::new(&exe).current_dir(dir).output().unwrap();
+    assert!(run.status.success(), "sequential run: {}", text(&run));
+    String::from_utf8(run.stdout).unwrap()
+}
+
+/// Outputs equal: text and integers exactly, reals within a relative 1e-12.
+fn same_output(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (ta, tb): (Vec<&str>, Vec<&str>) = (a.split_whitespace().collect(), b.split_whitespace().collect());
+    ta.len() == tb.len()
+        && ta.iter().zip(&tb).all(|(x, y)| {
+            x == y
+                || (x.contains('.') && y.contains('.')) && match (x.parse::<f64>(), y.parse::<f64>()) {
+                    (Ok(p), Ok(q)) => (p - q).abs() <= 1e-12 * p.abs().max(q.abs()),
+                    _ => false,
+                }
+        })
+}
+
+/// Run a Fortran-DVMH file with `sapfor run` in a fresh copy of `dir` and compare stdout (and
+/// the listed output files) with the sequential ones.
+fn run_and_compare(dir: &Path, fdv: &str, want: &str, files: &[&str], args: &[&str]) {
+    let tag = args.join("_").replace('-', "");
+    let rd = dir.join(format!("run{tag}"));
+    std::fs::create_dir_all(&rd).unwrap();
+    let out = sapfor(&rd)
+        .args(["run", &format!("../{fdv}")])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "sapfor run {fdv} {args:?}: {}", text(&out));
+    let got = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        same_output(&got, want),
+        "sapfor run {fdv} {args:?} printed something else.\n--- want\n{want}\n--- got\n{got}"
+    );
+    for f in files {
+        let a = std::fs::read_to_string(dir.join(f)).unwrap();
+        let b = std::fs::read_to_string(rd.join(f)).unwrap_or_default();
+        assert!(same_output(&a, &b), "{f} written by {fdv} {args:?} differs from the sequential one");
+    }
+}
+
+const CONFIGS: &[&[&str]] = &[&["--np", "1"], &["--np", "2"], &["--np", "4"], &["--threads", "2"]];
+
+/// A sample through `sapfor --auto`, then `sapfor run` in every configuration.
+fn sample(name: &str, file: &str, edit: Option<(&str, &str)>, files: &[&str]) {
+    let dir = scratch(name);
+    let mut src = std::fs::read_to_string(root().join("samples").join(name).join(file)).unwrap();
+    if let Some((a, b)) = edit {
+        assert!(src.contains(a));
+        src = src.replace(a, b);
+    }
+    std::fs::write(dir.join(file), &src).unwrap();
+    let fixed = file.ends_with(".f");
+    let want = sequential(&dir, &dir.join(file), fixed);
+    if edit.is_none() {
+        let expected = std::fs::read_to_string(root().join("samples").join(name).join("expected.out")).unwrap();
+        assert_eq!(want, expected, "the sequential build of {name} does not print expected.out");
+    }
+    let out = sapfor(&dir).args(["--auto", file, "--procs", "4", "--no-db"]).output().unwrap();
+    assert!(out.status.success(), "sapfor --auto: {}", text(&out));
+    let stem = Path::new(file).file_stem().unwrap().to_string_lossy().to_string();
+    let fdv = format!("{stem}.fdv");
+    assert!(dir.join(&fdv).is_file());
+    for args in CONFIGS {
+        run_and_compare(&dir, &fdv, &want, files, args);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sample_jacobi() {
+    // 300x300 instead of 2000x2000 to keep CI short (4 runs + the sequential one)
+    sample("jacobi", "jac.f", Some(("L=2000", "L=300")), &["JAC.DAT"]);
+}
+
+#[test]
+fn sample_gauss_seidel() {
+    sample("gauss_seidel", "gs.f", None, &[]);
+}
+
+#[test]
+fn sample_heat3d() {
+    sample("heat3d", "heat3d.f90", None, &[]);
+}
+
+#[test]
+fn sample_legacy() {
+    sample("legacy", "legacy.f", None, &[]);
+}
+
+#[test]
+fn sample_reductions() {
+    sample("reductions", "red.f90", None, &[]);
+}
+
+/// A hand-written Fortran-DVMH test: its sequential meaning is the same file compiled by
+/// gfortran with the directives as comments.
+fn handwritten(name: &str, extra: &[&[&str]]) {
+    let dir = scratch(name);
+    let src = root().join("runtime/tests/data").join(format!("{name}.fdv"));
+    let fdv = format!("{name}.fdv");
+    std::fs::copy(&src, dir.join(&fdv)).unwrap();
+    let fixed = analyzer::source::detect_form_by_content(&std::fs::read_to_string(&src).unwrap())
+        == analyzer::source::SourceForm::Fixed;
+    let want = sequential(&dir, &dir.join(&fdv), fixed);
+    for args in CONFIGS.iter().chain(extra) {
+        run_and_compare(&dir, &fdv, &want, &[], args);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn across_1d_with_remote_access() {
+    handwritten("across1d", &[&["--np", "3"]]);
+}
+
+#[test]
+fn across_3d_block_block_block() {
+    handwritten("across3d", &[&["--np", "8"], &["--np", "4", "--grid", "1x2x2"]]);
+}
+
+#[test]
+fn shadow_widths_block_star_align_offset_remote_maxloc() {
+    handwritten("shadows", &[&["--np", "3", "--check"]]);
+}
+
+#[test]
+fn owner_computes_and_io_of_distributed_arrays() {
+    handwritten("owner", &[&["--np", "4", "--grid", "4x1"], &["--np", "2", "--threads", "2"]]);
+}
+
+#[test]
+fn checked_mode_reports_a_non_local_read_with_its_line_and_stops_all_ranks() {
+    let dir = scratch("badread");
+    std::fs::copy(root().join("runtime/tests/data/badread.fdv"), dir.join("badread.fdv")).unwrap();
+    let t = std::time::Instant::now();
+    let out = sapfor(&dir).args(["run", "badread.fdv", "--np", "2", "--check"]).output().unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("badread.fdv") && err.contains("line 16"), "{}", text(&out));
+    assert!(err.contains("all processes were stopped"), "{}", text(&out));
+    assert!(t.elapsed().as_secs() < 60);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unsupported_directive_is_an_error_with_file_and_line() {
+    let dir = scratch("unsup");
+    std::fs::copy(root().join("runtime/tests/data/unsupported.fdv"), dir.join("u.fdv")).unwrap();
+    let out = sapfor(&dir).args(["build", "u.fdv", "-o", "u"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("u.fdv:3") && err.contains("TEMPLATE"), "{}", text(&out));
+    assert!(!err.contains("panicked"));
+    assert!(!dir.join("u").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn build_writes_an_executable_that_mpirun_launches_and_profile_reports() {
+    let dir = scratch("build");
+    std::fs::copy(root().join("runtime/tests/data/across1d.fdv"), dir.join("a.fdv")).unwrap();
+    let out = sapfor(&dir).args(["build", "a.fdv", "-o", "a.out", "--fflags", "-O1"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let want = sequential(&dir, &dir.join("a.fdv"), false);
+    let run = Command::new("mpirun")
+        .current_dir(&dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .args(["--bind-to", "none", "-np", "2", "./a.out"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", text(&run));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), want);
+    // refuses to overwrite its input
+    let out = sapfor(&dir).args(["build", "a.fdv", "-o", "a.fdv"]).output().unwrap();
+    assert!(!out.status.success());
+    // --profile: times of the loops, shadow renewals, reductions, remote accesses, I/O
+    let out = sapfor(&dir).args(["run", "a.fdv", "--np", "2", "--profile", "prof.txt"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let prof = std::fs::read_to_string(dir.join("prof.txt")).unwrap();
+    for w in ["process 0 of 2", "process 1 of 2", "parallel loop at a.fdv:", "ACROSS pipeline", "reductions", "remote accesses", "I/O gathers"] {
+        assert!(prof.contains(w), "profile lacks {w}:\n{prof}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn several_files_include_and_distributed_common() {
+    // main.fdv (fixed form) distributes COMMON /FIELD/ members declared in field.inc;
+    // sub.fdv (free form, same INCLUDE) has parallel loops on them
+    let dir = scratch("multi");
+    for f in ["main.fdv", "sub.fdv", "field.inc"] {
+        std::fs::copy(root().join("runtime/tests/data/multi").join(f), dir.join(f)).unwrap();
+    }
+    std::fs::copy(dir.join("main.fdv"), dir.join("main.f")).unwrap();
+    std::fs::copy(dir.join("sub.fdv"), dir.join("sub.f90")).unwrap();
+    let exe = dir.join("seq");
+    let out = Command::new("gfortran")
+        .current_dir(&dir)
+        .args(["-w", "main.f", "sub.f90", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let want = String::from_utf8(Command::new(&exe).output().unwrap().stdout).unwrap();
+    for np in ["1", "2", "4"] {
+        let out = sapfor(&dir)
+            .args(["run", "main.fdv", "sub.fdv", "--np", np])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "np {np}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn runtime_error_names_the_line_and_stops_all_processes() {
+    let dir = scratch("oor");
+    std::fs::copy(root().join("runtime/tests/data/outofrange.fdv"), dir.join("o.fdv")).unwrap();
+    let out = sapfor(&dir).args(["run", "o.fdv", "--np", "2"]).output().unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sapfor: runtime error at o.fdv:17") && err.contains("outside the array bounds"),
+        "{}",
+        text(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_compiler_says_how_to_install() {
+    let dir = scratch("notools");
+    std::fs::copy(root().join("runtime/tests/data/across1d.fdv"), dir.join("a.fdv")).unwrap();
+    let empty = dir.join("emptybin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = sapfor(&dir).env("PATH", &empty).args(["run", "a.fdv"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("gfortran not found") && err.contains("apt-get install gfortran libopenmpi-dev openmpi-bin"), "{}", text(&out));
+    let out = sapfor(&dir).args(["run", "a.fdv", "--np", "2", "--grid", "3x1"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--grid 3x1 does not fit"), "{}", text(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Outputs equal up to single-precision reordering (REAL sums reduced in another order).
+fn same_output_real4(a: &str, b: &str) -> bool {
+    let (ta, tb): (Vec<&str>, Vec<&str>) = (a.split_whitespace().collect(), b.split_whitespace().collect());
+    ta.len() == tb.len()
+        && ta.iter().zip(&tb).all(|(x, y)| {
+            x == y
+                || (x.contains('.') && y.contains('.'))
+                    && match (x.parse::<f64>(), y.parse::<f64>()) {
+                        (Ok(p), Ok(q)) => (p - q).abs() <= 2e-6 * p.abs().max(q.abs()),
+                        _ => false,
+                    }
+        })
+}
+
+#[test]
+fn every_analyzer_fixture_through_auto_then_run_on_2_processes() {
+    // What `--auto` writes for every analyzer fixture when communication is free (so it
+    // distributes as much as it can): run on 2 processes it prints what the sequential
+    // program prints (REAL sums may differ in the last digits: the reduction adds in
+    // another order), or the converter refuses it with a message naming what is not
+    // supported yet.
+    const REFUSED: &[(&str, &str)] = &[
+        ("prefix_sum_across.f", "step other than 1"),
+        ("skewed_dependence_across.f90", "pipelines only from lower to higher indices"),
+    ];
+    let dir = scratch("fixtures");
+    let data = root().join("analyzer/test_data");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&data).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    for p in &files {
+        if p.extension().is_some_and(|x| x == "inc") {
+            std::fs::copy(p, dir.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::write(dir.join("free.toml"), "processes = 4\ntstart_us = 0\ntbyte_us = 0\nloop_overhead_us = 0\nmemref_ns = 0\n").unwrap();
+    let mut checked = 0;
+    for src in files.iter().filter(|p| matches!(p.extension().and_then(|x| x.to_str()), Some("f" | "f90"))) {
+        let name = src.file_name().unwrap().to_str().unwrap().to_string();
+        std::fs::copy(src, dir.join(&name)).unwrap();
+        let want = sequential(&dir, &dir.join(&name), name.ends_with(".f"));
+        let fdv = format!("{name}.fdv");
+        let out = sapfor(&dir).args(["--auto", &name, "--no-db", "--machine", "free.toml", "-o", &fdv]).output().unwrap();
+        assert!(out.status.success(), "{name}: --auto: {}", text(&out));
+        let out = sapfor(&dir).args(["run", &fdv, "--np", "2"]).output().unwrap();
+        if let Some((_, why)) = REFUSED.iter().find(|(n, _)| *n == name) {
+            assert_eq!(out.status.code(), Some(1), "{name}: {}", text(&out));
+            assert!(String::from_utf8_lossy(&out.stderr).contains(why), "{name}: {}", text(&out));
+            continue;
+        }
+        assert!(out.status.success(), "{name}: sapfor run: {}", text(&out));
+        let got = String::from_utf8_lossy(&out.stdout);
+        assert!(same_output_real4(&got, &want), "{name}: printed something else.\n--- want\n{want}\n--- got\n{got}");
+        checked += 1;
+    }
+    assert!(checked >= 30, "only {checked} fixtures ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
