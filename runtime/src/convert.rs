@@ -1285,6 +1285,12 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             }
         }
     }
+    // A PARALLEL without ON runs every iteration on every process (only the threads of a
+    // process share them): its reductions are complete in each process, not combined.
+    if pl.on.is_none() {
+        pre.retain(|l| !l.starts_with("call sapfor_red_var(") && !l.starts_with("call sapfor_red_loc("));
+        red_items.clear();
+    }
     // reductions: values are handed over and read back as arguments (see sapfor_red_var)
     if !red_items.is_empty() {
         for x in &red_items {
