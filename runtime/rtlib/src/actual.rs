@@ -1,0 +1,1 @@
+//! Actuality tracking (in progress).
