@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 pub const EMU_HEADER: &str = include_str!("../../../cuda/sapfor_emu.h");
-const CXXFLAGS: &[&str] = &["-std=c++17", "-O2", "-shared", "-fPIC", "-ffp-contract=off", "-fno-fast-math", "-w"];
+const CXXFLAGS: &[&str] = &["-std=c++17", "-O2", "-shared", "-fPIC", "-ffp-contract=off", "-fno-fast-math", "-w", "-Wl,-Bsymbolic"];
 
 pub fn cache_dir() -> PathBuf {
     let base = if let Some(d) = std::env::var_os("SAPFOR_CACHE_DIR") {

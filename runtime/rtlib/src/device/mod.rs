@@ -24,6 +24,13 @@ use std::fmt;
 /// Bounds of a column-major array: `(lo, hi)` inclusive per dimension (rank 0 = a scalar).
 pub type Bounds = [(i64, i64)];
 
+/// A host array: address and bounds (column-major).
+#[derive(Clone, Debug)]
+pub struct HostArray {
+    pub ptr: *mut u8,
+    pub bounds: Vec<(i64, i64)>,
+}
+
 /// An allocation on a device (opaque; for the emulator and the host it is an address).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DevPtr(pub u64);
