@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #define __global__
-#define __device__ inline
+#define __device__
 #define __host__
 #define __forceinline__ inline
 #define __noinline__

@@ -18,6 +18,7 @@ pub mod cuda;
 pub mod emu;
 pub mod host;
 pub mod nvrtc;
+pub mod reduce;
 
 use std::fmt;
 
