@@ -11,12 +11,14 @@ set -euo pipefail
 # Debian packages the project needs. ADD NEW SYSTEM DEPENDENCIES HERE.
 #   gfortran  - reference compiler for the samples and the e2e checks
 #   make      - the top-level Makefile
+#   g++       - the emulated accelerator compiles CUDA C kernels with it (docs/gpu.md)
 # Planned for later issues (uncomment / move up when the code needs them):
 #   libopenmpi-dev openmpi-bin   - the MPI runtime of the generated programs
 #   libclang-dev                 - bindgen of the `mpi` crate
 # ---------------------------------------------------------------------------
 DEBIAN_PACKAGES=(
     gfortran
+    g++
     make
     # libopenmpi-dev
     # openmpi-bin
@@ -81,4 +83,6 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 log "cargo: $(command -v cargo)"
 log "gfortran: $(gfortran --version | head -n1)"
+# NVRTC + ptxas (pip wheels) for the GPU kernel tests: see scripts/setup_cuda_tools.sh
+"$(dirname "$0")/setup_cuda_tools.sh"
 log "done"

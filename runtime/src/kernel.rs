@@ -129,6 +129,14 @@ pub struct Kernel {
     pub scalars: Vec<(String, CTy)>,
     /// Arrays the nest assigns.
     pub written: BTreeSet<String>,
+    /// The companion kernel that folds the partial results on the device (None without
+    /// REDUCTION): `NAME_red(long long n, long long stride, long long chunk, <the reduction
+    /// buffers in the order of the main kernel>)`. Thread `t` folds elements
+    /// `t*chunk .. min(n, (t+1)*chunk)` (element `k` at index `k*stride`) into the first of
+    /// them, in order. Run it with `n` = iterations, `stride` 1, then with
+    /// `n = ceil(n/chunk)`, `stride = chunk`, `chunk = n` on one thread: slot 0 then holds
+    /// the loop's contribution (see `sapfor_rt::device::reduce::fold_on_device`).
+    pub combine: Option<String>,
 }
 
 /// What the converter knows about one parallel nest.
@@ -1068,7 +1076,53 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
         }
     }
     t.push_str("}\n");
+    let combine = if g.reductions.is_empty() {
+        None
+    } else {
+        let cname = format!("{}_red", spec.name);
+        let mut sig = vec!["long long sapfor_n".to_string(), "long long sapfor_stride".into(), "long long sapfor_chunk".into()];
+        let mut fold = String::new();
+        for r in &g.reductions {
+            let v = format!("sapfor_red_{}", r.var);
+            sig.push(format!("{} *__restrict__ {v}", r.ty.c()));
+            for k in 0..r.locs.len() {
+                sig.push(format!("int *__restrict__ sapfor_loc_{}_{k}", r.var));
+            }
+            use ReductionOp::*;
+            let line = match r.op {
+                Sum => format!("{v}[d] = {v}[d] + {v}[s];"),
+                Product => format!("{v}[d] = {v}[d] * {v}[s];"),
+                Max => format!("if ({v}[s] > {v}[d]) {v}[d] = {v}[s];"),
+                Min => format!("if ({v}[s] < {v}[d]) {v}[d] = {v}[s];"),
+                And => format!("{v}[d] = ({v}[d] && {v}[s]);"),
+                Or => format!("{v}[d] = ({v}[d] || {v}[s]);"),
+                Eqv => format!("{v}[d] = ((!{v}[d]) == (!{v}[s]));"),
+                Neqv => format!("{v}[d] = ((!{v}[d]) != (!{v}[s]));"),
+                MaxLoc | MinLoc => {
+                    let cmp = if r.op == MaxLoc { ">" } else { "<" };
+                    let mut l = format!("if ({v}[s] {cmp} {v}[d]) {{ {v}[d] = {v}[s];");
+                    for k in 0..r.locs.len() {
+                        let _ = write!(l, " sapfor_loc_{}_{k}[d] = sapfor_loc_{}_{k}[s];", r.var, r.var);
+                    }
+                    l.push_str(" }");
+                    l
+                }
+            };
+            let _ = writeln!(fold, "        {line}");
+        }
+        let _ = writeln!(t, "\n// partial results of {} folded in iteration order", spec.name);
+        let _ = writeln!(t, "extern \"C\" __global__ void {cname}({})\n{{", sig.join(", "));
+        t.push_str("    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
+        t.push_str("    const long long k0 = t * sapfor_chunk;\n    if (k0 >= sapfor_n) return;\n");
+        t.push_str("    const long long k1 = k0 + sapfor_chunk < sapfor_n ? k0 + sapfor_chunk : sapfor_n;\n");
+        t.push_str("    const long long d = k0 * sapfor_stride;\n");
+        t.push_str("    for (long long k = k0 + 1; k < k1; ++k) {\n        const long long s = k * sapfor_stride;\n");
+        t.push_str(&fold);
+        t.push_str("    }\n}\n");
+        Some(cname)
+    };
     Ok(Kernel {
+        combine,
         name: spec.name.clone(),
         text: t,
         params,

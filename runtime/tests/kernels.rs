@@ -388,6 +388,30 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
         emu_reds.push((v, loc));
     }
 
+    // the same reductions folded on the device by the companion kernel: 1 element comes back
+    let mut dev_reds = vec![];
+    if let Some(cn) = &k.combine {
+        let bufs: Vec<DevPtr> = red_ptrs.iter().flat_map(|(v, ls)| std::iter::once(*v).chain(ls.iter().copied())).collect();
+        sapfor_rt::device::reduce::fold_on_device(&mut dev, prog, cn, iters as i64, &bufs).unwrap();
+        for ((r, (op, init, loc0)), (vp, lps)) in k.reductions.iter().zip(&reds).zip(&red_ptrs) {
+            let one = [(1i64, 1i64)];
+            let mut part = Data::zeros(r.ty, 1);
+            unsafe { dev.to_host(part.ptr(), &one, *vp, &one, r.ty.bytes(), &one).unwrap() };
+            let mut locs = vec![];
+            for lp in lps {
+                let mut l = vec![0i32; 1];
+                unsafe { dev.to_host(l.as_mut_ptr() as *mut u8, &one, *lp, &one, 4, &one).unwrap() };
+                locs.push(l);
+            }
+            let mut v = init.clone();
+            let mut loc = loc0.clone();
+            combine_data(*op, &mut v, &mut loc, &part, &locs);
+            dev_reds.push((v, loc));
+        }
+    } else {
+        assert!(k.reductions.is_empty());
+    }
+
     // --- gfortran reference: the nest's own lines in a subroutine with the same data
     let text = &p.map.files[u.file.0 as usize].text;
     let raw: Vec<&str> = text.lines().collect();
@@ -490,6 +514,10 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
     for (r, ((gv, gl), (wv, wl))) in k.reductions.iter().zip(emu_reds.iter().zip(&ref_reds)) {
         compare(&format!("{what}: reduction {}", r.var.to_uppercase()), gv, wv);
         assert_eq!(gl, wl, "{what}: MAXLOC/MINLOC indices of {}", r.var.to_uppercase());
+    }
+    for (r, ((gv, gl), (wv, wl))) in k.reductions.iter().zip(dev_reds.iter().zip(&ref_reds)) {
+        compare(&format!("{what}: reduction {} folded on the device", r.var.to_uppercase()), gv, wv);
+        assert_eq!(gl, wl, "{what}: MAXLOC/MINLOC indices of {} folded on the device", r.var.to_uppercase());
     }
     eprintln!("{what}: {} iterations, emulator == gfortran", iters);
 }

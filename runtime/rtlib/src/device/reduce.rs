@@ -94,6 +94,31 @@ pub fn combine<T: RedValue>(op: RedOp, value: &mut T, loc: &mut [i32], partials:
     }
 }
 
+/// Fold the per-iteration partial buffers on the device with the kernel's companion
+/// `NAME_red` (generated with it): two launches, `chunk` iterations per thread, then one
+/// thread over the chunk results. Afterwards element 0 of every buffer holds the loop's
+/// contribution (value and MAXLOC/MINLOC indices); the caller copies those few bytes to the
+/// host and [`combine`]s them with the value the variable had before the loop.
+pub fn fold_on_device(dev: &mut dyn super::Device, prog: super::ProgId, combine_kernel: &str, iterations: i64, bufs: &[super::DevPtr]) -> Result<(), super::DevError> {
+    use super::KArg;
+    if iterations <= 1 {
+        return Ok(());
+    }
+    let chunk: i64 = 256;
+    let threads = (iterations + chunk - 1) / chunk;
+    let block = 128u32;
+    let mut args = vec![KArg::I64(iterations), KArg::I64(1), KArg::I64(chunk)];
+    args.extend(bufs.iter().map(|&b| KArg::Ptr(b)));
+    dev.launch(prog, combine_kernel, [((threads + block as i64 - 1) / block as i64) as u32, 1, 1], [block, 1, 1], &args)?;
+    if threads > 1 {
+        args[0] = KArg::I64(threads);
+        args[1] = KArg::I64(chunk);
+        args[2] = KArg::I64(threads);
+        dev.launch(prog, combine_kernel, [1, 1, 1], [1, 1, 1], &args)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
