@@ -214,6 +214,20 @@ impl Tracker {
         Ok(())
     }
 
+    /// Count a transfer made outside the tracker's variables (reduction results, buffers)
+    /// against accelerator `d`, so that reports show all traffic.
+    pub fn note_transfer(&mut self, d: DevId, h2d: u64, d2h: u64) {
+        let s = &mut self.stats[d];
+        if h2d > 0 {
+            s.h2d_bytes += h2d;
+            s.h2d_copies += 1;
+        }
+        if d2h > 0 {
+            s.d2h_bytes += d2h;
+            s.d2h_copies += 1;
+        }
+    }
+
     /// The actualization request: make `set` (clipped to the variable) actual on `d`, copying
     /// only stale elements from where they are actual (the host first, then accelerators).
     /// Elements actual nowhere (never assigned) are not copied. Returns bytes copied to `d`.
