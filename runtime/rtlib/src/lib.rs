@@ -24,6 +24,7 @@ use std::time::Instant;
 mod layout;
 pub mod actual;
 pub mod device;
+pub mod gpu_abi;
 pub mod pcs;
 pub use layout::{factor_grid, Layout};
 
