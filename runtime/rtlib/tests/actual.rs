@@ -220,3 +220,85 @@ fn representatives_grow_and_keep_actual_data() {
     t.actualize(v, ACC, &Pcs::from_rect(&[(14, 16)])).unwrap();
     assert_eq!(t.stats(ACC).h2d_bytes - before, 3 * 8);
 }
+
+const STENCIL: &str = r#"
+extern "C" __global__ void smooth(double *y, long long ylo, double *x, long long xlo, long long lo, long long hi) {
+    long long i = lo + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > hi) return;
+    y[i - ylo] = 0.25 * x[i - 1 - xlo] + 0.5 * x[i - xlo] + 0.25 * x[i + 1 - xlo];
+}
+"#;
+
+#[test]
+fn a_loop_split_between_host_and_emulator_exchanges_only_the_boundaries() {
+    // y(i) = (x(i-1) + 2 x(i) + x(i+1)) / 4 for i = 2..n-1, then x = y; 10 steps; the
+    // iterations are split host:accelerator = 1:3, shadow elements move through actualization.
+    let n = 1000i64;
+    let steps = 10;
+    let parts = sapfor_rt::device::split_iterations(2, n - 1, &[1.0, 3.0]);
+    assert_eq!(parts, vec![(2, 251), (252, 999)]);
+    let init: Vec<f64> = (1..=n).map(|i| ((i * 37) % 101) as f64).collect();
+    let mut x = init.clone();
+    let mut y = init.clone();
+    let b = [(1, n)];
+    let mut t = Tracker::new(vec![Box::new(EmuDevice::new())]);
+    let vx = unsafe { t.register("x", x.as_mut_ptr() as *mut u8, &b, 8) };
+    let vy = unsafe { t.register("y", y.as_mut_ptr() as *mut u8, &b, 8) };
+    let p = t.device(ACC).load_program(STENCIL).unwrap();
+    let (vs, vd) = (vx, vy);
+    let mut cur = (vs, vd);
+    for _ in 0..steps {
+        let (src, dst) = cur;
+        for (dev, &(lo, hi)) in [(HOST, &parts[0]), (ACC, &parts[1])] {
+            let uses = [
+                RegionUse { var: src, access: Access::In, part: Pcs::from_rect(&[(lo - 1, hi + 1)]) },
+                RegionUse { var: dst, access: Access::Out, part: Pcs::from_rect(&[(lo, hi)]) },
+            ];
+            t.region_enter(dev, &uses).unwrap();
+            if dev == HOST {
+                // the host version of the loop
+                let (s, d) = if src == vx { (&x, &mut y) } else { (&y, &mut x) };
+                let s = s.clone();
+                for i in lo..=hi {
+                    let k = (i - 1) as usize;
+                    d[k] = 0.25 * s[k - 1] + 0.5 * s[k] + 0.25 * s[k + 1];
+                }
+            } else {
+                let (rd, rs) = (t.rep(dst, ACC).unwrap().clone(), t.rep(src, ACC).unwrap().clone());
+                let grid = sapfor_rt::device::grid_for(&[hi - lo + 1], [128, 1, 1]);
+                t.device(ACC)
+                    .launch(p, "smooth", grid, [128, 1, 1], &[KArg::Ptr(rd.ptr), KArg::I64(rd.bounds[0].0), KArg::Ptr(rs.ptr), KArg::I64(rs.bounds[0].0), KArg::I64(lo), KArg::I64(hi)])
+                    .unwrap();
+            }
+            t.region_exit(dev, &uses);
+        }
+        // the fixed boundary elements 1 and n are copied by the host (ACTUAL)
+        let (s, d) = if src == vx { (&x, &mut y) } else { (&y, &mut x) };
+        d[0] = s[0];
+        d[(n - 1) as usize] = s[(n - 1) as usize];
+        t.declare_actual(dst, &Pcs::from_rects(1, &[vec![(1, 1)], vec![(n, n)]]));
+        cur = (dst, src);
+    }
+    let res = cur.0;
+    t.get_actual(res, &Pcs::from_rect(&b)).unwrap();
+    let got = if res == vx { x.clone() } else { y.clone() };
+    // reference: the whole loop on the host
+    let mut rx = init.clone();
+    for _ in 0..steps {
+        let mut ry = rx.clone();
+        for i in 2..n {
+            let k = (i - 1) as usize;
+            ry[k] = 0.25 * rx[k - 1] + 0.5 * rx[k] + 0.25 * rx[k + 1];
+        }
+        rx = ry;
+    }
+    assert_eq!(got, rx);
+    let s = t.stats(ACC);
+    // first step: the accelerator's part of x (251..1000) goes over once; afterwards, per step,
+    // one shadow element each way (x(251) to the device, x(252) to the host), plus the
+    // boundary element n that the host rewrites (ACTUAL) and the device reads next step;
+    // at the end the device's part of the result comes back.
+    eprintln!("split: h2d {} B in {} copies, d2h {} B in {} copies", s.h2d_bytes, s.h2d_copies, s.d2h_bytes, s.d2h_copies);
+    assert_eq!(s.h2d_bytes, 8 * (750 + (steps as u64 - 1) * 2));
+    assert_eq!(s.d2h_bytes, 8 * ((steps as u64 - 1) + 748));
+}

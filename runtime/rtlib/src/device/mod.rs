@@ -182,6 +182,29 @@ pub fn grid_for(trips: &[i64], block: [u32; 3]) -> [u32; 3] {
     [g(tx, block[0]), g(ty, block[1]), g(tz, block[2])]
 }
 
+/// Static work distribution (SPEC section 7, mode 1): split the iterations `lo..=hi` of a
+/// mapped loop between devices in proportion to their relative speeds `weights`, as
+/// contiguous ranges in device order (a device may get an empty range `(x, x-1)`).
+pub fn split_iterations(lo: i64, hi: i64, weights: &[f64]) -> Vec<(i64, i64)> {
+    let n = (hi - lo + 1).max(0);
+    let total: f64 = weights.iter().map(|w| w.max(0.0)).sum();
+    let mut out = Vec::with_capacity(weights.len());
+    let mut acc = 0.0;
+    let mut start = lo;
+    for (k, w) in weights.iter().enumerate() {
+        acc += w.max(0.0);
+        let end = if k + 1 == weights.len() || total == 0.0 {
+            if k + 1 == weights.len() { hi } else { start - 1 }
+        } else {
+            lo + ((n as f64) * acc / total).round() as i64 - 1
+        };
+        let end = end.max(start - 1).min(hi);
+        out.push((start, end));
+        start = end + 1;
+    }
+    out
+}
+
 /// The device to run regions on. `Cuda` falls back to the host when no CUDA driver library
 /// or no GPU is found: the returned note is the one informational line to print.
 pub fn open(kind: DeviceKind) -> (Box<dyn Device>, Option<String>) {
