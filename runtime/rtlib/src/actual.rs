@@ -10,7 +10,10 @@
 //! expressed with it (see `docs/gpu.md`). Bytes moved per direction and requests that needed
 //! no copy are counted per device.
 
+use crate::compare::ElemTy;
+use crate::device::reduce::{combine, RedOp, RedValue};
 use crate::device::{Bounds, DevError, DevPtr, Device, HostArray};
+use std::collections::BTreeMap;
 use crate::pcs::{Pcs, Rect};
 use std::time::Instant;
 
@@ -83,11 +86,32 @@ pub struct RegionUse {
     pub part: Pcs,
 }
 
+/// A reduction result left on an accelerator: element 0 of `buf` holds the loop's
+/// contribution (after `fold_on_device`); the host variable holds the value before the loop.
+/// It is fetched and combined only when the host asks for the variable (GET_ACTUAL), and
+/// dropped when the host assigns the variable first (ACTUAL). Only for reductions without
+/// MAXLOC/MINLOC indices.
+#[derive(Clone, Debug)]
+pub struct PendingReduction {
+    pub dev: DevId,
+    pub op: RedOp,
+    pub ty: ElemTy,
+    pub buf: DevPtr,
+}
+
 pub struct Tracker {
     /// Accelerators; device id `k` is `devices[k - 1]`.
     devices: Vec<Box<dyn Device>>,
     vars: Vec<Var>,
     stats: Vec<Stats>,
+    pending: BTreeMap<VarId, PendingReduction>,
+}
+
+unsafe fn fold_scalar<T: RedValue>(op: RedOp, host: *mut u8, part: &[u8]) {
+    let p: T = std::ptr::read_unaligned(part.as_ptr() as *const T);
+    let mut v: T = std::ptr::read_unaligned(host as *const T);
+    combine(op, &mut v, &mut [], &[p], &[]);
+    std::ptr::write_unaligned(host as *mut T, v);
 }
 
 fn full(b: &Bounds) -> Pcs {
@@ -97,7 +121,7 @@ fn full(b: &Bounds) -> Pcs {
 impl Tracker {
     pub fn new(accelerators: Vec<Box<dyn Device>>) -> Tracker {
         let n = accelerators.len() + 1;
-        Tracker { devices: accelerators, vars: vec![], stats: vec![Stats::default(); n] }
+        Tracker { devices: accelerators, vars: vec![], stats: vec![Stats::default(); n], pending: BTreeMap::new() }
     }
     pub fn device_count(&self) -> usize {
         self.devices.len() + 1
@@ -228,11 +252,59 @@ impl Tracker {
         }
     }
 
+    /// Leave the result of a reduction into scalar `v` on its accelerator (see
+    /// [`PendingReduction`]); the buffer then belongs to the tracker.
+    pub fn defer_reduction(&mut self, v: VarId, p: PendingReduction) -> Result<(), DevError> {
+        if self.pending.contains_key(&v) {
+            self.resolve(v)?;
+        }
+        for a in self.vars[v].actual.iter_mut() {
+            *a = Pcs::empty(a.rank());
+        }
+        self.pending.insert(v, p);
+        Ok(())
+    }
+
+    /// Fetch and combine a pending reduction result into the host variable.
+    fn resolve(&mut self, v: VarId) -> Result<(), DevError> {
+        let Some(p) = self.pending.remove(&v) else { return Ok(()) };
+        let sz = p.ty.bytes();
+        let mut part = [0u8; 8];
+        let one = [(1i64, 1i64)];
+        let t = Instant::now();
+        let dev = self.devices[p.dev - 1].as_mut();
+        let r = unsafe { dev.to_host(part.as_mut_ptr(), &one, p.buf, &one, sz, &one) };
+        dev.free(p.buf);
+        r?;
+        self.stats[p.dev].d2h_bytes += sz as u64;
+        self.stats[p.dev].d2h_copies += 1;
+        self.stats[p.dev].copy_secs += t.elapsed().as_secs_f64();
+        let host = self.vars[v].host.ptr;
+        unsafe {
+            match p.ty {
+                ElemTy::Int | ElemTy::Logical => fold_scalar::<i32>(p.op, host, &part),
+                ElemTy::Long => fold_scalar::<i64>(p.op, host, &part),
+                ElemTy::Float => fold_scalar::<f32>(p.op, host, &part),
+                ElemTy::Double => fold_scalar::<f64>(p.op, host, &part),
+            }
+        }
+        self.vars[v].actual[HOST] = self.whole(v);
+        Ok(())
+    }
+
     /// The actualization request: make `set` (clipped to the variable) actual on `d`, copying
     /// only stale elements from where they are actual (the host first, then accelerators).
     /// Elements actual nowhere (never assigned) are not copied. Returns bytes copied to `d`.
     pub fn actualize(&mut self, v: VarId, d: DevId, set: &Pcs) -> Result<u64, DevError> {
         let set = set.intersect(&self.whole(v));
+        if !set.is_empty() && self.pending.contains_key(&v) {
+            let before = self.moved(d);
+            self.resolve(v)?;
+            if d == HOST {
+                self.stats[d].requests += 1;
+                return Ok(self.moved(d) - before);
+            }
+        }
         self.stats[d].requests += 1;
         let mut need = set.minus(&self.vars[v].actual[d]);
         if need.is_empty() {
@@ -269,6 +341,12 @@ impl Tracker {
     /// After `set` of `v` was written on `d`: actual there, stale everywhere else.
     pub fn mark_written(&mut self, v: VarId, d: DevId, set: &Pcs) {
         let set = set.intersect(&self.whole(v));
+        if !set.is_empty() && d == HOST {
+            // a host assignment replaces a reduction result nobody fetched
+            if let Some(p) = self.pending.remove(&v) {
+                self.devices[p.dev - 1].free(p.buf);
+            }
+        }
         for (k, a) in self.vars[v].actual.iter_mut().enumerate() {
             *a = if k == d { a.union(&set) } else { a.minus(&set) };
         }
@@ -320,6 +398,9 @@ impl Tracker {
 
     /// Free every representative on the accelerators.
     pub fn release(&mut self) {
+        for (_, p) in std::mem::take(&mut self.pending) {
+            self.devices[p.dev - 1].free(p.buf);
+        }
         for v in &mut self.vars {
             for (k, r) in v.reps.iter_mut().enumerate() {
                 if let Some(r) = r.take() {

@@ -302,3 +302,42 @@ fn a_loop_split_between_host_and_emulator_exchanges_only_the_boundaries() {
     assert_eq!(s.h2d_bytes, 8 * (750 + (steps as u64 - 1) * 2));
     assert_eq!(s.d2h_bytes, 8 * ((steps as u64 - 1) + 748));
 }
+
+#[test]
+fn deferred_reduction_results_move_only_when_the_host_reads_them() {
+    use sapfor_rt::actual::PendingReduction;
+    use sapfor_rt::compare::ElemTy;
+    use sapfor_rt::device::reduce::RedOp;
+    let mut s = Box::new(1.5f64);
+    let mut t = Tracker::new(vec![Box::new(EmuDevice::new())]);
+    let v = unsafe { t.register("s", &mut *s as *mut f64 as *mut u8, &[], 8) };
+    let one = [(1i64, 1i64)];
+    let put = |t: &mut Tracker, x: f64| {
+        let b = t.device(ACC).alloc(8).unwrap();
+        unsafe { t.device(ACC).to_device(b, &one, &x as *const f64 as *const u8, &one, 8, &one).unwrap() };
+        b
+    };
+    // a result nobody reads is dropped when the host assigns the variable
+    let b = put(&mut t, 10.0);
+    t.defer_reduction(v, PendingReduction { dev: ACC, op: RedOp::Sum, ty: ElemTy::Double, buf: b }).unwrap();
+    assert!(t.actual_on(v, HOST).is_empty());
+    *s = 0.25;
+    t.declare_actual(v, &Pcs::scalar());
+    assert_eq!(t.stats(ACC).d2h_bytes, 0);
+    // GET_ACTUAL fetches the 8 bytes and combines with the value before the loop
+    let b = put(&mut t, 2.0);
+    t.defer_reduction(v, PendingReduction { dev: ACC, op: RedOp::Sum, ty: ElemTy::Double, buf: b }).unwrap();
+    assert_eq!(t.get_actual(v, &Pcs::scalar()).unwrap(), 8);
+    assert_eq!(*s, 2.25);
+    assert_eq!(t.get_actual(v, &Pcs::scalar()).unwrap(), 0);
+    // MAX into a float, then read on the device: fetched, combined, copied back over
+    let mut f = Box::new(3.0f32);
+    let vf = unsafe { t.register("f", &mut *f as *mut f32 as *mut u8, &[], 4) };
+    let b = t.device(ACC).alloc(4).unwrap();
+    unsafe { t.device(ACC).to_device(b, &one, &7.0f32 as *const f32 as *const u8, &one, 4, &one).unwrap() };
+    t.defer_reduction(vf, PendingReduction { dev: ACC, op: RedOp::Max, ty: ElemTy::Float, buf: b }).unwrap();
+    t.actualize(vf, ACC, &Pcs::scalar()).unwrap();
+    assert_eq!(*f, 7.0);
+    assert_eq!(t.stats(ACC).h2d_bytes, 4);
+    drop(t);
+}
