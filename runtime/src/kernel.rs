@@ -626,9 +626,7 @@ impl<'a> Gen<'a> {
             }
             StmtKind::Continue => {}
             StmtKind::Cycle(None) => {
-                if self.loop_depth_loops() > 0 {
-                    self.emit("continue;");
-                } else if self.single {
+                if self.loop_depth_loops() > 0 || self.single {
                     self.emit("continue;");
                 } else {
                     self.emit("goto sapfor_next;");
@@ -1136,9 +1134,12 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
     })
 }
 
+/// `(unit index, directive line, the DO node, PARALLEL variables, clauses)`.
+pub type ParallelNest<'a> = (usize, u32, &'a Node, Vec<String>, Vec<Clause>);
+
 /// Every PARALLEL nest of a program: `(unit index, directive line, the DO node, vars,
 /// clauses)`, in source order. The converter has its own walk; this one serves tools and tests.
-pub fn parallel_nests(p: &Program) -> Vec<(usize, u32, &Node, Vec<String>, Vec<Clause>)> {
+pub fn parallel_nests(p: &Program) -> Vec<ParallelNest<'_>> {
     let mut out = vec![];
     for (ui, u) in p.units.iter().enumerate() {
         let Some(dirs) = p.directives.get(&u.file) else { continue };

@@ -10,10 +10,13 @@ use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule, CudaStr
 use std::ffi::c_void;
 use std::sync::Arc;
 
+/// A loaded program: its source, module and the functions looked up so far.
+type LoadedProgram = (String, Arc<CudaModule>, Vec<(String, CudaFunction)>);
+
 pub struct CudaDevice {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    progs: Vec<(String, Arc<CudaModule>, Vec<(String, CudaFunction)>)>,
+    progs: Vec<LoadedProgram>,
     allocs: Vec<u64>,
 }
 
