@@ -5,7 +5,15 @@ fn main() {
     let p = analyzer::program::load(&paths, &Default::default());
     let mut ks = vec![];
     for (ui, line, nest, vars, clauses) in runtime::kernel::parallel_nests(&p) {
-        let spec = runtime::kernel::NestSpec { program: &p, unit: ui, nest, vars, clauses, name: format!("sapfor_k_{}_{line}", p.units[ui].name), param_overrides: Default::default() };
+        let spec = runtime::kernel::NestSpec {
+            program: &p,
+            unit: ui,
+            nest,
+            vars,
+            clauses,
+            name: format!("sapfor_k_{}_{line}", p.units[ui].name),
+            param_overrides: Default::default(),
+        };
         match runtime::kernel::generate(&spec) {
             Ok(k) => ks.push(k),
             Err(e) => eprintln!("{e}"),

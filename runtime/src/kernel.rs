@@ -80,20 +80,47 @@ impl CTy {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Param {
     /// Pointer to the representative of an array.
-    Array { name: String, ty: CTy, rank: usize },
+    Array {
+        name: String,
+        ty: CTy,
+        rank: usize,
+    },
     /// Allocated lower / upper bound of dimension `dim` (1-based) of an array (`long long`).
-    Lo { array: String, dim: usize },
-    Hi { array: String, dim: usize },
+    Lo {
+        array: String,
+        dim: usize,
+    },
+    Hi {
+        array: String,
+        dim: usize,
+    },
     /// A scalar the nest reads, by value.
-    Scalar { name: String, ty: CTy },
+    Scalar {
+        name: String,
+        ty: CTy,
+    },
     /// Bounds and step of a mapped loop (`long long`): the local part.
-    LoopLo { var: String },
-    LoopHi { var: String },
-    LoopStep { var: String },
+    LoopLo {
+        var: String,
+    },
+    LoopHi {
+        var: String,
+    },
+    LoopStep {
+        var: String,
+    },
     /// Partial results of a reduction: one value per iteration (`ty *`).
-    RedValues { var: String, op: ReductionOp, ty: CTy },
+    RedValues {
+        var: String,
+        op: ReductionOp,
+        ty: CTy,
+    },
     /// MAXLOC/MINLOC: the `k`-th index variable per iteration (`int *`).
-    RedLoc { var: String, loc: String, k: usize },
+    RedLoc {
+        var: String,
+        loc: String,
+        k: usize,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -252,7 +279,9 @@ fn double_literals(text: &str) -> Vec<f64> {
     while i < b.len() {
         let c = b[i];
         let prev_ident = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
-        if (c.is_ascii_digit() || (c == b'.' && i + 1 < b.len() && b[i + 1].is_ascii_digit())) && !prev_ident {
+        if (c.is_ascii_digit() || (c == b'.' && i + 1 < b.len() && b[i + 1].is_ascii_digit()))
+            && !prev_ident
+        {
             let start = i;
             while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;
@@ -263,7 +292,10 @@ fn double_literals(text: &str) -> Vec<f64> {
                 while k < b.len() && b[k].is_ascii_alphabetic() {
                     k += 1;
                 }
-                let op = k > i + 1 && k < b.len() && b[k] == b'.' && !matches!(b[i + 1], b'd' | b'D' | b'e' | b'E');
+                let op = k > i + 1
+                    && k < b.len()
+                    && b[k] == b'.'
+                    && !matches!(b[i + 1], b'd' | b'D' | b'e' | b'E');
                 if !op {
                     i += 1;
                     while i < b.len() && b[i].is_ascii_digit() {
@@ -289,7 +321,10 @@ fn double_literals(text: &str) -> Vec<f64> {
                 dbl = true;
             }
             if dbl {
-                let t: String = text[start..i].chars().map(|c| if c == 'd' || c == 'D' { 'e' } else { c }).collect();
+                let t: String = text[start..i]
+                    .chars()
+                    .map(|c| if c == 'd' || c == 'D' { 'e' } else { c })
+                    .collect();
                 if let Ok(v) = t.parse::<f64>() {
                     out.push(v);
                 }
@@ -308,17 +343,29 @@ fn promote(a: CTy, b: CTy) -> CTy {
 impl<'a> Gen<'a> {
     fn fail(&mut self, line: u32, msg: impl Into<String>) {
         if self.err.is_none() {
-            self.err = Some(KernelError { file: self.file.clone(), line, message: msg.into() });
+            self.err = Some(KernelError {
+                file: self.file.clone(),
+                line,
+                message: msg.into(),
+            });
         }
     }
 
     fn stmt_text(&self, s: &Stmt) -> String {
         let f = &self.p.map.files[s.span.file.0 as usize];
-        f.text.lines().skip(s.span.line as usize - 1).take((s.span.end_line - s.span.line + 1) as usize).collect::<Vec<_>>().join("\n")
+        f.text
+            .lines()
+            .skip(s.span.line as usize - 1)
+            .take((s.span.end_line - s.span.line + 1) as usize)
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     fn param_value(&self, n: &str) -> Option<Const> {
-        self.overrides.get(n).cloned().or_else(|| self.sema.param(n).cloned())
+        self.overrides
+            .get(n)
+            .cloned()
+            .or_else(|| self.sema.param(n).cloned())
     }
 
     fn var_ty(&mut self, n: &str, line: u32) -> CTy {
@@ -326,7 +373,14 @@ impl<'a> Gen<'a> {
         match CTy::of(&t) {
             Some(c) => c,
             None => {
-                self.fail(line, format!("variable {} of type {} is not supported in GPU kernels", n.to_uppercase(), t.name()));
+                self.fail(
+                    line,
+                    format!(
+                        "variable {} of type {} is not supported in GPU kernels",
+                        n.to_uppercase(),
+                        t.name()
+                    ),
+                );
                 CTy::Int
             }
         }
@@ -371,7 +425,10 @@ impl<'a> Gen<'a> {
             Expr::Logical(b) => ((*b as i32).to_string(), CTy::Logical),
             Expr::Var(n) => {
                 if self.sema.is_array(n) {
-                    self.fail(line, format!("whole-array reference {} in a kernel", n.to_uppercase()));
+                    self.fail(
+                        line,
+                        format!("whole-array reference {} in a kernel", n.to_uppercase()),
+                    );
                     return ("0".into(), CTy::Int);
                 }
                 self.scalar(n, line)
@@ -395,7 +452,13 @@ impl<'a> Gen<'a> {
                 let (x, tx) = self.expr(a, line);
                 let (y, ty) = self.expr(b, line);
                 let t = promote(tx, ty);
-                let cast = |s: &str, from: CTy| if from == t { s.to_string() } else { format!("(({}){s})", t.c()) };
+                let cast = |s: &str, from: CTy| {
+                    if from == t {
+                        s.to_string()
+                    } else {
+                        format!("(({}){s})", t.c())
+                    }
+                };
                 match op {
                     BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => {
                         let o = match op {
@@ -412,9 +475,18 @@ impl<'a> Gen<'a> {
                                 if let Expr::Int(2) = **b {
                                     return (format!("({x} * {x})"), tx);
                                 }
-                                (format!("sapfor_powi<{}>({x}, (long long)({y}))", tx.c()), tx)
+                                (
+                                    format!("sapfor_powi<{}>({x}, (long long)({y}))", tx.c()),
+                                    tx,
+                                )
                             } else {
-                                (format!("sapfor_ipow<{}>({x}, (long long)({y}))", tx.max(CTy::Int).c()), tx.max(CTy::Int))
+                                (
+                                    format!(
+                                        "sapfor_ipow<{}>({x}, (long long)({y}))",
+                                        tx.max(CTy::Int).c()
+                                    ),
+                                    tx.max(CTy::Int),
+                                )
                             }
                         } else if t == CTy::Float {
                             (format!("powf({}, {})", cast(&x, tx), cast(&y, ty)), t)
@@ -431,7 +503,10 @@ impl<'a> Gen<'a> {
                             BinOp::Gt => ">",
                             _ => ">=",
                         };
-                        (format!("({} {o} {})", cast(&x, tx), cast(&y, ty)), CTy::Logical)
+                        (
+                            format!("({} {o} {})", cast(&x, tx), cast(&y, ty)),
+                            CTy::Logical,
+                        )
                     }
                     BinOp::And => (format!("({x} && {y})"), CTy::Logical),
                     BinOp::Or => (format!("({x} || {y})"), CTy::Logical),
@@ -458,7 +533,14 @@ impl<'a> Gen<'a> {
         let ty = self.var_ty(n, line);
         let rank = self.sema.symbol(n).map(|s| s.rank()).unwrap_or(0);
         if args.len() != rank {
-            self.fail(line, format!("{}: {} subscripts for rank {rank}", n.to_uppercase(), args.len()));
+            self.fail(
+                line,
+                format!(
+                    "{}: {} subscripts for rank {rank}",
+                    n.to_uppercase(),
+                    args.len()
+                ),
+            );
             return ("0".into(), ty);
         }
         self.array_index(n, ty);
@@ -468,18 +550,28 @@ impl<'a> Gen<'a> {
                 Arg::Expr(e) => Some(e),
                 _ => None,
             }) else {
-                self.fail(line, format!("array section of {} in a kernel", n.to_uppercase()));
+                self.fail(
+                    line,
+                    format!("array section of {} in a kernel", n.to_uppercase()),
+                );
                 return ("0".into(), ty);
             };
             let (s, t) = self.expr(e, line);
             if t.is_real() || t == CTy::Logical {
-                self.fail(line, format!("non-integer subscript of {}", n.to_uppercase()));
+                self.fail(
+                    line,
+                    format!("non-integer subscript of {}", n.to_uppercase()),
+                );
             }
             let a = ident(n);
             if d == 0 {
                 terms.push(format!("((long long)({s}) - {a}lo1)"));
             } else {
-                terms.push(format!("{a}s{} * ((long long)({s}) - {a}lo{})", d + 1, d + 1));
+                terms.push(format!(
+                    "{a}s{} * ((long long)({s}) - {a}lo{})",
+                    d + 1,
+                    d + 1
+                ));
             }
         }
         (format!("{}[{}]", ident(n), terms.join(" + ")), ty)
@@ -491,7 +583,13 @@ impl<'a> Gen<'a> {
             match a {
                 Arg::Expr(e) => xs.push(self.expr(e, line)),
                 _ => {
-                    self.fail(line, format!("argument form of {} not supported in a kernel", n.to_uppercase()));
+                    self.fail(
+                        line,
+                        format!(
+                            "argument form of {} not supported in a kernel",
+                            n.to_uppercase()
+                        ),
+                    );
                     return ("0".into(), CTy::Int);
                 }
             }
@@ -505,14 +603,21 @@ impl<'a> Gen<'a> {
             }
         };
         let r = match n {
-            "max" | "min" | "max0" | "min0" | "amax1" | "amin1" | "dmax1" | "dmin1" | "max1" | "min1" | "amax0" | "amin0" if xs.len() >= 2 => {
+            "max" | "min" | "max0" | "min0" | "amax1" | "amin1" | "dmax1" | "dmin1" | "max1"
+            | "min1" | "amax0" | "amin0"
+                if xs.len() >= 2 =>
+            {
                 let mut t = xs.iter().fold(CTy::Int, |a, x| promote(a, x.1));
                 match n {
                     "amax1" | "amin1" | "amax0" | "amin0" => t = CTy::Float,
                     "dmax1" | "dmin1" => t = CTy::Double,
                     _ => {}
                 }
-                let f = if n.starts_with("max") || n.starts_with("amax") || n.starts_with("dmax") { "sapfor_max" } else { "sapfor_min" };
+                let f = if n.starts_with("max") || n.starts_with("amax") || n.starts_with("dmax") {
+                    "sapfor_max"
+                } else {
+                    "sapfor_min"
+                };
                 let mut acc = format!("(({}){})", t.c(), xs[0].0);
                 for x in &xs[1..] {
                     acc = format!("{f}<{}>({acc}, ({})({}))", t.c(), t.c(), x.0);
@@ -527,9 +632,19 @@ impl<'a> Gen<'a> {
                 CTy::Double => (format!("fabs({})", xs[0].0), CTy::Double),
                 t => (format!("sapfor_iabs<{}>({})", t.c(), xs[0].0), t),
             },
-            "sqrt" | "dsqrt" | "exp" | "dexp" | "log" | "alog" | "dlog" | "sin" | "dsin" | "cos" | "dcos" | "tan" | "dtan" | "atan" | "datan" | "asin" | "acos" | "sinh" | "cosh" | "tanh" | "log10" | "alog10" | "dlog10" if want(1) => {
+            "sqrt" | "dsqrt" | "exp" | "dexp" | "log" | "alog" | "dlog" | "sin" | "dsin"
+            | "cos" | "dcos" | "tan" | "dtan" | "atan" | "datan" | "asin" | "acos" | "sinh"
+            | "cosh" | "tanh" | "log10" | "alog10" | "dlog10"
+                if want(1) =>
+            {
                 let base = n.trim_start_matches('d');
-                let base = if base == "alog" { "log" } else if base == "alog10" { "log10" } else { base };
+                let base = if base == "alog" {
+                    "log"
+                } else if base == "alog10" {
+                    "log10"
+                } else {
+                    base
+                };
                 real_fn(base, &xs[0])
             }
             "atan2" | "datan2" if want(2) => {
@@ -537,20 +652,36 @@ impl<'a> Gen<'a> {
                 if t == CTy::Float {
                     (format!("atan2f({}, {})", xs[0].0, xs[1].0), t)
                 } else {
-                    (format!("atan2((double)({}), (double)({}))", xs[0].0, xs[1].0), CTy::Double)
+                    (
+                        format!("atan2((double)({}), (double)({}))", xs[0].0, xs[1].0),
+                        CTy::Double,
+                    )
                 }
             }
             "mod" | "amod" | "dmod" if want(2) => {
                 let t = promote(xs[0].1, xs[1].1);
                 match t {
                     CTy::Float => (format!("fmodf({}, {})", xs[0].0, xs[1].0), t),
-                    CTy::Double => (format!("fmod((double)({}), (double)({}))", xs[0].0, xs[1].0), t),
+                    CTy::Double => (
+                        format!("fmod((double)({}), (double)({}))", xs[0].0, xs[1].0),
+                        t,
+                    ),
                     _ => (format!("(({}) % ({}))", xs[0].0, xs[1].0), t),
                 }
             }
             "sign" | "isign" | "dsign" if want(2) => {
                 let t = promote(xs[0].1, xs[1].1);
-                (format!("sapfor_sign<{}>(({}){}, ({}){})", t.c(), t.c(), xs[0].0, t.c(), xs[1].0), t)
+                (
+                    format!(
+                        "sapfor_sign<{}>(({}){}, ({}){})",
+                        t.c(),
+                        t.c(),
+                        xs[0].0,
+                        t.c(),
+                        xs[1].0
+                    ),
+                    t,
+                )
             }
             "dble" | "dfloat" if want(1) => (format!("((double)({}))", xs[0].0), CTy::Double),
             "real" | "float" | "sngl" if want(1) => (format!("((float)({}))", xs[0].0), CTy::Float),
@@ -566,8 +697,18 @@ impl<'a> Gen<'a> {
                 _ => ("2147483647".into(), CTy::Int),
             },
             _ => {
-                let what = if self.sema.ref_kind(n) == analyzer::sema::RefKind::Intrinsic { "intrinsic" } else { "function call" };
-                self.fail(line, format!("{what} {} is not supported in GPU kernels", n.to_uppercase()));
+                let what = if self.sema.ref_kind(n) == analyzer::sema::RefKind::Intrinsic {
+                    "intrinsic"
+                } else {
+                    "function call"
+                };
+                self.fail(
+                    line,
+                    format!(
+                        "{what} {} is not supported in GPU kernels",
+                        n.to_uppercase()
+                    ),
+                );
                 ("0".into(), CTy::Int)
             }
         };
@@ -587,10 +728,19 @@ impl<'a> Gen<'a> {
         match lhs {
             Expr::Var(n) => {
                 if self.mapped.iter().any(|m| m == n) {
-                    self.fail(line, format!("assignment to the parallel loop variable {}", n.to_uppercase()));
+                    self.fail(
+                        line,
+                        format!(
+                            "assignment to the parallel loop variable {}",
+                            n.to_uppercase()
+                        ),
+                    );
                 }
                 if self.sema.param(n).is_some() {
-                    self.fail(line, format!("assignment to PARAMETER {}", n.to_uppercase()));
+                    self.fail(
+                        line,
+                        format!("assignment to PARAMETER {}", n.to_uppercase()),
+                    );
                 }
                 let ty = self.var_ty(n, line);
                 (ident(n), ty)
@@ -613,7 +763,11 @@ impl<'a> Gen<'a> {
             StmtKind::Assign { lhs, rhs } => {
                 let (l, lt) = self.assign_target(lhs, line);
                 let (r, rt) = self.expr(rhs, line);
-                let r = if lt == rt || (lt == CTy::Logical) { r } else { format!("({})({r})", lt.c()) };
+                let r = if lt == rt || (lt == CTy::Logical) {
+                    r
+                } else {
+                    format!("({})({r})", lt.c())
+                };
                 self.emit(&format!("{l} = {r};"));
             }
             StmtKind::LogicalIf(c, inner) => {
@@ -635,8 +789,16 @@ impl<'a> Gen<'a> {
             StmtKind::Exit(None) if self.loop_depth_loops() > 0 => self.emit("break;"),
             StmtKind::Exit(_) => self.fail(line, "EXIT from a parallel loop"),
             StmtKind::Cycle(Some(_)) => self.fail(line, "CYCLE with a construct name in a kernel"),
-            StmtKind::Goto(_) | StmtKind::ComputedGoto(..) | StmtKind::ArithIf(..) => self.fail(line, "GOTO in a kernel"),
-            StmtKind::Call { name, .. } => self.fail(line, format!("CALL {} in a kernel (no procedure calls on the accelerator)", name.to_uppercase())),
+            StmtKind::Goto(_) | StmtKind::ComputedGoto(..) | StmtKind::ArithIf(..) => {
+                self.fail(line, "GOTO in a kernel")
+            }
+            StmtKind::Call { name, .. } => self.fail(
+                line,
+                format!(
+                    "CALL {} in a kernel (no procedure calls on the accelerator)",
+                    name.to_uppercase()
+                ),
+            ),
             StmtKind::Io { .. } => self.fail(line, "I/O in a kernel"),
             StmtKind::Stop | StmtKind::Return => self.fail(line, "STOP/RETURN in a kernel"),
             _ => self.fail(line, "statement not supported in a kernel"),
@@ -663,7 +825,9 @@ impl<'a> Gen<'a> {
                     let line = h.span.line;
                     self.dlits = double_literals(&self.stmt_text(&h));
                     match &h.kind {
-                        StmtKind::Do { var, lo, hi, step, .. } => {
+                        StmtKind::Do {
+                            var, lo, hi, step, ..
+                        } => {
                             let vt = self.var_ty(var, line);
                             if vt.is_real() || vt == CTy::Logical {
                                 self.fail(line, "non-integer DO variable in a kernel");
@@ -735,7 +899,9 @@ fn assigned_scalars(u: &Unit, sema: &UnitSema, ns: &[Node], out: &mut BTreeSet<S
             k = &inner.kind;
         }
         match k {
-            StmtKind::Assign { lhs: Expr::Var(n), .. } if !sema.is_array(n) => {
+            StmtKind::Assign {
+                lhs: Expr::Var(n), ..
+            } if !sema.is_array(n) => {
                 out.insert(n.clone());
             }
             StmtKind::Do { var, .. } => {
@@ -786,9 +952,16 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
     let u = &p.units[spec.unit];
     let sema = &p.semas[spec.unit];
     let file = p.map.files[u.file.0 as usize].display_path();
-    let fail = |line: u32, m: String| KernelError { file: file.clone(), line, message: m };
+    let fail = |line: u32, m: String| KernelError {
+        file: file.clone(),
+        line,
+        message: m,
+    };
     let Node::Do { header, .. } = spec.nest else {
-        return Err(fail(u.span.line, "the PARALLEL directive is not followed by a DO loop".into()));
+        return Err(fail(
+            u.span.line,
+            "the PARALLEL directive is not followed by a DO loop".into(),
+        ));
     };
     let top_line = u.stmt(*header).span.line;
 
@@ -798,17 +971,41 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
     let vars: Vec<String> = spec.vars.iter().map(|v| v.to_ascii_lowercase()).collect();
     let mut body: &[Node] = &[];
     for (k, v) in vars.iter().enumerate() {
-        let Node::Do { header, body: b, .. } = cur else {
-            return Err(fail(top_line, format!("loop of {} not found tightly nested", v.to_uppercase())));
+        let Node::Do {
+            header, body: b, ..
+        } = cur
+        else {
+            return Err(fail(
+                top_line,
+                format!("loop of {} not found tightly nested", v.to_uppercase()),
+            ));
         };
         let h = u.stmt(*header);
-        let StmtKind::Do { var, lo, hi, step, .. } = &h.kind else {
-            return Err(fail(h.span.line, "DO WHILE cannot be a parallel loop".into()));
+        let StmtKind::Do {
+            var, lo, hi, step, ..
+        } = &h.kind
+        else {
+            return Err(fail(
+                h.span.line,
+                "DO WHILE cannot be a parallel loop".into(),
+            ));
         };
         if var != v {
-            return Err(fail(h.span.line, format!("PARALLEL lists {} but the loop variable is {}", v.to_uppercase(), var.to_uppercase())));
+            return Err(fail(
+                h.span.line,
+                format!(
+                    "PARALLEL lists {} but the loop variable is {}",
+                    v.to_uppercase(),
+                    var.to_uppercase()
+                ),
+            ));
         }
-        loops.push(MappedLoop { var: var.clone(), lo: lo.clone(), hi: hi.clone(), step: step.clone() });
+        loops.push(MappedLoop {
+            var: var.clone(),
+            lo: lo.clone(),
+            hi: hi.clone(),
+            step: step.clone(),
+        });
         body = b;
         if k + 1 < vars.len() {
             // the next loop, possibly followed by the terminal CONTINUE of a labelled DO
@@ -817,10 +1014,23 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
                 match n {
                     Node::Do { .. } if inner.is_none() => inner = Some(n),
                     Node::Stmt(id) if matches!(u.stmt(*id).kind, StmtKind::Continue) => {}
-                    _ => return Err(fail(h.span.line, format!("the loops of {} are not tightly nested", vars.join(",").to_uppercase()))),
+                    _ => {
+                        return Err(fail(
+                            h.span.line,
+                            format!(
+                                "the loops of {} are not tightly nested",
+                                vars.join(",").to_uppercase()
+                            ),
+                        ))
+                    }
                 }
             }
-            cur = inner.ok_or_else(|| fail(h.span.line, format!("loop of {} not found", vars[k + 1].to_uppercase())))?;
+            cur = inner.ok_or_else(|| {
+                fail(
+                    h.span.line,
+                    format!("loop of {} not found", vars[k + 1].to_uppercase()),
+                )
+            })?;
         }
     }
     if loops.is_empty() {
@@ -834,7 +1044,10 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
     for c in &spec.clauses {
         match c {
             Clause::Private(v) => private.extend(v.iter().map(|x| x.to_ascii_lowercase())),
-            Clause::Reduction(rs) => reds_in.extend(rs.iter().map(|r| (r.op, r.var.to_ascii_lowercase(), r.loc.clone()))),
+            Clause::Reduction(rs) => reds_in.extend(
+                rs.iter()
+                    .map(|r| (r.op, r.var.to_ascii_lowercase(), r.loc.clone())),
+            ),
             Clause::CudaBlock(b) => cuda_block = Some(b.clone()),
             Clause::Across(_) => across = true,
             _ => {}
@@ -877,9 +1090,18 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
                 }
             }
         }
-        g.reductions.push(KernelReduction { op: *op, var: var.clone(), ty, locs });
+        g.reductions.push(KernelReduction {
+            op: *op,
+            var: var.clone(),
+            ty,
+            locs,
+        });
     }
-    let red_names: BTreeSet<String> = g.reductions.iter().flat_map(|r| std::iter::once(r.var.clone()).chain(r.locs.iter().cloned())).collect();
+    let red_names: BTreeSet<String> = g
+        .reductions
+        .iter()
+        .flat_map(|r| std::iter::once(r.var.clone()).chain(r.locs.iter().cloned()))
+        .collect();
     let mut assigned = BTreeSet::new();
     assigned_scalars(u, sema, body, &mut assigned);
     for n in assigned.iter().chain(private.iter()) {
@@ -903,20 +1125,29 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
     }
     let body_text = std::mem::take(&mut g.out);
 
-    let ovr = |n: &str| -> Option<i64> { spec.param_overrides.get(n).and_then(|c| c.as_int()).or_else(|| sema.param(n).and_then(|c| c.as_int())) };
+    let ovr = |n: &str| -> Option<i64> {
+        spec.param_overrides
+            .get(n)
+            .and_then(|c| c.as_int())
+            .or_else(|| sema.param(n).and_then(|c| c.as_int()))
+    };
     let block: [u32; 3] = if across {
         [1, 1, 1]
     } else if let Some(b) = cuda_block {
         let mut r = [1u32; 3];
         for (k, e) in b.iter().enumerate().take(3) {
-            let v = dexpr_int(e, &ovr).ok_or_else(|| fail(top_line, "CUDA_BLOCK sizes must be constants".into()))?;
+            let v = dexpr_int(e, &ovr)
+                .ok_or_else(|| fail(top_line, "CUDA_BLOCK sizes must be constants".into()))?;
             if !(1..=1024).contains(&v) {
                 return Err(fail(top_line, format!("CUDA_BLOCK size {v} out of range")));
             }
             r[k] = v as u32;
         }
         if r.iter().product::<u32>() > 1024 {
-            return Err(fail(top_line, "CUDA_BLOCK has more than 1024 threads".into()));
+            return Err(fail(
+                top_line,
+                "CUDA_BLOCK has more than 1024 threads".into(),
+            ));
         }
         r
     } else {
@@ -933,18 +1164,36 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
     for (a, ty) in &g.arrays {
         let rank = sema.symbol(a).map(|s| s.rank()).unwrap_or(0);
         let name = ident(a);
-        params.push(Param::Array { name: a.clone(), ty: *ty, rank });
+        params.push(Param::Array {
+            name: a.clone(),
+            ty: *ty,
+            rank,
+        });
         sig.push(format!("{} *__restrict__ {name}", ty.c()));
         for d in 1..=rank {
-            params.push(Param::Lo { array: a.clone(), dim: d });
-            params.push(Param::Hi { array: a.clone(), dim: d });
+            params.push(Param::Lo {
+                array: a.clone(),
+                dim: d,
+            });
+            params.push(Param::Hi {
+                array: a.clone(),
+                dim: d,
+            });
             sig.push(format!("long long {name}lo{d}"));
             sig.push(format!("long long {name}hi{d}"));
         }
     }
-    let scalars: Vec<(String, CTy)> = g.scalars_read.iter().filter(|(n, _)| !g.locals.contains_key(*n)).map(|(n, t)| (n.clone(), *t)).collect();
+    let scalars: Vec<(String, CTy)> = g
+        .scalars_read
+        .iter()
+        .filter(|(n, _)| !g.locals.contains_key(*n))
+        .map(|(n, t)| (n.clone(), *t))
+        .collect();
     for (n, t) in &scalars {
-        params.push(Param::Scalar { name: n.clone(), ty: *t });
+        params.push(Param::Scalar {
+            name: n.clone(),
+            ty: *t,
+        });
         sig.push(format!("{} {}", t.c(), ident(n)));
     }
     for l in &loops {
@@ -957,36 +1206,70 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
         sig.push(format!("long long {v}st"));
     }
     for r in &g.reductions {
-        params.push(Param::RedValues { var: r.var.clone(), op: r.op, ty: r.ty });
+        params.push(Param::RedValues {
+            var: r.var.clone(),
+            op: r.op,
+            ty: r.ty,
+        });
         sig.push(format!("{} *__restrict__ sapfor_red_{}", r.ty.c(), r.var));
         for (k, l) in r.locs.iter().enumerate() {
-            params.push(Param::RedLoc { var: r.var.clone(), loc: l.clone(), k });
+            params.push(Param::RedLoc {
+                var: r.var.clone(),
+                loc: l.clone(),
+                k,
+            });
             sig.push(format!("int *__restrict__ sapfor_loc_{}_{k}", r.var));
         }
     }
 
     let mut t = String::new();
     let nest_line = top_line;
-    let _ = writeln!(t, "// {}:{}: PARALLEL ({})", file, nest_line, vars.join(",").to_uppercase());
-    let _ = writeln!(t, "extern \"C\" __global__ void {}({})", spec.name, sig.join(", "));
+    let _ = writeln!(
+        t,
+        "// {}:{}: PARALLEL ({})",
+        file,
+        nest_line,
+        vars.join(",").to_uppercase()
+    );
+    let _ = writeln!(
+        t,
+        "extern \"C\" __global__ void {}({})",
+        spec.name,
+        sig.join(", ")
+    );
     t.push_str("{\n");
     let m = loops.len();
     for l in &loops {
         let v = ident(&l.var);
-        let _ = writeln!(t, "    const long long sapfor_n_{v} = sapfor_trip({v}lo, {v}hi, {v}st);");
+        let _ = writeln!(
+            t,
+            "    const long long sapfor_n_{v} = sapfor_trip({v}lo, {v}hi, {v}st);"
+        );
     }
     // iteration of this thread
     let tvars: Vec<String> = loops.iter().map(|l| ident(&l.var)).collect();
     if !across {
-        let _ = writeln!(t, "    const long long sapfor_x = (long long)blockIdx.x * blockDim.x + threadIdx.x;");
+        let _ = writeln!(
+            t,
+            "    const long long sapfor_x = (long long)blockIdx.x * blockDim.x + threadIdx.x;"
+        );
         let _ = writeln!(t, "    if (sapfor_x >= sapfor_n_{}) return;", tvars[m - 1]);
         if m >= 2 {
-            let _ = writeln!(t, "    const long long sapfor_y = (long long)blockIdx.y * blockDim.y + threadIdx.y;");
+            let _ = writeln!(
+                t,
+                "    const long long sapfor_y = (long long)blockIdx.y * blockDim.y + threadIdx.y;"
+            );
             let _ = writeln!(t, "    if (sapfor_y >= sapfor_n_{}) return;", tvars[m - 2]);
         }
         if m >= 3 {
-            let prod: Vec<String> = tvars[..m - 2].iter().map(|v| format!("sapfor_n_{v}")).collect();
-            let _ = writeln!(t, "    const long long sapfor_z = (long long)blockIdx.z * blockDim.z + threadIdx.z;");
+            let prod: Vec<String> = tvars[..m - 2]
+                .iter()
+                .map(|v| format!("sapfor_n_{v}"))
+                .collect();
+            let _ = writeln!(
+                t,
+                "    const long long sapfor_z = (long long)blockIdx.z * blockDim.z + threadIdx.z;"
+            );
             let _ = writeln!(t, "    if (sapfor_z >= {}) return;", prod.join(" * "));
             let _ = writeln!(t, "    long long sapfor_r = sapfor_z;");
             for k in (0..m - 2).rev() {
@@ -1011,7 +1294,13 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
         for (k, l) in loops.iter().enumerate() {
             let v = ident(&l.var);
             let ty = CTy::of(&sema.type_of(&l.var)).unwrap_or(CTy::Int);
-            let _ = writeln!(t, "    const {} {v} = ({})({v}lo + {} * {v}st);", ty.c(), ty.c(), idx(k));
+            let _ = writeln!(
+                t,
+                "    const {} {v} = ({})({v}lo + {} * {v}st);",
+                ty.c(),
+                ty.c(),
+                idx(k)
+            );
         }
     } else {
         let _ = writeln!(t, "    if (blockIdx.x + blockIdx.y + blockIdx.z + threadIdx.x + threadIdx.y + threadIdx.z != 0) return;");
@@ -1027,8 +1316,17 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
         let rank = sema.symbol(a).map(|s| s.rank()).unwrap_or(0);
         let n = ident(a);
         for d in 2..=rank {
-            let prev = if d == 2 { "1".to_string() } else { format!("{n}s{}", d - 1) };
-            let _ = writeln!(t, "    const long long {n}s{d} = {prev} * ({n}hi{} - {n}lo{} + 1);", d - 1, d - 1);
+            let prev = if d == 2 {
+                "1".to_string()
+            } else {
+                format!("{n}s{}", d - 1)
+            };
+            let _ = writeln!(
+                t,
+                "    const long long {n}s{d} = {prev} * ({n}hi{} - {n}lo{} + 1);",
+                d - 1,
+                d - 1
+            );
         }
     }
     for (n, (ty, v)) in &g.params_used {
@@ -1037,7 +1335,12 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
             (CTy::Logical, Const::Logical(b)) => (*b as i32).to_string(),
             (_, c) => match c.as_int() {
                 Some(i) => format!("{i}{}", if *ty == CTy::Long { "LL" } else { "" }),
-                None => return Err(fail(top_line, format!("PARAMETER {} has no integer value", n.to_uppercase()))),
+                None => {
+                    return Err(fail(
+                        top_line,
+                        format!("PARAMETER {} has no integer value", n.to_uppercase()),
+                    ))
+                }
             },
         };
         let _ = writeln!(t, "    const {} {} = {val};", ty.c(), ident(n));
@@ -1068,9 +1371,19 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
         }
     }
     for r in &g.reductions {
-        let _ = writeln!(t, "    sapfor_red_{}[sapfor_lin] = {};", r.var, ident(&r.var));
+        let _ = writeln!(
+            t,
+            "    sapfor_red_{}[sapfor_lin] = {};",
+            r.var,
+            ident(&r.var)
+        );
         for (k, l) in r.locs.iter().enumerate() {
-            let _ = writeln!(t, "    sapfor_loc_{}_{k}[sapfor_lin] = {};", r.var, ident(l));
+            let _ = writeln!(
+                t,
+                "    sapfor_loc_{}_{k}[sapfor_lin] = {};",
+                r.var,
+                ident(l)
+            );
         }
     }
     t.push_str("}\n");
@@ -1078,7 +1391,11 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
         None
     } else {
         let cname = format!("{}_red", spec.name);
-        let mut sig = vec!["long long sapfor_n".to_string(), "long long sapfor_stride".into(), "long long sapfor_chunk".into()];
+        let mut sig = vec![
+            "long long sapfor_n".to_string(),
+            "long long sapfor_stride".into(),
+            "long long sapfor_chunk".into(),
+        ];
         let mut fold = String::new();
         for r in &g.reductions {
             let v = format!("sapfor_red_{}", r.var);
@@ -1100,7 +1417,11 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
                     let cmp = if r.op == MaxLoc { ">" } else { "<" };
                     let mut l = format!("if ({v}[s] {cmp} {v}[d]) {{ {v}[d] = {v}[s];");
                     for k in 0..r.locs.len() {
-                        let _ = write!(l, " sapfor_loc_{}_{k}[d] = sapfor_loc_{}_{k}[s];", r.var, r.var);
+                        let _ = write!(
+                            l,
+                            " sapfor_loc_{}_{k}[d] = sapfor_loc_{}_{k}[s];",
+                            r.var, r.var
+                        );
                     }
                     l.push_str(" }");
                     l
@@ -1108,8 +1429,16 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
             };
             let _ = writeln!(fold, "        {line}");
         }
-        let _ = writeln!(t, "\n// partial results of {} folded in iteration order", spec.name);
-        let _ = writeln!(t, "extern \"C\" __global__ void {cname}({})\n{{", sig.join(", "));
+        let _ = writeln!(
+            t,
+            "\n// partial results of {} folded in iteration order",
+            spec.name
+        );
+        let _ = writeln!(
+            t,
+            "extern \"C\" __global__ void {cname}({})\n{{",
+            sig.join(", ")
+        );
         t.push_str("    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
         t.push_str("    const long long k0 = t * sapfor_chunk;\n    if (k0 >= sapfor_n) return;\n");
         t.push_str("    const long long k1 = k0 + sapfor_chunk < sapfor_n ? k0 + sapfor_chunk : sapfor_n;\n");
@@ -1142,7 +1471,9 @@ pub type ParallelNest<'a> = (usize, u32, &'a Node, Vec<String>, Vec<Clause>);
 pub fn parallel_nests(p: &Program) -> Vec<ParallelNest<'_>> {
     let mut out = vec![];
     for (ui, u) in p.units.iter().enumerate() {
-        let Some(dirs) = p.directives.get(&u.file) else { continue };
+        let Some(dirs) = p.directives.get(&u.file) else {
+            continue;
+        };
         let mut dos = vec![];
         fn all<'b>(ns: &'b [Node], out: &mut Vec<&'b Node>) {
             for n in ns {
@@ -1174,7 +1505,13 @@ pub fn parallel_nests(p: &Program) -> Vec<ParallelNest<'_>> {
                         _ => u32::MAX,
                     });
                 if let Some(n) = next {
-                    out.push((ui, d.line, *n, vars.iter().map(|v| v.to_ascii_lowercase()).collect(), clauses.clone()));
+                    out.push((
+                        ui,
+                        d.line,
+                        *n,
+                        vars.iter().map(|v| v.to_ascii_lowercase()).collect(),
+                        clauses.clone(),
+                    ));
                 }
             }
         }

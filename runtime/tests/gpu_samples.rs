@@ -17,13 +17,24 @@ use std::path::Path;
 const ACC: usize = 1;
 
 fn kernels(file: &str) -> Vec<Kernel> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/kernels")
+        .join(file);
     let p = analyzer::program::load(&[path], &Default::default());
     kernel::parallel_nests(&p)
         .into_iter()
         .enumerate()
         .map(|(k, (ui, _, nest, vars, clauses))| {
-            kernel::generate(&NestSpec { program: &p, unit: ui, nest, vars, clauses, name: format!("k{k}"), param_overrides: BTreeMap::<String, Const>::new() }).unwrap()
+            kernel::generate(&NestSpec {
+                program: &p,
+                unit: ui,
+                nest,
+                vars,
+                clauses,
+                name: format!("k{k}"),
+                param_overrides: BTreeMap::<String, Const>::new(),
+            })
+            .unwrap()
         })
         .collect()
 }
@@ -31,16 +42,40 @@ fn kernels(file: &str) -> Vec<Kernel> {
 /// Launch kernel `k` on the accelerator: arrays from the tracker's representatives, the given
 /// scalars and loop bounds; reductions folded on the device and combined into `reds`
 /// (value before the loop in, after it out). Returns bytes of reduction results fetched.
-fn launch(t: &mut Tracker, prog: ProgId, k: &Kernel, vars: &BTreeMap<&str, VarId>, scalars: &[(&str, KArg)], loops: &[(i64, i64, i64)], reds: &mut [f64]) -> u64 {
+fn launch(
+    t: &mut Tracker,
+    prog: ProgId,
+    k: &Kernel,
+    vars: &BTreeMap<&str, VarId>,
+    scalars: &[(&str, KArg)],
+    loops: &[(i64, i64, i64)],
+    reds: &mut [f64],
+) -> u64 {
     launch_d(t, prog, k, vars, scalars, loops, reds, &[])
 }
 
 /// As [`launch`]; with `defer` (one tracked scalar per reduction) the results stay on the
 /// device until the host asks for them (GET_ACTUAL).
 #[allow(clippy::too_many_arguments)]
-fn launch_d(t: &mut Tracker, prog: ProgId, k: &Kernel, vars: &BTreeMap<&str, VarId>, scalars: &[(&str, KArg)], loops: &[(i64, i64, i64)], reds: &mut [f64], defer: &[VarId]) -> u64 {
-    let trips: Vec<i64> = loops.iter().map(|&(lo, hi, st)| ((hi - lo + st) / st).max(0)).collect();
-    let iters: i64 = if k.single_thread { 1 } else { trips.iter().product() };
+fn launch_d(
+    t: &mut Tracker,
+    prog: ProgId,
+    k: &Kernel,
+    vars: &BTreeMap<&str, VarId>,
+    scalars: &[(&str, KArg)],
+    loops: &[(i64, i64, i64)],
+    reds: &mut [f64],
+    defer: &[VarId],
+) -> u64 {
+    let trips: Vec<i64> = loops
+        .iter()
+        .map(|&(lo, hi, st)| ((hi - lo + st) / st).max(0))
+        .collect();
+    let iters: i64 = if k.single_thread {
+        1
+    } else {
+        trips.iter().product()
+    };
     let mut bufs: Vec<(DevPtr, usize)> = vec![];
     for r in &k.reductions {
         assert!(r.locs.is_empty());
@@ -50,19 +85,39 @@ fn launch_d(t: &mut Tracker, prog: ProgId, k: &Kernel, vars: &BTreeMap<&str, Var
     let mut args = vec![];
     for prm in &k.params {
         args.push(match prm {
-            Param::Array { name, .. } => KArg::Ptr(t.rep(vars[name.as_str()], ACC).expect("representative").ptr),
-            Param::Lo { array, dim } => KArg::I64(t.rep(vars[array.as_str()], ACC).unwrap().bounds[dim - 1].0),
-            Param::Hi { array, dim } => KArg::I64(t.rep(vars[array.as_str()], ACC).unwrap().bounds[dim - 1].1),
+            Param::Array { name, .. } => {
+                KArg::Ptr(t.rep(vars[name.as_str()], ACC).expect("representative").ptr)
+            }
+            Param::Lo { array, dim } => {
+                KArg::I64(t.rep(vars[array.as_str()], ACC).unwrap().bounds[dim - 1].0)
+            }
+            Param::Hi { array, dim } => {
+                KArg::I64(t.rep(vars[array.as_str()], ACC).unwrap().bounds[dim - 1].1)
+            }
             Param::Scalar { name, .. } => scalars.iter().find(|s| s.0 == name).expect("scalar").1,
-            Param::LoopLo { var } => KArg::I64(loops[k.loops.iter().position(|l| &l.var == var).unwrap()].0),
-            Param::LoopHi { var } => KArg::I64(loops[k.loops.iter().position(|l| &l.var == var).unwrap()].1),
-            Param::LoopStep { var } => KArg::I64(loops[k.loops.iter().position(|l| &l.var == var).unwrap()].2),
-            Param::RedValues { var, .. } => KArg::Ptr(bufs[k.reductions.iter().position(|r| &r.var == var).unwrap()].0),
+            Param::LoopLo { var } => {
+                KArg::I64(loops[k.loops.iter().position(|l| &l.var == var).unwrap()].0)
+            }
+            Param::LoopHi { var } => {
+                KArg::I64(loops[k.loops.iter().position(|l| &l.var == var).unwrap()].1)
+            }
+            Param::LoopStep { var } => {
+                KArg::I64(loops[k.loops.iter().position(|l| &l.var == var).unwrap()].2)
+            }
+            Param::RedValues { var, .. } => {
+                KArg::Ptr(bufs[k.reductions.iter().position(|r| &r.var == var).unwrap()].0)
+            }
             Param::RedLoc { .. } => unreachable!(),
         });
     }
-    let (grid, block) = if k.single_thread { ([1, 1, 1], [1, 1, 1]) } else { (device::grid_for(&trips, k.block), k.block) };
-    t.device(ACC).launch(prog, &k.name, grid, block, &args).unwrap();
+    let (grid, block) = if k.single_thread {
+        ([1, 1, 1], [1, 1, 1])
+    } else {
+        (device::grid_for(&trips, k.block), k.block)
+    };
+    t.device(ACC)
+        .launch(prog, &k.name, grid, block, &args)
+        .unwrap();
     let mut fetched = 0;
     if let Some(cn) = &k.combine {
         let ptrs: Vec<DevPtr> = bufs.iter().map(|b| b.0).collect();
@@ -74,18 +129,39 @@ fn launch_d(t: &mut Tracker, prog: ProgId, k: &Kernel, vars: &BTreeMap<&str, Var
                     analyzer::directives::ReductionOp::Max => RedOp::Max,
                     o => panic!("{o:?} not used by these samples"),
                 };
-                let ty = if r.ty.bytes() == 4 { ElemTy::Float } else { ElemTy::Double };
-                t.defer_reduction(*v, PendingReduction { dev: ACC, op, ty, buf: *p }).unwrap();
+                let ty = if r.ty.bytes() == 4 {
+                    ElemTy::Float
+                } else {
+                    ElemTy::Double
+                };
+                t.defer_reduction(
+                    *v,
+                    PendingReduction {
+                        dev: ACC,
+                        op,
+                        ty,
+                        buf: *p,
+                    },
+                )
+                .unwrap();
             }
             return 0;
         }
         for ((r, (p, sz)), v) in k.reductions.iter().zip(&bufs).zip(reds.iter_mut()) {
             let one = [(1i64, 1i64)];
             let mut raw = [0u8; 8];
-            unsafe { t.device(ACC).to_host(raw.as_mut_ptr(), &one, *p, &one, *sz, &one).unwrap() };
+            unsafe {
+                t.device(ACC)
+                    .to_host(raw.as_mut_ptr(), &one, *p, &one, *sz, &one)
+                    .unwrap()
+            };
             t.note_transfer(ACC, 0, *sz as u64);
             fetched += *sz as u64;
-            let part = if *sz == 4 { f32::from_le_bytes(raw[..4].try_into().unwrap()) as f64 } else { f64::from_le_bytes(raw) };
+            let part = if *sz == 4 {
+                f32::from_le_bytes(raw[..4].try_into().unwrap()) as f64
+            } else {
+                f64::from_le_bytes(raw)
+            };
             let op = match r.op {
                 analyzer::directives::ReductionOp::Sum => RedOp::Sum,
                 analyzer::directives::ReductionOp::Max => RedOp::Max,
@@ -114,14 +190,27 @@ fn e14_7(v: f64) -> String {
         let f = format!("{:.6e}", v.abs());
         let (m, e) = f.split_once('e').unwrap();
         let e: i32 = e.parse().unwrap();
-        format!("{}0.{}E{}{:02}", if v < 0.0 { "-" } else { "" }, m.replace('.', ""), if e + 1 < 0 { '-' } else { '+' }, (e + 1).abs())
+        format!(
+            "{}0.{}E{}{:02}",
+            if v < 0.0 { "-" } else { "" },
+            m.replace('.', ""),
+            if e + 1 < 0 { '-' } else { '+' },
+            (e + 1).abs()
+        )
     };
     format!("{s:>14}")
 }
 
 fn expected(sample: &str) -> Vec<String> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples").join(sample).join("expected.out");
-    std::fs::read_to_string(p).unwrap().lines().map(|l| l.to_string()).collect()
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../samples")
+        .join(sample)
+        .join("expected.out");
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(|l| l.to_string())
+        .collect()
 }
 
 #[test]
@@ -138,29 +227,79 @@ fn jacobi_on_the_emulator_prints_the_sequential_output_with_minimal_traffic() {
     let va = unsafe { t.register("a", a.as_mut_ptr() as *mut u8, &whole, 4) };
     let vb = unsafe { t.register("b", b.as_mut_ptr() as *mut u8, &whole, 4) };
     let vars: BTreeMap<&str, VarId> = [("a", va), ("b", vb)].into_iter().collect();
-    let prog = t.device(ACC).load_program(&kernel::program_source(&refs)).unwrap();
+    let prog = t
+        .device(ACC)
+        .load_program(&kernel::program_source(&refs))
+        .unwrap();
     let all = Pcs::from_rect(&whole);
     let interior = Pcs::from_rect(&[(2, l - 1), (2, l - 1)]);
 
     // REGION OUT(A, B): the initialisation nest
-    let r0 = [RegionUse { var: va, access: Access::Out, part: all.clone() }, RegionUse { var: vb, access: Access::Out, part: all.clone() }];
+    let r0 = [
+        RegionUse {
+            var: va,
+            access: Access::Out,
+            part: all.clone(),
+        },
+        RegionUse {
+            var: vb,
+            access: Access::Out,
+            part: all.clone(),
+        },
+    ];
     t.region_enter(ACC, &r0).unwrap();
-    launch(&mut t, prog, &ks[0], &vars, &[], &[(1, l, 1), (1, l, 1)], &mut []);
+    launch(
+        &mut t,
+        prog,
+        &ks[0],
+        &vars,
+        &[],
+        &[(1, l, 1), (1, l, 1)],
+        &mut [],
+    );
     t.region_exit(ACC, &r0);
 
     let mut out = vec![];
     let mut eps_bytes = 0;
     for it in 1..=itmax {
         let mut eps = [0.0f64]; // EPS = 0. on the host; the reduction result comes back
-        // REGION IN(A) INOUT(B(2:L-1,2:L-1)) OUT(A(2:L-1,2:L-1)); EPS is a reduction
+                                // REGION IN(A) INOUT(B(2:L-1,2:L-1)) OUT(A(2:L-1,2:L-1)); EPS is a reduction
         let r1 = [
-            RegionUse { var: va, access: Access::In, part: all.clone() },
-            RegionUse { var: vb, access: Access::InOut, part: interior.clone() },
-            RegionUse { var: va, access: Access::Out, part: interior.clone() },
+            RegionUse {
+                var: va,
+                access: Access::In,
+                part: all.clone(),
+            },
+            RegionUse {
+                var: vb,
+                access: Access::InOut,
+                part: interior.clone(),
+            },
+            RegionUse {
+                var: va,
+                access: Access::Out,
+                part: interior.clone(),
+            },
         ];
         t.region_enter(ACC, &r1).unwrap();
-        eps_bytes += launch(&mut t, prog, &ks[1], &vars, &[], &[(2, l - 1, 1), (2, l - 1, 1)], &mut eps);
-        launch(&mut t, prog, &ks[2], &vars, &[], &[(2, l - 1, 1), (2, l - 1, 1)], &mut []);
+        eps_bytes += launch(
+            &mut t,
+            prog,
+            &ks[1],
+            &vars,
+            &[],
+            &[(2, l - 1, 1), (2, l - 1, 1)],
+            &mut eps,
+        );
+        launch(
+            &mut t,
+            prog,
+            &ks[2],
+            &vars,
+            &[],
+            &[(2, l - 1, 1), (2, l - 1, 1)],
+            &mut [],
+        );
         t.region_exit(ACC, &r1);
         out.push(format!(" IT = {it:4}   EPS = {}", e14_7(eps[0])));
     }
@@ -196,15 +335,37 @@ fn heat3d_on_the_emulator_prints_the_sequential_output() {
     let vu = unsafe { t.register("u", u.as_mut_ptr() as *mut u8, &whole, 8) };
     let vn = unsafe { t.register("unew", unew.as_mut_ptr() as *mut u8, &whole, 8) };
     let vars: BTreeMap<&str, VarId> = [("u", vu), ("unew", vn)].into_iter().collect();
-    let prog = t.device(ACC).load_program(&kernel::program_source(&refs)).unwrap();
+    let prog = t
+        .device(ACC)
+        .load_program(&kernel::program_source(&refs))
+        .unwrap();
     let all = Pcs::from_rect(&whole);
     let interior = Pcs::from_rect(&[(2, n - 1), (2, n - 1), (2, n - 1)]);
     let full = [(1, n, 1), (1, n, 1), (1, n, 1)];
     let inner = [(2, n - 1, 1), (2, n - 1, 1), (2, n - 1, 1)];
 
-    let r0 = [RegionUse { var: vu, access: Access::Out, part: all.clone() }, RegionUse { var: vn, access: Access::Out, part: all.clone() }];
+    let r0 = [
+        RegionUse {
+            var: vu,
+            access: Access::Out,
+            part: all.clone(),
+        },
+        RegionUse {
+            var: vn,
+            access: Access::Out,
+            part: all.clone(),
+        },
+    ];
     t.region_enter(ACC, &r0).unwrap();
-    launch(&mut t, prog, &ks[0], &vars, &[("c", KArg::I32(c as i32))], &full, &mut []);
+    launch(
+        &mut t,
+        prog,
+        &ks[0],
+        &vars,
+        &[("c", KArg::I32(c as i32))],
+        &full,
+        &mut [],
+    );
     t.region_exit(ACC, &r0);
     // MAXDIFF and CHECKSUM are tracked scalars: their reduction results stay on the device
     // until the host prints them
@@ -215,9 +376,21 @@ fn heat3d_on_the_emulator_prints_the_sequential_output() {
     let mut out = vec![];
     for step in 1..=nsteps {
         let r1 = [
-            RegionUse { var: vu, access: Access::In, part: all.clone() },
-            RegionUse { var: vn, access: Access::InOut, part: interior.clone() },
-            RegionUse { var: vu, access: Access::Out, part: interior.clone() },
+            RegionUse {
+                var: vu,
+                access: Access::In,
+                part: all.clone(),
+            },
+            RegionUse {
+                var: vn,
+                access: Access::InOut,
+                part: interior.clone(),
+            },
+            RegionUse {
+                var: vu,
+                access: Access::Out,
+                part: interior.clone(),
+            },
         ];
         t.region_enter(ACC, &r1).unwrap();
         launch(&mut t, prog, &ks[1], &vars, &[], &inner, &mut []);
@@ -228,23 +401,39 @@ fn heat3d_on_the_emulator_prints_the_sequential_output() {
         if step % nprint == 0 {
             *checksum = 0.0;
             t.declare_actual(vcs, &Pcs::scalar());
-            let r2 = [RegionUse { var: vu, access: Access::In, part: all.clone() }];
+            let r2 = [RegionUse {
+                var: vu,
+                access: Access::In,
+                part: all.clone(),
+            }];
             t.region_enter(ACC, &r2).unwrap();
             launch_d(&mut t, prog, &ks[3], &vars, &[], &full, &mut [0.0], &[vcs]);
             t.region_exit(ACC, &r2);
             // GET_ACTUAL(CHECKSUM, MAXDIFF) before the PRINT
             t.get_actual(vcs, &Pcs::scalar()).unwrap();
             t.get_actual(vmd, &Pcs::scalar()).unwrap();
-            out.push(format!(" step{step:4}  checksum ={:16.3}  maxdiff ={:12.8}", *checksum, *maxdiff));
+            out.push(format!(
+                " step{step:4}  checksum ={:16.3}  maxdiff ={:12.8}",
+                *checksum, *maxdiff
+            ));
         }
     }
     // REMOTE_ACCESS / GET_ACTUAL of the three probes
     let probes = [[c, c, c], [c + 3, c - 5, 3], [c, c - 7, c + 5]];
     for p in &probes {
-        t.get_actual(vu, &Pcs::from_rect(&[(p[0], p[0]), (p[1], p[1]), (p[2], p[2])])).unwrap();
+        t.get_actual(
+            vu,
+            &Pcs::from_rect(&[(p[0], p[0]), (p[1], p[1]), (p[2], p[2])]),
+        )
+        .unwrap();
     }
     let at = |p: &[i64; 3]| u[device::offset(&whole, p)];
-    out.push(format!(" probes:{:12.6}{:12.6}{:12.6}", at(&probes[0]), at(&probes[1]), at(&probes[2])));
+    out.push(format!(
+        " probes:{:12.6}{:12.6}{:12.6}",
+        at(&probes[0]),
+        at(&probes[1]),
+        at(&probes[2])
+    ));
     assert_eq!(out, expected("heat3d"));
     let s = t.stats(ACC).clone();
     // minimum: the host reads 4 checksums, 4 maxdiffs (every 5th step) and 3 probes

@@ -16,7 +16,11 @@ use std::path::{Path, PathBuf};
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "fdv")).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fdv"))
+        .collect();
     v.sort();
     v
 }
@@ -45,7 +49,9 @@ fn small(p: &analyzer::program::Program, ui: usize) -> BTreeMap<String, Const> {
 
 fn last_line(u: &analyzer::ast::Unit, n: &Node) -> u32 {
     let mut m = 0;
-    analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |s: &Stmt| m = m.max(s.span.end_line));
+    analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |s: &Stmt| {
+        m = m.max(s.span.end_line)
+    });
     m
 }
 
@@ -55,11 +61,28 @@ fn load(path: &Path) -> (analyzer::program::Program, Vec<Nest>) {
     let mut nests = vec![];
     for (k, (ui, line, nest, vars, clauses)) in kernel::parallel_nests(&p).into_iter().enumerate() {
         let overrides = small(&p, ui);
-        let spec = NestSpec { program: &p, unit: ui, nest, vars, clauses, name: format!("sapfor_k{k}_{}_{line}", p.units[ui].name), param_overrides: overrides.clone() };
+        let spec = NestSpec {
+            program: &p,
+            unit: ui,
+            nest,
+            vars,
+            clauses,
+            name: format!("sapfor_k{k}_{}_{line}", p.units[ui].name),
+            param_overrides: overrides.clone(),
+        };
         let kernel = kernel::generate(&spec).unwrap_or_else(|e| panic!("{e}"));
-        let Node::Do { header, .. } = nest else { unreachable!() };
+        let Node::Do { header, .. } = nest else {
+            unreachable!()
+        };
         let u = &p.units[ui];
-        nests.push(Nest { file: path.to_path_buf(), kernel, unit: ui, first_line: u.stmt(*header).span.line, last_line: last_line(u, nest), overrides });
+        nests.push(Nest {
+            file: path.to_path_buf(),
+            kernel,
+            unit: ui,
+            first_line: u.stmt(*header).span.line,
+            last_line: last_line(u, nest),
+            overrides,
+        });
     }
     (p, nests)
 }
@@ -69,7 +92,11 @@ fn every_sample_nest_has_a_kernel() {
     let mut total = 0;
     for f in fixtures() {
         let (_, nests) = load(&f);
-        assert!(!nests.is_empty() || f.ends_with("legacy.fdv"), "{}: no PARALLEL nests", f.display());
+        assert!(
+            !nests.is_empty() || f.ends_with("legacy.fdv"),
+            "{}: no PARALLEL nests",
+            f.display()
+        );
         total += nests.len();
     }
     // jac 3, heat3d 4, gs 3, red 2, all_ops 5
@@ -95,16 +122,32 @@ fn kernels_compile_with_nvrtc_and_pass_ptxas() {
         let (_, nests) = load(&f);
         let ks: Vec<&Kernel> = nests.iter().map(|n| &n.kernel).collect();
         let src = kernel::program_source(&ks);
-        let ptx = lib.compile(&src, nvrtc::ARCH).unwrap_or_else(|e| panic!("{}: {e}\n{src}", f.display()));
+        let ptx = lib
+            .compile(&src, nvrtc::ARCH)
+            .unwrap_or_else(|e| panic!("{}: {e}\n{src}", f.display()));
         for k in &ks {
-            assert!(ptx.contains(&format!(".entry {}", k.name)), "{} missing in PTX", k.name);
+            assert!(
+                ptx.contains(&format!(".entry {}", k.name)),
+                "{} missing in PTX",
+                k.name
+            );
             n += 1;
         }
         if let Some(ptxas) = &ptxas {
             let pf = dir.path().join("k.ptx");
             std::fs::write(&pf, &ptx).unwrap();
-            let out = std::process::Command::new(ptxas).args(["-arch=sm_80", "-o"]).arg(dir.path().join("k.cubin")).arg(&pf).output().unwrap();
-            assert!(out.status.success(), "{}: ptxas: {}", f.display(), String::from_utf8_lossy(&out.stderr));
+            let out = std::process::Command::new(ptxas)
+                .args(["-arch=sm_80", "-o"])
+                .arg(dir.path().join("k.cubin"))
+                .arg(&pf)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}: ptxas: {}",
+                f.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
     }
     eprintln!("{n} kernels compiled by NVRTC and assembled by ptxas");
@@ -167,7 +210,10 @@ fn compare(what: &str, got: &Data, want: &Data) {
         (Data::L(g), Data::L(w)) => assert_eq!(g, w, "{what}"),
         (Data::F(g), Data::F(w)) => {
             for (k, (x, y)) in g.iter().zip(w).enumerate() {
-                assert!(close(*x as f64, *y as f64), "{what}[{k}]: emulator {x} vs gfortran {y}");
+                assert!(
+                    close(*x as f64, *y as f64),
+                    "{what}[{k}]: emulator {x} vs gfortran {y}"
+                );
             }
         }
         (Data::D(g), Data::D(w)) => {
@@ -267,7 +313,12 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
     let k = &nest.kernel;
     let u = &p.units[nest.unit];
     let sema = &p.semas[nest.unit];
-    let lookup = |n: &str| -> Option<Const> { nest.overrides.get(n).cloned().or_else(|| sema.param(n).cloned()) };
+    let lookup = |n: &str| -> Option<Const> {
+        nest.overrides
+            .get(n)
+            .cloned()
+            .or_else(|| sema.param(n).cloned())
+    };
     let scalar_val = |t: CTy| -> Const {
         match t {
             CTy::Float | CTy::Double => Const::Real(0.75),
@@ -284,8 +335,15 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
                 let b = dims
                     .iter()
                     .map(|d| {
-                        let lo = d.lo_expr.as_ref().map(|e| eval_const(e, &lookup).unwrap().as_int().unwrap()).unwrap_or(1);
-                        let hi = eval_const(d.hi_expr.as_ref().unwrap(), &lookup).unwrap().as_int().unwrap();
+                        let lo = d
+                            .lo_expr
+                            .as_ref()
+                            .map(|e| eval_const(e, &lookup).unwrap().as_int().unwrap())
+                            .unwrap_or(1);
+                        let hi = eval_const(d.hi_expr.as_ref().unwrap(), &lookup)
+                            .unwrap()
+                            .as_int()
+                            .unwrap();
                         (lo, hi)
                     })
                     .collect();
@@ -297,19 +355,40 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
             .loops
             .iter()
             .map(|l| {
-                let sv: BTreeMap<String, Const> = k.scalars.iter().map(|(n, t)| (n.clone(), scalar_val(*t))).collect();
+                let sv: BTreeMap<String, Const> = k
+                    .scalars
+                    .iter()
+                    .map(|(n, t)| (n.clone(), scalar_val(*t)))
+                    .collect();
                 let lk = |n: &str| lookup(n).or_else(|| sv.get(n).cloned());
-                let ev = |e: &Expr| eval_const(e, &lk).and_then(|c| c.as_int()).unwrap_or_else(|| panic!("loop bound {e:?}"));
+                let ev = |e: &Expr| {
+                    eval_const(e, &lk)
+                        .and_then(|c| c.as_int())
+                        .unwrap_or_else(|| panic!("loop bound {e:?}"))
+                };
                 (ev(&l.lo), ev(&l.hi), l.step.as_ref().map(ev).unwrap_or(1))
             })
             .collect(),
     };
     let what = format!("{}:{} ({})", nest.file.display(), nest.first_line, k.name);
-    let trips: Vec<i64> = case.loops.iter().map(|&(lo, hi, st)| ((hi - lo + st) / st).max(0)).collect();
-    let iters: usize = if k.single_thread { 1 } else { trips.iter().product::<i64>() as usize };
+    let trips: Vec<i64> = case
+        .loops
+        .iter()
+        .map(|&(lo, hi, st)| ((hi - lo + st) / st).max(0))
+        .collect();
+    let iters: usize = if k.single_thread {
+        1
+    } else {
+        trips.iter().product::<i64>() as usize
+    };
 
     // initial data (the same for both sides)
-    let init_arrays: Vec<Data> = case.arrays.iter().enumerate().map(|(i, (_, t, b))| Data::init(*t, device::elements(b), 3 * i + 1)).collect();
+    let init_arrays: Vec<Data> = case
+        .arrays
+        .iter()
+        .enumerate()
+        .map(|(i, (_, t, b))| Data::init(*t, device::elements(b), 3 * i + 1))
+        .collect();
     let init_scalars: Vec<Data> = case
         .scalars
         .iter()
@@ -322,12 +401,24 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
             _ => unreachable!(),
         })
         .collect();
-    let reds: Vec<(RedOp, Data, Vec<i32>)> = k.reductions.iter().map(|r| (red_op(r.op), red_init(red_op(r.op), r.ty), vec![1; r.locs.len()])).collect();
+    let reds: Vec<(RedOp, Data, Vec<i32>)> = k
+        .reductions
+        .iter()
+        .map(|r| {
+            (
+                red_op(r.op),
+                red_init(red_op(r.op), r.ty),
+                vec![1; r.locs.len()],
+            )
+        })
+        .collect();
 
     // --- emulator
     let mut dev = EmuDevice::new();
     let src = kernel::program_source(&[k]);
-    let prog = dev.load_program(&src).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let prog = dev
+        .load_program(&src)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
     let mut arr_ptrs: Vec<DevPtr> = vec![];
     for ((_, t, b), d) in case.arrays.iter().zip(&init_arrays) {
         let ptr = dev.alloc(device::elements(b) * t.bytes()).unwrap();
@@ -338,15 +429,25 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
     let mut red_ptrs: Vec<(DevPtr, Vec<DevPtr>)> = vec![];
     for r in &k.reductions {
         let v = dev.alloc(iters * r.ty.bytes()).unwrap();
-        let ls = r.locs.iter().map(|_| dev.alloc(iters * 4).unwrap()).collect();
+        let ls = r
+            .locs
+            .iter()
+            .map(|_| dev.alloc(iters * 4).unwrap())
+            .collect();
         red_ptrs.push((v, ls));
     }
     let mut args = vec![];
     for prm in &k.params {
         args.push(match prm {
-            Param::Array { name, .. } => KArg::Ptr(arr_ptrs[case.arrays.iter().position(|a| &a.0 == name).unwrap()]),
-            Param::Lo { array, dim } => KArg::I64(case.arrays.iter().find(|a| &a.0 == array).unwrap().2[dim - 1].0),
-            Param::Hi { array, dim } => KArg::I64(case.arrays.iter().find(|a| &a.0 == array).unwrap().2[dim - 1].1),
+            Param::Array { name, .. } => {
+                KArg::Ptr(arr_ptrs[case.arrays.iter().position(|a| &a.0 == name).unwrap()])
+            }
+            Param::Lo { array, dim } => {
+                KArg::I64(case.arrays.iter().find(|a| &a.0 == array).unwrap().2[dim - 1].0)
+            }
+            Param::Hi { array, dim } => {
+                KArg::I64(case.arrays.iter().find(|a| &a.0 == array).unwrap().2[dim - 1].1)
+            }
             Param::Scalar { name, ty } => {
                 let i = case.scalars.iter().position(|s| &s.0 == name).unwrap();
                 match (&init_scalars[i], ty) {
@@ -356,14 +457,28 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
                     (Data::D(v), _) => KArg::F64(v[0]),
                 }
             }
-            Param::LoopLo { var } => KArg::I64(case.loops[k.loops.iter().position(|l| &l.var == var).unwrap()].0),
-            Param::LoopHi { var } => KArg::I64(case.loops[k.loops.iter().position(|l| &l.var == var).unwrap()].1),
-            Param::LoopStep { var } => KArg::I64(case.loops[k.loops.iter().position(|l| &l.var == var).unwrap()].2),
-            Param::RedValues { var, .. } => KArg::Ptr(red_ptrs[k.reductions.iter().position(|r| &r.var == var).unwrap()].0),
-            Param::RedLoc { var, k: j, .. } => KArg::Ptr(red_ptrs[k.reductions.iter().position(|r| &r.var == var).unwrap()].1[*j]),
+            Param::LoopLo { var } => {
+                KArg::I64(case.loops[k.loops.iter().position(|l| &l.var == var).unwrap()].0)
+            }
+            Param::LoopHi { var } => {
+                KArg::I64(case.loops[k.loops.iter().position(|l| &l.var == var).unwrap()].1)
+            }
+            Param::LoopStep { var } => {
+                KArg::I64(case.loops[k.loops.iter().position(|l| &l.var == var).unwrap()].2)
+            }
+            Param::RedValues { var, .. } => {
+                KArg::Ptr(red_ptrs[k.reductions.iter().position(|r| &r.var == var).unwrap()].0)
+            }
+            Param::RedLoc { var, k: j, .. } => {
+                KArg::Ptr(red_ptrs[k.reductions.iter().position(|r| &r.var == var).unwrap()].1[*j])
+            }
         });
     }
-    let (grid, block) = if k.single_thread { ([1, 1, 1], [1, 1, 1]) } else { (device::grid_for(&trips, k.block), k.block) };
+    let (grid, block) = if k.single_thread {
+        ([1, 1, 1], [1, 1, 1])
+    } else {
+        (device::grid_for(&trips, k.block), k.block)
+    };
     dev.launch(prog, &k.name, grid, block, &args).unwrap();
     let mut emu_arrays = vec![];
     for ((_, t, b), ptr) in case.arrays.iter().zip(&arr_ptrs) {
@@ -375,11 +490,17 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
     for ((r, (op, init, loc0)), (vp, lps)) in k.reductions.iter().zip(&reds).zip(&red_ptrs) {
         let mut parts = Data::zeros(r.ty, iters);
         let b = [(1i64, iters as i64)];
-        unsafe { dev.to_host(parts.ptr(), &b, *vp, &b, r.ty.bytes(), &b).unwrap() };
+        unsafe {
+            dev.to_host(parts.ptr(), &b, *vp, &b, r.ty.bytes(), &b)
+                .unwrap()
+        };
         let mut locs = vec![];
         for lp in lps {
             let mut l = vec![0i32; iters];
-            unsafe { dev.to_host(l.as_mut_ptr() as *mut u8, &b, *lp, &b, 4, &b).unwrap() };
+            unsafe {
+                dev.to_host(l.as_mut_ptr() as *mut u8, &b, *lp, &b, 4, &b)
+                    .unwrap()
+            };
             locs.push(l);
         }
         let mut v = init.clone();
@@ -391,16 +512,25 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
     // the same reductions folded on the device by the companion kernel: 1 element comes back
     let mut dev_reds = vec![];
     if let Some(cn) = &k.combine {
-        let bufs: Vec<DevPtr> = red_ptrs.iter().flat_map(|(v, ls)| std::iter::once(*v).chain(ls.iter().copied())).collect();
+        let bufs: Vec<DevPtr> = red_ptrs
+            .iter()
+            .flat_map(|(v, ls)| std::iter::once(*v).chain(ls.iter().copied()))
+            .collect();
         sapfor_rt::device::reduce::fold_on_device(&mut dev, prog, cn, iters as i64, &bufs).unwrap();
         for ((r, (op, init, loc0)), (vp, lps)) in k.reductions.iter().zip(&reds).zip(&red_ptrs) {
             let one = [(1i64, 1i64)];
             let mut part = Data::zeros(r.ty, 1);
-            unsafe { dev.to_host(part.ptr(), &one, *vp, &one, r.ty.bytes(), &one).unwrap() };
+            unsafe {
+                dev.to_host(part.ptr(), &one, *vp, &one, r.ty.bytes(), &one)
+                    .unwrap()
+            };
             let mut locs = vec![];
             for lp in lps {
                 let mut l = vec![0i32; 1];
-                unsafe { dev.to_host(l.as_mut_ptr() as *mut u8, &one, *lp, &one, 4, &one).unwrap() };
+                unsafe {
+                    dev.to_host(l.as_mut_ptr() as *mut u8, &one, *lp, &one, 4, &one)
+                        .unwrap()
+                };
                 locs.push(l);
             }
             let mut v = init.clone();
@@ -422,13 +552,21 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
     let body: Vec<String> = lines[nest.first_line as usize - 1..nest.last_line as usize].to_vec();
     let mut used = BTreeSet::new();
     names(u, node, &mut used);
-    let red_vars: Vec<String> = k.reductions.iter().flat_map(|r| std::iter::once(r.var.clone()).chain(r.locs.iter().cloned())).collect();
+    let red_vars: Vec<String> = k
+        .reductions
+        .iter()
+        .flat_map(|r| std::iter::once(r.var.clone()).chain(r.locs.iter().cloned()))
+        .collect();
     let mut dummies: Vec<String> = vec![];
     let mut decl = vec![];
     let mut outer = vec![];
     let mut setup = vec![];
     let mut np = 0;
-    let mut ptr_arg = |name: &str, ty: &str, shape: Option<usize>, outer: &mut Vec<String>, setup: &mut Vec<String>| {
+    let mut ptr_arg = |name: &str,
+                       ty: &str,
+                       shape: Option<usize>,
+                       outer: &mut Vec<String>,
+                       setup: &mut Vec<String>| {
         np += 1;
         match shape {
             Some(n) => {
@@ -446,9 +584,19 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
     let mut call_args = vec![];
     for (a, t, b) in &case.arrays {
         let dims: Vec<String> = b.iter().map(|(l, h)| format!("{l}:{h}")).collect();
-        decl.push(format!("{}, intent(inout) :: {a}({})", ftype(*t), dims.join(",")));
+        decl.push(format!(
+            "{}, intent(inout) :: {a}({})",
+            ftype(*t),
+            dims.join(",")
+        ));
         dummies.push(a.clone());
-        call_args.push(ptr_arg(a, ftype(*t), Some(device::elements(b)), &mut outer, &mut setup));
+        call_args.push(ptr_arg(
+            a,
+            ftype(*t),
+            Some(device::elements(b)),
+            &mut outer,
+            &mut setup,
+        ));
     }
     for (s, t) in &case.scalars {
         decl.push(format!("{}, intent(inout) :: {s}", ftype(*t)));
@@ -456,7 +604,9 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
         call_args.push(ptr_arg(s, ftype(*t), None, &mut outer, &mut setup));
     }
     for r in &k.reductions {
-        for (n, t) in std::iter::once((r.var.clone(), r.ty)).chain(r.locs.iter().map(|l| (l.clone(), CTy::Int))) {
+        for (n, t) in std::iter::once((r.var.clone(), r.ty))
+            .chain(r.locs.iter().map(|l| (l.clone(), CTy::Int)))
+        {
             decl.push(format!("{}, intent(inout) :: {n}", ftype(t)));
             dummies.push(n.clone());
             call_args.push(ptr_arg(&n, ftype(t), None, &mut outer, &mut setup));
@@ -468,9 +618,18 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
         }
         if let Some(c) = lookup(n) {
             let t = CTy::of(&sema.type_of(n)).unwrap();
-            decl.push(format!("{}, parameter :: {n} = {}", ftype(t), fconst(&c, t)));
-        } else if !sema.is_array(n) && (sema.symbol(n).is_some() || !analyzer::sema::is_intrinsic_function(n)) {
-            decl.push(format!("{} :: {n}", ftype(CTy::of(&sema.type_of(n)).unwrap())));
+            decl.push(format!(
+                "{}, parameter :: {n} = {}",
+                ftype(t),
+                fconst(&c, t)
+            ));
+        } else if !sema.is_array(n)
+            && (sema.symbol(n).is_some() || !analyzer::sema::is_intrinsic_function(n))
+        {
+            decl.push(format!(
+                "{} :: {n}",
+                ftype(CTy::of(&sema.type_of(n)).unwrap())
+            ));
         }
     }
     let f90 = format!(
@@ -486,11 +645,30 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
     let fsrc = dir.path().join("ref.f90");
     std::fs::write(&fsrc, &f90).unwrap();
     let so = dir.path().join("ref.so");
-    let out = std::process::Command::new("gfortran").args(["-O1", "-ffp-contract=off", "-shared", "-fPIC", "-ffree-line-length-none", "-o"]).arg(&so).arg(&fsrc).output().expect("gfortran");
-    assert!(out.status.success(), "{what}: gfortran failed:\n{}\n{f90}", String::from_utf8_lossy(&out.stderr));
+    let out = std::process::Command::new("gfortran")
+        .args([
+            "-O1",
+            "-ffp-contract=off",
+            "-shared",
+            "-fPIC",
+            "-ffree-line-length-none",
+            "-o",
+        ])
+        .arg(&so)
+        .arg(&fsrc)
+        .output()
+        .expect("gfortran");
+    assert!(
+        out.status.success(),
+        "{what}: gfortran failed:\n{}\n{f90}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut ref_arrays = init_arrays.clone();
     let mut ref_scalars = init_scalars.clone();
-    let mut ref_reds: Vec<(Data, Vec<i32>)> = reds.iter().map(|(_, d, l)| (d.clone(), l.clone())).collect();
+    let mut ref_reds: Vec<(Data, Vec<i32>)> = reds
+        .iter()
+        .map(|(_, d, l)| (d.clone(), l.clone()))
+        .collect();
     let mut ptrs: Vec<*mut c_void> = vec![];
     for d in ref_arrays.iter_mut().chain(ref_scalars.iter_mut()) {
         ptrs.push(d.ptr() as *mut c_void);
@@ -503,7 +681,8 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
     }
     unsafe {
         let lib = libloading::Library::new(&so).unwrap();
-        let f: libloading::Symbol<unsafe extern "C" fn(*const *mut c_void)> = lib.get(b"sapfor_ref").unwrap();
+        let f: libloading::Symbol<unsafe extern "C" fn(*const *mut c_void)> =
+            lib.get(b"sapfor_ref").unwrap();
         f(ptrs.as_ptr());
     }
 
@@ -512,12 +691,33 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
         compare(&format!("{what}: array {}", a.to_uppercase()), g, w);
     }
     for (r, ((gv, gl), (wv, wl))) in k.reductions.iter().zip(emu_reds.iter().zip(&ref_reds)) {
-        compare(&format!("{what}: reduction {}", r.var.to_uppercase()), gv, wv);
-        assert_eq!(gl, wl, "{what}: MAXLOC/MINLOC indices of {}", r.var.to_uppercase());
+        compare(
+            &format!("{what}: reduction {}", r.var.to_uppercase()),
+            gv,
+            wv,
+        );
+        assert_eq!(
+            gl,
+            wl,
+            "{what}: MAXLOC/MINLOC indices of {}",
+            r.var.to_uppercase()
+        );
     }
     for (r, ((gv, gl), (wv, wl))) in k.reductions.iter().zip(dev_reds.iter().zip(&ref_reds)) {
-        compare(&format!("{what}: reduction {} folded on the device", r.var.to_uppercase()), gv, wv);
-        assert_eq!(gl, wl, "{what}: MAXLOC/MINLOC indices of {} folded on the device", r.var.to_uppercase());
+        compare(
+            &format!(
+                "{what}: reduction {} folded on the device",
+                r.var.to_uppercase()
+            ),
+            gv,
+            wv,
+        );
+        assert_eq!(
+            gl,
+            wl,
+            "{what}: MAXLOC/MINLOC indices of {} folded on the device",
+            r.var.to_uppercase()
+        );
     }
     eprintln!("{what}: {} iterations, emulator == gfortran", iters);
 }
@@ -547,7 +747,16 @@ fn unsupported_constructs_name_file_and_line() {
     .unwrap();
     let p = analyzer::program::load(&[f.clone()], &Default::default());
     let (ui, _, nest, vars, clauses) = kernel::parallel_nests(&p).into_iter().next().unwrap();
-    let e = kernel::generate(&NestSpec { program: &p, unit: ui, nest, vars, clauses, name: "k".into(), param_overrides: Default::default() }).unwrap_err();
+    let e = kernel::generate(&NestSpec {
+        program: &p,
+        unit: ui,
+        nest,
+        vars,
+        clauses,
+        name: "k".into(),
+        param_overrides: Default::default(),
+    })
+    .unwrap_err();
     assert_eq!(e.line, 9);
     assert!(e.file.ends_with("bad.f90"), "{e}");
     assert!(e.to_string().contains("I/O"), "{e}");

@@ -13,8 +13,8 @@
 use crate::compare::ElemTy;
 use crate::device::reduce::{combine, RedOp, RedValue};
 use crate::device::{Bounds, DevError, DevPtr, Device, HostArray};
-use std::collections::BTreeMap;
 use crate::pcs::{Pcs, Rect};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 pub type VarId = usize;
@@ -121,7 +121,12 @@ fn full(b: &Bounds) -> Pcs {
 impl Tracker {
     pub fn new(accelerators: Vec<Box<dyn Device>>) -> Tracker {
         let n = accelerators.len() + 1;
-        Tracker { devices: accelerators, vars: vec![], stats: vec![Stats::default(); n], pending: BTreeMap::new() }
+        Tracker {
+            devices: accelerators,
+            vars: vec![],
+            stats: vec![Stats::default(); n],
+            pending: BTreeMap::new(),
+        }
     }
     pub fn device_count(&self) -> usize {
         self.devices.len() + 1
@@ -140,7 +145,9 @@ impl Tracker {
     }
     /// Total bytes host -> devices and devices -> host.
     pub fn total_bytes(&self) -> (u64, u64) {
-        self.stats.iter().fold((0, 0), |(a, b), s| (a + s.h2d_bytes, b + s.d2h_bytes))
+        self.stats
+            .iter()
+            .fold((0, 0), |(a, b), s| (a + s.h2d_bytes, b + s.d2h_bytes))
     }
 
     /// Register a host variable: `ptr` is its storage (column-major, bounds `bounds`, rank 0 for
@@ -148,11 +155,26 @@ impl Tracker {
     ///
     /// # Safety
     /// `ptr` must stay valid (and not move) while the tracker may copy to or from it.
-    pub unsafe fn register(&mut self, name: &str, ptr: *mut u8, bounds: &Bounds, elem: usize) -> VarId {
+    pub unsafe fn register(
+        &mut self,
+        name: &str,
+        ptr: *mut u8,
+        bounds: &Bounds,
+        elem: usize,
+    ) -> VarId {
         let n = self.device_count();
         let mut actual = vec![Pcs::empty(bounds.len()); n];
         actual[HOST] = full(bounds);
-        self.vars.push(Var { name: name.into(), elem, host: HostArray { ptr, bounds: bounds.to_vec() }, reps: vec![None; n], actual });
+        self.vars.push(Var {
+            name: name.into(),
+            elem,
+            host: HostArray {
+                ptr,
+                bounds: bounds.to_vec(),
+            },
+            reps: vec![None; n],
+            actual,
+        });
         self.vars.len() - 1
     }
     pub fn name(&self, v: VarId) -> &str {
@@ -215,16 +237,21 @@ impl Tracker {
             let rep = var.reps[to].clone().expect("representative ensured");
             let dev = self.devices[to - 1].as_mut();
             for b in part.boxes() {
-                let n = unsafe { dev.to_device(rep.ptr, &rep.bounds, host.ptr, &host.bounds, elem, b)? };
+                let n = unsafe {
+                    dev.to_device(rep.ptr, &rep.bounds, host.ptr, &host.bounds, elem, b)?
+                };
                 self.stats[to].h2d_bytes += n;
                 self.stats[to].h2d_copies += 1;
             }
             self.stats[to].copy_secs += t.elapsed().as_secs_f64();
         } else if to == HOST {
-            let rep = var.reps[from].clone().expect("actual elements have a representative");
+            let rep = var.reps[from]
+                .clone()
+                .expect("actual elements have a representative");
             let dev = self.devices[from - 1].as_mut();
             for b in part.boxes() {
-                let n = unsafe { dev.to_host(host.ptr, &host.bounds, rep.ptr, &rep.bounds, elem, b)? };
+                let n =
+                    unsafe { dev.to_host(host.ptr, &host.bounds, rep.ptr, &rep.bounds, elem, b)? };
                 self.stats[from].d2h_bytes += n;
                 self.stats[from].d2h_copies += 1;
             }
@@ -267,7 +294,9 @@ impl Tracker {
 
     /// Fetch and combine a pending reduction result into the host variable.
     fn resolve(&mut self, v: VarId) -> Result<(), DevError> {
-        let Some(p) = self.pending.remove(&v) else { return Ok(()) };
+        let Some(p) = self.pending.remove(&v) else {
+            return Ok(());
+        };
         let sz = p.ty.bytes();
         let mut part = [0u8; 8];
         let one = [(1i64, 1i64)];
@@ -313,7 +342,10 @@ impl Tracker {
         }
         self.ensure_rep(v, d, &set)?;
         let before = self.moved(d);
-        let order: Vec<DevId> = std::iter::once(HOST).chain(1..self.device_count()).filter(|&s| s != d).collect();
+        let order: Vec<DevId> = std::iter::once(HOST)
+            .chain(1..self.device_count())
+            .filter(|&s| s != d)
+            .collect();
         for s in order {
             if need.is_empty() {
                 break;

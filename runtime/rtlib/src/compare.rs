@@ -55,7 +55,10 @@ pub struct Tolerance {
 
 impl Default for Tolerance {
     fn default() -> Self {
-        Tolerance { atol: 0.0, rtol: 1e-12 }
+        Tolerance {
+            atol: 0.0,
+            rtol: 1e-12,
+        }
     }
 }
 
@@ -68,7 +71,15 @@ fn close(a: f64, b: f64, t: Tolerance) -> bool {
 ///
 /// # Safety
 /// Both pointers must cover their bounds with elements of `ty`.
-pub unsafe fn compare(ty: ElemTy, host: *const u8, host_b: &Bounds, dev: *const u8, dev_b: &Bounds, set: &Pcs, tol: Tolerance) -> Option<Difference> {
+pub unsafe fn compare(
+    ty: ElemTy,
+    host: *const u8,
+    host_b: &Bounds,
+    dev: *const u8,
+    dev_b: &Bounds,
+    set: &Pcs,
+    tol: Tolerance,
+) -> Option<Difference> {
     let mut first: Option<Difference> = None;
     let mut count = 0u64;
     for idx in set.elements() {
@@ -79,7 +90,10 @@ pub unsafe fn compare(ty: ElemTy, host: *const u8, host_b: &Bounds, dev: *const 
                 (a == b, a.to_string(), b.to_string())
             }
             ElemTy::Logical => {
-                let (a, b) = (*(host as *const i32).add(h) != 0, *(dev as *const i32).add(d) != 0);
+                let (a, b) = (
+                    *(host as *const i32).add(h) != 0,
+                    *(dev as *const i32).add(d) != 0,
+                );
                 (a == b, a.to_string(), b.to_string())
             }
             ElemTy::Long => {
@@ -98,7 +112,12 @@ pub unsafe fn compare(ty: ElemTy, host: *const u8, host_b: &Bounds, dev: *const 
         if !same {
             count += 1;
             if first.is_none() {
-                first = Some(Difference { index: idx.clone(), host: hs, device: ds, count: 0 });
+                first = Some(Difference {
+                    index: idx.clone(),
+                    host: hs,
+                    device: ds,
+                    count: 0,
+                });
             }
         }
     }
@@ -133,17 +152,53 @@ mod tests {
         d[5] += 0.5; // (1,6)
         d[7] = -1.0; // (3,6)
         let all = Pcs::from_rect(&b);
-        let r = unsafe { compare(ElemTy::Double, h.as_ptr() as *const u8, &b, d.as_ptr() as *const u8, &b, &all, Tolerance::default()) }.unwrap();
+        let r = unsafe {
+            compare(
+                ElemTy::Double,
+                h.as_ptr() as *const u8,
+                &b,
+                d.as_ptr() as *const u8,
+                &b,
+                &all,
+                Tolerance::default(),
+            )
+        }
+        .unwrap();
         assert_eq!(r.index, vec![1, 6]);
         assert_eq!(r.count, 2);
         assert!(report("jac.f:17", "B", &r).contains("B(1,6) host 5 accelerator 5.5"));
-        let loose = Tolerance { atol: 10.0, rtol: 0.0 };
-        assert!(unsafe { compare(ElemTy::Double, h.as_ptr() as *const u8, &b, d.as_ptr() as *const u8, &b, &all, loose) }.is_none());
+        let loose = Tolerance {
+            atol: 10.0,
+            rtol: 0.0,
+        };
+        assert!(unsafe {
+            compare(
+                ElemTy::Double,
+                h.as_ptr() as *const u8,
+                &b,
+                d.as_ptr() as *const u8,
+                &b,
+                &all,
+                loose,
+            )
+        }
+        .is_none());
         // integers are exact; a device copy with other bounds is addressed by global index
         let hi: Vec<i32> = (0..8).collect();
         let di: Vec<i32> = vec![4, 5, 6, 7];
         let db = [(0i64, 3), (6, 6)];
         let part = Pcs::from_rect(&db);
-        assert!(unsafe { compare(ElemTy::Int, hi.as_ptr() as *const u8, &b, di.as_ptr() as *const u8, &db, &part, Tolerance::default()) }.is_none());
+        assert!(unsafe {
+            compare(
+                ElemTy::Int,
+                hi.as_ptr() as *const u8,
+                &b,
+                di.as_ptr() as *const u8,
+                &db,
+                &part,
+                Tolerance::default(),
+            )
+        }
+        .is_none());
     }
 }

@@ -54,7 +54,9 @@ fn fail(msg: impl std::fmt::Display) -> i64 {
 }
 
 unsafe fn rect(rank: i64, lo: *const i64, hi: *const i64) -> Vec<(i64, i64)> {
-    (0..rank.max(0) as usize).map(|d| (*lo.add(d), *hi.add(d))).collect()
+    (0..rank.max(0) as usize)
+        .map(|d| (*lo.add(d), *hi.add(d)))
+        .collect()
 }
 
 fn elem_of(ty: i32) -> usize {
@@ -96,7 +98,9 @@ pub extern "C" fn sapfor_gpu_init(kind: i32) -> i32 {
 }
 
 fn tracker(g: &mut Gpu) -> Result<&mut Tracker, i64> {
-    g.tracker.as_mut().ok_or_else(|| fail("sapfor_gpu_init was not called"))
+    g.tracker
+        .as_mut()
+        .ok_or_else(|| fail("sapfor_gpu_init was not called"))
 }
 
 /// Load (compile, cached) the CUDA C file `path` (NUL-terminated). Returns a program id.
@@ -133,7 +137,13 @@ pub unsafe extern "C" fn sapfor_gpu_load(path: *const c_char) -> i64 {
 /// # Safety
 /// `ptr` must stay valid; `lo`/`hi` must have `rank` elements.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_register(ptr: *mut u8, rank: i64, lo: *const i64, hi: *const i64, elem: i64) -> i64 {
+pub unsafe extern "C" fn sapfor_gpu_register(
+    ptr: *mut u8,
+    rank: i64,
+    lo: *const i64,
+    hi: *const i64,
+    elem: i64,
+) -> i64 {
     let b = rect(rank, lo, hi);
     with(|g| match tracker(g) {
         Ok(t) => t.register("", ptr, &b, elem as usize) as i64,
@@ -147,7 +157,13 @@ pub unsafe extern "C" fn sapfor_gpu_register(ptr: *mut u8, rank: i64, lo: *const
 /// # Safety
 /// `lo`/`hi` must have `rank` elements.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_use(var: i64, access: i32, rank: i64, lo: *const i64, hi: *const i64) -> i64 {
+pub unsafe extern "C" fn sapfor_gpu_use(
+    var: i64,
+    access: i32,
+    rank: i64,
+    lo: *const i64,
+    hi: *const i64,
+) -> i64 {
     let access = match access {
         1 => Access::In,
         2 => Access::Out,
@@ -158,7 +174,11 @@ pub unsafe extern "C" fn sapfor_gpu_use(var: i64, access: i32, rank: i64, lo: *c
     };
     let part = Pcs::from_rect(&rect(rank, lo, hi));
     with(|g| {
-        g.pending.push(RegionUse { var: var as VarId, access, part });
+        g.pending.push(RegionUse {
+            var: var as VarId,
+            access,
+            part,
+        });
         0
     })
 }
@@ -235,7 +255,11 @@ pub extern "C" fn sapfor_gpu_arg_f64(v: f64) {
 pub extern "C" fn sapfor_gpu_arg_loop(lo: i64, hi: i64, st: i64) {
     with(|g| {
         g.args.extend([KArg::I64(lo), KArg::I64(hi), KArg::I64(st)]);
-        g.trips.push(if st == 0 { 0 } else { ((hi - lo + st) / st).max(0) });
+        g.trips.push(if st == 0 {
+            0
+        } else {
+            ((hi - lo + st) / st).max(0)
+        });
     })
 }
 
@@ -247,7 +271,13 @@ pub extern "C" fn sapfor_gpu_arg_loop(lo: i64, hi: i64, st: i64) {
 /// # Safety
 /// `host` and the `nloc` pointers of `locs` must be valid.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_arg_red(op: i32, ty: i32, host: *mut u8, nloc: i32, locs: *const *mut i32) -> i64 {
+pub unsafe extern "C" fn sapfor_gpu_arg_red(
+    op: i32,
+    ty: i32,
+    host: *mut u8,
+    nloc: i32,
+    locs: *const *mut i32,
+) -> i64 {
     let op = match op {
         1 => RedOp::Sum,
         2 => RedOp::Product,
@@ -282,7 +312,14 @@ pub unsafe extern "C" fn sapfor_gpu_arg_red(op: i32, ty: i32, host: *mut u8, nlo
         }
         g.args.push(KArg::Ptr(buf));
         g.args.extend(loc_bufs.iter().map(|&b| KArg::Ptr(b)));
-        g.reds.push(Red { op, ty, host, locs, buf, loc_bufs });
+        g.reds.push(Red {
+            op,
+            ty,
+            host,
+            locs,
+            buf,
+            loc_bufs,
+        });
         0
     })
 }
@@ -306,7 +343,14 @@ unsafe fn fold_into<T: RedValue>(r: &Red, part: &[u8], locs: &[i32]) {
 /// # Safety
 /// `name` must be a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_launch(prog: i64, name: *const c_char, bx: i32, by: i32, bz: i32, single: i32) -> i64 {
+pub unsafe extern "C" fn sapfor_gpu_launch(
+    prog: i64,
+    name: *const c_char,
+    bx: i32,
+    by: i32,
+    bz: i32,
+    single: i32,
+) -> i64 {
     let name = CStr::from_ptr(name).to_string_lossy().to_string();
     with(|g| {
         let args = std::mem::take(&mut g.args);
@@ -320,15 +364,26 @@ pub unsafe extern "C" fn sapfor_gpu_launch(prog: i64, name: *const c_char, bx: i
             Err(e) => return e,
         };
         let block = [bx.max(1) as u32, by.max(1) as u32, bz.max(1) as u32];
-        let (grid, block) = if single != 0 { ([1, 1, 1], [1, 1, 1]) } else { (device::grid_for(&trips, block), block) };
-        let iters: i64 = if single != 0 { 1 } else { trips.iter().product() };
+        let (grid, block) = if single != 0 {
+            ([1, 1, 1], [1, 1, 1])
+        } else {
+            (device::grid_for(&trips, block), block)
+        };
+        let iters: i64 = if single != 0 {
+            1
+        } else {
+            trips.iter().product()
+        };
         let dev = t.device(ACC);
         if let Err(e) = dev.launch(p, &name, grid, block, &args) {
             return fail(e);
         }
         let mut rc = 0;
         if !reds.is_empty() {
-            let bufs: Vec<DevPtr> = reds.iter().flat_map(|r| std::iter::once(r.buf).chain(r.loc_bufs.iter().copied())).collect();
+            let bufs: Vec<DevPtr> = reds
+                .iter()
+                .flat_map(|r| std::iter::once(r.buf).chain(r.loc_bufs.iter().copied()))
+                .collect();
             if let Err(e) = fold_on_device(dev, p, &format!("{name}_red"), iters, &bufs) {
                 rc = fail(e);
             }
@@ -339,8 +394,13 @@ pub unsafe extern "C" fn sapfor_gpu_launch(prog: i64, name: *const c_char, bx: i
                 let mut part = [0u8; 8];
                 let mut locs = vec![0i32; r.loc_bufs.len()];
                 if rc == 0 && iters > 0 {
-                    let ok = dev.to_host(part.as_mut_ptr(), &one, r.buf, &one, sz, &one).is_ok()
-                        && r.loc_bufs.iter().zip(locs.iter_mut()).all(|(b, l)| dev.to_host(l as *mut i32 as *mut u8, &one, *b, &one, 4, &one).is_ok());
+                    let ok = dev
+                        .to_host(part.as_mut_ptr(), &one, r.buf, &one, sz, &one)
+                        .is_ok()
+                        && r.loc_bufs.iter().zip(locs.iter_mut()).all(|(b, l)| {
+                            dev.to_host(l as *mut i32 as *mut u8, &one, *b, &one, 4, &one)
+                                .is_ok()
+                        });
                     if !ok {
                         rc = fail("cannot fetch a reduction result");
                     } else {
@@ -369,7 +429,12 @@ pub unsafe extern "C" fn sapfor_gpu_launch(prog: i64, name: *const c_char, bx: i
 /// # Safety
 /// `lo`/`hi` must have `rank` elements.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_get_actual(var: i64, rank: i64, lo: *const i64, hi: *const i64) -> i64 {
+pub unsafe extern "C" fn sapfor_gpu_get_actual(
+    var: i64,
+    rank: i64,
+    lo: *const i64,
+    hi: *const i64,
+) -> i64 {
     let set = Pcs::from_rect(&rect(rank, lo, hi));
     with(|g| match tracker(g) {
         Ok(t) => match t.get_actual(var as VarId, &set) {
@@ -385,7 +450,12 @@ pub unsafe extern "C" fn sapfor_gpu_get_actual(var: i64, rank: i64, lo: *const i
 /// # Safety
 /// `lo`/`hi` must have `rank` elements.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_actual(var: i64, rank: i64, lo: *const i64, hi: *const i64) -> i64 {
+pub unsafe extern "C" fn sapfor_gpu_actual(
+    var: i64,
+    rank: i64,
+    lo: *const i64,
+    hi: *const i64,
+) -> i64 {
     let set = Pcs::from_rect(&rect(rank, lo, hi));
     with(|g| match tracker(g) {
         Ok(t) => {
@@ -402,7 +472,12 @@ pub unsafe extern "C" fn sapfor_gpu_actual(var: i64, rank: i64, lo: *const i64, 
 /// # Safety
 /// Non-null pointers must be writable.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_traffic(h2d: *mut i64, d2h: *mut i64, requests: *mut i64, no_copy: *mut i64) {
+pub unsafe extern "C" fn sapfor_gpu_traffic(
+    h2d: *mut i64,
+    d2h: *mut i64,
+    requests: *mut i64,
+    no_copy: *mut i64,
+) {
     with(|g| {
         if let Some(t) = g.tracker.as_ref() {
             let (a, b) = t.total_bytes();
@@ -411,7 +486,12 @@ pub unsafe extern "C" fn sapfor_gpu_traffic(h2d: *mut i64, d2h: *mut i64, reques
                 r += t.stats(d).requests;
                 n += t.stats(d).requests_no_copy;
             }
-            for (p, v) in [(h2d, a as i64), (d2h, b as i64), (requests, r as i64), (no_copy, n as i64)] {
+            for (p, v) in [
+                (h2d, a as i64),
+                (d2h, b as i64),
+                (requests, r as i64),
+                (no_copy, n as i64),
+            ] {
                 if !p.is_null() {
                     *p = v;
                 }

@@ -34,7 +34,11 @@ pub fn rect_count(r: &[(i64, i64)]) -> u64 {
 }
 
 fn rect_intersect(a: &[(i64, i64)], b: &[(i64, i64)]) -> Option<Rect> {
-    let r: Rect = a.iter().zip(b).map(|(&(l1, h1), &(l2, h2))| (l1.max(l2), h1.min(h2))).collect();
+    let r: Rect = a
+        .iter()
+        .zip(b)
+        .map(|(&(l1, h1), &(l2, h2))| (l1.max(l2), h1.min(h2)))
+        .collect();
     if rect_empty(&r) {
         None
     } else {
@@ -118,14 +122,20 @@ fn canon(boxes: &[&[(i64, i64)]], d: usize, rank: usize) -> Vec<Rect> {
 
 impl Pcs {
     pub fn empty(rank: usize) -> Pcs {
-        Pcs { rank, boxes: vec![] }
+        Pcs {
+            rank,
+            boxes: vec![],
+        }
     }
     /// The set of one box (empty if the box is empty).
     pub fn from_rect(r: &[(i64, i64)]) -> Pcs {
         if rect_empty(r) {
             Pcs::empty(r.len())
         } else {
-            Pcs { rank: r.len(), boxes: vec![r.to_vec()] }
+            Pcs {
+                rank: r.len(),
+                boxes: vec![r.to_vec()],
+            }
         }
     }
     /// The union of any boxes (overlapping allowed).
@@ -138,11 +148,17 @@ impl Pcs {
             })
             .map(|r| r.as_slice())
             .collect();
-        Pcs { rank, boxes: canon(&v, 0, rank) }
+        Pcs {
+            rank,
+            boxes: canon(&v, 0, rank),
+        }
     }
     /// The element set of a scalar (rank 0): one element.
     pub fn scalar() -> Pcs {
-        Pcs { rank: 0, boxes: vec![vec![]] }
+        Pcs {
+            rank: 0,
+            boxes: vec![vec![]],
+        }
     }
     pub fn rank(&self) -> usize {
         self.rank
@@ -159,7 +175,10 @@ impl Pcs {
     }
     /// Number of elements.
     pub fn count(&self) -> u64 {
-        self.boxes.iter().map(|b| rect_count(b)).fold(0u64, |a, b| a.saturating_add(b))
+        self.boxes
+            .iter()
+            .map(|b| rect_count(b))
+            .fold(0u64, |a, b| a.saturating_add(b))
     }
     /// Smallest box containing the set (None when empty).
     pub fn hull(&self) -> Option<Rect> {
@@ -184,8 +203,16 @@ impl Pcs {
         if self.is_empty() {
             return o.clone();
         }
-        let v: Vec<&[(i64, i64)]> = self.boxes.iter().chain(&o.boxes).map(|r| r.as_slice()).collect();
-        Pcs { rank: self.rank, boxes: canon(&v, 0, self.rank) }
+        let v: Vec<&[(i64, i64)]> = self
+            .boxes
+            .iter()
+            .chain(&o.boxes)
+            .map(|r| r.as_slice())
+            .collect();
+        Pcs {
+            rank: self.rank,
+            boxes: canon(&v, 0, self.rank),
+        }
     }
     pub fn intersect(&self, o: &Pcs) -> Pcs {
         self.check(o);
@@ -222,7 +249,9 @@ impl Pcs {
         self.minus(o).is_empty()
     }
     pub fn contains(&self, idx: &[i64]) -> bool {
-        self.boxes.iter().any(|b| b.iter().zip(idx).all(|(&(l, h), &i)| l <= i && i <= h))
+        self.boxes
+            .iter()
+            .any(|b| b.iter().zip(idx).all(|(&(l, h), &i)| l <= i && i <= h))
     }
     /// Every element (column-major order inside each box). For tests and small sets.
     pub fn elements(&self) -> Vec<Vec<i64>> {
@@ -261,7 +290,16 @@ impl std::fmt::Display for Pcs {
             .boxes
             .iter()
             .map(|b| {
-                let d: Vec<String> = b.iter().map(|(l, h)| if l == h { format!("{l}") } else { format!("{l}:{h}") }).collect();
+                let d: Vec<String> = b
+                    .iter()
+                    .map(|(l, h)| {
+                        if l == h {
+                            format!("{l}")
+                        } else {
+                            format!("{l}:{h}")
+                        }
+                    })
+                    .collect();
                 format!("({})", d.join(","))
             })
             .collect();

@@ -36,7 +36,12 @@ extern "C" __global__ void step(float *a, long long alo1, long long ahi1, long l
 
 fn arr_args(t: &Tracker, v: usize) -> Vec<KArg> {
     let r = t.rep(v, ACC).expect("representative");
-    vec![KArg::Ptr(r.ptr), KArg::I64(r.bounds[0].0), KArg::I64(r.bounds[0].1), KArg::I64(r.bounds[1].0)]
+    vec![
+        KArg::Ptr(r.ptr),
+        KArg::I64(r.bounds[0].0),
+        KArg::I64(r.bounds[0].1),
+        KArg::I64(r.bounds[1].0),
+    ]
 }
 
 fn host_jacobi(l: usize, iters: usize) -> (Vec<f32>, Vec<f32>) {
@@ -45,7 +50,11 @@ fn host_jacobi(l: usize, iters: usize) -> (Vec<f32>, Vec<f32>) {
     let mut b = vec![0f32; l * l];
     for j in 1..=l {
         for i in 1..=l {
-            b[ix(i, j)] = if i == 1 || j == 1 || i == l || j == l { 0.0 } else { 1.0 + i as f32 + j as f32 };
+            b[ix(i, j)] = if i == 1 || j == 1 || i == l || j == l {
+                0.0
+            } else {
+                1.0 + i as f32 + j as f32
+            };
         }
     }
     let mut epss = vec![];
@@ -59,7 +68,8 @@ fn host_jacobi(l: usize, iters: usize) -> (Vec<f32>, Vec<f32>) {
         }
         for j in 2..l {
             for i in 2..l {
-                b[ix(i, j)] = (a[ix(i - 1, j)] + a[ix(i, j - 1)] + a[ix(i + 1, j)] + a[ix(i, j + 1)]) / 4.0;
+                b[ix(i, j)] =
+                    (a[ix(i - 1, j)] + a[ix(i, j - 1)] + a[ix(i + 1, j)] + a[ix(i, j + 1)]) / 4.0;
             }
         }
         epss.push(e);
@@ -89,12 +99,25 @@ fn jacobi_moves_only_eps_each_iteration_and_b_once() {
     let all = Pcs::from_rect(&whole);
 
     // region: OUT(A, B)
-    let r0 = [RegionUse { var: va, access: Access::Out, part: all.clone() }, RegionUse { var: vb, access: Access::Out, part: all.clone() }];
+    let r0 = [
+        RegionUse {
+            var: va,
+            access: Access::Out,
+            part: all.clone(),
+        },
+        RegionUse {
+            var: vb,
+            access: Access::Out,
+            part: all.clone(),
+        },
+    ];
     t.region_enter(ACC, &r0).unwrap();
     let mut args = arr_args(&t, va);
     args.extend(arr_args(&t, vb));
     args.push(KArg::I64(l));
-    t.device(ACC).launch(p, "init", [4, 4, 1], [4, 4, 1], &args).unwrap();
+    t.device(ACC)
+        .launch(p, "init", [4, 4, 1], [4, 4, 1], &args)
+        .unwrap();
     t.region_exit(ACC, &r0);
     assert_eq!(t.total_bytes(), (0, 0), "OUT-only region copies nothing");
 
@@ -102,17 +125,35 @@ fn jacobi_moves_only_eps_each_iteration_and_b_once() {
     for it in 0..iters {
         // region: IN(A) INOUT(B(2:L-1,2:L-1)) OUT(A(2:L-1,2:L-1), EPS)
         let r = [
-            RegionUse { var: va, access: Access::In, part: all.clone() },
-            RegionUse { var: vb, access: Access::InOut, part: interior.clone() },
-            RegionUse { var: va, access: Access::Out, part: interior.clone() },
-            RegionUse { var: ve, access: Access::Out, part: Pcs::scalar() },
+            RegionUse {
+                var: va,
+                access: Access::In,
+                part: all.clone(),
+            },
+            RegionUse {
+                var: vb,
+                access: Access::InOut,
+                part: interior.clone(),
+            },
+            RegionUse {
+                var: va,
+                access: Access::Out,
+                part: interior.clone(),
+            },
+            RegionUse {
+                var: ve,
+                access: Access::Out,
+                part: Pcs::scalar(),
+            },
         ];
         t.region_enter(ACC, &r).unwrap();
         let mut args = arr_args(&t, va);
         args.extend(arr_args(&t, vb));
         args.push(KArg::Ptr(t.rep(ve, ACC).unwrap().ptr));
         args.push(KArg::I64(l));
-        t.device(ACC).launch(p, "step", [1, 1, 1], [1, 1, 1], &args).unwrap();
+        t.device(ACC)
+            .launch(p, "step", [1, 1, 1], [1, 1, 1], &args)
+            .unwrap();
         t.region_exit(ACC, &r);
         // GET_ACTUAL(EPS)
         assert_eq!(t.get_actual(ve, &Pcs::scalar()).unwrap(), 4);
@@ -125,7 +166,11 @@ fn jacobi_moves_only_eps_each_iteration_and_b_once() {
     assert_eq!(b, b_ref);
     let s = t.stats(ACC).clone();
     assert_eq!(s.h2d_bytes, 0, "no copy to the device at all");
-    assert_eq!(s.d2h_bytes, 4 * iters as u64 + 4 * n as u64, "EPS every iteration, B once");
+    assert_eq!(
+        s.d2h_bytes,
+        4 * iters as u64 + 4 * n as u64,
+        "EPS every iteration, B once"
+    );
     assert_eq!(s.d2h_copies, iters as u64 + 1);
     // every IN request on the accelerator was satisfied without a copy
     assert_eq!(s.requests, 2 * iters as u64);
@@ -161,11 +206,17 @@ fn host_border_write_moves_only_border_in_and_interior_out() {
     let mut t = Tracker::new(vec![Box::new(EmuDevice::new())]);
     let va = unsafe { t.register("a", a.as_mut_ptr() as *mut u8, &whole, 4) };
     let p = t.device(ACC).load_program(BORDER).unwrap();
-    let r1 = [RegionUse { var: va, access: Access::Out, part: all.clone() }];
+    let r1 = [RegionUse {
+        var: va,
+        access: Access::Out,
+        part: all.clone(),
+    }];
     t.region_enter(ACC, &r1).unwrap();
     let mut args = arr_args(&t, va);
     args.push(KArg::I64(l));
-    t.device(ACC).launch(p, "fill", [1, 1, 1], [10, 10, 1], &args).unwrap();
+    t.device(ACC)
+        .launch(p, "fill", [1, 1, 1], [10, 10, 1], &args)
+        .unwrap();
     t.region_exit(ACC, &r1);
     // host writes the border, then ACTUAL(border)
     for (k, x) in a.iter_mut().enumerate() {
@@ -177,17 +228,34 @@ fn host_border_write_moves_only_border_in_and_interior_out() {
     t.declare_actual(va, &border);
     assert_eq!(t.actual_on(va, ACC), &interior);
     // region IN(A) INOUT(A interior): only the border goes to the device
-    let r2 = [RegionUse { var: va, access: Access::In, part: all.clone() }, RegionUse { var: va, access: Access::InOut, part: interior.clone() }];
+    let r2 = [
+        RegionUse {
+            var: va,
+            access: Access::In,
+            part: all.clone(),
+        },
+        RegionUse {
+            var: va,
+            access: Access::InOut,
+            part: interior.clone(),
+        },
+    ];
     t.region_enter(ACC, &r2).unwrap();
     assert_eq!(t.stats(ACC).h2d_bytes, 36 * 4);
-    t.device(ACC).launch(p, "add_border", [1, 1, 1], [10, 10, 1], &args).unwrap();
+    t.device(ACC)
+        .launch(p, "add_border", [1, 1, 1], [10, 10, 1], &args)
+        .unwrap();
     t.region_exit(ACC, &r2);
     // host reads the interior: GET_ACTUAL(interior) fetches exactly it
     assert_eq!(t.get_actual(va, &interior).unwrap(), 64 * 4);
     assert_eq!(t.stats(ACC).d2h_bytes, 64 * 4);
     for (k, x) in a.iter().enumerate() {
         let (i, j) = (k as i64 % l + 1, k as i64 / l + 1);
-        let want = if border.contains(&[i, j]) { -1 } else { (100 * i + j - 1) as i32 };
+        let want = if border.contains(&[i, j]) {
+            -1
+        } else {
+            (100 * i + j - 1) as i32
+        };
         assert_eq!(*x, want, "a({i},{j})");
     }
     assert_eq!(t.actual_on(va, HOST), &all);
@@ -213,7 +281,10 @@ fn representatives_grow_and_keep_actual_data() {
     t.get_actual(v, &Pcs::from_rect(&[(1, 20)])).unwrap();
     assert_eq!(&x[3..9], &[-1.0, 4.0, 5.0, 6.0, 7.0, -1.0]);
     // LOCAL: forgotten on the device, fetched again next time
-    assert_eq!(t.actual_on(v, ACC), &Pcs::from_rects(1, &[vec![(5, 8)], vec![(15, 16)]]));
+    assert_eq!(
+        t.actual_on(v, ACC),
+        &Pcs::from_rects(1, &[vec![(5, 8)], vec![(15, 16)]])
+    );
     t.forget(v, ACC, &Pcs::from_rect(&[(15, 16)]));
     assert_eq!(t.actual_on(v, ACC), &Pcs::from_rect(&[(5, 8)]));
     let before = t.stats(ACC).h2d_bytes;
@@ -251,29 +322,61 @@ fn a_loop_split_between_host_and_emulator_exchanges_only_the_boundaries() {
         let (src, dst) = cur;
         for (dev, &(lo, hi)) in [(HOST, &parts[0]), (ACC, &parts[1])] {
             let uses = [
-                RegionUse { var: src, access: Access::In, part: Pcs::from_rect(&[(lo - 1, hi + 1)]) },
-                RegionUse { var: dst, access: Access::Out, part: Pcs::from_rect(&[(lo, hi)]) },
+                RegionUse {
+                    var: src,
+                    access: Access::In,
+                    part: Pcs::from_rect(&[(lo - 1, hi + 1)]),
+                },
+                RegionUse {
+                    var: dst,
+                    access: Access::Out,
+                    part: Pcs::from_rect(&[(lo, hi)]),
+                },
             ];
             t.region_enter(dev, &uses).unwrap();
             if dev == HOST {
                 // the host version of the loop
-                let (s, d) = if src == vx { (&x, &mut y) } else { (&y, &mut x) };
+                let (s, d) = if src == vx {
+                    (&x, &mut y)
+                } else {
+                    (&y, &mut x)
+                };
                 let s = s.clone();
                 for i in lo..=hi {
                     let k = (i - 1) as usize;
                     d[k] = 0.25 * s[k - 1] + 0.5 * s[k] + 0.25 * s[k + 1];
                 }
             } else {
-                let (rd, rs) = (t.rep(dst, ACC).unwrap().clone(), t.rep(src, ACC).unwrap().clone());
+                let (rd, rs) = (
+                    t.rep(dst, ACC).unwrap().clone(),
+                    t.rep(src, ACC).unwrap().clone(),
+                );
                 let grid = sapfor_rt::device::grid_for(&[hi - lo + 1], [128, 1, 1]);
                 t.device(ACC)
-                    .launch(p, "smooth", grid, [128, 1, 1], &[KArg::Ptr(rd.ptr), KArg::I64(rd.bounds[0].0), KArg::Ptr(rs.ptr), KArg::I64(rs.bounds[0].0), KArg::I64(lo), KArg::I64(hi)])
+                    .launch(
+                        p,
+                        "smooth",
+                        grid,
+                        [128, 1, 1],
+                        &[
+                            KArg::Ptr(rd.ptr),
+                            KArg::I64(rd.bounds[0].0),
+                            KArg::Ptr(rs.ptr),
+                            KArg::I64(rs.bounds[0].0),
+                            KArg::I64(lo),
+                            KArg::I64(hi),
+                        ],
+                    )
                     .unwrap();
             }
             t.region_exit(dev, &uses);
         }
         // the fixed boundary elements 1 and n are copied by the host (ACTUAL)
-        let (s, d) = if src == vx { (&x, &mut y) } else { (&y, &mut x) };
+        let (s, d) = if src == vx {
+            (&x, &mut y)
+        } else {
+            (&y, &mut x)
+        };
         d[0] = s[0];
         d[(n - 1) as usize] = s[(n - 1) as usize];
         t.declare_actual(dst, &Pcs::from_rects(1, &[vec![(1, 1)], vec![(n, n)]]));
@@ -298,7 +401,10 @@ fn a_loop_split_between_host_and_emulator_exchanges_only_the_boundaries() {
     // one shadow element each way (x(251) to the device, x(252) to the host), plus the
     // boundary element n that the host rewrites (ACTUAL) and the device reads next step;
     // at the end the device's part of the result comes back.
-    eprintln!("split: h2d {} B in {} copies, d2h {} B in {} copies", s.h2d_bytes, s.h2d_copies, s.d2h_bytes, s.d2h_copies);
+    eprintln!(
+        "split: h2d {} B in {} copies, d2h {} B in {} copies",
+        s.h2d_bytes, s.h2d_copies, s.d2h_bytes, s.d2h_copies
+    );
     assert_eq!(s.h2d_bytes, 8 * (750 + (steps as u64 - 1) * 2));
     assert_eq!(s.d2h_bytes, 8 * ((steps as u64 - 1) + 748));
 }
@@ -314,19 +420,41 @@ fn deferred_reduction_results_move_only_when_the_host_reads_them() {
     let one = [(1i64, 1i64)];
     let put = |t: &mut Tracker, x: f64| {
         let b = t.device(ACC).alloc(8).unwrap();
-        unsafe { t.device(ACC).to_device(b, &one, &x as *const f64 as *const u8, &one, 8, &one).unwrap() };
+        unsafe {
+            t.device(ACC)
+                .to_device(b, &one, &x as *const f64 as *const u8, &one, 8, &one)
+                .unwrap()
+        };
         b
     };
     // a result nobody reads is dropped when the host assigns the variable
     let b = put(&mut t, 10.0);
-    t.defer_reduction(v, PendingReduction { dev: ACC, op: RedOp::Sum, ty: ElemTy::Double, buf: b }).unwrap();
+    t.defer_reduction(
+        v,
+        PendingReduction {
+            dev: ACC,
+            op: RedOp::Sum,
+            ty: ElemTy::Double,
+            buf: b,
+        },
+    )
+    .unwrap();
     assert!(t.actual_on(v, HOST).is_empty());
     *s = 0.25;
     t.declare_actual(v, &Pcs::scalar());
     assert_eq!(t.stats(ACC).d2h_bytes, 0);
     // GET_ACTUAL fetches the 8 bytes and combines with the value before the loop
     let b = put(&mut t, 2.0);
-    t.defer_reduction(v, PendingReduction { dev: ACC, op: RedOp::Sum, ty: ElemTy::Double, buf: b }).unwrap();
+    t.defer_reduction(
+        v,
+        PendingReduction {
+            dev: ACC,
+            op: RedOp::Sum,
+            ty: ElemTy::Double,
+            buf: b,
+        },
+    )
+    .unwrap();
     assert_eq!(t.get_actual(v, &Pcs::scalar()).unwrap(), 8);
     assert_eq!(*s, 2.25);
     assert_eq!(t.get_actual(v, &Pcs::scalar()).unwrap(), 0);
@@ -334,8 +462,21 @@ fn deferred_reduction_results_move_only_when_the_host_reads_them() {
     let mut f = Box::new(3.0f32);
     let vf = unsafe { t.register("f", &mut *f as *mut f32 as *mut u8, &[], 4) };
     let b = t.device(ACC).alloc(4).unwrap();
-    unsafe { t.device(ACC).to_device(b, &one, &7.0f32 as *const f32 as *const u8, &one, 4, &one).unwrap() };
-    t.defer_reduction(vf, PendingReduction { dev: ACC, op: RedOp::Max, ty: ElemTy::Float, buf: b }).unwrap();
+    unsafe {
+        t.device(ACC)
+            .to_device(b, &one, &7.0f32 as *const f32 as *const u8, &one, 4, &one)
+            .unwrap()
+    };
+    t.defer_reduction(
+        vf,
+        PendingReduction {
+            dev: ACC,
+            op: RedOp::Max,
+            ty: ElemTy::Float,
+            buf: b,
+        },
+    )
+    .unwrap();
     t.actualize(vf, ACC, &Pcs::scalar()).unwrap();
     assert_eq!(*f, 7.0);
     assert_eq!(t.stats(ACC).h2d_bytes, 4);

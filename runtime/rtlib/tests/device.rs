@@ -24,20 +24,52 @@ fn emulator_runs_kernels_in_its_own_memory() {
     let dy = d.alloc(8 * n as usize).unwrap();
     let dout = d.alloc(8).unwrap();
     unsafe {
-        assert_eq!(d.to_device(dx, &b, x.as_ptr() as *const u8, &b, 8, &b).unwrap(), 8 * n as u64);
-        d.to_device(dy, &b, y.as_ptr() as *const u8, &b, 8, &b).unwrap();
+        assert_eq!(
+            d.to_device(dx, &b, x.as_ptr() as *const u8, &b, 8, &b)
+                .unwrap(),
+            8 * n as u64
+        );
+        d.to_device(dy, &b, y.as_ptr() as *const u8, &b, 8, &b)
+            .unwrap();
     }
     let p = d.load_program(SAXPY).unwrap();
     let grid = device::grid_for(&[n], [128, 1, 1]);
     assert_eq!(grid, [8, 1, 1]);
-    d.launch(p, "saxpy", grid, [128, 1, 1], &[KArg::Ptr(dy), KArg::Ptr(dx), KArg::F64(2.0), KArg::I64(n)]).unwrap();
+    d.launch(
+        p,
+        "saxpy",
+        grid,
+        [128, 1, 1],
+        &[KArg::Ptr(dy), KArg::Ptr(dx), KArg::F64(2.0), KArg::I64(n)],
+    )
+    .unwrap();
     // the host copy is untouched until copied back
     assert!(y.iter().all(|&v| v == 1.0));
-    unsafe { d.to_host(y.as_mut_ptr() as *mut u8, &b, dy, &b, 8, &[(10, 12)]).unwrap() };
+    unsafe {
+        d.to_host(y.as_mut_ptr() as *mut u8, &b, dy, &b, 8, &[(10, 12)])
+            .unwrap()
+    };
     assert_eq!(&y[8..13], &[1.0, 19.0, 21.0, 23.0, 1.0]);
-    d.launch(p, "total", grid, [128, 1, 1], &[KArg::Ptr(dx), KArg::Ptr(dout), KArg::I64(n)]).unwrap();
+    d.launch(
+        p,
+        "total",
+        grid,
+        [128, 1, 1],
+        &[KArg::Ptr(dx), KArg::Ptr(dout), KArg::I64(n)],
+    )
+    .unwrap();
     let mut t = [0.0f64];
-    unsafe { d.to_host(t.as_mut_ptr() as *mut u8, &[(1, 1)], dout, &[(1, 1)], 8, &[(1, 1)]).unwrap() };
+    unsafe {
+        d.to_host(
+            t.as_mut_ptr() as *mut u8,
+            &[(1, 1)],
+            dout,
+            &[(1, 1)],
+            8,
+            &[(1, 1)],
+        )
+        .unwrap()
+    };
     assert_eq!(t[0], (n * (n - 1) / 2) as f64);
     // loading the same source again reuses the program
     assert_eq!(d.load_program(SAXPY).unwrap(), p);
@@ -51,7 +83,9 @@ fn emulator_runs_kernels_in_its_own_memory() {
 #[test]
 fn emulator_reports_compile_errors() {
     let mut d = emu::EmuDevice::new();
-    let e = d.load_program("extern \"C\" __global__ void bad(int *x) { x[0] = undefined_name; }").unwrap_err();
+    let e = d
+        .load_program("extern \"C\" __global__ void bad(int *x) { x[0] = undefined_name; }")
+        .unwrap_err();
     assert!(e.0.contains("undefined_name"), "{e}");
 }
 
@@ -63,9 +97,29 @@ fn box_copies_between_different_bounds() {
     let host: Vec<i32> = (0..24).collect();
     let mut d = emu::EmuDevice::new();
     let p = d.alloc(4 * 8).unwrap();
-    unsafe { d.to_device(p, &db, host.as_ptr() as *const u8, &hb, 4, &[(2, 3), (2, 3)]).unwrap() };
+    unsafe {
+        d.to_device(
+            p,
+            &db,
+            host.as_ptr() as *const u8,
+            &hb,
+            4,
+            &[(2, 3), (2, 3)],
+        )
+        .unwrap()
+    };
     let mut back = vec![-1i32; 24];
-    let n = unsafe { d.to_host(back.as_mut_ptr() as *mut u8, &hb, p, &db, 4, &[(2, 3), (2, 3)]).unwrap() };
+    let n = unsafe {
+        d.to_host(
+            back.as_mut_ptr() as *mut u8,
+            &hb,
+            p,
+            &db,
+            4,
+            &[(2, 3), (2, 3)],
+        )
+        .unwrap()
+    };
     assert_eq!(n, 16);
     for j in 1..=4i64 {
         for i in 0..=5i64 {
@@ -79,7 +133,10 @@ fn box_copies_between_different_bounds() {
 #[test]
 fn missing_cuda_library_falls_back_to_the_host() {
     // No GPU and no libcuda.so on the build machines: opening CUDA must not panic.
-    assert!(!device::cuda::driver_present(), "this test expects a machine without the CUDA driver");
+    assert!(
+        !device::cuda::driver_present(),
+        "this test expects a machine without the CUDA driver"
+    );
     let (d, note) = device::open(DeviceKind::Cuda);
     assert_eq!(d.kind(), DeviceKind::Host);
     let note = note.expect("one informational line");
@@ -109,9 +166,21 @@ fn nvrtc_compiles_and_ptxas_accepts() {
     let dir = tempfile_dir();
     let f = dir.join("k.ptx");
     std::fs::write(&f, &ptx).unwrap();
-    let out = std::process::Command::new(ptxas).args(["-arch=sm_80", "-o"]).arg(dir.join("k.cubin")).arg(&f).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let e = nvrtc::get().unwrap().compile("__global__ void k() { nope; }", nvrtc::ARCH).unwrap_err();
+    let out = std::process::Command::new(ptxas)
+        .args(["-arch=sm_80", "-o"])
+        .arg(dir.join("k.cubin"))
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e = nvrtc::get()
+        .unwrap()
+        .compile("__global__ void k() { nope; }", nvrtc::ARCH)
+        .unwrap_err();
     assert!(e.0.contains("nope"), "{e}");
 }
 

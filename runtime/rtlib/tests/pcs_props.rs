@@ -25,7 +25,11 @@ fn to_set(p: &Pcs) -> BTreeSet<Vec<i64>> {
 }
 
 fn rect(rank: usize) -> impl Strategy<Value = Rect> {
-    proptest::collection::vec((LO..=HI, LO..=HI), rank).prop_map(|v| v.into_iter().map(|(a, b)| if a <= b { (a, b) } else { (b, a) }).collect())
+    proptest::collection::vec((LO..=HI, LO..=HI), rank).prop_map(|v| {
+        v.into_iter()
+            .map(|(a, b)| if a <= b { (a, b) } else { (b, a) })
+            .collect()
+    })
 }
 
 fn rects(rank: usize) -> impl Strategy<Value = Vec<Rect>> {

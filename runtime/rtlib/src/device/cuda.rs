@@ -37,9 +37,16 @@ impl CudaDevice {
         if !driver_present() {
             return err("no CUDA driver library libcuda.so");
         }
-        let ctx = std::panic::catch_unwind(|| CudaContext::new(0)).map_err(|_| DevError("CUDA initialisation panicked".into()))?.map_err(de)?;
+        let ctx = std::panic::catch_unwind(|| CudaContext::new(0))
+            .map_err(|_| DevError("CUDA initialisation panicked".into()))?
+            .map_err(de)?;
         let stream = ctx.default_stream();
-        Ok(CudaDevice { ctx, stream, progs: vec![], allocs: vec![] })
+        Ok(CudaDevice {
+            ctx,
+            stream,
+            progs: vec![],
+            allocs: vec![],
+        })
     }
 }
 
@@ -77,7 +84,15 @@ impl Device for CudaDevice {
             }
         }
     }
-    unsafe fn to_device(&mut self, dst: DevPtr, dst_b: &Bounds, src: *const u8, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<u64, DevError> {
+    unsafe fn to_device(
+        &mut self,
+        dst: DevPtr,
+        dst_b: &Bounds,
+        src: *const u8,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<u64, DevError> {
         self.ctx.bind_to_thread().map_err(de)?;
         let mut n = 0u64;
         let mut res = Ok(());
@@ -90,7 +105,15 @@ impl Device for CudaDevice {
         });
         res.map(|_| n)
     }
-    unsafe fn to_host(&mut self, dst: *mut u8, dst_b: &Bounds, src: DevPtr, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<u64, DevError> {
+    unsafe fn to_host(
+        &mut self,
+        dst: *mut u8,
+        dst_b: &Bounds,
+        src: DevPtr,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<u64, DevError> {
         self.ctx.bind_to_thread().map_err(de)?;
         let mut n = 0u64;
         let mut res = Ok(());
@@ -103,12 +126,27 @@ impl Device for CudaDevice {
         });
         res.map(|_| n)
     }
-    fn copy_within(&mut self, dst: DevPtr, dst_b: &Bounds, src: DevPtr, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<(), DevError> {
+    fn copy_within(
+        &mut self,
+        dst: DevPtr,
+        dst_b: &Bounds,
+        src: DevPtr,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<(), DevError> {
         self.ctx.bind_to_thread().map_err(de)?;
         let mut res = Ok(());
         for_each_run(src_b, dst_b, region, |so, d, len| {
             if res.is_ok() {
-                res = unsafe { result::memcpy_dtod_sync(dst.0 + (d * elem) as u64, src.0 + (so * elem) as u64, len * elem) }.map_err(de);
+                res = unsafe {
+                    result::memcpy_dtod_sync(
+                        dst.0 + (d * elem) as u64,
+                        src.0 + (so * elem) as u64,
+                        len * elem,
+                    )
+                }
+                .map_err(de);
             }
         });
         res
@@ -118,11 +156,21 @@ impl Device for CudaDevice {
             return Ok(ProgId(i));
         }
         let ptx = super::nvrtc::compile_cached(source, super::nvrtc::ARCH)?;
-        let module = self.ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx)).map_err(de)?;
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(de)?;
         self.progs.push((source.to_string(), module, vec![]));
         Ok(ProgId(self.progs.len() - 1))
     }
-    fn launch(&mut self, prog: ProgId, kernel: &str, grid: [u32; 3], block: [u32; 3], args: &[KArg]) -> Result<(), DevError> {
+    fn launch(
+        &mut self,
+        prog: ProgId,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[KArg],
+    ) -> Result<(), DevError> {
         self.ctx.bind_to_thread().map_err(de)?;
         let Some((_, module, funcs)) = self.progs.get_mut(prog.0) else {
             return err("no such program");
@@ -145,12 +193,22 @@ impl Device for CudaDevice {
                 KArg::F64(v) => v.to_bits(),
             })
             .collect();
-        let mut ptrs: Vec<*mut c_void> = slots.iter_mut().map(|s| s as *mut u64 as *mut c_void).collect();
+        let mut ptrs: Vec<*mut c_void> = slots
+            .iter_mut()
+            .map(|s| s as *mut u64 as *mut c_void)
+            .collect();
         if grid.contains(&0) {
             return Ok(());
         }
         unsafe {
-            result::launch_kernel(f.cu_function(), (grid[0], grid[1], grid[2]), (block[0], block[1], block[2]), 0, self.stream.cu_stream(), &mut ptrs)
+            result::launch_kernel(
+                f.cu_function(),
+                (grid[0], grid[1], grid[2]),
+                (block[0], block[1], block[2]),
+                0,
+                self.stream.cu_stream(),
+                &mut ptrs,
+            )
         }
         .map_err(de)
     }

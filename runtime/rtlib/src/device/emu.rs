@@ -16,7 +16,16 @@ use std::path::PathBuf;
 use std::process::Command;
 
 pub const EMU_HEADER: &str = include_str!("../../../cuda/sapfor_emu.h");
-const CXXFLAGS: &[&str] = &["-std=c++17", "-O2", "-shared", "-fPIC", "-ffp-contract=off", "-fno-fast-math", "-w", "-Wl,-Bsymbolic"];
+const CXXFLAGS: &[&str] = &[
+    "-std=c++17",
+    "-O2",
+    "-shared",
+    "-fPIC",
+    "-ffp-contract=off",
+    "-fno-fast-math",
+    "-w",
+    "-Wl,-Bsymbolic",
+];
 
 pub fn cache_dir() -> PathBuf {
     let base = if let Some(d) = std::env::var_os("SAPFOR_CACHE_DIR") {
@@ -37,17 +46,34 @@ pub fn kernel_signatures(src: &str) -> Result<Vec<(String, Vec<String>)>, DevErr
     let mut rest = src;
     while let Some(k) = rest.find("__global__") {
         let after = &rest[k + "__global__".len()..];
-        let open = after.find('(').ok_or_else(|| DevError("__global__ without parameter list".into()))?;
+        let open = after
+            .find('(')
+            .ok_or_else(|| DevError("__global__ without parameter list".into()))?;
         let head = after[..open].trim();
-        let name = head.rsplit(|c: char| c.is_whitespace() || c == '*').next().unwrap_or("").to_string();
-        let close = after[open..].find(')').ok_or_else(|| DevError("unclosed parameter list".into()))? + open;
+        let name = head
+            .rsplit(|c: char| c.is_whitespace() || c == '*')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        let close = after[open..]
+            .find(')')
+            .ok_or_else(|| DevError("unclosed parameter list".into()))?
+            + open;
         let params = after[open + 1..close].trim();
         let mut tys = vec![];
         if !params.is_empty() && params != "void" {
             for p in params.split(',') {
                 let p = p.trim();
-                let cut = p.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).ok_or_else(|| DevError(format!("kernel {name}: cannot read parameter `{p}`")))?;
-                let ty = p[..=cut].trim().replace("__restrict__", "").trim().to_string();
+                let cut = p
+                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .ok_or_else(|| {
+                        DevError(format!("kernel {name}: cannot read parameter `{p}`"))
+                    })?;
+                let ty = p[..=cut]
+                    .trim()
+                    .replace("__restrict__", "")
+                    .trim()
+                    .to_string();
                 tys.push(ty);
             }
         }
@@ -61,9 +87,15 @@ pub fn kernel_signatures(src: &str) -> Result<Vec<(String, Vec<String>)>, DevErr
 /// launchers.
 pub fn emu_unit(src: &str) -> Result<String, DevError> {
     let mut s = String::from(src);
-    s.push_str("\n\n// ---- sapfor emulator launchers (appended; the kernel text above is unchanged)\n");
+    s.push_str(
+        "\n\n// ---- sapfor emulator launchers (appended; the kernel text above is unchanged)\n",
+    );
     for (name, tys) in kernel_signatures(src)? {
-        let args: Vec<String> = tys.iter().enumerate().map(|(i, t)| format!("*({t}*)a[{i}]")).collect();
+        let args: Vec<String> = tys
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("*({t}*)a[{i}]"))
+            .collect();
         s.push_str(&format!(
             "extern \"C\" void sapfor_emu_launch_{name}(const unsigned int *g, const unsigned int *b, void **a) {{\n    sapfor_emu_run(g, b, [&]() {{ {name}({}); }});\n}}\n",
             args.join(", ")
@@ -89,7 +121,8 @@ pub fn compile(src: &str) -> Result<PathBuf, DevError> {
     if so.exists() {
         return Ok(so);
     }
-    std::fs::create_dir_all(&dir).map_err(|e| DevError(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| DevError(format!("cannot create {}: {e}", dir.display())))?;
     let tag = format!("{}-{}", std::process::id(), &hash[..16]);
     let hdr = dir.join(format!("sapfor_emu-{}.h", &hash[..16]));
     let cu = dir.join(format!("{tag}.cu"));
@@ -153,14 +186,54 @@ impl Device for EmuDevice {
     fn free(&mut self, p: DevPtr) {
         self.mem.free(p)
     }
-    unsafe fn to_device(&mut self, dst: DevPtr, dst_b: &Bounds, src: *const u8, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<u64, DevError> {
+    unsafe fn to_device(
+        &mut self,
+        dst: DevPtr,
+        dst_b: &Bounds,
+        src: *const u8,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<u64, DevError> {
         Ok(copy_box(dst.0 as *mut u8, dst_b, src, src_b, elem, region))
     }
-    unsafe fn to_host(&mut self, dst: *mut u8, dst_b: &Bounds, src: DevPtr, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<u64, DevError> {
-        Ok(copy_box(dst, dst_b, src.0 as *const u8, src_b, elem, region))
+    unsafe fn to_host(
+        &mut self,
+        dst: *mut u8,
+        dst_b: &Bounds,
+        src: DevPtr,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<u64, DevError> {
+        Ok(copy_box(
+            dst,
+            dst_b,
+            src.0 as *const u8,
+            src_b,
+            elem,
+            region,
+        ))
     }
-    fn copy_within(&mut self, dst: DevPtr, dst_b: &Bounds, src: DevPtr, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<(), DevError> {
-        unsafe { copy_box(dst.0 as *mut u8, dst_b, src.0 as *const u8, src_b, elem, region) };
+    fn copy_within(
+        &mut self,
+        dst: DevPtr,
+        dst_b: &Bounds,
+        src: DevPtr,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<(), DevError> {
+        unsafe {
+            copy_box(
+                dst.0 as *mut u8,
+                dst_b,
+                src.0 as *const u8,
+                src_b,
+                elem,
+                region,
+            )
+        };
         Ok(())
     }
     fn load_program(&mut self, source: &str) -> Result<ProgId, DevError> {
@@ -168,16 +241,25 @@ impl Device for EmuDevice {
             return Ok(ProgId(i));
         }
         let so = compile(source)?;
-        let lib = unsafe { libloading::Library::new(&so) }.map_err(|e| DevError(format!("cannot load {}: {e}", so.display())))?;
+        let lib = unsafe { libloading::Library::new(&so) }
+            .map_err(|e| DevError(format!("cannot load {}: {e}", so.display())))?;
         self.progs.push((source.to_string(), lib));
         Ok(ProgId(self.progs.len() - 1))
     }
-    fn launch(&mut self, prog: ProgId, kernel: &str, grid: [u32; 3], block: [u32; 3], args: &[KArg]) -> Result<(), DevError> {
+    fn launch(
+        &mut self,
+        prog: ProgId,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[KArg],
+    ) -> Result<(), DevError> {
         let Some((_, lib)) = self.progs.get(prog.0) else {
             return err("no such program");
         };
         let sym = format!("sapfor_emu_launch_{kernel}");
-        let f: libloading::Symbol<Launcher> = unsafe { lib.get(sym.as_bytes()) }.map_err(|_| DevError(format!("no kernel {kernel} in the program")))?;
+        let f: libloading::Symbol<Launcher> = unsafe { lib.get(sym.as_bytes()) }
+            .map_err(|_| DevError(format!("no kernel {kernel} in the program")))?;
         let mut slots: Vec<u64> = args
             .iter()
             .map(|a| match *a {
@@ -188,7 +270,10 @@ impl Device for EmuDevice {
                 KArg::F64(v) => v.to_bits(),
             })
             .collect();
-        let mut ptrs: Vec<*mut c_void> = slots.iter_mut().map(|s| s as *mut u64 as *mut c_void).collect();
+        let mut ptrs: Vec<*mut c_void> = slots
+            .iter_mut()
+            .map(|s| s as *mut u64 as *mut c_void)
+            .collect();
         unsafe { f(grid.as_ptr(), block.as_ptr(), ptrs.as_mut_ptr()) };
         self.launches += 1;
         Ok(())

@@ -26,7 +26,14 @@ impl Mem {
     }
 }
 
-pub(crate) unsafe fn copy_box(dst: *mut u8, dst_b: &Bounds, src: *const u8, src_b: &Bounds, elem: usize, region: &Bounds) -> u64 {
+pub(crate) unsafe fn copy_box(
+    dst: *mut u8,
+    dst_b: &Bounds,
+    src: *const u8,
+    src_b: &Bounds,
+    elem: usize,
+    region: &Bounds,
+) -> u64 {
     let mut n = 0u64;
     for_each_run(src_b, dst_b, region, |so, d, len| {
         std::ptr::copy_nonoverlapping(src.add(so * elem), dst.add(d * elem), len * elem);
@@ -59,20 +66,69 @@ impl Device for HostDevice {
     fn free(&mut self, p: DevPtr) {
         self.mem.free(p)
     }
-    unsafe fn to_device(&mut self, dst: DevPtr, dst_b: &Bounds, src: *const u8, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<u64, DevError> {
+    unsafe fn to_device(
+        &mut self,
+        dst: DevPtr,
+        dst_b: &Bounds,
+        src: *const u8,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<u64, DevError> {
         Ok(copy_box(dst.0 as *mut u8, dst_b, src, src_b, elem, region))
     }
-    unsafe fn to_host(&mut self, dst: *mut u8, dst_b: &Bounds, src: DevPtr, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<u64, DevError> {
-        Ok(copy_box(dst, dst_b, src.0 as *const u8, src_b, elem, region))
+    unsafe fn to_host(
+        &mut self,
+        dst: *mut u8,
+        dst_b: &Bounds,
+        src: DevPtr,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<u64, DevError> {
+        Ok(copy_box(
+            dst,
+            dst_b,
+            src.0 as *const u8,
+            src_b,
+            elem,
+            region,
+        ))
     }
-    fn copy_within(&mut self, dst: DevPtr, dst_b: &Bounds, src: DevPtr, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<(), DevError> {
-        unsafe { copy_box(dst.0 as *mut u8, dst_b, src.0 as *const u8, src_b, elem, region) };
+    fn copy_within(
+        &mut self,
+        dst: DevPtr,
+        dst_b: &Bounds,
+        src: DevPtr,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<(), DevError> {
+        unsafe {
+            copy_box(
+                dst.0 as *mut u8,
+                dst_b,
+                src.0 as *const u8,
+                src_b,
+                elem,
+                region,
+            )
+        };
         Ok(())
     }
     fn load_program(&mut self, _source: &str) -> Result<ProgId, DevError> {
         err("the host device runs the Fortran version of loops, not kernels")
     }
-    fn launch(&mut self, _p: ProgId, kernel: &str, _g: [u32; 3], _b: [u32; 3], _a: &[KArg]) -> Result<(), DevError> {
-        err(format!("kernel {kernel}: the host device does not launch kernels"))
+    fn launch(
+        &mut self,
+        _p: ProgId,
+        kernel: &str,
+        _g: [u32; 3],
+        _b: [u32; 3],
+        _a: &[KArg],
+    ) -> Result<(), DevError> {
+        err(format!(
+            "kernel {kernel}: the host device does not launch kernels"
+        ))
     }
 }

@@ -102,19 +102,50 @@ pub trait Device {
     /// # Safety
     /// `src` must point to a live column-major array with bounds `src_b` of `elem`-byte
     /// elements.
-    unsafe fn to_device(&mut self, dst: DevPtr, dst_b: &Bounds, src: *const u8, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<u64, DevError>;
+    unsafe fn to_device(
+        &mut self,
+        dst: DevPtr,
+        dst_b: &Bounds,
+        src: *const u8,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<u64, DevError>;
     /// Copy the elements of `region` from the representative `src` into the host array `dst`.
     ///
     /// # Safety
     /// As for [`Device::to_device`], with `dst` writable.
-    unsafe fn to_host(&mut self, dst: *mut u8, dst_b: &Bounds, src: DevPtr, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<u64, DevError>;
+    unsafe fn to_host(
+        &mut self,
+        dst: *mut u8,
+        dst_b: &Bounds,
+        src: DevPtr,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<u64, DevError>;
     /// Copy `region` between two representatives on this device (used when a representative
     /// is extended).
-    fn copy_within(&mut self, dst: DevPtr, dst_b: &Bounds, src: DevPtr, src_b: &Bounds, elem: usize, region: &Bounds) -> Result<(), DevError>;
+    fn copy_within(
+        &mut self,
+        dst: DevPtr,
+        dst_b: &Bounds,
+        src: DevPtr,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<(), DevError>;
     /// Compile (or find in the cache) a program; kernels of it are then launched by name.
     fn load_program(&mut self, source: &str) -> Result<ProgId, DevError>;
     /// Launch `kernel` of program `prog` on a grid of `grid` blocks of `block` threads.
-    fn launch(&mut self, prog: ProgId, kernel: &str, grid: [u32; 3], block: [u32; 3], args: &[KArg]) -> Result<(), DevError>;
+    fn launch(
+        &mut self,
+        prog: ProgId,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[KArg],
+    ) -> Result<(), DevError>;
     /// Wait for everything launched so far.
     fn sync(&mut self) -> Result<(), DevError> {
         Ok(())
@@ -133,18 +164,31 @@ pub fn offset(b: &Bounds, idx: &[i64]) -> usize {
 }
 
 pub fn elements(b: &Bounds) -> usize {
-    b.iter().map(|&(l, h)| (h - l + 1).max(0) as usize).product()
+    b.iter()
+        .map(|&(l, h)| (h - l + 1).max(0) as usize)
+        .product()
 }
 
 /// The contiguous runs of `region` inside two arrays: calls `f(src_off, dst_off, len)` in
 /// elements, one call per column (dimension 0 run) of the region.
-pub fn for_each_run(src_b: &Bounds, dst_b: &Bounds, region: &Bounds, mut f: impl FnMut(usize, usize, usize)) {
+pub fn for_each_run(
+    src_b: &Bounds,
+    dst_b: &Bounds,
+    region: &Bounds,
+    mut f: impl FnMut(usize, usize, usize),
+) {
     if region.iter().any(|&(l, h)| l > h) {
         return;
     }
     for (d, r) in region.iter().enumerate() {
-        assert!(r.0 >= src_b[d].0 && r.1 <= src_b[d].1, "copy region {region:?} outside source bounds {src_b:?}");
-        assert!(r.0 >= dst_b[d].0 && r.1 <= dst_b[d].1, "copy region {region:?} outside destination bounds {dst_b:?}");
+        assert!(
+            r.0 >= src_b[d].0 && r.1 <= src_b[d].1,
+            "copy region {region:?} outside source bounds {src_b:?}"
+        );
+        assert!(
+            r.0 >= dst_b[d].0 && r.1 <= dst_b[d].1,
+            "copy region {region:?} outside destination bounds {dst_b:?}"
+        );
     }
     if region.is_empty() {
         f(0, 0, 1);
@@ -177,7 +221,11 @@ pub fn grid_for(trips: &[i64], block: [u32; 3]) -> [u32; 3] {
     let t = |k: usize| -> i64 { trips.get(k).copied().unwrap_or(1).max(0) };
     let tx = if m >= 1 { t(m - 1) } else { 1 };
     let ty = if m >= 2 { t(m - 2) } else { 1 };
-    let tz: i64 = if m >= 3 { trips[..m - 2].iter().map(|&x| x.max(0)).product() } else { 1 };
+    let tz: i64 = if m >= 3 {
+        trips[..m - 2].iter().map(|&x| x.max(0)).product()
+    } else {
+        1
+    };
     let g = |n: i64, b: u32| -> u32 { ((n + b as i64 - 1) / b as i64).max(0) as u32 };
     [g(tx, block[0]), g(ty, block[1]), g(tz, block[2])]
 }
@@ -194,7 +242,11 @@ pub fn split_iterations(lo: i64, hi: i64, weights: &[f64]) -> Vec<(i64, i64)> {
     for (k, w) in weights.iter().enumerate() {
         acc += w.max(0.0);
         let end = if k + 1 == weights.len() || total == 0.0 {
-            if k + 1 == weights.len() { hi } else { start - 1 }
+            if k + 1 == weights.len() {
+                hi
+            } else {
+                start - 1
+            }
         } else {
             lo + ((n as f64) * acc / total).round() as i64 - 1
         };
@@ -215,7 +267,9 @@ pub fn open(kind: DeviceKind) -> (Box<dyn Device>, Option<String>) {
             Ok(d) => (Box::new(d), None),
             Err(e) => (
                 Box::new(host::HostDevice::new()),
-                Some(format!("sapfor: no CUDA device ({e}); regions run on the host")),
+                Some(format!(
+                    "sapfor: no CUDA device ({e}); regions run on the host"
+                )),
             ),
         },
     }

@@ -55,7 +55,13 @@ red_value!(i64, 1, 0);
 
 /// Fold `partials` (and, for MAXLOC/MINLOC, `locs`: `nloc` index buffers of the same length
 /// as `partials`, one after the other) into `value` / `loc`, in order.
-pub fn combine<T: RedValue>(op: RedOp, value: &mut T, loc: &mut [i32], partials: &[T], locs: &[Vec<i32>]) {
+pub fn combine<T: RedValue>(
+    op: RedOp,
+    value: &mut T,
+    loc: &mut [i32],
+    partials: &[T],
+    locs: &[Vec<i32>],
+) {
     for (k, &p) in partials.iter().enumerate() {
         let v = *value;
         *value = match op {
@@ -99,7 +105,13 @@ pub fn combine<T: RedValue>(op: RedOp, value: &mut T, loc: &mut [i32], partials:
 /// thread over the chunk results. Afterwards element 0 of every buffer holds the loop's
 /// contribution (value and MAXLOC/MINLOC indices); the caller copies those few bytes to the
 /// host and [`combine`]s them with the value the variable had before the loop.
-pub fn fold_on_device(dev: &mut dyn super::Device, prog: super::ProgId, combine_kernel: &str, iterations: i64, bufs: &[super::DevPtr]) -> Result<(), super::DevError> {
+pub fn fold_on_device(
+    dev: &mut dyn super::Device,
+    prog: super::ProgId,
+    combine_kernel: &str,
+    iterations: i64,
+    bufs: &[super::DevPtr],
+) -> Result<(), super::DevError> {
     use super::KArg;
     if iterations <= 1 {
         return Ok(());
@@ -109,7 +121,13 @@ pub fn fold_on_device(dev: &mut dyn super::Device, prog: super::ProgId, combine_
     let block = 128u32;
     let mut args = vec![KArg::I64(iterations), KArg::I64(1), KArg::I64(chunk)];
     args.extend(bufs.iter().map(|&b| KArg::Ptr(b)));
-    dev.launch(prog, combine_kernel, [((threads + block as i64 - 1) / block as i64) as u32, 1, 1], [block, 1, 1], &args)?;
+    dev.launch(
+        prog,
+        combine_kernel,
+        [((threads + block as i64 - 1) / block as i64) as u32, 1, 1],
+        [block, 1, 1],
+        &args,
+    )?;
     if threads > 1 {
         args[0] = KArg::I64(threads);
         args[1] = KArg::I64(chunk);
@@ -126,7 +144,13 @@ mod tests {
     fn first_occurrence_and_order() {
         let mut v = 1.0f64;
         let mut l = [7, 7];
-        combine(RedOp::MaxLoc, &mut v, &mut l, &[0.5, 3.0, 2.0, 3.0], &[vec![1, 2, 3, 4], vec![9, 8, 7, 6]]);
+        combine(
+            RedOp::MaxLoc,
+            &mut v,
+            &mut l,
+            &[0.5, 3.0, 2.0, 3.0],
+            &[vec![1, 2, 3, 4], vec![9, 8, 7, 6]],
+        );
         assert_eq!((v, l), (3.0, [2, 8]));
         let mut s = 0.1f64;
         combine(RedOp::Sum, &mut s, &mut [], &[0.2, 0.3], &[]);
