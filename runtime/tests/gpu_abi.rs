@@ -118,6 +118,7 @@ fn reductions_sample_maxloc_minloc_through_the_c_abi() {
     assert_eq!((req, nocopy), (2, 1));
     // the host copy of B was never needed: it still holds zeros except B(1,1)
     assert!(b[1..].iter().all(|&x| x == 0.0));
+    sapfor_gpu_report();
     sapfor_gpu_finalize();
 }
 

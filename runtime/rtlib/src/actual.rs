@@ -53,6 +53,9 @@ pub struct Stats {
     pub requests_no_copy: u64,
     /// Bytes moved inside the device when a representative was extended.
     pub extend_bytes: u64,
+    /// Kernel launches on this device and seconds spent in them (synchronised).
+    pub kernels: u64,
+    pub kernel_secs: f64,
 }
 
 /// How a region uses a variable (the REGION clauses).
@@ -319,6 +322,34 @@ impl Tracker {
         }
         self.vars[v].actual[HOST] = self.whole(v);
         Ok(())
+    }
+
+    /// Count a kernel run on accelerator `d` (for `--profile`).
+    pub fn note_kernel(&mut self, d: DevId, secs: f64) {
+        self.stats[d].kernels += 1;
+        self.stats[d].kernel_secs += secs;
+    }
+
+    /// One line per accelerator for the performance report.
+    pub fn report(&self) -> Vec<String> {
+        (1..self.device_count())
+            .map(|d| {
+                let s = &self.stats[d];
+                format!(
+                    "accelerator {d} ({}): {} kernels {:.3} s; host->device {} B in {} copies, device->host {} B in {} copies, {:.3} s; {} of {} actualization requests without a copy",
+                    self.devices[d - 1].describe(),
+                    s.kernels,
+                    s.kernel_secs,
+                    s.h2d_bytes,
+                    s.h2d_copies,
+                    s.d2h_bytes,
+                    s.d2h_copies,
+                    s.copy_secs,
+                    s.requests_no_copy,
+                    s.requests
+                )
+            })
+            .collect()
     }
 
     /// The actualization request: make `set` (clipped to the variable) actual on `d`, copying

@@ -374,10 +374,16 @@ pub unsafe extern "C" fn sapfor_gpu_launch(
         } else {
             trips.iter().product()
         };
+        let t0 = std::time::Instant::now();
         let dev = t.device(ACC);
-        if let Err(e) = dev.launch(p, &name, grid, block, &args) {
+        if let Err(e) = dev
+            .launch(p, &name, grid, block, &args)
+            .and_then(|_| dev.sync())
+        {
             return fail(e);
         }
+        t.note_kernel(ACC, t0.elapsed().as_secs_f64());
+        let dev = t.device(ACC);
         let mut rc = 0;
         if !reds.is_empty() {
             let bufs: Vec<DevPtr> = reds
@@ -495,6 +501,18 @@ pub unsafe extern "C" fn sapfor_gpu_traffic(
                 if !p.is_null() {
                     *p = v;
                 }
+            }
+        }
+    })
+}
+
+/// Print the accelerator lines of the performance report on standard error.
+#[no_mangle]
+pub extern "C" fn sapfor_gpu_report() {
+    with(|g| {
+        if let Some(t) = g.tracker.as_ref() {
+            for l in t.report() {
+                eprintln!("{l}");
             }
         }
     })
