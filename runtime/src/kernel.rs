@@ -1246,31 +1246,60 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
             "    const long long sapfor_n_{v} = sapfor_trip({v}lo, {v}hi, {v}st);"
         );
     }
-    // iteration of this thread
-    let tvars: Vec<String> = loops.iter().map(|l| ident(&l.var)).collect();
-    if !across {
-        let _ = writeln!(
-            t,
-            "    const long long sapfor_x = (long long)blockIdx.x * blockDim.x + threadIdx.x;"
-        );
-        let _ = writeln!(t, "    if (sapfor_x >= sapfor_n_{}) return;", tvars[m - 1]);
-        if m >= 2 {
+    // array strides and PARAMETERs (the same for every iteration)
+    for (a, _) in &g.arrays {
+        let rank = sema.symbol(a).map(|s| s.rank()).unwrap_or(0);
+        let n = ident(a);
+        for d in 2..=rank {
+            let prev = if d == 2 {
+                "1".to_string()
+            } else {
+                format!("{n}s{}", d - 1)
+            };
             let _ = writeln!(
                 t,
-                "    const long long sapfor_y = (long long)blockIdx.y * blockDim.y + threadIdx.y;"
+                "    const long long {n}s{d} = {prev} * ({n}hi{} - {n}lo{} + 1);",
+                d - 1,
+                d - 1
             );
-            let _ = writeln!(t, "    if (sapfor_y >= sapfor_n_{}) return;", tvars[m - 2]);
         }
+    }
+    for (n, (ty, v)) in &g.params_used {
+        let val = match (ty, v) {
+            (CTy::Float | CTy::Double, c) => lit_f(c.as_f64().unwrap_or(0.0), *ty),
+            (CTy::Logical, Const::Logical(b)) => (*b as i32).to_string(),
+            (_, c) => match c.as_int() {
+                Some(i) => format!("{i}{}", if *ty == CTy::Long { "LL" } else { "" }),
+                None => {
+                    return Err(fail(
+                        top_line,
+                        format!("PARAMETER {} has no integer value", n.to_uppercase()),
+                    ))
+                }
+            },
+        };
+        let _ = writeln!(t, "    const {} {} = {val};", ty.c(), ident(n));
+    }
+    // the iterations of this thread: normally one; grid-stride loops cover grids that CUDA's
+    // limits (65535 blocks in y and z) made smaller than the iteration space
+    let tvars: Vec<String> = loops.iter().map(|l| ident(&l.var)).collect();
+    let mut closes = 0;
+    if !across {
         if m >= 3 {
             let prod: Vec<String> = tvars[..m - 2]
                 .iter()
                 .map(|v| format!("sapfor_n_{v}"))
                 .collect();
-            let _ = writeln!(
-                t,
-                "    const long long sapfor_z = (long long)blockIdx.z * blockDim.z + threadIdx.z;"
-            );
-            let _ = writeln!(t, "    if (sapfor_z >= {}) return;", prod.join(" * "));
+            let _ = writeln!(t, "    for (long long sapfor_z = (long long)blockIdx.z * blockDim.z + threadIdx.z; sapfor_z < {}; sapfor_z += (long long)gridDim.z * blockDim.z)", prod.join(" * "));
+            closes += 1;
+        }
+        if m >= 2 {
+            let _ = writeln!(t, "    for (long long sapfor_y = (long long)blockIdx.y * blockDim.y + threadIdx.y; sapfor_y < sapfor_n_{}; sapfor_y += (long long)gridDim.y * blockDim.y)", tvars[m - 2]);
+            closes += 1;
+        }
+        let _ = writeln!(t, "    for (long long sapfor_x = (long long)blockIdx.x * blockDim.x + threadIdx.x; sapfor_x < sapfor_n_{}; sapfor_x += (long long)gridDim.x * blockDim.x) {{", tvars[m - 1]);
+        closes += 1;
+        if m >= 3 {
             let _ = writeln!(t, "    long long sapfor_r = sapfor_z;");
             for k in (0..m - 2).rev() {
                 let v = &tvars[k];
@@ -1310,40 +1339,6 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
             let ty = CTy::of(&sema.type_of(&l.var)).unwrap_or(CTy::Int);
             let _ = writeln!(t, "    {} {v};", ty.c());
         }
-    }
-    // array strides
-    for (a, _) in &g.arrays {
-        let rank = sema.symbol(a).map(|s| s.rank()).unwrap_or(0);
-        let n = ident(a);
-        for d in 2..=rank {
-            let prev = if d == 2 {
-                "1".to_string()
-            } else {
-                format!("{n}s{}", d - 1)
-            };
-            let _ = writeln!(
-                t,
-                "    const long long {n}s{d} = {prev} * ({n}hi{} - {n}lo{} + 1);",
-                d - 1,
-                d - 1
-            );
-        }
-    }
-    for (n, (ty, v)) in &g.params_used {
-        let val = match (ty, v) {
-            (CTy::Float | CTy::Double, c) => lit_f(c.as_f64().unwrap_or(0.0), *ty),
-            (CTy::Logical, Const::Logical(b)) => (*b as i32).to_string(),
-            (_, c) => match c.as_int() {
-                Some(i) => format!("{i}{}", if *ty == CTy::Long { "LL" } else { "" }),
-                None => {
-                    return Err(fail(
-                        top_line,
-                        format!("PARAMETER {} has no integer value", n.to_uppercase()),
-                    ))
-                }
-            },
-        };
-        let _ = writeln!(t, "    const {} {} = {val};", ty.c(), ident(n));
     }
     for (n, ty) in &g.locals {
         if let Some(r) = g.reductions.iter().find(|r| &r.var == n) {
@@ -1385,6 +1380,9 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
                 ident(l)
             );
         }
+    }
+    if closes > 0 {
+        t.push_str("    }\n");
     }
     t.push_str("}\n");
     let combine = if g.reductions.is_empty() {

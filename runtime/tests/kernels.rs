@@ -309,7 +309,7 @@ struct Case {
     loops: Vec<(i64, i64, i64)>,
 }
 
-fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
+fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node, tiny_grid: bool) {
     let k = &nest.kernel;
     let u = &p.units[nest.unit];
     let sema = &p.semas[nest.unit];
@@ -479,6 +479,8 @@ fn run_case(p: &analyzer::program::Program, nest: &Nest, node: &Node) {
     } else {
         (device::grid_for(&trips, k.block), k.block)
     };
+    // one block only: the kernels' grid-stride loops must still cover every iteration
+    let grid = if tiny_grid { [1, 1, 1] } else { grid };
     dev.launch(prog, &k.name, grid, block, &args).unwrap();
     let mut emu_arrays = vec![];
     for ((_, t, b), ptr) in case.arrays.iter().zip(&arr_ptrs) {
@@ -729,11 +731,21 @@ fn kernels_on_the_emulator_match_gfortran() {
         let (p, nests) = load(&f);
         let all = kernel::parallel_nests(&p);
         for (nest, (_, _, node, _, _)) in nests.iter().zip(&all) {
-            run_case(&p, nest, node);
+            run_case(&p, nest, node, false);
             n += 1;
         }
     }
     assert_eq!(n, 17);
+}
+
+#[test]
+fn grid_stride_loops_cover_grids_smaller_than_the_iterations() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/all_ops.fdv");
+    let (p, nests) = load(&f);
+    let all = kernel::parallel_nests(&p);
+    for (nest, (_, _, node, _, _)) in nests.iter().zip(&all) {
+        run_case(&p, nest, node, true);
+    }
 }
 
 #[test]

@@ -226,8 +226,15 @@ pub fn grid_for(trips: &[i64], block: [u32; 3]) -> [u32; 3] {
     } else {
         1
     };
-    let g = |n: i64, b: u32| -> u32 { ((n + b as i64 - 1) / b as i64).max(0) as u32 };
-    [g(tx, block[0]), g(ty, block[1]), g(tz, block[2])]
+    // generated kernels loop (grid-stride) when the grid is smaller than the iterations, so
+    // the CUDA limits (x < 2^31, y and z <= 65535 blocks) are simply applied
+    let g =
+        |n: i64, b: u32, max: i64| -> u32 { ((n + b as i64 - 1) / b as i64).clamp(0, max) as u32 };
+    [
+        g(tx, block[0], i32::MAX as i64),
+        g(ty, block[1], 65535),
+        g(tz, block[2], 65535),
+    ]
 }
 
 /// Static work distribution (SPEC section 7, mode 1): split the iterations `lo..=hi` of a
