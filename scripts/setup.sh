@@ -11,11 +11,13 @@ set -euo pipefail
 # Debian packages the project needs. ADD NEW SYSTEM DEPENDENCIES HERE.
 #   gfortran  - reference compiler for the samples and the e2e checks
 #   make      - the top-level Makefile
+#   g++       - the emulated accelerator compiles CUDA C kernels with it (docs/gpu.md)
 #   libopenmpi-dev openmpi-bin   - MPI of the runtime (sapfor build / sapfor run)
 #   libclang-dev                 - bindgen of the `mpi` crate (runtime/rtlib)
 # ---------------------------------------------------------------------------
 DEBIAN_PACKAGES=(
     gfortran
+    g++
     make
     libopenmpi-dev
     openmpi-bin
@@ -81,4 +83,6 @@ fi
 log "cargo: $(command -v cargo)"
 log "gfortran: $(gfortran --version | head -n1)"
 log "mpirun: $(mpirun --version 2>/dev/null | head -n1)"
+# NVRTC + ptxas (pip wheels) for the GPU kernel tests: see scripts/setup_cuda_tools.sh
+"$(dirname "$0")/setup_cuda_tools.sh"
 log "done"

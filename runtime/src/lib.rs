@@ -5,4 +5,5 @@
 pub mod convert;
 pub mod driver;
 pub mod fortran;
+pub mod kernel;
 pub mod text;

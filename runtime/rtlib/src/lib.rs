@@ -22,6 +22,11 @@ use std::io::Write;
 use std::time::Instant;
 
 mod layout;
+pub mod actual;
+pub mod compare;
+pub mod device;
+pub mod gpu_abi;
+pub mod pcs;
 pub use layout::{factor_grid, Layout};
 
 const MAX_RANK: usize = 7;

@@ -1,0 +1,281 @@
+//! The emulated accelerator: a device with its own memory (separate allocations, so a
+//! missing copy gives a wrong answer) that runs the very CUDA C source NVRTC compiles, built
+//! for the CPU by g++ with `runtime/cuda/sapfor_emu.h` force-included.
+//!
+//! For every `extern "C" __global__ void NAME(params)` of the source a launcher
+//! `sapfor_emu_launch_NAME(grid, block, args)` is appended (after the unchanged kernel text);
+//! it unpacks the argument array the way `cuLaunchKernel` does and runs the grid as loops.
+//! Shared objects are cached by the SHA-256 of header, source and flags in
+//! `$SAPFOR_CACHE_DIR/emu` (default `$XDG_CACHE_HOME/sapfor/emu`, `~/.cache/sapfor/emu`).
+
+use super::host::{copy_box, Mem};
+use super::{err, Bounds, DevError, DevPtr, Device, DeviceKind, KArg, ProgId};
+use sha2::{Digest, Sha256};
+use std::ffi::c_void;
+use std::path::PathBuf;
+use std::process::Command;
+
+pub const EMU_HEADER: &str = include_str!("../../../cuda/sapfor_emu.h");
+const CXXFLAGS: &[&str] = &[
+    "-std=c++17",
+    "-O2",
+    "-shared",
+    "-fPIC",
+    "-ffp-contract=off",
+    "-fno-fast-math",
+    "-w",
+    "-Wl,-Bsymbolic",
+];
+
+pub fn cache_dir() -> PathBuf {
+    let base = if let Some(d) = std::env::var_os("SAPFOR_CACHE_DIR") {
+        PathBuf::from(d)
+    } else if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        PathBuf::from(d).join("sapfor")
+    } else if let Some(h) = std::env::var_os("HOME") {
+        PathBuf::from(h).join(".cache").join("sapfor")
+    } else {
+        std::env::temp_dir().join("sapfor-cache")
+    };
+    base.join("emu")
+}
+
+/// `(name, parameter types)` of every `__global__` function of a source.
+pub fn kernel_signatures(src: &str) -> Result<Vec<(String, Vec<String>)>, DevError> {
+    let mut out = vec![];
+    let mut rest = src;
+    while let Some(k) = rest.find("__global__") {
+        let after = &rest[k + "__global__".len()..];
+        let open = after
+            .find('(')
+            .ok_or_else(|| DevError("__global__ without parameter list".into()))?;
+        let head = after[..open].trim();
+        let name = head
+            .rsplit(|c: char| c.is_whitespace() || c == '*')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        let close = after[open..]
+            .find(')')
+            .ok_or_else(|| DevError("unclosed parameter list".into()))?
+            + open;
+        let params = after[open + 1..close].trim();
+        let mut tys = vec![];
+        if !params.is_empty() && params != "void" {
+            for p in params.split(',') {
+                let p = p.trim();
+                let cut = p
+                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .ok_or_else(|| {
+                        DevError(format!("kernel {name}: cannot read parameter `{p}`"))
+                    })?;
+                let ty = p[..=cut]
+                    .trim()
+                    .replace("__restrict__", "")
+                    .trim()
+                    .to_string();
+                tys.push(ty);
+            }
+        }
+        out.push((name, tys));
+        rest = &after[close..];
+    }
+    Ok(out)
+}
+
+/// The full translation unit compiled for the emulator: the kernel text unchanged, then the
+/// launchers.
+pub fn emu_unit(src: &str) -> Result<String, DevError> {
+    let mut s = String::from(src);
+    s.push_str(
+        "\n\n// ---- sapfor emulator launchers (appended; the kernel text above is unchanged)\n",
+    );
+    for (name, tys) in kernel_signatures(src)? {
+        let args: Vec<String> = tys
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("*({t}*)a[{i}]"))
+            .collect();
+        s.push_str(&format!(
+            "extern \"C\" void sapfor_emu_launch_{name}(const unsigned int *g, const unsigned int *b, void **a) {{\n    sapfor_emu_run(g, b, [&]() {{ {name}({}); }});\n}}\n",
+            args.join(", ")
+        ));
+    }
+    Ok(s)
+}
+
+/// Compile `src` for the emulator (or reuse the cached shared object); returns its path.
+pub fn compile(src: &str) -> Result<PathBuf, DevError> {
+    let unit = emu_unit(src)?;
+    let cxx = std::env::var("SAPFOR_CXX").unwrap_or_else(|_| "g++".into());
+    let mut h = Sha256::new();
+    h.update(EMU_HEADER.as_bytes());
+    h.update([0]);
+    h.update(unit.as_bytes());
+    h.update([0]);
+    h.update(cxx.as_bytes());
+    h.update(CXXFLAGS.join(" ").as_bytes());
+    let hash: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let dir = cache_dir();
+    let so = dir.join(format!("{}.so", &hash[..32]));
+    if so.exists() {
+        return Ok(so);
+    }
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| DevError(format!("cannot create {}: {e}", dir.display())))?;
+    let tag = format!("{}-{}", std::process::id(), &hash[..16]);
+    let hdr = dir.join(format!("sapfor_emu-{}.h", &hash[..16]));
+    let cu = dir.join(format!("{tag}.cu"));
+    let tmp = dir.join(format!("{tag}.so.tmp"));
+    std::fs::write(&hdr, EMU_HEADER).map_err(|e| DevError(e.to_string()))?;
+    std::fs::write(&cu, &unit).map_err(|e| DevError(e.to_string()))?;
+    let out = Command::new(&cxx)
+        .args(CXXFLAGS)
+        .arg("-include")
+        .arg(&hdr)
+        .arg("-x")
+        .arg("c++")
+        .arg(&cu)
+        .arg("-o")
+        .arg(&tmp)
+        .output()
+        .map_err(|e| DevError(format!("cannot run {cxx}: {e}")))?;
+    let _ = std::fs::remove_file(&hdr);
+    if !out.status.success() {
+        return err(format!(
+            "emulator: {cxx} failed on the kernel source (kept in {}):\n{}",
+            cu.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let _ = std::fs::remove_file(&cu);
+    std::fs::rename(&tmp, &so).map_err(|e| DevError(e.to_string()))?;
+    Ok(so)
+}
+
+type Launcher = unsafe extern "C" fn(*const u32, *const u32, *mut *mut c_void);
+
+#[derive(Default)]
+pub struct EmuDevice {
+    mem: Mem,
+    progs: Vec<(String, libloading::Library)>,
+    /// Kernel launches so far.
+    pub launches: u64,
+}
+
+impl EmuDevice {
+    pub fn new() -> EmuDevice {
+        EmuDevice::default()
+    }
+    /// Live allocations (for leak checks in tests).
+    pub fn live_allocations(&self) -> usize {
+        self.mem.live()
+    }
+}
+
+impl Device for EmuDevice {
+    fn kind(&self) -> DeviceKind {
+        DeviceKind::Emu
+    }
+    fn describe(&self) -> String {
+        "emulated accelerator (CUDA C kernels compiled by g++, separate memory)".into()
+    }
+    fn alloc(&mut self, bytes: usize) -> Result<DevPtr, DevError> {
+        Ok(self.mem.alloc(bytes))
+    }
+    fn free(&mut self, p: DevPtr) {
+        self.mem.free(p)
+    }
+    unsafe fn to_device(
+        &mut self,
+        dst: DevPtr,
+        dst_b: &Bounds,
+        src: *const u8,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<u64, DevError> {
+        Ok(copy_box(dst.0 as *mut u8, dst_b, src, src_b, elem, region))
+    }
+    unsafe fn to_host(
+        &mut self,
+        dst: *mut u8,
+        dst_b: &Bounds,
+        src: DevPtr,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<u64, DevError> {
+        Ok(copy_box(
+            dst,
+            dst_b,
+            src.0 as *const u8,
+            src_b,
+            elem,
+            region,
+        ))
+    }
+    fn copy_within(
+        &mut self,
+        dst: DevPtr,
+        dst_b: &Bounds,
+        src: DevPtr,
+        src_b: &Bounds,
+        elem: usize,
+        region: &Bounds,
+    ) -> Result<(), DevError> {
+        unsafe {
+            copy_box(
+                dst.0 as *mut u8,
+                dst_b,
+                src.0 as *const u8,
+                src_b,
+                elem,
+                region,
+            )
+        };
+        Ok(())
+    }
+    fn load_program(&mut self, source: &str) -> Result<ProgId, DevError> {
+        if let Some(i) = self.progs.iter().position(|(s, _)| s == source) {
+            return Ok(ProgId(i));
+        }
+        let so = compile(source)?;
+        let lib = unsafe { libloading::Library::new(&so) }
+            .map_err(|e| DevError(format!("cannot load {}: {e}", so.display())))?;
+        self.progs.push((source.to_string(), lib));
+        Ok(ProgId(self.progs.len() - 1))
+    }
+    fn launch(
+        &mut self,
+        prog: ProgId,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[KArg],
+    ) -> Result<(), DevError> {
+        let Some((_, lib)) = self.progs.get(prog.0) else {
+            return err("no such program");
+        };
+        let sym = format!("sapfor_emu_launch_{kernel}");
+        let f: libloading::Symbol<Launcher> = unsafe { lib.get(sym.as_bytes()) }
+            .map_err(|_| DevError(format!("no kernel {kernel} in the program")))?;
+        let mut slots: Vec<u64> = args
+            .iter()
+            .map(|a| match *a {
+                KArg::Ptr(p) => p.0,
+                KArg::I32(v) => v as u32 as u64,
+                KArg::I64(v) => v as u64,
+                KArg::F32(v) => v.to_bits() as u64,
+                KArg::F64(v) => v.to_bits(),
+            })
+            .collect();
+        let mut ptrs: Vec<*mut c_void> = slots
+            .iter_mut()
+            .map(|s| s as *mut u64 as *mut c_void)
+            .collect();
+        unsafe { f(grid.as_ptr(), block.as_ptr(), ptrs.as_mut_ptr()) };
+        self.launches += 1;
+        Ok(())
+    }
+}
