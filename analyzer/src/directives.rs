@@ -73,6 +73,28 @@ pub enum DExpr {
     Call(String, Vec<DExpr>),
 }
 
+impl DExpr {
+    /// The integer value, with `val` giving the value of a (lower-case) name; None when a name
+    /// has no value, for calls, division by zero and overflow.
+    pub fn eval_int(&self, val: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+        Some(match self {
+            DExpr::Int(v) => *v,
+            DExpr::Name(n) => val(&n.to_ascii_lowercase())?,
+            DExpr::Neg(a) => a.eval_int(val)?.checked_neg()?,
+            DExpr::Bin(a, op, b) => {
+                let (a, b) = (a.eval_int(val)?, b.eval_int(val)?);
+                match op {
+                    BinOp::Add => a.checked_add(b)?,
+                    BinOp::Sub => a.checked_sub(b)?,
+                    BinOp::Mul => a.checked_mul(b)?,
+                    BinOp::Div => a.checked_div(b)?,
+                }
+            }
+            DExpr::Call(..) => return None,
+        })
+    }
+}
+
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub enum Subscript {
     Expr(DExpr),

@@ -78,6 +78,11 @@ struct Cx<'a> {
     naxes: usize,
 }
 
+/// The value of a directive's integer expression, PARAMETER names included.
+fn dexpr_int(e: &DExpr, sema: &UnitSema) -> Option<i64> {
+    e.eval_int(&|n| sema.param(n).and_then(|c| c.as_int()))
+}
+
 impl<'a> Cx<'a> {
     fn err(&mut self, file: FileId, line: u32, msg: impl Into<String>) {
         self.errors.push(Diagnostic::error(
@@ -106,29 +111,6 @@ impl<'a> Cx<'a> {
     }
 }
 
-fn dexpr_int(e: &DExpr, sema: &UnitSema) -> Option<i64> {
-    match e {
-        DExpr::Int(v) => Some(*v),
-        DExpr::Name(n) => sema.param(n).and_then(|c| c.as_int()),
-        DExpr::Neg(x) => dexpr_int(x, sema).map(|v| -v),
-        DExpr::Bin(a, op, b) => {
-            let (a, b) = (dexpr_int(a, sema)?, dexpr_int(b, sema)?);
-            use analyzer::directives::BinOp::*;
-            Some(match op {
-                Add => a + b,
-                Sub => a - b,
-                Mul => a * b,
-                Div => {
-                    if b == 0 {
-                        return None;
-                    }
-                    a / b
-                }
-            })
-        }
-        DExpr::Call(..) => None,
-    }
-}
 
 /// `var`, `var + c`, `var - c`, `c + var`: the offset c.
 fn var_offset(e: &DExpr, var: &str, sema: &UnitSema) -> Option<i64> {

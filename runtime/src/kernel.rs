@@ -928,23 +928,6 @@ fn identity(op: ReductionOp, ty: CTy) -> String {
     }
 }
 
-fn dexpr_int(e: &DExpr, val: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
-    Some(match e {
-        DExpr::Int(v) => *v,
-        DExpr::Name(n) => val(&n.to_ascii_lowercase())?,
-        DExpr::Neg(a) => -dexpr_int(a, val)?,
-        DExpr::Bin(a, op, b) => {
-            let (a, b) = (dexpr_int(a, val)?, dexpr_int(b, val)?);
-            match op {
-                analyzer::directives::BinOp::Add => a + b,
-                analyzer::directives::BinOp::Sub => a - b,
-                analyzer::directives::BinOp::Mul => a * b,
-                analyzer::directives::BinOp::Div => a.checked_div(b)?,
-            }
-        }
-        DExpr::Call(..) => return None,
-    })
-}
 
 /// Generate the kernel of one parallel nest.
 pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
@@ -1136,7 +1119,7 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
     } else if let Some(b) = cuda_block {
         let mut r = [1u32; 3];
         for (k, e) in b.iter().enumerate().take(3) {
-            let v = dexpr_int(e, &ovr)
+            let v = e.eval_int(&ovr)
                 .ok_or_else(|| fail(top_line, "CUDA_BLOCK sizes must be constants".into()))?;
             if !(1..=1024).contains(&v) {
                 return Err(fail(top_line, format!("CUDA_BLOCK size {v} out of range")));

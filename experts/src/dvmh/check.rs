@@ -118,22 +118,9 @@ struct Checker<'a> {
     region_procs: BTreeSet<Name>,
 }
 
+
 fn eval(e: &DExpr, sema: &UnitSema) -> Option<i64> {
-    Some(match e {
-        DExpr::Int(v) => *v,
-        DExpr::Name(n) => sema.param(n)?.as_int()?,
-        DExpr::Neg(x) => -eval(x, sema)?,
-        DExpr::Bin(a, op, b) => {
-            let (a, b) = (eval(a, sema)?, eval(b, sema)?);
-            match op {
-                analyzer::directives::BinOp::Add => a + b,
-                analyzer::directives::BinOp::Sub => a - b,
-                analyzer::directives::BinOp::Mul => a * b,
-                analyzer::directives::BinOp::Div => a.checked_div(b)?,
-            }
-        }
-        DExpr::Call(..) => return None,
-    })
+    e.eval_int(&|n| sema.param(n).and_then(|c| c.as_int()))
 }
 
 /// The elements a directive's reference names.

@@ -180,62 +180,7 @@ impl Device for EmuDevice {
     fn describe(&self) -> String {
         "emulated accelerator (CUDA C kernels compiled by g++, separate memory)".into()
     }
-    fn alloc(&mut self, bytes: usize) -> Result<DevPtr, DevError> {
-        Ok(self.mem.alloc(bytes))
-    }
-    fn free(&mut self, p: DevPtr) {
-        self.mem.free(p)
-    }
-    unsafe fn to_device(
-        &mut self,
-        dst: DevPtr,
-        dst_b: &Bounds,
-        src: *const u8,
-        src_b: &Bounds,
-        elem: usize,
-        region: &Bounds,
-    ) -> Result<u64, DevError> {
-        Ok(copy_box(dst.0 as *mut u8, dst_b, src, src_b, elem, region))
-    }
-    unsafe fn to_host(
-        &mut self,
-        dst: *mut u8,
-        dst_b: &Bounds,
-        src: DevPtr,
-        src_b: &Bounds,
-        elem: usize,
-        region: &Bounds,
-    ) -> Result<u64, DevError> {
-        Ok(copy_box(
-            dst,
-            dst_b,
-            src.0 as *const u8,
-            src_b,
-            elem,
-            region,
-        ))
-    }
-    fn copy_within(
-        &mut self,
-        dst: DevPtr,
-        dst_b: &Bounds,
-        src: DevPtr,
-        src_b: &Bounds,
-        elem: usize,
-        region: &Bounds,
-    ) -> Result<(), DevError> {
-        unsafe {
-            copy_box(
-                dst.0 as *mut u8,
-                dst_b,
-                src.0 as *const u8,
-                src_b,
-                elem,
-                region,
-            )
-        };
-        Ok(())
-    }
+    super::host::ram_memory_methods!();
     fn load_program(&mut self, source: &str) -> Result<ProgId, DevError> {
         if let Some(i) = self.progs.iter().position(|(s, _)| s == source) {
             return Ok(ProgId(i));

@@ -47,6 +47,70 @@ pub struct HostDevice {
     mem: Mem,
 }
 
+/// The memory methods of a device whose memory is ordinary RAM in a [`Mem`] field `mem`
+/// (the host itself and the emulated accelerator, which keeps its own separate allocations).
+macro_rules! ram_memory_methods {
+    () => {
+    fn alloc(&mut self, bytes: usize) -> Result<DevPtr, DevError> {
+            Ok(self.mem.alloc(bytes))
+        }
+        fn free(&mut self, p: DevPtr) {
+            self.mem.free(p)
+        }
+        unsafe fn to_device(
+            &mut self,
+            dst: DevPtr,
+            dst_b: &Bounds,
+            src: *const u8,
+            src_b: &Bounds,
+            elem: usize,
+            region: &Bounds,
+        ) -> Result<u64, DevError> {
+            Ok(copy_box(dst.0 as *mut u8, dst_b, src, src_b, elem, region))
+        }
+        unsafe fn to_host(
+            &mut self,
+            dst: *mut u8,
+            dst_b: &Bounds,
+            src: DevPtr,
+            src_b: &Bounds,
+            elem: usize,
+            region: &Bounds,
+        ) -> Result<u64, DevError> {
+            Ok(copy_box(
+                dst,
+                dst_b,
+                src.0 as *const u8,
+                src_b,
+                elem,
+                region,
+            ))
+        }
+        fn copy_within(
+            &mut self,
+            dst: DevPtr,
+            dst_b: &Bounds,
+            src: DevPtr,
+            src_b: &Bounds,
+            elem: usize,
+            region: &Bounds,
+        ) -> Result<(), DevError> {
+            unsafe {
+                copy_box(
+                    dst.0 as *mut u8,
+                    dst_b,
+                    src.0 as *const u8,
+                    src_b,
+                    elem,
+                    region,
+                )
+            };
+            Ok(())
+        }
+    };
+}
+pub(crate) use ram_memory_methods;
+
 impl HostDevice {
     pub fn new() -> HostDevice {
         HostDevice::default()
@@ -60,62 +124,7 @@ impl Device for HostDevice {
     fn describe(&self) -> String {
         "host".into()
     }
-    fn alloc(&mut self, bytes: usize) -> Result<DevPtr, DevError> {
-        Ok(self.mem.alloc(bytes))
-    }
-    fn free(&mut self, p: DevPtr) {
-        self.mem.free(p)
-    }
-    unsafe fn to_device(
-        &mut self,
-        dst: DevPtr,
-        dst_b: &Bounds,
-        src: *const u8,
-        src_b: &Bounds,
-        elem: usize,
-        region: &Bounds,
-    ) -> Result<u64, DevError> {
-        Ok(copy_box(dst.0 as *mut u8, dst_b, src, src_b, elem, region))
-    }
-    unsafe fn to_host(
-        &mut self,
-        dst: *mut u8,
-        dst_b: &Bounds,
-        src: DevPtr,
-        src_b: &Bounds,
-        elem: usize,
-        region: &Bounds,
-    ) -> Result<u64, DevError> {
-        Ok(copy_box(
-            dst,
-            dst_b,
-            src.0 as *const u8,
-            src_b,
-            elem,
-            region,
-        ))
-    }
-    fn copy_within(
-        &mut self,
-        dst: DevPtr,
-        dst_b: &Bounds,
-        src: DevPtr,
-        src_b: &Bounds,
-        elem: usize,
-        region: &Bounds,
-    ) -> Result<(), DevError> {
-        unsafe {
-            copy_box(
-                dst.0 as *mut u8,
-                dst_b,
-                src.0 as *const u8,
-                src_b,
-                elem,
-                region,
-            )
-        };
-        Ok(())
-    }
+    ram_memory_methods!();
     fn load_program(&mut self, _source: &str) -> Result<ProgId, DevError> {
         err("the host device runs the Fortran version of loops, not kernels")
     }
