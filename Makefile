@@ -1,9 +1,10 @@
 # sapfor: top-level entry points. Every target works from a clean clone with
 # no standard input (CI runs `make test` through .ci/run).
 #
-#   make build   debug build of the whole workspace (binary: sapfor)
+#   make build   debug build of the whole workspace (binary: sapfor, with the GUI)
 #   make demo    set-up, release build, analyze and parallelize the Jacobi sample
-#   make test    set-up, cargo test --workspace, end-to-end checks
+#   make gui     release build with the GUI, open `sapfor gui` on the Jacobi sample
+#   make test    set-up, cargo test --workspace, GUI tests, end-to-end checks
 #   make e2e     end-to-end checks only (scripts/e2e.sh)
 #   make bench   sapfor analyze vs gfortran -fsyntax-only (bench/)
 #   make setup   install missing Debian packages (scripts/setup.sh)
@@ -38,17 +39,20 @@ RELEASE_BIN := $(TARGET_DIR)/release/sapfor
 DEMO_FILE := samples/jacobi/jac.f
 DEMO_OUT := $(or $(TMPDIR),/tmp)/sapfor-demo
 
-.PHONY: help setup build build-release demo test e2e bench
+.PHONY: help setup build build-release demo gui test e2e bench
 
 help:
-	@sed -n '4,9p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '4,10p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 	@echo "target dir: $(TARGET_DIR)"
 
 setup:
 	bash scripts/setup.sh </dev/null
 
+# The CLI crates build without egui; the `gui` feature adds the desktop dialog to the same
+# binary (target/debug/sapfor then has `sapfor gui`).
 build:
 	$(CARGO) build --workspace $(LOCKED)
+	$(CARGO) build -p shell-gui --features gui $(LOCKED)
 
 build-release:
 	$(CARGO) build --release -p shell-gui $(LOCKED)
@@ -64,8 +68,15 @@ demo: setup build-release
 	@echo "== the directives in $(DEMO_OUT)/jac.fdv"
 	grep -n 'DVM' $(DEMO_OUT)/jac.fdv
 
+gui: setup
+	$(CARGO) build --release -p shell-gui --features gui $(LOCKED)
+	mkdir -p $(DEMO_OUT)
+	$(RELEASE_BIN) --auto $(DEMO_FILE) --procs 4 --out-dir $(DEMO_OUT) --db $(DEMO_OUT)/sapfor.db
+	$(RELEASE_BIN) gui --db $(DEMO_OUT)/sapfor.db
+
 test: setup
 	$(CARGO) test --workspace $(LOCKED) </dev/null
+	$(CARGO) test -p shell-gui --features gui --lib --test gui $(LOCKED) </dev/null
 	bash scripts/e2e.sh </dev/null
 
 e2e: setup

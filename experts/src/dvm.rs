@@ -1210,7 +1210,9 @@ fn estimate(
             .unwrap_or_default()
     };
     let mut best: Option<Estimate> = None;
-    for grid in grids(m.processes, dims.len()) {
+    let all = grids(m.processes, dims.len());
+    let fixed: Vec<Vec<u32>> = all.iter().filter(|g| **g == m.grid).cloned().collect();
+    for grid in if fixed.is_empty() { all } else { fixed } {
         let p: f64 = grid.iter().map(|g| *g as f64).product();
         let extent = |d: usize| tbounds.get(d).copied().unwrap_or(1) as f64;
         let local = |d: usize| -> f64 {

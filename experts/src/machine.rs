@@ -29,6 +29,11 @@ pub struct MachineModel {
     pub unknown_trip_count: u64,
     /// Pipeline blocks per process for ACROSS loops.
     pub across_blocks: u32,
+    /// Process grid to estimate for, one extent per distributed dimension (product =
+    /// `processes`); empty: every grid is tried and the cheapest kept. A scheme with another
+    /// number of distributed dimensions ignores it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub grid: Vec<u32>,
 }
 
 impl Default for MachineModel {
@@ -45,6 +50,7 @@ impl Default for MachineModel {
             loop_overhead_us: 20.0,
             unknown_trip_count: 100,
             across_blocks: 8,
+            grid: vec![],
         }
     }
 }
@@ -76,6 +82,18 @@ impl MachineModel {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(format!("{k} must be a non-negative number"));
             }
+        }
+        if !self.grid.is_empty() && self.grid.iter().product::<u32>() != self.processes {
+            return Err(format!(
+                "grid {} has {} processes, not {}",
+                self.grid
+                    .iter()
+                    .map(|g| g.to_string())
+                    .collect::<Vec<_>>()
+                    .join("x"),
+                self.grid.iter().product::<u32>(),
+                self.processes
+            ));
         }
         if self.across_blocks == 0 {
             return Err("across_blocks must be at least 1".into());
@@ -136,6 +154,11 @@ mod tests {
             .contains("procesess"));
         assert!(MachineModel::from_toml("processes = 0").is_err());
         let mut m = MachineModel::default();
+        m.grid = vec![2, 2];
+        assert!(m.validate().is_ok());
+        m.grid = vec![3, 2];
+        assert_eq!(m.validate().unwrap_err(), "grid 3x2 has 6 processes, not 4");
+        m.grid.clear();
         m.set("tstart_us", "3.5").unwrap();
         assert_eq!(m.tstart_us, 3.5);
         m.set("processes", "16").unwrap();

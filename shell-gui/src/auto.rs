@@ -55,7 +55,7 @@ pub struct AutoArgs {
     pub free_form: bool,
 }
 
-fn machine_model(path: Option<&Path>, procs: Option<u32>) -> Result<MachineModel> {
+pub fn machine_model(path: Option<&Path>, procs: Option<u32>) -> Result<MachineModel> {
     let mut m = match path {
         Some(p) => {
             let text = std::fs::read_to_string(p)
@@ -102,7 +102,35 @@ pub fn scheme_record(s: &Scheme, chosen: bool, m: &MachineModel) -> SchemeRecord
     }
 }
 
-fn scheme_from_record(r: &SchemeRecord) -> Result<Scheme> {
+/// Store every variant of an expert run for analysis `aid`, the cheapest marked chosen; their ids.
+pub fn store_expert_result(
+    db: &mut Db,
+    aid: i64,
+    result: &experts::dvm::DvmResult,
+    machine: &MachineModel,
+) -> Result<Vec<i64>> {
+    let recs: Vec<SchemeRecord> = result
+        .schemes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| scheme_record(s, i == result.chosen, machine))
+        .collect();
+    db.store_schemes(aid, &recs)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Record the program text of scheme `scheme_id` written to `dest`; the artifact id.
+pub fn store_program(db: &mut Db, scheme_id: i64, dest: &Path, text: &str) -> Result<i64> {
+    let rec = ArtifactRecord {
+        kind: "fdv".into(),
+        path: Some(db.relative(&absolute(dest))),
+        text: text.to_string(),
+    };
+    db.store_artifact(scheme_id, &rec)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+pub fn scheme_from_record(r: &SchemeRecord) -> Result<Scheme> {
     fn get(v: &Value, k: &str) -> Value {
         v.get(k).cloned().unwrap_or(Value::Null)
     }
@@ -201,27 +229,10 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
             let aid = db
                 .store_analysis(&key, &rec)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            let recs: Vec<SchemeRecord> = result
-                .schemes
-                .iter()
-                .enumerate()
-                .map(|(i, s)| scheme_record(s, i == result.chosen, &machine))
-                .collect();
-            let ids = db
-                .store_schemes(aid, &recs)
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let ids = store_expert_result(db, aid, &result, &machine)?;
             let mut art = 0;
             for (_, dest, _, _, text) in &written {
-                art = db
-                    .store_artifact(
-                        ids[result.chosen],
-                        &ArtifactRecord {
-                            kind: "fdv".into(),
-                            path: Some(db.relative(&absolute(dest))),
-                            text: text.clone(),
-                        },
-                    )
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                art = store_program(db, ids[result.chosen], dest, text)?;
             }
             stored_ids = Some((aid, ids, art));
         }
@@ -370,15 +381,7 @@ pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
         g.out_dir.as_deref(),
     )?;
     for (input, dest, n, _, text) in &written {
-        db.store_artifact(
-            g.scheme,
-            &ArtifactRecord {
-                kind: "fdv".into(),
-                path: Some(db.relative(&absolute(dest))),
-                text: text.clone(),
-            },
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        store_program(&mut db, g.scheme, dest, text)?;
         println!(
             "wrote {} from {} with scheme #{} {}: {n} directive lines",
             dest.display(),

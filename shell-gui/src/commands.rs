@@ -522,21 +522,40 @@ pub fn stored_inputs(db: &Db, id: i64) -> Result<(AnalysisKey, Vec<PathBuf>, Opt
     ))
 }
 
-/// Re-run the stored analysis with the current refinements and store it; print the loop in
-/// focus (or every loop whose result a refinement changed).
-fn reanalyze(db: &mut Db, focus: Option<&LoopRef>) -> Result<()> {
+/// Re-run the latest stored analysis with the current refinements and store it. Returns the
+/// new analysis and its id, or None when the database holds no analysis yet.
+pub fn reanalyze_stored(db: &mut Db) -> Result<Option<(i64, analyzer::report::Analysis)>> {
     let Some((id, _)) = db.latest_analysis().map_err(|e| anyhow::anyhow!("{e}"))? else {
-        println!("(no stored analysis yet: the refinement applies to the next `sapfor analyze`)");
-        return Ok(());
+        return Ok(None);
     };
     let (_, files, opts) = stored_inputs(db, id)?;
-    let analysis = analyzer::report::analyze(&files, &opts);
-    let Some(new_key) = input_key(db, &files, &opts) else {
+    analyze_and_store(db, &files, &opts).map(Some)
+}
+
+/// Analyze `files` and store the analysis (the GUI, `refine`): its id and the analysis.
+pub fn analyze_and_store(
+    db: &mut Db,
+    files: &[PathBuf],
+    opts: &Options,
+) -> Result<(i64, analyzer::report::Analysis)> {
+    let analysis = analyzer::report::analyze(files, opts);
+    let Some(new_key) = input_key(db, files, opts) else {
         bail!("the analyzed files are no longer readable; run `sapfor analyze` again");
     };
     let rec = AnalysisRecord::from_analysis(&analysis, db);
-    db.store_analysis(&new_key, &rec)
+    let aid = db
+        .store_analysis(&new_key, &rec)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok((aid, analysis))
+}
+
+/// Re-run the stored analysis with the current refinements and store it; print the loop in
+/// focus (or every loop whose result a refinement changed).
+fn reanalyze(db: &mut Db, focus: Option<&LoopRef>) -> Result<()> {
+    let Some((_, analysis)) = reanalyze_stored(db)? else {
+        println!("(no stored analysis yet: the refinement applies to the next `sapfor analyze`)");
+        return Ok(());
+    };
     let report = analysis.to_json();
     for u in report["units"].as_array().into_iter().flatten() {
         let file = u["file"].as_str().unwrap_or("?");

@@ -2,10 +2,8 @@
 //! project database, show them and record the user's refinements; the experts, the generator,
 //! the runtime driver and the GUI attach here as their crates fill in.
 
-mod auto;
-mod commands;
-
 use clap::{Parser, Subcommand};
+use shell_gui::{auto, commands, DbArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -24,14 +22,6 @@ struct Cli {
     auto_args: auto::AutoArgs,
     #[command(subcommand)]
     command: Option<Command>,
-}
-
-/// Where the project database is.
-#[derive(clap::Args, Clone)]
-pub struct DbArgs {
-    /// Project database (SQLite); its directory is the project root.
-    #[arg(long, value_name = "PATH", default_value = "sapfor.db", global = true)]
-    pub db: PathBuf,
 }
 
 #[derive(Subcommand)]
@@ -62,6 +52,13 @@ enum Command {
     },
     /// Write the Fortran-DVMH program of any stored scheme.
     Generate(auto::GenerateArgs),
+    /// Open the desktop dialog on a project database (needs a build with `--features gui`).
+    Gui {
+        /// Fortran files to analyze first (default: the analysis stored in the database).
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        db: DbArgs,
+    },
     /// Dump the whole project database for other tools.
     Export {
         /// Print JSON (the only format).
@@ -98,8 +95,22 @@ fn main() -> ExitCode {
         Command::Refine { what, db } => commands::refine(what, &db),
         Command::Schemes { json, db } => commands::schemes(json, &db),
         Command::Export { json, output, db } => commands::export(json, output, &db),
+        Command::Gui { files, db } => gui(files, db),
     };
     report(result)
+}
+
+#[cfg(feature = "gui")]
+fn gui(files: Vec<PathBuf>, db: DbArgs) -> anyhow::Result<ExitCode> {
+    shell_gui::gui::run_window(db.db, files)
+}
+
+#[cfg(not(feature = "gui"))]
+fn gui(_files: Vec<PathBuf>, _db: DbArgs) -> anyhow::Result<ExitCode> {
+    anyhow::bail!(
+        "this sapfor was built without the desktop dialog: rebuild it with \
+         `cargo build --release -p shell-gui --features gui` (or `make gui`)"
+    )
 }
 
 fn report(result: anyhow::Result<ExitCode>) -> ExitCode {

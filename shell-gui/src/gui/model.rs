@@ -1,0 +1,476 @@
+//! What the dialog shows, loaded from the project database and the in-memory analysis. No egui
+//! here: the worker thread builds a [`Project`], the UI only reads it.
+
+use crate::auto::{scheme_from_record, store_expert_result};
+use crate::commands::{analyze_and_store, cli_options, open_db, stored_inputs};
+use analyzer::overrides::Override;
+use analyzer::report::Analysis;
+use anyhow::{bail, Result};
+use database::records::SchemeRecord;
+use experts::machine::MachineModel;
+use experts::scheme::Scheme;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One source file of the program, as the analysis names it.
+pub struct SourceFile {
+    /// Relative to the project root (the database's directory), as every view names it.
+    pub name: String,
+    /// Where it is read from.
+    pub path: PathBuf,
+    pub text: String,
+    pub fixed: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dep {
+    pub array: String,
+    pub kind: String,
+    pub distance: String,
+    pub source_line: u32,
+    pub sink_line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Blocker {
+    pub code: String,
+    pub message: String,
+    pub line: Option<u32>,
+}
+
+/// One DO loop of the report (JSON report version 1, `docs/analysis.md`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopRow {
+    pub file: String,
+    pub unit: String,
+    pub line: u32,
+    pub end_line: u32,
+    pub var: String,
+    pub depth: u32,
+    pub verdict: String,
+    pub private: Vec<String>,
+    /// (operator, variable)
+    pub reductions: Vec<(String, String)>,
+    pub deps: Vec<Dep>,
+    pub blockers: Vec<Blocker>,
+    /// Refinements that changed this loop's result (as the analyzer prints them).
+    pub overridden_by: Vec<String>,
+    pub iterations: Option<u64>,
+    /// Estimated share of the run time of the chosen scheme (the nest headed by this loop).
+    pub share: Option<f64>,
+}
+
+impl LoopRow {
+    pub fn label(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+    pub fn blocker_kinds(&self) -> String {
+        let mut v: Vec<&str> = self.blockers.iter().map(|b| b.code.as_str()).collect();
+        v.dedup();
+        v.join(",")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diag {
+    pub severity: String,
+    pub code: String,
+    pub message: String,
+    pub location: Option<(String, u32)>,
+}
+
+impl std::fmt::Display for Diag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.location {
+            Some((file, line)) => write!(
+                f,
+                "{}[{}]: {} ({file}:{line})",
+                self.severity, self.code, self.message
+            ),
+            None => write!(f, "{}[{}]: {}", self.severity, self.code, self.message),
+        }
+    }
+}
+
+/// Everything the dialog shows about one project database.
+pub struct Project {
+    pub db_path: PathBuf,
+    pub analysis_id: i64,
+    pub analysis: Arc<Analysis>,
+    pub files: Vec<SourceFile>,
+    pub loops: Vec<LoopRow>,
+    pub diagnostics: Vec<Diag>,
+    pub overrides: Vec<(i64, Override)>,
+    /// Stored schemes of the analysis (id, record); the cheapest is marked `chosen`.
+    pub schemes: Vec<(i64, SchemeRecord)>,
+    /// The machine the stored schemes were estimated for.
+    pub machine: MachineModel,
+    /// Arrays of the program (lower case, with their rank), for distribution refinements.
+    pub arrays: Vec<(String, usize)>,
+}
+
+/// What the worker is asked to do to the database before (re)loading it.
+#[derive(Clone, Debug, Default)]
+pub struct Change {
+    pub add: Vec<Override>,
+    pub remove: Vec<i64>,
+    /// Files to analyze instead of the stored analysis (`sapfor gui FILE...`).
+    pub files: Vec<PathBuf>,
+    /// Write this loop refinement into the source file as a `!$SPF` hint (instead of the
+    /// database): (file, refinement, fixed form).
+    pub hint: Option<(PathBuf, Override, bool)>,
+}
+
+impl Change {
+    pub fn is_refinement(&self) -> bool {
+        !self.add.is_empty() || !self.remove.is_empty() || self.hint.is_some()
+    }
+}
+
+/// Apply `change` to the database at `db_path`, (re)run the analysis and, when the database
+/// holds no schemes for it or a refinement changed it, the experts; then read everything back.
+/// `progress` is told what is going on.
+pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<Project> {
+    progress("opening the database");
+    let mut db = open_db(db_path)?;
+    for o in &change.add {
+        db.add_override(o).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    for id in &change.remove {
+        if !db
+            .remove_override(*id)
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+        {
+            bail!("no refinement #{id} in {}", db_path.display());
+        }
+    }
+    if let Some((path, o, fixed)) = &change.hint {
+        progress("writing the hint into the source");
+        write_hint(path, o, *fixed)?;
+        shift_overrides(&mut db, o, 1)?;
+    }
+    let (files, opts) = if !change.files.is_empty() {
+        let opts = cli_options(&[], false, false, Some(&db))?;
+        (change.files.clone(), opts)
+    } else {
+        let Some((id, _)) = db.latest_analysis().map_err(|e| anyhow::anyhow!("{e}"))? else {
+            bail!(
+                "{} holds no analysis: run `sapfor analyze FILE...` or `sapfor --auto FILE...` first, or open the window with `sapfor gui --db {} FILE...`",
+                db_path.display(),
+                db_path.display()
+            );
+        };
+        let (_, files, opts) = stored_inputs(&db, id)?;
+        (files, opts)
+    };
+    progress("analyzing");
+    let (aid, analysis) = analyze_and_store(&mut db, &files, &opts)?;
+    let mut schemes = db.schemes(aid).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let machine = schemes
+        .iter()
+        .find_map(|(_, s)| serde_json::from_value(s.machine["model"].clone()).ok())
+        .unwrap_or_default();
+    let errors = analysis
+        .diagnostics()
+        .iter()
+        .any(|d| d.severity == analyzer::diag::Severity::Error);
+    if (schemes.is_empty() || change.is_refinement()) && !errors {
+        progress("estimating the schemes");
+        let result = experts::dvm::run(&analysis, &machine);
+        store_expert_result(&mut db, aid, &result, &machine)?;
+        schemes = db.schemes(aid).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    progress("reading the results");
+    let overrides = db.overrides().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let report = analysis.to_json();
+    let chosen = schemes
+        .iter()
+        .find(|(_, s)| s.chosen)
+        .and_then(|(_, s)| scheme_from_record(s).ok());
+    let mut loops = loops_of(&report);
+    for l in &mut loops {
+        l.file = db.relative(&crate::commands::absolute(Path::new(&l.file)));
+    }
+    if let Some(s) = &chosen {
+        set_shares(&mut loops, s);
+    }
+    let mut files_out: Vec<SourceFile> = vec![];
+    for f in &files {
+        let name = db.relative(&crate::commands::absolute(f));
+        let bytes = std::fs::read(f).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let fixed = opts.force_form.map_or_else(
+            || analyzer::source::detect_form(f, &text) == analyzer::source::SourceForm::Fixed,
+            |form| form == analyzer::source::SourceForm::Fixed,
+        );
+        files_out.push(SourceFile {
+            name,
+            path: f.clone(),
+            text,
+            fixed,
+        });
+    }
+    let mut arrays = BTreeMap::new();
+    for sema in &analysis.program.semas {
+        for (name, sym) in &sema.symbols {
+            if sym.is_array() {
+                arrays.insert(name.to_string(), sym.bounds().len());
+            }
+        }
+    }
+    Ok(Project {
+        db_path: db_path.to_path_buf(),
+        analysis_id: aid,
+        diagnostics: diags_of(&report)
+            .into_iter()
+            .map(|mut d| {
+                if let Some((f, _)) = &mut d.location {
+                    *f = db.relative(&crate::commands::absolute(Path::new(f.as_str())));
+                }
+                d
+            })
+            .collect(),
+        analysis: Arc::new(analysis),
+        files: files_out,
+        loops,
+        overrides,
+        schemes,
+        machine,
+        arrays: arrays.into_iter().collect(),
+    })
+}
+
+/// A line was inserted before the loop of `at`: the recorded loop refinements at or below it
+/// in the same file move down by `by` lines.
+fn shift_overrides(db: &mut database::Db, at: &Override, by: u32) -> Result<()> {
+    let Some(at) = at.loop_ref() else {
+        return Ok(());
+    };
+    for (id, o) in db.overrides().map_err(|e| anyhow::anyhow!("{e}"))? {
+        let Some(r) = o.loop_ref() else { continue };
+        if r.line >= at.line && (r.matches_file(&at.file) || at.matches_file(&r.file)) {
+            let mut moved = o.clone();
+            match &mut moved {
+                Override::Parallel { at }
+                | Override::Sequential { at }
+                | Override::Private { at, .. }
+                | Override::Reduction { at, .. } => at.line += by,
+                _ => {}
+            }
+            db.remove_override(id).map_err(|e| anyhow::anyhow!("{e}"))?;
+            db.add_override(&moved)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn strs(v: &Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| x.as_str().map(str::to_string))
+        .collect()
+}
+
+/// The loops of a JSON report (version 1), in source order.
+pub fn loops_of(report: &Value) -> Vec<LoopRow> {
+    let mut out = vec![];
+    for u in report["units"].as_array().into_iter().flatten() {
+        let file = u["file"].as_str().unwrap_or("?").to_string();
+        let unit = u["name"].as_str().unwrap_or("?").to_string();
+        for l in u["loops"].as_array().into_iter().flatten() {
+            let deps = l["dependences"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|d| Dep {
+                    array: d["array"].as_str().unwrap_or("?").to_string(),
+                    kind: d["kind"].as_str().unwrap_or("?").to_string(),
+                    distance: d["distance"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|x| x.as_i64().map_or("*".into(), |v| v.to_string()))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    source_line: d["source_line"].as_u64().unwrap_or(0) as u32,
+                    sink_line: d["sink_line"].as_u64().unwrap_or(0) as u32,
+                })
+                .collect();
+            let blockers = l["blockers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|b| Blocker {
+                    code: b["code"].as_str().unwrap_or("?").to_string(),
+                    message: b["message"].as_str().unwrap_or("").to_string(),
+                    line: b["line"].as_u64().map(|x| x as u32),
+                })
+                .collect();
+            let reductions = l["reductions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| {
+                    (
+                        r["op"].as_str().unwrap_or("?").to_string(),
+                        r["var"].as_str().unwrap_or("?").to_string(),
+                    )
+                })
+                .collect();
+            out.push(LoopRow {
+                file: file.clone(),
+                unit: unit.clone(),
+                line: l["line"].as_u64().unwrap_or(0) as u32,
+                end_line: l["end_line"].as_u64().unwrap_or(0) as u32,
+                var: l["var"].as_str().unwrap_or("").to_string(),
+                depth: l["depth"].as_u64().unwrap_or(0) as u32,
+                verdict: l["verdict"].as_str().unwrap_or("?").to_string(),
+                private: strs(&l["private"]),
+                reductions,
+                deps,
+                blockers,
+                overridden_by: l["overridden_by"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+                    .collect(),
+                iterations: l["iterations"].as_u64(),
+                share: None,
+            });
+        }
+    }
+    out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    out
+}
+
+pub fn diags_of(report: &Value) -> Vec<Diag> {
+    report["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| Diag {
+            severity: d["severity"].as_str().unwrap_or("error").to_string(),
+            code: d["code"].as_str().unwrap_or("?").to_string(),
+            message: d["message"].as_str().unwrap_or("").to_string(),
+            location: d["location"].as_object().map(|l| {
+                (
+                    l.get("file")
+                        .and_then(|x| x.as_str())
+                        .unwrap_or("?")
+                        .to_string(),
+                    l.get("line").and_then(|x| x.as_u64()).unwrap_or(0) as u32,
+                )
+            }),
+        })
+        .collect()
+}
+
+/// Per-nest figures from an estimate's notes: line of the nest's outer DO -> seconds.
+/// The experts write one note `loop at line N: computation C s, communication M s (...)` per
+/// distributed nest (`experts/src/dvm.rs`).
+pub fn nest_times(scheme: &Scheme) -> BTreeMap<u32, f64> {
+    let mut out = BTreeMap::new();
+    for n in &scheme.estimate.notes {
+        let Some(rest) = n.strip_prefix("loop at line ") else {
+            continue;
+        };
+        let Some((line, rest)) = rest.split_once(':') else {
+            continue;
+        };
+        let nums: Vec<f64> = rest
+            .split(|c: char| c == ',' || c == ' ' || c == '(')
+            .filter_map(|w| w.parse::<f64>().ok())
+            .collect();
+        if let (Ok(line), [c, m, ..]) = (line.trim().parse::<u32>(), nums.as_slice()) {
+            *out.entry(line).or_insert(0.0) += c + m;
+        }
+    }
+    out
+}
+
+/// Fill [`LoopRow::share`] from the chosen scheme's per-nest figures.
+fn set_shares(loops: &mut [LoopRow], scheme: &Scheme) {
+    let total = scheme.estimate.total;
+    if total <= 0.0 {
+        return;
+    }
+    let times = nest_times(scheme);
+    for l in loops.iter_mut() {
+        if let Some(t) = times.get(&l.line) {
+            l.share = Some(t / total);
+        }
+    }
+}
+
+/// Re-estimate every variant for another machine (the what-if controls): runs the experts on
+/// the in-memory analysis, nothing is stored.
+pub fn what_if(analysis: &Analysis, machine: &MachineModel) -> Result<Vec<Scheme>, String> {
+    machine.validate()?;
+    Ok(experts::dvm::run(analysis, machine).schemes)
+}
+
+/// Generate the program of `scheme`: (input file, generated text, inserted lines).
+pub fn generate(
+    analysis: &Analysis,
+    scheme: &Scheme,
+) -> Result<Vec<generator::GeneratedFile>, String> {
+    generator::generate(&analysis.program, scheme).map_err(|e| e.to_string())
+}
+
+/// The line to insert before the DO at `line` so that the analyzer reads `o` as a source hint
+/// (`!$SPF`, README "Source hints"); None for refinements that have no loop.
+pub fn hint_line(o: &Override, fixed: bool) -> Option<String> {
+    let body = match o {
+        Override::Parallel { .. } => "PARALLEL".to_string(),
+        Override::Sequential { .. } => "SEQUENTIAL".to_string(),
+        Override::Private { var, .. } => format!("ANALYSIS(PRIVATE({}))", var.to_uppercase()),
+        Override::Reduction { op, var, .. } => format!(
+            "ANALYSIS(REDUCTION({}({})))",
+            op.to_uppercase(),
+            var.to_uppercase()
+        ),
+        _ => return None,
+    };
+    Some(if fixed {
+        format!("C$SPF {body}")
+    } else {
+        format!("!$SPF {body}")
+    })
+}
+
+/// Insert the hint of `o` into `path` before its DO line (indented like it for free form).
+pub fn write_hint(path: &Path, o: &Override, fixed: bool) -> Result<()> {
+    let Some(at) = o.loop_ref() else {
+        bail!("only loop refinements can be written as source hints");
+    };
+    let Some(hint) = hint_line(o, fixed) else {
+        bail!("this refinement has no source hint form");
+    };
+    let text = std::fs::read_to_string(path)?;
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let idx = at.line as usize - 1;
+    if idx >= lines.len() {
+        bail!("{} has no line {}", path.display(), at.line);
+    }
+    let indent: String = if fixed {
+        String::new()
+    } else {
+        lines[idx]
+            .chars()
+            .take_while(|c| c.is_whitespace())
+            .collect()
+    };
+    let eol = if lines[idx].ends_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let new = format!("{indent}{hint}{eol}");
+    lines.insert(idx, &new);
+    crate::commands::write_atomically(path, lines.concat().as_bytes())
+}
