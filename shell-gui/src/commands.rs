@@ -532,7 +532,9 @@ pub fn reanalyze_stored(db: &mut Db) -> Result<Option<(i64, analyzer::report::An
     analyze_and_store(db, &files, &opts).map(Some)
 }
 
-/// Analyze `files` and store the analysis (the GUI, `refine`): its id and the analysis.
+/// Analyze `files` and store the analysis (the GUI, `refine`): its id and the analysis. A stored
+/// analysis of exactly these inputs (files, INCLUDE files, options, refinements) is made
+/// current again instead of storing a copy, so its schemes and programs stay with it.
 pub fn analyze_and_store(
     db: &mut Db,
     files: &[PathBuf],
@@ -542,6 +544,12 @@ pub fn analyze_and_store(
     let Some(new_key) = input_key(db, files, opts) else {
         bail!("the analyzed files are no longer readable; run `sapfor analyze` again");
     };
+    if let Some(id) = db.find_analysis(&new_key).map_err(|e| anyhow::anyhow!("{e}"))? {
+        if includes_unchanged(db, id)? {
+            db.set_current(id).map_err(|e| anyhow::anyhow!("{e}"))?;
+            return Ok((id, analysis));
+        }
+    }
     let rec = AnalysisRecord::from_analysis(&analysis, db);
     let aid = db
         .store_analysis(&new_key, &rec)

@@ -204,6 +204,7 @@ fn loop_table_filters_sorts_and_selects() {
 fn refinement_is_stored_reanalysed_in_the_background_and_removable() {
     let (p, mut h) = open_jacobi();
     assert_eq!(verdict(&h, 18), "parallel");
+    let first = h.state().project.as_ref().unwrap().analysis_id;
     click(&mut h, "P   18");
     click(&mut h, "Assert sequential");
     // The work runs in a worker thread: the window keeps drawing meanwhile.
@@ -227,6 +228,10 @@ fn refinement_is_stored_reanalysed_in_the_background_and_removable() {
     settle(&mut h);
     assert_eq!(verdict(&h, 18), "parallel");
     h.get_by_label("No refinements recorded.");
+    // Back to the inputs of the first analysis: that one is current again, with its schemes.
+    let back = h.state().project.as_ref().unwrap();
+    assert_eq!(back.analysis_id, first);
+    assert_eq!(back.schemes.len(), 4);
     assert!(database::Db::open(&p.db)
         .unwrap()
         .overrides()
@@ -513,10 +518,13 @@ fn analysis_diagnostics_are_shown_in_the_window() {
 #[test]
 fn reopening_a_database_shows_the_stored_analysis() {
     let p = jacobi();
-    drop(open(&p, vec![p.src.clone()]));
-    // No files: the stored analysis and schemes of the database.
+    let first = open(&p, vec![p.src.clone()]);
+    let id = first.state().project.as_ref().unwrap().analysis_id;
+    drop(first);
+    // No files: the stored analysis and schemes of the database, not a copy.
     let h = open(&p, vec![]);
     assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    assert_eq!(h.state().project.as_ref().unwrap().analysis_id, id);
     h.get_by_label("S   16");
     assert_eq!(h.state().project.as_ref().unwrap().schemes.len(), 4);
 }

@@ -123,14 +123,8 @@ pub struct Change {
     pub hint: Option<(PathBuf, Override, bool)>,
 }
 
-impl Change {
-    pub fn is_refinement(&self) -> bool {
-        !self.add.is_empty() || !self.remove.is_empty() || self.hint.is_some()
-    }
-}
-
 /// Apply `change` to the database at `db_path`, (re)run the analysis and, when the database
-/// holds no schemes for it or a refinement changed it, the experts; then read everything back.
+/// holds no schemes for it, the experts; then read everything back.
 /// `progress` is told what is going on.
 pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<Project> {
     progress("opening the database");
@@ -176,7 +170,8 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
         .diagnostics()
         .iter()
         .any(|d| d.severity == analyzer::diag::Severity::Error);
-    if (schemes.is_empty() || change.is_refinement()) && !errors {
+    // A reused analysis keeps its schemes (same inputs and refinements, same estimates).
+    if schemes.is_empty() && !errors {
         progress("estimating the schemes");
         let result = experts::dvm::run(&analysis, &machine);
         store_expert_result(&mut db, aid, &result, &machine)?;

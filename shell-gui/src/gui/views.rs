@@ -8,7 +8,7 @@ use analyzer::overrides::{LoopRef, Override, REDUCTION_OPS};
 use egui::text::LayoutJob;
 use egui::{Color32, FontId, RichText, TextFormat, Ui};
 
-const ROW_H: f32 = 16.0;
+const ROW_H: f32 = 20.0;
 const MARGIN_W: f32 = 64.0;
 const ERROR: Color32 = Color32::from_rgb(230, 80, 70);
 const OK: Color32 = Color32::from_rgb(110, 190, 110);
