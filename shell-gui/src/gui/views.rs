@@ -1055,9 +1055,13 @@ fn program_page(app: &mut App, ui: &mut Ui) {
                             .color(Color32::from_gray(120)),
                         );
                         let left = oi.map_or("", |x| orig[x]);
-                        ui.add_sized(
-                            [520.0, ROW_H],
-                            egui::Label::new(mono(format!("{left:<72}"))).truncate(),
+                        ui.allocate_ui_with_layout(
+                            egui::vec2(540.0, ROW_H),
+                            egui::Layout::left_to_right(egui::Align::Center),
+                            |ui| {
+                                ui.set_min_width(540.0);
+                                ui.add(egui::Label::new(mono(left.to_string())).truncate());
+                            },
                         );
                         ui.label(mono(format!("{:>4} ", gi + 1)).color(Color32::from_gray(120)));
                         if oi.is_none() && f.inserted.contains(&(gi as u32 + 1)) {
