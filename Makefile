@@ -76,7 +76,7 @@ gui: setup
 
 test: setup
 	$(CARGO) test --workspace $(LOCKED) </dev/null
-	$(CARGO) test -p shell-gui --features gui --lib --test gui $(LOCKED) </dev/null
+	XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} $(CARGO) test -p shell-gui --features gui-snapshots --lib --test gui --test snapshots $(LOCKED) </dev/null
 	bash scripts/e2e.sh </dev/null
 
 e2e: setup

@@ -11,6 +11,10 @@ set -euo pipefail
 # Debian packages the project needs. ADD NEW SYSTEM DEPENDENCIES HERE.
 #   gfortran  - reference compiler for the samples and the e2e checks
 #   make      - the top-level Makefile
+#   mesa-vulkan-drivers libegl-mesa0 libgl1-mesa-dri
+#             - the CPU Vulkan/GL drivers the GUI's rendered snapshot tests draw with
+#               (shell-gui/tests/snapshots.rs); building the GUI itself needs no system
+#               package (X11 and GL are loaded at run time)
 # Planned for later issues (uncomment / move up when the code needs them):
 #   libopenmpi-dev openmpi-bin   - the MPI runtime of the generated programs
 #   libclang-dev                 - bindgen of the `mpi` crate
@@ -18,6 +22,9 @@ set -euo pipefail
 DEBIAN_PACKAGES=(
     gfortran
     make
+    mesa-vulkan-drivers
+    libegl-mesa0
+    libgl1-mesa-dri
     # libopenmpi-dev
     # openmpi-bin
     # libclang-dev

@@ -544,7 +544,10 @@ pub fn analyze_and_store(
     let Some(new_key) = input_key(db, files, opts) else {
         bail!("the analyzed files are no longer readable; run `sapfor analyze` again");
     };
-    if let Some(id) = db.find_analysis(&new_key).map_err(|e| anyhow::anyhow!("{e}"))? {
+    if let Some(id) = db
+        .find_analysis(&new_key)
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+    {
         if includes_unchanged(db, id)? {
             db.set_current(id).map_err(|e| anyhow::anyhow!("{e}"))?;
             return Ok((id, analysis));

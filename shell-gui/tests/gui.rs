@@ -3,89 +3,13 @@
 //! databases built from the samples. Run with `cargo test -p shell-gui --features gui`.
 #![cfg(feature = "gui")]
 
+mod common;
+
+use common::{click, dep_label, jacobi, loop_index, open, open_jacobi, settle, verdict};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use shell_gui::gui::{App, Tab};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-
-struct Project {
-    dir: tempfile::TempDir,
-    db: PathBuf,
-    src: PathBuf,
-}
-
-/// A temporary project with a copy of the Jacobi sample.
-fn jacobi() -> Project {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("jac.f");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples/jacobi/jac.f"),
-        &src,
-    )
-    .unwrap();
-    let db = dir.path().join("sapfor.db");
-    Project { dir, db, src }
-}
-
-fn harness(app: App) -> Harness<'static, App> {
-    Harness::builder()
-        .with_size([1400.0, 1000.0])
-        .build_ui_state(|ui, app: &mut App| app.show(ui), app)
-}
-
-/// Step until the background work (and a running program) is over, then draw twice more.
-fn settle(h: &mut Harness<'static, App>) {
-    let t = Instant::now();
-    loop {
-        h.step();
-        let running = h.state().run.as_ref().is_some_and(|r| r.end().is_none());
-        if !h.state().busy() && !running {
-            break;
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(120),
-            "the GUI did not settle"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    h.step();
-    h.step();
-}
-
-fn open(p: &Project, files: Vec<PathBuf>) -> Harness<'static, App> {
-    let mut h = harness(App::new(p.db.clone(), files, None));
-    settle(&mut h);
-    h
-}
-
-fn open_jacobi() -> (Project, Harness<'static, App>) {
-    let p = jacobi();
-    let h = open(&p, vec![p.src.clone()]);
-    (p, h)
-}
-
-fn loop_index(h: &Harness<'static, App>, line: u32) -> usize {
-    h.state()
-        .project
-        .as_ref()
-        .unwrap()
-        .loops
-        .iter()
-        .position(|l| l.line == line)
-        .unwrap()
-}
-
-fn verdict(h: &Harness<'static, App>, line: u32) -> String {
-    let i = loop_index(h, line);
-    h.state().project.as_ref().unwrap().loops[i].verdict.clone()
-}
-
-fn click(h: &mut Harness<'static, App>, label: &str) {
-    h.get_by_label(label).click();
-    h.step();
-    h.step();
-}
+use std::path::PathBuf;
 
 // --- 1. Source view --------------------------------------------------------------------------
 
@@ -119,16 +43,7 @@ fn selecting_a_loop_shows_reductions_private_blockers_and_dependences() {
     h.get_by_label("io: PRINT statement at line 30");
     h.get_by_label("exit: GOTO 3 at line 32 jumps out of the loop");
     // A dependence: selecting it highlights both accesses in the text.
-    let i = loop_index(&h, 16);
-    let d = h.state().project.as_ref().unwrap().loops[i].deps[0].clone();
-    let label = format!(
-        "{} {} ({}) line {} -> line {}",
-        d.array.to_uppercase(),
-        d.kind,
-        d.distance,
-        d.source_line,
-        d.sink_line
-    );
+    let label = dep_label(&h, 16, 0);
     click(&mut h, &label);
     assert_eq!(h.state().selected_dep, Some(0));
     let job = shell_gui::gui::views::line_marks("         A(I, J) = B(I, J)", "a");

@@ -1016,12 +1016,12 @@ fn program_page(app: &mut App, ui: &mut Ui) {
         }
     });
     for (k, f) in g.files.iter().enumerate() {
-        let original = p
+        let source = p
             .files
             .iter()
-            .find(|s| crate::commands::absolute(&s.path) == crate::commands::absolute(&f.path))
-            .map(|s| s.text.as_str())
-            .unwrap_or("");
+            .find(|s| crate::commands::absolute(&s.path) == crate::commands::absolute(&f.path));
+        let original = source.map_or("", |s| s.text.as_str());
+        let name = source.map_or_else(|| f.path.display().to_string(), |s| s.name.clone());
         let orig: Vec<&str> = original.lines().collect();
         let gen: Vec<&str> = f.text.lines().collect();
         // Rows: each generated line, with the original line it came from (none for inserted).
@@ -1036,7 +1036,7 @@ fn program_page(app: &mut App, ui: &mut Ui) {
             }
         }
         ui.separator();
-        ui.strong(format!("{}  |  generated", f.path.display()));
+        ui.strong(format!("{name}  |  generated"));
         egui::ScrollArea::both()
             .id_salt(("program", k))
             .auto_shrink([false, true])
