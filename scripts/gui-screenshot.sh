@@ -13,12 +13,12 @@ cp "$root/samples/jacobi/jac.f" "$work/jacobi/"
 cd "$work/jacobi"
 "$sapfor" --auto jac.f >/dev/null
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
-# Window at 1280x800; the S mark of line 16 is at (28, 425), the first dependence at (940, 164).
+# Window at 1280x800; the S mark of line 16 is at (28, 425), the first dependence at (940, 187).
 xvfb-run -a -s "-screen 0 1280x800x24" bash -c "
   '$sapfor' gui & pid=\$!
   sleep 5
   xdotool mousemove 28 425 click 1; sleep 1
-  xdotool mousemove 940 164 click 1; sleep 1
+  xdotool mousemove 940 187 click 1; sleep 1
   xdotool mousemove 700 20; sleep 0.5
   import -window root '$root/docs/gui.png'
   kill \$pid"

@@ -388,17 +388,37 @@ pub fn nest_times(scheme: &Scheme) -> BTreeMap<u32, f64> {
     out
 }
 
-/// Fill [`LoopRow::share`] from the chosen scheme's per-nest figures.
+/// Fill [`LoopRow::share`] from the chosen scheme's per-nest figures: a loop's share is that of
+/// the nests it contains (its own nest included); a loop inside a nest has the nest's share.
+/// The experts' notes give lines only, so in a program of several files a nest is matched
+/// by line in every file (a known imprecision).
 fn set_shares(loops: &mut [LoopRow], scheme: &Scheme) {
     let total = scheme.estimate.total;
     if total <= 0.0 {
         return;
     }
     let times = nest_times(scheme);
+    let heads: Vec<(String, u32, u32, f64)> = loops
+        .iter()
+        .filter_map(|l| {
+            times
+                .get(&l.line)
+                .map(|t| (l.file.clone(), l.line, l.end_line, *t))
+        })
+        .collect();
     for l in loops.iter_mut() {
-        if let Some(t) = times.get(&l.line) {
-            l.share = Some(t / total);
-        }
+        let inside: f64 = heads
+            .iter()
+            .filter(|(f, line, _, _)| *f == l.file && l.line <= *line && *line <= l.end_line)
+            .map(|h| h.3)
+            .sum();
+        let around = heads
+            .iter()
+            .filter(|(f, line, end, _)| *f == l.file && *line <= l.line && l.end_line <= *end)
+            .max_by_key(|h| h.1)
+            .map(|h| h.3);
+        let t = if inside > 0.0 { Some(inside) } else { around };
+        l.share = t.map(|t| t / total);
     }
 }
 

@@ -225,6 +225,37 @@ fn line_job(line: &str, runs: &[Run], bg: Color32, marks: &[(usize, usize)]) -> 
     job
 }
 
+/// The 1-based lines of the statement starting at `line`: it and its continuation lines.
+pub fn statement_lines(lines: &[&str], fixed: bool, line: u32) -> Vec<u32> {
+    let mut out = vec![line];
+    let mut i = line as usize; // 0-based index of the next line
+    let is_comment = |l: &str| {
+        let t = l.trim_start();
+        t.is_empty() || t.starts_with('!') || (fixed && l.starts_with(['c', 'C', '*']))
+    };
+    while i < lines.len() {
+        let prev = lines[i - 1];
+        let cur = lines[i];
+        let continues = if fixed {
+            !is_comment(cur)
+                && cur.len() > 5
+                && cur.is_char_boundary(5)
+                && cur.is_char_boundary(6)
+                && !matches!(&cur[5..6], " " | "0")
+                && cur[..5].trim().is_empty()
+        } else {
+            let code = prev.split('!').next().unwrap_or("");
+            code.trim_end().ends_with('&')
+        };
+        if !continues {
+            break;
+        }
+        i += 1;
+        out.push(i as u32);
+    }
+    out
+}
+
 /// Byte ranges of whole-word, case-insensitive occurrences of `name` in `line`.
 pub fn line_marks(line: &str, name: &str) -> Vec<(usize, usize)> {
     let (hay, needle) = (line.to_ascii_lowercase(), name.to_ascii_lowercase());
@@ -264,6 +295,13 @@ fn source_text(app: &mut App, ui: &mut Ui) {
         .enumerate()
         .filter(|(_, l)| l.file == file.name)
         .collect();
+    // The lines of the statements at both ends of the selected dependence (with their
+    // continuation lines), where the array is marked.
+    let dep_lines: Vec<u32> = dep.map_or(vec![], |d| {
+        let mut v = statement_lines(&lines, file.fixed, d.source_line);
+        v.extend(statement_lines(&lines, file.fixed, d.sink_line));
+        v
+    });
     let mut clicked: Option<usize> = None;
     let scroll_to = app.scroll_to.take();
     let mut area = egui::ScrollArea::both()
@@ -284,7 +322,7 @@ fn source_text(app: &mut App, ui: &mut Ui) {
                 Color32::TRANSPARENT
             };
             let marks = match dep {
-                Some(d) if d.source_line == n || d.sink_line == n => line_marks(text, &d.array),
+                Some(d) if dep_lines.contains(&n) => line_marks(text, &d.array),
                 _ => vec![],
             };
             let empty = vec![];
@@ -317,7 +355,7 @@ fn source_text(app: &mut App, ui: &mut Ui) {
                         );
                     }
                 }
-                let dep_line = dep.is_some_and(|d| d.source_line == n || d.sink_line == n);
+                let dep_line = dep_lines.contains(&n);
                 let bg = if dep_line && marks.is_empty() {
                     Color32::from_rgb(90, 70, 20)
                 } else {
@@ -377,6 +415,19 @@ fn loop_details(app: &mut App, ui: &mut Ui) {
         }
     };
     ui.label(format!("Private: {}", list(&l.private)));
+    let mut vars: Vec<String> = l.private.clone();
+    vars.extend(l.reductions.iter().map(|(_, v)| v.clone()));
+    let mut pick_var = None;
+    if !vars.is_empty() {
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Refine variable:");
+            for v in &vars {
+                if ui.small_button(v.to_uppercase()).clicked() {
+                    pick_var = Some(v.clone());
+                }
+            }
+        });
+    }
     let reds: Vec<String> = l
         .reductions
         .iter()
@@ -414,6 +465,9 @@ fn loop_details(app: &mut App, ui: &mut Ui) {
     ui.strong(format!("Blockers ({})", l.blockers.len()));
     for b in &l.blockers {
         ui.colored_label(ERROR, format!("{}: {}", b.code, b.message));
+    }
+    if let Some(v) = pick_var {
+        app.form.var = v;
     }
     if let Some(i) = pick {
         app.selected_dep = Some(i);
