@@ -384,7 +384,7 @@ fn parse_reduction(at: &LoopRef, s: &str) -> Result<Override> {
     })
 }
 
-fn check_name(n: &str) -> Result<()> {
+pub fn check_name(n: &str) -> Result<()> {
     let ok = n.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !ok {
@@ -393,7 +393,7 @@ fn check_name(n: &str) -> Result<()> {
     Ok(())
 }
 
-fn parse_formats(s: &str) -> Result<Vec<String>> {
+pub fn parse_formats(s: &str) -> Result<Vec<String>> {
     let inner = s.trim().trim_start_matches('(').trim_end_matches(')');
     let v: Vec<String> = inner
         .split(',')

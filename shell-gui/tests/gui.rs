@@ -262,6 +262,36 @@ fn refinement_written_into_the_source_as_a_hint() {
         .overrides()
         .unwrap()
         .is_empty());
+    // An array assertion goes before the selected loop too, and reaches the experts.
+    click(&mut h, "S   19");
+    h.state_mut().form.array = "b".into();
+    click(&mut h, "Do not distribute");
+    settle(&mut h);
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    let text = std::fs::read_to_string(&p.src).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[17], "C$SPF SEQUENTIAL");
+    assert_eq!(lines[18], "C$SPF NODISTRIBUTE(B)");
+    assert_eq!(verdict(&h, 20), "sequential");
+    let hints = &h.state().project.as_ref().unwrap().analysis.hints;
+    assert!(
+        hints.contains(&analyzer::overrides::Override::NoDistribute { array: "b".into() }),
+        "{hints:?}"
+    );
+    // What has no hint form is refused with a message.
+    h.state_mut().form.var = "eps".into();
+    h.state_mut().form.op = "maxloc".into();
+    click(&mut h, "Reduction");
+    settle(&mut h);
+    assert!(
+        h.state()
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .contains("location array"),
+        "{:?}",
+        h.state().error
+    );
 }
 
 // --- 4. Schemes ------------------------------------------------------------------------------

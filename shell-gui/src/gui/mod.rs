@@ -163,6 +163,8 @@ pub struct App {
     pub sapfor_exe: PathBuf,
     /// Scroll the source view to this line on the next frame.
     scroll_to: Option<u32>,
+    /// A hint line is being inserted before this line of this file: the selection moves down.
+    pub(crate) shift_selection: Option<(String, u32)>,
 }
 
 impl App {
@@ -192,6 +194,7 @@ impl App {
             run: None,
             sapfor_exe: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("sapfor")),
             scroll_to: None,
+            shift_selection: None,
         };
         app.submit(Change {
             files,
@@ -236,7 +239,12 @@ impl App {
         let keep = self
             .selected_loop
             .and_then(|i| self.project.as_ref()?.loops.get(i))
-            .map(|l| (l.file.clone(), l.line));
+            .map(|l| (l.file.clone(), l.line))
+            .map(|(f, line)| match self.shift_selection.take() {
+                Some((sf, at)) if sf == f && line >= at => (f, line + 1),
+                _ => (f, line),
+            });
+        self.shift_selection = None;
         self.highlights = p
             .files
             .iter()

@@ -3,7 +3,7 @@
 
 use crate::auto::{scheme_from_record, store_expert_result};
 use crate::commands::{analyze_and_store, cli_options, open_db, stored_inputs};
-use analyzer::overrides::Override;
+use analyzer::overrides::{LoopRef, Override};
 use analyzer::report::Analysis;
 use anyhow::{bail, Result};
 use database::records::SchemeRecord;
@@ -118,9 +118,19 @@ pub struct Change {
     pub remove: Vec<i64>,
     /// Files to analyze instead of the stored analysis (`sapfor gui FILE...`).
     pub files: Vec<PathBuf>,
-    /// Write this loop refinement into the source file as a `!$SPF` hint (instead of the
-    /// database): (file, refinement, fixed form).
-    pub hint: Option<(PathBuf, Override, bool)>,
+    /// Write this refinement into the source file as a `!$SPF` hint line (instead of the
+    /// database) before the DO statement at `line`.
+    pub hint: Option<Hint>,
+}
+
+/// A refinement to write into a source file as a `!$SPF` hint.
+#[derive(Clone, Debug)]
+pub struct Hint {
+    pub path: PathBuf,
+    /// The DO statement the hint line goes before (1-based).
+    pub line: u32,
+    pub fixed: bool,
+    pub refinement: Override,
 }
 
 /// Apply `change` to the database at `db_path`, (re)run the analysis and, when the database
@@ -140,10 +150,11 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
             bail!("no refinement #{id} in {}", db_path.display());
         }
     }
-    if let Some((path, o, fixed)) = &change.hint {
+    if let Some(h) = &change.hint {
         progress("writing the hint into the source");
-        write_hint(path, o, *fixed)?;
-        shift_overrides(&mut db, o, 1)?;
+        write_hint(h)?;
+        let file = db.relative(&crate::commands::absolute(&h.path));
+        shift_overrides(&mut db, &file, h.line, 1)?;
     }
     let (files, opts) = if !change.files.is_empty() {
         let opts = cli_options(&[], false, false, Some(&db))?;
@@ -237,15 +248,16 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
     })
 }
 
-/// A line was inserted before the loop of `at`: the recorded loop refinements at or below it
-/// in the same file move down by `by` lines.
-fn shift_overrides(db: &mut database::Db, at: &Override, by: u32) -> Result<()> {
-    let Some(at) = at.loop_ref() else {
-        return Ok(());
+/// A line was inserted before line `at` of `file` (relative to the project root): the
+/// recorded loop refinements at or below it in that file move down by `by` lines.
+fn shift_overrides(db: &mut database::Db, file: &str, at: u32, by: u32) -> Result<()> {
+    let here = LoopRef {
+        file: file.to_string(),
+        line: at,
     };
     for (id, o) in db.overrides().map_err(|e| anyhow::anyhow!("{e}"))? {
         let Some(r) = o.loop_ref() else { continue };
-        if r.line >= at.line && (r.matches_file(&at.file) || at.matches_file(&r.file)) {
+        if r.line >= at && (here.matches_file(&r.file) || r.matches_file(file)) {
             let mut moved = o.clone();
             match &mut moved {
                 Override::Parallel { at }
@@ -437,42 +449,58 @@ pub fn generate(
     generator::generate(&analysis.program, scheme).map_err(|e| e.to_string())
 }
 
-/// The line to insert before the DO at `line` so that the analyzer reads `o` as a source hint
-/// (`!$SPF`, README "Source hints"); None for refinements that have no loop.
-pub fn hint_line(o: &Override, fixed: bool) -> Option<String> {
-    let body = match o {
-        Override::Parallel { .. } => "PARALLEL".to_string(),
-        Override::Sequential { .. } => "SEQUENTIAL".to_string(),
-        Override::Private { var, .. } => format!("ANALYSIS(PRIVATE({}))", var.to_uppercase()),
-        Override::Reduction { op, var, .. } => format!(
-            "ANALYSIS(REDUCTION({}({})))",
-            op.to_uppercase(),
-            var.to_uppercase()
-        ),
-        _ => return None,
+/// The `!$SPF` line that makes the analyzer read `o` as a source hint (printed by the
+/// analyzer's own directive printer); an error for what has no hint form.
+pub fn hint_line(o: &Override, fixed: bool) -> Result<String> {
+    use analyzer::directives::{DirectiveKind, DistFormat, Reduction, ReductionOp, SpfHint};
+    let hint = match o {
+        Override::Parallel { .. } => SpfHint::Parallel,
+        Override::Sequential { .. } => SpfHint::Sequential,
+        Override::Private { var, .. } => SpfHint::Private(vec![var.clone()]),
+        Override::Reduction { op, var, .. } => {
+            let op = ReductionOp::from_name(op)
+                .filter(|o| !matches!(o, ReductionOp::MaxLoc | ReductionOp::MinLoc))
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "a {op} reduction needs its location array: record it in the database"
+                    )
+                })?;
+            SpfHint::Reduction(vec![Reduction {
+                op,
+                var: var.clone(),
+                loc: vec![],
+            }])
+        }
+        Override::NoDistribute { array } => SpfHint::NoDistribute(vec![array.clone()]),
+        Override::Distribute { array, formats } => SpfHint::Distribute {
+            array: array.clone(),
+            formats: formats
+                .iter()
+                .map(|f| {
+                    if f == "BLOCK" {
+                        DistFormat::Block
+                    } else {
+                        DistFormat::Star
+                    }
+                })
+                .collect(),
+        },
+        Override::Machine { .. } => bail!("machine parameters have no source hint"),
     };
-    Some(if fixed {
-        format!("C$SPF {body}")
-    } else {
-        format!("!$SPF {body}")
-    })
+    let body = DirectiveKind::Spf(vec![hint]).to_string();
+    Ok(format!("{}{body}", if fixed { "C$SPF " } else { "!$SPF " }))
 }
 
-/// Insert the hint of `o` into `path` before its DO line (indented like it for free form).
-pub fn write_hint(path: &Path, o: &Override, fixed: bool) -> Result<()> {
-    let Some(at) = o.loop_ref() else {
-        bail!("only loop refinements can be written as source hints");
-    };
-    let Some(hint) = hint_line(o, fixed) else {
-        bail!("this refinement has no source hint form");
-    };
-    let text = std::fs::read_to_string(path)?;
+/// Insert the hint line before the DO statement (indented like it in free form).
+pub fn write_hint(h: &Hint) -> Result<()> {
+    let hint = hint_line(&h.refinement, h.fixed)?;
+    let text = std::fs::read_to_string(&h.path)?;
     let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let idx = at.line as usize - 1;
-    if idx >= lines.len() {
-        bail!("{} has no line {}", path.display(), at.line);
+    let idx = (h.line as usize).saturating_sub(1);
+    if h.line == 0 || idx >= lines.len() {
+        bail!("{} has no line {}", h.path.display(), h.line);
     }
-    let indent: String = if fixed {
+    let indent: String = if h.fixed {
         String::new()
     } else {
         lines[idx]
@@ -487,5 +515,5 @@ pub fn write_hint(path: &Path, o: &Override, fixed: bool) -> Result<()> {
     };
     let new = format!("{indent}{hint}{eol}");
     lines.insert(idx, &new);
-    crate::commands::write_atomically(path, lines.concat().as_bytes())
+    crate::commands::write_atomically(&h.path, lines.concat().as_bytes())
 }

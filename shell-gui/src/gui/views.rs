@@ -538,7 +538,7 @@ fn refine_form(app: &mut App, ui: &mut Ui) {
             });
             ui.checkbox(
                 &mut app.form.as_hint,
-                "Write loop assertions into the source as !$SPF hints (instead of the database)",
+                "Write assertions into the source as !$SPF hints before this loop (instead of the database)",
             );
         } else {
             ui.label("Loop assertions need a selected loop.");
@@ -594,16 +594,24 @@ fn refine_form(app: &mut App, ui: &mut Ui) {
         app.error = Some(e);
         return;
     }
-    let hint_file = match (&o.loop_ref(), app.form.as_hint) {
-        (Some(_), true) => file,
-        _ => None,
-    };
-    let change = match hint_file {
-        Some((path, fixed)) => super::Change {
-            hint: Some((path, o, fixed)),
-            ..Default::default()
-        },
-        None => super::Change {
+    let change = match (app.form.as_hint, file, &sel) {
+        (true, Some((path, fixed)), Some(l)) => {
+            app.shift_selection = Some((l.file.clone(), l.line));
+            super::Change {
+                hint: Some(super::model::Hint {
+                    path,
+                    line: l.line,
+                    fixed,
+                    refinement: o,
+                }),
+                ..Default::default()
+            }
+        }
+        (true, _, _) => {
+            app.error = Some("select the loop to write the hint before".into());
+            return;
+        }
+        _ => super::Change {
             add: vec![o],
             ..Default::default()
         },
@@ -611,25 +619,21 @@ fn refine_form(app: &mut App, ui: &mut Ui) {
     app.submit(change);
 }
 
-/// The checks `sapfor refine` makes, before anything is stored.
+/// The checks `sapfor refine` makes (the same functions), and the rank of a distribution,
+/// before anything is stored.
 fn check(o: &Override, arrays: &[(String, usize)]) -> Result<(), String> {
-    let name_ok = |n: &str| {
-        n.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    };
+    use crate::commands::check_name;
+    let e = |e: anyhow::Error| e.to_string();
     match o {
-        Override::Private { var, .. } | Override::Reduction { var, .. } if !name_ok(var) => Err(
-            format!("`{var}` is not a Fortran name: type the variable first"),
-        ),
+        Override::Private { var, .. } | Override::Reduction { var, .. } => check_name(var)
+            .map_err(|_| format!("`{var}` is not a Fortran name: type the variable first")),
         Override::NoDistribute { array } | Override::Distribute { array, .. }
             if array.is_empty() =>
         {
             Err("choose an array first".into())
         }
         Override::Distribute { array, formats } => {
-            if formats.iter().any(|f| f != "BLOCK" && f != "*") {
-                return Err("a distribution is BLOCK or * per dimension, e.g. (BLOCK,*)".into());
-            }
+            crate::commands::parse_formats(&format!("({})", formats.join(","))).map_err(e)?;
             match arrays.iter().find(|(a, _)| a == array) {
                 Some((_, rank)) if *rank != formats.len() => Err(format!(
                     "{} has {rank} dimensions, the distribution gives {}",
