@@ -392,16 +392,25 @@ fn program_side_by_side_and_saved_to_a_chosen_file() {
 
 #[test]
 fn run_failure_of_sapfor_run_is_shown_as_an_error() {
-    let (_p, mut h) = open_jacobi();
+    let (p, mut h) = open_jacobi();
     h.state_mut().sapfor_exe = PathBuf::from(env!("CARGO_BIN_EXE_sapfor"));
-    h.state_mut().run_file = "jac.fdv".into();
+    // Not saved yet: said in the window, nothing started.
+    let missing = p.dir.path().join("nothing.fdv");
+    h.state_mut().run_file = missing.display().to_string();
     click(&mut h, "Run");
+    click(&mut h, "Run program");
+    assert!(h.state().run.is_none());
+    h.get_by_label_contains("does not exist: save the generated program first");
+    // A program that is not Fortran: today `sapfor run` does not exist yet (another branch)
+    // and fails as an unknown subcommand; once it exists the program fails to build. Either
+    // way the failure must show in the window.
+    let bad = p.dir.path().join("bad.fdv");
+    std::fs::write(&bad, "this is not Fortran\n").unwrap();
+    h.state_mut().run_file = bad.display().to_string();
     click(&mut h, "Run program");
     settle(&mut h);
     let run = h.state().run.as_ref().unwrap();
     let (ok, msg) = run.outcome().unwrap();
-    // Today `sapfor run` does not exist yet (another branch): it must show as an error.
-    // Once it exists, the program fails for lack of jac.fdv here: an error as well.
     assert!(!ok, "{msg}");
     assert!(msg.starts_with("run failed"), "{msg}");
     h.get_by_label_contains("run failed");
@@ -421,14 +430,19 @@ fn run_streams_output_and_charts_the_profile() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     h.state_mut().sapfor_exe = script;
-    h.state_mut().run_file = "x.fdv".into();
+    let fdv = p.dir.path().join("x.fdv");
+    std::fs::write(&fdv, "      END\n").unwrap();
+    h.state_mut().run_file = fdv.display().to_string();
     h.state_mut().np = 4;
     h.state_mut().threads = 2;
     h.state_mut().profile = true;
     click(&mut h, "Run");
     click(&mut h, "Run program");
     settle(&mut h);
-    h.get_by_label("args: run x.fdv --np 4 --threads 2 --profile");
+    h.get_by_label(&format!(
+        "args: run {} --np 4 --threads 2 --profile",
+        fdv.display()
+    ));
     h.get_by_label(" IT =    1   EPS =  0.5");
     h.get_by_label("warning on stderr");
     h.get_by_label("the program finished (exit status 0)");
@@ -439,10 +453,40 @@ fn run_streams_output_and_charts_the_profile() {
 }
 
 #[test]
+fn run_output_arrives_while_the_program_runs() {
+    let (p, mut h) = open_jacobi();
+    let script = p.dir.path().join("slow-sapfor");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho first line\nsleep 3\necho second line\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    h.state_mut().sapfor_exe = script;
+    h.state_mut().run_file = p.src.display().to_string();
+    click(&mut h, "Run");
+    click(&mut h, "Run program");
+    let t = std::time::Instant::now();
+    while h.query_by_label("first line").is_none() {
+        assert!(t.elapsed() < std::time::Duration::from_secs(20));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.step();
+    }
+    // Still running: the first line was shown before the program ended.
+    assert!(h.state().run.as_ref().unwrap().end().is_none());
+    h.get_by_label("Running…");
+    assert!(h.query_by_label("second line").is_none());
+    settle(&mut h);
+    h.get_by_label("second line");
+    h.get_by_label("the program finished (exit status 0)");
+}
+
+#[test]
 fn run_of_a_missing_program_is_an_error_not_a_crash() {
-    let (_p, mut h) = open_jacobi();
+    let (p, mut h) = open_jacobi();
     h.state_mut().sapfor_exe = PathBuf::from("/nonexistent/sapfor");
-    h.state_mut().run_file = "x.fdv".into();
+    h.state_mut().run_file = p.src.display().to_string();
     click(&mut h, "Run");
     click(&mut h, "Run program");
     settle(&mut h);

@@ -399,10 +399,15 @@ impl App {
 
     /// Start the Run action.
     pub fn start_run(&mut self) {
-        if self.run_file.trim().is_empty() {
-            self.error = Some("save the generated program first (Program page)".into());
+        let file = self.run_file.trim();
+        if file.is_empty() || !std::path::Path::new(file).is_file() {
+            self.error = Some(format!(
+                "{} does not exist: save the generated program first (Program page)",
+                if file.is_empty() { "the program" } else { file }
+            ));
             return;
         }
+        self.error = None;
         let args = runner::run_args(
             std::path::Path::new(self.run_file.trim()),
             self.np,
