@@ -453,6 +453,36 @@ fn run_streams_output_and_charts_the_profile() {
 }
 
 #[test]
+fn a_profiled_run_of_the_saved_program_is_recorded() {
+    let (p, mut h) = open_jacobi();
+    let script = p.dir.path().join("fake-sapfor");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho 'SAPFOR-PROFILE {\"wall_seconds\": 2.5, \"loops\": [{\"file\": \"jac.f\", \"line\": 18, \"seconds\": 1.5}], \"communication\": []}'\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    h.state_mut().sapfor_exe = script;
+    let out = p.dir.path().join("jac.fdv");
+    h.state_mut().save_path = out.display().to_string();
+    click(&mut h, "Program");
+    click(&mut h, "Save");
+    assert_eq!(h.state().run_file, out.display().to_string());
+    let artifact = h.state().saved.as_ref().unwrap().1;
+    h.state_mut().profile = true;
+    click(&mut h, "Run");
+    click(&mut h, "Run program");
+    settle(&mut h);
+    h.get_by_label_contains("recorded in the database");
+    let runs = database::Db::open(&p.db).unwrap().runs(artifact).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].1.wall_seconds, 2.5);
+    assert_eq!(runs[0].1.processes, 2);
+    assert_eq!(runs[0].1.loops[0]["line"], 18);
+}
+
+#[test]
 fn run_output_arrives_while_the_program_runs() {
     let (p, mut h) = open_jacobi();
     let script = p.dir.path().join("slow-sapfor");

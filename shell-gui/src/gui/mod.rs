@@ -165,6 +165,10 @@ pub struct App {
     scroll_to: Option<u32>,
     /// A hint line is being inserted before this line of this file: the selection moves down.
     pub(crate) shift_selection: Option<(String, u32)>,
+    /// The last saved program and its artifact id in the database (runs of it are recorded).
+    pub saved: Option<(PathBuf, i64)>,
+    /// The current run's outcome was handled (recorded, reported).
+    run_handled: bool,
 }
 
 impl App {
@@ -195,6 +199,8 @@ impl App {
             sapfor_exe: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("sapfor")),
             scroll_to: None,
             shift_selection: None,
+            saved: None,
+            run_handled: false,
         };
         app.submit(Change {
             files,
@@ -350,7 +356,7 @@ impl App {
             self.error = Some("give the file to save the program to".into());
             return;
         }
-        let result = (|| -> Result<Vec<PathBuf>> {
+        let result = (|| -> Result<Vec<(PathBuf, Option<i64>)>> {
             let mut written = vec![];
             for f in &g.files {
                 let dest = if g.files.len() == 1 {
@@ -370,11 +376,12 @@ impl App {
                     );
                 }
                 crate::commands::write_atomically(&dest, f.text.as_bytes())?;
+                let mut artifact = None;
                 if let Some(id) = g.scheme_id {
                     let mut db = crate::commands::open_db(&self.db_path)?;
-                    crate::auto::store_program(&mut db, id, &dest, &f.text)?;
+                    artifact = Some(crate::auto::store_program(&mut db, id, &dest, &f.text)?);
                 }
-                written.push(dest);
+                written.push((dest, artifact));
             }
             Ok(written)
         })();
@@ -383,12 +390,13 @@ impl App {
                 self.error = None;
                 self.run_file = w
                     .first()
-                    .map(|p| p.display().to_string())
+                    .map(|p| p.0.display().to_string())
                     .unwrap_or_default();
+                self.saved = w.first().and_then(|(p, a)| a.map(|a| (p.clone(), a)));
                 self.info = Some(format!(
                     "saved {}",
                     w.iter()
-                        .map(|p| p.display().to_string())
+                        .map(|p| p.0.display().to_string())
                         .collect::<Vec<_>>()
                         .join(", ")
                 ));
@@ -414,6 +422,7 @@ impl App {
             self.threads,
             self.profile,
         );
+        self.run_handled = false;
         self.run = Some(runner::RunJob::start(
             &self.sapfor_exe,
             &args,
@@ -421,9 +430,44 @@ impl App {
         ));
     }
 
+    /// When a run with a profile of the last saved program has finished, record it in the
+    /// database (measured times next to the estimates).
+    fn finish_run(&mut self) {
+        let Some(run) = &self.run else { return };
+        if self.run_handled || run.end().is_none() {
+            return;
+        }
+        self.run_handled = true;
+        if !run.end().is_some_and(|e| e.success()) {
+            return;
+        }
+        let lines: Vec<String> = run.lines().into_iter().map(|(_, l)| l).collect();
+        let Some(prof) = profile::parse(&lines) else {
+            return;
+        };
+        let Some((path, artifact)) = &self.saved else {
+            return;
+        };
+        if crate::commands::absolute(path)
+            != crate::commands::absolute(std::path::Path::new(self.run_file.trim()))
+        {
+            return;
+        }
+        let rec = profile::run_record(&prof, &run.command, self.np, self.threads);
+        let stored = crate::commands::open_db(&self.db_path).and_then(|mut db| {
+            db.store_run(*artifact, &rec)
+                .map_err(|e| anyhow::anyhow!("{e}"))
+        });
+        match stored {
+            Ok(id) => self.info = Some(format!("run #{id} recorded in the database")),
+            Err(e) => self.error = Some(format!("cannot record the run: {e:#}")),
+        }
+    }
+
     /// Draw the whole window into `ui` (one frame).
     pub fn show(&mut self, ui: &mut egui::Ui) {
         self.poll();
+        self.finish_run();
         views::window(self, ui);
     }
 }

@@ -64,6 +64,28 @@ fn from_json(v: &Value) -> Profile {
     }
 }
 
+/// The database record of a profiled run.
+pub fn run_record(p: &Profile, command: &str, processes: u32, threads: u32) -> database::RunRecord {
+    database::RunRecord {
+        command: command.to_string(),
+        processes,
+        threads,
+        wall_seconds: p.wall_seconds.unwrap_or(0.0),
+        loops: serde_json::Value::Array(
+            p.loops
+                .iter()
+                .map(|(f, l, s)| serde_json::json!({"file": f, "line": l, "seconds": s}))
+                .collect(),
+        ),
+        communication: serde_json::Value::Array(
+            p.communication
+                .iter()
+                .map(|(k, s)| serde_json::json!({"kind": k, "seconds": s}))
+                .collect(),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
