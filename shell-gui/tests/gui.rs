@@ -5,7 +5,9 @@
 
 mod common;
 
-use common::{click, dep_label, jacobi, loop_index, open, open_jacobi, settle, verdict};
+use common::{
+    click, dep_label, fake_sapfor, jacobi, loop_index, open, open_jacobi, settle, verdict,
+};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use shell_gui::gui::{App, Tab};
@@ -420,16 +422,8 @@ fn run_failure_of_sapfor_run_is_shown_as_an_error() {
 #[test]
 fn run_streams_output_and_charts_the_profile() {
     let (p, mut h) = open_jacobi();
-    let script = p.dir.path().join("fake-sapfor");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\necho \"args: $*\"\necho ' IT =    1   EPS =  0.5'\necho 'warning on stderr' >&2\n\
-         echo 'SAPFOR-PROFILE {\"wall_seconds\": 2.5, \"loops\": [{\"file\": \"jac.f\", \"line\": 18, \"seconds\": 1.5}], \"communication\": [{\"kind\": \"shadow\", \"seconds\": 0.25}]}'\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    h.state_mut().sapfor_exe = script;
+    h.state_mut().sapfor_exe = fake_sapfor(&p, "#!/bin/sh\necho \"args: $*\"\necho ' IT =    1   EPS =  0.5'\necho 'warning on stderr' >&2\n\
+         echo 'SAPFOR-PROFILE {\"wall_seconds\": 2.5, \"loops\": [{\"file\": \"jac.f\", \"line\": 18, \"seconds\": 1.5}], \"communication\": [{\"kind\": \"shadow\", \"seconds\": 0.25}]}'\n");
     let fdv = p.dir.path().join("x.fdv");
     std::fs::write(&fdv, "      END\n").unwrap();
     h.state_mut().run_file = fdv.display().to_string();
@@ -455,15 +449,7 @@ fn run_streams_output_and_charts_the_profile() {
 #[test]
 fn a_profiled_run_of_the_saved_program_is_recorded() {
     let (p, mut h) = open_jacobi();
-    let script = p.dir.path().join("fake-sapfor");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\necho 'SAPFOR-PROFILE {\"wall_seconds\": 2.5, \"loops\": [{\"file\": \"jac.f\", \"line\": 18, \"seconds\": 1.5}], \"communication\": []}'\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    h.state_mut().sapfor_exe = script;
+    h.state_mut().sapfor_exe = fake_sapfor(&p, "#!/bin/sh\necho 'SAPFOR-PROFILE {\"wall_seconds\": 2.5, \"loops\": [{\"file\": \"jac.f\", \"line\": 18, \"seconds\": 1.5}], \"communication\": []}'\n");
     let out = p.dir.path().join("jac.fdv");
     h.state_mut().save_path = out.display().to_string();
     click(&mut h, "Program");
@@ -485,15 +471,10 @@ fn a_profiled_run_of_the_saved_program_is_recorded() {
 #[test]
 fn run_output_arrives_while_the_program_runs() {
     let (p, mut h) = open_jacobi();
-    let script = p.dir.path().join("slow-sapfor");
-    std::fs::write(
-        &script,
+    h.state_mut().sapfor_exe = fake_sapfor(
+        &p,
         "#!/bin/sh\necho first line\nsleep 3\necho second line\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    h.state_mut().sapfor_exe = script;
+    );
     h.state_mut().run_file = p.src.display().to_string();
     click(&mut h, "Run");
     click(&mut h, "Run program");

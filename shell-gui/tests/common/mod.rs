@@ -101,3 +101,12 @@ pub fn dep_label(h: &Harness<'static, App>, line: u32, i: usize) -> String {
         d.sink_line
     )
 }
+
+/// An executable shell script standing in for `sapfor` in the Run action.
+pub fn fake_sapfor(p: &Project, script: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = p.dir.path().join("fake-sapfor");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
