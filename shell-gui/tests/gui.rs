@@ -300,7 +300,7 @@ fn refinement_written_into_the_source_as_a_hint() {
 
 #[test]
 fn schemes_chart_what_if_and_choice() {
-    let (_p, mut h) = open_jacobi();
+    let (p, mut h) = open_jacobi();
     click(&mut h, "Schemes");
     h.get_by_label("Candidate schemes");
     h.get_by_label_contains("(chosen)");
@@ -346,6 +346,51 @@ fn schemes_chart_what_if_and_choice() {
     click(&mut h, "Reset to the stored machine");
     h.step();
     assert_eq!(totals(&h), before);
+    // The what-if machine recorded as refinements: stored, and the schemes re-estimated.
+    h.state_mut().whatif.as_mut().unwrap().machine.processes = 16;
+    h.state_mut().whatif.as_mut().unwrap().machine.tstart_us = 3.5;
+    h.state_mut().reestimate();
+    click(&mut h, "Record as refinements");
+    settle(&mut h);
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    let o: Vec<String> = database::Db::open(&p.db)
+        .unwrap()
+        .overrides()
+        .unwrap()
+        .iter()
+        .map(|(_, o)| o.to_string())
+        .collect();
+    assert_eq!(
+        o,
+        vec![
+            "machine parameter processes = 16".to_string(),
+            "machine parameter tstart_us = 3.5".to_string()
+        ]
+    );
+    let grids: Vec<u32> = h
+        .state()
+        .project
+        .as_ref()
+        .unwrap()
+        .schemes
+        .iter()
+        .filter_map(|(_, s)| {
+            s.machine["grid"]
+                .as_array()
+                .map(|g| g.iter().map(|x| x.as_u64().unwrap() as u32).product())
+        })
+        .collect();
+    assert!(grids.contains(&16), "{grids:?}");
+    // The what-if panel starts from the refined machine, and still changes it.
+    assert_eq!(h.state().whatif.as_ref().unwrap().machine.processes, 16);
+    let stored: Vec<f64> = {
+        let p = h.state().project.as_ref().unwrap();
+        p.schemes.iter().map(|(_, s)| s.total).collect()
+    };
+    assert_eq!(totals(&h), stored);
+    h.state_mut().whatif.as_mut().unwrap().machine.processes = 4;
+    h.state_mut().reestimate();
+    assert_ne!(totals(&h), stored);
     // Choose another scheme and generate its program.
     h.get_by_label_contains("replicated").click();
     h.step();

@@ -139,6 +139,12 @@ pub struct Hint {
 pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<Project> {
     progress("opening the database");
     let mut db = open_db(db_path)?;
+    // The machine the current schemes were estimated for: a refined analysis is estimated
+    // for the same one (e.g. `sapfor --auto --procs 100`).
+    let previous_machine = match db.current_analysis().map_err(|e| anyhow::anyhow!("{e}"))? {
+        Some(id) => machine_of(&db.schemes(id).map_err(|e| anyhow::anyhow!("{e}"))?),
+        None => None,
+    };
     for o in &change.add {
         db.add_override(o).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
@@ -173,9 +179,8 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
     progress("analyzing");
     let (aid, analysis) = analyze_and_store(&mut db, &files, &opts)?;
     let mut schemes = db.schemes(aid).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let machine = schemes
-        .iter()
-        .find_map(|(_, s)| serde_json::from_value(s.machine["model"].clone()).ok())
+    let base = machine_of(&schemes)
+        .or(previous_machine)
         .unwrap_or_default();
     let errors = analysis
         .diagnostics()
@@ -184,10 +189,12 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
     // A reused analysis keeps its schemes (same inputs and refinements, same estimates).
     if schemes.is_empty() && !errors {
         progress("estimating the schemes");
-        let result = experts::dvm::run(&analysis, &machine);
-        store_expert_result(&mut db, aid, &result, &machine)?;
+        let result = experts::dvm::run(&analysis, &base);
+        store_expert_result(&mut db, aid, &result, &base)?;
         schemes = db.schemes(aid).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
+    // What the schemes were estimated for: the stored machine with the machine refinements.
+    let machine = experts::dvm::refined_machine(&analysis, &base).0;
     progress("reading the results");
     let overrides = db.overrides().map_err(|e| anyhow::anyhow!("{e}"))?;
     let report = analysis.to_json();
@@ -246,6 +253,13 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
         machine,
         arrays: arrays.into_iter().collect(),
     })
+}
+
+/// The machine model stored with a set of schemes (`auto::scheme_record`).
+fn machine_of(schemes: &[(i64, SchemeRecord)]) -> Option<MachineModel> {
+    schemes
+        .iter()
+        .find_map(|(_, s)| serde_json::from_value(s.machine["model"].clone()).ok())
 }
 
 /// A line was inserted before line `at` of `file` (relative to the project root): the
@@ -434,11 +448,28 @@ fn set_shares(loops: &mut [LoopRow], scheme: &Scheme) {
     }
 }
 
+/// Machine refinements (`sapfor refine machine KEY=VALUE`) for every parameter of `new` that
+/// differs from `old` (the grid is a what-if only).
+pub fn machine_changes(old: &MachineModel, new: &MachineModel) -> Vec<Override> {
+    let (Ok(Value::Object(a)), Ok(Value::Object(b))) =
+        (serde_json::to_value(old), serde_json::to_value(new))
+    else {
+        return vec![];
+    };
+    b.iter()
+        .filter(|(k, v)| k.as_str() != "grid" && a.get(*k) != Some(*v))
+        .map(|(k, v)| Override::Machine {
+            key: k.clone(),
+            value: v.to_string(),
+        })
+        .collect()
+}
+
 /// Re-estimate every variant for another machine (the what-if controls): runs the experts on
 /// the in-memory analysis, nothing is stored.
 pub fn what_if(analysis: &Analysis, machine: &MachineModel) -> Result<Vec<Scheme>, String> {
     machine.validate()?;
-    Ok(experts::dvm::run(analysis, machine).schemes)
+    Ok(experts::dvm::run_exactly(analysis, machine).schemes)
 }
 
 /// Generate the program of `scheme`: (input file, generated text, inserted lines).

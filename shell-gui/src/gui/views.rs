@@ -905,6 +905,9 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
     let mut changed = false;
     let mut generate = false;
     let mut reset = false;
+    let mut record: Vec<Override> = vec![];
+    let mut no_change = false;
+    let busy = app.busy();
     let Some(w) = app.whatif.as_mut() else { return };
     egui::Panel::left("whatif")
         .resizable(true)
@@ -953,6 +956,18 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
             });
             if ui.button("Reset to the stored machine").clicked() {
                 reset = true;
+            }
+            if ui
+                .add_enabled(!busy, egui::Button::new("Record as refinements"))
+                .on_hover_text(
+                    "Store the changed parameters in the database; the schemes are re-estimated and stored",
+                )
+                .clicked()
+            {
+                record = super::model::machine_changes(&stored, &w.machine);
+                if record.is_empty() {
+                    no_change = true;
+                }
             }
         });
     egui::CentralPanel::default().show(ui, |ui| {
@@ -1039,6 +1054,15 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
     if generate {
         app.generate_selected();
         app.tab = Tab::Program;
+    }
+    if no_change {
+        app.error = Some("the machine parameters are those of the stored schemes".into());
+    }
+    if !record.is_empty() {
+        app.submit(super::Change {
+            add: record,
+            ..Default::default()
+        });
     }
 }
 
