@@ -461,6 +461,8 @@ fn run_failure_of_sapfor_run_is_shown_as_an_error() {
     assert!(!ok, "{msg}");
     assert!(msg.starts_with("run failed"), "{msg}");
     h.get_by_label_contains("run failed");
+    // The summary quotes the error line, not the usage hint after it.
+    assert!(msg.contains(": error"), "{msg}");
     h.get_by_label_contains("--np 2 --threads 1");
 }
 

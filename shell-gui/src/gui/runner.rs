@@ -153,16 +153,22 @@ impl RunJob {
             End::NotStarted(e) => (false, format!("run failed: {e}")),
             End::Exited(Some(0)) => (true, "the program finished (exit status 0)".into()),
             End::Exited(code) => {
-                let last_err = self
+                // The first error line of standard error, else its last line.
+                let err: Vec<String> = self
                     .lines()
+                    .into_iter()
+                    .filter(|(e, l)| *e && !l.trim().is_empty())
+                    .map(|(_, l)| l.trim().to_string())
+                    .collect();
+                let why = err
                     .iter()
-                    .rev()
-                    .find(|(err, l)| *err && !l.trim().is_empty())
-                    .map(|(_, l)| format!(": {}", l.trim()))
+                    .find(|l| l.to_ascii_lowercase().starts_with("error"))
+                    .or(err.last())
+                    .map(|l| format!(": {l}"))
                     .unwrap_or_default();
                 let status =
                     code.map_or("killed by a signal".into(), |c| format!("exit status {c}"));
-                (false, format!("run failed ({status}){last_err}"))
+                (false, format!("run failed ({status}){why}"))
             }
         })
     }
