@@ -153,8 +153,10 @@ mod tests {
             .unwrap_err()
             .contains("procesess"));
         assert!(MachineModel::from_toml("processes = 0").is_err());
-        let mut m = MachineModel::default();
-        m.grid = vec![2, 2];
+        let mut m = MachineModel {
+            grid: vec![2, 2],
+            ..MachineModel::default()
+        };
         assert!(m.validate().is_ok());
         m.grid = vec![3, 2];
         assert_eq!(m.validate().unwrap_err(), "grid 3x2 has 6 processes, not 4");

@@ -404,7 +404,7 @@ pub fn nest_times(scheme: &Scheme) -> BTreeMap<u32, f64> {
             continue;
         };
         let nums: Vec<f64> = rest
-            .split(|c: char| c == ',' || c == ' ' || c == '(')
+            .split([',', ' ', '('])
             .filter_map(|w| w.parse::<f64>().ok())
             .collect();
         if let (Ok(line), [c, m, ..]) = (line.trim().parse::<u32>(), nums.as_slice()) {

@@ -9,7 +9,7 @@ use std::sync::mpsc::{channel, Receiver, TryRecvError};
 
 pub enum Msg {
     Progress(String),
-    Done(Result<Project, String>),
+    Done(Box<Result<Project, String>>),
 }
 
 /// A request in flight.
@@ -47,7 +47,7 @@ impl Job {
                         .unwrap_or_default();
                     Err(format!("internal error while analyzing: {what}"))
                 });
-                let _ = tx.send(Msg::Done(r));
+                let _ = tx.send(Msg::Done(Box::new(r)));
                 repaint();
             })
             .expect("spawning a thread");
@@ -63,7 +63,7 @@ impl Job {
         loop {
             match self.rx.try_recv() {
                 Ok(Msg::Progress(s)) => self.step = s,
-                Ok(Msg::Done(r)) => return Some(r),
+                Ok(Msg::Done(r)) => return Some(*r),
                 Err(TryRecvError::Empty) => return None,
                 Err(TryRecvError::Disconnected) => {
                     return Some(Err("the background worker stopped unexpectedly".into()))
