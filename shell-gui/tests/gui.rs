@@ -6,7 +6,7 @@
 mod common;
 
 use common::{
-    click, dep_label, fake_sapfor, jacobi, loop_index, open, open_jacobi, settle, verdict,
+    click, dep_label, fake_sapfor, jacobi, loop_index, open, open_jacobi, settle, verdict, Project,
 };
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
@@ -561,6 +561,18 @@ fn a_file_that_is_not_a_database_is_shown_as_an_error() {
     assert!(h.state().project.is_none());
     h.get_by_label_contains("is not a SQLite database");
     h.get_by_label("No project loaded (see the error below).");
+}
+
+#[test]
+fn a_database_in_a_missing_directory_is_an_error_in_the_window() {
+    let p = jacobi();
+    let missing = Project {
+        db: p.dir.path().join("no/such/dir/sapfor.db"),
+        ..p
+    };
+    let h = open(&missing, vec![]);
+    assert!(h.state().project.is_none());
+    h.get_by_label_contains("does not exist");
 }
 
 #[test]
