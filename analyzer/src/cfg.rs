@@ -432,6 +432,16 @@ pub fn jump_targets(unit: &Unit) -> BTreeSet<u32> {
     t
 }
 
+/// Can this GOTO / arithmetic IF / computed GOTO jump to a label not in `inside`?
+pub fn jumps_out(k: &StmtKind, inside: &BTreeSet<u32>) -> bool {
+    match k {
+        StmtKind::Goto(l) => !inside.contains(l),
+        StmtKind::ArithIf(_, ls) => ls.iter().any(|l| !inside.contains(l)),
+        StmtKind::ComputedGoto(ls, _) => ls.iter().any(|l| !inside.contains(l)),
+        _ => false,
+    }
+}
+
 /// Does a statement (or the inner statement of a logical IF) satisfy `pred`?
 pub fn stmt_is(k: &StmtKind, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
     pred(k) || matches!(k, StmtKind::LogicalIf(_, inner) if pred(&inner.kind))
@@ -470,9 +480,9 @@ pub fn collapsible(unit: &Unit, summaries: &BTreeMap<Name, Summary>, n: &Node) -
             | StmtKind::DoWhile { .. }
             | StmtKind::Error
             | StmtKind::Unsupported { .. } => true,
-            StmtKind::Goto(l) => !inside.contains(l),
-            StmtKind::ArithIf(_, ls) => ls.iter().any(|l| !inside.contains(l)),
-            StmtKind::ComputedGoto(ls, _) => ls.iter().any(|l| !inside.contains(l)),
+            StmtKind::Goto(..) | StmtKind::ArithIf(..) | StmtKind::ComputedGoto(..) => {
+                jumps_out(k, &inside)
+            }
             StmtKind::Call { name, .. } => {
                 summaries.get(name).is_none_or(|s| s.has_io || s.has_stop)
             }
@@ -620,7 +630,8 @@ pub fn statement_envs(unit: &Unit, sema: &UnitSema) -> BTreeMap<StmtId, Env> {
     out
 }
 
-fn node_of<'a>(nodes: &'a [Node], header: StmtId) -> Option<&'a Node> {
+/// The DO node whose header is `header`, anywhere in `nodes`.
+pub fn node_of<'a>(nodes: &'a [Node], header: StmtId) -> Option<&'a Node> {
     for n in nodes {
         match n {
             Node::Do {

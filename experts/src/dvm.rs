@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// How one subscript of an array reference inside a nest relates to the nest's variables.
 #[derive(Clone, Debug, PartialEq)]
-enum SubForm {
+pub(crate) enum SubForm {
     /// coeff * var + offset, var one of the nest's (mapped) loop variables.
     Var {
         var: Name,
@@ -30,34 +30,34 @@ enum SubForm {
 }
 
 #[derive(Clone, Debug)]
-struct Acc {
-    array: Name,
-    write: bool,
+pub(crate) struct Acc {
+    pub(crate) array: Name,
+    pub(crate) write: bool,
     /// None: the whole array.
-    subs: Option<Vec<SubForm>>,
-    line: u32,
-    via_call: bool,
+    pub(crate) subs: Option<Vec<SubForm>>,
+    pub(crate) line: u32,
+    pub(crate) via_call: bool,
 }
 
 /// A mapped nest: the outermost parallel loop and the tightly nested parallel loops under it.
 #[derive(Clone, Debug)]
-struct Nest {
-    unit: usize,
-    line: u32,
-    vars: Vec<Name>,
-    levels: Vec<LoopInfo>,
+pub(crate) struct Nest {
+    pub(crate) unit: usize,
+    pub(crate) line: u32,
+    pub(crate) vars: Vec<Name>,
+    pub(crate) levels: Vec<LoopInfo>,
     /// Times the nest is executed (product of the trip counts of enclosing loops).
-    times: f64,
+    pub(crate) times: f64,
     /// Iterations of the mapped levels.
-    iterations: f64,
+    pub(crate) iterations: f64,
     /// Estimated seconds of one execution of the whole nest on one process.
-    work_s: f64,
-    accesses: Vec<Acc>,
+    pub(crate) work_s: f64,
+    pub(crate) accesses: Vec<Acc>,
     /// Loop variables of loops inside the nest that are not mapped (they must be private).
-    inner_vars: BTreeSet<Name>,
-    across: bool,
+    pub(crate) inner_vars: BTreeSet<Name>,
+    pub(crate) across: bool,
     /// Arrays with a carried dependence (ACROSS candidates).
-    dep_arrays: BTreeSet<Name>,
+    pub(crate) dep_arrays: BTreeSet<Name>,
 }
 
 /// An array that may be distributed: identity across units for COMMON members.
@@ -314,7 +314,7 @@ fn nodes_cost(
     t
 }
 
-fn find_nests(analysis: &Analysis, m: &MachineModel) -> Vec<Nest> {
+pub(crate) fn find_nests(analysis: &Analysis, m: &MachineModel) -> Vec<Nest> {
     let prog = &analysis.program;
     let mut out = vec![];
     for (ui, unit) in prog.units.iter().enumerate() {
@@ -899,7 +899,7 @@ fn map_nest(
     }))
 }
 
-fn unit_ref(prog: &analyzer::program::Program, unit: usize) -> UnitRef {
+pub(crate) fn unit_ref(prog: &analyzer::program::Program, unit: usize) -> UnitRef {
     let u = &prog.units[unit];
     UnitRef {
         file: prog.map.file(u.file).display_path(),
@@ -907,7 +907,7 @@ fn unit_ref(prog: &analyzer::program::Program, unit: usize) -> UnitRef {
     }
 }
 
-fn parallel_loop(
+pub(crate) fn parallel_loop(
     prog: &analyzer::program::Program,
     n: &Nest,
     on: Option<ArrayRef>,
@@ -973,6 +973,8 @@ fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> 
             let _ = analysis;
             vec![]
         },
+        regions: vec![],
+        actualizations: vec![],
     }
 }
 
@@ -1010,6 +1012,8 @@ fn variant(
         remote: vec![],
         estimate: Estimate::default(),
         notes: vec![],
+        regions: vec![],
+        actualizations: vec![],
     };
     // Declarations in every unit that declares a distributed array.
     let mut max_shadow: BTreeMap<(usize, Name), Vec<(u32, u32)>> = BTreeMap::new();

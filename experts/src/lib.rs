@@ -2,5 +2,6 @@
 //! communication) and estimate each one with the cost model; the best is chosen.
 
 pub mod dvm;
+pub mod dvmh;
 pub mod machine;
 pub mod scheme;

@@ -34,6 +34,16 @@ pub struct MachineModel {
     /// number of distributed dimensions ignores it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub grid: Vec<u32>,
+    /// Accelerators (GPUs) per node; 0: regions always stay on the host.
+    pub gpus_per_node: u32,
+    /// Speed of one accelerator relative to one CPU core on loop nests (throughput ratio).
+    pub device_speedup: f64,
+    /// Start-up time of one host<->accelerator copy, microseconds.
+    pub device_tstart_us: f64,
+    /// Time per byte of host<->accelerator copies, microseconds (0.0001 = 10 GB/s).
+    pub device_tbyte_us: f64,
+    /// Cost of launching one kernel (one parallel loop of a region), microseconds.
+    pub kernel_launch_us: f64,
 }
 
 impl Default for MachineModel {
@@ -51,6 +61,11 @@ impl Default for MachineModel {
             unknown_trip_count: 100,
             across_blocks: 8,
             grid: vec![],
+            gpus_per_node: 1,
+            device_speedup: 20.0,
+            device_tstart_us: 10.0,
+            device_tbyte_us: 0.0001,
+            kernel_launch_us: 5.0,
         }
     }
 }
@@ -78,6 +93,9 @@ impl MachineModel {
             ("flop_ns", self.flop_ns),
             ("memref_ns", self.memref_ns),
             ("loop_overhead_us", self.loop_overhead_us),
+            ("device_tstart_us", self.device_tstart_us),
+            ("device_tbyte_us", self.device_tbyte_us),
+            ("kernel_launch_us", self.kernel_launch_us),
         ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(format!("{k} must be a non-negative number"));
@@ -94,6 +112,9 @@ impl MachineModel {
                 self.grid.iter().product::<u32>(),
                 self.processes
             ));
+        }
+        if !(self.device_speedup.is_finite() && self.device_speedup > 0.0) {
+            return Err("device_speedup must be a positive number".into());
         }
         if self.across_blocks == 0 {
             return Err("across_blocks must be at least 1".into());
@@ -127,6 +148,15 @@ impl MachineModel {
         m.validate()?;
         *self = m;
         Ok(())
+    }
+
+    /// Cost of one host<->accelerator copy of `bytes`, seconds (0 for no bytes).
+    pub fn device_copy_s(&self, bytes: f64) -> f64 {
+        if bytes <= 0.0 {
+            0.0
+        } else {
+            (self.device_tstart_us + bytes * self.device_tbyte_us) * 1e-6
+        }
     }
 
     /// Cost of one message of `bytes` between neighbours, seconds. Neighbour processes are

@@ -140,6 +140,139 @@ pub struct Estimate {
     pub notes: Vec<String>,
 }
 
+/// How a region uses a variable (SPEC section 3): `In` actual values are needed on entry;
+/// `Out` changed and used later; `Local` changed, not used later; `InOut`, `InLocal` both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RegionUse {
+    In,
+    Out,
+    InOut,
+    Local,
+    InLocal,
+}
+
+impl RegionUse {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RegionUse::In => "IN",
+            RegionUse::Out => "OUT",
+            RegionUse::InOut => "INOUT",
+            RegionUse::Local => "LOCAL",
+            RegionUse::InLocal => "INLOCAL",
+        }
+    }
+}
+
+/// A bound of a subarray: a PARAMETER name plus an offset (`L-1`), or a number.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bound {
+    pub name: Option<String>,
+    pub offset: i64,
+}
+
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.name, self.offset) {
+            (None, v) => write!(f, "{v}"),
+            (Some(n), 0) => write!(f, "{}", n.to_uppercase()),
+            (Some(n), v) if v > 0 => write!(f, "{}+{v}", n.to_uppercase()),
+            (Some(n), v) => write!(f, "{}{v}", n.to_uppercase()),
+        }
+    }
+}
+
+/// A subscript of a subarray in a region clause or an actualization.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SubRange {
+    Range { lo: Bound, hi: Bound },
+    Point(Bound),
+    /// The whole dimension (`:`).
+    All,
+}
+
+/// A variable or subarray in a region clause or a GET_ACTUAL / ACTUAL list; `subs` is empty
+/// for a whole variable.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VarPart {
+    pub var: String,
+    pub subs: Vec<SubRange>,
+}
+
+impl std::fmt::Display for VarPart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.var.to_uppercase())?;
+        if self.subs.is_empty() {
+            return Ok(());
+        }
+        let s: Vec<String> = self
+            .subs
+            .iter()
+            .map(|s| match s {
+                SubRange::Range { lo, hi } => format!("{lo}:{hi}"),
+                SubRange::Point(b) => b.to_string(),
+                SubRange::All => ":".into(),
+            })
+            .collect();
+        write!(f, "({})", s.join(","))
+    }
+}
+
+/// What running one region costs, per execution and over the program (seconds, bytes per
+/// process).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RegionEstimate {
+    /// Times the region is entered (product of the trip counts around it).
+    pub executions: f64,
+    /// Seconds of one execution on the host (per process).
+    pub host_s: f64,
+    /// Seconds of one execution's computation on the accelerator (kernels, launches).
+    pub device_s: f64,
+    /// Bytes copied to the accelerator at entry, per execution (what is not there yet).
+    pub in_bytes: f64,
+    /// Bytes of the region's results the host requests afterwards, per execution.
+    pub out_bytes: f64,
+    /// Seconds of those transfers per execution.
+    pub transfer_s: f64,
+    /// The region runs on the accelerator (device_s + transfer_s < host_s); otherwise its
+    /// loops stay ordinary host loops and no REGION is written.
+    pub on_device: bool,
+}
+
+/// `!DVM$ REGION clauses` before the statement at `first_line` ... `!DVM$ END REGION` after
+/// the statement ending on `last_line` (lines of `at.file`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Region {
+    pub at: UnitRef,
+    pub first_line: u32,
+    pub last_line: u32,
+    /// Lines of the parallel loops (their DO statements) inside.
+    pub loops: Vec<u32>,
+    pub clauses: Vec<(RegionUse, Vec<VarPart>)>,
+    pub estimate: RegionEstimate,
+    /// Why the region has this shape (merges, absorbed statements, host decision).
+    pub notes: Vec<String>,
+}
+
+/// `GET_ACTUAL` (host needs the newest values) or `ACTUAL` (host just wrote them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActualKind {
+    GetActual,
+    Actual,
+}
+
+/// An actualization directive inserted before the line `before` of `at.file`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Actualization {
+    pub at: UnitRef,
+    pub before: u32,
+    pub kind: ActualKind,
+    pub vars: Vec<VarPart>,
+    /// Why it is there (the statement that needs it).
+    pub reason: String,
+}
+
 /// A whole scheme.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scheme {
@@ -155,4 +288,11 @@ pub struct Scheme {
     pub estimate: Estimate,
     /// Why arrays stay replicated, loops stay sequential, etc.
     pub notes: Vec<String>,
+    /// Computational regions (DVMH expert); regions kept on the host are listed with
+    /// `estimate.on_device == false` and not written.
+    #[serde(default)]
+    pub regions: Vec<Region>,
+    /// GET_ACTUAL / ACTUAL directives (DVMH expert).
+    #[serde(default)]
+    pub actualizations: Vec<Actualization>,
 }

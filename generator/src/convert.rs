@@ -7,8 +7,9 @@ use analyzer::directives::{
     Subscript,
 };
 use experts::scheme::{
-    AlignSub, Alignment, ArrayRef, ArrayWidths, Distribution, Format, ParallelLoop, ReductionSpec,
-    RefSub, RemoteAccess, Shadow,
+    ActualKind, Actualization, AlignSub, Alignment, ArrayRef, ArrayWidths, Bound, Distribution,
+    Format, ParallelLoop, ReductionSpec, RefSub, Region, RegionUse, RemoteAccess, Shadow,
+    SubRange, VarPart,
 };
 
 /// Where a scheme item belongs, for error messages.
@@ -329,5 +330,77 @@ pub fn remote_access(x: &RemoteAccess, at: At) -> Result<DirectiveKind, GenError
             .iter()
             .map(|r| array_ref(r, at))
             .collect::<Result<Vec<_>, _>>()?,
+    })
+}
+
+fn bound(b: &Bound, at: At) -> Result<DExpr, GenError> {
+    match &b.name {
+        None => int(b.offset, at),
+        Some(n) => plus_offset(DExpr::Name(name(n, at)?), b.offset, at),
+    }
+}
+
+/// A variable or subarray of a region clause or an actualization.
+fn var_part(v: &VarPart, at: At) -> Result<d::ArrayRef, GenError> {
+    Ok(d::ArrayRef {
+        name: name(&v.var, at)?,
+        subs: v
+            .subs
+            .iter()
+            .map(|s| {
+                Ok(match s {
+                    SubRange::All => Subscript::Range(None, None),
+                    SubRange::Point(b) => Subscript::Expr(bound(b, at)?),
+                    SubRange::Range { lo, hi } => {
+                        Subscript::Range(Some(bound(lo, at)?), Some(bound(hi, at)?))
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>, GenError>>()?,
+    })
+}
+
+/// `REGION IN(..), OUT(..), ...`.
+pub fn region(x: &Region, at: At) -> Result<DirectiveKind, GenError> {
+    let clauses = x
+        .clauses
+        .iter()
+        .map(|(u, parts)| {
+            let k = match u {
+                RegionUse::In => d::RegionClauseKind::In,
+                RegionUse::Out => d::RegionClauseKind::Out,
+                RegionUse::InOut => d::RegionClauseKind::InOut,
+                RegionUse::Local => d::RegionClauseKind::Local,
+                RegionUse::InLocal => d::RegionClauseKind::InLocal,
+            };
+            Ok((
+                k,
+                parts
+                    .iter()
+                    .map(|p| var_part(p, at))
+                    .collect::<Result<Vec<_>, GenError>>()?,
+            ))
+        })
+        .collect::<Result<Vec<_>, GenError>>()?;
+    Ok(DirectiveKind::Region {
+        clauses,
+        targets: vec![],
+        async_: false,
+    })
+}
+
+/// `GET_ACTUAL(..)` or `ACTUAL(..)`.
+pub fn actualization(x: &Actualization, at: At) -> Result<DirectiveKind, GenError> {
+    if x.vars.is_empty() {
+        return Err(at.bad("actualization without variables"));
+    }
+    let vars = x
+        .vars
+        .iter()
+        .map(|p| var_part(p, at))
+        .collect::<Result<Vec<_>, GenError>>()?;
+    Ok(match x.kind {
+        ActualKind::GetActual => DirectiveKind::GetActual(vars),
+        ActualKind::Actual => DirectiveKind::Actual(vars),
     })
 }

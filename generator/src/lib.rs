@@ -117,7 +117,8 @@ pub fn strip_dvm(text: &str, fixed_form: bool) -> (String, usize) {
 struct Insertion {
     /// Before this original line (may be one past the last line).
     before: u32,
-    /// DISTRIBUTE 0, ALIGN 1, SHADOW 2, REMOTE_ACCESS 3, PARALLEL 4.
+    /// DISTRIBUTE 0, ALIGN 1, SHADOW 2, END REGION 3, ACTUAL 4, GET_ACTUAL 5, REGION 6,
+    /// REMOTE_ACCESS 7, PARALLEL 8.
     cat: u8,
     seq: usize,
     kind: DirectiveKind,
@@ -257,10 +258,80 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
         let kind = convert::remote_access(x, at)?;
         plan[unit.file.0 as usize].push(Insertion {
             before: x.line,
-            cat: 3,
+            cat: 7,
             seq,
             kind,
             indent_line: x.line,
+        });
+    }
+
+    // Regions (those kept on the host are not written) and actualizations.
+    for (seq, x) in scheme.regions.iter().enumerate() {
+        if !x.estimate.on_device {
+            continue;
+        }
+        let ui = resolve(program, &x.at)?;
+        let unit = &program.units[ui];
+        let path = path_of(ui);
+        let first_ok = place::stmts_on_line(unit, x.first_line)
+            .first()
+            .is_some_and(|s| place::is_exec(s));
+        if !first_ok || x.last_line < x.first_line || x.last_line >= unit.end_line {
+            return Err(GenError::Placement {
+                file: path,
+                line: x.first_line,
+                message: format!(
+                    "the scheme puts a region on lines {}-{}, which do not hold executable statements of unit `{}`",
+                    x.first_line, x.last_line, unit.name
+                ),
+            });
+        }
+        let at = convert::At {
+            file: &path,
+            line: x.first_line,
+        };
+        let kind = convert::region(x, at)?;
+        plan[unit.file.0 as usize].push(Insertion {
+            before: x.first_line,
+            cat: 6,
+            seq,
+            kind,
+            indent_line: x.first_line,
+        });
+        plan[unit.file.0 as usize].push(Insertion {
+            before: x.last_line + 1,
+            cat: 3,
+            seq,
+            kind: DirectiveKind::EndRegion,
+            indent_line: x.first_line,
+        });
+    }
+    for (seq, x) in scheme.actualizations.iter().enumerate() {
+        let ui = resolve(program, &x.at)?;
+        let unit = &program.units[ui];
+        let path = path_of(ui);
+        if x.before <= unit.span.line || x.before > unit.end_line {
+            return Err(GenError::Placement {
+                file: path,
+                line: x.before,
+                message: format!("an actualization outside unit `{}`", unit.name),
+            });
+        }
+        let at = convert::At {
+            file: &path,
+            line: x.before,
+        };
+        let kind = convert::actualization(x, at)?;
+        let cat = match x.kind {
+            experts::scheme::ActualKind::Actual => 4,
+            experts::scheme::ActualKind::GetActual => 5,
+        };
+        plan[unit.file.0 as usize].push(Insertion {
+            before: x.before,
+            cat,
+            seq,
+            kind,
+            indent_line: x.before,
         });
     }
 
@@ -306,7 +377,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
         let kind = convert::parallel(x, at)?;
         plan[unit.file.0 as usize].push(Insertion {
             before: x.line,
-            cat: 4,
+            cat: 8,
             seq,
             kind,
             indent_line: x.line,
@@ -354,7 +425,9 @@ fn write_file(
         let indent = if fixed {
             ""
         } else {
-            orig.get((x.indent_line as usize).wrapping_sub(1))
+            orig.iter()
+                .skip((x.indent_line as usize).saturating_sub(1))
+                .find(|l| !l.trim().is_empty())
                 .map_or("", |l| layout::indentation(l))
         };
         let body = x.kind.to_string();

@@ -63,6 +63,8 @@ fn scheme() -> Scheme {
         remote: vec![],
         estimate: Estimate::default(),
         notes: vec![],
+        regions: vec![],
+        actualizations: vec![],
     }
 }
 

@@ -218,6 +218,8 @@ fn scheme_s(
             remote,
             estimate: Estimate::default(),
             notes: vec![],
+            regions: vec![],
+            actualizations: vec![],
         },
     )
 }

@@ -53,6 +53,59 @@ pub struct AutoArgs {
     /// Treat all files as free form.
     #[arg(long)]
     pub free_form: bool,
+    /// What to write: `dvmh` (regions and data movement for accelerators, the default) or
+    /// `dvm` (cluster only: distribution and parallel loops).
+    #[arg(long, value_enum, default_value_t = Target::Dvmh)]
+    pub target: Target,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Target {
+    #[default]
+    Dvmh,
+    Dvm,
+}
+
+/// Every DVM variant, and with the DVMH target each one turned into its DVMH scheme; the
+/// index of the cheapest.
+pub fn schemes_for(
+    analysis: &analyzer::report::Analysis,
+    machine: &MachineModel,
+    target: Target,
+) -> experts::dvm::DvmResult {
+    for_target(analysis, experts::dvm::run(analysis, machine), machine, target)
+}
+
+/// The DVM expert's result `r` for `target`: unchanged for DVM, each variant turned into its
+/// DVMH scheme for DVMH (the GUI's what-if estimates start from another DVM run).
+pub fn for_target(
+    analysis: &analyzer::report::Analysis,
+    mut r: experts::dvm::DvmResult,
+    machine: &MachineModel,
+    target: Target,
+) -> experts::dvm::DvmResult {
+    if target == Target::Dvmh {
+        r.schemes = r
+            .schemes
+            .iter()
+            .map(|s| experts::dvmh::run(analysis, s, machine))
+            .collect();
+        // The cheapest; on a tie the DVM expert's choice.
+        let dvm_choice = r.chosen;
+        r.chosen = r
+            .schemes
+            .iter()
+            .enumerate()
+            .min_by(|a, b| {
+                a.1.estimate
+                    .total
+                    .total_cmp(&b.1.estimate.total)
+                    .then((a.0 != dvm_choice).cmp(&(b.0 != dvm_choice)))
+            })
+            .map(|(i, _)| i)
+            .unwrap_or(0);
+    }
+    r
 }
 
 pub fn machine_model(path: Option<&Path>, procs: Option<u32>) -> Result<MachineModel> {
@@ -92,7 +145,7 @@ pub fn scheme_record(s: &Scheme, chosen: bool, m: &MachineModel) -> SchemeRecord
         distribution: json!({"distributions": s.distributions, "shadows": s.shadows}),
         alignment: json!(s.alignments),
         loops: json!({"loops": s.loops, "remote": s.remote}),
-        regions: Value::Null,
+        regions: json!({"regions": s.regions, "actualizations": s.actualizations}),
         machine: json!({"model": m, "grid": s.estimate.grid, "estimate_notes": s.estimate.notes, "scheme_notes": s.notes}),
         cost_computation: s.estimate.computation,
         cost_communication: s.estimate.communication,
@@ -154,18 +207,44 @@ pub fn scheme_from_record(r: &SchemeRecord) -> Result<Scheme> {
             notes: de(get(&r.machine, "estimate_notes")).unwrap_or_default(),
         },
         notes: de(get(&r.machine, "scheme_notes")).unwrap_or_default(),
+        regions: de(get(&r.regions, "regions")).unwrap_or_default(),
+        actualizations: de(get(&r.regions, "actualizations")).unwrap_or_default(),
     })
 }
 
 /// Generate the program of `scheme` and write it; returns (input, output, inserted, removed).
+/// The program text of `scheme`; a scheme with regions is checked for stale data first (the
+/// actuality checker), and a finding is an error.
+pub fn generate_checked(
+    analysis: &analyzer::report::Analysis,
+    scheme: &Scheme,
+) -> Result<Vec<generator::GeneratedFile>> {
+    let files =
+        generator::generate(&analysis.program, scheme).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if !scheme.regions.is_empty() || !scheme.actualizations.is_empty() {
+        let findings = verify_actuality(&analysis.program, &files)?;
+        if !findings.is_empty() && std::env::var_os("SAPFOR_DEBUG_CHECK").is_some() {
+            for f in &files {
+                eprintln!("{}", f.text);
+            }
+        }
+        if !findings.is_empty() {
+            bail!(
+                "internal error: the generated program would use stale data (nothing was written):\n  {}",
+                findings.join("\n  ")
+            );
+        }
+    }
+    Ok(files)
+}
+
 fn write_program(
     analysis: &analyzer::report::Analysis,
     scheme: &Scheme,
     output: Option<&Path>,
     out_dir: Option<&Path>,
 ) -> Result<Vec<(PathBuf, PathBuf, usize, usize, String)>> {
-    let files =
-        generator::generate(&analysis.program, scheme).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let files = generate_checked(analysis, scheme)?;
     if output.is_some() && files.len() > 1 {
         bail!(
             "-o names one output file but the program has {} files: use --out-dir",
@@ -187,6 +266,84 @@ fn write_program(
         write_atomically(&dest, f.text.as_bytes())?;
         out.push((f.path.clone(), dest, f.inserted.len(), f.removed, f.text));
     }
+    Ok(out)
+}
+
+/// One line about a region: where, its clauses, its estimate.
+pub fn region_line(r: &experts::scheme::Region) -> String {
+    let clauses: Vec<String> = r
+        .clauses
+        .iter()
+        .map(|(u, parts)| {
+            format!(
+                "{}({})",
+                u.as_str(),
+                parts.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(",")
+            )
+        })
+        .collect();
+    let e = &r.estimate;
+    format!(
+        "region {}:{}-{} {} [{}]: {} x (host {:.3} ms, accelerator {:.3} ms + transfers {:.3} ms; in {:.0} B, out {:.0} B){}",
+        r.at.file,
+        r.first_line,
+        r.last_line,
+        if e.on_device { "on the accelerator" } else { "kept on the host" },
+        clauses.join(", "),
+        e.executions,
+        e.host_s * 1e3,
+        e.device_s * 1e3,
+        e.transfer_s * 1e3,
+        e.in_bytes,
+        e.out_bytes,
+        if r.notes.is_empty() { String::new() } else { format!("; {}", r.notes.join("; ")) }
+    )
+}
+
+/// Read the generated text back (in a scratch directory, INCLUDE files found beside the
+/// originals) and run the actuality checker on it.
+pub fn verify_actuality(
+    program: &analyzer::program::Program,
+    files: &[generator::GeneratedFile],
+) -> Result<Vec<String>> {
+    let dir = std::env::temp_dir().join(format!("sapfor-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut paths = vec![];
+    let mut include_dirs = vec![];
+    let mut names = std::collections::BTreeSet::new();
+    for (k, f) in files.iter().enumerate() {
+        let name = f.path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        // Distinct names even when two inputs share a file name.
+        let sub = if names.insert(name.clone()) { dir.clone() } else { dir.join(k.to_string()) };
+        std::fs::create_dir_all(&sub)?;
+        let p = sub.join(&name);
+        std::fs::write(&p, &f.text).with_context(|| format!("cannot write {}", p.display()))?;
+        paths.push(p);
+        if let Some(d) = f.path.parent() {
+            include_dirs.push(if d.as_os_str().is_empty() { PathBuf::from(".") } else { d.to_path_buf() });
+        }
+    }
+    let forced = program.map.files.iter().find(|f| !f.included).map(|f| f.form);
+    let opts = analyzer::program::Options {
+        include_dirs,
+        force_form: forced,
+        overrides: vec![],
+    };
+    let reread = analyzer::program::load(&paths, &opts);
+    let mut out: Vec<String> = experts::dvmh::check::check(&reread)
+        .into_iter()
+        .map(|f| {
+            let file = std::path::Path::new(&f.file)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or(f.file.clone());
+            format!("{file}:{}: {}", f.line, f.message)
+        })
+        .collect();
+    if reread.has_errors() {
+        out.push("the generated text does not read back without errors".into());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(out)
 }
 
@@ -216,7 +373,7 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
     if errors {
         bail!("the program has errors (see above): no parallel version was generated");
     }
-    let result = experts::dvm::run(&analysis, &machine);
+    let result = schemes_for(&analysis, &machine, a.target);
     lap("experts", &mut phases);
     let chosen = &result.schemes[result.chosen];
     let written = write_program(&analysis, chosen, a.output.as_deref(), a.out_dir.as_deref())?;
@@ -296,8 +453,13 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
                     .join("x")
             )
         };
+        let transfers = if s.expert == "dvmh" {
+            format!(", transfers {}", fmt_s(s.estimate.transfers))
+        } else {
+            String::new()
+        };
         println!(
-            "  {}{}{:<16} total {}  (computation {}, communication {}){grid}",
+            "  {}{}{:<16} total {}  (computation {}, communication {}{transfers}){grid}",
             if i == result.chosen { "* " } else { "  " },
             id,
             s.name,
@@ -307,6 +469,11 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
         );
         for n in &s.notes {
             println!("        {n}");
+        }
+        if i == result.chosen {
+            for r in &s.regions {
+                println!("        {}", region_line(r));
+            }
         }
     }
     println!("chosen: {}", chosen.name);
@@ -391,4 +558,44 @@ pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    /// Fortran-DVMH source files of the program.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Directory searched for INCLUDE files.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Treat all files as fixed form.
+    #[arg(long, conflicts_with = "free_form")]
+    pub fixed_form: bool,
+    /// Treat all files as free form.
+    #[arg(long)]
+    pub free_form: bool,
+}
+
+/// `sapfor verify`: run the actuality checker on Fortran-DVMH files; exit 1 on findings.
+pub fn verify(v: VerifyArgs) -> Result<ExitCode> {
+    let opts = crate::commands::cli_options(&v.include, v.fixed_form, v.free_form, None)?;
+    let prog = analyzer::program::load(&v.files, &opts);
+    let report = json!({"diagnostics": prog.diags.iter().map(|d| serde_json::to_value(d).unwrap_or(Value::Null)).collect::<Vec<_>>()});
+    let mut stderr = std::io::stderr().lock();
+    let errors = crate::commands::print_json_diagnostics(&report, &mut stderr);
+    drop(stderr);
+    if errors {
+        bail!("the program has errors (see above): not checked");
+    }
+    let findings = experts::dvmh::check::check(&prog);
+    for f in &findings {
+        println!("{f}");
+    }
+    if findings.is_empty() {
+        println!("ok: every host read sees actual data and every region's inputs are actual");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("{} problem(s) with the data movement", findings.len());
+        Ok(ExitCode::from(1))
+    }
 }

@@ -621,6 +621,15 @@ pub fn schemes(as_json: bool, dbargs: &DbArgs) -> Result<ExitCode> {
             s.cost_communication,
             s.cost_transfers
         );
+        // DVMH schemes: each region with its clauses and estimate.
+        let regions: Vec<experts::scheme::Region> = s
+            .regions
+            .get("regions")
+            .and_then(|r| serde_json::from_value(r.clone()).ok())
+            .unwrap_or_default();
+        for r in &regions {
+            println!("        {}", crate::auto::region_line(r));
+        }
     }
     println!("(* = chosen)");
     Ok(ExitCode::SUCCESS)

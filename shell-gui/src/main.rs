@@ -59,6 +59,9 @@ enum Command {
         #[command(flatten)]
         db: DbArgs,
     },
+    /// Check the data movement of a Fortran-DVMH program: every host read sees actual data
+    /// (GET_ACTUAL), every region's inputs are declared and actual (IN, ACTUAL).
+    Verify(auto::VerifyArgs),
     /// Dump the whole project database for other tools.
     Export {
         /// Print JSON (the only format).
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
     };
     let result = match command {
         Command::Generate(g) => auto::generate(g),
+        Command::Verify(v) => auto::verify(v),
         Command::Analyze(a) => commands::analyze(a),
         Command::Show { what, db } => commands::show(what, &db),
         Command::Refine { what, db } => commands::refine(what, &db),

@@ -598,6 +598,61 @@ fn analysis_diagnostics_are_shown_in_the_window() {
 }
 
 #[test]
+fn the_schemes_keep_the_target_of_sapfor_auto() {
+    // Default (like `sapfor --auto`): DVMH schemes, whose programs have regions.
+    let (_p, h) = open_jacobi();
+    let app = h.state();
+    let p = app.project.as_ref().unwrap();
+    assert_eq!(p.target, shell_gui::auto::Target::Dvmh);
+    assert!(p.schemes.iter().all(|(_, s)| s.expert == "dvmh"));
+    let text = &app.generated.as_ref().unwrap().files[0].text;
+    assert!(text.contains("REGION"), "{text}");
+    // The what-if panel has the accelerator's parameters: without a GPU every region stays
+    // on the host.
+    let mut h = h;
+    click(&mut h, "Schemes");
+    h.get_by_label("GPUs per node");
+    assert!(!h
+        .get_all_by_label_contains("on the accelerator")
+        .collect::<Vec<_>>()
+        .is_empty());
+    h.state_mut().whatif.as_mut().unwrap().machine.gpus_per_node = 0;
+    h.state_mut().reestimate();
+    let w = h.state().whatif.as_ref().unwrap().result.as_ref().unwrap();
+    assert!(
+        w.iter()
+            .all(|s| s.regions.iter().all(|r| !r.estimate.on_device)),
+        "{:?}",
+        w[0].regions
+    );
+    // `sapfor --auto --target dvm`: the window and its what-if stay with DVM schemes.
+    let p = jacobi();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sapfor"))
+        .args(["--auto", "--target", "dvm", "--db"])
+        .arg(&p.db)
+        .arg("--out-dir")
+        .arg(p.dir.path().join("out"))
+        .arg(&p.src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let h = open(&p, vec![]);
+    let app = h.state();
+    assert_eq!(
+        app.project.as_ref().unwrap().target,
+        shell_gui::auto::Target::Dvm
+    );
+    let w = app.whatif.as_ref().unwrap().result.as_ref().unwrap();
+    assert!(w.iter().all(|s| s.expert == "dvm"));
+    let text = &app.generated.as_ref().unwrap().files[0].text;
+    assert!(!text.contains("REGION"), "{text}");
+}
+
+#[test]
 fn reopening_a_database_shows_the_stored_analysis() {
     let p = jacobi();
     let first = open(&p, vec![p.src.clone()]);

@@ -263,7 +263,7 @@ impl App {
         let mut machine = p.machine.clone();
         machine.grid.clear();
         self.whatif = Some(WhatIf {
-            result: model::what_if(&p.analysis, &machine),
+            result: model::what_if(&p.analysis, &machine, p.target),
             machine,
             grid: String::new(),
             selected: 0,
@@ -301,7 +301,7 @@ impl App {
             .collect();
         w.result = grid.and_then(|g| {
             w.machine.grid = g;
-            model::what_if(&p.analysis, &w.machine)
+            model::what_if(&p.analysis, &w.machine, p.target)
         });
         if let Ok(v) = &w.result {
             w.selected = w.selected.min(v.len().saturating_sub(1));

@@ -1,7 +1,9 @@
 //! What the dialog shows, loaded from the project database and the in-memory analysis. No egui
 //! here: the worker thread builds a [`Project`], the UI only reads it.
 
-use crate::auto::{scheme_from_record, store_expert_result};
+use crate::auto::{
+    for_target, generate_checked, scheme_from_record, schemes_for, store_expert_result, Target,
+};
 use crate::commands::{analyze_and_store, cli_options, open_db, stored_inputs};
 use analyzer::overrides::{LoopRef, Override};
 use analyzer::report::Analysis;
@@ -107,6 +109,9 @@ pub struct Project {
     pub schemes: Vec<(i64, SchemeRecord)>,
     /// The machine the stored schemes were estimated for.
     pub machine: MachineModel,
+    /// DVMH (regions for accelerators, as `sapfor --auto` by default) or DVM: what the stored
+    /// schemes are, and what the experts produce when they re-run.
+    pub target: Target,
     /// Arrays of the program (lower case, with their rank), for distribution refinements.
     pub arrays: Vec<(String, usize)>,
 }
@@ -141,10 +146,12 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
     let mut db = open_db(db_path)?;
     // The machine the current schemes were estimated for: a refined analysis is estimated
     // for the same one (e.g. `sapfor --auto --procs 100`).
-    let previous_machine = match db.current_analysis().map_err(|e| anyhow::anyhow!("{e}"))? {
-        Some(id) => machine_of(&db.schemes(id).map_err(|e| anyhow::anyhow!("{e}"))?),
-        None => None,
+    let previous = match db.current_analysis().map_err(|e| anyhow::anyhow!("{e}"))? {
+        Some(id) => db.schemes(id).map_err(|e| anyhow::anyhow!("{e}"))?,
+        None => vec![],
     };
+    let previous_machine = machine_of(&previous);
+    let previous_target = target_of(&previous);
     for o in &change.add {
         db.add_override(o).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
@@ -182,6 +189,7 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
     let base = machine_of(&schemes)
         .or(previous_machine)
         .unwrap_or_default();
+    let target = target_of(&schemes).or(previous_target).unwrap_or_default();
     let errors = analysis
         .diagnostics()
         .iter()
@@ -189,7 +197,7 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
     // A reused analysis keeps its schemes (same inputs and refinements, same estimates).
     if schemes.is_empty() && !errors {
         progress("estimating the schemes");
-        let result = experts::dvm::run(&analysis, &base);
+        let result = schemes_for(&analysis, &base, target);
         store_expert_result(&mut db, aid, &result, &base)?;
         schemes = db.schemes(aid).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
@@ -251,6 +259,7 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
         overrides,
         schemes,
         machine,
+        target,
         arrays: arrays.into_iter().collect(),
     })
 }
@@ -260,6 +269,17 @@ fn machine_of(schemes: &[(i64, SchemeRecord)]) -> Option<MachineModel> {
     schemes
         .iter()
         .find_map(|(_, s)| serde_json::from_value(s.machine["model"].clone()).ok())
+}
+
+/// What the stored schemes were made for: DVM when all are the DVM expert's.
+fn target_of(schemes: &[(i64, SchemeRecord)]) -> Option<Target> {
+    if schemes.is_empty() {
+        None
+    } else if schemes.iter().all(|(_, s)| s.expert == "dvm") {
+        Some(Target::Dvm)
+    } else {
+        Some(Target::Dvmh)
+    }
 }
 
 /// A line was inserted before line `at` of `file` (relative to the project root): the
@@ -414,16 +434,19 @@ pub fn nest_times(scheme: &Scheme) -> BTreeMap<u32, f64> {
     out
 }
 
-/// Fill [`LoopRow::share`] from the chosen scheme's per-nest figures: a loop's share is that of
+/// Fill [`LoopRow::share`] from the chosen scheme's per-nest figures (each nest's estimated
+/// computation and communication over the sum for all nests): a loop's share is that of
 /// the nests it contains (its own nest included); a loop inside a nest has the nest's share.
 /// The experts' notes give lines only, so in a program of several files a nest is matched
 /// by line in every file (a known imprecision).
 fn set_shares(loops: &mut [LoopRow], scheme: &Scheme) {
-    let total = scheme.estimate.total;
+    let times = nest_times(scheme);
+    // Relative to the sum of the nests' figures: a DVMH scheme's total counts accelerated
+    // regions, its per-nest notes are the host figures.
+    let total: f64 = times.values().sum();
     if total <= 0.0 {
         return;
     }
-    let times = nest_times(scheme);
     let heads: Vec<(String, u32, u32, f64)> = loops
         .iter()
         .filter_map(|l| {
@@ -467,17 +490,22 @@ pub fn machine_changes(old: &MachineModel, new: &MachineModel) -> Vec<Override> 
 
 /// Re-estimate every variant for another machine (the what-if controls): runs the experts on
 /// the in-memory analysis, nothing is stored.
-pub fn what_if(analysis: &Analysis, machine: &MachineModel) -> Result<Vec<Scheme>, String> {
+pub fn what_if(
+    analysis: &Analysis,
+    machine: &MachineModel,
+    target: Target,
+) -> Result<Vec<Scheme>, String> {
     machine.validate()?;
-    Ok(experts::dvm::run_exactly(analysis, machine).schemes)
+    let dvm = experts::dvm::run_exactly(analysis, machine);
+    Ok(for_target(analysis, dvm, machine, target).schemes)
 }
 
-/// Generate the program of `scheme`: (input file, generated text, inserted lines).
+/// Generate the program of `scheme` as `sapfor --auto` does (checked when it has regions).
 pub fn generate(
     analysis: &Analysis,
     scheme: &Scheme,
 ) -> Result<Vec<generator::GeneratedFile>, String> {
-    generator::generate(&analysis.program, scheme).map_err(|e| e.to_string())
+    generate_checked(analysis, scheme).map_err(|e| format!("{e:#}"))
 }
 
 /// The `!$SPF` line that makes the analyzer read `o` as a source hint (printed by the

@@ -945,6 +945,10 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
                     ("Operation, ns", &mut m.flop_ns),
                     ("Memory ref, ns", &mut m.memref_ns),
                     ("Loop start, us", &mut m.loop_overhead_us),
+                    ("Accelerator speed-up", &mut m.device_speedup),
+                    ("Device copy start, us", &mut m.device_tstart_us),
+                    ("Device copy byte, us", &mut m.device_tbyte_us),
+                    ("Kernel launch, us", &mut m.kernel_launch_us),
                 ] {
                     let l = ui.label(label);
                     changed |= ui
@@ -953,6 +957,12 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
                         .changed();
                     ui.end_row();
                 }
+                let l = ui.label("GPUs per node");
+                changed |= ui
+                    .add(egui::DragValue::new(&mut m.gpus_per_node).range(0..=64))
+                    .labelled_by(l.id)
+                    .changed();
+                ui.end_row();
             });
             if ui.button("Reset to the stored machine").clicked() {
                 reset = true;
@@ -1032,6 +1042,9 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
                 if let Some(s) = schemes.get(w.selected) {
                     ui.separator();
                     ui.strong(format!("Selected: {}", s.name));
+                    for r in &s.regions {
+                        ui.label(crate::auto::region_line(r));
+                    }
                     for n in s.notes.iter().chain(&s.estimate.notes) {
                         ui.label(n);
                     }

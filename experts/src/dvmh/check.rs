@@ -1,0 +1,661 @@
+//! The actuality checker: replays a Fortran-DVMH program (as read back from its text) with a
+//! model of which copy of every variable is actual, on the host and on the accelerator, and
+//! of what the runtime believes, and reports every place where the program could read stale
+//! data: a host statement reading what a region changed without a GET_ACTUAL before it, a
+//! region reading what is not actual on the accelerator (missing IN, or an ACTUAL missing
+//! after a host write), a region writing something it does not declare OUT or LOCAL, an
+//! ACTUAL declaring stale host data actual, a call or a return with data still on the
+//! accelerator.
+//!
+//! It shares nothing with the placement but the access sections and the control-flow walk:
+//! it trusts no clause, it checks them against the statements.
+//!
+//! Model per variable (element sets): `fh`/`fd` the host / device copy surely holds the
+//! newest values; `bh`/`bd` the runtime may believe the host / device copy actual (`_must`:
+//! surely believes). The runtime copies an element only where it does not believe it actual,
+//! from where it does; a directive runs when control falls through to the statement after it
+//! (a jump to that statement's label skips it).
+
+use super::effects::{add, intersect, minus, union, EffCx, VarSets};
+use super::walk::{Group, Hooks, Item, State, Walk};
+use super::{effects, nonlocal};
+use analyzer::ast::*;
+use analyzer::directives::{DExpr, DirectiveKind, RegionClauseKind, Subscript};
+use analyzer::program::Program;
+use analyzer::sections::{DimSet, Section, SectionSet};
+use analyzer::sema::UnitSema;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A place where the program may use stale data.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Finding {
+    pub file: String,
+    pub line: u32,
+    pub message: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+    }
+}
+
+/// Element sets; all "surely" sets except `bh_may` / `bd_may`.
+#[derive(Clone, PartialEq, Default, Debug)]
+struct CState {
+    /// The host copy holds the newest value.
+    fh: VarSets,
+    /// The device copy holds the newest value.
+    fd: VarSets,
+    /// The copy the runtime would use for the device is fresh: (bd -> fd) and (not bd -> fh).
+    gd: VarSets,
+    /// The copy the runtime would use for the host is fresh: (bh -> fh) and (not bh -> fd).
+    gh: VarSets,
+    bh_may: VarSets,
+    bh_must: VarSets,
+    bd_may: VarSets,
+    bd_must: VarSets,
+}
+
+impl State for CState {
+    fn join(&mut self, o: &Self) {
+        self.fh = intersect(&self.fh, &o.fh);
+        self.fd = intersect(&self.fd, &o.fd);
+        self.gd = intersect(&self.gd, &o.gd);
+        self.gh = intersect(&self.gh, &o.gh);
+        self.bh_may = union(&self.bh_may, &o.bh_may);
+        self.bh_must = intersect(&self.bh_must, &o.bh_must);
+        self.bd_may = union(&self.bd_may, &o.bd_may);
+        self.bd_must = intersect(&self.bd_must, &o.bd_must);
+    }
+}
+
+impl CState {
+    /// The runtime now takes `s` as actual on one side only (the host for ACTUAL, the device
+    /// for a region's OUT).
+    fn believe_only(&mut self, s: &VarSets, on_device: bool) {
+        let (yes_may, yes_must, no_may, no_must) = if on_device {
+            (&mut self.bd_may, &mut self.bd_must, &mut self.bh_may, &mut self.bh_must)
+        } else {
+            (&mut self.bh_may, &mut self.bh_must, &mut self.bd_may, &mut self.bd_must)
+        };
+        *yes_may = union(yes_may, s);
+        *yes_must = union(yes_must, s);
+        *no_may = minus(no_may, s);
+        *no_must = minus(no_must, s);
+    }
+}
+
+/// `set` restricted to elements outside `of`, plus `new` restricted to `of`.
+fn replace_on(set: &VarSets, of: &VarSets, new: &VarSets) -> VarSets {
+    union(&minus(set, of), &intersect(new, of))
+}
+
+struct RegionText {
+    line: u32,
+    end: u32,
+    ins: VarSets,
+    outs: VarSets,
+    locals: VarSets,
+    private: BTreeSet<Name>,
+}
+
+enum Act {
+    Get(Option<VarSets>),
+    Actual(Option<VarSets>),
+}
+
+struct Checker<'a> {
+    cx: EffCx<'a>,
+    file: String,
+    main: bool,
+    any_regions: bool,
+    regions: Vec<RegionText>,
+    /// Directives by the statement they stand before (line order).
+    before: BTreeMap<StmtId, Vec<(u32, Act)>>,
+    /// Directives at the end of a list closed by the statement (None: the unit's end).
+    at_end: BTreeMap<Option<StmtId>, Vec<(u32, Act)>>,
+    findings: BTreeSet<Finding>,
+    vars: Vec<Name>,
+    /// Host loops checked whole (no region, directive or call inside).
+    whole: BTreeSet<StmtId>,
+}
+
+fn eval(e: &DExpr, sema: &UnitSema) -> Option<i64> {
+    Some(match e {
+        DExpr::Int(v) => *v,
+        DExpr::Name(n) => sema.param(n)?.as_int()?,
+        DExpr::Neg(x) => -eval(x, sema)?,
+        DExpr::Bin(a, op, b) => {
+            let (a, b) = (eval(a, sema)?, eval(b, sema)?);
+            match op {
+                analyzer::directives::BinOp::Add => a + b,
+                analyzer::directives::BinOp::Sub => a - b,
+                analyzer::directives::BinOp::Mul => a * b,
+                analyzer::directives::BinOp::Div => a.checked_div(b)?,
+            }
+        }
+        DExpr::Call(..) => return None,
+    })
+}
+
+/// The elements a directive's reference names.
+fn ref_set(r: &analyzer::directives::ArrayRef, sema: &UnitSema) -> SectionSet {
+    let whole = effects::whole(sema, &r.name);
+    if r.subs.is_empty() || whole.rank() != r.subs.len() {
+        return whole;
+    }
+    let bounds = sema.symbol(&r.name).map(|s| s.bounds()).unwrap_or_default();
+    let dims = r
+        .subs
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let b = bounds.get(k).copied().flatten();
+            match s {
+                Subscript::Expr(e) => eval(e, sema).map_or(DimSet::all(), DimSet::point),
+                Subscript::Star => DimSet::all(),
+                Subscript::Range(lo, hi) => {
+                    let lo = lo.as_ref().map_or(b.map(|x| x.0), |e| eval(e, sema));
+                    let hi = hi.as_ref().map_or(b.map(|x| x.1), |e| eval(e, sema));
+                    match (lo, hi) {
+                        (Some(l), Some(h)) => DimSet::range(l, h),
+                        _ => DimSet::all(),
+                    }
+                }
+            }
+        })
+        .collect();
+    SectionSet::from_section(Section::new(dims)).clamp(&bounds)
+}
+
+fn list(refs: &[analyzer::directives::ArrayRef], sema: &UnitSema) -> Option<VarSets> {
+    if refs.is_empty() {
+        return None;
+    }
+    let mut v = VarSets::new();
+    for r in refs {
+        add(&mut v, &r.name, &ref_set(r, sema));
+    }
+    Some(v)
+}
+
+impl Checker<'_> {
+    fn sema(&self) -> &UnitSema {
+        self.cx.sema
+    }
+
+    fn report(&mut self, line: u32, message: String) {
+        self.findings.insert(Finding {
+            file: self.file.clone(),
+            line,
+            message,
+        });
+    }
+
+    fn show(&self, v: &str, s: &SectionSet) -> String {
+        let parts = super::render::parts(self.cx.unit, self.sema(), v, s);
+        parts.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(",")
+    }
+
+    fn all_of(&self, sets: &Option<VarSets>) -> VarSets {
+        match sets {
+            Some(v) => v.clone(),
+            None => self
+                .vars
+                .iter()
+                .map(|v| (v.clone(), effects::whole(self.sema(), v)))
+                .collect(),
+        }
+    }
+
+    fn apply(&mut self, line: u32, act: &Act, st: &mut CState) {
+        match act {
+            Act::Get(sets) => {
+                let s = self.all_of(sets);
+                // The host ends with its own value where it is believed, the device's value
+                // elsewhere: exactly what `gh` says is fresh.
+                st.fh = replace_on(&st.fh, &s, &st.gh);
+                st.bh_may = union(&st.bh_may, &s);
+                st.bh_must = union(&st.bh_must, &s);
+                st.gh = replace_on(&st.gh, &s, &st.fh);
+            }
+            Act::Actual(sets) => {
+                let s = self.all_of(sets);
+                let stale = minus(&s, &st.fh);
+                for (v, x) in &stale {
+                    let m = format!(
+                        "ACTUAL({}) declares the host values actual, but {} may be stale on the host",
+                        v.to_uppercase(),
+                        self.show(v, x)
+                    );
+                    self.report(line, m);
+                }
+                st.believe_only(&s, false);
+                st.gd = replace_on(&st.gd, &s, &st.fh);
+                st.gh = replace_on(&st.gh, &s, &st.fh);
+            }
+        }
+    }
+
+    /// Host copies of what a procedure can see are actual and believed, device beliefs true.
+    fn consistent(&mut self, line: u32, vars: &BTreeSet<Name>, st: &CState, what: &str) {
+        for v in vars {
+            let w = effects::whole(self.sema(), v);
+            let empty = SectionSet::empty(w.rank());
+            let fh = st.fh.get(v).unwrap_or(&empty);
+            let bh = st.bh_must.get(v).unwrap_or(&empty);
+            let stale = w.difference(&fh.intersect(bh));
+            if !stale.is_empty() {
+                let m = format!("{what}, but {} may be stale on the host (missing GET_ACTUAL)", self.show(v, &stale));
+                self.report(line, m);
+            }
+            let bad = w.difference(st.gd.get(v).unwrap_or(&empty));
+            if !bad.is_empty() {
+                let m = format!(
+                    "{what}, but the runtime may still take {} on the accelerator as actual after a host write (missing ACTUAL)",
+                    self.show(v, &bad)
+                );
+                self.report(line, m);
+            }
+        }
+    }
+
+    fn after_call(&self, vars: &BTreeSet<Name>, st: &mut CState) {
+        for v in vars {
+            let w = effects::whole(self.sema(), v);
+            for set in [&mut st.fh, &mut st.bh_may, &mut st.bh_must, &mut st.gd, &mut st.gh] {
+                set.insert(v.clone(), w.clone());
+            }
+            st.fd.remove(v);
+            st.bd_must.remove(v);
+            if self.any_regions {
+                st.bd_may.insert(v.clone(), w.clone());
+            }
+        }
+    }
+
+    fn region(&mut self, nodes: &[Node], st: &mut CState) {
+        let unit = self.cx.unit;
+        let first = unit.stmt(super::first_stmt(&nodes[0])).span.line;
+        let Some(k) = self.regions.iter().position(|r| r.line < first && first < r.end) else {
+            return;
+        };
+        let (rline, ins, outs, locals, private) = {
+            let r = &self.regions[k];
+            (r.line, r.ins.clone(), r.outs.clone(), r.locals.clone(), r.private.clone())
+        };
+        // Entry: the device ends with its own value where it is believed, the host's
+        // elsewhere: exactly what `gd` says is fresh.
+        st.fd = replace_on(&st.fd, &ins, &st.gd);
+        st.bd_may = union(&st.bd_may, &ins);
+        st.bd_must = union(&st.bd_must, &ins);
+        // Body.
+        let mut skip = private;
+        for_each_stmt(unit, nodes, &mut |s| {
+            if let StmtKind::Do { var, .. } = &s.kind {
+                skip.insert(var.clone());
+            }
+        });
+        let mut eff = self.cx.nodes(nodes, &BTreeSet::new());
+        for v in &skip {
+            eff.reads.remove(v);
+            eff.may.remove(v);
+            eff.must.remove(v);
+        }
+        for c in &eff.calls {
+            let m = format!("region calls `{}`", c.name.to_uppercase());
+            self.report(c.line, m);
+        }
+        for (v, x) in &minus(&eff.reads, &ins) {
+            let m = format!("the region reads {} but does not declare it IN", self.show(v, x));
+            self.report(rline, m);
+        }
+        let there = intersect(&st.fd, &st.bd_must);
+        let missing = minus(&eff.reads, &there);
+        for (v, x) in &missing {
+            let m = format!(
+                "the region reads {} that may not be actual on the accelerator (missing IN, or ACTUAL after a host write)",
+                self.show(v, x)
+            );
+            self.report(rline, m);
+        }
+        st.fd = union(&st.fd, &eff.must);
+        st.fh = minus(&st.fh, &eff.may);
+        let undeclared = minus(&eff.may, &union(&outs, &locals));
+        for (v, x) in &undeclared {
+            let m = format!("the region writes {} but does not declare it OUT or LOCAL", self.show(v, x));
+            self.report(rline, m);
+        }
+        let produced = intersect(&union(&there, &eff.must), &st.fd);
+        let unproduced = minus(&outs, &produced);
+        for (v, x) in &unproduced {
+            let m = format!(
+                "OUT declares {} but the accelerator may not hold its newest values",
+                self.show(v, x)
+            );
+            self.report(rline, m);
+        }
+        // Exit: OUT actual on the device only; LOCAL forgotten on the device.
+        st.believe_only(&outs, true);
+        st.bd_may = minus(&st.bd_may, &locals);
+        st.bd_must = minus(&st.bd_must, &locals);
+        // Good copies: OUT -> the device value; LOCAL -> the host value (for the device);
+        // other written elements: the host copy is stale where the host is believed.
+        st.gd = replace_on(&st.gd, &outs, &st.fd);
+        st.gh = replace_on(&st.gh, &outs, &st.fd);
+        st.gd = replace_on(&st.gd, &locals, &st.fh);
+        let rest = minus(&eff.may, &outs);
+        let gh_rest = minus(&intersect(&rest, &st.fd), &st.bh_may);
+        st.gh = replace_on(&st.gh, &rest, &gh_rest);
+    }
+
+    fn visible(&self, e: &effects::Eff) -> BTreeSet<Name> {
+        self.vars
+            .iter()
+            .filter(|v| {
+                nonlocal(self.sema(), v)
+                    || e.reads.contains_key(*v)
+                    || e.may.contains_key(*v)
+                    || e.call_may.contains_key(*v)
+            })
+            .cloned()
+            .collect()
+    }
+}
+
+impl Checker<'_> {
+    fn host(&mut self, line: u32, eff: effects::Eff, st: &mut CState) {
+        {
+            {
+                let stale = minus(&eff.reads, &st.fh);
+                for (v, x) in &stale {
+                    let m = format!(
+                        "reads {} whose newest values may be on the accelerator (missing GET_ACTUAL)",
+                        self.show(v, x)
+                    );
+                    self.report(line, m);
+                }
+                if !eff.calls.is_empty() {
+                    let vis = self.visible(&eff);
+                    let what = format!("calls `{}`", eff.calls[0].name.to_uppercase());
+                    self.consistent(line, &vis, st, &what);
+                }
+                st.fh = union(&st.fh, &eff.must);
+                st.fd = minus(&st.fd, &eff.may);
+                // Written elements: the device copy is stale, so each copy the runtime would
+                // use is good only where it is the host's and the host's is fresh.
+                let gd = minus(&intersect(&eff.may, &st.fh), &st.bd_may);
+                let gh = intersect(&intersect(&eff.may, &st.bh_must), &st.fh);
+                st.gd = replace_on(&st.gd, &eff.may, &gd);
+                st.gh = replace_on(&st.gh, &eff.may, &gh);
+                if !eff.calls.is_empty() {
+                    let vis = self.visible(&eff);
+                    self.after_call(&vis, st);
+                }
+            }
+        }
+    }
+}
+
+impl Hooks<CState> for Checker<'_> {
+    fn group(&mut self, list: &[Node], i: usize) -> Group {
+        let unit = self.cx.unit;
+        let line = |n: &Node| unit.stmt(super::first_stmt(n)).span.line;
+        let l = line(&list[i]);
+        if let Some(r) = self.regions.iter().find(|r| r.line < l && l < r.end) {
+            let (a, b) = (r.line, r.end);
+            let inside = |n: &Node| {
+                let x = line(n);
+                a < x && x < b
+            };
+            if i > 0 && inside(&list[i - 1]) {
+                return Group::Descend; // not reached: a region is taken whole
+            }
+            let len = list[i..].iter().take_while(|n| inside(n)).count();
+            let last = super::last_line(unit, &list[i + len - 1]);
+            if last > b {
+                self.report(a, "REGION ... END REGION does not enclose whole statements of one block".into());
+            }
+            return Group::Region(len);
+        }
+        if let Node::Do { header, .. } = &list[i] {
+            if self.whole.contains(header) {
+                return Group::Whole;
+            }
+        }
+        Group::Descend
+    }
+
+    fn item(&mut self, item: Item, st: &mut CState) {
+        match item {
+            Item::Region(nodes) => self.region(nodes, st),
+            Item::Loop(n) => {
+                let line = self.cx.unit.stmt(super::first_stmt(n)).span.line;
+                let eff = self.cx.node(n, &BTreeSet::new());
+                self.host(line, eff, st);
+            }
+            Item::Stmt(id) => {
+                let s = self.cx.unit.stmt(id);
+                let line = s.span.line;
+                let eff = self.cx.stmt(s, &BTreeSet::new());
+                self.host(line, eff, st);
+            }
+        }
+    }
+    fn exit(&mut self, at: Option<StmtId>, st: &CState) {
+        if self.main {
+            return;
+        }
+        let line = at.map_or(self.cx.unit.end_line, |id| self.cx.unit.stmt(id).span.line);
+        let vars: BTreeSet<Name> = self.vars.iter().filter(|v| nonlocal(self.sema(), v)).cloned().collect();
+        let st = st.clone();
+        self.consistent(line, &vars, &st, "returns to the caller");
+    }
+
+    fn before(&mut self, id: StmtId, st: &mut CState) {
+        if let Some(acts) = self.before.remove(&id) {
+            for (l, a) in &acts {
+                self.apply(*l, a, st);
+            }
+            self.before.insert(id, acts);
+        }
+    }
+
+    fn list_end(&mut self, closer: Option<StmtId>, st: &mut CState) {
+        if let Some(acts) = self.at_end.remove(&closer) {
+            for (l, a) in &acts {
+                self.apply(*l, a, st);
+            }
+            self.at_end.insert(closer, acts);
+        }
+    }
+}
+
+/// Check a whole program (read from the generated text).
+pub fn check(prog: &Program) -> Vec<Finding> {
+    let mut out = BTreeSet::new();
+    let any_regions = prog
+        .directives
+        .values()
+        .flatten()
+        .any(|d| matches!(d.kind, DirectiveKind::Region { .. }));
+    for (ui, unit) in prog.units.iter().enumerate() {
+        if matches!(unit.kind, UnitKind::Module | UnitKind::BlockData) {
+            continue;
+        }
+        let sema = &prog.semas[ui];
+        let file = prog.map.file(unit.file).display_path();
+        let dirs: Vec<&analyzer::directives::Directive> = prog
+            .directives
+            .get(&unit.file)
+            .map(|v| {
+                v.iter()
+                    .filter(|d| d.line > unit.span.line && d.line < unit.end_line)
+                    .filter(|d| {
+                        !prog.units.iter().enumerate().any(|(k, o)| {
+                            k != ui
+                                && o.file == unit.file
+                                && o.span.line > unit.span.line
+                                && o.span.line <= d.line
+                                && d.line <= o.end_line
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut regions = vec![];
+        let mut open: Option<RegionText> = None;
+        let mut before: BTreeMap<StmtId, Vec<(u32, Act)>> = BTreeMap::new();
+        let mut at_end: BTreeMap<Option<StmtId>, Vec<(u32, Act)>> = BTreeMap::new();
+        let mut private_by_line: Vec<(u32, Vec<Name>)> = vec![];
+        for d in &dirs {
+            let next = unit.stmts.iter().find(|s| s.span.line > d.end_line);
+            let act = match &d.kind {
+                DirectiveKind::Region { clauses, .. } => {
+                    let mut r = RegionText {
+                        line: d.line,
+                        end: u32::MAX,
+                        ins: VarSets::new(),
+                        outs: VarSets::new(),
+                        locals: VarSets::new(),
+                        private: BTreeSet::new(),
+                    };
+                    for (k, refs) in clauses {
+                        let sets = list(refs, sema).unwrap_or_default();
+                        use RegionClauseKind as K;
+                        if matches!(k, K::In | K::InOut | K::InLocal) {
+                            r.ins = union(&r.ins, &sets);
+                        }
+                        if matches!(k, K::Out | K::InOut) {
+                            r.outs = union(&r.outs, &sets);
+                        }
+                        if matches!(k, K::Local | K::InLocal) {
+                            r.locals = union(&r.locals, &sets);
+                        }
+                    }
+                    if open.is_some() {
+                        out.insert(Finding { file: file.clone(), line: d.line, message: "REGION inside a region".into() });
+                    }
+                    open = Some(r);
+                    continue;
+                }
+                DirectiveKind::EndRegion => {
+                    match open.take() {
+                        Some(mut r) => {
+                            r.end = d.line;
+                            regions.push(r);
+                        }
+                        None => {
+                            out.insert(Finding { file: file.clone(), line: d.line, message: "END REGION without REGION".into() });
+                        }
+                    }
+                    continue;
+                }
+                DirectiveKind::Parallel { clauses, .. } => {
+                    for c in clauses {
+                        if let analyzer::directives::Clause::Private(v) = c {
+                            private_by_line.push((d.line, v.clone()));
+                        }
+                    }
+                    continue;
+                }
+                DirectiveKind::GetActual(refs) => Act::Get(list(refs, sema)),
+                DirectiveKind::Actual(refs) => Act::Actual(list(refs, sema)),
+                _ => continue,
+            };
+            match next {
+                Some(s) if matches!(s.kind, StmtKind::EndDo | StmtKind::EndIf | StmtKind::Else | StmtKind::ElseIf(_)) => {
+                    at_end.entry(Some(s.id)).or_default().push((d.line, act))
+                }
+                Some(s) => before.entry(s.id).or_default().push((d.line, act)),
+                None => at_end.entry(None).or_default().push((d.line, act)),
+            }
+        }
+        if let Some(r) = open {
+            out.insert(Finding { file: file.clone(), line: r.line, message: "REGION without END REGION".into() });
+        }
+        for r in regions.iter_mut() {
+            for (l, v) in &private_by_line {
+                if *l > r.line && *l < r.end {
+                    r.private.extend(v.iter().cloned());
+                }
+            }
+        }
+        // Declared variables and implicitly typed ones (known only from their uses).
+        let mut names: BTreeSet<Name> = sema
+            .symbols
+            .iter()
+            .filter(|(_, s)| s.param.is_none() && !s.external && !s.intrinsic)
+            .map(|(n, _)| n.clone())
+            .collect();
+        {
+            let cx = EffCx::new(unit, sema, &prog.summaries);
+            for_each_stmt(unit, &unit.body, &mut |s| {
+                let e = cx.stmt(s, &BTreeSet::new());
+                names.extend(e.reads.keys().cloned());
+                names.extend(e.may.keys().cloned());
+                names.extend(e.call_may.keys().cloned());
+            });
+        }
+        let vars: Vec<Name> = names.into_iter().collect();
+        let main = unit.kind == UnitKind::Program;
+        let mut entry = CState::default();
+        for v in &vars {
+            let w = effects::whole(sema, v);
+            entry.fh.insert(v.clone(), w.clone());
+            entry.bh_may.insert(v.clone(), w.clone());
+            entry.bh_must.insert(v.clone(), w.clone());
+            entry.gd.insert(v.clone(), w.clone());
+            entry.gh.insert(v.clone(), w.clone());
+            if !main && any_regions && nonlocal(sema, v) {
+                entry.bd_may.insert(v.clone(), w);
+            }
+        }
+        let mut whole = BTreeSet::new();
+        {
+            let cx = EffCx::new(unit, sema, &prog.summaries);
+            let mut marked: BTreeSet<u32> = regions.iter().flat_map(|r| [r.line, r.end]).collect();
+            marked.extend(dirs.iter().map(|d| d.line));
+            fn go(unit: &Unit, nodes: &[Node], cx: &EffCx, marked: &BTreeSet<u32>, out: &mut BTreeSet<StmtId>) {
+                for n in nodes {
+                    match n {
+                        Node::Do { header, body, .. } => {
+                            let (a, b) = (unit.stmt(*header).span.line, super::last_line(unit, n));
+                            let clean = !marked.iter().any(|l| *l > a && *l < b)
+                                && cx.node(n, &BTreeSet::new()).calls.is_empty()
+                                && matches!(unit.stmt(*header).kind, StmtKind::Do { .. });
+                            if clean {
+                                out.insert(*header);
+                            } else {
+                                go(unit, body, cx, marked, out);
+                            }
+                        }
+                        Node::If { arms, .. } => {
+                            for (_, b) in arms {
+                                go(unit, b, cx, marked, out);
+                            }
+                        }
+                        Node::Stmt(_) => {}
+                    }
+                }
+            }
+            go(unit, &unit.body, &cx, &marked, &mut whole);
+        }
+        let mut ck = Checker {
+            whole,
+            cx: EffCx::new(unit, sema, &prog.summaries),
+            file: file.clone(),
+            main,
+            any_regions,
+            regions,
+            before,
+            at_end,
+            findings: BTreeSet::new(),
+            vars,
+        };
+        Walk::run(unit, &mut ck, entry);
+        out.extend(ck.findings);
+    }
+    out.into_iter().collect()
+}

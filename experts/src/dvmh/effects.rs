@@ -1,0 +1,348 @@
+//! Read and write sets of statements and statement lists, as array sections, for the DVMH
+//! expert and its checker: what a piece of code may write, what it surely writes (every
+//! element, on every path), and what it reads before writing ("exposed" reads).
+//!
+//! Sections come from the analyzer ([`analyzer::cfg::access_section`]) over the ranges of the
+//! enclosing loop variables, so a statement inside a loop covers all its iterations. A write
+//! is a *must* write only when it happens on every path and its subscripts are constants or
+//! distinct variables of loops that run in full inside the summarized code (`exact` loops:
+//! step 1, bounds constant there); inside a conditional it is a may write. Exposed reads are
+//! conservative: writes inside a loop never cover reads of the same loop.
+
+use analyzer::access::{Access, AccessCtx, CallSite};
+use analyzer::affine::linearize;
+use analyzer::ast::*;
+use analyzer::cfg::{access_section, interval, Env};
+use analyzer::sections::SectionSet;
+use analyzer::sema::UnitSema;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub type VarSets = BTreeMap<Name, SectionSet>;
+
+/// Add `set` to `name`'s entry.
+pub fn add(v: &mut VarSets, name: &str, set: &SectionSet) {
+    if set.is_empty() {
+        return;
+    }
+    match v.get_mut(name) {
+        Some(s) => *s = s.union(set),
+        None => {
+            v.insert(name.to_string(), set.clone());
+        }
+    }
+}
+
+pub fn union(a: &VarSets, b: &VarSets) -> VarSets {
+    let mut r = a.clone();
+    for (k, s) in b {
+        add(&mut r, k, s);
+    }
+    r
+}
+
+/// Elements of `a` not in `b`.
+pub fn minus(a: &VarSets, b: &VarSets) -> VarSets {
+    let mut r = VarSets::new();
+    for (k, s) in a {
+        let d = match b.get(k) {
+            Some(t) => s.difference(t),
+            None => s.clone(),
+        };
+        add(&mut r, k, &d);
+    }
+    r
+}
+
+pub fn intersect(a: &VarSets, b: &VarSets) -> VarSets {
+    let mut r = VarSets::new();
+    for (k, s) in a {
+        if let Some(t) = b.get(k) {
+            add(&mut r, k, &s.intersect(t));
+        }
+    }
+    r
+}
+
+/// Effects of a piece of code.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Eff {
+    /// Read before any surely-preceding write (may).
+    pub reads: VarSets,
+    /// May be written (by the code itself; see `call_may`).
+    pub may: VarSets,
+    /// May be written by called procedures (which keep host and device consistent
+    /// themselves, see the conventions in `dvmh/mod.rs`).
+    pub call_may: VarSets,
+    /// Surely written, every element, on every path.
+    pub must: VarSets,
+    /// Procedures called (CALL statements and user function references).
+    pub calls: Vec<CallSite>,
+    /// The exposed reads one by one: (variable, subscripts as written, section).
+    pub rkeys: Vec<(Name, String, SectionSet)>,
+    /// References surely assigned, by their subscripts as written (same iteration).
+    pub wkeys: BTreeSet<(Name, String)>,
+}
+
+impl Eff {
+    /// `self` followed by `next`. Inside a loop body (`keyed`) a read is covered only by an
+    /// earlier assignment to the same reference (same subscripts, same iteration): a section
+    /// written over the whole loop is not yet written when a later iteration's read happens.
+    pub fn then(&mut self, next: Eff, keyed: bool) {
+        for (n, k, sec) in next.rkeys {
+            if self.wkeys.contains(&(n.clone(), k.clone())) {
+                continue;
+            }
+            let sec = match self.must.get(&n) {
+                Some(m) if !keyed => sec.difference(m),
+                _ => sec,
+            };
+            if sec.is_empty() {
+                continue;
+            }
+            add(&mut self.reads, &n, &sec);
+            self.rkeys.push((n, k, sec));
+        }
+        self.may = union(&self.may, &next.may);
+        self.call_may = union(&self.call_may, &next.call_may);
+        self.must = union(&self.must, &next.must);
+        self.wkeys.extend(next.wkeys);
+        self.calls.extend(next.calls);
+    }
+}
+
+fn key(subs: &Option<Vec<Arg>>) -> String {
+    format!("{subs:?}")
+}
+
+/// The whole of a variable: its declared bounds, or every index when they are not known.
+pub fn whole(sema: &UnitSema, name: &str) -> SectionSet {
+    match sema.symbol(name) {
+        Some(s) if s.rank() > 0 => SectionSet::all(s.rank()).clamp(&s.bounds()),
+        _ => SectionSet::all(0),
+    }
+}
+
+/// Is `name` a variable whose values the DVMH data movement tracks (not a constant, not a
+/// procedure)?
+pub fn is_variable(sema: &UnitSema, name: &str) -> bool {
+    match sema.symbol(name) {
+        Some(s) => s.param.is_none() && !s.external && !s.intrinsic,
+        // An implicitly typed variable that is never declared.
+        None => !analyzer::sema::is_intrinsic_function(name),
+    }
+}
+
+pub struct EffCx<'a> {
+    pub unit: &'a Unit,
+    pub sema: &'a UnitSema,
+    pub acc: AccessCtx<'a>,
+    pub envs: BTreeMap<StmtId, Env>,
+}
+
+impl<'a> EffCx<'a> {
+    pub fn new(
+        unit: &'a Unit,
+        sema: &'a UnitSema,
+        summaries: &'a BTreeMap<Name, analyzer::access::Summary>,
+    ) -> Self {
+        EffCx {
+            unit,
+            sema,
+            acc: AccessCtx {
+                unit,
+                sema,
+                summaries,
+            },
+            envs: analyzer::cfg::statement_envs(unit, sema),
+        }
+    }
+
+    fn section(&self, a: &Access) -> SectionSet {
+        let no = Env::new();
+        access_section(self.sema, a, self.envs.get(&a.stmt).unwrap_or(&no))
+    }
+
+    /// Is this write access surely complete over its section, given the exact loop variables?
+    fn exact(&self, a: &Access, exact: &BTreeSet<Name>) -> bool {
+        if a.via_call.is_some() || !a.implied.is_empty() {
+            return false;
+        }
+        let Some(subs) = &a.subs else { return true };
+        let mut used = BTreeSet::new();
+        let f = |n: &str| self.sema.param(n).and_then(|c| c.as_int());
+        subs.iter().all(|s| match s {
+            Arg::Expr(e) => match linearize(e, &f) {
+                Some(l) if l.terms.is_empty() => true,
+                Some(l) if l.terms.len() == 1 => {
+                    let (v, c) = l.terms.iter().next().expect("one term");
+                    c.abs() == 1 && exact.contains(v) && used.insert(v.clone())
+                }
+                _ => false,
+            },
+            _ => false,
+        })
+    }
+
+    /// Effects of one statement. Writes of a logical IF's statement are may writes.
+    pub fn stmt(&self, st: &Stmt, exact: &BTreeSet<Name>) -> Eff {
+        let mut acc = vec![];
+        let mut calls = vec![];
+        if st.kind.is_executable() {
+            self.acc.stmt_accesses(st, &mut acc, &mut calls);
+        }
+        let conditional = matches!(st.kind, StmtKind::LogicalIf(..));
+        let mut e = Eff {
+            calls,
+            ..Eff::default()
+        };
+        for a in acc.iter().filter(|a| !a.write) {
+            if is_variable(self.sema, &a.name) {
+                let sec = self.section(a);
+                add(&mut e.reads, &a.name, &sec);
+                e.rkeys.push((a.name.clone(), key(&a.subs), sec));
+            }
+        }
+        for a in acc.iter().filter(|a| a.write) {
+            if !is_variable(self.sema, &a.name) {
+                continue;
+            }
+            let s = self.section(a);
+            if a.via_call.is_some() {
+                add(&mut e.call_may, &a.name, &s);
+                continue;
+            }
+            add(&mut e.may, &a.name, &s);
+            let direct = matches!(
+                &st.kind,
+                StmtKind::Assign { .. } | StmtKind::Do { .. } | StmtKind::Io { .. }
+            );
+            if direct && !conditional && self.exact(a, exact) {
+                add(&mut e.must, &a.name, &s);
+            }
+            if direct && !conditional && a.via_call.is_none() && a.implied.is_empty() {
+                e.wkeys.insert((a.name.clone(), key(&a.subs)));
+            }
+        }
+        e
+    }
+
+    /// Is this DO loop exact (runs in full: step 1, constant bounds in its environment)?
+    fn exact_loop(&self, header: StmtId) -> Option<Name> {
+        let st = self.unit.stmt(header);
+        let StmtKind::Do { var, lo, hi, step, .. } = &st.kind else {
+            return None;
+        };
+        if let Some(s) = step {
+            if self.sema.eval_int(s) != Some(1) {
+                return None;
+            }
+        }
+        let no = Env::new();
+        let env = self.envs.get(&header).unwrap_or(&no);
+        match (interval(self.sema, lo, env), interval(self.sema, hi, env)) {
+            (Some((a, b)), Some((c, d))) if a == b && c == d && a <= c => Some(var.clone()),
+            _ => None,
+        }
+    }
+
+    /// Effects of a node list executed once, in order.
+    pub fn nodes(&self, nodes: &[Node], exact: &BTreeSet<Name>) -> Eff {
+        self.seq(nodes, exact, false)
+    }
+
+    pub fn node(&self, n: &Node, exact: &BTreeSet<Name>) -> Eff {
+        self.node_in(n, exact, false)
+    }
+
+    fn seq(&self, nodes: &[Node], exact: &BTreeSet<Name>, keyed: bool) -> Eff {
+        let mut e = Eff::default();
+        for n in nodes {
+            let x = self.node_in(n, exact, keyed);
+            e.then(x, keyed);
+        }
+        e
+    }
+
+    fn node_in(&self, n: &Node, exact: &BTreeSet<Name>, keyed: bool) -> Eff {
+        match n {
+            Node::Stmt(id) => self.stmt(self.unit.stmt(*id), exact),
+            Node::Do { header, body, .. } => {
+                let mut e = self.stmt(self.unit.stmt(*header), exact);
+                let mut inner = exact.clone();
+                let full = self.exact_loop(*header);
+                if let Some(v) = &full {
+                    inner.insert(v.clone());
+                }
+                let mut b = self.seq(body, &inner, true);
+                // Assignments of one iteration do not carry to the next; a loop that may not
+                // run in full writes nothing surely.
+                b.wkeys.clear();
+                if full.is_none() || !self.runs_through(body) {
+                    b.must.clear();
+                }
+                e.then(b, keyed);
+                e
+            }
+            Node::If { arms, .. } => {
+                let mut e = Eff::default();
+                let mut outs: Vec<Eff> = vec![];
+                let mut has_else = false;
+                for (h, b) in arms {
+                    let hs = self.unit.stmt(*h);
+                    if matches!(hs.kind, StmtKind::Else) {
+                        has_else = true;
+                    }
+                    let c = self.stmt(hs, exact);
+                    e.reads = union(&e.reads, &c.reads);
+                    e.rkeys.extend(c.rkeys);
+                    outs.push(self.seq(b, exact, keyed));
+                }
+                let mut must: Option<VarSets> = if has_else { None } else { Some(VarSets::new()) };
+                let mut wkeys: Option<BTreeSet<(Name, String)>> =
+                    if has_else { None } else { Some(BTreeSet::new()) };
+                for o in &outs {
+                    wkeys = Some(match wkeys {
+                        None => o.wkeys.clone(),
+                        Some(w) => w.intersection(&o.wkeys).cloned().collect(),
+                    });
+                    e.reads = union(&e.reads, &o.reads);
+                    e.rkeys.extend(o.rkeys.iter().cloned());
+                    e.may = union(&e.may, &o.may);
+                    e.call_may = union(&e.call_may, &o.call_may);
+                    e.calls.extend(o.calls.iter().cloned());
+                    must = Some(match must {
+                        None => o.must.clone(),
+                        Some(m) if exact.is_empty() => intersect(&m, &o.must),
+                        // Inside loops only identical sections are kept (see module doc).
+                        Some(m) => m
+                            .into_iter()
+                            .filter(|(k, s)| o.must.get(k) == Some(s))
+                            .collect(),
+                    });
+                }
+                e.must = must.unwrap_or_default();
+                e.wkeys = wkeys.unwrap_or_default();
+                e
+            }
+        }
+    }
+
+    /// No statement of the list can leave it early (GOTO out, EXIT, CYCLE, RETURN, STOP).
+    pub fn runs_through(&self, nodes: &[Node]) -> bool {
+        let inside = analyzer::cfg::labels_within(self.unit, nodes);
+        let mut ok = true;
+        for_each_stmt(self.unit, nodes, &mut |st| {
+            ok &= !analyzer::cfg::stmt_is(&st.kind, &|k| match k {
+                StmtKind::Stop
+                | StmtKind::Return
+                | StmtKind::Exit(_)
+                | StmtKind::Cycle(_)
+                | StmtKind::DoWhile { .. }
+                | StmtKind::Error
+                | StmtKind::Unsupported { .. } => true,
+                k => analyzer::cfg::jumps_out(k, &inside),
+            });
+        });
+        ok
+    }
+}

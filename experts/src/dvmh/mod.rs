@@ -1,0 +1,1076 @@
+//! The DVMH expert (SPEC section 6): from a DVM scheme, decide which parallel loops run in
+//! computational regions on the accelerator, merge them, compute each region's
+//! `IN`/`OUT`/`INOUT`/`LOCAL`/`INLOCAL` clauses from the read/write sections and liveness, place
+//! `GET_ACTUAL` before host code that reads what a region may have changed and `ACTUAL` after
+//! host code that writes what the accelerator may hold, and keep on the host the regions whose
+//! transfers cost more than they save.
+//!
+//! Conventions shared with the checker ([`check`]) and the runtime (docs/dvmh.md):
+//! - a directive line belongs to the statement after it: it runs whenever that statement runs,
+//!   also when a jump reaches the statement's label;
+//! - on entry to a procedure and after a call, the host copy of every variable the procedure
+//!   can see is actual, and a device copy the runtime believes actual is actual: a procedure
+//!   requests (`GET_ACTUAL`) before a call and before it returns what its regions changed.
+
+pub mod check;
+pub mod effects;
+mod render;
+pub mod walk;
+
+use crate::dvm::{find_nests, parallel_loop};
+use crate::machine::MachineModel;
+use crate::scheme::*;
+use analyzer::ast::*;
+use analyzer::report::Analysis;
+use analyzer::sections::SectionSet;
+use analyzer::sema::UnitSema;
+use effects::{add, intersect, minus, union, Eff, EffCx, VarSets};
+use std::collections::{BTreeMap, BTreeSet};
+use walk::{Group, Hooks, Item, State, Walk};
+
+/// A region being planned: nodes `start..start+len` of one node list of unit `unit`.
+#[derive(Clone, Debug)]
+struct Plan {
+    unit: usize,
+    /// First statement of the first node (identifies the list position).
+    first: StmtId,
+    len: usize,
+    nodes: Vec<Node>,
+    loops: Vec<u32>,
+    /// Variables not listed: loop variables and private variables of the loops inside.
+    skip: BTreeSet<Name>,
+    /// Clause sets: in (copied to the device on entry), out, local.
+    ins: VarSets,
+    outs: VarSets,
+    locals: VarSets,
+    clauses: Vec<(RegionUse, Vec<VarPart>)>,
+    host_s: f64,
+    device_s: f64,
+    executions: f64,
+    on_device: bool,
+    notes: Vec<String>,
+    first_line: u32,
+    last_line: u32,
+}
+
+/// The DVMH expert: `base` is a DVM scheme (any variant, `replicated` included). Returns the
+/// scheme with regions, actualizations, PARALLEL loops without ON for parallel nests that touch
+/// no distributed array (so that they can run in regions), and the estimate with transfers.
+pub fn run(analysis: &Analysis, base: &Scheme, machine: &MachineModel) -> Scheme {
+    let prog = &analysis.program;
+    let mut s = base.clone();
+    s.expert = "dvmh".into();
+    let nests = find_nests(analysis, machine);
+    let procs: f64 = base.estimate.grid.iter().map(|g| *g as f64).product::<f64>().max(1.0);
+    // Parallel loops: the scheme's plus ON-less ones for nests on replicated data only.
+    let mut added: Vec<ParallelLoop> = vec![];
+    for n in &nests {
+        let unit = crate::dvm::unit_ref(prog, n.unit);
+        if s.loops.iter().any(|l| l.at == unit && l.line == n.line) {
+            continue;
+        }
+        let distributed = distributed_names(&s, &unit);
+        // ACROSS nests need ON (the runtime pipelines them over a distribution).
+        if n.across || n.accesses.iter().any(|a| distributed.contains(&a.array)) {
+            continue;
+        }
+        added.push(parallel_loop(prog, n, None));
+    }
+    let mut all_loops = s.loops.clone();
+    all_loops.extend(added.iter().cloned());
+    let mut notes = vec![];
+    let mut plans: Vec<Plan> = vec![];
+    for (ui, unit) in prog.units.iter().enumerate() {
+        let uref = crate::dvm::unit_ref(prog, ui);
+        let par: BTreeMap<u32, &ParallelLoop> = all_loops
+            .iter()
+            .filter(|l| l.at == uref)
+            .map(|l| (l.line, l))
+            .collect();
+        if par.is_empty() {
+            continue;
+        }
+        let cx = EffCx::new(unit, &prog.semas[ui], &prog.summaries);
+        form_regions(&cx, ui, &unit.body, &par, &mut plans, &mut notes, false);
+    }
+    // Costs of the nests of each region.
+    for p in plans.iter_mut() {
+        let uref = crate::dvm::unit_ref(prog, p.unit);
+        let mut host = 0.0;
+        let mut launches = 0.0;
+        let mut times: Option<f64> = None;
+        for line in &p.loops {
+            if let Some(n) = nests.iter().find(|n| n.unit == p.unit && n.line == *line) {
+                let distributed = s
+                    .loops
+                    .iter()
+                    .any(|l| l.at == uref && l.line == *line && l.on.is_some());
+                host += n.work_s / if distributed { procs } else { 1.0 };
+                launches += 1.0;
+                times = Some(times.map_or(n.times, |t: f64| t.max(n.times)));
+            }
+        }
+        if p.len > p.loops.len() {
+            launches += 1.0; // the absorbed statements run as one single-thread kernel
+        }
+        p.host_s = host;
+        p.device_s = host / machine.device_speedup + launches * machine.kernel_launch_us * 1e-6;
+        p.executions = times.unwrap_or(1.0);
+        p.on_device = machine.gpus_per_node > 0;
+    }
+    if machine.gpus_per_node == 0 && !plans.is_empty() {
+        notes.push("the machine has no accelerator (gpus_per_node = 0): every loop stays on the host".into());
+    }
+    // Keep on the host the region that loses most, until every region on the device pays.
+    let mut placed;
+    loop {
+        placed = place_all(analysis, &plans, &s, procs, machine);
+        let worst = plans
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.on_device)
+            .map(|(k, p)| {
+                let t = &placed.transfer[k];
+                (k, p.device_s + t.1 - p.host_s)
+            })
+            .filter(|(_, loss)| *loss > 0.0)
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        match worst {
+            Some((k, _)) => {
+                let t = placed.transfer[k].1;
+                let p = &mut plans[k];
+                p.on_device = false;
+                p.notes.push(format!(
+                    "stays on the host: accelerator {:.3} ms + transfers {:.3} ms per execution >= host {:.3} ms",
+                    p.device_s * 1e3,
+                    t * 1e3,
+                    p.host_s * 1e3
+                ));
+            }
+            None => break,
+        }
+    }
+    // The scheme.
+    let used: BTreeSet<(String, u32)> = plans
+        .iter()
+        .filter(|p| p.on_device)
+        .flat_map(|p| {
+            let u = crate::dvm::unit_ref(prog, p.unit);
+            p.loops.iter().map(move |l| (u.file.clone(), *l)).collect::<Vec<_>>()
+        })
+        .collect();
+    for l in added {
+        if used.contains(&(l.at.file.clone(), l.line)) {
+            s.loops.push(l);
+        }
+    }
+    s.loops.sort_by(|a, b| (&a.at.file, a.line).cmp(&(&b.at.file, b.line)));
+    let mut comp_delta = 0.0;
+    let mut transfers = 0.0;
+    for (k, p) in plans.iter().enumerate() {
+        let (in_b, out_b, t) = (placed.transfer[k].0, placed.transfer[k].2, placed.transfer[k].1);
+        if p.on_device {
+            comp_delta += (p.device_s - p.host_s) * p.executions;
+            transfers += t * p.executions;
+        }
+        s.regions.push(Region {
+            at: crate::dvm::unit_ref(prog, p.unit),
+            first_line: p.first_line,
+            last_line: p.last_line,
+            loops: p.loops.clone(),
+            clauses: p.clauses.clone(),
+            estimate: RegionEstimate {
+                executions: p.executions,
+                host_s: p.host_s,
+                device_s: p.device_s,
+                in_bytes: in_b,
+                out_bytes: out_b,
+                transfer_s: t,
+                on_device: p.on_device,
+            },
+            notes: p.notes.clone(),
+        });
+    }
+    s.actualizations = placed.actualizations;
+    s.estimate.computation += comp_delta;
+    s.estimate.transfers += transfers;
+    s.estimate.total = s.estimate.computation + s.estimate.communication + s.estimate.transfers;
+    let on = plans.iter().filter(|p| p.on_device).count();
+    s.estimate.notes.push(format!(
+        "DVMH: {on} region(s) on the accelerator, {} kept on the host; transfers {:.3} ms",
+        plans.len() - on,
+        transfers * 1e3
+    ));
+    s.notes.extend(notes);
+    s
+}
+
+fn distributed_names(s: &Scheme, unit: &UnitRef) -> BTreeSet<Name> {
+    s.distributions
+        .iter()
+        .filter(|d| &d.at == unit)
+        .map(|d| d.array.to_ascii_lowercase())
+        .chain(
+            s.alignments
+                .iter()
+                .filter(|a| &a.at == unit)
+                .map(|a| a.array.to_ascii_lowercase()),
+        )
+        .collect()
+}
+
+fn first_stmt(n: &Node) -> StmtId {
+    match n {
+        Node::Stmt(id) => *id,
+        Node::Do { header, .. } => *header,
+        Node::If { arms, .. } => arms[0].0,
+    }
+}
+
+/// Last line of a node (its END DO / END IF, or the terminal statement).
+fn last_line(unit: &Unit, n: &Node) -> u32 {
+    let mut last = unit.stmt(first_stmt(n)).span.end_line;
+    for_each_stmt(unit, std::slice::from_ref(n), &mut |s| {
+        last = last.max(s.span.end_line)
+    });
+    last
+}
+
+/// Can a statement run inside a region? A scalar assignment from scalars, constants and
+/// intrinsic functions.
+fn absorbable(cx: &EffCx, st: &Stmt) -> bool {
+    match &st.kind {
+        StmtKind::Continue => true,
+        StmtKind::Assign { lhs: Expr::Var(v), rhs } => {
+            if cx.sema.is_array(v) || !effects::is_variable(cx.sema, v) {
+                return false;
+            }
+            let mut ok = true;
+            rhs.walk(&mut |e| match e {
+                Expr::Ref(n, _) => {
+                    ok &= cx.sema.ref_kind(n) == analyzer::sema::RefKind::Intrinsic
+                }
+                Expr::Var(n) => ok &= !cx.sema.is_array(n),
+                Expr::Str(_) | Expr::ImpliedDo { .. } | Expr::Opaque(_) => ok = false,
+                _ => {}
+            });
+            ok
+        }
+        _ => false,
+    }
+}
+
+/// Why a parallel nest cannot be (part of) a region, if it cannot.
+fn region_blocker(cx: &EffCx, n: &Node, summaries: &BTreeMap<Name, analyzer::access::Summary>) -> Option<String> {
+    if let Some(c) = cx.node(n, &BTreeSet::new()).calls.first() {
+        return Some(format!(
+            "calls `{}` (line {}): procedures are not called inside regions",
+            c.name.to_uppercase(),
+            c.line
+        ));
+    }
+    if !analyzer::cfg::collapsible(cx.unit, summaries, n) && !cx.runs_through(std::slice::from_ref(n)) {
+        return Some("has I/O, STOP or a jump out of the loop".into());
+    }
+    let mut bad = None;
+    for_each_stmt(cx.unit, std::slice::from_ref(n), &mut |s| {
+        if bad.is_none() && analyzer::cfg::stmt_is(&s.kind, &|k| matches!(k, StmtKind::Io { .. } | StmtKind::Stop | StmtKind::Return)) {
+            bad = Some(format!("line {} is I/O, STOP or RETURN", s.span.line));
+        }
+    });
+    bad
+}
+
+#[allow(clippy::too_many_arguments)]
+fn form_regions(
+    cx: &EffCx,
+    ui: usize,
+    list: &[Node],
+    par: &BTreeMap<u32, &ParallelLoop>,
+    plans: &mut Vec<Plan>,
+    notes: &mut Vec<String>,
+    in_loop: bool,
+) {
+    let unit = cx.unit;
+    let targets = analyzer::cfg::jump_targets(unit);
+    let summaries = cx.acc.summaries;
+    #[derive(PartialEq, Clone, Copy)]
+    enum K {
+        R,
+        S,
+        X,
+    }
+    let kinds: Vec<K> = list
+        .iter()
+        .map(|n| match n {
+            Node::Do { header, .. } if par.contains_key(&unit.stmt(*header).span.line) => {
+                match region_blocker(cx, n, summaries) {
+                    None => K::R,
+                    Some(why) => {
+                        notes.push(format!(
+                            "{}:{}: loop {} is not a region: {why}",
+                            unit.name,
+                            unit.stmt(*header).span.line,
+                            unit.stmt(*header).span.line
+                        ));
+                        K::X
+                    }
+                }
+            }
+            Node::Stmt(id) => {
+                let st = unit.stmt(*id);
+                if absorbable(cx, st) && st.label.is_none_or(|l| !targets.contains(&l)) {
+                    K::S
+                } else {
+                    K::X
+                }
+            }
+            _ => K::X,
+        })
+        .collect();
+    let mut i = 0;
+    while i < list.len() {
+        if kinds[i] != K::R {
+            // Recurse into structure.
+            match &list[i] {
+                Node::Do { body, .. } => form_regions(cx, ui, body, par, plans, notes, true),
+                Node::If { arms, .. } => {
+                    for (_, b) in arms {
+                        form_regions(cx, ui, b, par, plans, notes, in_loop)
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        // Extend forward: S* R ... ending at the last R.
+        let mut end = i;
+        let mut j = i + 1;
+        while j < list.len() && kinds[j] != K::X {
+            if kinds[j] == K::R {
+                end = j;
+            }
+            j += 1;
+        }
+        // Absorb preceding scalar assignments the run uses.
+        let run_eff = cx.nodes(&list[i..=end], &BTreeSet::new());
+        let used: BTreeSet<&Name> = run_eff.reads.keys().chain(run_eff.may.keys()).collect();
+        let mut start = i;
+        while start > 0 && kinds[start - 1] == K::S {
+            let st = match &list[start - 1] {
+                Node::Stmt(id) => unit.stmt(*id),
+                _ => break,
+            };
+            let useful = match &st.kind {
+                StmtKind::Assign { lhs: Expr::Var(v), .. } => used.contains(v),
+                _ => false,
+            };
+            if !useful {
+                break;
+            }
+            // Absorbed statements must not be already claimed by a previous region.
+            if plans.iter().any(|p| p.unit == ui && p.nodes.iter().any(|n| first_stmt(n) == first_stmt(&list[start - 1]))) {
+                break;
+            }
+            start -= 1;
+        }
+        let nodes: Vec<Node> = list[start..=end].to_vec();
+        let first = first_stmt(&nodes[0]);
+        let last = last_line(unit, &nodes[nodes.len() - 1]);
+        // Where END REGION goes must be a statement no jump reaches, and the region must not
+        // end on a terminal statement shared with an enclosing loop.
+        let next_stmt = unit.stmts.iter().find(|s| s.span.line > last);
+        let mut reject = None;
+        if let Some(ns) = next_stmt {
+            if ns.label.is_some_and(|l| targets.contains(&l)) {
+                reject = Some(format!("the statement after it (line {}) is a jump target", ns.span.line));
+            }
+        }
+        if let Node::Do { header, end: None, .. } = &nodes[nodes.len() - 1] {
+            if let StmtKind::Do { label: Some(l), .. } = &unit.stmt(*header).kind {
+                let shared = unit
+                    .stmts
+                    .iter()
+                    .filter(|s| matches!(&s.kind, StmtKind::Do { label: Some(m), .. } if m == l))
+                    .count()
+                    > 1;
+                if shared {
+                    reject = Some(format!("its last loop ends on label {l}, shared with an enclosing loop"));
+                }
+            }
+        }
+        let mut labels_ok = true;
+        let inside = analyzer::cfg::labels_within(unit, &nodes);
+        for_each_stmt(unit, &nodes, &mut |s| {
+            if s.label.is_some_and(|l| targets.contains(&l)) {
+                // Only jumps from inside the region may reach its labels.
+                let _ = &inside;
+                labels_ok &= jumps_only_from(unit, &nodes, s.label.expect("label"));
+            }
+        });
+        if !labels_ok {
+            reject = Some("a jump from outside reaches a label inside".into());
+        }
+        let loops: Vec<u32> = nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Do { header, .. } if par.contains_key(&unit.stmt(*header).span.line) => {
+                    Some(unit.stmt(*header).span.line)
+                }
+                _ => None,
+            })
+            .collect();
+        if let Some(why) = reject {
+            notes.push(format!(
+                "{}:{}: loops {} are not a region: {why}",
+                unit.name,
+                unit.stmt(first).span.line,
+                loops.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
+            ));
+            i = end + 1;
+            continue;
+        }
+        let mut skip = BTreeSet::new();
+        for_each_stmt(unit, &nodes, &mut |s| {
+            if let StmtKind::Do { var, .. } = &s.kind {
+                skip.insert(var.clone());
+            }
+        });
+        for l in &loops {
+            if let Some(p) = par.get(l) {
+                skip.extend(p.private.iter().cloned());
+            }
+        }
+        let mut plan = Plan {
+            unit: ui,
+            first,
+            len: nodes.len(),
+            loops: loops.clone(),
+            skip,
+            ins: VarSets::new(),
+            outs: VarSets::new(),
+            locals: VarSets::new(),
+            clauses: vec![],
+            host_s: 0.0,
+            device_s: 0.0,
+            executions: 1.0,
+            on_device: true,
+            notes: vec![],
+            first_line: unit.stmt(first).span.line,
+            last_line: last,
+            nodes,
+        };
+        if loops.len() > 1 {
+            plan.notes.push(format!(
+                "merged loops {} (adjacent in the same block)",
+                loops.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        let absorbed: Vec<String> = plan
+            .nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Stmt(id) if !matches!(unit.stmt(*id).kind, StmtKind::Continue) => {
+                    Some(unit.stmt(*id).span.line.to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        if !absorbed.is_empty() {
+            plan.notes.push(format!(
+                "runs the scalar assignment(s) at line(s) {} inside the region",
+                absorbed.join(", ")
+            ));
+        }
+        clauses(cx, &mut plan, in_loop);
+        plans.push(plan);
+        i = end + 1;
+    }
+}
+
+/// Every jump to `label` comes from inside `nodes`.
+fn jumps_only_from(unit: &Unit, nodes: &[Node], label: u32) -> bool {
+    let mut inside = BTreeSet::new();
+    for_each_stmt(unit, nodes, &mut |s| {
+        inside.insert(s.id);
+    });
+    unit.stmts
+        .iter()
+        .filter(|s| walk::targets(&s.kind).contains(&label))
+        .all(|s| inside.contains(&s.id))
+}
+
+/// Is `name` visible outside the unit (so its value lives on after the unit)?
+pub(crate) fn nonlocal(sema: &UnitSema, name: &str) -> bool {
+    sema.symbol(name).is_some_and(|s| {
+        s.common.is_some() || s.dummy.is_some() || s.save || s.data_init
+    })
+}
+
+/// The IN/OUT/LOCAL sets and clauses of a region.
+fn clauses(cx: &EffCx, p: &mut Plan, in_loop: bool) {
+    let unit = cx.unit;
+    let eff = cx.nodes(&p.nodes, &BTreeSet::new());
+    let mut inside = BTreeSet::new();
+    for_each_stmt(unit, &p.nodes, &mut |s| {
+        inside.insert(s.id);
+    });
+    // Names used by executable statements outside the region.
+    let mut outside: BTreeSet<Name> = BTreeSet::new();
+    for s in unit.stmts.iter().filter(|s| s.kind.is_executable() && !inside.contains(&s.id)) {
+        let e = cx.stmt(s, &BTreeSet::new());
+        outside.extend(e.reads.keys().cloned());
+        outside.extend(e.may.keys().cloned());
+        outside.extend(e.call_may.keys().cloned());
+    }
+    let names: BTreeSet<&Name> = eff.reads.keys().chain(eff.may.keys()).collect();
+    let mut by_use: BTreeMap<RegionUse, Vec<VarPart>> = BTreeMap::new();
+    let mut order: Vec<RegionUse> = vec![];
+    for v in names {
+        if p.skip.contains(v) {
+            continue;
+        }
+        let r = eff.reads.get(v).cloned();
+        let w = eff.may.get(v).cloned();
+        let m = eff.must.get(v).cloned();
+        let written = w.as_ref().is_some_and(|w| !w.is_empty());
+        let live = outside.contains(v)
+            || nonlocal(cx.sema, v)
+            || (in_loop && r.as_ref().is_some_and(|r| !r.is_empty()));
+        let rank = w.as_ref().or(r.as_ref()).map_or(0, |s| s.rank());
+        let mut ins = r.unwrap_or_else(|| SectionSet::empty(rank));
+        let (mut outs, mut locals) = (SectionSet::empty(rank), SectionSet::empty(rank));
+        if written {
+            let w = w.expect("written");
+            let covered = render::covered(&w);
+            let m = m.unwrap_or_else(|| SectionSet::empty(rank));
+            if live {
+                // Elements declared OUT but not surely written must arrive intact.
+                ins = ins.union(&covered.difference(&m));
+                outs = covered;
+            } else {
+                locals = covered;
+            }
+        }
+        let ins = render::covered(&ins);
+        add(&mut p.ins, v, &ins);
+        add(&mut p.outs, v, &outs);
+        add(&mut p.locals, v, &locals);
+        let ip = render::parts(unit, cx.sema, v, &ins);
+        let op = render::parts(unit, cx.sema, v, &outs);
+        let lp = render::parts(unit, cx.sema, v, &locals);
+        let mut put = |u: RegionUse, parts: Vec<VarPart>| {
+            if parts.is_empty() {
+                return;
+            }
+            if !order.contains(&u) {
+                order.push(u);
+            }
+            by_use.entry(u).or_default().extend(parts);
+        };
+        match (ip.is_empty(), op.is_empty(), lp.is_empty()) {
+            (false, false, _) if ip == op => put(RegionUse::InOut, ip),
+            (false, _, false) if ip == lp => put(RegionUse::InLocal, ip),
+            _ => {
+                put(RegionUse::In, ip);
+                put(RegionUse::Out, op);
+                put(RegionUse::Local, lp);
+            }
+        }
+    }
+    let rank = |u: &RegionUse| match u {
+        RegionUse::In => 0,
+        RegionUse::InOut => 1,
+        RegionUse::Out => 2,
+        RegionUse::InLocal => 3,
+        RegionUse::Local => 4,
+    };
+    order.sort_by_key(rank);
+    p.clauses = order
+        .into_iter()
+        .map(|u| (u, by_use.remove(&u).unwrap_or_default()))
+        .collect();
+}
+
+// ---------------------------------------------------------------------------------------
+// Placement of GET_ACTUAL / ACTUAL.
+
+#[derive(Clone, PartialEq, Default, Debug)]
+struct PState {
+    /// The runtime may believe the device copy actual.
+    dev_may: VarSets,
+    /// The runtime surely believes the device copy actual (for transfer estimates).
+    dev_must: VarSets,
+    /// The runtime may believe the host copy stale.
+    host_stale: VarSets,
+}
+
+impl State for PState {
+    fn join(&mut self, o: &Self) {
+        self.dev_may = union(&self.dev_may, &o.dev_may);
+        self.dev_must = intersect(&self.dev_must, &o.dev_must);
+        self.host_stale = union(&self.host_stale, &o.host_stale);
+    }
+}
+
+struct Placed {
+    actualizations: Vec<Actualization>,
+    /// Per plan: (bytes in per execution, transfer seconds per execution, bytes out).
+    transfer: Vec<(f64, f64, f64)>,
+}
+
+/// Where a directive goes: before a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Spot {
+    before: u32,
+}
+
+struct Placer<'a> {
+    cx: EffCx<'a>,
+    plans: Vec<(usize, &'a Plan)>,
+    any_regions: bool,
+    main: bool,
+    /// Host loops handled whole, by header.
+    whole: BTreeSet<StmtId>,
+    gets: BTreeMap<Spot, (VarSets, String)>,
+    acts: BTreeMap<Spot, (VarSets, String)>,
+    in_bytes: BTreeMap<usize, f64>,
+    /// Bytes requested by GET_ACTUAL per spot per execution, with the regions that wrote them.
+    times: BTreeMap<StmtId, f64>,
+    get_cost: BTreeMap<Spot, f64>,
+    elseif_owner: BTreeMap<StmtId, StmtId>,
+    /// Terminal statements of label DO loops (nothing can go right after them).
+    terminals: BTreeSet<StmtId>,
+    targets: BTreeSet<u32>,
+    bytes_per_elem: &'a dyn Fn(&str) -> f64,
+}
+
+impl Placer<'_> {
+    fn unit(&self) -> &Unit {
+        self.cx.unit
+    }
+
+    fn stmt_spot(&self, id: StmtId) -> Spot {
+        let id = *self.elseif_owner.get(&id).unwrap_or(&id);
+        Spot {
+            before: self.unit().stmt(id).span.line,
+        }
+    }
+
+    /// After statement `id`, if something can go there (else None).
+    fn after_spot(&self, id: StmtId, last_line: u32) -> Option<Spot> {
+        if self.terminals.contains(&id) {
+            return None;
+        }
+        let next = self
+            .unit()
+            .stmts
+            .iter()
+            .find(|s| s.span.line > last_line)?;
+        if next.label.is_some_and(|l| self.targets.contains(&l)) || matches!(next.kind, StmtKind::ElseIf(_) | StmtKind::Else) {
+            return None;
+        }
+        // Right before the next statement (so that a request for it shares the line).
+        Some(Spot {
+            before: next.span.line,
+        })
+    }
+
+    fn record(map: &mut BTreeMap<Spot, (VarSets, String)>, spot: Spot, sets: &VarSets, why: String) -> VarSets {
+        let e = map.entry(spot).or_insert_with(|| (VarSets::new(), why));
+        e.0 = union(&e.0, sets);
+        // What the directive will request: the rendered boxes of everything recorded here.
+        e.0 = e.0.iter().map(|(k, v)| (k.clone(), render::covered(v))).collect();
+        e.0.clone()
+    }
+
+    /// Variables a called procedure can see: non-local ones and the call's arguments.
+    fn visible(&self, e: &Eff, st: &PState) -> VarSets {
+        let mut v = VarSets::new();
+        for k in st.host_stale.keys().chain(st.dev_may.keys()) {
+            if nonlocal(self.cx.sema, k)
+                || e.reads.contains_key(k)
+                || e.may.contains_key(k)
+                || e.call_may.contains_key(k)
+            {
+                add(&mut v, k, &effects::whole(self.cx.sema, k));
+            }
+        }
+        v
+    }
+
+    fn host(&mut self, eff: Eff, st: &mut PState, get_at: Spot, act_at: Option<Spot>, what: String, times: f64) {
+        let mut need = intersect(&eff.reads, &st.host_stale);
+        let act = intersect(&eff.may, &st.dev_may);
+        let mut sact = VarSets::new();
+        if !act.is_empty() {
+            sact = eff
+                .may
+                .iter()
+                .filter(|(k, _)| act.contains_key(*k))
+                .map(|(k, v)| (k.clone(), render::covered(v)))
+                .collect();
+            let pre = if act_at.is_some() { minus(&sact, &eff.must) } else { sact.clone() };
+            need = union(&need, &intersect(&pre, &st.host_stale));
+        }
+        if !eff.calls.is_empty() {
+            let vis = self.visible(&eff, st);
+            need = union(&need, &intersect(&vis, &st.host_stale));
+        }
+        if !need.is_empty() {
+            let got = Self::record(&mut self.gets, get_at, &need, what.clone());
+            let bytes: f64 = intersect(&got, &st.host_stale)
+                .iter()
+                .map(|(k, s)| s.count().unwrap_or(1000) as f64 * (self.bytes_per_elem)(k))
+                .sum();
+            let c = self.get_cost.entry(get_at).or_default();
+            *c = c.max(bytes * times);
+            st.host_stale = minus(&st.host_stale, &got);
+        }
+        if !act.is_empty() {
+            let spot = act_at.unwrap_or(get_at);
+            let done = Self::record(&mut self.acts, spot, &sact, what);
+            st.host_stale = minus(&st.host_stale, &done);
+            st.dev_may = minus(&st.dev_may, &done);
+            st.dev_must = minus(&st.dev_must, &done);
+        }
+        if !eff.calls.is_empty() && self.any_regions {
+            let vis = self.visible(&eff, st);
+            st.dev_may = union(&st.dev_may, &vis);
+        }
+    }
+}
+
+impl Hooks<PState> for Placer<'_> {
+    fn group(&mut self, list: &[Node], i: usize) -> Group {
+        let f = first_stmt(&list[i]);
+        if let Some((_, p)) = self.plans.iter().find(|(_, p)| p.first == f) {
+            return Group::Region(p.len);
+        }
+        match &list[i] {
+            Node::Do { header, .. } if self.whole.contains(header) => Group::Whole,
+            _ => Group::Descend,
+        }
+    }
+
+    fn item(&mut self, item: Item, st: &mut PState) {
+        match item {
+            Item::Stmt(id) => {
+                let s = self.unit().stmt(id);
+                let eff = self.cx.stmt(s, &BTreeSet::new());
+                let line = s.span.line;
+                let end_line = s.span.end_line;
+                let times = *self.times.get(&id).unwrap_or(&1.0);
+                let get_at = self.stmt_spot(id);
+                let is_while = matches!(s.kind, StmtKind::DoWhile { .. });
+                let act_at = if matches!(s.kind, StmtKind::Do { .. } | StmtKind::DoWhile { .. } | StmtKind::IfThen(_) | StmtKind::ElseIf(_)) {
+                    None
+                } else {
+                    self.after_spot(id, end_line)
+                };
+                self.host(eff.clone(), st, get_at, act_at, format!("line {line}"), times);
+                if is_while {
+                    // The condition is evaluated again after every iteration.
+                    if let Some(end) = self.while_end(id) {
+                        let mut s2 = st.clone();
+                        self.host(eff, &mut s2, end, None, format!("line {line}"), times);
+                    }
+                }
+            }
+            Item::Loop(n) => {
+                let h = first_stmt(n);
+                let eff = self.cx.node(n, &BTreeSet::new());
+                let line = self.unit().stmt(h).span.line;
+                let last = last_line(self.unit(), n);
+                let act_at = if self.cx.runs_through(std::slice::from_ref(n)) {
+                    self.after_spot(h, last).filter(|_| !self.shared_terminal(n))
+                } else {
+                    None
+                };
+                let times = *self.times.get(&h).unwrap_or(&1.0);
+                self.host(eff, st, Spot { before: line }, act_at, format!("loop at line {line}"), times);
+            }
+            Item::Region(nodes) => {
+                let f = first_stmt(&nodes[0]);
+                let Some(&(k, p)) = self.plans.iter().find(|(_, p)| p.first == f) else {
+                    return;
+                };
+                let mut bytes = 0.0;
+                for (v, s) in &p.ins {
+                    let there = st.dev_must.get(v).cloned().unwrap_or_else(|| SectionSet::empty(s.rank()));
+                    bytes += s.difference(&there).count().unwrap_or(1000) as f64 * (self.bytes_per_elem)(v);
+                }
+                let e = self.in_bytes.entry(k).or_default();
+                *e = e.max(bytes);
+                st.dev_may = union(&st.dev_may, &p.ins);
+                st.dev_must = union(&st.dev_must, &p.ins);
+                st.dev_may = union(&st.dev_may, &p.outs);
+                st.dev_must = union(&st.dev_must, &p.outs);
+                st.host_stale = union(&st.host_stale, &p.outs);
+                st.dev_may = minus(&st.dev_may, &p.locals);
+                st.dev_must = minus(&st.dev_must, &p.locals);
+            }
+        }
+    }
+
+    fn exit(&mut self, at: Option<StmtId>, st: &PState) {
+        if self.main {
+            return;
+        }
+        let mut need = VarSets::new();
+        for (k, s) in &st.host_stale {
+            if nonlocal(self.cx.sema, k) {
+                add(&mut need, k, s);
+            }
+        }
+        if need.is_empty() {
+            return;
+        }
+        let spot = match at {
+            Some(id) => self.stmt_spot(id),
+            None => Spot {
+                before: self.unit().end_line,
+            },
+        };
+        Self::record(&mut self.gets, spot, &need, "return to the caller".into());
+    }
+}
+
+impl Placer<'_> {
+    fn while_end(&self, header: StmtId) -> Option<Spot> {
+        match analyzer::cfg::node_of(&self.unit().body, header)? {
+            Node::Do { end: Some(end), .. } => Some(Spot {
+                before: self.unit().stmt(*end).span.line,
+            }),
+            _ => None,
+        }
+    }
+
+    fn shared_terminal(&self, n: &Node) -> bool {
+        if let Node::Do { header, end: None, .. } = n {
+            if let StmtKind::Do { label: Some(l), .. } = &self.unit().stmt(*header).kind {
+                return self
+                    .unit()
+                    .stmts
+                    .iter()
+                    .filter(|s| matches!(&s.kind, StmtKind::Do { label: Some(m), .. } if m == l))
+                    .count()
+                    > 1;
+            }
+        }
+        false
+    }
+}
+
+/// Host loops that can be handled whole: no region statement inside, no call when some
+/// procedure has regions.
+fn whole_loops(unit: &Unit, nodes: &[Node], region_stmts: &BTreeSet<StmtId>, calls_matter: bool, cx: &EffCx, out: &mut BTreeSet<StmtId>) {
+    for n in nodes {
+        match n {
+            Node::Do { header, body, .. } => {
+                let mut has_region = false;
+                let mut has_call = false;
+                for_each_stmt(unit, std::slice::from_ref(n), &mut |s| {
+                    has_region |= region_stmts.contains(&s.id);
+                });
+                if calls_matter {
+                    has_call = !cx.node(n, &BTreeSet::new()).calls.is_empty();
+                }
+                let while_loop = matches!(unit.stmt(*header).kind, StmtKind::DoWhile { .. });
+                if !has_region && !has_call && !while_loop {
+                    out.insert(*header);
+                } else {
+                    whole_loops(unit, body, region_stmts, calls_matter, cx, out);
+                }
+            }
+            Node::If { arms, .. } => {
+                for (_, b) in arms {
+                    whole_loops(unit, b, region_stmts, calls_matter, cx, out);
+                }
+            }
+            Node::Stmt(_) => {}
+        }
+    }
+}
+
+fn exec_times(analysis: &Analysis, ui: usize, m: &MachineModel) -> BTreeMap<StmtId, f64> {
+    let unit = &analysis.program.units[ui];
+    let trips: BTreeMap<StmtId, f64> = analysis.loops[ui]
+        .iter()
+        .map(|l| (l.header, l.trip_count.unwrap_or(m.unknown_trip_count) as f64))
+        .collect();
+    fn go(unit: &Unit, nodes: &[Node], k: f64, trips: &BTreeMap<StmtId, f64>, out: &mut BTreeMap<StmtId, f64>, m: &MachineModel) {
+        for n in nodes {
+            match n {
+                Node::Stmt(id) => {
+                    out.insert(*id, k);
+                }
+                Node::Do { header, body, end } => {
+                    out.insert(*header, k);
+                    let t = *trips.get(header).unwrap_or(&(m.unknown_trip_count as f64));
+                    go(unit, body, k * t, trips, out, m);
+                    if let Some(e) = end {
+                        out.insert(*e, k * t);
+                    }
+                }
+                Node::If { arms, .. } => {
+                    for (h, b) in arms {
+                        out.insert(*h, k);
+                        go(unit, b, k, trips, out, m);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    go(unit, &unit.body, 1.0, &trips, &mut out, m);
+    out
+}
+
+/// Entry state of a unit for the placement.
+fn entry_state(sema: &UnitSema, main: bool, any_regions: bool) -> PState {
+    let mut st = PState::default();
+    if !main && any_regions {
+        for (name, s) in sema.symbols.iter() {
+            if s.param.is_none() && !s.external && !s.intrinsic && nonlocal(sema, name) {
+                add(&mut st.dev_may, name, &effects::whole(sema, name));
+            }
+        }
+    }
+    st
+}
+
+fn place_all(analysis: &Analysis, plans: &[Plan], s: &Scheme, procs: f64, m: &MachineModel) -> Placed {
+    let prog = &analysis.program;
+    let any_regions = plans.iter().any(|p| p.on_device);
+    let mut acts: Vec<Actualization> = vec![];
+    let mut in_bytes = vec![0.0; plans.len()];
+    let mut out_bytes = vec![0.0; plans.len()];
+    for (ui, unit) in prog.units.iter().enumerate() {
+        let sema = &prog.semas[ui];
+        let uref = crate::dvm::unit_ref(prog, ui);
+        let mine: Vec<(usize, &Plan)> = plans
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.unit == ui && p.on_device)
+            .collect();
+        if !any_regions || matches!(unit.kind, UnitKind::Module | UnitKind::BlockData) {
+            continue;
+        }
+        let cx = EffCx::new(unit, sema, &prog.summaries);
+        let mut region_stmts = BTreeSet::new();
+        for (_, p) in &mine {
+            for_each_stmt(unit, &p.nodes, &mut |x| {
+                region_stmts.insert(x.id);
+            });
+        }
+        let mut whole = BTreeSet::new();
+        whole_loops(unit, &unit.body, &region_stmts, any_regions, &cx, &mut whole);
+        let mut elseif_owner = BTreeMap::new();
+        let mut terminals = BTreeSet::new();
+        fn owners(unit: &Unit, nodes: &[Node], o: &mut BTreeMap<StmtId, StmtId>, t: &mut BTreeSet<StmtId>) {
+            for n in nodes {
+                match n {
+                    Node::If { arms, .. } => {
+                        for (h, b) in arms.iter().skip(1) {
+                            o.insert(*h, arms[0].0);
+                            owners(unit, b, o, t);
+                        }
+                        owners(unit, &arms[0].1, o, t);
+                    }
+                    Node::Do { body, end, .. } => {
+                        if end.is_none() {
+                            if let Some(l) = body.last() {
+                                t.insert(first_stmt(l));
+                            }
+                        }
+                        owners(unit, body, o, t);
+                    }
+                    Node::Stmt(_) => {}
+                }
+            }
+        }
+        owners(unit, &unit.body, &mut elseif_owner, &mut terminals);
+        let distributed = distributed_names(s, &uref);
+        let bpe = |v: &str| -> f64 {
+            let b = sema.type_of(v).bytes() as f64;
+            if distributed.contains(v) {
+                b / procs
+            } else {
+                b
+            }
+        };
+        let main = unit.kind == UnitKind::Program;
+        let mut placer = Placer {
+            cx,
+            plans: mine.clone(),
+            any_regions,
+            main,
+            whole,
+            gets: BTreeMap::new(),
+            acts: BTreeMap::new(),
+            in_bytes: BTreeMap::new(),
+            times: exec_times(analysis, ui, m),
+            get_cost: BTreeMap::new(),
+            elseif_owner,
+            terminals,
+            targets: analyzer::cfg::jump_targets(unit),
+            bytes_per_elem: &bpe,
+        };
+        // Repeat until the recorded directives stop growing (each walk uses what was recorded).
+        for _ in 0..10 {
+            let before = (placer.gets.clone(), placer.acts.clone());
+            Walk::run(unit, &mut placer, entry_state(sema, main, any_regions));
+            if (placer.gets.clone(), placer.acts.clone()) == before {
+                break;
+            }
+        }
+        for (k, b) in &placer.in_bytes {
+            in_bytes[*k] = *b;
+        }
+        // GET_ACTUAL bytes are charged to the regions of this unit that write what is fetched.
+        // (split equally between them, so that the scheme's total counts each byte once).
+        for (spot, (sets, _)) in &placer.gets {
+            let cost = placer.get_cost.get(spot).copied().unwrap_or(0.0);
+            let writers: Vec<&(usize, &Plan)> = mine
+                .iter()
+                .filter(|(_, p)| sets.keys().any(|v| p.outs.contains_key(v)) && p.executions > 0.0)
+                .collect();
+            for (k, p) in &writers {
+                out_bytes[*k] += cost / writers.len() as f64 / p.executions;
+            }
+        }
+        for (kind, map) in [(ActualKind::GetActual, &placer.gets), (ActualKind::Actual, &placer.acts)] {
+            for (spot, (sets, why)) in map {
+                let vars: Vec<VarPart> = sets
+                    .iter()
+                    .flat_map(|(v, s)| render::parts(unit, sema, v, s))
+                    .collect();
+                if vars.is_empty() {
+                    continue;
+                }
+                acts.push(Actualization {
+                    at: uref.clone(),
+                    before: spot.before,
+                    kind,
+                    vars,
+                    reason: why.clone(),
+                });
+            }
+        }
+    }
+    acts.sort_by(|a, b| (&a.at.file, a.before, a.kind == ActualKind::GetActual).cmp(&(&b.at.file, b.before, b.kind == ActualKind::GetActual)));
+    let transfer = plans
+        .iter()
+        .enumerate()
+        .map(|(k, _)| {
+            let t = m.device_copy_s(in_bytes[k]) + m.device_copy_s(out_bytes[k]);
+            (in_bytes[k], t, out_bytes[k])
+        })
+        .collect();
+    Placed {
+        actualizations: acts,
+        transfer,
+    }
+}
