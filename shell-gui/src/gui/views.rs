@@ -902,6 +902,11 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
         .find(|(_, s)| s.chosen)
         .map(|(_, s)| s.name.clone());
     let stored = p.machine.clone();
+    let files: Vec<(std::path::PathBuf, String)> = p
+        .files
+        .iter()
+        .map(|f| (crate::commands::absolute(&f.path), f.name.clone()))
+        .collect();
     let mut changed = false;
     let mut generate = false;
     let mut reset = false;
@@ -1043,7 +1048,13 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
                     ui.separator();
                     ui.strong(format!("Selected: {}", s.name));
                     for r in &s.regions {
-                        ui.label(crate::auto::region_line(r));
+                        // Name the file as the rest of the window does (project-relative).
+                        let mut r = r.clone();
+                        let at = crate::commands::absolute(std::path::Path::new(&r.at.file));
+                        if let Some((_, name)) = files.iter().find(|(path, _)| *path == at) {
+                            r.at.file = name.clone();
+                        }
+                        ui.label(crate::auto::region_line(&r));
                     }
                     for n in s.notes.iter().chain(&s.estimate.notes) {
                         ui.label(n);
