@@ -1,9 +1,10 @@
 # sapfor: top-level entry points. Every target works from a clean clone with
 # no standard input (CI runs `make test` through .ci/run).
 #
-#   make build   debug build of the whole workspace (binary: sapfor)
+#   make build   debug build of the whole workspace (binary: sapfor, with the GUI)
 #   make demo    set-up, release build, analyze and parallelize the Jacobi sample
-#   make test    set-up, cargo test --workspace, end-to-end checks
+#   make gui     release build with the GUI, open `sapfor gui` on the Jacobi sample
+#   make test    set-up, cargo test --workspace, GUI tests, end-to-end checks
 #   make e2e     end-to-end checks only (scripts/e2e.sh)
 #   make bench   sapfor analyze vs gfortran -fsyntax-only (bench/)
 #   make bench-runtime  Jacobi: sapfor run vs gfortran -O2 and hand-written MPI
@@ -39,7 +40,7 @@ RELEASE_BIN := $(TARGET_DIR)/release/sapfor
 DEMO_FILE := samples/jacobi/jac.f
 DEMO_OUT := $(or $(TMPDIR),/tmp)/sapfor-demo
 
-.PHONY: help setup build build-release demo test e2e bench bench-runtime
+.PHONY: help setup build build-release demo gui test e2e bench bench-runtime
 
 help:
 	@sed -n '4,10p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
@@ -48,9 +49,12 @@ help:
 setup:
 	bash scripts/setup.sh </dev/null
 
+# The CLI crates build without egui; the `gui` feature adds the desktop dialog to the same
+# binary (target/debug/sapfor then has `sapfor gui`).
 build:
 	$(CARGO) build --workspace $(LOCKED)
 	$(CARGO) build -p sapfor-rt $(LOCKED)
+	$(CARGO) build -p shell-gui --features gui $(LOCKED)
 
 build-release:
 	$(CARGO) build --release -p shell-gui -p sapfor-rt $(LOCKED)
@@ -66,9 +70,16 @@ demo: setup build-release
 	@echo "== the directives in $(DEMO_OUT)/jac.fdv"
 	grep -n 'DVM' $(DEMO_OUT)/jac.fdv
 
+gui: setup
+	$(CARGO) build --release -p shell-gui --features gui $(LOCKED)
+	mkdir -p $(DEMO_OUT)
+	$(RELEASE_BIN) --auto $(DEMO_FILE) --procs 4 --out-dir $(DEMO_OUT) --db $(DEMO_OUT)/sapfor.db
+	$(RELEASE_BIN) gui --db $(DEMO_OUT)/sapfor.db
+
 test: setup
 	$(CARGO) build -p sapfor-rt $(LOCKED) </dev/null
 	$(CARGO) test --workspace $(LOCKED) </dev/null
+	XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} $(CARGO) test -p shell-gui --features gui-snapshots --lib --test gui --test snapshots $(LOCKED) </dev/null
 	bash scripts/e2e.sh </dev/null
 
 e2e: setup

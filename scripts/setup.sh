@@ -14,6 +14,10 @@ set -euo pipefail
 #   g++       - the emulated accelerator compiles CUDA C kernels with it (docs/gpu.md)
 #   libopenmpi-dev openmpi-bin   - MPI of the runtime (sapfor build / sapfor run)
 #   libclang-dev                 - bindgen of the `mpi` crate (runtime/rtlib)
+#   mesa-vulkan-drivers libegl-mesa0 libgl1-mesa-dri
+#             - the CPU Vulkan/GL drivers the GUI's rendered snapshot tests draw with
+#               (shell-gui/tests/snapshots.rs); building the GUI itself needs no system
+#               package (X11 and GL are loaded at run time)
 # ---------------------------------------------------------------------------
 DEBIAN_PACKAGES=(
     gfortran
@@ -22,6 +26,9 @@ DEBIAN_PACKAGES=(
     libopenmpi-dev
     openmpi-bin
     libclang-dev
+    mesa-vulkan-drivers
+    libegl-mesa0
+    libgl1-mesa-dri
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -80,8 +80,8 @@ fn upper(s: &str) -> String {
     s.to_uppercase()
 }
 
-/// Run the DVM expert over an analysis.
-pub fn run(analysis: &Analysis, machine: &MachineModel) -> DvmResult {
+/// `machine` with the machine refinements of the analysis applied, and a note for each.
+pub fn refined_machine(analysis: &Analysis, machine: &MachineModel) -> (MachineModel, Vec<String>) {
     let mut machine = machine.clone();
     let mut notes = vec![];
     for o in &analysis.hints {
@@ -92,6 +92,23 @@ pub fn run(analysis: &Analysis, machine: &MachineModel) -> DvmResult {
             }
         }
     }
+    (machine, notes)
+}
+
+/// Run the DVM expert over an analysis, for `machine` with the analysis's machine refinements.
+pub fn run(analysis: &Analysis, machine: &MachineModel) -> DvmResult {
+    let (machine, notes) = refined_machine(analysis, machine);
+    run_for(analysis, &machine, notes)
+}
+
+/// Run the DVM expert for exactly `machine` (the refinements are not applied again: what-if
+/// estimates start from the refined machine and change it).
+pub fn run_exactly(analysis: &Analysis, machine: &MachineModel) -> DvmResult {
+    run_for(analysis, machine, vec![])
+}
+
+fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) -> DvmResult {
+    let machine = machine.clone();
     let prog = &analysis.program;
     let nests = find_nests(analysis, &machine);
     let candidates = candidate_arrays(analysis, &nests, &mut notes);
@@ -1214,7 +1231,9 @@ fn estimate(
             .unwrap_or_default()
     };
     let mut best: Option<Estimate> = None;
-    for grid in grids(m.processes, dims.len()) {
+    let all = grids(m.processes, dims.len());
+    let fixed: Vec<Vec<u32>> = all.iter().filter(|g| **g == m.grid).cloned().collect();
+    for grid in if fixed.is_empty() { all } else { fixed } {
         let p: f64 = grid.iter().map(|g| *g as f64).product();
         let extent = |d: usize| tbounds.get(d).copied().unwrap_or(1) as f64;
         let local = |d: usize| -> f64 {

@@ -29,6 +29,11 @@ pub struct MachineModel {
     pub unknown_trip_count: u64,
     /// Pipeline blocks per process for ACROSS loops.
     pub across_blocks: u32,
+    /// Process grid to estimate for, one extent per distributed dimension (product =
+    /// `processes`); empty: every grid is tried and the cheapest kept. A scheme with another
+    /// number of distributed dimensions ignores it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub grid: Vec<u32>,
     /// Accelerators (GPUs) per node; 0: regions always stay on the host.
     pub gpus_per_node: u32,
     /// Speed of one accelerator relative to one CPU core on loop nests (throughput ratio).
@@ -55,6 +60,7 @@ impl Default for MachineModel {
             loop_overhead_us: 20.0,
             unknown_trip_count: 100,
             across_blocks: 8,
+            grid: vec![],
             gpus_per_node: 1,
             device_speedup: 20.0,
             device_tstart_us: 10.0,
@@ -94,6 +100,18 @@ impl MachineModel {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(format!("{k} must be a non-negative number"));
             }
+        }
+        if !self.grid.is_empty() && self.grid.iter().product::<u32>() != self.processes {
+            return Err(format!(
+                "grid {} has {} processes, not {}",
+                self.grid
+                    .iter()
+                    .map(|g| g.to_string())
+                    .collect::<Vec<_>>()
+                    .join("x"),
+                self.grid.iter().product::<u32>(),
+                self.processes
+            ));
         }
         if !(self.device_speedup.is_finite() && self.device_speedup > 0.0) {
             return Err("device_speedup must be a positive number".into());
@@ -165,7 +183,14 @@ mod tests {
             .unwrap_err()
             .contains("procesess"));
         assert!(MachineModel::from_toml("processes = 0").is_err());
-        let mut m = MachineModel::default();
+        let mut m = MachineModel {
+            grid: vec![2, 2],
+            ..MachineModel::default()
+        };
+        assert!(m.validate().is_ok());
+        m.grid = vec![3, 2];
+        assert_eq!(m.validate().unwrap_err(), "grid 3x2 has 6 processes, not 4");
+        m.grid.clear();
         m.set("tstart_us", "3.5").unwrap();
         assert_eq!(m.tstart_us, 3.5);
         m.set("processes", "16").unwrap();

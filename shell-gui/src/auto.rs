@@ -73,7 +73,17 @@ pub fn schemes_for(
     machine: &MachineModel,
     target: Target,
 ) -> experts::dvm::DvmResult {
-    let mut r = experts::dvm::run(analysis, machine);
+    for_target(analysis, experts::dvm::run(analysis, machine), machine, target)
+}
+
+/// The DVM expert's result `r` for `target`: unchanged for DVM, each variant turned into its
+/// DVMH scheme for DVMH (the GUI's what-if estimates start from another DVM run).
+pub fn for_target(
+    analysis: &analyzer::report::Analysis,
+    mut r: experts::dvm::DvmResult,
+    machine: &MachineModel,
+    target: Target,
+) -> experts::dvm::DvmResult {
     if target == Target::Dvmh {
         let expert = experts::dvmh::Expert::new(analysis, machine);
         r.schemes = r.schemes.iter().map(|s| expert.run(s)).collect();
@@ -95,7 +105,7 @@ pub fn schemes_for(
     r
 }
 
-fn machine_model(path: Option<&Path>, procs: Option<u32>) -> Result<MachineModel> {
+pub fn machine_model(path: Option<&Path>, procs: Option<u32>) -> Result<MachineModel> {
     let mut m = match path {
         Some(p) => {
             let text = std::fs::read_to_string(p)
@@ -142,7 +152,35 @@ pub fn scheme_record(s: &Scheme, chosen: bool, m: &MachineModel) -> SchemeRecord
     }
 }
 
-fn scheme_from_record(r: &SchemeRecord) -> Result<Scheme> {
+/// Store every variant of an expert run for analysis `aid`, the cheapest marked chosen; their ids.
+pub fn store_expert_result(
+    db: &mut Db,
+    aid: i64,
+    result: &experts::dvm::DvmResult,
+    machine: &MachineModel,
+) -> Result<Vec<i64>> {
+    let recs: Vec<SchemeRecord> = result
+        .schemes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| scheme_record(s, i == result.chosen, machine))
+        .collect();
+    db.store_schemes(aid, &recs)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Record the program text of scheme `scheme_id` written to `dest`; the artifact id.
+pub fn store_program(db: &mut Db, scheme_id: i64, dest: &Path, text: &str) -> Result<i64> {
+    let rec = ArtifactRecord {
+        kind: "fdv".into(),
+        path: Some(db.relative(&absolute(dest))),
+        text: text.to_string(),
+    };
+    db.store_artifact(scheme_id, &rec)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+pub fn scheme_from_record(r: &SchemeRecord) -> Result<Scheme> {
     fn get(v: &Value, k: &str) -> Value {
         v.get(k).cloned().unwrap_or(Value::Null)
     }
@@ -172,12 +210,12 @@ fn scheme_from_record(r: &SchemeRecord) -> Result<Scheme> {
 }
 
 /// Generate the program of `scheme` and write it; returns (input, output, inserted, removed).
-fn write_program(
+/// The program text of `scheme`; a scheme with regions is checked for stale data first (the
+/// actuality checker), and a finding is an error.
+pub fn generate_checked(
     analysis: &analyzer::report::Analysis,
     scheme: &Scheme,
-    output: Option<&Path>,
-    out_dir: Option<&Path>,
-) -> Result<Vec<(PathBuf, PathBuf, usize, usize, String)>> {
+) -> Result<Vec<generator::GeneratedFile>> {
     let files =
         generator::generate(&analysis.program, scheme).map_err(|e| anyhow::anyhow!("{e}"))?;
     if !scheme.regions.is_empty() || !scheme.actualizations.is_empty() {
@@ -194,6 +232,16 @@ fn write_program(
             );
         }
     }
+    Ok(files)
+}
+
+fn write_program(
+    analysis: &analyzer::report::Analysis,
+    scheme: &Scheme,
+    output: Option<&Path>,
+    out_dir: Option<&Path>,
+) -> Result<Vec<(PathBuf, PathBuf, usize, usize, String)>> {
+    let files = generate_checked(analysis, scheme)?;
     if output.is_some() && files.len() > 1 {
         bail!(
             "-o names one output file but the program has {} files: use --out-dir",
@@ -335,27 +383,10 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
             let aid = db
                 .store_analysis(&key, &rec)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            let recs: Vec<SchemeRecord> = result
-                .schemes
-                .iter()
-                .enumerate()
-                .map(|(i, s)| scheme_record(s, i == result.chosen, &machine))
-                .collect();
-            let ids = db
-                .store_schemes(aid, &recs)
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let ids = store_expert_result(db, aid, &result, &machine)?;
             let mut art = 0;
             for (_, dest, _, _, text) in &written {
-                art = db
-                    .store_artifact(
-                        ids[result.chosen],
-                        &ArtifactRecord {
-                            kind: "fdv".into(),
-                            path: Some(db.relative(&absolute(dest))),
-                            text: text.clone(),
-                        },
-                    )
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                art = store_program(db, ids[result.chosen], dest, text)?;
             }
             stored_ids = Some((aid, ids, art));
         }
@@ -514,15 +545,7 @@ pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
         g.out_dir.as_deref(),
     )?;
     for (input, dest, n, _, text) in &written {
-        db.store_artifact(
-            g.scheme,
-            &ArtifactRecord {
-                kind: "fdv".into(),
-                path: Some(db.relative(&absolute(dest))),
-                text: text.clone(),
-            },
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        store_program(&mut db, g.scheme, dest, text)?;
         println!(
             "wrote {} from {} with scheme #{} {}: {n} directive lines",
             dest.display(),

@@ -384,7 +384,7 @@ fn parse_reduction(at: &LoopRef, s: &str) -> Result<Override> {
     })
 }
 
-fn check_name(n: &str) -> Result<()> {
+pub fn check_name(n: &str) -> Result<()> {
     let ok = n.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !ok {
@@ -393,7 +393,7 @@ fn check_name(n: &str) -> Result<()> {
     Ok(())
 }
 
-fn parse_formats(s: &str) -> Result<Vec<String>> {
+pub fn parse_formats(s: &str) -> Result<Vec<String>> {
     let inner = s.trim().trim_start_matches('(').trim_end_matches(')');
     let v: Vec<String> = inner
         .split(',')
@@ -522,21 +522,51 @@ pub fn stored_inputs(db: &Db, id: i64) -> Result<(AnalysisKey, Vec<PathBuf>, Opt
     ))
 }
 
+/// Re-run the latest stored analysis with the current refinements and store it. Returns the
+/// new analysis and its id, or None when the database holds no analysis yet.
+pub fn reanalyze_stored(db: &mut Db) -> Result<Option<(i64, analyzer::report::Analysis)>> {
+    let Some((id, _)) = db.latest_analysis().map_err(|e| anyhow::anyhow!("{e}"))? else {
+        return Ok(None);
+    };
+    let (_, files, opts) = stored_inputs(db, id)?;
+    analyze_and_store(db, &files, &opts).map(Some)
+}
+
+/// Analyze `files` and store the analysis (the GUI, `refine`): its id and the analysis. A stored
+/// analysis of exactly these inputs (files, INCLUDE files, options, refinements) is made
+/// current again instead of storing a copy, so its schemes and programs stay with it.
+pub fn analyze_and_store(
+    db: &mut Db,
+    files: &[PathBuf],
+    opts: &Options,
+) -> Result<(i64, analyzer::report::Analysis)> {
+    let analysis = analyzer::report::analyze(files, opts);
+    let Some(new_key) = input_key(db, files, opts) else {
+        bail!("the analyzed files are no longer readable; run `sapfor analyze` again");
+    };
+    if let Some(id) = db
+        .find_analysis(&new_key)
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+    {
+        if includes_unchanged(db, id)? {
+            db.set_current(id).map_err(|e| anyhow::anyhow!("{e}"))?;
+            return Ok((id, analysis));
+        }
+    }
+    let rec = AnalysisRecord::from_analysis(&analysis, db);
+    let aid = db
+        .store_analysis(&new_key, &rec)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok((aid, analysis))
+}
+
 /// Re-run the stored analysis with the current refinements and store it; print the loop in
 /// focus (or every loop whose result a refinement changed).
 fn reanalyze(db: &mut Db, focus: Option<&LoopRef>) -> Result<()> {
-    let Some((id, _)) = db.latest_analysis().map_err(|e| anyhow::anyhow!("{e}"))? else {
+    let Some((_, analysis)) = reanalyze_stored(db)? else {
         println!("(no stored analysis yet: the refinement applies to the next `sapfor analyze`)");
         return Ok(());
     };
-    let (_, files, opts) = stored_inputs(db, id)?;
-    let analysis = analyzer::report::analyze(&files, &opts);
-    let Some(new_key) = input_key(db, &files, &opts) else {
-        bail!("the analyzed files are no longer readable; run `sapfor analyze` again");
-    };
-    let rec = AnalysisRecord::from_analysis(&analysis, db);
-    db.store_analysis(&new_key, &rec)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let report = analysis.to_json();
     for u in report["units"].as_array().into_iter().flatten() {
         let file = u["file"].as_str().unwrap_or("?");

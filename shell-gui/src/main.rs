@@ -2,11 +2,8 @@
 //! project database, show them and record the user's refinements; the experts, the generator,
 //! the runtime driver and the GUI attach here as their crates fill in.
 
-mod auto;
-mod commands;
-mod run;
-
 use clap::{Parser, Subcommand};
+use shell_gui::{auto, commands, run, DbArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,14 +22,6 @@ struct Cli {
     auto_args: auto::AutoArgs,
     #[command(subcommand)]
     command: Option<Command>,
-}
-
-/// Where the project database is.
-#[derive(clap::Args, Clone)]
-pub struct DbArgs {
-    /// Project database (SQLite); its directory is the project root.
-    #[arg(long, value_name = "PATH", default_value = "sapfor.db", global = true)]
-    pub db: PathBuf,
 }
 
 #[derive(Subcommand)]
@@ -63,6 +52,13 @@ enum Command {
     },
     /// Write the Fortran-DVMH program of any stored scheme.
     Generate(auto::GenerateArgs),
+    /// Open the desktop dialog on a project database (needs a build with `--features gui`).
+    Gui {
+        /// Fortran files to analyze first (default: the analysis stored in the database).
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        db: DbArgs,
+    },
     /// Check the data movement of a Fortran-DVMH program: every host read sees actual data
     /// (GET_ACTUAL), every region's inputs are declared and actual (IN, ACTUAL).
     Verify(auto::VerifyArgs),
@@ -109,8 +105,22 @@ fn main() -> ExitCode {
         Command::Export { json, output, db } => commands::export(json, output, &db),
         Command::Build(b) => run::build(b),
         Command::Run(r) => run::run(r),
+        Command::Gui { files, db } => gui(files, db),
     };
     report(result)
+}
+
+#[cfg(feature = "gui")]
+fn gui(files: Vec<PathBuf>, db: DbArgs) -> anyhow::Result<ExitCode> {
+    shell_gui::gui::run_window(db.db, files)
+}
+
+#[cfg(not(feature = "gui"))]
+fn gui(_files: Vec<PathBuf>, _db: DbArgs) -> anyhow::Result<ExitCode> {
+    anyhow::bail!(
+        "this sapfor was built without the desktop dialog: rebuild it with \
+         `cargo build --release -p shell-gui --features gui` (or `make gui`)"
+    )
 }
 
 fn report(result: anyhow::Result<ExitCode>) -> ExitCode {

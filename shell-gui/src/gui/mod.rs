@@ -1,0 +1,500 @@
+//! The dialog shell (SPEC sections 1-2): a desktop window (egui/eframe, glow backend) on a project
+//! database. It reads and writes only through the `database` crate and re-runs the analyzer,
+//! the experts and the generator through their crates.
+//!
+//! Module map: `model` (the [`model::Project`] read from the database; no egui), `worker`
+//! (background reload after a refinement), `highlight` (Fortran colouring from tree-sitter),
+//! `runner` (the Run action as a child process) and `profile` (reading its profile report),
+//! and the views in `views`. [`App`] holds the UI state; [`App::show`] draws one frame into
+//! any `Ui`, so the headless tests (egui_kittest) drive exactly what the window shows.
+
+pub mod highlight;
+pub mod model;
+pub mod profile;
+pub mod runner;
+pub mod views;
+pub mod worker;
+
+use anyhow::Result;
+use experts::machine::MachineModel;
+use experts::scheme::Scheme;
+use model::{Change, Project};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The pages of the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    Source,
+    Loops,
+    Refinements,
+    Schemes,
+    Program,
+    Run,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 6] = [
+        Tab::Source,
+        Tab::Loops,
+        Tab::Refinements,
+        Tab::Schemes,
+        Tab::Program,
+        Tab::Run,
+    ];
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Source => "Source",
+            Tab::Loops => "Loops",
+            Tab::Refinements => "Refinements",
+            Tab::Schemes => "Schemes",
+            Tab::Program => "Program",
+            Tab::Run => "Run",
+        }
+    }
+}
+
+/// Sort key of the loop table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortBy {
+    Position,
+    Verdict,
+    Unit,
+    Depth,
+    Blockers,
+    Share,
+}
+
+/// The refinement being composed for the selected loop or array.
+#[derive(Clone, Debug)]
+pub struct RefineForm {
+    pub var: String,
+    pub op: String,
+    pub array: String,
+    pub formats: String,
+    /// Write loop assertions into the source as `!$SPF` hints instead of the database.
+    pub as_hint: bool,
+}
+
+impl Default for RefineForm {
+    fn default() -> Self {
+        RefineForm {
+            var: String::new(),
+            op: "sum".into(),
+            array: String::new(),
+            formats: "(BLOCK,*)".into(),
+            as_hint: false,
+        }
+    }
+}
+
+/// The loop-table filters ("" / None = all).
+#[derive(Clone, Debug)]
+pub struct LoopFilter {
+    pub verdict: String,
+    pub unit: String,
+    pub depth: Option<u32>,
+    pub blocker: String,
+    /// Minimal estimated share of run time, percent.
+    pub min_share: f32,
+    pub sort: SortBy,
+    pub descending: bool,
+}
+
+impl Default for LoopFilter {
+    fn default() -> Self {
+        LoopFilter {
+            verdict: String::new(),
+            unit: String::new(),
+            depth: None,
+            blocker: String::new(),
+            min_share: 0.0,
+            sort: SortBy::Position,
+            descending: false,
+        }
+    }
+}
+
+/// A generated program shown on the Program page.
+pub struct Generated {
+    pub scheme_id: Option<i64>,
+    pub scheme_name: String,
+    pub files: Vec<generator::GeneratedFile>,
+}
+
+/// The what-if state of the Schemes page.
+pub struct WhatIf {
+    pub machine: MachineModel,
+    pub grid: String,
+    pub result: Result<Vec<Scheme>, String>,
+    /// Index into `result` of the scheme the user picked.
+    pub selected: usize,
+}
+
+pub struct App {
+    pub db_path: PathBuf,
+    pub project: Option<Project>,
+    /// An error to show at the top of the window (failed load, refinement, generation, save).
+    pub error: Option<String>,
+    /// The last thing that went well (saved a file, removed a refinement...).
+    pub info: Option<String>,
+    pub job: Option<worker::Job>,
+    ctx: Option<egui::Context>,
+    pub tab: Tab,
+    pub file: usize,
+    /// Index into `project.loops`.
+    pub selected_loop: Option<usize>,
+    /// Index into the selected loop's dependences.
+    pub selected_dep: Option<usize>,
+    /// Coloured runs per file (computed once per load).
+    highlights: Vec<Vec<Vec<highlight::Run>>>,
+    pub form: RefineForm,
+    pub filter: LoopFilter,
+    pub whatif: Option<WhatIf>,
+    pub generated: Option<Generated>,
+    pub save_path: String,
+    /// The program the Run action runs (the last one saved).
+    pub run_file: String,
+    pub np: u32,
+    pub threads: u32,
+    pub profile: bool,
+    pub run: Option<runner::RunJob>,
+    /// The `sapfor` executable the Run action calls (this one by default).
+    pub sapfor_exe: PathBuf,
+    /// Scroll the source view to this line on the next frame.
+    scroll_to: Option<u32>,
+    /// A hint line is being inserted before this line of this file: the selection moves down.
+    pub(crate) shift_selection: Option<(String, u32)>,
+    /// The last saved program and its artifact id in the database (runs of it are recorded).
+    pub saved: Option<(PathBuf, i64)>,
+    /// The current run's outcome was handled (recorded, reported).
+    run_handled: bool,
+}
+
+impl App {
+    /// Start loading `db` (analyzing `files` first when given) in the background.
+    pub fn new(db: PathBuf, files: Vec<PathBuf>, ctx: Option<egui::Context>) -> App {
+        let mut app = App {
+            db_path: db,
+            project: None,
+            error: None,
+            info: None,
+            job: None,
+            ctx,
+            tab: Tab::Source,
+            file: 0,
+            selected_loop: None,
+            selected_dep: None,
+            highlights: vec![],
+            form: RefineForm::default(),
+            filter: LoopFilter::default(),
+            whatif: None,
+            generated: None,
+            save_path: String::new(),
+            run_file: String::new(),
+            np: 2,
+            threads: 1,
+            profile: false,
+            run: None,
+            sapfor_exe: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("sapfor")),
+            scroll_to: None,
+            shift_selection: None,
+            saved: None,
+            run_handled: false,
+        };
+        app.submit(Change {
+            files,
+            ..Change::default()
+        });
+        app
+    }
+
+    /// True while a background job runs.
+    pub fn busy(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Send a change to the worker (refuses while another one runs).
+    pub fn submit(&mut self, change: Change) {
+        if self.busy() {
+            self.error = Some("still working on the previous request".into());
+            return;
+        }
+        self.info = None;
+        self.job = Some(worker::Job::spawn(
+            self.db_path.clone(),
+            change,
+            self.ctx.clone(),
+        ));
+    }
+
+    /// Take the worker's result if it is there.
+    pub fn poll(&mut self) {
+        let Some(job) = self.job.as_mut() else { return };
+        let Some(result) = job.poll() else { return };
+        self.job = None;
+        match result {
+            Ok(p) => self.set_project(p),
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    fn set_project(&mut self, p: Project) {
+        self.error = None;
+        // Keep the selection on the same loop (by position) across reloads.
+        let keep = self
+            .selected_loop
+            .and_then(|i| self.project.as_ref()?.loops.get(i))
+            .map(|l| (l.file.clone(), l.line))
+            .map(|(f, line)| match self.shift_selection.take() {
+                Some((sf, at)) if sf == f && line >= at => (f, line + 1),
+                _ => (f, line),
+            });
+        self.shift_selection = None;
+        self.highlights = p
+            .files
+            .iter()
+            .map(|f| highlight::highlight(&f.text, f.fixed))
+            .collect();
+        self.selected_loop =
+            keep.and_then(|(f, line)| p.loops.iter().position(|l| l.file == f && l.line == line));
+        self.selected_dep = None;
+        self.file = self.file.min(p.files.len().saturating_sub(1));
+        let mut machine = p.machine.clone();
+        machine.grid.clear();
+        self.whatif = Some(WhatIf {
+            result: model::what_if(&p.analysis, &machine, p.target),
+            machine,
+            grid: String::new(),
+            selected: 0,
+        });
+        if let Some(w) = self.whatif.as_mut() {
+            if let Ok(v) = &w.result {
+                w.selected = p
+                    .schemes
+                    .iter()
+                    .find(|(_, s)| s.chosen)
+                    .and_then(|(_, s)| v.iter().position(|x| x.name == s.name))
+                    .unwrap_or(0);
+            }
+        }
+        self.project = Some(p);
+        self.generate_selected();
+    }
+
+    /// Re-estimate every scheme for the what-if machine (instant: nothing is stored).
+    pub fn reestimate(&mut self) {
+        let (Some(p), Some(w)) = (self.project.as_ref(), self.whatif.as_mut()) else {
+            return;
+        };
+        let grid: Result<Vec<u32>, String> = w
+            .grid
+            .split(['x', 'X', '*', ','])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                s.parse::<u32>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("`{s}` is not a grid extent"))
+            })
+            .collect();
+        w.result = grid.and_then(|g| {
+            w.machine.grid = g;
+            model::what_if(&p.analysis, &w.machine, p.target)
+        });
+        if let Ok(v) = &w.result {
+            w.selected = w.selected.min(v.len().saturating_sub(1));
+        }
+    }
+
+    /// Generate the program of the scheme selected on the Schemes page.
+    pub fn generate_selected(&mut self) {
+        let (Some(p), Some(w)) = (self.project.as_ref(), self.whatif.as_ref()) else {
+            return;
+        };
+        let Ok(schemes) = &w.result else { return };
+        let Some(s) = schemes.get(w.selected) else {
+            return;
+        };
+        let id = p
+            .schemes
+            .iter()
+            .find(|(_, r)| r.name == s.name && r.expert == s.expert)
+            .map(|(id, _)| *id);
+        match model::generate(&p.analysis, s) {
+            Ok(files) => {
+                if let Some(f) = files.first() {
+                    let out = f.path.with_extension("fdv");
+                    self.save_path = crate::commands::near(&out).display().to_string();
+                    if self.run_file.is_empty() {
+                        self.run_file = self.save_path.clone();
+                    }
+                }
+                self.generated = Some(Generated {
+                    scheme_id: id,
+                    scheme_name: s.name.clone(),
+                    files,
+                });
+            }
+            Err(e) => {
+                self.generated = None;
+                self.error = Some(format!("cannot generate the program of {}: {e}", s.name));
+            }
+        }
+    }
+
+    /// Save the generated program (one file: to `save_path`; several: into its directory) and
+    /// record it in the database.
+    pub fn save_generated(&mut self) {
+        let Some(g) = &self.generated else {
+            self.error = Some("no generated program to save".into());
+            return;
+        };
+        let target = PathBuf::from(self.save_path.trim());
+        if self.save_path.trim().is_empty() {
+            self.error = Some("give the file to save the program to".into());
+            return;
+        }
+        let result = (|| -> Result<Vec<(PathBuf, Option<i64>)>> {
+            let mut written = vec![];
+            for f in &g.files {
+                let dest = if g.files.len() == 1 {
+                    target.clone()
+                } else {
+                    let dir = if target.is_dir() {
+                        target.clone()
+                    } else {
+                        target.parent().map(PathBuf::from).unwrap_or_default()
+                    };
+                    dir.join(f.path.with_extension("fdv").file_name().unwrap_or_default())
+                };
+                if crate::commands::absolute(&dest) == crate::commands::absolute(&f.path) {
+                    anyhow::bail!(
+                        "{} is the original program: choose another file",
+                        dest.display()
+                    );
+                }
+                crate::commands::write_atomically(&dest, f.text.as_bytes())?;
+                let mut artifact = None;
+                if let Some(id) = g.scheme_id {
+                    let mut db = crate::commands::open_db(&self.db_path)?;
+                    artifact = Some(crate::auto::store_program(&mut db, id, &dest, &f.text)?);
+                }
+                written.push((dest, artifact));
+            }
+            Ok(written)
+        })();
+        match result {
+            Ok(w) => {
+                self.error = None;
+                self.run_file = w
+                    .first()
+                    .map(|p| p.0.display().to_string())
+                    .unwrap_or_default();
+                self.saved = w.first().and_then(|(p, a)| a.map(|a| (p.clone(), a)));
+                self.info = Some(format!(
+                    "saved {}",
+                    w.iter()
+                        .map(|p| p.0.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            Err(e) => self.error = Some(format!("cannot save the program: {e:#}")),
+        }
+    }
+
+    /// Start the Run action.
+    pub fn start_run(&mut self) {
+        let file = self.run_file.trim();
+        if file.is_empty() || !std::path::Path::new(file).is_file() {
+            self.error = Some(format!(
+                "{} does not exist: save the generated program first (Program page)",
+                if file.is_empty() { "the program" } else { file }
+            ));
+            return;
+        }
+        self.error = None;
+        let args = runner::run_args(
+            std::path::Path::new(self.run_file.trim()),
+            self.np,
+            self.threads,
+            self.profile,
+        );
+        self.run_handled = false;
+        self.run = Some(runner::RunJob::start(
+            &self.sapfor_exe,
+            &args,
+            self.ctx.clone(),
+        ));
+    }
+
+    /// When a run with a profile of the last saved program has finished, record it in the
+    /// database (measured times next to the estimates).
+    fn finish_run(&mut self) {
+        let Some(run) = &self.run else { return };
+        if self.run_handled || run.end().is_none() {
+            return;
+        }
+        self.run_handled = true;
+        if !run.end().is_some_and(|e| e.success()) {
+            return;
+        }
+        let lines: Vec<String> = run.lines().into_iter().map(|(_, l)| l).collect();
+        let Some(prof) = profile::parse(&lines) else {
+            return;
+        };
+        let Some((path, artifact)) = &self.saved else {
+            return;
+        };
+        if crate::commands::absolute(path)
+            != crate::commands::absolute(std::path::Path::new(self.run_file.trim()))
+        {
+            return;
+        }
+        let rec = profile::run_record(&prof, &run.command, self.np, self.threads);
+        let stored = crate::commands::open_db(&self.db_path).and_then(|mut db| {
+            db.store_run(*artifact, &rec)
+                .map_err(|e| anyhow::anyhow!("{e}"))
+        });
+        match stored {
+            Ok(id) => self.info = Some(format!("run #{id} recorded in the database")),
+            Err(e) => self.error = Some(format!("cannot record the run: {e:#}")),
+        }
+    }
+
+    /// Draw the whole window into `ui` (one frame).
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        self.poll();
+        self.finish_run();
+        views::window(self, ui);
+    }
+}
+
+impl eframe::App for App {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+        if self.busy() || self.run.as_ref().is_some_and(|r| r.end().is_none()) {
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+/// `sapfor gui`: open the window and return when it is closed.
+pub fn run_window(db: PathBuf, files: Vec<PathBuf>) -> Result<ExitCode> {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_inner_size([1280.0, 800.0])
+            .with_title(format!("sapfor — {}", db.display())),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "sapfor",
+        options,
+        Box::new(move |cc| Ok(Box::new(App::new(db, files, Some(cc.egui_ctx.clone()))))),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
+    Ok(ExitCode::SUCCESS)
+}
