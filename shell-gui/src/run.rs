@@ -124,6 +124,10 @@ pub fn run(r: RunArgs) -> Result<ExitCode> {
     if let Some(p) = &ro.profile {
         if status.success() {
             eprintln!("sapfor: performance report written to {}", p.display());
+            // One machine-readable line for tools (the GUI's Run page).
+            if let Ok(text) = std::fs::read_to_string(p) {
+                eprintln!("SAPFOR-PROFILE {}", profile_summary(&text));
+            }
         }
     }
     if !status.success() {
@@ -137,4 +141,65 @@ pub fn run(r: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(status.code().unwrap_or(1).clamp(1, 255) as u8));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The performance report of the runtime (one block per process) summarized as JSON: the
+/// longest total time, and per parallel loop and per communication kind the longest time of
+/// any process (the processes wait for the slowest).
+pub fn profile_summary(report: &str) -> serde_json::Value {
+    use std::collections::BTreeMap;
+    let mut wall = 0.0f64;
+    let mut loops: BTreeMap<(String, u32), f64> = BTreeMap::new();
+    let mut comm: BTreeMap<String, (f64, u64)> = BTreeMap::new();
+    let secs = |t: &str| -> Option<f64> {
+        let k = t.find("time ")?;
+        t[k + 5..].split_whitespace().next()?.parse().ok()
+    };
+    for l in report.lines().map(str::trim) {
+        if let Some(rest) = l.strip_prefix("total ") {
+            if let Some(v) = rest.split_whitespace().next().and_then(|x| x.parse::<f64>().ok()) {
+                wall = wall.max(v);
+            }
+        } else if let Some(rest) = l.strip_prefix("parallel loop at ") {
+            let place = rest.split_whitespace().next().unwrap_or("");
+            if let (Some((file, line)), Some(t)) = (place.rsplit_once(':'), secs(rest)) {
+                if let Ok(line) = line.parse::<u32>() {
+                    let e = loops.entry((file.to_string(), line)).or_default();
+                    *e = e.max(t);
+                }
+            }
+        } else if let Some(k) = l.find(" count ") {
+            let kind = l[..k].trim().to_string();
+            let bytes = l
+                .find("bytes ")
+                .and_then(|b| l[b + 6..].split_whitespace().next()?.parse::<u64>().ok())
+                .unwrap_or(0);
+            if let Some(t) = secs(l) {
+                let e = comm.entry(kind).or_default();
+                e.0 = e.0.max(t);
+                e.1 = e.1.max(bytes);
+            }
+        }
+    }
+    serde_json::json!({
+        "wall_seconds": wall,
+        "loops": loops.iter().map(|((f, l), t)| serde_json::json!({"file": f, "line": l, "seconds": t})).collect::<Vec<_>>(),
+        "communication": comm.iter().map(|(k, (t, b))| serde_json::json!({"kind": k, "seconds": t, "bytes": b})).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn profile_summary_takes_the_slowest_process() {
+        let r = "sapfor performance report\nprocess 0 of 2 (grid [2], coordinates [0])\n  total 1.500000 s, in parallel loops 1.000000 s, sequential parts 0.500000 s\n  parallel loop at jac.f:18               runs       20  time 0.600000 s\n  shadow renewals        count       20  time 0.100000 s  bytes 64000\nprocess 1 of 2 (grid [2], coordinates [1])\n  total 1.600000 s, in parallel loops 1.100000 s, sequential parts 0.500000 s\n  parallel loop at jac.f:18               runs       20  time 0.700000 s\n  shadow renewals        count       20  time 0.050000 s  bytes 64000\n";
+        let v = super::profile_summary(r);
+        assert_eq!(v["wall_seconds"], 1.6);
+        assert_eq!(v["loops"][0]["file"], "jac.f");
+        assert_eq!(v["loops"][0]["line"], 18);
+        assert_eq!(v["loops"][0]["seconds"], 0.7);
+        assert_eq!(v["communication"][0]["kind"], "shadow renewals");
+        assert_eq!(v["communication"][0]["seconds"], 0.1);
+        assert_eq!(v["communication"][0]["bytes"], 64000);
+    }
 }

@@ -260,6 +260,12 @@ fn build_writes_an_executable_that_mpirun_launches_and_profile_reports() {
     for w in ["process 0 of 2", "process 1 of 2", "parallel loop at a.fdv:", "ACROSS pipeline", "reductions", "remote accesses", "I/O gathers"] {
         assert!(prof.contains(w), "profile lacks {w}:\n{prof}");
     }
+    // ... and one machine-readable summary line on stderr (what the GUI's Run page reads)
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err.lines().find_map(|l| l.strip_prefix("SAPFOR-PROFILE ")).unwrap_or_else(|| panic!("no summary line:\n{err}"));
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert!(v["wall_seconds"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(v["loops"].as_array().unwrap().iter().any(|l| l["file"] == "a.fdv"), "{v}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

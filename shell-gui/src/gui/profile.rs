@@ -1,7 +1,9 @@
-//! Reading the profile that `sapfor run --profile` prints. The runtime's report format is not
-//! settled yet; everything that depends on it is in this file.
+//! Reading the profile that `sapfor run --profile` prints: besides the report file it writes
+//! one line `SAPFOR-PROFILE <json>` on standard error (`shell-gui/src/run.rs`,
+//! `profile_summary`: per loop and per communication kind the slowest process's time).
+//! Everything here that depends on that format is in this file.
 //!
-//! Accepted today: one output line `SAPFOR-PROFILE <json>` (or a line that is such a JSON
+//! Accepted: the output line `SAPFOR-PROFILE <json>` (or a line that is such a JSON
 //! object by itself) with the fields of the database's `RunRecord`:
 //! `{"wall_seconds": 1.2, "loops": [{"file": "jac.f", "line": 18, "seconds": 0.4}, ...],
 //!   "communication": [{"kind": "shadow", "seconds": 0.1}, ...]}`.
