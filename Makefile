@@ -69,6 +69,10 @@ demo: setup build-release
 	$(RELEASE_BIN) --auto $(DEMO_FILE) --procs 100 --out-dir $(DEMO_OUT) --db $(DEMO_OUT)/sapfor.db
 	@echo "== the directives in $(DEMO_OUT)/jac.fdv"
 	grep -n 'DVM' $(DEMO_OUT)/jac.fdv
+	@echo "== sapfor verify $(DEMO_OUT)/jac.fdv (GET_ACTUAL/ACTUAL/IN/OUT checked)"
+	$(RELEASE_BIN) verify $(DEMO_OUT)/jac.fdv
+	@echo "== sapfor run jac.fdv --np 2 in $(DEMO_OUT) (prints what the sequential program prints)"
+	cd $(DEMO_OUT) && $(RELEASE_BIN) run jac.fdv --np 2 </dev/null
 
 gui: setup
 	$(CARGO) build --release -p shell-gui --features gui $(LOCKED)
