@@ -15,6 +15,8 @@ cd "$ROOT"
 REPEATS=${REPEATS:-3}
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# the Open MPI components `sapfor run` selects for runs on one machine (runtime/src/driver.rs)
+export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
 W=$(mktemp -d "${TMPDIR:-/tmp}/sapfor-rtbench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
