@@ -205,16 +205,7 @@ impl Device for EmuDevice {
         let sym = format!("sapfor_emu_launch_{kernel}");
         let f: libloading::Symbol<Launcher> = unsafe { lib.get(sym.as_bytes()) }
             .map_err(|_| DevError(format!("no kernel {kernel} in the program")))?;
-        let mut slots: Vec<u64> = args
-            .iter()
-            .map(|a| match *a {
-                KArg::Ptr(p) => p.0,
-                KArg::I32(v) => v as u32 as u64,
-                KArg::I64(v) => v as u64,
-                KArg::F32(v) => v.to_bits() as u64,
-                KArg::F64(v) => v.to_bits(),
-            })
-            .collect();
+        let mut slots: Vec<u64> = args.iter().map(KArg::slot).collect();
         let mut ptrs: Vec<*mut c_void> = slots
             .iter_mut()
             .map(|s| s as *mut u64 as *mut c_void)

@@ -85,6 +85,20 @@ pub enum KArg {
     F64(f64),
 }
 
+impl KArg {
+    /// The argument as the 64-bit slot a kernel parameter pointer refers to (CUDA and the
+    /// emulator's launcher read the low bytes of the slot for 32-bit arguments).
+    pub fn slot(&self) -> u64 {
+        match *self {
+            KArg::Ptr(p) => p.0,
+            KArg::I32(v) => v as u32 as u64,
+            KArg::I64(v) => v as u64,
+            KArg::F32(v) => v.to_bits() as u64,
+            KArg::F64(v) => v.to_bits(),
+        }
+    }
+}
+
 /// A compiled program (a CUDA C source with one or more kernels) on one device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProgId(pub usize);
