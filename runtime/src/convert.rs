@@ -25,6 +25,9 @@ use analyzer::sema::UnitSema;
 use analyzer::source::{FileId, SourceForm};
 use std::collections::{BTreeMap, BTreeSet};
 
+#[path = "convert_gpu.rs"]
+mod gpu;
+
 /// One generated source file.
 pub struct OutFile {
     pub name: String,
@@ -76,6 +79,8 @@ struct Cx<'a> {
     before: BTreeMap<(u32, u32), Vec<String>>,
     after: BTreeMap<(u32, u32), Vec<String>>,
     naxes: usize,
+    /// Kernels of the parallel loops inside regions (convert_gpu.rs).
+    kernels: Vec<crate::kernel::Kernel>,
 }
 
 /// The value of a directive's integer expression, PARAMETER names included.
@@ -86,6 +91,13 @@ fn dexpr_int(e: &DExpr, sema: &UnitSema) -> Option<i64> {
 impl<'a> Cx<'a> {
     fn err(&mut self, file: FileId, line: u32, msg: impl Into<String>) {
         self.errors.push(Diagnostic::error(
+            codes::UNSUPPORTED,
+            msg.into(),
+            Some(self.p.map.location(file, line, 1)),
+        ));
+    }
+    fn warn(&mut self, file: FileId, line: u32, msg: impl Into<String>) {
+        self.warnings.push(Diagnostic::warning(
             codes::UNSUPPORTED,
             msg.into(),
             Some(self.p.map.location(file, line, 1)),
@@ -241,6 +253,7 @@ pub fn convert(p: &Program) -> Result<Converted, Vec<Diagnostic>> {
         before: BTreeMap::new(),
         after: BTreeMap::new(),
         naxes: 0,
+        kernels: vec![],
     };
     if p.has_errors() {
         return Err(p
@@ -283,6 +296,7 @@ pub fn convert(p: &Program) -> Result<Converted, Vec<Diagnostic>> {
         emit_file(&cx, FileId(i as u32), &mut out, &mut vec![]);
         files.push(OutFile { name, text: out });
     }
+    files.push(OutFile { name: "sapfor_kernels.c".into(), text: gpu::kernels_file(&cx.kernels) });
     Ok(Converted { files, warnings: cx.warnings })
 }
 
@@ -812,6 +826,12 @@ fn unit(cx: &mut Cx, ui: usize) {
         .stmts
         .iter()
         .position(|s| s.kind.is_executable() && !sema.stmt_functions.values().any(|&id| id == s.id) && !matches!(s.kind, StmtKind::Format | StmtKind::Data(_)));
+    let dirs: Vec<_> = p
+        .directives
+        .get(&fid)
+        .map(|v| v.iter().filter(|d| unit_of(p, fid, d.line) == Some(ui)).cloned().collect())
+        .unwrap_or_default();
+    let regions = gpu::regions(cx, ui, &vis, &dirs);
     let mut setup = vec![];
     if u.kind == UnitKind::Program {
         setup.push(format!("call sapfor_init({})", cx.naxes));
@@ -819,10 +839,13 @@ fn unit(cx: &mut Cx, ui: usize) {
             let name = f.path.file_name().map(|x| x.to_string_lossy().to_string()).unwrap_or_default().replace('\'', "");
             setup.push(format!("call sapfor_file_name({}, '{}'//c_null_char)", i + 1, name));
         }
+        setup.push("call sapfor_gpu_program(sapfor_kernels())".into());
     }
     for key in vis.values() {
         setup.push(format!("call sapfor_setup_{key}()"));
     }
+    setup.extend(gpu::entry_forgets(cx, ui, &regions));
+    gpu::allocations(cx, ui, &regions);
     if !setup.is_empty() {
         match first_exec.map(|i| &u.stmts[i]) {
             // right before the first executable statement (ahead of any loop prologue)
@@ -850,11 +873,6 @@ fn unit(cx: &mut Cx, ui: usize) {
     let mut dos = vec![];
     all_dos(&u.body, &mut dos);
     let mut par: Vec<ParLoop> = vec![];
-    let dirs: Vec<_> = p
-        .directives
-        .get(&fid)
-        .map(|v| v.iter().filter(|d| unit_of(p, fid, d.line) == Some(ui)).cloned().collect())
-        .unwrap_or_default();
     for d in &dirs {
         // directive lines go away (their code, if any, is inserted elsewhere)
         for l in d.line..=d.end_line {
@@ -897,7 +915,7 @@ fn unit(cx: &mut Cx, ui: usize) {
         collect_stmts(u, dos[pl.outer], &mut in_par);
     }
     for pl in &par {
-        parallel_loop(cx, ui, &vis, &dos, pl);
+        parallel_loop(cx, ui, &vis, &dos, pl, &regions);
     }
 
     // --- sequential statements
@@ -918,6 +936,7 @@ fn unit(cx: &mut Cx, ui: usize) {
         }
         sequential(cx, ui, &vis, s, &do_labels);
     }
+    gpu::host_statements(cx, ui, &regions, &in_par, &do_labels);
 
     // --- end of the main program: finalize
     if u.kind == UnitKind::Program {
@@ -1023,7 +1042,7 @@ fn red_op(op: ReductionOp) -> (i32, Option<&'static str>) {
     }
 }
 
-fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[&Node], pl: &ParLoop) {
+fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[&Node], pl: &ParLoop, regions: &[gpu::Region]) {
     let p = cx.p;
     let u = &p.units[ui];
     let sema = &p.semas[ui];
@@ -1359,6 +1378,17 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     }
     for v in &red_vars {
         private.remove(v);
+    }
+    // inside a region: the kernel launch, chosen at run time next to the host loop
+    if let Some(r) = gpu::region_at(regions, fid, line) {
+        let host_only = if pre.iter().any(|l| l.starts_with("call sapfor_merge_begin")) {
+            Some("it writes a non-distributed array while its iterations are distributed")
+        } else if pl.clauses.iter().any(|c| matches!(c, Clause::RemoteAccess(_))) {
+            Some("REMOTE_ACCESS reads a gathered copy")
+        } else {
+            None
+        };
+        gpu::parallel_loop(cx, ui, pl, dos[pl.outer], &headers, r, host_only, &mut pre, &mut post);
     }
     if omp_ok {
         let mut omp: String = "!$omp parallel do schedule(static)".into();

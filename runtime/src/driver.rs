@@ -148,7 +148,7 @@ pub fn build(opts: &BuildOptions) -> Result<PathBuf, BuildError> {
     }
     let mut h = Sha256::new();
     // bump when the way programs are compiled or linked changes
-    h.update(b"sapfor-build-3\0");
+    h.update(b"sapfor-build-4\0");
     for f in &conv.files {
         h.update(f.name.as_bytes());
         h.update([0]);
@@ -187,6 +187,27 @@ pub fn build(opts: &BuildOptions) -> Result<PathBuf, BuildError> {
     let mut objs = vec![];
     for src in &srcs {
         let obj = src.with_extension("o");
+        if src.extension().is_some_and(|e| e == "c") {
+            // the kernels' text (convert_gpu.rs): a string constant
+            let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+            let out = Command::new(&cc)
+                .current_dir(&dir)
+                .args(["-c", "-O0"])
+                .arg(src)
+                .arg("-o")
+                .arg(&obj)
+                .output()
+                .map_err(|e| format!("cannot run {cc}: {e}; install gcc"))?;
+            if !out.status.success() {
+                return Err(BuildError::Other(format!(
+                    "{cc} failed on the kernels' file (kept in {}):\n{}",
+                    dir.display(),
+                    String::from_utf8_lossy(&out.stderr)
+                )));
+            }
+            objs.push(obj);
+            continue;
+        }
         let out = Command::new("gfortran")
             .current_dir(&dir)
             .args(["-c", "-cpp", "-undef", "-ffree-form", "-ffree-line-length-none", "-fopenmp"])
@@ -236,6 +257,10 @@ pub struct RunOptions {
     pub threads: usize,
     pub grid: Option<String>,
     pub profile: Option<PathBuf>,
+    /// `--devices`: where regions run (`host`, `emu`, `cuda`); None = host.
+    pub devices: Option<String>,
+    /// `--compare`: absolute and relative tolerance of comparative debugging.
+    pub compare: Option<(f64, f64)>,
 }
 
 /// The `mpirun` command line for an executable.
@@ -261,7 +286,18 @@ pub fn mpirun_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
         )
         .args(["--bind-to", "none", "-np"])
         .arg(r.np.max(1).to_string())
-        .args(["-x", "OMP_NUM_THREADS", "-x", "SAPFOR_GRID", "-x", "SAPFOR_PROFILE"]);
+        .env("SAPFOR_DEVICES", r.devices.clone().unwrap_or_default())
+        .env(
+            "SAPFOR_COMPARE",
+            r.compare.map(|(a, t)| format!("{a},{t}")).unwrap_or_default(),
+        )
+        .args(["-x", "OMP_NUM_THREADS", "-x", "SAPFOR_GRID", "-x", "SAPFOR_PROFILE"])
+        .args(["-x", "SAPFOR_DEVICES", "-x", "SAPFOR_COMPARE"]);
+    for v in ["SAPFOR_CACHE_DIR", "SAPFOR_CXX", "SAPFOR_NVRTC", "SAPFOR_PYTHON", "SAPFOR_NO_CUDA"] {
+        if std::env::var_os(v).is_some() {
+            c.args(["-x", v]);
+        }
+    }
     if std::env::var_os("SAPFOR_ACROSS_TILE").is_some() {
         c.args(["-x", "SAPFOR_ACROSS_TILE"]);
     }

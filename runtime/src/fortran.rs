@@ -172,6 +172,112 @@ module sapfor_rt
       import :: c_int64_t
       integer(c_int64_t), value :: src
     end subroutine
+    ! accelerators (regions): runtime/rtlib/src/gpu_abi.rs
+    subroutine sapfor_gpu_program(src) bind(C, name='sapfor_gpu_program')
+      import :: c_ptr
+      type(c_ptr), value :: src
+    end subroutine
+    type(c_ptr) function sapfor_kernels() bind(C, name='sapfor_kernels')
+      import :: c_ptr
+    end function
+    integer(c_int) function sapfor_gpu_active() bind(C, name='sapfor_gpu_active')
+      import :: c_int
+    end function
+    integer(c_int) function sapfor_gpu_host_loop() bind(C, name='sapfor_gpu_host_loop')
+      import :: c_int
+    end function
+    subroutine sapfor_gpu_use(a, name, access, h, rank, alo, ahi, lo, hi, elem, src) &
+        bind(C, name='sapfor_gpu_use')
+      import :: c_int, c_int64_t, c_char
+      type(*), dimension(*) :: a
+      character(kind=c_char) :: name(*)
+      integer(c_int), value :: access
+      integer(c_int64_t), value :: h, rank, elem, src
+      integer(c_int64_t), intent(in) :: alo(*), ahi(*), lo(*), hi(*)
+    end subroutine
+    subroutine sapfor_gpu_region_enter(src) bind(C, name='sapfor_gpu_region_enter')
+      import :: c_int64_t
+      integer(c_int64_t), value :: src
+    end subroutine
+    subroutine sapfor_gpu_region_exit(src) bind(C, name='sapfor_gpu_region_exit')
+      import :: c_int64_t
+      integer(c_int64_t), value :: src
+    end subroutine
+    subroutine sapfor_gpu_host_uses(a, writes, src) bind(C, name='sapfor_gpu_host_uses')
+      import :: c_int, c_int64_t
+      type(*), dimension(*) :: a
+      integer(c_int), value :: writes
+      integer(c_int64_t), value :: src
+    end subroutine
+    subroutine sapfor_gpu_arg_array(a, ty, written, src) bind(C, name='sapfor_gpu_arg_array')
+      import :: c_int, c_int64_t
+      type(*), dimension(*) :: a
+      integer(c_int), value :: ty, written
+      integer(c_int64_t), value :: src
+    end subroutine
+    subroutine sapfor_gpu_arg_i32(v) bind(C, name='sapfor_gpu_arg_i32')
+      import :: c_int32_t
+      integer(c_int32_t), value :: v
+    end subroutine
+    subroutine sapfor_gpu_arg_i64(v) bind(C, name='sapfor_gpu_arg_i64')
+      import :: c_int64_t
+      integer(c_int64_t), value :: v
+    end subroutine
+    subroutine sapfor_gpu_arg_f32(v) bind(C, name='sapfor_gpu_arg_f32')
+      import :: c_float
+      real(c_float), value :: v
+    end subroutine
+    subroutine sapfor_gpu_arg_f64(v) bind(C, name='sapfor_gpu_arg_f64')
+      import :: c_double
+      real(c_double), value :: v
+    end subroutine
+    subroutine sapfor_gpu_arg_loop(lo, hi, st) bind(C, name='sapfor_gpu_arg_loop')
+      import :: c_int64_t
+      integer(c_int64_t), value :: lo, hi, st
+    end subroutine
+    subroutine sapfor_gpu_arg_red(op, ty, x, src) bind(C, name='sapfor_gpu_arg_red')
+      import :: c_int, c_int64_t
+      integer(c_int), value :: op, ty
+      type(*) :: x
+      integer(c_int64_t), value :: src
+    end subroutine
+    subroutine sapfor_gpu_arg_red_loc(x, src) bind(C, name='sapfor_gpu_arg_red_loc')
+      import :: c_int, c_int64_t
+      integer(c_int) :: x
+      integer(c_int64_t), value :: src
+    end subroutine
+    subroutine sapfor_gpu_launch(name, bx, by, bz, single, src) bind(C, name='sapfor_gpu_launch')
+      import :: c_int, c_int64_t, c_char
+      character(kind=c_char) :: name(*)
+      integer(c_int), value :: bx, by, bz, single
+      integer(c_int64_t), value :: src
+    end subroutine
+    subroutine sapfor_gpu_loop_done(src) bind(C, name='sapfor_gpu_loop_done')
+      import :: c_int64_t
+      integer(c_int64_t), value :: src
+    end subroutine
+    subroutine sapfor_gpu_get_actual(a, rank, lo, hi, src) bind(C, name='sapfor_gpu_get_actual')
+      import :: c_int64_t
+      type(*), dimension(*) :: a
+      integer(c_int64_t), value :: rank, src
+      integer(c_int64_t), intent(in) :: lo(*), hi(*)
+    end subroutine
+    subroutine sapfor_gpu_actual(a, rank, lo, hi) bind(C, name='sapfor_gpu_actual')
+      import :: c_int64_t
+      type(*), dimension(*) :: a
+      integer(c_int64_t), value :: rank
+      integer(c_int64_t), intent(in) :: lo(*), hi(*)
+    end subroutine
+    subroutine sapfor_gpu_all(get, src) bind(C, name='sapfor_gpu_all')
+      import :: c_int, c_int64_t
+      integer(c_int), value :: get
+      integer(c_int64_t), value :: src
+    end subroutine
+    subroutine sapfor_gpu_forget(a, bytes) bind(C, name='sapfor_gpu_forget')
+      import :: c_int64_t
+      type(*), dimension(*) :: a
+      integer(c_int64_t), value :: bytes
+    end subroutine
   end interface
 contains
   ! true on the I/O process

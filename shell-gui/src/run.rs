@@ -50,6 +50,21 @@ pub struct RunArgs {
     /// Write a performance report to this file (default sapfor-profile.txt).
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "sapfor-profile.txt")]
     pub profile: Option<PathBuf>,
+    /// Where regions run: host (default), emu (the emulated accelerator: the same CUDA C
+    /// kernels compiled for the CPU), cuda (a GPU; without a CUDA driver: the host, with a
+    /// note).
+    #[arg(long, value_name = "DEVICES", value_parser = ["host", "emu", "cuda", "host,emu", "host,cuda"])]
+    pub devices: Option<String>,
+    /// Comparative debugging: every loop of a region runs on the accelerator and on the host
+    /// from the same inputs; differing results are reported and the host's are kept.
+    #[arg(long)]
+    pub compare: bool,
+    /// --compare: absolute tolerance for REAL and DOUBLE PRECISION values.
+    #[arg(long, default_value_t = 0.0, value_name = "X", requires = "compare")]
+    pub atol: f64,
+    /// --compare: relative tolerance for REAL and DOUBLE PRECISION values.
+    #[arg(long, default_value_t = 1e-12, value_name = "X", requires = "compare")]
+    pub rtol: f64,
 }
 
 fn options(b: &BuildArgs) -> Result<BuildOptions> {
@@ -118,7 +133,15 @@ pub fn run(r: RunArgs) -> Result<ExitCode> {
         threads: r.threads,
         grid: r.grid.clone(),
         profile: r.profile.as_ref().map(|p| crate::commands::absolute(p)),
+        devices: r.devices.clone(),
+        compare: r.compare.then_some((r.atol, r.rtol)),
     };
+    if r.compare && r.devices.as_deref().is_none_or(|d| d == "host") {
+        bail!("--compare needs an accelerator: add --devices emu (or cuda)");
+    }
+    if !(r.atol >= 0.0 && r.rtol >= 0.0) {
+        bail!("--atol and --rtol must be non-negative numbers");
+    }
     let mut cmd = driver::mpirun_command(&exe, &ro).map_err(|e| anyhow::anyhow!(e))?;
     let status = cmd.status().map_err(|e| anyhow::anyhow!("cannot run mpirun: {e}"))?;
     if let Some(p) = &ro.profile {

@@ -454,6 +454,47 @@ impl Tracker {
         self.mark_written(v, HOST, set)
     }
 
+    /// Stop tracking `v` (its storage is gone or reused): representatives freed, a pending
+    /// reduction dropped, nothing copied. The id stays valid and inert (actual on the host).
+    pub fn drop_var(&mut self, v: VarId) {
+        if let Some(p) = self.pending.remove(&v) {
+            self.devices[p.dev - 1].free(p.buf);
+        }
+        let whole = self.whole(v);
+        let var = &mut self.vars[v];
+        for (k, r) in var.reps.iter_mut().enumerate() {
+            if let Some(r) = r.take() {
+                self.devices[k - 1].free(r.ptr);
+            }
+        }
+        for (k, a) in var.actual.iter_mut().enumerate() {
+            *a = if k == HOST { whole.clone() } else { Pcs::empty(whole.rank()) };
+        }
+    }
+
+    /// Element size of `v` in bytes.
+    pub fn elem(&self, v: VarId) -> usize {
+        self.vars[v].elem
+    }
+
+    /// Counters summed over every device (host-side requests included).
+    pub fn totals(&self) -> Stats {
+        let mut t = Stats::default();
+        for s in &self.stats {
+            t.h2d_bytes += s.h2d_bytes;
+            t.h2d_copies += s.h2d_copies;
+            t.d2h_bytes += s.d2h_bytes;
+            t.d2h_copies += s.d2h_copies;
+            t.copy_secs += s.copy_secs;
+            t.requests += s.requests;
+            t.requests_no_copy += s.requests_no_copy;
+            t.extend_bytes += s.extend_bytes;
+            t.kernels += s.kernels;
+            t.kernel_secs += s.kernel_secs;
+        }
+        t
+    }
+
     /// Variable ids in registration order.
     pub fn vars(&self) -> std::ops::Range<VarId> {
         0..self.vars.len()

@@ -1,29 +1,56 @@
-//! C ABI over the device layer and the actuality tracker, for the generated Fortran
-//! (`BIND(C)` interfaces; the converter does not emit these calls yet, see docs/gpu.md).
+//! C ABI over the device layer and the actuality tracker, called by the Fortran that the
+//! converter writes for `REGION`s (docs/gpu.md, "Regions in converted programs").
 //!
-//! State is per thread (the master thread makes every call). One accelerator (device 1) at
-//! most for now. Every function returns 0 / a non-negative id on success and a negative
-//! value after printing a message on error; nothing panics across the boundary.
+//! The accelerator is chosen at start-up from `SAPFOR_DEVICES` (`host`, `emu`, `cuda`;
+//! `sapfor run --devices`), so one executable runs with or without an accelerator. Without
+//! one every call here returns at once and the host versions of the loops run.
 //!
-//! Sequence for one region (the arguments of a kernel are pushed in the order of
-//! `runtime::kernel::Kernel::params`):
+//! Variables are named by their host address: the first `sapfor_gpu_use` of an array
+//! registers it with the tracker (bounds and element size); a later use with the same address
+//! and shape finds it again. A registration whose storage overlaps a new one of another shape
+//! (a dummy argument seen with other bounds) is brought back to the host and dropped first;
+//! `sapfor_gpu_forget` drops registrations of storage that is gone (automatic locals at
+//! procedure entry, ALLOCATE) without copying. Scalars stay on the host: kernels receive them
+//! by value and reduction results are folded into the host variables.
+//!
+//! State is per thread (the master thread makes every call). Errors stop the program with a
+//! message naming the source line (`crate::abort_at`).
+//!
+//! Sequence for one region (arguments in the order of `runtime::kernel::Kernel::params`):
 //! ```text
-//! sapfor_gpu_use(var, access, rank, lo, hi)      per REGION clause item (part of the variable)
-//! sapfor_gpu_region_enter()
-//!   sapfor_gpu_arg_array(var) / _arg_i32 / _arg_i64 / _arg_f32 / _arg_f64 / _arg_loop(lo,hi,st)
-//!   sapfor_gpu_arg_red(op, ty, host_ptr, nloc, loc_ptrs)
-//!   sapfor_gpu_launch(prog, name, bx, by, bz, single_thread)
-//! sapfor_gpu_region_exit()
+//! sapfor_gpu_use(a, name, access, handle, rank, alo, ahi, lo, hi, elem)   per array
+//! sapfor_gpu_region_enter(src)
+//!   if (sapfor_gpu_active() /= 0):
+//!     sapfor_gpu_arg_array(a, ty, written) / _arg_i32 / _i64 / _f32 / _f64 / _arg_loop
+//!     sapfor_gpu_arg_red(op, ty, x) [sapfor_gpu_arg_red_loc(i) ...]
+//!     sapfor_gpu_launch(name, bx, by, bz, single, src)
+//!   if (sapfor_gpu_host_loop() /= 0): the host loop (no accelerator, or --compare)
+//!   sapfor_gpu_loop_done(src)                              (--compare: compare, keep host)
+//!   sapfor_gpu_host_uses(a, writes)       before host statements of the region touching a
+//! sapfor_gpu_region_exit(src)
 //! ```
 
-use crate::actual::{Access, RegionUse, Tracker, VarId, HOST};
+use crate::actual::{Access, RegionUse, Stats, Tracker, VarId};
+use crate::compare::{self, ElemTy, Tolerance};
 use crate::device::reduce::{combine, fold_on_device, RedOp, RedValue};
 use crate::device::{self, DevPtr, DeviceKind, KArg, ProgId};
-use crate::pcs::Pcs;
+use crate::pcs::{Pcs, Rect};
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::ffi::{c_char, CStr};
 
 const ACC: usize = 1;
+
+/// A registered host variable.
+struct Reg {
+    var: VarId,
+    bytes: usize,
+    bounds: Rect,
+    name: String,
+    /// Written by host code inside a region: the accelerator's copy must be refreshed before
+    /// the next kernel and at the region's end.
+    dirty: bool,
+}
 
 struct Red {
     op: RedOp,
@@ -34,29 +61,103 @@ struct Red {
     loc_bufs: Vec<DevPtr>,
 }
 
+/// What `--compare` keeps between the launch and `sapfor_gpu_loop_done`.
+struct Cmp {
+    /// Arrays of the kernel: (registration address, element type, written).
+    arrays: Vec<(usize, ElemTy, bool)>,
+    /// Reductions: host variable, type, the accelerator's result (value, then indices).
+    reds: Vec<(*mut u8, i32, Vec<u8>, Vec<*mut i32>, Vec<i32>)>,
+    kernel: String,
+}
+
+/// Counters of one region (or of everything outside regions).
+#[derive(Clone, Debug, Default)]
+struct RegionStat {
+    runs: u64,
+    d: Stats,
+}
+
+fn sub(a: &Stats, b: &Stats) -> Stats {
+    Stats {
+        h2d_bytes: a.h2d_bytes - b.h2d_bytes,
+        h2d_copies: a.h2d_copies - b.h2d_copies,
+        d2h_bytes: a.d2h_bytes - b.d2h_bytes,
+        d2h_copies: a.d2h_copies - b.d2h_copies,
+        copy_secs: a.copy_secs - b.copy_secs,
+        requests: a.requests - b.requests,
+        requests_no_copy: a.requests_no_copy - b.requests_no_copy,
+        extend_bytes: a.extend_bytes - b.extend_bytes,
+        kernels: a.kernels - b.kernels,
+        kernel_secs: a.kernel_secs - b.kernel_secs,
+    }
+}
+
+fn add(a: &mut Stats, b: &Stats) {
+    a.h2d_bytes += b.h2d_bytes;
+    a.h2d_copies += b.h2d_copies;
+    a.d2h_bytes += b.d2h_bytes;
+    a.d2h_copies += b.d2h_copies;
+    a.copy_secs += b.copy_secs;
+    a.requests += b.requests;
+    a.requests_no_copy += b.requests_no_copy;
+    a.extend_bytes += b.extend_bytes;
+    a.kernels += b.kernels;
+    a.kernel_secs += b.kernel_secs;
+}
+
+struct Open {
+    src: i64,
+    enter: Vec<RegionUse>,
+    exit: Vec<RegionUse>,
+    before: Stats,
+}
+
 #[derive(Default)]
 struct Gpu {
     tracker: Option<Tracker>,
-    progs: Vec<ProgId>,
-    pending: Vec<RegionUse>,
+    compare: Option<Tolerance>,
+    source: Option<String>,
+    prog: Option<ProgId>,
+    /// Registrations by host start address.
+    regs: BTreeMap<usize, Reg>,
+    /// Clause items given since the last region entry: (entry use, exit use).
+    pending: Vec<(RegionUse, RegionUse)>,
+    open: Option<Open>,
     args: Vec<KArg>,
+    arg_arrays: Vec<(usize, ElemTy, bool)>,
     trips: Vec<i64>,
     reds: Vec<Red>,
+    cmp: Option<Cmp>,
+    regions: BTreeMap<i64, RegionStat>,
+    compared: u64,
+    differing: u64,
 }
 
 thread_local! {
     static GPU: RefCell<Gpu> = RefCell::new(Gpu::default());
+    static ACTIVE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-fn fail(msg: impl std::fmt::Display) -> i64 {
-    eprintln!("sapfor runtime (accelerator): {msg}");
-    -1
+fn with<R>(f: impl FnOnce(&mut Gpu) -> R) -> R {
+    GPU.with(|g| f(&mut g.borrow_mut()))
 }
 
-unsafe fn rect(rank: i64, lo: *const i64, hi: *const i64) -> Vec<(i64, i64)> {
+fn active() -> bool {
+    ACTIVE.with(|a| a.get())
+}
+
+unsafe fn rect(rank: i64, lo: *const i64, hi: *const i64) -> Rect {
     (0..rank.max(0) as usize)
         .map(|d| (*lo.add(d), *hi.add(d)))
         .collect()
+}
+
+unsafe fn cstr(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    }
 }
 
 fn elem_of(ty: i32) -> usize {
@@ -66,170 +167,341 @@ fn elem_of(ty: i32) -> usize {
     }
 }
 
-fn with<R>(f: impl FnOnce(&mut Gpu) -> R) -> R {
-    GPU.with(|g| f(&mut g.borrow_mut()))
+fn fail(src: i64, msg: impl std::fmt::Display) -> ! {
+    crate::abort_at(src, &format!("accelerator: {msg}"))
 }
 
-/// Start the accelerator: `kind` 0 = none (host only), 1 = emulator, 2 = CUDA (falls back to
-/// the host with one line when unavailable). Returns the kind in use.
-#[no_mangle]
-pub extern "C" fn sapfor_gpu_init(kind: i32) -> i32 {
-    let k = match kind {
-        1 => Some(DeviceKind::Emu),
-        2 => Some(DeviceKind::Cuda),
+impl Gpu {
+    fn t(&mut self) -> &mut Tracker {
+        self.tracker.as_mut().expect("accelerator started")
+    }
+    /// The registration holding address `p` exactly at its start.
+    fn reg_at(&self, p: usize) -> Option<&Reg> {
+        self.regs.get(&p)
+    }
+    /// Drop registrations overlapping `[start, start + bytes)`; with `flush` bring their
+    /// data back to the host first.
+    fn drop_overlapping(&mut self, start: usize, bytes: usize, flush: bool, src: i64) {
+        let end = start + bytes.max(1);
+        let hits: Vec<usize> = self
+            .regs
+            .range(..end)
+            .filter(|(&s, r)| s + r.bytes.max(1) > start)
+            .map(|(&s, _)| s)
+            .collect();
+        for s in hits {
+            let r = self.regs.remove(&s).unwrap();
+            let t = self.t();
+            if flush {
+                let whole = t.whole(r.var);
+                if let Err(e) = t.get_actual(r.var, &whole) {
+                    fail(src, e);
+                }
+            }
+            t.drop_var(r.var);
+        }
+    }
+    /// Find or make the registration of the array at `ptr`.
+    fn register(&mut self, ptr: *mut u8, bounds: Rect, elem: usize, name: &str, src: i64) -> usize {
+        let start = ptr as usize;
+        let n: usize = bounds.iter().map(|(l, h)| (h - l + 1).max(0) as usize).product();
+        let bytes = n * elem;
+        if let Some(r) = self.regs.get(&start) {
+            if r.bounds == bounds && r.bytes == bytes {
+                return start;
+            }
+        }
+        self.drop_overlapping(start, bytes, true, src);
+        let var = unsafe { self.t().register(name, ptr, &bounds, elem) };
+        self.regs.insert(
+            start,
+            Reg {
+                var,
+                bytes,
+                bounds,
+                name: name.to_string(),
+                dirty: false,
+            },
+        );
+        start
+    }
+    /// The part of a registration the accelerator holds (its representative's box).
+    fn rep_part(&self, r: &Reg) -> Option<Pcs> {
+        let t = self.tracker.as_ref()?;
+        let rep = t.rep(r.var, ACC)?;
+        Some(Pcs::from_rect(&rep.bounds).intersect(&t.whole(r.var)))
+    }
+    /// Push the host's values of a dirty registration to the accelerator.
+    fn refresh(&mut self, start: usize, src: i64) {
+        let Some(r) = self.regs.get(&start) else { return };
+        if !r.dirty {
+            return;
+        }
+        let var = r.var;
+        let part = self.rep_part(r);
+        if let Some(part) = part {
+            if let Err(e) = self.t().actualize(var, ACC, &part) {
+                fail(src, e);
+            }
+        }
+        self.regs.get_mut(&start).unwrap().dirty = false;
+    }
+    fn program(&mut self, src: i64) -> ProgId {
+        if let Some(p) = self.prog {
+            return p;
+        }
+        let Some(code) = self.source.clone() else {
+            fail(src, "no kernels were loaded (converter bug)");
+        };
+        match self.t().device(ACC).load_program(&code) {
+            Ok(p) => {
+                self.prog = Some(p);
+                p
+            }
+            Err(e) => fail(src, format!("the kernels do not compile: {e}")),
+        }
+    }
+}
+
+/// Start-up (called by `sapfor_init`): the accelerator named by `SAPFOR_DEVICES`
+/// (`host` = none, the default; `emu`; `cuda`, which falls back to the host with one line
+/// when no CUDA driver is present) and `SAPFOR_COMPARE=atol,rtol` for comparative debugging.
+/// Returns an error message for a bad setting.
+pub fn init_from_env(rank: usize) -> Result<(), String> {
+    let devs = std::env::var("SAPFOR_DEVICES").unwrap_or_default();
+    let devs = devs.trim().to_ascii_lowercase();
+    let kind = match devs.as_str() {
+        "" | "host" => None,
+        "emu" | "host,emu" | "emu,host" => Some(DeviceKind::Emu),
+        "cuda" | "host,cuda" | "cuda,host" => Some(DeviceKind::Cuda),
+        other => {
+            return Err(format!(
+                "SAPFOR_DEVICES={other}: expected host, emu, cuda, host,emu or host,cuda"
+            ))
+        }
+    };
+    let compare = match std::env::var("SAPFOR_COMPARE") {
+        Ok(s) if !s.trim().is_empty() => {
+            let v: Vec<Option<f64>> = s.split(',').map(|x| x.trim().parse().ok()).collect();
+            match v.as_slice() {
+                [Some(a), Some(r)] if *a >= 0.0 && *r >= 0.0 => Some(Tolerance { atol: *a, rtol: *r }),
+                _ => return Err(format!("SAPFOR_COMPARE={s}: expected ATOL,RTOL")),
+            }
+        }
         _ => None,
     };
-    let (devs, used): (Vec<Box<dyn device::Device>>, i32) = match k {
-        None => (vec![], 0),
-        Some(k) => {
-            let d = device::open_verbose(k);
-            match d.kind() {
-                DeviceKind::Host => (vec![], 0),
-                DeviceKind::Emu => (vec![d], 1),
-                DeviceKind::Cuda => (vec![d], 2),
+    let mut accs: Vec<Box<dyn device::Device>> = vec![];
+    if let Some(k) = kind {
+        let (d, note) = device::open(k);
+        if let Some(n) = note {
+            if rank == 0 {
+                eprintln!("{n}");
             }
         }
-    };
+        if d.kind() != DeviceKind::Host {
+            accs.push(d);
+        }
+    }
+    let on = !accs.is_empty();
+    if compare.is_some() && !on && rank == 0 {
+        eprintln!("sapfor: --compare needs an accelerator (--devices emu or cuda); nothing is compared");
+    }
     with(|g| {
         *g = Gpu::default();
-        g.tracker = Some(Tracker::new(devs));
+        g.tracker = Some(Tracker::new(accs));
+        g.compare = if on { compare } else { None };
     });
-    used
+    ACTIVE.with(|a| a.set(on));
+    Ok(())
 }
 
-fn tracker(g: &mut Gpu) -> Result<&mut Tracker, i64> {
-    g.tracker
-        .as_mut()
-        .ok_or_else(|| fail("sapfor_gpu_init was not called"))
-}
-
-/// Load (compile, cached) the CUDA C file `path` (NUL-terminated). Returns a program id.
+/// The kernels of the program (CUDA C, NUL-terminated); compiled at the first launch.
 ///
 /// # Safety
-/// `path` must be a NUL-terminated string.
+/// `src` must be a NUL-terminated string or null.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_load(path: *const c_char) -> i64 {
-    let path = CStr::from_ptr(path).to_string_lossy().to_string();
-    let src = match std::fs::read_to_string(&path) {
-        Ok(s) => s,
-        Err(e) => return fail(format!("{path}: {e}")),
-    };
-    with(|g| {
-        let t = match tracker(g) {
-            Ok(t) => t,
-            Err(e) => return e,
-        };
-        if t.device_count() < 2 {
-            return fail("no accelerator");
-        }
-        match t.device(ACC).load_program(&src) {
-            Ok(p) => {
-                g.progs.push(p);
-                g.progs.len() as i64 - 1
-            }
-            Err(e) => fail(e),
-        }
-    })
+pub unsafe extern "C" fn sapfor_gpu_program(src: *const c_char) {
+    if !active() {
+        return;
+    }
+    let s = cstr(src);
+    with(|g| g.source = Some(s));
 }
 
-/// Register a host variable (column-major, bounds `lo..hi` per dimension, `elem` bytes).
+/// 1 when regions run on an accelerator.
+#[no_mangle]
+pub extern "C" fn sapfor_gpu_active() -> i32 {
+    active() as i32
+}
+
+/// 1 when the host version of a region's loop must run: no accelerator, or `--compare`.
+#[no_mangle]
+pub extern "C" fn sapfor_gpu_host_loop() -> i32 {
+    if !active() {
+        return 1;
+    }
+    with(|g| g.compare.is_some()) as i32
+}
+
+/// One array of a region (a clause item, or an array the region uses without a clause, then
+/// INOUT as a whole): `access` 1 IN, 2 OUT, 3 INOUT, 4 LOCAL, 5 INLOCAL; `h` the distributed
+/// array's handle or -1; `alo..ahi` the bounds of the host array (for a distributed array
+/// its allocated block, global indices); `lo..hi` the item's section. The elements a region
+/// reads are the section within the host array (shadow edges included); those it writes,
+/// for a distributed array, the section within the owned block.
 ///
 /// # Safety
-/// `ptr` must stay valid; `lo`/`hi` must have `rank` elements.
+/// `a` is the array's storage; the bound arrays hold `rank` elements; `name` is
+/// NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_register(
-    ptr: *mut u8,
+pub unsafe extern "C" fn sapfor_gpu_use(
+    a: *mut u8,
+    name: *const c_char,
+    access: i32,
+    h: i64,
     rank: i64,
+    alo: *const i64,
+    ahi: *const i64,
     lo: *const i64,
     hi: *const i64,
     elem: i64,
-) -> i64 {
-    let b = rect(rank, lo, hi);
-    with(|g| match tracker(g) {
-        Ok(t) => t.register("", ptr, &b, elem as usize) as i64,
-        Err(e) => e,
-    })
-}
-
-/// One REGION clause item: `access` 1 IN, 2 OUT, 3 INOUT, 4 LOCAL, 5 INLOCAL; the box
-/// `lo..hi` of variable `var` (rank 0 for scalars).
-///
-/// # Safety
-/// `lo`/`hi` must have `rank` elements.
-#[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_use(
-    var: i64,
-    access: i32,
-    rank: i64,
-    lo: *const i64,
-    hi: *const i64,
-) -> i64 {
+    src: i64,
+) {
+    if !active() {
+        return;
+    }
     let access = match access {
         1 => Access::In,
         2 => Access::Out,
         3 => Access::InOut,
         4 => Access::Local,
         5 => Access::InLocal,
-        a => return fail(format!("bad access code {a}")),
+        a => fail(src, format!("bad access code {a} (converter bug)")),
     };
-    let part = Pcs::from_rect(&rect(rank, lo, hi));
+    let alloc = rect(rank, alo, ahi);
+    let sect = rect(rank, lo, hi);
+    if alloc.iter().any(|(l, h)| h < l) {
+        return; // nothing here (a process that owns no block)
+    }
+    let name = cstr(name);
+    let read = Pcs::from_rect(&sect).intersect(&Pcs::from_rect(&alloc));
+    let mut write = read.clone();
+    if h >= 0 {
+        let own: Rect = (1..=rank as i32)
+            .map(|d| (crate::sapfor_lb(h, d), crate::sapfor_ub(h, d)))
+            .collect();
+        write = write.intersect(&Pcs::from_rect(&own));
+    }
     with(|g| {
-        g.pending.push(RegionUse {
-            var: var as VarId,
-            access,
-            part,
-        });
-        0
+        let start = g.register(a, alloc, elem.max(1) as usize, &name, src);
+        let var = g.regs[&start].var;
+        g.pending.push((
+            RegionUse { var, access, part: read },
+            RegionUse { var, access, part: write },
+        ));
     })
 }
 
+/// Region entry: representatives cover every item, inputs are made actual on the
+/// accelerator (only stale elements move).
 #[no_mangle]
-pub extern "C" fn sapfor_gpu_region_enter() -> i64 {
+pub extern "C" fn sapfor_gpu_region_enter(src: i64) {
+    if !active() {
+        return;
+    }
     with(|g| {
-        let uses = g.pending.clone();
-        let t = match tracker(g) {
-            Ok(t) => t,
-            Err(e) => return e,
-        };
-        let d = if t.device_count() > 1 { ACC } else { HOST };
-        match t.region_enter(d, &uses) {
-            Ok(()) => 0,
-            Err(e) => fail(e),
+        if g.open.is_some() {
+            // left by a jump out of the previous region: close it first
+            let s = g.open.as_ref().unwrap().src;
+            close(g, s);
+        }
+        let items = std::mem::take(&mut g.pending);
+        let enter: Vec<RegionUse> = items.iter().map(|x| x.0.clone()).collect();
+        let exit: Vec<RegionUse> = items.into_iter().map(|x| x.1).collect();
+        let before = g.t().totals();
+        if let Err(e) = g.t().region_enter(ACC, &enter) {
+            fail(src, e);
+        }
+        g.open = Some(Open { src, enter, exit, before });
+    })
+}
+
+fn close(g: &mut Gpu, src: i64) {
+    let Some(o) = g.open.take() else { return };
+    let dirty: Vec<usize> = g.regs.iter().filter(|(_, r)| r.dirty).map(|(&s, _)| s).collect();
+    for s in dirty {
+        g.refresh(s, src);
+    }
+    let _ = &o.enter;
+    g.t().region_exit(ACC, &o.exit);
+    let after = g.t().totals();
+    let st = g.regions.entry(o.src).or_default();
+    st.runs += 1;
+    add(&mut st.d, &sub(&after, &o.before));
+}
+
+/// Region exit: the outputs are actual on the accelerator only; LOCAL items are forgotten.
+#[no_mangle]
+pub extern "C" fn sapfor_gpu_region_exit(src: i64) {
+    if !active() {
+        return;
+    }
+    with(|g| close(g, src))
+}
+
+/// Host code inside a region (a statement, or a loop that has no kernel) is about to use the
+/// array at `a`: its host copy is made current; with `writes` the host's values become the
+/// newest and reach the accelerator before its next kernel.
+///
+/// # Safety
+/// `a` is the array's storage.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_gpu_host_uses(a: *const u8, writes: i32, src: i64) {
+    if !active() {
+        return;
+    }
+    with(|g| {
+        let start = a as usize;
+        let Some(r) = g.reg_at(start) else { return };
+        let var = r.var;
+        let t = g.t();
+        let whole = t.whole(var);
+        if let Err(e) = t.get_actual(var, &whole) {
+            fail(src, e);
+        }
+        if writes != 0 {
+            t.declare_actual(var, &whole);
+            let in_region = g.open.is_some();
+            g.regs.get_mut(&start).unwrap().dirty = in_region;
         }
     })
 }
 
+/// Kernel argument: the array at `a` (its representative's pointer, then `lo, hi` per
+/// dimension); `ty` its element type (as in `sapfor_gpu_arg_red`), `written` 1 when the loop
+/// assigns it (for `--compare`).
+///
+/// # Safety
+/// `a` is the array's storage.
 #[no_mangle]
-pub extern "C" fn sapfor_gpu_region_exit() -> i64 {
+pub unsafe extern "C" fn sapfor_gpu_arg_array(a: *const u8, ty: i32, written: i32, src: i64) {
     with(|g| {
-        let uses = std::mem::take(&mut g.pending);
-        let t = match tracker(g) {
-            Ok(t) => t,
-            Err(e) => return e,
+        let start = a as usize;
+        g.refresh(start, src);
+        let Some(r) = g.reg_at(start) else {
+            fail(src, "an array of the loop is not known to the region (converter bug)");
         };
-        let d = if t.device_count() > 1 { ACC } else { HOST };
-        t.region_exit(d, &uses);
-        0
-    })
-}
-
-/// Kernel argument: array `var` (its representative's pointer, then `lo, hi` per dimension).
-#[no_mangle]
-pub extern "C" fn sapfor_gpu_arg_array(var: i64) -> i64 {
-    with(|g| {
-        let t = match tracker(g) {
-            Ok(t) => t,
-            Err(e) => return e,
+        let (var, name) = (r.var, r.name.clone());
+        let Some(rep) = g.t().rep(var, ACC).cloned() else {
+            fail(src, format!("{name} has no copy on the accelerator (not in the region's clauses)"));
         };
-        let Some(r) = t.rep(var as VarId, ACC).cloned() else {
-            return fail("array argument without a representative (not in the region's clauses)");
-        };
-        g.args.push(KArg::Ptr(r.ptr));
-        for (l, h) in r.bounds {
+        g.args.push(KArg::Ptr(rep.ptr));
+        for (l, h) in rep.bounds {
             g.args.push(KArg::I64(l));
             g.args.push(KArg::I64(h));
         }
-        0
+        let ty = ElemTy::from_code(ty).unwrap_or(ElemTy::Int);
+        g.arg_arrays.push((start, ty, written != 0));
     })
 }
 
@@ -255,30 +527,12 @@ pub extern "C" fn sapfor_gpu_arg_f64(v: f64) {
 pub extern "C" fn sapfor_gpu_arg_loop(lo: i64, hi: i64, st: i64) {
     with(|g| {
         g.args.extend([KArg::I64(lo), KArg::I64(hi), KArg::I64(st)]);
-        g.trips.push(if st == 0 {
-            0
-        } else {
-            ((hi - lo + st) / st).max(0)
-        });
+        g.trips.push(if st == 0 { 0 } else { ((hi - lo + st) / st).max(0) });
     })
 }
 
-/// A reduction of the next kernel: `op` 1 SUM, 2 PRODUCT, 3 MAX, 4 MIN, 5 AND, 6 OR, 7 EQV,
-/// 8 NEQV, 9 MAXLOC, 10 MINLOC; `ty` 1 INTEGER, 2 INTEGER(8), 3 REAL, 4 DOUBLE PRECISION,
-/// 5 LOGICAL; `host` the variable (value before the loop in, result out); `locs` the
-/// MAXLOC/MINLOC index variables. Pushes the partial buffers (after the loop arguments).
-///
-/// # Safety
-/// `host` and the `nloc` pointers of `locs` must be valid.
-#[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_arg_red(
-    op: i32,
-    ty: i32,
-    host: *mut u8,
-    nloc: i32,
-    locs: *const *mut i32,
-) -> i64 {
-    let op = match op {
+fn red_op(op: i32) -> Option<RedOp> {
+    Some(match op {
         1 => RedOp::Sum,
         2 => RedOp::Product,
         3 => RedOp::Max,
@@ -289,38 +543,55 @@ pub unsafe extern "C" fn sapfor_gpu_arg_red(
         8 => RedOp::Neqv,
         9 => RedOp::MaxLoc,
         10 => RedOp::MinLoc,
-        o => return fail(format!("bad reduction code {o}")),
+        _ => return None,
+    })
+}
+
+fn iterations(g: &Gpu) -> i64 {
+    g.trips.iter().product::<i64>().max(1)
+}
+
+/// A reduction of the next kernel: `op` 1 SUM, 2 PRODUCT, 3 MAX, 4 MIN, 5 AND, 6 OR, 7 EQV,
+/// 8 NEQV, 9 MAXLOC, 10 MINLOC; `ty` 1 INTEGER, 2 INTEGER(8), 3 REAL, 4 DOUBLE PRECISION,
+/// 5 LOGICAL; `x` the variable (value before the loop in, result out). Pushes the partial
+/// buffer; MAXLOC/MINLOC index variables follow with `sapfor_gpu_arg_red_loc`.
+///
+/// # Safety
+/// `x` must stay valid until the launch.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_gpu_arg_red(op: i32, ty: i32, x: *mut u8, src: i64) {
+    let Some(op) = red_op(op) else {
+        fail(src, format!("bad reduction code {op} (converter bug)"));
     };
-    let locs: Vec<*mut i32> = (0..nloc.max(0) as usize).map(|k| *locs.add(k)).collect();
     with(|g| {
-        let n: i64 = g.trips.iter().product::<i64>().max(1);
-        let t = match tracker(g) {
-            Ok(t) => t,
-            Err(e) => return e,
-        };
-        let dev = t.device(ACC);
-        let buf = match dev.alloc(n as usize * elem_of(ty)) {
+        let n = iterations(g) as usize;
+        let buf = match g.t().device(ACC).alloc(n * elem_of(ty)) {
             Ok(b) => b,
-            Err(e) => return fail(e),
+            Err(e) => fail(src, e),
         };
-        let mut loc_bufs = vec![];
-        for _ in &locs {
-            match dev.alloc(n as usize * 4) {
-                Ok(b) => loc_bufs.push(b),
-                Err(e) => return fail(e),
-            }
-        }
         g.args.push(KArg::Ptr(buf));
-        g.args.extend(loc_bufs.iter().map(|&b| KArg::Ptr(b)));
-        g.reds.push(Red {
-            op,
-            ty,
-            host,
-            locs,
-            buf,
-            loc_bufs,
-        });
-        0
+        g.reds.push(Red { op, ty, host: x, locs: vec![], buf, loc_bufs: vec![] });
+    })
+}
+
+/// An index variable of the last MAXLOC/MINLOC reduction (default INTEGER).
+///
+/// # Safety
+/// `x` must stay valid until the launch.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_gpu_arg_red_loc(x: *mut i32, src: i64) {
+    with(|g| {
+        let n = iterations(g) as usize;
+        let buf = match g.t().device(ACC).alloc(n * 4) {
+            Ok(b) => b,
+            Err(e) => fail(src, e),
+        };
+        g.args.push(KArg::Ptr(buf));
+        let Some(r) = g.reds.last_mut() else {
+            fail(src, "an index variable without its reduction (converter bug)");
+        };
+        r.locs.push(x);
+        r.loc_bufs.push(buf);
     })
 }
 
@@ -336,62 +607,74 @@ unsafe fn fold_into<T: RedValue>(r: &Red, part: &[u8], locs: &[i32]) {
     }
 }
 
-/// Launch kernel `name` (NUL-terminated) of program `prog` with the pushed arguments; block
-/// `bx*by*bz`; `single` = 1 for single-thread (ACROSS) kernels. Folds and fetches the
-/// reductions (companion kernel `<name>_red`) into the host variables.
+/// Launch kernel `name` (NUL-terminated) with the pushed arguments; block `bx*by*bz`;
+/// `single` = 1 for single-thread (ACROSS) kernels. Reductions are folded on the device and
+/// combined into the host variables. With `--compare` the arrays of the kernel are made
+/// equal on both sides first, and the accelerator's reduction results are kept aside (the
+/// host variables are restored for the host loop).
 ///
 /// # Safety
 /// `name` must be a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_launch(
-    prog: i64,
-    name: *const c_char,
-    bx: i32,
-    by: i32,
-    bz: i32,
-    single: i32,
-) -> i64 {
-    let name = CStr::from_ptr(name).to_string_lossy().to_string();
+pub unsafe extern "C" fn sapfor_gpu_launch(name: *const c_char, bx: i32, by: i32, bz: i32, single: i32, src: i64) {
+    let name = cstr(name);
     with(|g| {
+        let prog = g.program(src);
         let args = std::mem::take(&mut g.args);
         let trips = std::mem::take(&mut g.trips);
         let reds = std::mem::take(&mut g.reds);
-        let Some(&p) = g.progs.get(prog as usize) else {
-            return fail(format!("no program {prog}"));
-        };
-        let t = match tracker(g) {
-            Ok(t) => t,
-            Err(e) => return e,
-        };
+        let arrays = std::mem::take(&mut g.arg_arrays);
+        let comparing = g.compare.is_some();
+        if comparing {
+            // same inputs on both sides: every element of the kernel's arrays that the
+            // accelerator holds is made current there and on the host
+            for (start, _, _) in &arrays {
+                let r = &g.regs[start];
+                let var = r.var;
+                if let Some(part) = g.rep_part(r) {
+                    let t = g.t();
+                    if let Err(e) = t.get_actual(var, &part).and_then(|_| t.actualize(var, ACC, &part)) {
+                        fail(src, e);
+                    }
+                }
+            }
+        }
+        let saved: Vec<(Vec<u8>, Vec<i32>)> = reds
+            .iter()
+            .map(|r| {
+                let sz = elem_of(r.ty);
+                (
+                    std::slice::from_raw_parts(r.host, sz).to_vec(),
+                    r.locs.iter().map(|&l| *l).collect(),
+                )
+            })
+            .collect();
         let block = [bx.max(1) as u32, by.max(1) as u32, bz.max(1) as u32];
         let (grid, block) = if single != 0 {
             ([1, 1, 1], [1, 1, 1])
         } else {
             (device::grid_for(&trips, block), block)
         };
-        let iters: i64 = if single != 0 {
-            1
-        } else {
-            trips.iter().product()
-        };
+        let iters: i64 = if single != 0 { 1 } else { trips.iter().product() };
+        let t = g.t();
         let t0 = std::time::Instant::now();
         let dev = t.device(ACC);
-        if let Err(e) = dev
-            .launch(p, &name, grid, block, &args)
-            .and_then(|_| dev.sync())
-        {
-            return fail(e);
+        if iters > 0 {
+            if let Err(e) = dev.launch(prog, &name, grid, block, &args).and_then(|_| dev.sync()) {
+                fail(src, format!("kernel {name}: {e}"));
+            }
         }
         t.note_kernel(ACC, t0.elapsed().as_secs_f64());
-        let dev = t.device(ACC);
-        let mut rc = 0;
         if !reds.is_empty() {
             let bufs: Vec<DevPtr> = reds
                 .iter()
                 .flat_map(|r| std::iter::once(r.buf).chain(r.loc_bufs.iter().copied()))
                 .collect();
-            if let Err(e) = fold_on_device(dev, p, &format!("{name}_red"), iters, &bufs) {
-                rc = fail(e);
+            let dev = t.device(ACC);
+            if iters > 0 {
+                if let Err(e) = fold_on_device(dev, prog, &format!("{name}_red"), iters, &bufs) {
+                    fail(src, format!("kernel {name}_red: {e}"));
+                }
             }
             let one = [(1i64, 1i64)];
             let mut fetched = 0u64;
@@ -399,24 +682,20 @@ pub unsafe extern "C" fn sapfor_gpu_launch(
                 let sz = elem_of(r.ty);
                 let mut part = [0u8; 8];
                 let mut locs = vec![0i32; r.loc_bufs.len()];
-                if rc == 0 && iters > 0 {
-                    let ok = dev
-                        .to_host(part.as_mut_ptr(), &one, r.buf, &one, sz, &one)
-                        .is_ok()
+                if iters > 0 {
+                    let ok = dev.to_host(part.as_mut_ptr(), &one, r.buf, &one, sz, &one).is_ok()
                         && r.loc_bufs.iter().zip(locs.iter_mut()).all(|(b, l)| {
-                            dev.to_host(l as *mut i32 as *mut u8, &one, *b, &one, 4, &one)
-                                .is_ok()
+                            dev.to_host(l as *mut i32 as *mut u8, &one, *b, &one, 4, &one).is_ok()
                         });
                     if !ok {
-                        rc = fail("cannot fetch a reduction result");
-                    } else {
-                        fetched += (sz + 4 * locs.len()) as u64;
-                        match r.ty {
-                            1 | 5 => fold_into::<i32>(r, &part, &locs),
-                            2 => fold_into::<i64>(r, &part, &locs),
-                            3 => fold_into::<f32>(r, &part, &locs),
-                            _ => fold_into::<f64>(r, &part, &locs),
-                        }
+                        fail(src, "cannot fetch a reduction result");
+                    }
+                    fetched += (sz + 4 * locs.len()) as u64;
+                    match r.ty {
+                        1 | 5 => fold_into::<i32>(r, &part, &locs),
+                        2 => fold_into::<i64>(r, &part, &locs),
+                        3 => fold_into::<f32>(r, &part, &locs),
+                        _ => fold_into::<f64>(r, &part, &locs),
                     }
                 }
                 dev.free(r.buf);
@@ -426,49 +705,251 @@ pub unsafe extern "C" fn sapfor_gpu_launch(
             }
             t.note_transfer(ACC, 0, fetched);
         }
-        rc
-    })
-}
-
-/// `GET_ACTUAL` of the box `lo..hi` of `var`.
-///
-/// # Safety
-/// `lo`/`hi` must have `rank` elements.
-#[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_get_actual(
-    var: i64,
-    rank: i64,
-    lo: *const i64,
-    hi: *const i64,
-) -> i64 {
-    let set = Pcs::from_rect(&rect(rank, lo, hi));
-    with(|g| match tracker(g) {
-        Ok(t) => match t.get_actual(var as VarId, &set) {
-            Ok(n) => n as i64,
-            Err(e) => fail(e),
-        },
-        Err(e) => e,
-    })
-}
-
-/// `ACTUAL` of the box `lo..hi` of `var`: the host copy is the newest.
-///
-/// # Safety
-/// `lo`/`hi` must have `rank` elements.
-#[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_actual(
-    var: i64,
-    rank: i64,
-    lo: *const i64,
-    hi: *const i64,
-) -> i64 {
-    let set = Pcs::from_rect(&rect(rank, lo, hi));
-    with(|g| match tracker(g) {
-        Ok(t) => {
-            t.declare_actual(var as VarId, &set);
-            0
+        if comparing {
+            let mut cr = vec![];
+            for (r, (val, locs)) in reds.iter().zip(saved) {
+                let sz = elem_of(r.ty);
+                let dev_val = std::slice::from_raw_parts(r.host, sz).to_vec();
+                let dev_locs: Vec<i32> = r.locs.iter().map(|&l| *l).collect();
+                std::ptr::copy_nonoverlapping(val.as_ptr(), r.host, sz);
+                for (&l, v) in r.locs.iter().zip(locs) {
+                    *l = v;
+                }
+                cr.push((r.host, r.ty, dev_val, r.locs.clone(), dev_locs));
+            }
+            g.cmp = Some(Cmp { arrays, reds: cr, kernel: name });
+        } else {
+            // the kernel wrote its arrays on the accelerator: the region's exit marks them
         }
-        Err(e) => e,
+    })
+}
+
+fn value_text(ty: i32, b: &[u8]) -> String {
+    unsafe {
+        match ty {
+            1 => std::ptr::read_unaligned(b.as_ptr() as *const i32).to_string(),
+            5 => (std::ptr::read_unaligned(b.as_ptr() as *const i32) != 0).to_string(),
+            2 => std::ptr::read_unaligned(b.as_ptr() as *const i64).to_string(),
+            3 => std::ptr::read_unaligned(b.as_ptr() as *const f32).to_string(),
+            _ => std::ptr::read_unaligned(b.as_ptr() as *const f64).to_string(),
+        }
+    }
+}
+
+fn values_agree(ty: i32, a: &[u8], b: &[u8], tol: Tolerance) -> bool {
+    let f = |x: &[u8]| -> f64 {
+        unsafe {
+            if ty == 3 {
+                std::ptr::read_unaligned(x.as_ptr() as *const f32) as f64
+            } else {
+                std::ptr::read_unaligned(x.as_ptr() as *const f64)
+            }
+        }
+    };
+    match ty {
+        3 | 4 => {
+            let (x, y) = (f(a), f(b));
+            x == y || (x.is_nan() && y.is_nan()) || (x - y).abs() <= tol.atol + tol.rtol * x.abs().max(y.abs())
+        }
+        5 => unsafe {
+            (std::ptr::read_unaligned(a.as_ptr() as *const i32) != 0)
+                == (std::ptr::read_unaligned(b.as_ptr() as *const i32) != 0)
+        },
+        _ => a == b,
+    }
+}
+
+/// After the host version of a region's loop: with `--compare`, the accelerator's results
+/// (arrays the loop writes, reduction values) are compared with the host's, differences are
+/// reported with the region, the variable and the first differing indices, and the program
+/// goes on with the host's values (copied to the accelerator too).
+#[no_mangle]
+pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
+    if !active() {
+        return;
+    }
+    with(|g| {
+        let Some(c) = g.cmp.take() else { return };
+        let Some(tol) = g.compare else { return };
+        let region = match &g.open {
+            Some(o) => crate::where_src(o.src),
+            None => "?".into(),
+        };
+        let place = format!("{region} (loop {}, kernel {})", crate::where_src(src), c.kernel);
+        let mut differs = false;
+        for (start, ty, written) in &c.arrays {
+            if !written {
+                continue;
+            }
+            let r = &g.regs[start];
+            let (var, name) = (r.var, r.name.clone());
+            let Some(part) = g.rep_part(r) else { continue };
+            let t = g.t();
+            let rep = t.rep(var, ACC).cloned().unwrap();
+            let elem = t.elem(var);
+            let host_b = t.host_bounds(var).to_vec();
+            let mut buf = vec![0u8; device::elements(&rep.bounds) * elem];
+            let dev = t.device(ACC);
+            if let Err(e) = unsafe { dev.to_host(buf.as_mut_ptr(), &rep.bounds, rep.ptr, &rep.bounds, elem, &rep.bounds) } {
+                fail(src, e);
+            }
+            let host_ptr = *start as *const u8;
+            if let Some(d) = unsafe { compare::compare(*ty, host_ptr, &host_b, buf.as_ptr(), &rep.bounds, &part, tol) } {
+                eprintln!("{}", compare::report(&place, &name, &d));
+                differs = true;
+            }
+            // continue with the host's values, on both sides
+            t.declare_actual(var, &part);
+            if let Err(e) = t.actualize(var, ACC, &part) {
+                fail(src, e);
+            }
+        }
+        for (host, ty, dev_val, locs, dev_locs) in &c.reds {
+            let sz = elem_of(*ty);
+            let hv = unsafe { std::slice::from_raw_parts(*host, sz) };
+            let hl: Vec<i32> = locs.iter().map(|&l| unsafe { *l }).collect();
+            if !values_agree(*ty, hv, dev_val, tol) || hl != *dev_locs {
+                let loc = |v: &[i32]| {
+                    if v.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at ({})", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","))
+                    }
+                };
+                eprintln!(
+                    "sapfor compare: region {place}: reduction result host {}{} accelerator {}{}; continuing with the host values",
+                    value_text(*ty, hv),
+                    loc(&hl),
+                    value_text(*ty, dev_val),
+                    loc(dev_locs)
+                );
+                differs = true;
+            }
+        }
+        g.compared += 1;
+        if differs {
+            g.differing += 1;
+        }
+    })
+}
+
+/// `GET_ACTUAL` of the box `lo..hi` of the array at `a` (nothing when it was never in a
+/// region).
+///
+/// # Safety
+/// The bound arrays hold `rank` elements.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_gpu_get_actual(a: *const u8, rank: i64, lo: *const i64, hi: *const i64, src: i64) {
+    if !active() {
+        return;
+    }
+    let set = Pcs::from_rect(&rect(rank, lo, hi));
+    with(|g| {
+        let Some(r) = g.reg_at(a as usize) else { return };
+        let var = r.var;
+        if let Err(e) = g.t().get_actual(var, &set) {
+            fail(src, e);
+        }
+    })
+}
+
+/// `ACTUAL` of the box `lo..hi` of the array at `a`: the host copy is the newest.
+///
+/// # Safety
+/// The bound arrays hold `rank` elements.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_gpu_actual(a: *const u8, rank: i64, lo: *const i64, hi: *const i64) {
+    if !active() {
+        return;
+    }
+    let set = Pcs::from_rect(&rect(rank, lo, hi));
+    with(|g| {
+        let in_region = g.open.is_some();
+        let Some(r) = g.regs.get_mut(&(a as usize)) else { return };
+        r.dirty |= in_region;
+        let var = r.var;
+        g.t().declare_actual(var, &set);
+    })
+}
+
+/// `GET_ACTUAL` / `ACTUAL` without a list: every variable.
+#[no_mangle]
+pub extern "C" fn sapfor_gpu_all(get: i32, src: i64) {
+    if !active() {
+        return;
+    }
+    with(|g| {
+        let vars: Vec<VarId> = g.regs.values().map(|r| r.var).collect();
+        let in_region = g.open.is_some();
+        for r in g.regs.values_mut() {
+            if get == 0 {
+                r.dirty |= in_region;
+            }
+        }
+        let t = g.t();
+        for v in vars {
+            let whole = t.whole(v);
+            if get != 0 {
+                if let Err(e) = t.get_actual(v, &whole) {
+                    fail(src, e);
+                }
+            } else {
+                t.declare_actual(v, &whole);
+            }
+        }
+    })
+}
+
+/// The storage `[a, a + bytes)` is new (an automatic array at procedure entry, an
+/// ALLOCATE): registrations of storage that was there before are dropped without copying.
+///
+/// # Safety
+/// Only the address is used.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_gpu_forget(a: *const u8, bytes: i64) {
+    if !active() {
+        return;
+    }
+    with(|g| g.drop_overlapping(a as usize, bytes.max(0) as usize, false, 0))
+}
+
+/// Called by the runtime before it reads the box `lo..hi` of a host array (sending shadow
+/// edges or pipeline planes, gathering for I/O, a remote element read): the host copy is
+/// made current. Nothing for arrays never used in a region.
+pub(crate) fn host_needs(a: *const u8, lo: &[i64], hi: &[i64]) {
+    if !active() {
+        return;
+    }
+    with(|g| {
+        let Some(r) = g.reg_at(a as usize) else { return };
+        let var = r.var;
+        let set = Pcs::from_rect(&lo.iter().copied().zip(hi.iter().copied()).collect::<Rect>());
+        if let Err(e) = g.t().get_actual(var, &set) {
+            fail(0, e);
+        }
+    })
+}
+
+/// Called by the runtime after it wrote the box `lo..hi` of a host array (received shadow
+/// edges or planes, scattered input): the host copy is the newest there; inside a region the
+/// accelerator gets the new values right away (its kernels come next).
+pub(crate) fn host_wrote(a: *const u8, lo: &[i64], hi: &[i64]) {
+    if !active() {
+        return;
+    }
+    with(|g| {
+        let Some(r) = g.reg_at(a as usize) else { return };
+        let var = r.var;
+        let set = Pcs::from_rect(&lo.iter().copied().zip(hi.iter().copied()).collect::<Rect>());
+        let in_region = g.open.is_some();
+        let t = g.t();
+        t.declare_actual(var, &set);
+        if in_region && t.rep(var, ACC).is_some() {
+            let rep = Pcs::from_rect(&t.rep(var, ACC).unwrap().bounds);
+            if let Err(e) = t.actualize(var, ACC, &set.intersect(&rep)) {
+                fail(0, e);
+            }
+        }
     })
 }
 
@@ -478,25 +959,15 @@ pub unsafe extern "C" fn sapfor_gpu_actual(
 /// # Safety
 /// Non-null pointers must be writable.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_traffic(
-    h2d: *mut i64,
-    d2h: *mut i64,
-    requests: *mut i64,
-    no_copy: *mut i64,
-) {
+pub unsafe extern "C" fn sapfor_gpu_traffic(h2d: *mut i64, d2h: *mut i64, requests: *mut i64, no_copy: *mut i64) {
     with(|g| {
         if let Some(t) = g.tracker.as_ref() {
-            let (a, b) = t.total_bytes();
-            let (mut r, mut n) = (0, 0);
-            for d in 0..t.device_count() {
-                r += t.stats(d).requests;
-                n += t.stats(d).requests_no_copy;
-            }
+            let s = t.totals();
             for (p, v) in [
-                (h2d, a as i64),
-                (d2h, b as i64),
-                (requests, r as i64),
-                (no_copy, n as i64),
+                (h2d, s.h2d_bytes as i64),
+                (d2h, s.d2h_bytes as i64),
+                (requests, s.requests as i64),
+                (no_copy, s.requests_no_copy as i64),
             ] {
                 if !p.is_null() {
                     *p = v;
@@ -506,20 +977,64 @@ pub unsafe extern "C" fn sapfor_gpu_traffic(
     })
 }
 
-/// Print the accelerator lines of the performance report on standard error.
-#[no_mangle]
-pub extern "C" fn sapfor_gpu_report() {
+fn stat_line(s: &Stats) -> String {
+    format!(
+        "kernels {} {:.6} s; host->device {} B in {} copies, device->host {} B in {} copies, {:.6} s; {} of {} actualization requests without a copy",
+        s.kernels,
+        s.kernel_secs,
+        s.h2d_bytes,
+        s.h2d_copies,
+        s.d2h_bytes,
+        s.d2h_copies,
+        s.copy_secs,
+        s.requests_no_copy,
+        s.requests
+    )
+}
+
+/// The accelerator part of the performance report (`--profile`): the device, totals, one
+/// line per region (runs, kernels and their time, transfers in and during the region,
+/// requests without a copy) and what moved outside regions (GET_ACTUAL, I/O, shadow edges).
+pub fn report_lines(where_: &dyn Fn(i64) -> String) -> Vec<String> {
     with(|g| {
-        if let Some(t) = g.tracker.as_ref() {
-            for l in t.report() {
-                eprintln!("{l}");
-            }
+        let mut out = vec![];
+        let Some(t) = g.tracker.as_mut() else { return out };
+        if t.device_count() < 2 {
+            return out;
         }
+        let total = t.totals();
+        let desc = t.device(ACC).describe();
+        out.push(format!("accelerator: {desc}"));
+        out.push(format!("accelerator total: {}", stat_line(&total)));
+        let mut inside = Stats::default();
+        for (src, st) in &g.regions {
+            add(&mut inside, &st.d);
+            out.push(format!("region {}: runs {}; {}", where_(*src), st.runs, stat_line(&st.d)));
+        }
+        out.push(format!("outside regions: {}", stat_line(&sub(&total, &inside))));
+        if g.compare.is_some() {
+            out.push(format!("compare: {} loops compared, {} with differences", g.compared, g.differing));
+        }
+        out
     })
 }
 
-/// Release the accelerator's memory.
-#[no_mangle]
-pub extern "C" fn sapfor_gpu_finalize() {
-    with(|g| *g = Gpu::default());
+/// End of the program: the comparison summary (`--compare`) on standard error, then the
+/// accelerator's memory is released.
+pub fn finish(rank: usize, size: usize) {
+    with(|g| {
+        if g.compare.is_some() {
+            let what = if g.differing == 0 {
+                "no differences".to_string()
+            } else {
+                format!("{} with differences", g.differing)
+            };
+            eprintln!(
+                "sapfor compare (process {rank} of {size}): {} loops ran on the accelerator and on the host, {what}",
+                g.compared
+            );
+        }
+        *g = Gpu::default();
+    });
+    ACTIVE.with(|a| a.set(false));
 }

@@ -217,6 +217,12 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         _ => factor_grid(size, naxes),
     };
     let coords = if grid.is_empty() { vec![] } else { coords_of(rank, &grid) };
+    if let Err(m) = gpu_abi::init_from_env(rank) {
+        if rank == 0 {
+            eprintln!("sapfor: {m}");
+        }
+        world.abort(2);
+    }
     let rt = Rt {
         _universe: universe,
         world,
@@ -270,6 +276,7 @@ pub extern "C" fn sapfor_finalize() {
                 write_profile(&rt, &path);
             }
         }
+        gpu_abi::finish(rt.rank, rt.size);
         let _ = std::io::stdout().flush();
         drop(rt); // drops the Universe: MPI_Finalize
     }
@@ -283,6 +290,24 @@ pub extern "C" fn sapfor_rank() -> i32 {
 #[no_mangle]
 pub extern "C" fn sapfor_nprocs() -> i32 {
     with(|rt| rt.size as i32)
+}
+
+/// `FILE:LINE` of a source position (`src` = file number x 10^6 + line), for messages.
+pub(crate) fn where_src(src: i64) -> String {
+    RT.with(|c| match c.borrow().as_ref() {
+        Some(rt) => rt.where_(src),
+        None => "?".into(),
+    })
+}
+
+/// Stop every process with a runtime error at source position `src` (0: unknown).
+pub(crate) fn abort_at(src: i64, msg: &str) -> ! {
+    let done = RT.with(|c| c.try_borrow().map(|b| b.is_some()).unwrap_or(false));
+    if done {
+        with(|rt| rt.fail(src, msg))
+    }
+    eprintln!("sapfor: runtime error: {msg}");
+    std::process::exit(2)
 }
 
 /// A runtime error raised by generated code (message is NUL-terminated).
@@ -483,6 +508,7 @@ pub unsafe extern "C" fn sapfor_get(h: i64, a: *const u8, idx: *const i64, out: 
         let es = l.esize;
         let buf = std::slice::from_raw_parts_mut(out, es);
         if owner == rt.rank {
+            gpu_abi::host_needs(a, idx, idx);
             let off = l.offset(idx) * es;
             buf.copy_from_slice(slice(a.add(off), es));
         }
@@ -1221,6 +1247,9 @@ fn write_profile(rt: &Rt, path: &str) {
         ("I/O gathers/scatters", &rt.gather),
     ] {
         let _ = writeln!(mine, "  {:<22} count {:>8}  time {:.6} s  bytes {}", name, s.count, s.secs, s.bytes);
+    }
+    for l in gpu_abi::report_lines(&|s| rt.where_(s)) {
+        let _ = writeln!(mine, "  {l}");
     }
     let bytes = mine.into_bytes();
     let len = bytes.len() as i32;

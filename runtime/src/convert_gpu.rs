@@ -1,0 +1,437 @@
+//! Regions on accelerators (issue 7, docs/gpu.md "Regions in converted programs"): what the
+//! converter adds for `REGION` / `END REGION`, `GET_ACTUAL` / `ACTUAL`, the parallel loops
+//! inside a region (a kernel launch next to the host loop, chosen at run time) and the host
+//! statements inside a region. The accelerator itself is chosen when the program starts
+//! (`SAPFOR_DEVICES`), so every converted program runs with or without one.
+
+use super::{labelled, Cx, ParLoop};
+use crate::kernel::{self, CTy, Kernel, NestSpec, Param};
+use crate::text;
+use analyzer::ast::{Node, Stmt, StmtId, StmtKind, UnitKind};
+use analyzer::directives::{ArrayRef, Directive, DirectiveKind, RegionClauseKind, Subscript};
+use analyzer::source::FileId;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One `REGION ... END REGION` of a unit.
+pub(super) struct Region {
+    pub file: FileId,
+    pub line: u32,
+    pub end: u32,
+    /// Arrays (lower case) that statements of the region mention.
+    pub arrays: BTreeSet<String>,
+}
+
+/// Arrays of unit `ui` (not PARAMETERs) mentioned in statement text `t`.
+fn arrays_in(cx: &Cx, ui: usize, t: &str) -> BTreeSet<String> {
+    cx.p.semas[ui]
+        .symbols
+        .iter()
+        .filter(|(_, s)| s.is_array() && s.param.is_none())
+        .filter(|(n, _)| !text::idents(t, n).is_empty())
+        .map(|(n, _)| n.clone())
+        .collect()
+}
+
+/// `int(x, c_int64_t)` lists of the bounds of array `a` (whole, or the section `subs`).
+fn bounds(a: &str, rank: usize, subs: &[Subscript]) -> (String, String) {
+    let whole = |d: usize, hi: bool| {
+        format!("int({}bound({a},{d}), c_int64_t)", if hi { "u" } else { "l" })
+    };
+    let mut lo = vec![];
+    let mut hi = vec![];
+    for d in 1..=rank {
+        match subs.get(d - 1) {
+            Some(Subscript::Expr(e)) => {
+                lo.push(format!("int({e}, c_int64_t)"));
+                hi.push(format!("int({e}, c_int64_t)"));
+            }
+            Some(Subscript::Range(l, h)) => {
+                lo.push(l.as_ref().map(|e| format!("int({e}, c_int64_t)")).unwrap_or_else(|| whole(d, false)));
+                hi.push(h.as_ref().map(|e| format!("int({e}, c_int64_t)")).unwrap_or_else(|| whole(d, true)));
+            }
+            Some(Subscript::Star) | None => {
+                lo.push(whole(d, false));
+                hi.push(whole(d, true));
+            }
+        }
+    }
+    (format!("[{}]", lo.join(", ")), format!("[{}]", hi.join(", ")))
+}
+
+/// Pair the REGION / END REGION directives of unit `ui` and emit region entry and exit.
+pub(super) fn regions(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dirs: &[Directive]) -> Vec<Region> {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let fid = u.file;
+    let sema = &p.semas[ui];
+    let mut out = vec![];
+    let mut open: Option<&Directive> = None;
+    for d in dirs {
+        match &d.kind {
+            DirectiveKind::Region { .. } => {
+                if let Some(o) = open {
+                    cx.err(fid, o.line, "REGION without END REGION (regions do not nest)");
+                }
+                open = Some(d);
+            }
+            DirectiveKind::EndRegion => {
+                let Some(o) = open.take() else {
+                    cx.err(fid, d.line, "END REGION without REGION");
+                    continue;
+                };
+                let DirectiveKind::Region { clauses, .. } = &o.kind else { continue };
+                let src = cx.src(fid, o.line);
+                let mut arrays = BTreeSet::new();
+                for s in u.stmts.iter().filter(|s| s.span.file == fid && s.span.line > o.end_line && s.span.line < d.line) {
+                    arrays.extend(arrays_in(cx, ui, &cx.stmt_text(s)));
+                }
+                let mut calls = vec![];
+                let mut listed = BTreeSet::new();
+                let use_call = |a: &str, access: i32, r: &ArrayRef| -> String {
+                    let rank = sema.symbol(a).map(|s| s.rank()).unwrap_or(0);
+                    let (alo, ahi) = bounds(a, rank, &[]);
+                    let (lo, hi) = bounds(a, rank, &r.subs);
+                    let h = vis.get(a).map(|k| format!("sh_{k}")).unwrap_or_else(|| "-1_c_int64_t".into());
+                    format!(
+                        "call sapfor_gpu_use({a}, '{a}'//c_null_char, {access}, {h}, {rank}_c_int64_t, {alo}, {ahi}, {lo}, {hi}, int(storage_size({a}), c_int64_t) / 8, {src}_8)"
+                    )
+                };
+                for (kind, refs) in clauses {
+                    let access = match kind {
+                        RegionClauseKind::In => 1,
+                        RegionClauseKind::Out => 2,
+                        RegionClauseKind::InOut => 3,
+                        RegionClauseKind::Local => 4,
+                        RegionClauseKind::InLocal => 5,
+                    };
+                    for r in refs {
+                        let a = r.name.to_ascii_lowercase();
+                        if !sema.is_array(&a) {
+                            continue; // scalars stay on the host (kernels get them by value)
+                        }
+                        calls.push(use_call(&a, access, r));
+                        listed.insert(a);
+                    }
+                }
+                // arrays the region uses without a clause: INOUT as a whole
+                for a in arrays.difference(&listed) {
+                    calls.push(use_call(a, 3, &ArrayRef { name: a.clone(), subs: vec![] }));
+                }
+                arrays.extend(listed);
+                calls.push(format!("call sapfor_gpu_region_enter({src}_8)"));
+                cx.before.entry((fid.0, o.line)).or_default().extend(calls);
+                cx.before.entry((fid.0, d.line)).or_default().push(format!("call sapfor_gpu_region_exit({src}_8)"));
+                out.push(Region { file: fid, line: o.end_line, end: d.line, arrays });
+            }
+            DirectiveKind::GetActual(refs) | DirectiveKind::Actual(refs) => {
+                let get = matches!(d.kind, DirectiveKind::GetActual(_));
+                let src = cx.src(fid, d.line);
+                let mut calls = vec![];
+                if refs.is_empty() {
+                    calls.push(format!("call sapfor_gpu_all({}, {src}_8)", get as i32));
+                }
+                for r in refs {
+                    let a = r.name.to_ascii_lowercase();
+                    if !sema.is_array(&a) {
+                        continue;
+                    }
+                    let rank = sema.symbol(&a).map(|s| s.rank()).unwrap_or(0);
+                    let (lo, hi) = bounds(&a, rank, &r.subs);
+                    calls.push(if get {
+                        format!("call sapfor_gpu_get_actual({a}, {rank}_c_int64_t, {lo}, {hi}, {src}_8)")
+                    } else {
+                        format!("call sapfor_gpu_actual({a}, {rank}_c_int64_t, {lo}, {hi})")
+                    });
+                }
+                cx.before.entry((fid.0, d.line)).or_default().extend(calls);
+            }
+            _ => {}
+        }
+    }
+    if let Some(o) = open {
+        cx.err(fid, o.line, "REGION without END REGION");
+    }
+    out
+}
+
+pub(super) fn region_at(regions: &[Region], file: FileId, line: u32) -> Option<&Region> {
+    regions.iter().find(|r| r.file == file && r.line < line && line < r.end)
+}
+
+/// Argument/type code of the C ABI: 1 INTEGER, 2 INTEGER(8), 3 REAL, 4 DOUBLE PRECISION,
+/// 5 LOGICAL.
+fn ty_code(t: CTy) -> i32 {
+    match t {
+        CTy::Int => 1,
+        CTy::Long => 2,
+        CTy::Float => 3,
+        CTy::Double => 4,
+        CTy::Logical => 5,
+    }
+}
+
+/// `lo` and `hi` of a DO statement's text (`[label] DO [label[,]] v = lo, hi[, st]`).
+fn do_bounds(t: &str) -> Option<(String, String)> {
+    let (_, body) = text::split_label(t);
+    let rest = text::strip_kw(&body, "do")?.trim_start();
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
+    let rest = rest.strip_prefix(',').unwrap_or(rest);
+    let eq = text::assign_eq(rest)?;
+    let parts = text::split_top(&rest[eq + 1..], ',');
+    if parts.len() < 2 {
+        return None;
+    }
+    Some((parts[0].trim().to_string(), parts[1].trim().to_string()))
+}
+
+/// A parallel loop inside a region: its kernel launch, chosen at run time next to the host
+/// loop (`pre` ends right before the host loop's OpenMP line, `post` starts right after the
+/// loop). A loop that cannot be a kernel runs on the host with its arrays made current there
+/// (a warning says why).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn parallel_loop(
+    cx: &mut Cx,
+    ui: usize,
+    pl: &ParLoop,
+    nest: &Node,
+    headers: &[&Stmt],
+    region: &Region,
+    host_only: Option<&str>,
+    pre: &mut Vec<String>,
+    post: &mut Vec<String>,
+) {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let fid = u.file;
+    let src = cx.src(fid, headers[0].span.line);
+    let mut body = BTreeSet::new();
+    super::collect_stmts(u, nest, &mut body);
+    let generated = match host_only {
+        Some(why) => Err(why.to_string()),
+        None => kernel::generate(&NestSpec {
+            program: p,
+            unit: ui,
+            nest,
+            vars: pl.vars.iter().map(|v| v.to_ascii_lowercase()).collect(),
+            clauses: pl.clauses.clone(),
+            name: format!("sapfor_k{}_{}", cx.kernels.len() + 1, headers[0].span.line),
+            param_overrides: BTreeMap::new(),
+        })
+        .map_err(|e| e.message),
+    };
+    let k = match generated {
+        Ok(k) => k,
+        Err(why) => {
+            cx.warn(fid, pl.dir_line, format!("this loop of a region runs on the host, not on the accelerator: {why}"));
+            let mut w = BTreeSet::new();
+            let mut all = BTreeSet::new();
+            for s in u.stmts.iter().filter(|s| body.contains(&s.id)) {
+                written_arrays(cx, ui, s, &mut w);
+                all.extend(arrays_in(cx, ui, &cx.stmt_text(s)));
+            }
+            for a in all.intersection(&region.arrays) {
+                pre.insert(1, format!("call sapfor_gpu_host_uses({a}, {}, {src}_8)", w.contains(a) as i32));
+            }
+            return;
+        }
+    };
+    let header_text = |h: &Stmt| match cx.replace.get(&(h.span.file.0, h.span.line)) {
+        Some(Some(v)) => v[0].clone(),
+        _ => cx.stmt_text(h),
+    };
+    let mut launch = vec!["if (sapfor_gpu_active() /= 0) then".to_string()];
+    let mut loop_k = 0;
+    for prm in &k.params {
+        match prm {
+            Param::Array { name, ty, .. } => launch.push(format!(
+                "call sapfor_gpu_arg_array({name}, {}, {}, {src}_8)",
+                ty_code(*ty),
+                k.written.contains(name) as i32
+            )),
+            Param::Scalar { name, ty } => launch.push(match ty {
+                CTy::Logical => format!("call sapfor_gpu_arg_i32(merge(1_c_int32_t, 0_c_int32_t, {name}))"),
+                CTy::Int => format!("call sapfor_gpu_arg_i32(int({name}, c_int32_t))"),
+                CTy::Long => format!("call sapfor_gpu_arg_i64(int({name}, c_int64_t))"),
+                CTy::Float => format!("call sapfor_gpu_arg_f32(real({name}, c_float))"),
+                CTy::Double => format!("call sapfor_gpu_arg_f64(real({name}, c_double))"),
+            }),
+            Param::LoopLo { .. } => {
+                let Some(h) = headers.get(loop_k) else {
+                    cx.err(fid, pl.dir_line, "kernel loops do not match the nest (converter bug)");
+                    return;
+                };
+                let Some((lo, hi)) = do_bounds(&header_text(h)) else {
+                    cx.err(h.span.file, h.span.line, "cannot read this DO statement");
+                    return;
+                };
+                launch.push(format!("call sapfor_gpu_arg_loop(int({lo}, c_int64_t), int({hi}, c_int64_t), 1_c_int64_t)"));
+                loop_k += 1;
+            }
+            Param::RedValues { var, op, ty } => {
+                let (code, _) = super::red_op(*op);
+                launch.push(format!("call sapfor_gpu_arg_red({code}, {}, {var}, {src}_8)", ty_code(*ty)));
+            }
+            Param::RedLoc { loc, .. } => launch.push(format!("call sapfor_gpu_arg_red_loc({loc}, {src}_8)")),
+            Param::Lo { .. } | Param::Hi { .. } | Param::LoopHi { .. } | Param::LoopStep { .. } => {}
+        }
+    }
+    let [bx, by, bz] = k.block;
+    launch.push(format!(
+        "call sapfor_gpu_launch('{}'//c_null_char, {bx}, {by}, {bz}, {}, {src}_8)",
+        k.name, k.single_thread as i32
+    ));
+    launch.push("end if".into());
+    launch.push("if (sapfor_gpu_host_loop() /= 0) then".into());
+    pre.extend(launch);
+    post.splice(0..0, ["end if".to_string(), format!("call sapfor_gpu_loop_done({src}_8)")]);
+    cx.kernels.push(k);
+}
+
+/// Arrays a statement assigns (assignment targets, READ items, arrays passed to a CALL).
+fn written_arrays(cx: &Cx, ui: usize, s: &Stmt, out: &mut BTreeSet<String>) {
+    let sema = &cx.p.semas[ui];
+    let k = match &s.kind {
+        StmtKind::LogicalIf(_, inner) => &inner.kind,
+        k => k,
+    };
+    match k {
+        StmtKind::Assign { lhs, .. } => {
+            if let Some(b) = lhs.base_name() {
+                if sema.is_array(b) {
+                    out.insert(b.to_string());
+                }
+            }
+        }
+        StmtKind::Io { .. } | StmtKind::Call { .. } => {
+            // conservative: input lists and actual arguments may be written
+            out.extend(arrays_in(cx, ui, &cx.stmt_text(s)));
+        }
+        _ => {}
+    }
+}
+
+/// Host statements inside regions: before each statement that mentions arrays of the region,
+/// their host copies are made current (and the ones it writes marked newest on the host, to
+/// reach the accelerator before its next kernel). A CALL makes every variable current on the
+/// host and its host copy the newest.
+pub(super) fn host_statements(cx: &mut Cx, ui: usize, regions: &[Region], in_par: &BTreeSet<StmtId>, do_labels: &BTreeSet<u32>) {
+    let u = &cx.p.units[ui];
+    for s in &u.stmts {
+        if in_par.contains(&s.id) || !s.kind.is_executable() {
+            continue;
+        }
+        let Some(r) = region_at(regions, s.span.file, s.span.line) else { continue };
+        let src = cx.src(s.span.file, s.span.line);
+        let mut calls = vec![];
+        let is_call = matches!(&s.kind, StmtKind::Call { .. })
+            || matches!(&s.kind, StmtKind::LogicalIf(_, i) if matches!(i.kind, StmtKind::Call { .. }));
+        if is_call {
+            calls.push(format!("call sapfor_gpu_all(1, {src}_8)"));
+            calls.push(format!("call sapfor_gpu_all(0, {src}_8)"));
+        } else {
+            let mut w = BTreeSet::new();
+            written_arrays(cx, ui, s, &mut w);
+            for a in arrays_in(cx, ui, &cx.stmt_text(s)) {
+                if r.arrays.contains(&a) {
+                    calls.push(format!("call sapfor_gpu_host_uses({a}, {}, {src}_8)", w.contains(&a) as i32));
+                }
+            }
+        }
+        if calls.is_empty() {
+            continue;
+        }
+        let key = (s.span.file.0, s.span.line);
+        let cur: Vec<String> = match cx.replace.get(&key) {
+            Some(Some(v)) => v.clone(),
+            _ => vec![cx.stmt_text(s)],
+        };
+        let do_term = s.label.map(|l| do_labels.contains(&l)).unwrap_or(false);
+        let (label, first) = text::split_label(&cur[0]);
+        let mut lines = calls;
+        lines.push(first);
+        lines.extend(cur[1..].iter().cloned());
+        // a DO-terminating statement already rewritten ends with its labelled CONTINUE
+        let relabel = if do_term && cur.len() > 1 { None } else { label };
+        cx.replace_stmt(s, labelled(relabel, do_term && cur.len() == 1, lines));
+    }
+}
+
+/// Automatic local arrays of a procedure used in its regions: their storage is new at every
+/// entry, so registrations of what was there before are dropped (no copy).
+pub(super) fn entry_forgets(cx: &Cx, ui: usize, regions: &[Region]) -> Vec<String> {
+    let u = &cx.p.units[ui];
+    if u.kind == UnitKind::Program || regions.is_empty() {
+        return vec![];
+    }
+    let sema = &cx.p.semas[ui];
+    let mut names = BTreeSet::new();
+    for r in regions {
+        names.extend(r.arrays.iter().cloned());
+    }
+    names
+        .into_iter()
+        .filter(|n| {
+            sema.symbol(n).is_some_and(|s| {
+                s.dummy.is_none() && s.common.is_none() && !s.save && !s.data_init && !s.allocatable
+            }) && !cx.arrays.keys().any(|k| k.ends_with(&format!("_{n}")))
+        })
+        .map(|n| format!("call sapfor_gpu_forget({n}, int(storage_size({n}), c_int64_t) / 8 * size({n}, kind=c_int64_t))"))
+        .collect()
+}
+
+/// ALLOCATE of an array used in a region: the new storage may reuse the address of freed
+/// storage the tracker still knows; forget it right after the statement.
+pub(super) fn allocations(cx: &mut Cx, ui: usize, regions: &[Region]) {
+    let u = &cx.p.units[ui];
+    let mut names = BTreeSet::new();
+    for r in regions {
+        names.extend(r.arrays.iter().cloned());
+    }
+    if names.is_empty() {
+        return;
+    }
+    for s in &u.stmts {
+        let StmtKind::Allocate(items) = &s.kind else { continue };
+        if s.label.is_some() {
+            continue;
+        }
+        for e in items {
+            let Some(n) = e.base_name() else { continue };
+            if names.contains(n) {
+                cx.after
+                    .entry((s.span.file.0, s.span.end_line))
+                    .or_default()
+                    .push(format!("call sapfor_gpu_forget({n}, int(storage_size({n}), c_int64_t) / 8 * size({n}, kind=c_int64_t))"));
+            }
+        }
+    }
+}
+
+/// The C file holding the kernels' CUDA C text (`sapfor_kernels()` returns it), compiled into
+/// every converted program; the runtime compiles the text for the accelerator (NVRTC, or g++
+/// for the emulator) at the first launch.
+pub(super) fn kernels_file(kernels: &[Kernel]) -> String {
+    let src = if kernels.is_empty() {
+        String::new()
+    } else {
+        kernel::program_source(&kernels.iter().collect::<Vec<_>>())
+    };
+    let mut out = String::from("/* Generated by sapfor: the CUDA C kernels of the program's regions. */\nstatic const char sapfor_kernels_text[] =\n");
+    for line in src.split_inclusive('\n') {
+        out.push_str("  \"");
+        for b in line.bytes() {
+            match b {
+                b'\\' => out.push_str("\\\\"),
+                b'"' => out.push_str("\\\""),
+                b'\n' => out.push_str("\\n"),
+                b'\t' => out.push_str("\\t"),
+                b'?' => out.push_str("\\?"),
+                0x20..=0x7e => out.push(b as char),
+                _ => out.push_str(&format!("\\{b:03o}")),
+            }
+        }
+        out.push_str("\"\n");
+    }
+    out.push_str("  \"\";\nconst char *sapfor_kernels(void) { return sapfor_kernels_text; }\n");
+    out
+}
