@@ -290,6 +290,13 @@ pub fn init_from_env(rank: usize) -> Result<(), String> {
         }
         _ => None,
     };
+    init(kind, compare, rank);
+    Ok(())
+}
+
+/// Start the accelerator `kind` (None: regions on the host) with optional comparative
+/// debugging; `rank` 0 prints the fallback note when CUDA is not there.
+pub fn init(kind: Option<DeviceKind>, compare: Option<Tolerance>, rank: usize) {
     let mut accs: Vec<Box<dyn device::Device>> = vec![];
     if let Some(k) = kind {
         let (d, note) = device::open(k);
@@ -312,7 +319,6 @@ pub fn init_from_env(rank: usize) -> Result<(), String> {
         g.compare = if on { compare } else { None };
     });
     ACTIVE.with(|a| a.set(on));
-    Ok(())
 }
 
 /// The kernels of the program (CUDA C, NUL-terminated); compiled at the first launch.
