@@ -850,7 +850,15 @@ fn unit(cx: &mut Cx, ui: usize) {
         match first_exec.map(|i| &u.stmts[i]) {
             // right before the first executable statement (ahead of any loop prologue)
             Some(st) if st.span.file == fid => {
-                let v = cx.before.entry((fid.0, st.span.line)).or_default();
+                // a REGION / GET_ACTUAL / ACTUAL directive before it is code too
+                let line = dirs
+                    .iter()
+                    .filter(|d| matches!(d.kind, DirectiveKind::Region { .. } | DirectiveKind::GetActual(_) | DirectiveKind::Actual(_)))
+                    .map(|d| d.line)
+                    .filter(|&l| l < st.span.line)
+                    .min()
+                    .unwrap_or(st.span.line);
+                let v = cx.before.entry((fid.0, line)).or_default();
                 v.splice(0..0, setup);
             }
             // no executable statement in this file (or it comes from an INCLUDE): after the

@@ -174,6 +174,11 @@ pub fn build(opts: &BuildOptions) -> Result<PathBuf, BuildError> {
     if exe.is_file() {
         return Ok(exe);
     }
+    // build in a private directory and rename it into place: two builds of the same program
+    // at once (two `sapfor run`s) must not share module files
+    let final_dir = dir;
+    let dir = cache_root().join(format!("{hash}.tmp{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut srcs = vec![];
     for f in &conv.files {
@@ -247,7 +252,16 @@ pub fn build(opts: &BuildOptions) -> Result<PathBuf, BuildError> {
             String::from_utf8_lossy(&out.stderr)
         )));
     }
-    std::fs::rename(&tmp_exe, &exe).map_err(|e| format!("cannot write {}: {e}", exe.display()))?;
+    std::fs::rename(&tmp_exe, dir.join("prog")).map_err(|e| format!("cannot write {}: {e}", exe.display()))?;
+    if std::fs::rename(&dir, &final_dir).is_err() {
+        // another build finished first (or an incomplete directory is in the way)
+        if !exe.is_file() {
+            let _ = std::fs::remove_dir_all(&final_dir);
+            std::fs::rename(&dir, &final_dir).map_err(|e| format!("cannot write {}: {e}", final_dir.display()))?;
+        } else {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
     Ok(exe)
 }
 

@@ -725,9 +725,38 @@ pub unsafe extern "C" fn sapfor_gpu_launch(name: *const c_char, bx: i32, by: i32
             }
             g.cmp = Some(Cmp { arrays, reds: cr, kernel: name });
         } else {
-            // the kernel wrote its arrays on the accelerator: the region's exit marks them
+            // the kernel wrote its arrays on the accelerator: their output items (within the
+            // owned block) are newest there from now on, so that host code of the region
+            // (shadow edges and pipeline planes sent, statements) fetches them
+            mark_kernel_writes(g, &arrays);
         }
     })
+}
+
+/// After a kernel: the written arrays' OUT / INOUT / LOCAL items of the open region are
+/// actual on the accelerator only (all items of the array when it has none of those).
+fn mark_kernel_writes(g: &mut Gpu, arrays: &[(usize, ElemTy, bool)]) {
+    let Some(open) = g.open.as_ref() else { return };
+    let mut marks = vec![];
+    for (start, _, written) in arrays {
+        if !written {
+            continue;
+        }
+        let var = g.regs[start].var;
+        let mine: Vec<&RegionUse> = open.exit.iter().filter(|u| u.var == var).collect();
+        let outs: Vec<&RegionUse> = mine
+            .iter()
+            .copied()
+            .filter(|u| u.access.writes_out() || u.access.local())
+            .collect();
+        for u in if outs.is_empty() { mine } else { outs } {
+            marks.push((var, u.part.clone()));
+        }
+    }
+    let t = g.t();
+    for (var, part) in marks {
+        t.mark_written(var, ACC, &part);
+    }
 }
 
 fn value_text(ty: i32, b: &[u8]) -> String {
