@@ -125,7 +125,17 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
 
 /// Convert and compile; returns the executable in the content-addressed cache.
 pub fn build(opts: &BuildOptions) -> Result<PathBuf, BuildError> {
+    build_with_warnings(opts).map(|(exe, _)| exe)
+}
+
+/// As [`build`], with the converter's warnings (e.g. a loop of a region that runs on the host).
+pub fn build_with_warnings(opts: &BuildOptions) -> Result<(PathBuf, Vec<Diagnostic>), BuildError> {
     let conv = convert_files(opts)?;
+    let warnings = conv.warnings.clone();
+    build_converted(opts, conv).map(|exe| (exe, warnings))
+}
+
+fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<PathBuf, BuildError> {
     if which("gfortran").is_none() {
         return Err(BuildError::Other(format!("gfortran not found; {INSTALL_HINT}")));
     }

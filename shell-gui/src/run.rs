@@ -84,19 +84,25 @@ fn options(b: &BuildArgs) -> Result<BuildOptions> {
 
 fn do_build(b: &BuildArgs) -> Result<Option<PathBuf>> {
     let opts = options(b)?;
-    match driver::build(&opts) {
-        Ok(exe) => Ok(Some(exe)),
+    let render = |ds: &[analyzer::diag::Diagnostic]| {
+        let map = analyzer::program::load(&opts.files, &opts.analyzer).map;
+        for d in ds {
+            let line = d.location.as_ref().and_then(|l| {
+                map.files
+                    .iter()
+                    .find(|f| f.display_path() == l.file)
+                    .and_then(|f| f.line(l.line))
+            });
+            eprintln!("{}", d.render(line));
+        }
+    };
+    match driver::build_with_warnings(&opts) {
+        Ok((exe, warnings)) => {
+            render(&warnings);
+            Ok(Some(exe))
+        }
         Err(BuildError::Diagnostics(ds)) => {
-            let map = analyzer::program::load(&opts.files, &opts.analyzer).map;
-            for d in &ds {
-                let line = d.location.as_ref().and_then(|l| {
-                    map.files
-                        .iter()
-                        .find(|f| f.display_path() == l.file)
-                        .and_then(|f| f.line(l.line))
-                });
-                eprintln!("{}", d.render(line));
-            }
+            render(&ds);
             Ok(None)
         }
         Err(BuildError::Other(m)) => bail!("{m}"),

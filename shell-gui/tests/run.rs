@@ -118,6 +118,16 @@ fn run_and_compare(dir: &Path, fdv: &str, want: &str, files: &[&str], args: &[&s
 
 const CONFIGS: &[&[&str]] = &[&["--np", "1"], &["--np", "2"], &["--np", "4"], &["--threads", "2"]];
 
+/// Regions on the emulated accelerator (the generated CUDA C kernels compiled for the CPU,
+/// with memory of its own), alone, with processes and threads, and comparing every loop of a
+/// region with the host's version.
+const GPU_CONFIGS: &[&[&str]] = &[
+    &["--devices", "emu"],
+    &["--devices", "emu", "--np", "2"],
+    &["--devices", "emu", "--np", "2", "--threads", "2"],
+    &["--devices", "emu", "--compare"],
+];
+
 /// A sample through `sapfor --auto`, then `sapfor run` in every configuration.
 fn sample(name: &str, file: &str, edit: Option<(&str, &str)>, files: &[&str]) {
     let dir = scratch(name);
@@ -138,7 +148,7 @@ fn sample(name: &str, file: &str, edit: Option<(&str, &str)>, files: &[&str]) {
     let stem = Path::new(file).file_stem().unwrap().to_string_lossy().to_string();
     let fdv = format!("{stem}.fdv");
     assert!(dir.join(&fdv).is_file());
-    for args in CONFIGS {
+    for args in CONFIGS.iter().chain(GPU_CONFIGS) {
         run_and_compare(&dir, &fdv, &want, files, args);
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -183,6 +193,97 @@ fn handwritten(name: &str, extra: &[&[&str]]) {
     for args in CONFIGS.iter().chain(extra) {
         run_and_compare(&dir, &fdv, &want, &[], args);
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn regions_with_host_statements_fallback_loops_maxloc_sections_and_local_arrays() {
+    handwritten("regions", &[GPU_CONFIGS, &[&["--devices", "emu", "--np", "3", "--compare"], &["--devices", "emu", "--np", "4"]]].concat());
+    // the loops that cannot be kernels are named, with the reason
+    let dir = scratch("regions-warn");
+    std::fs::copy(root().join("runtime/tests/data/regions.fdv"), dir.join("r.fdv")).unwrap();
+    let out = sapfor(&dir).args(["build", "r.fdv", "-o", "r"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("r.fdv:22") && err.contains("writes a non-distributed array"), "{}", text(&out));
+    assert!(err.contains("r.fdv:32") && err.contains("function call DAMP"), "{}", text(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--profile` of a run on the emulated accelerator: the accelerator's lines.
+fn accelerator_report(dir: &Path, fdv: &str, args: &[&str]) -> String {
+    let out = sapfor(dir).args(["run", fdv, "--profile", "prof.txt"]).args(args).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    std::fs::read_to_string(dir.join("prof.txt")).unwrap()
+}
+
+#[test]
+fn jacobi_on_the_emulator_moves_only_what_the_host_reads() {
+    // SPEC section 7 and issue 7: initialised on the device, no copy of A or B between
+    // iterations; each iteration the host reads EPS (4 bytes), and B once for the output file
+    let l = 300u64;
+    let dir = scratch("jac-traffic");
+    let src = std::fs::read_to_string(root().join("samples/jacobi/jac.f")).unwrap().replace("L=2000", "L=300");
+    std::fs::write(dir.join("jac.f"), src).unwrap();
+    let out = sapfor(&dir).args(["--auto", "jac.f", "--no-db"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let prof = accelerator_report(&dir, "jac.fdv", &["--devices", "emu"]);
+    let total = prof.lines().find(|l| l.contains("accelerator total:")).unwrap_or_else(|| panic!("{prof}"));
+    let want = format!("host->device 0 B in 0 copies, device->host {} B in 21 copies", 20 * 4 + l * l * 4);
+    assert!(total.contains(&want), "want {want}\n{prof}");
+    // the iteration region runs 20 times; its only traffic is EPS
+    let region = prof.lines().find(|l| l.contains("region jac.fdv:") && l.contains("runs 20")).unwrap_or_else(|| panic!("{prof}"));
+    assert!(region.contains("host->device 0 B") && region.contains("device->host 80 B"), "{prof}");
+    assert!(prof.contains("kernels 41"), "one kernel per parallel loop run: {prof}");
+    // 2 processes (the columns are split, process 0 owns 1..150): besides EPS and its half
+    // of B, process 0 moves only shadow columns. In: the column of A received every
+    // iteration (20 x 300 x 4 B), and at the first entry of the iteration region the shadow
+    // columns its clauses name (A whole: 300 elements; B(2:L-1,2:L-1): 298). Out: its last
+    // column of A for the neighbour every iteration: all 300 rows the first time (the
+    // initialisation wrote them on the device), then rows 2..299 (what the region writes).
+    let prof = accelerator_report(&dir, "jac.fdv", &["--devices", "emu", "--np", "2"]);
+    let p0 = prof.lines().skip_while(|l| !l.starts_with("process 0")).find(|l| l.contains("accelerator total:")).unwrap();
+    let h2d = 20 * l * 4 + l * 4 + (l - 2) * 4;
+    let d2h = 20 * 4 + l * 4 + 19 * (l - 2) * 4 + l * (l / 2) * 4;
+    let want = format!("host->device {h2d} B in 22 copies, device->host {d2h} B in 41 copies");
+    assert!(p0.contains(&want), "want {want}\n{prof}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compare_finds_a_wrongly_parallel_loop_and_keeps_the_host_values() {
+    let dir = scratch("compare");
+    std::fs::copy(root().join("runtime/tests/data/wrong_parallel.fdv"), dir.join("w.fdv")).unwrap();
+    let want = sequential(&dir, &dir.join("w.fdv"), false);
+    let out = sapfor(&dir).args(["run", "w.fdv", "--devices", "emu", "--compare"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // region, loop, variable, first differing indices (column-major order), both values
+    assert!(
+        err.contains("sapfor compare: region w.fdv:16 (loop w.fdv:18, kernel ") && err.contains("): a(32,3) host 37 accelerator 36"),
+        "{}",
+        text(&out)
+    );
+    assert!(err.contains("2 loops ran on the accelerator and on the host, 1 with differences"), "{}", text(&out));
+    // --compare without an accelerator is refused with a message
+    let out = sapfor(&dir).args(["run", "w.fdv", "--compare"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--compare needs an accelerator"), "{}", text(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cuda_without_a_driver_runs_regions_on_the_host_with_one_note() {
+    let dir = scratch("cuda");
+    std::fs::copy(root().join("runtime/tests/data/regions.fdv"), dir.join("r.fdv")).unwrap();
+    let want = sequential(&dir, &dir.join("r.fdv"), false);
+    let out = sapfor(&dir).args(["run", "r.fdv", "--devices", "cuda", "--np", "2"]).env("SAPFOR_NO_CUDA", "1").output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("sapfor: no CUDA device").count(), 1, "{}", text(&out));
+    assert!(err.contains("regions run on the host"), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
