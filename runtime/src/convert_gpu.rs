@@ -239,15 +239,26 @@ pub(super) fn parallel_loop(
         Some(Some(v)) => v[0].clone(),
         _ => cx.stmt_text(h),
     };
+    let outer = pl.vars[0].to_ascii_lowercase();
     let mut launch = vec!["if (sapfor_gpu_active() /= 0) then".to_string()];
     let mut loop_k = 0;
     for prm in &k.params {
         match prm {
-            Param::Array { name, ty, .. } => launch.push(format!(
-                "call sapfor_gpu_arg_array({name}, {}, {}, {src}_8)",
-                ty_code(*ty),
-                k.written.contains(name) as i32
-            )),
+            Param::Array { name, ty, .. } => {
+                let w = slab(u, &body, name, &outer, true);
+                let r = slab(u, &body, name, &outer, false);
+                launch.push(format!(
+                    "call sapfor_gpu_arg_array({name}, {}, {}, {src}_8, {}, {}_8, {}_8, {}, {}_8, {}_8)",
+                    ty_code(*ty),
+                    k.written.contains(name) as i32,
+                    w.0,
+                    w.1,
+                    w.2,
+                    r.0,
+                    r.1,
+                    r.2
+                ))
+            }
             Param::Scalar { name, ty } => launch.push(match ty {
                 CTy::Logical => format!("call sapfor_gpu_arg_i32(merge(1_c_int32_t, 0_c_int32_t, {name}))"),
                 CTy::Int => format!("call sapfor_gpu_arg_i32(int({name}, c_int32_t))"),
@@ -282,9 +293,102 @@ pub(super) fn parallel_loop(
     ));
     launch.push("end if".into());
     launch.push("if (sapfor_gpu_host_loop() /= 0) then".into());
+    // split between host and accelerator (--devices host,X): the host loop runs over the
+    // host's part of the outermost loop
+    if !k.single_thread {
+        let h = headers[0];
+        let t = header_text(h);
+        match split_header(&t, &outer) {
+            Some(new) => cx.replace_stmt(h, vec![new]),
+            None => {
+                cx.err(h.span.file, h.span.line, "cannot read this DO statement");
+                return;
+            }
+        }
+    }
     pre.extend(launch);
     post.splice(0..0, ["end if".to_string(), format!("call sapfor_gpu_loop_done({src}_8)")]);
     cx.kernels.push(k);
+}
+
+/// `DO v = lo, hi` -> `DO v = max(lo, <host part lo>), min(hi, <host part hi>)`.
+fn split_header(t: &str, v: &str) -> Option<String> {
+    let (lo, hi) = do_bounds(t)?;
+    let (label, body) = text::split_label(t);
+    let eq = text::assign_eq(&body)?;
+    let rest = &body[eq + 1..];
+    let parts = text::split_top(rest, ',');
+    let step = if parts.len() > 2 { format!(",{}", parts[2..].join(",")) } else { String::new() };
+    let lab = label.map(|l| format!("{l} ")).unwrap_or_default();
+    Some(format!(
+        "{lab}{} max({lo}, int(sapfor_gpu_hlo(), kind({v}))), min({hi}, int(sapfor_gpu_hhi(), kind({v}))){step}",
+        &body[..=eq]
+    ))
+}
+
+/// How the references of a loop nest to array `a` follow the outermost loop variable `v`:
+/// `(dimension, min offset, max offset)` when every reference (writes: assignment targets;
+/// reads: the others) indexes exactly one dimension, the same one, by `v + c`; `(-1, 0, 0)`
+/// when there is no such reference; `(0, 0, 0)` otherwise (the runtime then assumes the
+/// whole array).
+fn slab(u: &analyzer::ast::Unit, body: &BTreeSet<StmtId>, a: &str, v: &str, writes: bool) -> (i64, i64, i64) {
+    use analyzer::ast::{Arg, Expr};
+    let mut dim: Option<usize> = None;
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    let mut ok = true;
+    let mut any = false;
+    let mut visit = |args: &[Arg]| {
+        any = true;
+        let hits: Vec<(usize, i64)> = args
+            .iter()
+            .enumerate()
+            .filter_map(|(k, x)| match x {
+                Arg::Expr(e) => super::affine(e).filter(|(n, _)| n == v).map(|(_, c)| (k + 1, c)),
+                _ => None,
+            })
+            .collect();
+        match hits.as_slice() {
+            [(d, c)] if dim.is_none_or(|x| x == *d) => {
+                dim = Some(*d);
+                lo = lo.min(*c);
+                hi = hi.max(*c);
+            }
+            _ => ok = false,
+        }
+    };
+    for s in u.stmts.iter().filter(|s| body.contains(&s.id)) {
+        let k = match &s.kind {
+            StmtKind::LogicalIf(_, inner) => &inner.kind,
+            k => k,
+        };
+        let lhs = match k {
+            StmtKind::Assign { lhs, .. } => Some(lhs),
+            _ => None,
+        };
+        if writes {
+            if let Some(Expr::Ref(n, args)) = lhs {
+                if n == a {
+                    visit(args);
+                }
+            }
+            continue;
+        }
+        for e in analyzer::sema::stmt_exprs(&s.kind) {
+            let top = lhs.is_some_and(|l| std::ptr::eq(l, e));
+            e.walk(&mut |x| {
+                if let Expr::Ref(n, args) = x {
+                    if n == a && !(top && std::ptr::eq(x, e)) {
+                        visit(args);
+                    }
+                }
+            });
+        }
+    }
+    match (ok, any, dim) {
+        (_, false, _) => (-1, 0, 0),
+        (true, true, Some(d)) => (d as i64, lo, hi),
+        _ => (0, 0, 0),
+    }
 }
 
 /// Arrays a statement assigns (assignment targets, READ items, arrays passed to a CALL).

@@ -285,6 +285,8 @@ pub struct RunOptions {
     pub devices: Option<String>,
     /// `--compare`: absolute and relative tolerance of comparative debugging.
     pub compare: Option<(f64, f64)>,
+    /// `--weights H,A`: relative speeds of the host and the accelerator (`--devices host,X`).
+    pub weights: Option<String>,
 }
 
 /// The `mpirun` command line for an executable.
@@ -316,7 +318,8 @@ pub fn mpirun_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
             r.compare.map(|(a, t)| format!("{a},{t}")).unwrap_or_default(),
         )
         .args(["-x", "OMP_NUM_THREADS", "-x", "SAPFOR_GRID", "-x", "SAPFOR_PROFILE"])
-        .args(["-x", "SAPFOR_DEVICES", "-x", "SAPFOR_COMPARE"]);
+        .env("SAPFOR_WEIGHTS", r.weights.clone().unwrap_or_default())
+        .args(["-x", "SAPFOR_DEVICES", "-x", "SAPFOR_COMPARE", "-x", "SAPFOR_WEIGHTS"]);
     for v in ["SAPFOR_CACHE_DIR", "SAPFOR_CXX", "SAPFOR_NVRTC", "SAPFOR_PYTHON", "SAPFOR_NO_CUDA"] {
         if std::env::var_os(v).is_some() {
             c.args(["-x", v]);

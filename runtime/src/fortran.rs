@@ -209,12 +209,19 @@ module sapfor_rt
       integer(c_int), value :: writes
       integer(c_int64_t), value :: src
     end subroutine
-    subroutine sapfor_gpu_arg_array(a, ty, written, src) bind(C, name='sapfor_gpu_arg_array')
+    subroutine sapfor_gpu_arg_array(a, ty, written, src, wdim, wlo, whi, rdim, rlo, rhi) &
+        bind(C, name='sapfor_gpu_arg_array')
       import :: c_int, c_int64_t
       type(*), dimension(*) :: a
-      integer(c_int), value :: ty, written
-      integer(c_int64_t), value :: src
+      integer(c_int), value :: ty, written, wdim, rdim
+      integer(c_int64_t), value :: src, wlo, whi, rlo, rhi
     end subroutine
+    integer(c_int64_t) function sapfor_gpu_hlo() bind(C, name='sapfor_gpu_hlo')
+      import :: c_int64_t
+    end function
+    integer(c_int64_t) function sapfor_gpu_hhi() bind(C, name='sapfor_gpu_hhi')
+      import :: c_int64_t
+    end function
     subroutine sapfor_gpu_arg_i32(v) bind(C, name='sapfor_gpu_arg_i32')
       import :: c_int32_t
       integer(c_int32_t), value :: v

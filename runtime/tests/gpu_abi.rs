@@ -89,7 +89,7 @@ fn reductions_sample_maxloc_minloc_through_the_c_abi() {
     // region OUT(B): b(i,j) = mod(((i-1)*m+j)*7907, 160009) * 1e-2
     use_b(&mut b, 2, m);
     sapfor_gpu_region_enter(0);
-    unsafe { sapfor_gpu_arg_array(bp, 4, 1, 0) };
+    unsafe { sapfor_gpu_arg_array(bp, 4, 1, 0, 2, 0, 0, 0, 0, 0) };
     sapfor_gpu_arg_loop(1, m, 1);
     sapfor_gpu_arg_loop(1, m, 1);
     launch(&ks[0]);
@@ -101,7 +101,7 @@ fn reductions_sample_maxloc_minloc_through_the_c_abi() {
     // region IN(B): the MAXLOC/MINLOC nest
     use_b(&mut b, 1, m);
     sapfor_gpu_region_enter(0);
-    unsafe { sapfor_gpu_arg_array(bp, 4, 0, 0) };
+    unsafe { sapfor_gpu_arg_array(bp, 4, 0, 0, 0, 0, 0, 2, 0, 0) };
     sapfor_gpu_arg_loop(1, m, 1);
     sapfor_gpu_arg_loop(1, m, 1);
     unsafe {

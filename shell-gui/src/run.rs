@@ -65,6 +65,10 @@ pub struct RunArgs {
     /// --compare: relative tolerance for REAL and DOUBLE PRECISION values.
     #[arg(long, default_value_t = 1e-12, value_name = "X", requires = "compare")]
     pub rtol: f64,
+    /// With --devices host,X: relative speeds of the host and the accelerator; the outermost
+    /// loop of every region loop is split in this proportion (default 1,1).
+    #[arg(long, value_name = "H,A")]
+    pub weights: Option<String>,
 }
 
 fn options(b: &BuildArgs) -> Result<BuildOptions> {
@@ -141,7 +145,20 @@ pub fn run(r: RunArgs) -> Result<ExitCode> {
         profile: r.profile.as_ref().map(|p| crate::commands::absolute(p)),
         devices: r.devices.clone(),
         compare: r.compare.then_some((r.atol, r.rtol)),
+        weights: r.weights.clone(),
     };
+    if let Some(w) = &r.weights {
+        let ok = matches!(
+            w.split(',').map(|x| x.trim().parse::<f64>().ok().filter(|v| *v >= 0.0)).collect::<Vec<_>>().as_slice(),
+            [Some(h), Some(a)] if h + a > 0.0
+        );
+        if !ok {
+            bail!("--weights {w}: expected two non-negative relative speeds, e.g. 1,3 (host, accelerator)");
+        }
+        if !r.devices.as_deref().is_some_and(|d| d.starts_with("host,")) {
+            bail!("--weights needs --devices host,emu or host,cuda");
+        }
+    }
     if r.compare && r.devices.as_deref().is_none_or(|d| d == "host") {
         bail!("--compare needs an accelerator: add --devices emu (or cuda)");
     }

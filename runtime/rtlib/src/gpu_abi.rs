@@ -30,7 +30,7 @@
 //! sapfor_gpu_region_exit(src)
 //! ```
 
-use crate::actual::{Access, RegionUse, Stats, Tracker, VarId};
+use crate::actual::{Access, RegionUse, Stats, Tracker, VarId, HOST};
 use crate::compare::{self, ElemTy, Tolerance};
 use crate::device::reduce::{combine, fold_on_device, RedOp, RedValue};
 use crate::device::{self, DevPtr, DeviceKind, KArg, ProgId};
@@ -124,13 +124,97 @@ struct Gpu {
     pending: Vec<(RegionUse, RegionUse)>,
     open: Option<Open>,
     args: Vec<KArg>,
-    arg_arrays: Vec<(usize, ElemTy, bool)>,
+    arg_arrays: Vec<ArgArray>,
     trips: Vec<i64>,
     reds: Vec<Red>,
     cmp: Option<Cmp>,
     regions: BTreeMap<i64, RegionStat>,
     compared: u64,
     differing: u64,
+    /// `--devices host,emu|cuda`: relative speeds (host, accelerator) of the static split.
+    split: Option<(f64, f64)>,
+    /// Position in `args` of the outermost mapped loop's bounds (set by the first
+    /// `sapfor_gpu_arg_loop` of a launch).
+    first_loop: Option<usize>,
+    /// The arrays' slabs of the last split launch, marked when the host part is done.
+    split_done: Option<SplitDone>,
+}
+
+/// Along which dimension a loop's references to an array follow the outermost mapped loop
+/// variable `v` (`A(.., v + c, ..)`), with the range of offsets `c` (`dim` 0: the loop has
+/// no such references); None: not known.
+#[derive(Clone, Copy, Debug)]
+struct Slab {
+    dim: usize,
+    lo: i64,
+    hi: i64,
+}
+
+impl Slab {
+    /// From the ABI's code: `dim` > 0 a dimension, -1 no references, 0 not known.
+    fn new(dim: i32, lo: i64, hi: i64) -> Option<Slab> {
+        match dim {
+            d if d > 0 => Some(Slab { dim: d as usize, lo, hi }),
+            -1 => Some(Slab { dim: 0, lo: 0, hi: 0 }),
+            _ => None,
+        }
+    }
+    /// The elements of `whole` that iterations `from..=to` touch.
+    fn part(s: Option<Slab>, whole: &Pcs, from: i64, to: i64) -> Pcs {
+        match s {
+            Some(s) if s.dim == 0 => Pcs::empty(whole.rank()),
+            Some(s) if to >= from => {
+                let Some(h) = whole.hull() else { return whole.clone() };
+                let mut r = h.clone();
+                if s.dim > r.len() {
+                    return whole.clone();
+                }
+                r[s.dim - 1] = (from + s.lo, to + s.hi);
+                whole.intersect(&Pcs::from_rect(&r))
+            }
+            Some(_) => Pcs::empty(whole.rank()),
+            None => whole.clone(),
+        }
+    }
+}
+
+/// One array argument of a kernel.
+struct ArgArray {
+    start: usize,
+    ty: ElemTy,
+    written: bool,
+    write: Option<Slab>,
+    read: Option<Slab>,
+}
+
+struct SplitDone {
+    arrays: Vec<(VarId, Option<Slab>, Vec<Pcs>)>,
+    dev: (i64, i64),
+    host: (i64, i64),
+}
+
+/// The host's part of the outermost loop of the last split launch (read by the host loop's
+/// DO bounds, possibly from OpenMP threads); the full range when nothing is split.
+static HOST_LO: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(i32::MIN as i64 + 1);
+static HOST_HI: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(i32::MAX as i64);
+
+fn set_host_part(lo: i64, hi: i64) {
+    use std::sync::atomic::Ordering::SeqCst;
+    HOST_LO.store(lo, SeqCst);
+    HOST_HI.store(hi, SeqCst);
+}
+
+/// Lower bound of the host's part of the outermost loop of a split launch (a very small
+/// number when nothing is split).
+#[no_mangle]
+pub extern "C" fn sapfor_gpu_hlo() -> i64 {
+    HOST_LO.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Upper bound of the host's part (a very large number when nothing is split).
+#[no_mangle]
+pub extern "C" fn sapfor_gpu_hhi() -> i64 {
+    HOST_HI.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 thread_local! {
@@ -280,6 +364,20 @@ pub fn init_from_env(rank: usize) -> Result<(), String> {
             ))
         }
     };
+    let split = if devs.contains("host,") || devs.contains(",host") {
+        let w = std::env::var("SAPFOR_WEIGHTS").unwrap_or_default();
+        if w.trim().is_empty() {
+            Some((1.0, 1.0))
+        } else {
+            let v: Vec<Option<f64>> = w.split(',').map(|x| x.trim().parse().ok()).collect();
+            match v.as_slice() {
+                [Some(h), Some(a)] if *h >= 0.0 && *a >= 0.0 && h + a > 0.0 => Some((*h, *a)),
+                _ => return Err(format!("SAPFOR_WEIGHTS={w}: expected HOST,ACCELERATOR relative speeds")),
+            }
+        }
+    } else {
+        None
+    };
     let compare = match std::env::var("SAPFOR_COMPARE") {
         Ok(s) if !s.trim().is_empty() => {
             let v: Vec<Option<f64>> = s.split(',').map(|x| x.trim().parse().ok()).collect();
@@ -291,6 +389,13 @@ pub fn init_from_env(rank: usize) -> Result<(), String> {
         _ => None,
     };
     init(kind, compare, rank);
+    if split.is_some() {
+        with(|g| {
+            if g.tracker.as_ref().is_some_and(|t| t.device_count() > 1) {
+                g.split = split;
+            }
+        });
+    }
     Ok(())
 }
 
@@ -340,13 +445,15 @@ pub extern "C" fn sapfor_gpu_active() -> i32 {
     active() as i32
 }
 
-/// 1 when the host version of a region's loop must run: no accelerator, or `--compare`.
+/// 1 when the host version of a region's loop must run: no accelerator, `--compare`, or a
+/// loop split between the host and the accelerator (the host loop then runs over
+/// `sapfor_gpu_hlo() .. sapfor_gpu_hhi()` of its outermost loop).
 #[no_mangle]
 pub extern "C" fn sapfor_gpu_host_loop() -> i32 {
     if !active() {
         return 1;
     }
-    with(|g| g.compare.is_some()) as i32
+    with(|g| g.compare.is_some() || g.split_done.as_ref().is_some_and(|d| d.host.1 >= d.host.0)) as i32
 }
 
 /// One array of a region (a clause item, or an array the region uses without a clause, then
@@ -425,21 +532,29 @@ pub extern "C" fn sapfor_gpu_region_enter(src: i64) {
         let enter: Vec<RegionUse> = items.iter().map(|x| x.0.clone()).collect();
         let exit: Vec<RegionUse> = items.into_iter().map(|x| x.1).collect();
         let before = g.t().totals();
-        if let Err(e) = g.t().region_enter(ACC, &enter) {
+        // split between host and accelerator: each launch makes current what its part reads
+        let ensure: Vec<RegionUse> = if g.split.is_some() {
+            enter.iter().map(|u| RegionUse { access: Access::Out, ..u.clone() }).collect()
+        } else {
+            enter.clone()
+        };
+        if let Err(e) = g.t().region_enter(ACC, &ensure) {
             fail(src, e);
         }
         g.open = Some(Open { src, enter, exit, before });
     })
 }
 
-fn close(g: &mut Gpu, src: i64) {
+fn close(g: &mut Gpu, _src: i64) {
     let Some(o) = g.open.take() else { return };
-    let dirty: Vec<usize> = g.regs.iter().filter(|(_, r)| r.dirty).map(|(&s, _)| s).collect();
-    for s in dirty {
-        g.refresh(s, src);
+    // Outputs were marked by each kernel as it ran (its part, when a loop is split with
+    // the host) and by host code as it wrote; what is left is forgetting LOCAL data.
+    for r in g.regs.values_mut() {
+        r.dirty = false;
     }
     let _ = &o.enter;
-    g.t().region_exit(ACC, &o.exit);
+    let locals: Vec<RegionUse> = o.exit.iter().filter(|u| u.access.local()).cloned().collect();
+    g.t().region_exit(ACC, &locals);
     let after = g.t().totals();
     let st = g.regions.entry(o.src).or_default();
     st.runs += 1;
@@ -485,12 +600,27 @@ pub unsafe extern "C" fn sapfor_gpu_host_uses(a: *const u8, writes: i32, src: i6
 
 /// Kernel argument: the array at `a` (its representative's pointer, then `lo, hi` per
 /// dimension); `ty` its element type (as in `sapfor_gpu_arg_red`), `written` 1 when the loop
-/// assigns it (for `--compare`).
+/// assigns it. `wdim, wlo, whi` / `rdim, rlo, rhi`: the dimension its written / read
+/// elements follow the outermost loop variable in (`A(.., v + c, ..)`, c in lo..hi), 0 when
+/// not known, -1 when the loop has no such references (for splitting the loop between host
+/// and accelerator).
 ///
 /// # Safety
 /// `a` is the array's storage.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_arg_array(a: *const u8, ty: i32, written: i32, src: i64) {
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn sapfor_gpu_arg_array(
+    a: *const u8,
+    ty: i32,
+    written: i32,
+    src: i64,
+    wdim: i32,
+    wlo: i64,
+    whi: i64,
+    rdim: i32,
+    rlo: i64,
+    rhi: i64,
+) {
     with(|g| {
         let start = a as usize;
         g.refresh(start, src);
@@ -507,7 +637,13 @@ pub unsafe extern "C" fn sapfor_gpu_arg_array(a: *const u8, ty: i32, written: i3
             g.args.push(KArg::I64(h));
         }
         let ty = ElemTy::from_code(ty).unwrap_or(ElemTy::Int);
-        g.arg_arrays.push((start, ty, written != 0));
+        g.arg_arrays.push(ArgArray {
+            start,
+            ty,
+            written: written != 0,
+            write: Slab::new(wdim, wlo, whi),
+            read: Slab::new(rdim, rlo, rhi),
+        });
     })
 }
 
@@ -532,6 +668,9 @@ pub extern "C" fn sapfor_gpu_arg_f64(v: f64) {
 #[no_mangle]
 pub extern "C" fn sapfor_gpu_arg_loop(lo: i64, hi: i64, st: i64) {
     with(|g| {
+        if g.first_loop.is_none() {
+            g.first_loop = Some(g.args.len());
+        }
         g.args.extend([KArg::I64(lo), KArg::I64(hi), KArg::I64(st)]);
         g.trips.push(if st == 0 { 0 } else { ((hi - lo + st) / st).max(0) });
     })
@@ -626,16 +765,31 @@ pub unsafe extern "C" fn sapfor_gpu_launch(name: *const c_char, bx: i32, by: i32
     let name = cstr(name);
     with(|g| {
         let prog = g.program(src);
-        let args = std::mem::take(&mut g.args);
-        let trips = std::mem::take(&mut g.trips);
+        let mut args = std::mem::take(&mut g.args);
+        let mut trips = std::mem::take(&mut g.trips);
         let reds = std::mem::take(&mut g.reds);
         let arrays = std::mem::take(&mut g.arg_arrays);
+        let first_loop = g.first_loop.take();
         let comparing = g.compare.is_some();
+        if let (Some(w), Some(pos), false, 0) = (g.split, first_loop, comparing, single) {
+            split_launch(g, w, pos, &arrays, &mut args, &mut trips, src);
+        } else if g.split.is_some() {
+            // not split (ACROSS, compare): the accelerator does all, from current data
+            for x in &arrays {
+                let r = &g.regs[&x.start];
+                let var = r.var;
+                if let Some(part) = g.rep_part(r) {
+                    if let Err(e) = g.t().actualize(var, ACC, &part) {
+                        fail(src, e);
+                    }
+                }
+            }
+        }
         if comparing {
             // same inputs on both sides: every element of the kernel's arrays that the
             // accelerator holds is made current there and on the host
-            for (start, _, _) in &arrays {
-                let r = &g.regs[start];
+            for x in &arrays {
+                let r = &g.regs[&x.start];
                 let var = r.var;
                 if let Some(part) = g.rep_part(r) {
                     let t = g.t();
@@ -723,25 +877,27 @@ pub unsafe extern "C" fn sapfor_gpu_launch(name: *const c_char, bx: i32, by: i32
                 }
                 cr.push((r.host, r.ty, dev_val, r.locs.clone(), dev_locs));
             }
+            let arrays = arrays.iter().map(|x| (x.start, x.ty, x.written)).collect();
             g.cmp = Some(Cmp { arrays, reds: cr, kernel: name });
-        } else {
+        } else if g.split_done.is_none() {
             // the kernel wrote its arrays on the accelerator: their output items (within the
             // owned block) are newest there from now on, so that host code of the region
             // (shadow edges and pipeline planes sent, statements) fetches them
-            mark_kernel_writes(g, &arrays);
+            let written: Vec<usize> = arrays.iter().filter(|x| x.written).map(|x| x.start).collect();
+            for (var, part) in out_parts(g, &written) {
+                g.t().mark_written(var, ACC, &part);
+            }
         }
     })
 }
 
-/// After a kernel: the written arrays' OUT / INOUT / LOCAL items of the open region are
-/// actual on the accelerator only (all items of the array when it has none of those).
-fn mark_kernel_writes(g: &mut Gpu, arrays: &[(usize, ElemTy, bool)]) {
-    let Some(open) = g.open.as_ref() else { return };
+/// The parts a kernel may write of the arrays at `starts`: their OUT / INOUT / LOCAL items
+/// in the open region (within the owned block), or all their items when they have none of
+/// those.
+fn out_parts(g: &Gpu, starts: &[usize]) -> Vec<(VarId, Pcs)> {
+    let Some(open) = g.open.as_ref() else { return vec![] };
     let mut marks = vec![];
-    for (start, _, written) in arrays {
-        if !written {
-            continue;
-        }
+    for start in starts {
         let var = g.regs[start].var;
         let mine: Vec<&RegionUse> = open.exit.iter().filter(|u| u.var == var).collect();
         let outs: Vec<&RegionUse> = mine
@@ -753,10 +909,62 @@ fn mark_kernel_writes(g: &mut Gpu, arrays: &[(usize, ElemTy, bool)]) {
             marks.push((var, u.part.clone()));
         }
     }
-    let t = g.t();
-    for (var, part) in marks {
-        t.mark_written(var, ACC, &part);
+    marks
+}
+
+/// `--devices host,X`: the outermost loop's iterations are split by the relative speeds;
+/// the accelerator takes the first part (so that MAXLOC/MINLOC ties still go to the first
+/// occurrence: its result is folded before the host loop continues), the host the rest. Each
+/// side first gets current copies of what its iterations read; what each wrote is marked
+/// when the host part is done (`sapfor_gpu_loop_done`). A loop whose written elements do not
+/// follow the outermost variable is not split.
+#[allow(clippy::too_many_arguments)]
+fn split_launch(
+    g: &mut Gpu,
+    w: (f64, f64),
+    pos: usize,
+    arrays: &[ArgArray],
+    args: &mut [KArg],
+    trips: &mut [i64],
+    src: i64,
+) {
+    let (KArg::I64(lo), KArg::I64(hi)) = (args[pos], args[pos + 1]) else { return };
+    let splittable = arrays.iter().all(|x| !x.written || x.write.is_some()) && hi >= lo;
+    let ((dlo, dhi), (hlo, hhi)) = if splittable {
+        let parts = device::split_iterations(lo, hi, &[w.1, w.0]);
+        (parts[0], parts[1])
+    } else {
+        ((lo, hi), (hi + 1, hi))
+    };
+    args[pos] = KArg::I64(dlo);
+    args[pos + 1] = KArg::I64(dhi);
+    trips[0] = (dhi - dlo + 1).max(0);
+    let mut done = vec![];
+    for x in arrays {
+        let r = &g.regs[&x.start];
+        let var = r.var;
+        let Some(rep) = g.rep_part(r) else { continue };
+        let t = g.t();
+        let whole = t.whole(var);
+        let dev_reads = Slab::part(x.read, &rep, dlo, dhi);
+        let host_reads = Slab::part(x.read, &whole, hlo, hhi);
+        let res = t
+            .actualize(var, ACC, &dev_reads)
+            .and_then(|_| if hhi >= hlo { t.get_actual(var, &host_reads) } else { Ok(0) });
+        if let Err(e) = res {
+            fail(src, e);
+        }
+        if x.written {
+            let outs: Vec<Pcs> = out_parts(g, &[x.start]).into_iter().map(|(_, p)| p).collect();
+            done.push((var, x.write, outs));
+        }
     }
+    if std::env::var_os("SAPFOR_GPU_DEBUG").is_some() {
+        let tot = g.t().totals();
+        eprintln!("split {src}: dev {dlo}..{dhi} host {hlo}..{hhi}; h2d so far {}", tot.h2d_bytes);
+    }
+    set_host_part(hlo, hhi);
+    g.split_done = Some(SplitDone { arrays: done, dev: (dlo, dhi), host: (hlo, hhi) });
 }
 
 fn value_text(ty: i32, b: &[u8]) -> String {
@@ -804,6 +1012,17 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
         return;
     }
     with(|g| {
+        if let Some(sd) = g.split_done.take() {
+            set_host_part(i32::MIN as i64 + 1, i32::MAX as i64);
+            let t = g.t();
+            for (var, slab, outs) in &sd.arrays {
+                for part in outs {
+                    t.mark_written(*var, ACC, &Slab::part(*slab, part, sd.dev.0, sd.dev.1));
+                    t.mark_written(*var, HOST, &Slab::part(*slab, part, sd.host.0, sd.host.1));
+                }
+            }
+            return;
+        }
         let Some(c) = g.cmp.take() else { return };
         let Some(tol) = g.compare else { return };
         let region = match &g.open {
