@@ -499,6 +499,14 @@ pub fn analyze_unit(
                         }
                     }
                 }
+                // names already known (dummy arguments, the function's name) that have no
+                // type statement take the rule too: it holds for the whole unit
+                let implicit = s.implicit.clone();
+                for sym in s.symbols.values_mut().filter(|x| !x.explicit_type) {
+                    if let Some(t) = sym.name.chars().next().and_then(|c| implicit.get(&c.to_ascii_lowercase())) {
+                        sym.ty = t.clone();
+                    }
+                }
             }
             StmtKind::TypeDecl {
                 ty,

@@ -113,6 +113,8 @@ fn units_symbols_parameters_and_commons() {
     );
     assert_eq!(sub.type_of("c").name(), "double precision");
     assert_eq!(sub.symbol("b").unwrap().dummy, Some(0));
+    // the dummy argument is known before the IMPLICIT statement; the rule applies to it too
+    assert_eq!(sub.symbol("b").unwrap().ty.name(), "double precision");
     assert!(sub.symbol("b").unwrap().dims.as_ref().unwrap()[0].assumed);
     assert_eq!(p.semas[2].symbol("f").unwrap().ty.name(), "real");
     // Interprocedural: SUB writes its first argument.

@@ -308,12 +308,23 @@ fn absorbable(cx: &EffCx, st: &Stmt) -> bool {
 
 /// Why a parallel nest cannot be (part of) a region, if it cannot.
 fn region_blocker(cx: &EffCx, n: &Node, summaries: &BTreeMap<Name, analyzer::access::Summary>) -> Option<String> {
-    if let Some(c) = cx.node(n, &BTreeSet::new()).calls.first() {
+    let eff = cx.node(n, &BTreeSet::new());
+    if let Some(c) = eff.calls.first() {
         return Some(format!(
             "calls `{}` (line {}): procedures are not called inside regions",
             c.name.to_uppercase(),
             c.line
         ));
+    }
+    // names sharing storage: the copies on the accelerator are kept per name
+    for v in eff.reads.keys().chain(eff.may.keys()) {
+        if let Some(other) = cx.sema.symbol(v).and_then(|s| s.aliases.iter().next()) {
+            return Some(format!(
+                "uses {}, which shares storage with {} (EQUIVALENCE)",
+                v.to_uppercase(),
+                other.to_uppercase()
+            ));
+        }
     }
     if !analyzer::cfg::collapsible(cx.unit, summaries, n) && !cx.runs_through(std::slice::from_ref(n)) {
         return Some("has I/O, STOP or a jump out of the loop".into());
@@ -818,11 +829,13 @@ impl Hooks<PState> for Placer<'_> {
                 } else {
                     self.after_spot(id, end_line)
                 };
+                // (the state before the request: the request before the header serves the
+                // entry only, the one at END DO the iterations after the first)
+                let at_header = is_while.then(|| st.clone());
                 self.host(eff.clone(), st, get_at, act_at, format!("line {line}"), times);
-                if is_while {
+                if let Some(mut s2) = at_header {
                     // The condition is evaluated again after every iteration.
                     if let Some(end) = self.while_end(id) {
-                        let mut s2 = st.clone();
                         self.host(eff, &mut s2, end, None, format!("line {line}"), times);
                     }
                 }
@@ -888,10 +901,20 @@ impl Hooks<PState> for Placer<'_> {
 
 impl Placer<'_> {
     fn while_end(&self, header: StmtId) -> Option<Spot> {
-        match analyzer::cfg::node_of(&self.unit().body, header)? {
+        let u = self.unit();
+        match analyzer::cfg::node_of(&u.body, header)? {
             Node::Do { end: Some(end), .. } => Some(Spot {
-                before: self.unit().stmt(*end).span.line,
+                before: u.stmt(*end).span.line,
             }),
+            // `DO 20 WHILE (...)` ... `20 CONTINUE`: before the terminal statement (a jump
+            // to its label would skip the request: the checker then refuses the program)
+            Node::Do { end: None, .. } => {
+                let StmtKind::DoWhile { label: Some(l), .. } = &u.stmt(header).kind else {
+                    return None;
+                };
+                let term = u.stmts.iter().find(|s| s.label == Some(*l) && s.id != header)?;
+                Some(Spot { before: term.span.line })
+            }
             _ => None,
         }
     }

@@ -845,13 +845,14 @@ pub unsafe extern "C" fn sapfor_merge_begin(x: *const u8, n: i64) {
 
 /// After the loop: every process gets every element that some process changed (each
 /// iteration ran on one process, so each element was written by one process, or by replicas
-/// with the same value). Byte-wise: a byte that differs from the copy on some process takes
-/// that process's value.
+/// with the same value). Element-wise (`es` bytes): an element that differs from the copy on
+/// some process takes that process's value, all its bytes (copies of an array never
+/// defined may hold different bytes on different processes).
 ///
 /// # Safety
 /// As `sapfor_merge_begin`, same `x` and `n`.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
+pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64, es: i64) {
     with(|rt| {
         let t = Instant::now();
         let n = n.max(0) as usize;
@@ -867,12 +868,14 @@ pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
             let mut all = vec![0u8; 2 * n * rt.size];
             rt.world.all_gather_into(&mine[..], &mut all[..]);
             let out = std::slice::from_raw_parts_mut(x, n);
+            let es = (es.max(1) as usize).min(n.max(1));
             for p in 0..rt.size {
                 let v = &all[2 * p * n..(2 * p + 1) * n];
                 let o = &all[(2 * p + 1) * n..(2 * p + 2) * n];
-                for k in 0..n {
-                    if v[k] != o[k] {
-                        out[k] = v[k];
+                for k in (0..n).step_by(es) {
+                    let e = (k + es).min(n);
+                    if v[k..e] != o[k..e] {
+                        out[k..e].copy_from_slice(&v[k..e]);
                     }
                 }
             }

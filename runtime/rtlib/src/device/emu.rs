@@ -124,7 +124,7 @@ pub fn compile(src: &str) -> Result<PathBuf, DevError> {
     std::fs::create_dir_all(&dir)
         .map_err(|e| DevError(format!("cannot create {}: {e}", dir.display())))?;
     let tag = format!("{}-{}", std::process::id(), &hash[..16]);
-    let hdr = dir.join(format!("sapfor_emu-{}.h", &hash[..16]));
+    let hdr = dir.join(format!("{tag}.h"));
     let cu = dir.join(format!("{tag}.cu"));
     let tmp = dir.join(format!("{tag}.so.tmp"));
     std::fs::write(&hdr, EMU_HEADER).map_err(|e| DevError(e.to_string()))?;
