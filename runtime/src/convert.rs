@@ -35,9 +35,12 @@ pub struct OutFile {
 }
 
 pub struct Converted {
-    /// In compilation order: runtime interfaces, data module, then the program files.
+    /// In compilation order: runtime interfaces, data module, the program files, then the C
+    /// file holding the kernels' text.
     pub files: Vec<OutFile>,
     pub warnings: Vec<Diagnostic>,
+    /// The CUDA C text of the kernels of the program's regions (empty without regions).
+    pub kernel_source: String,
 }
 
 #[derive(Clone, Debug)]
@@ -296,8 +299,9 @@ pub fn convert(p: &Program) -> Result<Converted, Vec<Diagnostic>> {
         emit_file(&cx, FileId(i as u32), &mut out, &mut vec![]);
         files.push(OutFile { name, text: out });
     }
-    files.push(OutFile { name: "sapfor_kernels.c".into(), text: gpu::kernels_file(&cx.kernels) });
-    Ok(Converted { files, warnings: cx.warnings })
+    let kernel_source = gpu::kernel_source(&cx.kernels);
+    files.push(OutFile { name: "sapfor_kernels.c".into(), text: gpu::kernels_file(&kernel_source) });
+    Ok(Converted { files, warnings: cx.warnings, kernel_source })
 }
 
 /// Write file `id` with its edits, inlining INCLUDE files (their form may differ).
@@ -1086,7 +1090,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     return;
                 }
                 if let Some(st) = step {
-                    if !matches!(st, Expr::Int(1)) {
+                    // (a loop without ON keeps its own bounds: any step)
+                    if !matches!(st, Expr::Int(1)) && pl.on.is_some() {
                         cx.err(h.span.file, h.span.line, "parallel loops with a step other than 1 are not supported by the runtime yet");
                         return;
                     }

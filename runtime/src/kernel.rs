@@ -238,6 +238,8 @@ struct Gen<'a> {
     arrays: Vec<(String, CTy)>,
     /// scalar locals: name -> type
     locals: BTreeMap<String, CTy>,
+    /// PRIVATE arrays: a copy per thread with the declared (constant) bounds
+    private_arrays: BTreeMap<String, (CTy, Vec<(i64, i64)>)>,
     scalars_read: BTreeMap<String, CTy>,
     params_used: BTreeMap<String, (CTy, Const)>,
     reductions: Vec<KernelReduction>,
@@ -543,7 +545,9 @@ impl<'a> Gen<'a> {
             );
             return ("0".into(), ty);
         }
-        self.array_index(n, ty);
+        if !self.private_arrays.contains_key(n) {
+            self.array_index(n, ty);
+        }
         let mut terms = vec![];
         for (d, a) in args.iter().enumerate() {
             let Some(e) = (match a {
@@ -1044,6 +1048,7 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
         overrides: &spec.param_overrides,
         arrays: vec![],
         locals: BTreeMap::new(),
+        private_arrays: BTreeMap::new(),
         scalars_read: BTreeMap::new(),
         params_used: BTreeMap::new(),
         reductions: vec![],
@@ -1088,10 +1093,26 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
     let mut assigned = BTreeSet::new();
     assigned_scalars(u, sema, body, &mut assigned);
     for n in assigned.iter().chain(private.iter()) {
-        if !vars.contains(n) {
-            let t = g.var_ty(n, top_line);
-            g.locals.insert(n.clone(), t);
+        if vars.contains(n) {
+            continue;
         }
+        let t = g.var_ty(n, top_line);
+        if let Some(sym) = sema.symbol(n).filter(|s| s.is_array()) {
+            // a work array of each iteration: a copy per thread, which needs constant bounds
+            let b: Option<Vec<(i64, i64)>> = sym.bounds().into_iter().collect();
+            let size: i64 = b.iter().flatten().map(|(l, h)| (h - l + 1).max(0)).product();
+            match b {
+                Some(b) if size <= 4096 => {
+                    g.private_arrays.insert(n.clone(), (t, b));
+                }
+                _ => g.fail(
+                    top_line,
+                    format!("PRIVATE array {} needs constant bounds and at most 4096 elements in a kernel", n.to_uppercase()),
+                ),
+            }
+            continue;
+        }
+        g.locals.insert(n.clone(), t);
     }
     for n in &red_names {
         let t = g.var_ty(n, top_line);
@@ -1229,8 +1250,14 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
             "    const long long sapfor_n_{v} = sapfor_trip({v}lo, {v}hi, {v}st);"
         );
     }
-    // array strides and PARAMETERs (the same for every iteration)
-    for (a, _) in &g.arrays {
+    // array strides and PARAMETERs (the same for every iteration); PRIVATE arrays' bounds
+    for (a, (_, b)) in &g.private_arrays {
+        let n = ident(a);
+        for (d, (l, h)) in b.iter().enumerate() {
+            let _ = writeln!(t, "    const long long {n}lo{} = {l}, {n}hi{} = {h};", d + 1, d + 1);
+        }
+    }
+    for a in g.arrays.iter().map(|(a, _)| a).chain(g.private_arrays.keys()) {
         let rank = sema.symbol(a).map(|s| s.rank()).unwrap_or(0);
         let n = ident(a);
         for d in 2..=rank {
@@ -1322,6 +1349,10 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
             let ty = CTy::of(&sema.type_of(&l.var)).unwrap_or(CTy::Int);
             let _ = writeln!(t, "    {} {v};", ty.c());
         }
+    }
+    for (n, (ty, b)) in &g.private_arrays {
+        let size: i64 = b.iter().map(|(l, h)| (h - l + 1).max(1)).product();
+        let _ = writeln!(t, "    {} {}[{size}];", ty.c(), ident(n));
     }
     for (n, ty) in &g.locals {
         if let Some(r) = g.reductions.iter().find(|r| &r.var == n) {

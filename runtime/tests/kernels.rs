@@ -116,7 +116,6 @@ fn kernels_compile_with_nvrtc_and_pass_ptxas() {
     if ptxas.is_none() {
         eprintln!("SKIPPED (ptxas part): ptxas not installed; run scripts/setup.sh");
     }
-    let dir = tempfile::tempdir().unwrap();
     let mut n = 0;
     for f in fixtures() {
         let (_, nests) = load(&f);
@@ -134,20 +133,7 @@ fn kernels_compile_with_nvrtc_and_pass_ptxas() {
             n += 1;
         }
         if let Some(ptxas) = &ptxas {
-            let pf = dir.path().join("k.ptx");
-            std::fs::write(&pf, &ptx).unwrap();
-            let out = std::process::Command::new(ptxas)
-                .args(["-arch=sm_80", "-o"])
-                .arg(dir.path().join("k.cubin"))
-                .arg(&pf)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}: ptxas: {}",
-                f.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
+            nvrtc::assemble(ptxas, &ptx).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         }
     }
     eprintln!("{n} kernels compiled by NVRTC and assembled by ptxas");

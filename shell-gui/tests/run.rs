@@ -487,6 +487,7 @@ fn every_analyzer_fixture_through_auto_then_run_on_2_processes() {
     .unwrap();
     let mut checked = 0;
     let mut with_regions = 0;
+    let mut kernels_checked = 0;
     for src in files.iter().filter(|p| matches!(p.extension().and_then(|x| x.to_str()), Some("f" | "f90"))) {
         let name = src.file_name().unwrap().to_str().unwrap().to_string();
         std::fs::copy(src, dir.join(&name)).unwrap();
@@ -511,7 +512,24 @@ fn every_analyzer_fixture_through_auto_then_run_on_2_processes() {
         let out = sapfor(&dir).args(["--auto", &name, "--no-db", "--machine", "gpu.toml", "-o", &gfdv]).output().unwrap();
         assert!(out.status.success(), "{name}: --auto: {}", text(&out));
         if std::fs::read_to_string(dir.join(&gfdv)).unwrap().contains("REGION") {
-            for args in [&["--devices", "emu", "--np", "2"][..], &["--devices", "host,emu"]] {
+            // the kernels the converter ships compile with NVRTC and assemble with ptxas
+            let conv = runtime::driver::convert_files(&runtime::driver::BuildOptions {
+                files: vec![dir.join(&gfdv)],
+                ..Default::default()
+            })
+            .unwrap_or_else(|_| panic!("{name}: the converter refused {gfdv}"));
+            if !conv.kernel_source.is_empty() {
+                if let Ok(lib) = sapfor_rt::device::nvrtc::get() {
+                    let ptx = lib
+                        .compile(&conv.kernel_source, sapfor_rt::device::nvrtc::ARCH)
+                        .unwrap_or_else(|e| panic!("{name}: NVRTC: {e}\n{}", conv.kernel_source));
+                    if let Some(ptxas) = sapfor_rt::device::nvrtc::find_ptxas() {
+                        sapfor_rt::device::nvrtc::assemble(&ptxas, &ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
+                        kernels_checked += 1;
+                    }
+                }
+            }
+            for args in [&["--devices", "emu", "--np", "2"][..], &["--devices", "host,emu"], &["--devices", "emu", "--compare"]] {
                 let out = sapfor(&dir).args(["run", &gfdv]).args(args).output().unwrap();
                 assert!(out.status.success(), "{name} {args:?}: {}", text(&out));
                 let got = String::from_utf8_lossy(&out.stdout);
@@ -522,5 +540,10 @@ fn every_analyzer_fixture_through_auto_then_run_on_2_processes() {
     }
     assert!(checked >= 30, "only {checked} fixtures ran");
     assert!(with_regions >= 30, "only {with_regions} fixtures have regions");
+    if sapfor_rt::device::nvrtc::get().is_err() || sapfor_rt::device::nvrtc::find_ptxas().is_none() {
+        eprintln!("SKIPPED (NVRTC/ptxas part): not installed; run scripts/setup.sh");
+    } else {
+        assert!(kernels_checked >= 30, "only {kernels_checked} programs' kernels were compiled");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -159,8 +159,12 @@ impl Slab {
             _ => None,
         }
     }
-    /// The elements of `whole` that iterations `from..=to` touch.
+    /// The elements of `whole` that iterations `from..=to` touch (none when the range is
+    /// empty; all when not known).
     fn part(s: Option<Slab>, whole: &Pcs, from: i64, to: i64) -> Pcs {
+        if to < from {
+            return Pcs::empty(whole.rank());
+        }
         match s {
             Some(s) if s.dim == 0 => Pcs::empty(whole.rank()),
             Some(s) if to >= from => {
@@ -928,8 +932,10 @@ fn split_launch(
     trips: &mut [i64],
     src: i64,
 ) {
-    let (KArg::I64(lo), KArg::I64(hi)) = (args[pos], args[pos + 1]) else { return };
-    let splittable = arrays.iter().all(|x| !x.written || x.write.is_some()) && hi >= lo;
+    let (KArg::I64(lo), KArg::I64(hi), KArg::I64(st)) = (args[pos], args[pos + 1], args[pos + 2]) else {
+        return;
+    };
+    let splittable = arrays.iter().all(|x| !x.written || x.write.is_some()) && hi >= lo && st == 1;
     let ((dlo, dhi), (hlo, hhi)) = if splittable {
         let parts = device::split_iterations(lo, hi, &[w.1, w.0]);
         (parts[0], parts[1])

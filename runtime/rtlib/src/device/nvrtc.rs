@@ -138,6 +138,28 @@ pub fn find_ptxas() -> Option<PathBuf> {
     })
 }
 
+/// Assemble PTX for `sm_80` with `ptxas` (the check that what NVRTC wrote is accepted by the
+/// assembler a GPU run would use).
+pub fn assemble(ptxas: &std::path::Path, ptx: &str) -> Result<(), DevError> {
+    let dir = std::env::temp_dir().join(format!("sapfor-ptxas-{}-{:?}", std::process::id(), std::thread::current().id()));
+    std::fs::create_dir_all(&dir).map_err(|e| DevError(e.to_string()))?;
+    let pf = dir.join("k.ptx");
+    std::fs::write(&pf, ptx).map_err(|e| DevError(e.to_string()))?;
+    let out = std::process::Command::new(ptxas)
+        .args(["-arch=sm_80", "-o"])
+        .arg(dir.join("k.cubin"))
+        .arg(&pf)
+        .output()
+        .map_err(|e| DevError(format!("cannot run {}: {e}", ptxas.display())));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = out?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(DevError(format!("ptxas: {}", String::from_utf8_lossy(&out.stderr))))
+    }
+}
+
 impl Nvrtc {
     pub fn version(&self) -> Result<(i32, i32), DevError> {
         let f: libloading::Symbol<VersionFn> =
