@@ -987,6 +987,27 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
                 ),
             ));
         }
+        // the kernel's grid is rectangular: bounds may not follow an outer mapped variable
+        let mut outer_used = None;
+        for e in [Some(lo), Some(hi), step.as_ref()].into_iter().flatten() {
+            e.walk(&mut |x| {
+                if let Expr::Var(n) = x {
+                    if vars[..k].contains(n) {
+                        outer_used = Some(n.clone());
+                    }
+                }
+            });
+        }
+        if let Some(o) = outer_used {
+            return Err(fail(
+                h.span.line,
+                format!(
+                    "the bounds of loop {} depend on {} (a triangular nest; kernels cover rectangular iteration spaces)",
+                    var.to_uppercase(),
+                    o.to_uppercase()
+                ),
+            ));
+        }
         loops.push(MappedLoop {
             var: var.clone(),
             lo: lo.clone(),
