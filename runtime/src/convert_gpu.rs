@@ -35,7 +35,10 @@ fn arrays_in(cx: &Cx, ui: usize, t: &str) -> BTreeSet<String> {
 /// `int(x, c_int64_t)` lists of the bounds of array `a` (whole, or the section `subs`).
 fn bounds(a: &str, rank: usize, subs: &[Subscript]) -> (String, String) {
     let whole = |d: usize, hi: bool| {
-        format!("int({}bound({a},{d}), c_int64_t)", if hi { "u" } else { "l" })
+        format!(
+            "int({}bound({a},{d}), c_int64_t)",
+            if hi { "u" } else { "l" }
+        )
     };
     let mut lo = vec![];
     let mut hi = vec![];
@@ -46,8 +49,16 @@ fn bounds(a: &str, rank: usize, subs: &[Subscript]) -> (String, String) {
                 hi.push(format!("int({e}, c_int64_t)"));
             }
             Some(Subscript::Range(l, h)) => {
-                lo.push(l.as_ref().map(|e| format!("int({e}, c_int64_t)")).unwrap_or_else(|| whole(d, false)));
-                hi.push(h.as_ref().map(|e| format!("int({e}, c_int64_t)")).unwrap_or_else(|| whole(d, true)));
+                lo.push(
+                    l.as_ref()
+                        .map(|e| format!("int({e}, c_int64_t)"))
+                        .unwrap_or_else(|| whole(d, false)),
+                );
+                hi.push(
+                    h.as_ref()
+                        .map(|e| format!("int({e}, c_int64_t)"))
+                        .unwrap_or_else(|| whole(d, true)),
+                );
             }
             Some(Subscript::Star) | None => {
                 lo.push(whole(d, false));
@@ -55,11 +66,19 @@ fn bounds(a: &str, rank: usize, subs: &[Subscript]) -> (String, String) {
             }
         }
     }
-    (format!("[{}]", lo.join(", ")), format!("[{}]", hi.join(", ")))
+    (
+        format!("[{}]", lo.join(", ")),
+        format!("[{}]", hi.join(", ")),
+    )
 }
 
 /// Pair the REGION / END REGION directives of unit `ui` and emit region entry and exit.
-pub(super) fn regions(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dirs: &[Directive]) -> Vec<Region> {
+pub(super) fn regions(
+    cx: &mut Cx,
+    ui: usize,
+    vis: &BTreeMap<String, String>,
+    dirs: &[Directive],
+) -> Vec<Region> {
     let p = cx.p;
     let u = &p.units[ui];
     let fid = u.file;
@@ -70,7 +89,11 @@ pub(super) fn regions(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, di
         match &d.kind {
             DirectiveKind::Region { .. } => {
                 if let Some(o) = open {
-                    cx.err(fid, o.line, "REGION without END REGION (regions do not nest)");
+                    cx.err(
+                        fid,
+                        o.line,
+                        "REGION without END REGION (regions do not nest)",
+                    );
                 }
                 open = Some(d);
             }
@@ -79,10 +102,14 @@ pub(super) fn regions(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, di
                     cx.err(fid, d.line, "END REGION without REGION");
                     continue;
                 };
-                let DirectiveKind::Region { clauses, .. } = &o.kind else { continue };
+                let DirectiveKind::Region { clauses, .. } = &o.kind else {
+                    continue;
+                };
                 let src = cx.src(fid, o.line);
                 let mut arrays = BTreeSet::new();
-                for s in u.stmts.iter().filter(|s| s.span.file == fid && s.span.line > o.end_line && s.span.line < d.line) {
+                for s in u.stmts.iter().filter(|s| {
+                    s.span.file == fid && s.span.line > o.end_line && s.span.line < d.line
+                }) {
                     arrays.extend(arrays_in(cx, ui, &cx.stmt_text(s)));
                 }
                 let mut calls = vec![];
@@ -91,7 +118,10 @@ pub(super) fn regions(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, di
                     let rank = sema.symbol(a).map(|s| s.rank()).unwrap_or(0);
                     let (alo, ahi) = bounds(a, rank, &[]);
                     let (lo, hi) = bounds(a, rank, &r.subs);
-                    let h = vis.get(a).map(|k| format!("sh_{k}")).unwrap_or_else(|| "-1_c_int64_t".into());
+                    let h = vis
+                        .get(a)
+                        .map(|k| format!("sh_{k}"))
+                        .unwrap_or_else(|| "-1_c_int64_t".into());
                     format!(
                         "call sapfor_gpu_use({a}, '{a}'//c_null_char, {access}, {h}, {rank}_c_int64_t, {alo}, {ahi}, {lo}, {hi}, int(storage_size({a}), c_int64_t) / 8, {src}_8)"
                     )
@@ -115,13 +145,28 @@ pub(super) fn regions(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, di
                 }
                 // arrays the region uses without a clause: INOUT as a whole
                 for a in arrays.difference(&listed) {
-                    calls.push(use_call(a, 3, &ArrayRef { name: a.clone(), subs: vec![] }));
+                    calls.push(use_call(
+                        a,
+                        3,
+                        &ArrayRef {
+                            name: a.clone(),
+                            subs: vec![],
+                        },
+                    ));
                 }
                 arrays.extend(listed);
                 calls.push(format!("call sapfor_gpu_region_enter({src}_8)"));
                 cx.before.entry((fid.0, o.line)).or_default().extend(calls);
-                cx.before.entry((fid.0, d.line)).or_default().push(format!("call sapfor_gpu_region_exit({src}_8)"));
-                out.push(Region { file: fid, line: o.end_line, end: d.line, arrays });
+                cx.before
+                    .entry((fid.0, d.line))
+                    .or_default()
+                    .push(format!("call sapfor_gpu_region_exit({src}_8)"));
+                out.push(Region {
+                    file: fid,
+                    line: o.end_line,
+                    end: d.line,
+                    arrays,
+                });
             }
             DirectiveKind::GetActual(refs) | DirectiveKind::Actual(refs) => {
                 let get = matches!(d.kind, DirectiveKind::GetActual(_));
@@ -155,7 +200,9 @@ pub(super) fn regions(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, di
 }
 
 pub(super) fn region_at(regions: &[Region], file: FileId, line: u32) -> Option<&Region> {
-    regions.iter().find(|r| r.file == file && r.line < line && line < r.end)
+    regions
+        .iter()
+        .find(|r| r.file == file && r.line < line && line < r.end)
 }
 
 /// Argument/type code of the C ABI: 1 INTEGER, 2 INTEGER(8), 3 REAL, 4 DOUBLE PRECISION,
@@ -175,15 +222,24 @@ fn ty_code(t: CTy) -> i32 {
 fn do_bounds(t: &str) -> Option<(String, String, String)> {
     let (_, body) = text::split_label(t);
     let rest = text::strip_kw(&body, "do")?.trim_start();
-    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
+    let rest = rest
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start();
     let rest = rest.strip_prefix(',').unwrap_or(rest);
     let eq = text::assign_eq(rest)?;
     let parts = text::split_top(&rest[eq + 1..], ',');
     if parts.len() < 2 {
         return None;
     }
-    let step = parts.get(2).map(|x| x.trim().to_string()).unwrap_or_else(|| "1".into());
-    Some((parts[0].trim().to_string(), parts[1].trim().to_string(), step))
+    let step = parts
+        .get(2)
+        .map(|x| x.trim().to_string())
+        .unwrap_or_else(|| "1".into());
+    Some((
+        parts[0].trim().to_string(),
+        parts[1].trim().to_string(),
+        step,
+    ))
 }
 
 /// A parallel loop inside a region: its kernel launch, chosen at run time next to the host
@@ -224,7 +280,11 @@ pub(super) fn parallel_loop(
     let k = match generated {
         Ok(k) => k,
         Err(why) => {
-            cx.warn(fid, pl.dir_line, format!("this loop of a region runs on the host, not on the accelerator: {why}"));
+            cx.warn(
+                fid,
+                pl.dir_line,
+                format!("this loop of a region runs on the host, not on the accelerator: {why}"),
+            );
             let mut w = BTreeSet::new();
             let mut all = BTreeSet::new();
             for s in u.stmts.iter().filter(|s| body.contains(&s.id)) {
@@ -232,7 +292,13 @@ pub(super) fn parallel_loop(
                 all.extend(arrays_in(cx, ui, &cx.stmt_text(s)));
             }
             for a in all.intersection(&region.arrays) {
-                pre.insert(1, format!("call sapfor_gpu_host_uses({a}, {}, {src}_8)", w.contains(a) as i32));
+                pre.insert(
+                    1,
+                    format!(
+                        "call sapfor_gpu_host_uses({a}, {}, {src}_8)",
+                        w.contains(a) as i32
+                    ),
+                );
             }
             return;
         }
@@ -262,7 +328,9 @@ pub(super) fn parallel_loop(
                 ))
             }
             Param::Scalar { name, ty } => launch.push(match ty {
-                CTy::Logical => format!("call sapfor_gpu_arg_i32(merge(1_c_int32_t, 0_c_int32_t, {name}))"),
+                CTy::Logical => {
+                    format!("call sapfor_gpu_arg_i32(merge(1_c_int32_t, 0_c_int32_t, {name}))")
+                }
                 CTy::Int => format!("call sapfor_gpu_arg_i32(int({name}, c_int32_t))"),
                 CTy::Long => format!("call sapfor_gpu_arg_i64(int({name}, c_int64_t))"),
                 CTy::Float => format!("call sapfor_gpu_arg_f32(real({name}, c_float))"),
@@ -270,7 +338,11 @@ pub(super) fn parallel_loop(
             }),
             Param::LoopLo { .. } => {
                 let Some(h) = headers.get(loop_k) else {
-                    cx.err(fid, pl.dir_line, "kernel loops do not match the nest (converter bug)");
+                    cx.err(
+                        fid,
+                        pl.dir_line,
+                        "kernel loops do not match the nest (converter bug)",
+                    );
                     return;
                 };
                 let Some((lo, hi, st)) = do_bounds(&header_text(h)) else {
@@ -282,10 +354,16 @@ pub(super) fn parallel_loop(
             }
             Param::RedValues { var, op, ty } => {
                 let (code, _) = super::red_op(*op);
-                launch.push(format!("call sapfor_gpu_arg_red({code}, {}, {var}, {src}_8)", ty_code(*ty)));
+                launch.push(format!(
+                    "call sapfor_gpu_arg_red({code}, {}, {var}, {src}_8)",
+                    ty_code(*ty)
+                ));
             }
-            Param::RedLoc { loc, .. } => launch.push(format!("call sapfor_gpu_arg_red_loc({loc}, {src}_8)")),
-            Param::Lo { .. } | Param::Hi { .. } | Param::LoopHi { .. } | Param::LoopStep { .. } => {}
+            Param::RedLoc { loc, .. } => {
+                launch.push(format!("call sapfor_gpu_arg_red_loc({loc}, {src}_8)"))
+            }
+            Param::Lo { .. } | Param::Hi { .. } | Param::LoopHi { .. } | Param::LoopStep { .. } => {
+            }
         }
     }
     let [bx, by, bz] = k.block;
@@ -309,7 +387,13 @@ pub(super) fn parallel_loop(
         }
     }
     pre.extend(launch);
-    post.splice(0..0, ["end if".to_string(), format!("call sapfor_gpu_loop_done({src}_8)")]);
+    post.splice(
+        0..0,
+        [
+            "end if".to_string(),
+            format!("call sapfor_gpu_loop_done({src}_8)"),
+        ],
+    );
     cx.kernels.push(k);
 }
 
@@ -320,7 +404,11 @@ fn split_header(t: &str, v: &str) -> Option<String> {
     let eq = text::assign_eq(&body)?;
     let rest = &body[eq + 1..];
     let parts = text::split_top(rest, ',');
-    let step = if parts.len() > 2 { format!(",{}", parts[2..].join(",")) } else { String::new() };
+    let step = if parts.len() > 2 {
+        format!(",{}", parts[2..].join(","))
+    } else {
+        String::new()
+    };
     let lab = label.map(|l| format!("{l} ")).unwrap_or_default();
     Some(format!(
         "{lab}{} max({lo}, int(sapfor_gpu_hlo(), kind({v}))), min({hi}, int(sapfor_gpu_hhi(), kind({v}))){step}",
@@ -333,7 +421,13 @@ fn split_header(t: &str, v: &str) -> Option<String> {
 /// reads: the others) indexes exactly one dimension, the same one, by `v + c`; `(-1, 0, 0)`
 /// when there is no such reference; `(0, 0, 0)` otherwise (the runtime then assumes the
 /// whole array).
-fn slab(u: &analyzer::ast::Unit, body: &BTreeSet<StmtId>, a: &str, v: &str, writes: bool) -> (i64, i64, i64) {
+fn slab(
+    u: &analyzer::ast::Unit,
+    body: &BTreeSet<StmtId>,
+    a: &str,
+    v: &str,
+    writes: bool,
+) -> (i64, i64, i64) {
     use analyzer::ast::{Arg, Expr};
     let mut dim: Option<usize> = None;
     let (mut lo, mut hi) = (i64::MAX, i64::MIN);
@@ -345,7 +439,9 @@ fn slab(u: &analyzer::ast::Unit, body: &BTreeSet<StmtId>, a: &str, v: &str, writ
             .iter()
             .enumerate()
             .filter_map(|(k, x)| match x {
-                Arg::Expr(e) => super::affine(e).filter(|(n, _)| n == v).map(|(_, c)| (k + 1, c)),
+                Arg::Expr(e) => super::affine(e)
+                    .filter(|(n, _)| n == v)
+                    .map(|(_, c)| (k + 1, c)),
                 _ => None,
             })
             .collect();
@@ -420,13 +516,21 @@ fn written_arrays(cx: &Cx, ui: usize, s: &Stmt, out: &mut BTreeSet<String>) {
 /// their host copies are made current (and the ones it writes marked newest on the host, to
 /// reach the accelerator before its next kernel). A CALL makes every variable current on the
 /// host and its host copy the newest.
-pub(super) fn host_statements(cx: &mut Cx, ui: usize, regions: &[Region], in_par: &BTreeSet<StmtId>, do_labels: &BTreeSet<u32>) {
+pub(super) fn host_statements(
+    cx: &mut Cx,
+    ui: usize,
+    regions: &[Region],
+    in_par: &BTreeSet<StmtId>,
+    do_labels: &BTreeSet<u32>,
+) {
     let u = &cx.p.units[ui];
     for s in &u.stmts {
         if in_par.contains(&s.id) || !s.kind.is_executable() {
             continue;
         }
-        let Some(r) = region_at(regions, s.span.file, s.span.line) else { continue };
+        let Some(r) = region_at(regions, s.span.file, s.span.line) else {
+            continue;
+        };
         let src = cx.src(s.span.file, s.span.line);
         let mut calls = vec![];
         let is_call = matches!(&s.kind, StmtKind::Call { .. })
@@ -439,7 +543,10 @@ pub(super) fn host_statements(cx: &mut Cx, ui: usize, regions: &[Region], in_par
             written_arrays(cx, ui, s, &mut w);
             for a in arrays_in(cx, ui, &cx.stmt_text(s)) {
                 if r.arrays.contains(&a) {
-                    calls.push(format!("call sapfor_gpu_host_uses({a}, {}, {src}_8)", w.contains(&a) as i32));
+                    calls.push(format!(
+                        "call sapfor_gpu_host_uses({a}, {}, {src}_8)",
+                        w.contains(&a) as i32
+                    ));
                 }
             }
         }
@@ -457,7 +564,11 @@ pub(super) fn host_statements(cx: &mut Cx, ui: usize, regions: &[Region], in_par
         lines.push(first);
         lines.extend(cur[1..].iter().cloned());
         // a DO-terminating statement already rewritten ends with its labelled CONTINUE
-        let relabel = if do_term && cur.len() > 1 { None } else { label };
+        let relabel = if do_term && cur.len() > 1 {
+            None
+        } else {
+            label
+        };
         cx.replace_stmt(s, labelled(relabel, do_term && cur.len() == 1, lines));
     }
 }
@@ -497,7 +608,9 @@ pub(super) fn allocations(cx: &mut Cx, ui: usize, regions: &[Region]) {
         return;
     }
     for s in &u.stmts {
-        let StmtKind::Allocate(items) = &s.kind else { continue };
+        let StmtKind::Allocate(items) = &s.kind else {
+            continue;
+        };
         if s.label.is_some() {
             continue;
         }

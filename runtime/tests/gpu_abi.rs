@@ -5,9 +5,9 @@
 //! shell-gui/tests/gpu_run.rs.
 use analyzer::sema::Const;
 use runtime::kernel::{self, Kernel, NestSpec};
+use sapfor_rt::device::DeviceKind;
 use sapfor_rt::gpu_abi::*;
 use std::collections::BTreeMap;
-use sapfor_rt::device::DeviceKind;
 use std::ffi::CString;
 use std::path::Path;
 
@@ -130,7 +130,12 @@ fn reductions_sample_maxloc_minloc_through_the_c_abi() {
     // the host copy of B was never needed: it still holds zeros except B(1,1)
     assert!(b[1..].iter().all(|&x| x == 0.0));
     let report = report_lines(&|s| format!("src{s}"));
-    assert!(report.iter().any(|l| l.starts_with("region src0: runs 2; kernels 2")), "{report:?}");
+    assert!(
+        report
+            .iter()
+            .any(|l| l.starts_with("region src0: runs 2; kernels 2")),
+        "{report:?}"
+    );
     finish(0, 1);
     assert_eq!(sapfor_gpu_active(), 0);
 }
@@ -161,7 +166,14 @@ fn cuda_request_without_a_driver_runs_on_the_host() {
     sapfor_gpu_region_enter(0);
     sapfor_gpu_region_exit(0);
     let (mut h2d, mut d2h) = (-1i64, -1i64);
-    unsafe { sapfor_gpu_traffic(&mut h2d, &mut d2h, std::ptr::null_mut(), std::ptr::null_mut()) };
+    unsafe {
+        sapfor_gpu_traffic(
+            &mut h2d,
+            &mut d2h,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
     assert_eq!((h2d, d2h), (0, 0));
     assert_eq!(x, [1.0, 2.0, 3.0]);
     finish(0, 1);

@@ -58,6 +58,24 @@ pub struct Stats {
     pub kernel_secs: f64,
 }
 
+impl Stats {
+    /// The counters as one line of the performance report.
+    pub fn summary(&self) -> String {
+        format!(
+            "kernels {} {:.6} s; host->device {} B in {} copies, device->host {} B in {} copies, {:.6} s; {} of {} actualization requests without a copy",
+            self.kernels,
+            self.kernel_secs,
+            self.h2d_bytes,
+            self.h2d_copies,
+            self.d2h_bytes,
+            self.d2h_copies,
+            self.copy_secs,
+            self.requests_no_copy,
+            self.requests
+        )
+    }
+}
+
 /// How a region uses a variable (the REGION clauses).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -333,22 +351,7 @@ impl Tracker {
     /// One line per accelerator for the performance report.
     pub fn report(&self) -> Vec<String> {
         (1..self.device_count())
-            .map(|d| {
-                let s = &self.stats[d];
-                format!(
-                    "accelerator {d} ({}): {} kernels {:.3} s; host->device {} B in {} copies, device->host {} B in {} copies, {:.3} s; {} of {} actualization requests without a copy",
-                    self.devices[d - 1].describe(),
-                    s.kernels,
-                    s.kernel_secs,
-                    s.h2d_bytes,
-                    s.h2d_copies,
-                    s.d2h_bytes,
-                    s.d2h_copies,
-                    s.copy_secs,
-                    s.requests_no_copy,
-                    s.requests
-                )
-            })
+            .map(|d| format!("accelerator {d} ({}): {}", self.devices[d - 1].describe(), self.stats[d].summary()))
             .collect()
     }
 

@@ -61,12 +61,16 @@ struct Red {
     loc_bufs: Vec<DevPtr>,
 }
 
+/// A reduction under `--compare`: host variable, type, the accelerator's result (value
+/// bytes), the index variables and the accelerator's indices.
+type CmpRed = (*mut u8, i32, Vec<u8>, Vec<*mut i32>, Vec<i32>);
+
 /// What `--compare` keeps between the launch and `sapfor_gpu_loop_done`.
 struct Cmp {
     /// Arrays of the kernel: (registration address, element type, written).
     arrays: Vec<(usize, ElemTy, bool)>,
     /// Reductions: host variable, type, the accelerator's result (value, then indices).
-    reds: Vec<(*mut u8, i32, Vec<u8>, Vec<*mut i32>, Vec<i32>)>,
+    reds: Vec<CmpRed>,
     kernel: String,
 }
 
@@ -154,8 +158,16 @@ impl Slab {
     /// From the ABI's code: `dim` > 0 a dimension, -1 no references, 0 not known.
     fn new(dim: i32, lo: i64, hi: i64) -> Option<Slab> {
         match dim {
-            d if d > 0 => Some(Slab { dim: d as usize, lo, hi }),
-            -1 => Some(Slab { dim: 0, lo: 0, hi: 0 }),
+            d if d > 0 => Some(Slab {
+                dim: d as usize,
+                lo,
+                hi,
+            }),
+            -1 => Some(Slab {
+                dim: 0,
+                lo: 0,
+                hi: 0,
+            }),
             _ => None,
         }
     }
@@ -168,7 +180,9 @@ impl Slab {
         match s {
             Some(s) if s.dim == 0 => Pcs::empty(whole.rank()),
             Some(s) if to >= from => {
-                let Some(h) = whole.hull() else { return whole.clone() };
+                let Some(h) = whole.hull() else {
+                    return whole.clone();
+                };
                 let mut r = h.clone();
                 if s.dim > r.len() {
                     return whole.clone();
@@ -199,7 +213,8 @@ struct SplitDone {
 
 /// The host's part of the outermost loop of the last split launch (read by the host loop's
 /// DO bounds, possibly from OpenMP threads); the full range when nothing is split.
-static HOST_LO: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(i32::MIN as i64 + 1);
+static HOST_LO: std::sync::atomic::AtomicI64 =
+    std::sync::atomic::AtomicI64::new(i32::MIN as i64 + 1);
 static HOST_HI: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(i32::MAX as i64);
 
 fn set_host_part(lo: i64, hi: i64) {
@@ -292,7 +307,10 @@ impl Gpu {
     /// Find or make the registration of the array at `ptr`.
     fn register(&mut self, ptr: *mut u8, bounds: Rect, elem: usize, name: &str, src: i64) -> usize {
         let start = ptr as usize;
-        let n: usize = bounds.iter().map(|(l, h)| (h - l + 1).max(0) as usize).product();
+        let n: usize = bounds
+            .iter()
+            .map(|(l, h)| (h - l + 1).max(0) as usize)
+            .product();
         let bytes = n * elem;
         if let Some(r) = self.regs.get(&start) {
             if r.bounds == bounds && r.bytes == bytes {
@@ -321,7 +339,9 @@ impl Gpu {
     }
     /// Push the host's values of a dirty registration to the accelerator.
     fn refresh(&mut self, start: usize, src: i64) {
-        let Some(r) = self.regs.get(&start) else { return };
+        let Some(r) = self.regs.get(&start) else {
+            return;
+        };
         if !r.dirty {
             return;
         }
@@ -376,7 +396,11 @@ pub fn init_from_env(rank: usize) -> Result<(), String> {
             let v: Vec<Option<f64>> = w.split(',').map(|x| x.trim().parse().ok()).collect();
             match v.as_slice() {
                 [Some(h), Some(a)] if *h >= 0.0 && *a >= 0.0 && h + a > 0.0 => Some((*h, *a)),
-                _ => return Err(format!("SAPFOR_WEIGHTS={w}: expected HOST,ACCELERATOR relative speeds")),
+                _ => {
+                    return Err(format!(
+                        "SAPFOR_WEIGHTS={w}: expected HOST,ACCELERATOR relative speeds"
+                    ))
+                }
             }
         }
     } else {
@@ -386,7 +410,9 @@ pub fn init_from_env(rank: usize) -> Result<(), String> {
         Ok(s) if !s.trim().is_empty() => {
             let v: Vec<Option<f64>> = s.split(',').map(|x| x.trim().parse().ok()).collect();
             match v.as_slice() {
-                [Some(a), Some(r)] if *a >= 0.0 && *r >= 0.0 => Some(Tolerance { atol: *a, rtol: *r }),
+                [Some(a), Some(r)] if *a >= 0.0 && *r >= 0.0 => {
+                    Some(Tolerance { atol: *a, rtol: *r })
+                }
                 _ => return Err(format!("SAPFOR_COMPARE={s}: expected ATOL,RTOL")),
             }
         }
@@ -420,7 +446,9 @@ pub fn init(kind: Option<DeviceKind>, compare: Option<Tolerance>, rank: usize) {
     }
     let on = !accs.is_empty();
     if compare.is_some() && !on && rank == 0 {
-        eprintln!("sapfor: --compare needs an accelerator (--devices emu or cuda); nothing is compared");
+        eprintln!(
+            "sapfor: --compare needs an accelerator (--devices emu or cuda); nothing is compared"
+        );
     }
     with(|g| {
         *g = Gpu::default();
@@ -457,7 +485,8 @@ pub extern "C" fn sapfor_gpu_host_loop() -> i32 {
     if !active() {
         return 1;
     }
-    with(|g| g.compare.is_some() || g.split_done.as_ref().is_some_and(|d| d.host.1 >= d.host.0)) as i32
+    with(|g| g.compare.is_some() || g.split_done.as_ref().is_some_and(|d| d.host.1 >= d.host.0))
+        as i32
 }
 
 /// One array of a region (a clause item, or an array the region uses without a clause, then
@@ -513,8 +542,16 @@ pub unsafe extern "C" fn sapfor_gpu_use(
         let start = g.register(a, alloc, elem.max(1) as usize, &name, src);
         let var = g.regs[&start].var;
         g.pending.push((
-            RegionUse { var, access, part: read },
-            RegionUse { var, access, part: write },
+            RegionUse {
+                var,
+                access,
+                part: read,
+            },
+            RegionUse {
+                var,
+                access,
+                part: write,
+            },
         ));
     })
 }
@@ -538,14 +575,25 @@ pub extern "C" fn sapfor_gpu_region_enter(src: i64) {
         let before = g.t().totals();
         // split between host and accelerator: each launch makes current what its part reads
         let ensure: Vec<RegionUse> = if g.split.is_some() {
-            enter.iter().map(|u| RegionUse { access: Access::Out, ..u.clone() }).collect()
+            enter
+                .iter()
+                .map(|u| RegionUse {
+                    access: Access::Out,
+                    ..u.clone()
+                })
+                .collect()
         } else {
             enter.clone()
         };
         if let Err(e) = g.t().region_enter(ACC, &ensure) {
             fail(src, e);
         }
-        g.open = Some(Open { src, enter, exit, before });
+        g.open = Some(Open {
+            src,
+            enter,
+            exit,
+            before,
+        });
     })
 }
 
@@ -557,7 +605,12 @@ fn close(g: &mut Gpu, _src: i64) {
         r.dirty = false;
     }
     let _ = &o.enter;
-    let locals: Vec<RegionUse> = o.exit.iter().filter(|u| u.access.local()).cloned().collect();
+    let locals: Vec<RegionUse> = o
+        .exit
+        .iter()
+        .filter(|u| u.access.local())
+        .cloned()
+        .collect();
     g.t().region_exit(ACC, &locals);
     let after = g.t().totals();
     let st = g.regions.entry(o.src).or_default();
@@ -629,11 +682,17 @@ pub unsafe extern "C" fn sapfor_gpu_arg_array(
         let start = a as usize;
         g.refresh(start, src);
         let Some(r) = g.reg_at(start) else {
-            fail(src, "an array of the loop is not known to the region (converter bug)");
+            fail(
+                src,
+                "an array of the loop is not known to the region (converter bug)",
+            );
         };
         let (var, name) = (r.var, r.name.clone());
         let Some(rep) = g.t().rep(var, ACC).cloned() else {
-            fail(src, format!("{name} has no copy on the accelerator (not in the region's clauses)"));
+            fail(
+                src,
+                format!("{name} has no copy on the accelerator (not in the region's clauses)"),
+            );
         };
         g.args.push(KArg::Ptr(rep.ptr));
         for (l, h) in rep.bounds {
@@ -676,7 +735,11 @@ pub extern "C" fn sapfor_gpu_arg_loop(lo: i64, hi: i64, st: i64) {
             g.first_loop = Some(g.args.len());
         }
         g.args.extend([KArg::I64(lo), KArg::I64(hi), KArg::I64(st)]);
-        g.trips.push(if st == 0 { 0 } else { ((hi - lo + st) / st).max(0) });
+        g.trips.push(if st == 0 {
+            0
+        } else {
+            ((hi - lo + st) / st).max(0)
+        });
     })
 }
 
@@ -719,7 +782,14 @@ pub unsafe extern "C" fn sapfor_gpu_arg_red(op: i32, ty: i32, x: *mut u8, src: i
             Err(e) => fail(src, e),
         };
         g.args.push(KArg::Ptr(buf));
-        g.reds.push(Red { op, ty, host: x, locs: vec![], buf, loc_bufs: vec![] });
+        g.reds.push(Red {
+            op,
+            ty,
+            host: x,
+            locs: vec![],
+            buf,
+            loc_bufs: vec![],
+        });
     })
 }
 
@@ -737,7 +807,10 @@ pub unsafe extern "C" fn sapfor_gpu_arg_red_loc(x: *mut i32, src: i64) {
         };
         g.args.push(KArg::Ptr(buf));
         let Some(r) = g.reds.last_mut() else {
-            fail(src, "an index variable without its reduction (converter bug)");
+            fail(
+                src,
+                "an index variable without its reduction (converter bug)",
+            );
         };
         r.locs.push(x);
         r.loc_bufs.push(buf);
@@ -765,7 +838,14 @@ unsafe fn fold_into<T: RedValue>(r: &Red, part: &[u8], locs: &[i32]) {
 /// # Safety
 /// `name` must be a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_launch(name: *const c_char, bx: i32, by: i32, bz: i32, single: i32, src: i64) {
+pub unsafe extern "C" fn sapfor_gpu_launch(
+    name: *const c_char,
+    bx: i32,
+    by: i32,
+    bz: i32,
+    single: i32,
+    src: i64,
+) {
     let name = cstr(name);
     with(|g| {
         let prog = g.program(src);
@@ -797,7 +877,10 @@ pub unsafe extern "C" fn sapfor_gpu_launch(name: *const c_char, bx: i32, by: i32
                 let var = r.var;
                 if let Some(part) = g.rep_part(r) {
                     let t = g.t();
-                    if let Err(e) = t.get_actual(var, &part).and_then(|_| t.actualize(var, ACC, &part)) {
+                    if let Err(e) = t
+                        .get_actual(var, &part)
+                        .and_then(|_| t.actualize(var, ACC, &part))
+                    {
                         fail(src, e);
                     }
                 }
@@ -819,12 +902,19 @@ pub unsafe extern "C" fn sapfor_gpu_launch(name: *const c_char, bx: i32, by: i32
         } else {
             (device::grid_for(&trips, block), block)
         };
-        let iters: i64 = if single != 0 { 1 } else { trips.iter().product() };
+        let iters: i64 = if single != 0 {
+            1
+        } else {
+            trips.iter().product()
+        };
         let t = g.t();
         let t0 = std::time::Instant::now();
         let dev = t.device(ACC);
         if iters > 0 {
-            if let Err(e) = dev.launch(prog, &name, grid, block, &args).and_then(|_| dev.sync()) {
+            if let Err(e) = dev
+                .launch(prog, &name, grid, block, &args)
+                .and_then(|_| dev.sync())
+            {
                 fail(src, format!("kernel {name}: {e}"));
             }
         }
@@ -847,9 +937,12 @@ pub unsafe extern "C" fn sapfor_gpu_launch(name: *const c_char, bx: i32, by: i32
                 let mut part = [0u8; 8];
                 let mut locs = vec![0i32; r.loc_bufs.len()];
                 if iters > 0 {
-                    let ok = dev.to_host(part.as_mut_ptr(), &one, r.buf, &one, sz, &one).is_ok()
+                    let ok = dev
+                        .to_host(part.as_mut_ptr(), &one, r.buf, &one, sz, &one)
+                        .is_ok()
                         && r.loc_bufs.iter().zip(locs.iter_mut()).all(|(b, l)| {
-                            dev.to_host(l as *mut i32 as *mut u8, &one, *b, &one, 4, &one).is_ok()
+                            dev.to_host(l as *mut i32 as *mut u8, &one, *b, &one, 4, &one)
+                                .is_ok()
                         });
                     if !ok {
                         fail(src, "cannot fetch a reduction result");
@@ -882,12 +975,20 @@ pub unsafe extern "C" fn sapfor_gpu_launch(name: *const c_char, bx: i32, by: i32
                 cr.push((r.host, r.ty, dev_val, r.locs.clone(), dev_locs));
             }
             let arrays = arrays.iter().map(|x| (x.start, x.ty, x.written)).collect();
-            g.cmp = Some(Cmp { arrays, reds: cr, kernel: name });
+            g.cmp = Some(Cmp {
+                arrays,
+                reds: cr,
+                kernel: name,
+            });
         } else if g.split_done.is_none() {
             // the kernel wrote its arrays on the accelerator: their output items (within the
             // owned block) are newest there from now on, so that host code of the region
             // (shadow edges and pipeline planes sent, statements) fetches them
-            let written: Vec<usize> = arrays.iter().filter(|x| x.written).map(|x| x.start).collect();
+            let written: Vec<usize> = arrays
+                .iter()
+                .filter(|x| x.written)
+                .map(|x| x.start)
+                .collect();
             for (var, part) in out_parts(g, &written) {
                 g.t().mark_written(var, ACC, &part);
             }
@@ -899,7 +1000,9 @@ pub unsafe extern "C" fn sapfor_gpu_launch(name: *const c_char, bx: i32, by: i32
 /// in the open region (within the owned block), or all their items when they have none of
 /// those.
 fn out_parts(g: &Gpu, starts: &[usize]) -> Vec<(VarId, Pcs)> {
-    let Some(open) = g.open.as_ref() else { return vec![] };
+    let Some(open) = g.open.as_ref() else {
+        return vec![];
+    };
     let mut marks = vec![];
     for start in starts {
         let var = g.regs[start].var;
@@ -932,7 +1035,8 @@ fn split_launch(
     trips: &mut [i64],
     src: i64,
 ) {
-    let (KArg::I64(lo), KArg::I64(hi), KArg::I64(st)) = (args[pos], args[pos + 1], args[pos + 2]) else {
+    let (KArg::I64(lo), KArg::I64(hi), KArg::I64(st)) = (args[pos], args[pos + 1], args[pos + 2])
+    else {
         return;
     };
     let splittable = arrays.iter().all(|x| !x.written || x.write.is_some()) && hi >= lo && st == 1;
@@ -954,23 +1058,37 @@ fn split_launch(
         let whole = t.whole(var);
         let dev_reads = Slab::part(x.read, &rep, dlo, dhi);
         let host_reads = Slab::part(x.read, &whole, hlo, hhi);
-        let res = t
-            .actualize(var, ACC, &dev_reads)
-            .and_then(|_| if hhi >= hlo { t.get_actual(var, &host_reads) } else { Ok(0) });
+        let res = t.actualize(var, ACC, &dev_reads).and_then(|_| {
+            if hhi >= hlo {
+                t.get_actual(var, &host_reads)
+            } else {
+                Ok(0)
+            }
+        });
         if let Err(e) = res {
             fail(src, e);
         }
         if x.written {
-            let outs: Vec<Pcs> = out_parts(g, &[x.start]).into_iter().map(|(_, p)| p).collect();
+            let outs: Vec<Pcs> = out_parts(g, &[x.start])
+                .into_iter()
+                .map(|(_, p)| p)
+                .collect();
             done.push((var, x.write, outs));
         }
     }
     if std::env::var_os("SAPFOR_GPU_DEBUG").is_some() {
         let tot = g.t().totals();
-        eprintln!("split {src}: dev {dlo}..{dhi} host {hlo}..{hhi}; h2d so far {}", tot.h2d_bytes);
+        eprintln!(
+            "split {src}: dev {dlo}..{dhi} host {hlo}..{hhi}; h2d so far {}",
+            tot.h2d_bytes
+        );
     }
     set_host_part(hlo, hhi);
-    g.split_done = Some(SplitDone { arrays: done, dev: (dlo, dhi), host: (hlo, hhi) });
+    g.split_done = Some(SplitDone {
+        arrays: done,
+        dev: (dlo, dhi),
+        host: (hlo, hhi),
+    });
 }
 
 fn value_text(ty: i32, b: &[u8]) -> String {
@@ -998,7 +1116,9 @@ fn values_agree(ty: i32, a: &[u8], b: &[u8], tol: Tolerance) -> bool {
     match ty {
         3 | 4 => {
             let (x, y) = (f(a), f(b));
-            x == y || (x.is_nan() && y.is_nan()) || (x - y).abs() <= tol.atol + tol.rtol * x.abs().max(y.abs())
+            x == y
+                || (x.is_nan() && y.is_nan())
+                || (x - y).abs() <= tol.atol + tol.rtol * x.abs().max(y.abs())
         }
         5 => unsafe {
             (std::ptr::read_unaligned(a.as_ptr() as *const i32) != 0)
@@ -1035,7 +1155,11 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
             Some(o) => crate::where_src(o.src),
             None => "?".into(),
         };
-        let place = format!("{region} (loop {}, kernel {})", crate::where_src(src), c.kernel);
+        let place = format!(
+            "{region} (loop {}, kernel {})",
+            crate::where_src(src),
+            c.kernel
+        );
         let mut differs = false;
         for (start, ty, written) in &c.arrays {
             if !written {
@@ -1050,11 +1174,30 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
             let host_b = t.host_bounds(var).to_vec();
             let mut buf = vec![0u8; device::elements(&rep.bounds) * elem];
             let dev = t.device(ACC);
-            if let Err(e) = unsafe { dev.to_host(buf.as_mut_ptr(), &rep.bounds, rep.ptr, &rep.bounds, elem, &rep.bounds) } {
+            if let Err(e) = unsafe {
+                dev.to_host(
+                    buf.as_mut_ptr(),
+                    &rep.bounds,
+                    rep.ptr,
+                    &rep.bounds,
+                    elem,
+                    &rep.bounds,
+                )
+            } {
                 fail(src, e);
             }
             let host_ptr = *start as *const u8;
-            if let Some(d) = unsafe { compare::compare(*ty, host_ptr, &host_b, buf.as_ptr(), &rep.bounds, &part, tol) } {
+            if let Some(d) = unsafe {
+                compare::compare(
+                    *ty,
+                    host_ptr,
+                    &host_b,
+                    buf.as_ptr(),
+                    &rep.bounds,
+                    &part,
+                    tol,
+                )
+            } {
                 eprintln!("{}", compare::report(&place, &name, &d));
                 differs = true;
             }
@@ -1073,7 +1216,13 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
                     if v.is_empty() {
                         String::new()
                     } else {
-                        format!(" at ({})", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","))
+                        format!(
+                            " at ({})",
+                            v.iter()
+                                .map(|x| x.to_string())
+                                .collect::<Vec<_>>()
+                                .join(",")
+                        )
                     }
                 };
                 eprintln!(
@@ -1099,13 +1248,21 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
 /// # Safety
 /// The bound arrays hold `rank` elements.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_get_actual(a: *const u8, rank: i64, lo: *const i64, hi: *const i64, src: i64) {
+pub unsafe extern "C" fn sapfor_gpu_get_actual(
+    a: *const u8,
+    rank: i64,
+    lo: *const i64,
+    hi: *const i64,
+    src: i64,
+) {
     if !active() {
         return;
     }
     let set = Pcs::from_rect(&rect(rank, lo, hi));
     with(|g| {
-        let Some(r) = g.reg_at(a as usize) else { return };
+        let Some(r) = g.reg_at(a as usize) else {
+            return;
+        };
         let var = r.var;
         if let Err(e) = g.t().get_actual(var, &set) {
             fail(src, e);
@@ -1118,14 +1275,21 @@ pub unsafe extern "C" fn sapfor_gpu_get_actual(a: *const u8, rank: i64, lo: *con
 /// # Safety
 /// The bound arrays hold `rank` elements.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_actual(a: *const u8, rank: i64, lo: *const i64, hi: *const i64) {
+pub unsafe extern "C" fn sapfor_gpu_actual(
+    a: *const u8,
+    rank: i64,
+    lo: *const i64,
+    hi: *const i64,
+) {
     if !active() {
         return;
     }
     let set = Pcs::from_rect(&rect(rank, lo, hi));
     with(|g| {
         let in_region = g.open.is_some();
-        let Some(r) = g.regs.get_mut(&(a as usize)) else { return };
+        let Some(r) = g.regs.get_mut(&(a as usize)) else {
+            return;
+        };
         r.dirty |= in_region;
         let var = r.var;
         g.t().declare_actual(var, &set);
@@ -1177,38 +1341,47 @@ pub unsafe extern "C" fn sapfor_gpu_forget(a: *const u8, bytes: i64) {
 /// edges or pipeline planes, gathering for I/O, a remote element read): the host copy is
 /// made current. Nothing for arrays never used in a region.
 pub(crate) fn host_needs(a: *const u8, lo: &[i64], hi: &[i64]) {
-    if !active() {
-        return;
-    }
-    with(|g| {
-        let Some(r) = g.reg_at(a as usize) else { return };
-        let var = r.var;
-        let set = Pcs::from_rect(&lo.iter().copied().zip(hi.iter().copied()).collect::<Rect>());
-        if let Err(e) = g.t().get_actual(var, &set) {
-            fail(0, e);
-        }
-    })
+    with_box(a, lo, hi, |g, var, set| {
+        g.t().get_actual(var, &set).map(|_| ())
+    });
 }
 
 /// Called by the runtime after it wrote the box `lo..hi` of a host array (received shadow
 /// edges or planes, scattered input): the host copy is the newest there; inside a region the
 /// accelerator gets the new values right away (its kernels come next).
 pub(crate) fn host_wrote(a: *const u8, lo: &[i64], hi: &[i64]) {
+    with_box(a, lo, hi, |g, var, set| {
+        let in_region = g.open.is_some();
+        let t = g.t();
+        t.declare_actual(var, &set);
+        match t.rep(var, ACC) {
+            Some(rep) if in_region => {
+                let rep = Pcs::from_rect(&rep.bounds);
+                t.actualize(var, ACC, &set.intersect(&rep)).map(|_| ())
+            }
+            _ => Ok(()),
+        }
+    });
+}
+
+/// `f(state, variable, box)` for the registration of the host array at `a`, if any.
+fn with_box(
+    a: *const u8,
+    lo: &[i64],
+    hi: &[i64],
+    f: impl FnOnce(&mut Gpu, VarId, Pcs) -> Result<(), crate::device::DevError>,
+) {
     if !active() {
         return;
     }
     with(|g| {
-        let Some(r) = g.reg_at(a as usize) else { return };
+        let Some(r) = g.reg_at(a as usize) else {
+            return;
+        };
         let var = r.var;
         let set = Pcs::from_rect(&lo.iter().copied().zip(hi.iter().copied()).collect::<Rect>());
-        let in_region = g.open.is_some();
-        let t = g.t();
-        t.declare_actual(var, &set);
-        if in_region && t.rep(var, ACC).is_some() {
-            let rep = Pcs::from_rect(&t.rep(var, ACC).unwrap().bounds);
-            if let Err(e) = t.actualize(var, ACC, &set.intersect(&rep)) {
-                fail(0, e);
-            }
+        if let Err(e) = f(g, var, set) {
+            fail(0, e);
         }
     })
 }
@@ -1219,7 +1392,12 @@ pub(crate) fn host_wrote(a: *const u8, lo: &[i64], hi: &[i64]) {
 /// # Safety
 /// Non-null pointers must be writable.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_traffic(h2d: *mut i64, d2h: *mut i64, requests: *mut i64, no_copy: *mut i64) {
+pub unsafe extern "C" fn sapfor_gpu_traffic(
+    h2d: *mut i64,
+    d2h: *mut i64,
+    requests: *mut i64,
+    no_copy: *mut i64,
+) {
     with(|g| {
         if let Some(t) = g.tracker.as_ref() {
             let s = t.totals();
@@ -1237,43 +1415,41 @@ pub unsafe extern "C" fn sapfor_gpu_traffic(h2d: *mut i64, d2h: *mut i64, reques
     })
 }
 
-fn stat_line(s: &Stats) -> String {
-    format!(
-        "kernels {} {:.6} s; host->device {} B in {} copies, device->host {} B in {} copies, {:.6} s; {} of {} actualization requests without a copy",
-        s.kernels,
-        s.kernel_secs,
-        s.h2d_bytes,
-        s.h2d_copies,
-        s.d2h_bytes,
-        s.d2h_copies,
-        s.copy_secs,
-        s.requests_no_copy,
-        s.requests
-    )
-}
-
 /// The accelerator part of the performance report (`--profile`): the device, totals, one
 /// line per region (runs, kernels and their time, transfers in and during the region,
 /// requests without a copy) and what moved outside regions (GET_ACTUAL, I/O, shadow edges).
 pub fn report_lines(where_: &dyn Fn(i64) -> String) -> Vec<String> {
     with(|g| {
         let mut out = vec![];
-        let Some(t) = g.tracker.as_mut() else { return out };
+        let Some(t) = g.tracker.as_mut() else {
+            return out;
+        };
         if t.device_count() < 2 {
             return out;
         }
         let total = t.totals();
         let desc = t.device(ACC).describe();
         out.push(format!("accelerator: {desc}"));
-        out.push(format!("accelerator total: {}", stat_line(&total)));
+        out.push(format!("accelerator total: {}", total.summary()));
         let mut inside = Stats::default();
         for (src, st) in &g.regions {
             add(&mut inside, &st.d);
-            out.push(format!("region {}: runs {}; {}", where_(*src), st.runs, stat_line(&st.d)));
+            out.push(format!(
+                "region {}: runs {}; {}",
+                where_(*src),
+                st.runs,
+                st.d.summary()
+            ));
         }
-        out.push(format!("outside regions: {}", stat_line(&sub(&total, &inside))));
+        out.push(format!(
+            "outside regions: {}",
+            sub(&total, &inside).summary()
+        ));
         if g.compare.is_some() {
-            out.push(format!("compare: {} loops compared, {} with differences", g.compared, g.differing));
+            out.push(format!(
+                "compare: {} loops compared, {} with differences",
+                g.compared, g.differing
+            ));
         }
         out
     })
