@@ -73,6 +73,9 @@ demo: setup build-release
 	$(RELEASE_BIN) verify $(DEMO_OUT)/jac.fdv
 	@echo "== sapfor run jac.fdv --np 2 in $(DEMO_OUT) (prints what the sequential program prints)"
 	cd $(DEMO_OUT) && $(RELEASE_BIN) run jac.fdv --np 2 </dev/null
+	@echo "== the same on the emulated accelerator (the regions' CUDA C kernels compiled for the CPU), with the traffic report"
+	cd $(DEMO_OUT) && $(RELEASE_BIN) run jac.fdv --devices emu --profile accel.txt </dev/null
+	grep -E 'accelerator|region|outside' $(DEMO_OUT)/accel.txt
 
 gui: setup
 	$(CARGO) build --release -p shell-gui --features gui $(LOCKED)
