@@ -8,6 +8,7 @@
 #   make e2e     end-to-end checks only (scripts/e2e.sh)
 #   make bench   sapfor analyze vs gfortran -fsyntax-only (bench/)
 #   make bench-runtime  Jacobi: sapfor run vs gfortran -O2 and hand-written MPI
+#   make bench-gpu      accelerator traffic of the samples against the minimum
 #   make setup   install missing Debian packages (scripts/setup.sh)
 #
 # Build directory: an externally set CARGO_TARGET_DIR is respected. If it is
@@ -40,10 +41,10 @@ RELEASE_BIN := $(TARGET_DIR)/release/sapfor
 DEMO_FILE := samples/jacobi/jac.f
 DEMO_OUT := $(or $(TMPDIR),/tmp)/sapfor-demo
 
-.PHONY: help setup build build-release demo gui test e2e bench bench-runtime
+.PHONY: help setup build build-release demo gui test e2e bench bench-runtime bench-gpu
 
 help:
-	@sed -n '4,10p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '4,12p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 	@echo "target dir: $(TARGET_DIR)"
 
 setup:
@@ -97,3 +98,6 @@ bench: setup
 
 bench-runtime: setup
 	bash bench/runtime_bench.sh </dev/null
+
+bench-gpu: setup
+	bash bench/gpu_traffic.sh </dev/null
