@@ -609,15 +609,35 @@ unsafe fn exchange(
     let high = nb(1);
     let extent = l.own_hi[d] - l.own_lo[d] + 1;
     // what I send: to the low neighbour my first `its high width` planes, to the high one
-    // my last `its low width` planes (widths are the same on every process).
-    let mut sends: Vec<(usize, Vec<u8>)> = vec![];
-    let mut recvs: Vec<(usize, (Vec<i64>, Vec<i64>), Vec<u8>)> = vec![];
-    let slab = |from: i64, to: i64| -> (Vec<i64>, Vec<i64>) {
+    // my last `its low width` planes (widths are the same on every process). A contiguous
+    // slab travels straight from and into the block; any other one through a buffer.
+    let es = l.esize;
+    let mut sends: Vec<(usize, Slab)> = vec![];
+    let mut recvs: Vec<(usize, Slab)> = vec![];
+    let slab = |from: i64, to: i64, fill: bool| -> Slab {
         let mut lo = l.alo.clone();
         let mut hi = l.ahi.clone();
         lo[d] = from;
         hi[d] = to;
-        (lo, hi)
+        match l.contiguous(&lo, &hi) {
+            Some((off, n)) => Slab {
+                ptr: a.add(off * es),
+                len: n * es,
+                buf: None,
+            },
+            None => {
+                let mut b = if fill {
+                    l.pack(a, &lo, &hi)
+                } else {
+                    vec![0u8; l.count(&lo, &hi) * es]
+                };
+                Slab {
+                    ptr: b.as_mut_ptr(),
+                    len: b.len(),
+                    buf: Some((lo, hi, b)),
+                }
+            }
+        }
     };
     if let Some((nr, nl)) = &low {
         // the low neighbour's high shadow is filled from my first planes
@@ -626,13 +646,10 @@ unsafe fn exchange(
             if nwh > extent {
                 rt.fail(0, "a shadow edge is wider than a process's block: use fewer processes");
             }
-            let (lo, hi) = slab(l.own_lo[d], l.own_lo[d] + nwh - 1);
-            sends.push((*nr, l.pack(a, &lo, &hi)));
+            sends.push((*nr, slab(l.own_lo[d], l.own_lo[d] + nwh - 1, true)));
         }
         if fill_low && wl > 0 {
-            let (lo, hi) = slab(l.own_lo[d] - wl, l.own_lo[d] - 1);
-            let n = l.count(&lo, &hi) * l.esize;
-            recvs.push((*nr, (lo, hi), vec![0u8; n]));
+            recvs.push((*nr, slab(l.own_lo[d] - wl, l.own_lo[d] - 1, false)));
         }
     }
     if let Some((nr, nh)) = &high {
@@ -641,30 +658,30 @@ unsafe fn exchange(
             if nwl > extent {
                 rt.fail(0, "a shadow edge is wider than a process's block: use fewer processes");
             }
-            let (lo, hi) = slab(l.own_hi[d] - nwl + 1, l.own_hi[d]);
-            sends.push((*nr, l.pack(a, &lo, &hi)));
+            sends.push((*nr, slab(l.own_hi[d] - nwl + 1, l.own_hi[d], true)));
         }
         if fill_high && wh > 0 {
-            let (lo, hi) = slab(l.own_hi[d] + 1, l.own_hi[d] + wh);
-            let n = l.count(&lo, &hi) * l.esize;
-            recvs.push((*nr, (lo, hi), vec![0u8; n]));
+            recvs.push((*nr, slab(l.own_hi[d] + 1, l.own_hi[d] + wh, false)));
         }
     }
-    let mut bytes = 0u64;
     if sends.is_empty() && recvs.is_empty() {
         return 0;
     }
-    // Non-blocking exchange: post all receives and sends, then wait.
+    // Non-blocking exchange: post all receives and sends, then wait. The slabs do not
+    // overlap: sends are owned planes, receives shadow planes.
     let world = rt.comm();
-    let mut rbufs: Vec<(usize, (Vec<i64>, Vec<i64>), Vec<u8>)> = recvs;
     mpi::request::scope(|scope| {
         let mut rreqs = vec![];
-        for (nr, _, buf) in rbufs.iter_mut() {
-            rreqs.push(world.process_at_rank(*nr as i32).immediate_receive_into(scope, &mut buf[..]));
+        for (nr, s) in recvs.iter() {
+            let buf = std::slice::from_raw_parts_mut(s.ptr, s.len);
+            let p = world.process_at_rank(*nr as i32);
+            rreqs.push(p.immediate_receive_into(scope, buf));
         }
         let mut sreqs = vec![];
-        for (nr, buf) in sends.iter() {
-            sreqs.push(world.process_at_rank(*nr as i32).immediate_send(scope, &buf[..]));
+        for (nr, s) in sends.iter() {
+            let buf: &[u8] = std::slice::from_raw_parts(s.ptr, s.len);
+            let p = world.process_at_rank(*nr as i32);
+            sreqs.push(p.immediate_send(scope, buf));
         }
         for r in rreqs {
             r.wait();
@@ -673,11 +690,22 @@ unsafe fn exchange(
             s.wait();
         }
     });
-    for (_, (lo, hi), buf) in rbufs.iter() {
-        l.unpack(a, lo, hi, buf);
-        bytes += buf.len() as u64;
+    let mut bytes = 0u64;
+    for (_, s) in recvs.iter() {
+        if let Some((lo, hi, buf)) = &s.buf {
+            l.unpack(a, lo, hi, buf);
+        }
+        bytes += s.len as u64;
     }
     bytes
+}
+
+/// A section of a block to send or receive: `len` bytes at `ptr`, either in the block itself
+/// (contiguous) or in `buf` (packed; for a receive, the section to unpack it into).
+struct Slab {
+    ptr: *mut u8,
+    len: usize,
+    buf: Option<(Vec<i64>, Vec<i64>, Vec<u8>)>,
 }
 
 /// Start of an ACROSS loop: renew all shadows (old values), then wait for the new boundary
