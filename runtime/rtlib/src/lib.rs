@@ -1297,7 +1297,16 @@ fn write_profile(rt: &Rt, path: &str) {
     let in_loops: f64 = rt.loops.values().map(|s| s.secs).sum();
     let mut mine = String::new();
     use std::fmt::Write as _;
-    let _ = writeln!(mine, "process {} of {} (grid {:?}, coordinates {:?})", rt.rank, rt.size, rt.grid, rt.coords);
+    let mode = if rt.world.is_none() {
+        "; single-process mode, MPI not started"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        mine,
+        "process {} of {} (grid {:?}, coordinates {:?}{mode})",
+        rt.rank, rt.size, rt.grid, rt.coords
+    );
     let _ = writeln!(mine, "  total {:.6} s, in parallel loops {:.6} s, sequential parts {:.6} s", total, in_loops, total - in_loops);
     for (src, s) in &rt.loops {
         let _ = writeln!(mine, "  parallel loop at {:<24} runs {:>8}  time {:.6} s", rt.where_(*src), s.count, s.secs);
