@@ -896,22 +896,31 @@ pub extern "C" fn sapfor_across_tile_size(h: i64, tdim: i32) -> i64 {
 }
 
 /// A parallel loop is about to write elements of a replicated (non-distributed) array: keep
-/// a copy, so that `sapfor_merge_end` can find what each process changed.
+/// a copy, so that `sapfor_merge_end` can find what each process changed. Every process
+/// first takes process 0's values, so that all start from the same bytes: elements never
+/// defined may hold different garbage on each process, and a byte that a process writes
+/// with the value its own garbage had would otherwise look unchanged and keep another
+/// process's garbage.
 ///
 /// # Safety
 /// `x` must point to `n` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_merge_begin(x: *const u8, n: i64) {
+pub unsafe extern "C" fn sapfor_merge_begin(x: *mut u8, n: i64) {
     with(|rt| {
-        let b = slice(x, n.max(0) as usize).to_vec();
+        let n = n.max(0) as usize;
+        if rt.size > 1 && n > 0 {
+            rt.bcast(0, std::slice::from_raw_parts_mut(x, n));
+        }
+        let b = slice(x, n).to_vec();
         rt.merges.push((x as usize, b));
     })
 }
 
 /// After the loop: every process gets every element that some process changed (each
 /// iteration ran on one process, so each element was written by one process, or by replicas
-/// with the same value). Byte-wise: a byte that differs from the copy on some process takes
-/// that process's value.
+/// with the same value). Byte-wise: a byte that differs from the common copy on some process
+/// takes that process's value; a byte no process changed keeps the copy's value, which is
+/// also what a writer wrote there.
 ///
 /// # Safety
 /// As `sapfor_merge_begin`, same `x` and `n`.
@@ -925,17 +934,13 @@ pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
         };
         let (_, old) = rt.merges.remove(pos);
         if rt.size > 1 && n > 0 {
-            // each process's values and its own copy from before the loop (the copies may
-            // differ between processes where the array was never defined)
-            let mut mine = slice(x, n).to_vec();
-            mine.extend_from_slice(&old);
-            let all = rt.all_gather(&mine);
+            // every process's values; the copy from before the loop is the same everywhere
+            let all = rt.all_gather(slice(x, n));
             let out = std::slice::from_raw_parts_mut(x, n);
-            for p in 0..rt.size {
-                let v = &all[2 * p * n..(2 * p + 1) * n];
-                let o = &all[(2 * p + 1) * n..(2 * p + 2) * n];
+            out.copy_from_slice(&old);
+            for v in all.chunks(n) {
                 for k in 0..n {
-                    if v[k] != o[k] {
+                    if v[k] != old[k] {
                         out[k] = v[k];
                     }
                 }
