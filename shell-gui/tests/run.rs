@@ -254,7 +254,11 @@ fn build_writes_an_executable_that_mpirun_launches_and_profile_reports() {
         }
         let run = c.arg("./a.out").output().unwrap();
         assert!(run.status.success(), "np {np}: {}", text(&run));
-        assert_eq!(String::from_utf8_lossy(&run.stdout), want, "np {np}, SAPFOR_NO_MPI {no_mpi}");
+        assert_eq!(
+            String::from_utf8_lossy(&run.stdout),
+            want,
+            "np {np}, SAPFOR_NO_MPI {no_mpi}"
+        );
     }
     // started without mpirun: a singleton MPI process
     let run = Command::new("./a.out").current_dir(&dir).output().unwrap();
@@ -292,18 +296,45 @@ fn np_1_runs_the_program_itself_without_mpirun_or_mpi() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    std::fs::copy(root().join("runtime/tests/data/owner.fdv"), dir.join("o.fdv")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::fs::copy(
+        root().join("runtime/tests/data/owner.fdv"),
+        dir.join("o.fdv"),
+    )
+    .unwrap();
     let want = sequential(&dir, &dir.join("o.fdv"), false);
-    for args in [&["--np", "1"][..], &["--threads", "2", "--profile", "p.txt"][..]] {
-        let out = sapfor(&dir).env("PATH", &path).args(["run", "o.fdv"]).args(args).output().unwrap();
+    for args in [
+        &["--np", "1"][..],
+        &["--threads", "2", "--profile", "p.txt"][..],
+    ] {
+        let out = sapfor(&dir)
+            .env("PATH", &path)
+            .args(["run", "o.fdv"])
+            .args(args)
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{args:?}: {}", text(&out));
-        assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{args:?}: {}", text(&out));
+        assert!(
+            same_output(&String::from_utf8_lossy(&out.stdout), &want),
+            "{args:?}: {}",
+            text(&out)
+        );
     }
     // the runtime says in its profile that it did not start MPI
     let prof = std::fs::read_to_string(dir.join("p.txt")).unwrap();
-    assert!(prof.contains("process 0 of 1") && prof.contains("MPI not started"), "{prof}");
-    let out = sapfor(&dir).env("PATH", &path).args(["run", "o.fdv", "--np", "2"]).output().unwrap();
+    assert!(
+        prof.contains("process 0 of 1") && prof.contains("MPI not started"),
+        "{prof}"
+    );
+    let out = sapfor(&dir)
+        .env("PATH", &path)
+        .args(["run", "o.fdv", "--np", "2"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(97), "{}", text(&out));
     // a runtime error in single-process mode still names file:line and fails
     std::fs::write(
@@ -311,10 +342,18 @@ fn np_1_runs_the_program_itself_without_mpirun_or_mpi() {
         "program bad\n  integer a(10), i, k\n!DVM$ DISTRIBUTE A(BLOCK)\n!DVM$ PARALLEL (I) ON A(I)\n  do i = 1, 10\n    a(i) = i\n  end do\n  k = 11\n  a(k) = 3\n  print *, a(1)\nend\n",
     )
     .unwrap();
-    let out = sapfor(&dir).env("PATH", &path).args(["run", "bad.fdv", "--np", "1"]).output().unwrap();
+    let out = sapfor(&dir)
+        .env("PATH", &path)
+        .args(["run", "bad.fdv", "--np", "1"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("runtime error at bad.fdv:9 (process 0 of 1)"), "{}", text(&out));
+    assert!(
+        err.contains("runtime error at bad.fdv:9 (process 0 of 1)"),
+        "{}",
+        text(&out)
+    );
     assert!(!err.contains("fake mpirun"), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -352,7 +352,10 @@ mod tests {
         let n = l.count(&l.alo, &l.ahi);
         let a: Vec<f64> = (0..n).map(|x| x as f64).collect();
         let buf = unsafe { l.pack(a.as_ptr() as *const u8, &[1, 5], &[4, 6]) };
-        let vals: Vec<f64> = buf.chunks(8).map(|c| f64::from_ne_bytes(c.try_into().unwrap())).collect();
+        let vals: Vec<f64> = buf
+            .chunks(8)
+            .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
         assert_eq!(vals, a[8..16]);
     }
 }
