@@ -7,7 +7,7 @@
 #   make test    set-up, cargo test --workspace, GUI tests, end-to-end checks
 #   make e2e     end-to-end checks only (scripts/e2e.sh)
 #   make bench   sapfor analyze vs gfortran -fsyntax-only (bench/)
-#   make bench-runtime  Jacobi: sapfor run vs gfortran -O2 and hand-written MPI
+#   make bench-runtime  2-D Jacobi, 3-D heat: sapfor run vs gfortran -O2 and MPI
 #   make bench-gpu      accelerator traffic of the samples against the minimum
 #   make setup   install missing Debian packages (scripts/setup.sh)
 #

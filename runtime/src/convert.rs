@@ -1366,7 +1366,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             let bytes = format!("int(storage_size({n}), c_int64_t) / 8 * size({n}, kind=c_int64_t)");
             pre.insert(1, format!("call sapfor_merge_begin({n}, {bytes})"));
             let at = post.iter().position(|x| x.starts_with("call sapfor_red_put")).unwrap_or(post.len());
-            post.insert(at, format!("call sapfor_merge_end({n}, {bytes}, int(storage_size({n}), c_int64_t) / 8)"));
+            post.insert(at, format!("call sapfor_merge_end({n}, {bytes})"));
         }
     }
     // OpenMP: scalars assigned in the body are private unless they are reductions

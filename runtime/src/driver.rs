@@ -339,3 +339,23 @@ pub fn mpirun_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
     c.arg(exe);
     Ok(c)
 }
+
+/// The command that runs an executable for `sapfor run`: with one process, the executable
+/// itself in single-process mode (`SAPFOR_NO_MPI=1`: no `mpirun`, no MPI start-up; the
+/// runtime does every communication locally), with the environment `mpirun_command` would
+/// give it; otherwise `mpirun_command`.
+pub fn run_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
+    let m = mpirun_command(exe, r)?;
+    if r.np > 1 {
+        return Ok(m);
+    }
+    let mut c = Command::new(exe);
+    for (k, v) in m.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    c.env("SAPFOR_NO_MPI", "1");
+    Ok(c)
+}

@@ -121,10 +121,10 @@ module sapfor_rt
       type(*), dimension(*) :: x
       integer(c_int64_t), value :: n
     end subroutine
-    subroutine sapfor_merge_end(x, n, es) bind(C, name='sapfor_merge_end')
+    subroutine sapfor_merge_end(x, n) bind(C, name='sapfor_merge_end')
       import :: c_int64_t
       type(*), dimension(*) :: x
-      integer(c_int64_t), value :: n, es
+      integer(c_int64_t), value :: n
     end subroutine
     subroutine sapfor_gather(h, a, full, all) bind(C, name='sapfor_gather')
       import :: c_int, c_int64_t

@@ -165,8 +165,11 @@ pub fn run(r: RunArgs) -> Result<ExitCode> {
     if !(r.atol >= 0.0 && r.rtol >= 0.0) {
         bail!("--atol and --rtol must be non-negative numbers");
     }
-    let mut cmd = driver::mpirun_command(&exe, &ro).map_err(|e| anyhow::anyhow!(e))?;
-    let status = cmd.status().map_err(|e| anyhow::anyhow!("cannot run mpirun: {e}"))?;
+    // one process: the executable itself, without mpirun and MPI (single-process mode)
+    let mut cmd = driver::run_command(&exe, &ro).map_err(|e| anyhow::anyhow!(e))?;
+    let status = cmd
+        .status()
+        .map_err(|e| anyhow::anyhow!("cannot run {}: {e}", cmd.get_program().to_string_lossy()))?;
     if let Some(p) = &ro.profile {
         if status.success() {
             eprintln!("sapfor: performance report written to {}", p.display());

@@ -355,14 +355,28 @@ fn build_writes_an_executable_that_mpirun_launches_and_profile_reports() {
     let out = sapfor(&dir).args(["build", "a.fdv", "-o", "a.out", "--fflags", "-O1"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let want = sequential(&dir, &dir.join("a.fdv"), false);
-    let run = Command::new("mpirun")
-        .current_dir(&dir)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .args(["--bind-to", "none", "-np", "2", "./a.out"])
-        .output()
-        .unwrap();
+    // any mpirun, 1 or 2 processes; SAPFOR_NO_MPI (what `sapfor run --np 1` sets) passed on
+    // by mpirun must not make the processes run alone (each would print everything)
+    for (np, no_mpi) in [("1", false), ("2", false), ("2", true)] {
+        let mut c = Command::new("mpirun");
+        c.current_dir(&dir)
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+            .args(["--bind-to", "none", "-np", np]);
+        if no_mpi {
+            c.env("SAPFOR_NO_MPI", "1").args(["-x", "SAPFOR_NO_MPI"]);
+        }
+        let run = c.arg("./a.out").output().unwrap();
+        assert!(run.status.success(), "np {np}: {}", text(&run));
+        assert_eq!(
+            String::from_utf8_lossy(&run.stdout),
+            want,
+            "np {np}, SAPFOR_NO_MPI {no_mpi}"
+        );
+    }
+    // started without mpirun: a singleton MPI process
+    let run = Command::new("./a.out").current_dir(&dir).output().unwrap();
     assert!(run.status.success(), "{}", text(&run));
     assert_eq!(String::from_utf8_lossy(&run.stdout), want);
     // refuses to overwrite its input
@@ -381,6 +395,81 @@ fn build_writes_an_executable_that_mpirun_launches_and_profile_reports() {
     let v: serde_json::Value = serde_json::from_str(line).unwrap();
     assert!(v["wall_seconds"].as_f64().unwrap() > 0.0, "{v}");
     assert!(v["loops"].as_array().unwrap().iter().any(|l| l["file"] == "a.fdv"), "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn np_1_runs_the_program_itself_without_mpirun_or_mpi() {
+    // an `mpirun` that only fails: `--np 1` must not start it (and `--np 2` does)
+    let dir = scratch("nompi");
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("mpirun");
+    std::fs::write(&fake, "#!/bin/sh\necho fake mpirun started >&2\nexit 97\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::fs::copy(
+        root().join("runtime/tests/data/owner.fdv"),
+        dir.join("o.fdv"),
+    )
+    .unwrap();
+    let want = sequential(&dir, &dir.join("o.fdv"), false);
+    for args in [
+        &["--np", "1"][..],
+        &["--threads", "2", "--profile", "p.txt"][..],
+    ] {
+        let out = sapfor(&dir)
+            .env("PATH", &path)
+            .args(["run", "o.fdv"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        assert!(
+            same_output(&String::from_utf8_lossy(&out.stdout), &want),
+            "{args:?}: {}",
+            text(&out)
+        );
+    }
+    // the runtime says in its profile that it did not start MPI
+    let prof = std::fs::read_to_string(dir.join("p.txt")).unwrap();
+    assert!(
+        prof.contains("process 0 of 1") && prof.contains("MPI not started"),
+        "{prof}"
+    );
+    let out = sapfor(&dir)
+        .env("PATH", &path)
+        .args(["run", "o.fdv", "--np", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(97), "{}", text(&out));
+    // a runtime error in single-process mode still names file:line and fails
+    std::fs::write(
+        dir.join("bad.fdv"),
+        "program bad\n  integer a(10), i, k\n!DVM$ DISTRIBUTE A(BLOCK)\n!DVM$ PARALLEL (I) ON A(I)\n  do i = 1, 10\n    a(i) = i\n  end do\n  k = 11\n  a(k) = 3\n  print *, a(1)\nend\n",
+    )
+    .unwrap();
+    let out = sapfor(&dir)
+        .env("PATH", &path)
+        .args(["run", "bad.fdv", "--np", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("runtime error at bad.fdv:9 (process 0 of 1)"),
+        "{}",
+        text(&out)
+    );
+    assert!(!err.contains("fake mpirun"), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

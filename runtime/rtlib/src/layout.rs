@@ -199,6 +199,22 @@ impl Layout {
             .product()
     }
 
+    /// If the section lo..hi is one contiguous piece of the block (every dimension before
+    /// some dimension m spans the allocated range, every one after it has extent 1), its
+    /// first element's offset and its number of elements. Planes of the last split
+    /// dimension, what shadow renewals on the default grid exchange, are contiguous.
+    pub fn contiguous(&self, lo: &[i64], hi: &[i64]) -> Option<(usize, usize)> {
+        let n = self.count(lo, hi);
+        if n == 0 {
+            return None;
+        }
+        let r = self.dims.len();
+        // the last dimension with extent > 1 (0 if none)
+        let m = (0..r).rev().find(|&d| hi[d] > lo[d]).unwrap_or(0);
+        let full = (0..m).all(|d| lo[d] == self.alo[d] && hi[d] == self.ahi[d]);
+        full.then(|| (self.offset(lo), n))
+    }
+
     /// Visit the section lo..hi as runs contiguous in dimension 0: (element offset, length).
     fn runs(&self, lo: &[i64], hi: &[i64], f: &mut dyn FnMut(usize, usize)) {
         let r = self.dims.len();
@@ -319,5 +335,29 @@ mod tests {
         unsafe { l.unpack(a.as_mut_ptr() as *mut u8, &[2, 4], &[3, 5], &zeros) };
         assert_eq!(a[5], 0.0);
         assert_eq!(a[4], 4.0);
+    }
+
+    #[test]
+    fn contiguous_sections() {
+        // allocated 1..4 x 3..6 (see above)
+        let l = Layout::new(8, vec![dim(1, 4, None), dim(1, 6, Some(0))], &[2], &[1]);
+        // whole columns (planes of the split dimension): contiguous
+        assert_eq!(l.contiguous(&[1, 3], &[4, 3]), Some((0, 4)));
+        assert_eq!(l.contiguous(&[1, 5], &[4, 6]), Some((8, 8)));
+        // part of one column: contiguous; part of two columns: not
+        assert_eq!(l.contiguous(&[2, 4], &[3, 4]), Some((5, 2)));
+        assert_eq!(l.contiguous(&[2, 4], &[3, 5]), None);
+        // a row across columns: not
+        assert_eq!(l.contiguous(&[1, 3], &[1, 6]), None);
+        assert_eq!(l.contiguous(&[2, 4], &[1, 4]), None);
+        // the pack of a contiguous section is that piece of the block
+        let n = l.count(&l.alo, &l.ahi);
+        let a: Vec<f64> = (0..n).map(|x| x as f64).collect();
+        let buf = unsafe { l.pack(a.as_ptr() as *const u8, &[1, 5], &[4, 6]) };
+        let vals: Vec<f64> = buf
+            .chunks(8)
+            .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(vals, a[8..16]);
     }
 }

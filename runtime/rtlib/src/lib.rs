@@ -56,8 +56,10 @@ struct Red {
 }
 
 struct Rt {
-    _universe: mpi::environment::Universe,
-    world: SimpleCommunicator,
+    /// `None` in single-process mode (`SAPFOR_NO_MPI=1`, see `sapfor_init`): MPI is never
+    /// initialized and every collective operation is a local no-op.
+    _universe: Option<mpi::environment::Universe>,
+    world: Option<SimpleCommunicator>,
     rank: usize,
     size: usize,
     grid: Vec<usize>,
@@ -146,7 +148,30 @@ impl Rt {
             self.size
         );
         let _ = std::io::stderr().flush();
-        self.world.abort(2)
+        abort(self.world.as_ref(), 2)
+    }
+    /// The MPI communicator; only reached with more than one process (there are no
+    /// neighbours to talk to otherwise), so single-process mode never gets here.
+    fn comm(&self) -> &SimpleCommunicator {
+        match &self.world {
+            Some(w) => w,
+            None => self.fail(0, "MPI call in single-process mode (runtime bug)"),
+        }
+    }
+    /// Broadcast `buf` from process `root` (nothing to do on one process).
+    fn bcast(&self, root: usize, buf: &mut [u8]) {
+        if self.size > 1 {
+            self.comm().process_at_rank(root as i32).broadcast_into(buf);
+        }
+    }
+    /// Every process's `mine` (all of the same length), in rank order, on every process.
+    fn all_gather(&self, mine: &[u8]) -> Vec<u8> {
+        if self.size == 1 {
+            return mine.to_vec();
+        }
+        let mut all = vec![0u8; mine.len() * self.size];
+        self.comm().all_gather_into(mine, &mut all[..]);
+        all
     }
     fn layout(&self, h: i64) -> &Layout {
         match self.arrays.get(h as usize) {
@@ -163,6 +188,32 @@ impl Rt {
         r
     }
 }
+
+/// End every process with `code`: `MPI_Abort` under MPI, a plain exit in single-process mode.
+fn abort(world: Option<&SimpleCommunicator>, code: i32) -> ! {
+    match world {
+        Some(w) => w.abort(code),
+        None => std::process::exit(code),
+    }
+}
+
+/// Single-process mode: `sapfor run --np 1` starts the program itself (no `mpirun`) with
+/// `SAPFOR_NO_MPI=1`, and the runtime then never initializes MPI (MPI start-up with Open MPI
+/// costs 0.1-0.3 s). Any sign of an MPI launcher (Open MPI, PMIx, PMI/Hydra) wins over the
+/// variable, so an executable started by `mpirun` always joins its MPI job.
+pub fn single_process_mode(var: impl Fn(&str) -> Option<String>) -> bool {
+    let on = matches!(var("SAPFOR_NO_MPI").as_deref().map(str::trim), Some("1"));
+    on && !LAUNCHER_VARS.iter().any(|k| var(k).is_some())
+}
+
+/// Variables that MPI launchers set in the processes they start.
+pub const LAUNCHER_VARS: [&str; 5] = [
+    "OMPI_COMM_WORLD_SIZE",
+    "PMIX_RANK",
+    "PMI_RANK",
+    "PMI_SIZE",
+    "MPI_LOCALNRANKS",
+];
 
 fn coords_of(rank: usize, grid: &[usize]) -> Vec<usize> {
     let mut r = rank;
@@ -187,13 +238,20 @@ unsafe fn slice<'a, T>(p: *const T, n: usize) -> &'a [T] {
 /// dimensions of any distributed array). `SAPFOR_GRID=AxB...` forces the grid shape.
 #[no_mangle]
 pub extern "C" fn sapfor_init(naxes: i32) {
-    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
-        eprintln!("sapfor runtime: MPI is already initialized");
-        std::process::exit(3);
+    let (universe, world) = if single_process_mode(|k| std::env::var(k).ok()) {
+        (None, None)
+    } else {
+        let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
+            eprintln!("sapfor runtime: MPI is already initialized");
+            std::process::exit(3);
+        };
+        let world = universe.world();
+        (Some(universe), Some(world))
     };
-    let world = universe.world();
-    let rank = world.rank() as usize;
-    let size = world.size() as usize;
+    let (rank, size) = match &world {
+        Some(w) => (w.rank() as usize, w.size() as usize),
+        None => (0, 1),
+    };
     let naxes = naxes.clamp(0, MAX_RANK as i32) as usize;
     let grid = match std::env::var("SAPFOR_GRID") {
         Ok(g) if !g.trim().is_empty() && naxes > 0 => {
@@ -210,7 +268,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
                              axes whose product is the number of processes ({size})"
                         );
                     }
-                    world.abort(2);
+                    abort(world.as_ref(), 2);
                 }
             }
         }
@@ -221,7 +279,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         if rank == 0 {
             eprintln!("sapfor: {m}");
         }
-        world.abort(2);
+        abort(world.as_ref(), 2);
     }
     let rt = Rt {
         _universe: universe,
@@ -270,7 +328,9 @@ pub extern "C" fn sapfor_finalize() {
             return;
         }
         rt.finalized = true;
-        rt.world.barrier();
+        if rt.size > 1 {
+            rt.comm().barrier();
+        }
         if let Ok(path) = std::env::var("SAPFOR_PROFILE") {
             if !path.is_empty() {
                 write_profile(&rt, &path);
@@ -512,7 +572,7 @@ pub unsafe extern "C" fn sapfor_get(h: i64, a: *const u8, idx: *const i64, out: 
             let off = l.offset(idx) * es;
             buf.copy_from_slice(slice(a.add(off), es));
         }
-        rt.world.process_at_rank(owner as i32).broadcast_into(buf);
+        rt.bcast(owner, buf);
         rt.remote.add(t, es as u64);
     })
 }
@@ -575,15 +635,43 @@ unsafe fn exchange(
     let high = nb(1);
     let extent = l.own_hi[d] - l.own_lo[d] + 1;
     // what I send: to the low neighbour my first `its high width` planes, to the high one
-    // my last `its low width` planes (widths are the same on every process).
-    let mut sends: Vec<(usize, Vec<u8>)> = vec![];
-    let mut recvs: Vec<(usize, (Vec<i64>, Vec<i64>), Vec<u8>)> = vec![];
-    let slab = |from: i64, to: i64| -> (Vec<i64>, Vec<i64>) {
+    // my last `its low width` planes (widths are the same on every process). A contiguous
+    // slab travels straight from and into the block; any other one through a buffer.
+    let es = l.esize;
+    let mut sends: Vec<(usize, Slab)> = vec![];
+    let mut recvs: Vec<(usize, Slab)> = vec![];
+    let slab = |from: i64, to: i64, fill: bool| -> Slab {
         let mut lo = l.alo.clone();
         let mut hi = l.ahi.clone();
         lo[d] = from;
         hi[d] = to;
-        (lo, hi)
+        match l.contiguous(&lo, &hi) {
+            Some((off, n)) => {
+                if fill {
+                    // (pack does this for the other slabs)
+                    gpu_abi::host_needs(a, &lo, &hi);
+                }
+                Slab {
+                    ptr: a.add(off * es),
+                    len: n * es,
+                    buf: None,
+                    sect: (lo, hi),
+                }
+            }
+            None => {
+                let mut b = if fill {
+                    l.pack(a, &lo, &hi)
+                } else {
+                    vec![0u8; l.count(&lo, &hi) * es]
+                };
+                Slab {
+                    ptr: b.as_mut_ptr(),
+                    len: b.len(),
+                    buf: Some((lo.clone(), hi.clone(), b)),
+                    sect: (lo, hi),
+                }
+            }
+        }
     };
     if let Some((nr, nl)) = &low {
         // the low neighbour's high shadow is filled from my first planes
@@ -592,13 +680,10 @@ unsafe fn exchange(
             if nwh > extent {
                 rt.fail(0, "a shadow edge is wider than a process's block: use fewer processes");
             }
-            let (lo, hi) = slab(l.own_lo[d], l.own_lo[d] + nwh - 1);
-            sends.push((*nr, l.pack(a, &lo, &hi)));
+            sends.push((*nr, slab(l.own_lo[d], l.own_lo[d] + nwh - 1, true)));
         }
         if fill_low && wl > 0 {
-            let (lo, hi) = slab(l.own_lo[d] - wl, l.own_lo[d] - 1);
-            let n = l.count(&lo, &hi) * l.esize;
-            recvs.push((*nr, (lo, hi), vec![0u8; n]));
+            recvs.push((*nr, slab(l.own_lo[d] - wl, l.own_lo[d] - 1, false)));
         }
     }
     if let Some((nr, nh)) = &high {
@@ -607,27 +692,30 @@ unsafe fn exchange(
             if nwl > extent {
                 rt.fail(0, "a shadow edge is wider than a process's block: use fewer processes");
             }
-            let (lo, hi) = slab(l.own_hi[d] - nwl + 1, l.own_hi[d]);
-            sends.push((*nr, l.pack(a, &lo, &hi)));
+            sends.push((*nr, slab(l.own_hi[d] - nwl + 1, l.own_hi[d], true)));
         }
         if fill_high && wh > 0 {
-            let (lo, hi) = slab(l.own_hi[d] + 1, l.own_hi[d] + wh);
-            let n = l.count(&lo, &hi) * l.esize;
-            recvs.push((*nr, (lo, hi), vec![0u8; n]));
+            recvs.push((*nr, slab(l.own_hi[d] + 1, l.own_hi[d] + wh, false)));
         }
     }
-    let mut bytes = 0u64;
-    // Non-blocking exchange: post all receives and sends, then wait.
-    let world = &rt.world;
-    let mut rbufs: Vec<(usize, (Vec<i64>, Vec<i64>), Vec<u8>)> = recvs;
+    if sends.is_empty() && recvs.is_empty() {
+        return 0;
+    }
+    // Non-blocking exchange: post all receives and sends, then wait. The slabs do not
+    // overlap: sends are owned planes, receives shadow planes.
+    let world = rt.comm();
     mpi::request::scope(|scope| {
         let mut rreqs = vec![];
-        for (nr, _, buf) in rbufs.iter_mut() {
-            rreqs.push(world.process_at_rank(*nr as i32).immediate_receive_into(scope, &mut buf[..]));
+        for (nr, s) in recvs.iter() {
+            let buf = std::slice::from_raw_parts_mut(s.ptr, s.len);
+            let p = world.process_at_rank(*nr as i32);
+            rreqs.push(p.immediate_receive_into(scope, buf));
         }
         let mut sreqs = vec![];
-        for (nr, buf) in sends.iter() {
-            sreqs.push(world.process_at_rank(*nr as i32).immediate_send(scope, &buf[..]));
+        for (nr, s) in sends.iter() {
+            let buf: &[u8] = std::slice::from_raw_parts(s.ptr, s.len);
+            let p = world.process_at_rank(*nr as i32);
+            sreqs.push(p.immediate_send(scope, buf));
         }
         for r in rreqs {
             r.wait();
@@ -636,11 +724,26 @@ unsafe fn exchange(
             s.wait();
         }
     });
-    for (_, (lo, hi), buf) in rbufs.iter() {
-        l.unpack(a, lo, hi, buf);
-        bytes += buf.len() as u64;
+    let mut bytes = 0u64;
+    for (_, s) in recvs.iter() {
+        match &s.buf {
+            Some((lo, hi, buf)) => l.unpack(a, lo, hi, buf),
+            // (unpack does this for the other slabs)
+            None => gpu_abi::host_wrote(a, &s.sect.0, &s.sect.1),
+        }
+        bytes += s.len as u64;
     }
     bytes
+}
+
+/// A section of a block to send or receive: `len` bytes at `ptr`, either in the block itself
+/// (contiguous) or in `buf` (packed; for a receive, the section to unpack it into).
+struct Slab {
+    ptr: *mut u8,
+    len: usize,
+    buf: Option<(Vec<i64>, Vec<i64>, Vec<u8>)>,
+    /// The section (global indices): the accelerator's copy is kept in step with it.
+    sect: (Vec<i64>, Vec<i64>),
 }
 
 /// Start of an ACROSS loop: renew all shadows (old values), then wait for the new boundary
@@ -743,7 +846,7 @@ unsafe fn pipe_in(
         lo[d] = l.own_hi[d] - w + 1;
         hi[d] = l.own_hi[d];
         let buf = l.pack(a, &lo, &hi);
-        rt.world.process_at_rank(nr).send(&buf[..]);
+        rt.comm().process_at_rank(nr).send(&buf[..]);
         buf.len() as u64
     } else {
         let w = w.min(l.own_lo[d] - l.alo[d]);
@@ -753,7 +856,7 @@ unsafe fn pipe_in(
         lo[d] = l.own_lo[d] - w;
         hi[d] = l.own_lo[d] - 1;
         let mut buf = vec![0u8; l.count(&lo, &hi) * l.esize];
-        rt.world.process_at_rank(nr).receive_into(&mut buf[..]);
+        rt.comm().process_at_rank(nr).receive_into(&mut buf[..]);
         l.unpack(a, &lo, &hi, &buf);
         buf.len() as u64
     }
@@ -831,28 +934,36 @@ pub extern "C" fn sapfor_across_tile_size(h: i64, tdim: i32) -> i64 {
 }
 
 /// A parallel loop is about to write elements of a replicated (non-distributed) array: keep
-/// a copy, so that `sapfor_merge_end` can find what each process changed.
+/// a copy, so that `sapfor_merge_end` can find what each process changed. Every process
+/// first takes process 0's values, so that all start from the same bytes: elements never
+/// defined may hold different garbage on each process, and a byte that a process writes
+/// with the value its own garbage had would otherwise look unchanged and keep another
+/// process's garbage.
 ///
 /// # Safety
 /// `x` must point to `n` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_merge_begin(x: *const u8, n: i64) {
+pub unsafe extern "C" fn sapfor_merge_begin(x: *mut u8, n: i64) {
     with(|rt| {
-        let b = slice(x, n.max(0) as usize).to_vec();
+        let n = n.max(0) as usize;
+        if rt.size > 1 && n > 0 {
+            rt.bcast(0, std::slice::from_raw_parts_mut(x, n));
+        }
+        let b = slice(x, n).to_vec();
         rt.merges.push((x as usize, b));
     })
 }
 
 /// After the loop: every process gets every element that some process changed (each
 /// iteration ran on one process, so each element was written by one process, or by replicas
-/// with the same value). Element-wise (`es` bytes): an element that differs from the copy on
-/// some process takes that process's value, all its bytes (copies of an array never
-/// defined may hold different bytes on different processes).
+/// with the same value). Byte-wise: a byte that differs from the common copy on some process
+/// takes that process's value; a byte no process changed keeps the copy's value, which is
+/// also what a writer wrote there.
 ///
 /// # Safety
 /// As `sapfor_merge_begin`, same `x` and `n`.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64, es: i64) {
+pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
     with(|rt| {
         let t = Instant::now();
         let n = n.max(0) as usize;
@@ -861,21 +972,14 @@ pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64, es: i64) {
         };
         let (_, old) = rt.merges.remove(pos);
         if rt.size > 1 && n > 0 {
-            // each process's values and its own copy from before the loop (the copies may
-            // differ between processes where the array was never defined)
-            let mut mine = slice(x, n).to_vec();
-            mine.extend_from_slice(&old);
-            let mut all = vec![0u8; 2 * n * rt.size];
-            rt.world.all_gather_into(&mine[..], &mut all[..]);
+            // every process's values; the copy from before the loop is the same everywhere
+            let all = rt.all_gather(slice(x, n));
             let out = std::slice::from_raw_parts_mut(x, n);
-            let es = (es.max(1) as usize).min(n.max(1));
-            for p in 0..rt.size {
-                let v = &all[2 * p * n..(2 * p + 1) * n];
-                let o = &all[(2 * p + 1) * n..(2 * p + 2) * n];
-                for k in (0..n).step_by(es) {
-                    let e = (k + es).min(n);
-                    if v[k..e] != o[k..e] {
-                        out[k..e].copy_from_slice(&v[k..e]);
+            out.copy_from_slice(&old);
+            for v in all.chunks(n) {
+                for k in 0..n {
+                    if v[k] != old[k] {
+                        out[k] = v[k];
                     }
                 }
             }
@@ -917,7 +1021,7 @@ pub unsafe extern "C" fn sapfor_gather(h: i64, a: *const u8, full: *mut u8, all:
                     l.pack(a as *mut u8, &lo, &hi)
                 } else {
                     let mut b = vec![0u8; l.count(&lo, &hi) * l.esize];
-                    rt.world.process_at_rank(r as i32).receive_into(&mut b[..]);
+                    rt.comm().process_at_rank(r as i32).receive_into(&mut b[..]);
                     b
                 };
                 bytes += buf.len() as u64;
@@ -925,12 +1029,12 @@ pub unsafe extern "C" fn sapfor_gather(h: i64, a: *const u8, full: *mut u8, all:
             }
         } else if primary(&rt.coords) && !l.empty() {
             let buf = l.pack(a as *mut u8, &l.own_lo.clone(), &l.own_hi.clone());
-            rt.world.process_at_rank(0).send(&buf[..]);
+            rt.comm().process_at_rank(0).send(&buf[..]);
         }
         if all != 0 {
             let n = full_l.count(&glo, &ghi) * l.esize;
             let fb = std::slice::from_raw_parts_mut(full, n);
-            rt.world.process_at_rank(0).broadcast_into(fb);
+            rt.bcast(0, fb);
         }
         rt.gather.add(t, bytes);
     })
@@ -951,7 +1055,7 @@ pub unsafe extern "C" fn sapfor_scatter(h: i64, a: *mut u8, full: *mut u8) {
         let full_l = Layout::whole(l.esize, &glo, &ghi);
         let n = full_l.count(&glo, &ghi) * l.esize;
         let fb = std::slice::from_raw_parts_mut(full, n);
-        rt.world.process_at_rank(0).broadcast_into(fb);
+        rt.bcast(0, fb);
         if !l.empty() {
             let buf = full_l.pack(full, &l.alo, &l.ahi);
             l.unpack(a, &l.alo.clone(), &l.ahi.clone(), &buf);
@@ -969,7 +1073,7 @@ pub unsafe extern "C" fn sapfor_bcast(x: *mut u8, n: i64) {
     with(|rt| {
         if n > 0 {
             let b = std::slice::from_raw_parts_mut(x, n as usize);
-            rt.world.process_at_rank(0).broadcast_into(b);
+            rt.bcast(0, b);
         }
     })
 }
@@ -1123,8 +1227,7 @@ pub extern "C" fn sapfor_red_end() {
             return;
         }
         let mine = std::mem::take(&mut rt.red_vals);
-        let mut all = vec![0u8; n * rt.size];
-        rt.world.all_gather_into(&mine[..], &mut all[..]);
+        let all = rt.all_gather(&mine);
         // combine in rank order, starting from process 0's values
         let mut acc = all[..n].to_vec();
         for p in 1..rt.size {
@@ -1237,7 +1340,16 @@ fn write_profile(rt: &Rt, path: &str) {
     let in_loops: f64 = rt.loops.values().map(|s| s.secs).sum();
     let mut mine = String::new();
     use std::fmt::Write as _;
-    let _ = writeln!(mine, "process {} of {} (grid {:?}, coordinates {:?})", rt.rank, rt.size, rt.grid, rt.coords);
+    let mode = if rt.world.is_none() {
+        "; single-process mode, MPI not started"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        mine,
+        "process {} of {} (grid {:?}, coordinates {:?}{mode})",
+        rt.rank, rt.size, rt.grid, rt.coords
+    );
     let _ = writeln!(mine, "  total {:.6} s, in parallel loops {:.6} s, sequential parts {:.6} s", total, in_loops, total - in_loops);
     for (src, s) in &rt.loops {
         let _ = writeln!(mine, "  parallel loop at {:<24} runs {:>8}  time {:.6} s", rt.where_(*src), s.count, s.secs);
@@ -1255,22 +1367,48 @@ fn write_profile(rt: &Rt, path: &str) {
         let _ = writeln!(mine, "  {l}");
     }
     let bytes = mine.into_bytes();
-    let len = bytes.len() as i32;
-    let mut lens = vec![0i32; rt.size];
-    rt.world.all_gather_into(&len, &mut lens[..]);
-    let maxl = *lens.iter().max().unwrap_or(&0) as usize;
+    let lens: Vec<usize> = rt
+        .all_gather(&(bytes.len() as u64).to_ne_bytes())
+        .chunks(8)
+        .map(|c| u64::from_ne_bytes(c.try_into().unwrap()) as usize)
+        .collect();
+    let maxl = *lens.iter().max().unwrap_or(&0);
     let mut padded = bytes.clone();
     padded.resize(maxl, 0);
-    let mut all = vec![0u8; maxl * rt.size];
-    rt.world.all_gather_into(&padded[..], &mut all[..]);
+    let all = rt.all_gather(&padded);
     if rt.rank == 0 {
         let mut out = String::from("sapfor performance report\n");
         for p in 0..rt.size {
-            out.push_str(&String::from_utf8_lossy(&all[p * maxl..p * maxl + lens[p] as usize]));
+            out.push_str(&String::from_utf8_lossy(&all[p * maxl..p * maxl + lens[p]]));
         }
         let tmp = format!("{path}.tmp{}", std::process::id());
         if std::fs::write(&tmp, out).and_then(|_| std::fs::rename(&tmp, path)).is_err() {
             eprintln!("sapfor: cannot write the profile to {path}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{single_process_mode, LAUNCHER_VARS};
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn single_process_mode_only_when_asked_and_not_under_an_mpi_launcher() {
+        assert!(single_process_mode(env(&[("SAPFOR_NO_MPI", "1")])));
+        assert!(!single_process_mode(env(&[])));
+        assert!(!single_process_mode(env(&[("SAPFOR_NO_MPI", "0")])));
+        // started by mpirun (Open MPI, PMIx, Hydra): always MPI, whatever the variable says
+        for launcher in LAUNCHER_VARS {
+            let vars = [("SAPFOR_NO_MPI", "1"), (launcher, "2")];
+            assert!(!single_process_mode(env(&vars)), "{launcher}");
         }
     }
 }
