@@ -491,6 +491,13 @@ fn run_streams_output_and_charts_the_profile() {
     h.get_by_label("jac.f:18");
     h.get_by_label("shadow");
     h.get_by_label("1.500000");
+    // regions on the emulated accelerator, compared with the host
+    h.state_mut().devices = "emu".into();
+    h.state_mut().compare = true;
+    h.state_mut().profile = false;
+    click(&mut h, "Run program");
+    settle(&mut h);
+    h.get_by_label(&format!("args: run {} --np 4 --threads 2 --devices emu --compare", fdv.display()));
 }
 
 #[test]

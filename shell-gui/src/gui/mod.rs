@@ -158,6 +158,9 @@ pub struct App {
     pub np: u32,
     pub threads: u32,
     pub profile: bool,
+    /// `--devices` of the Run action (one of `runner::DEVICES`) and `--compare`.
+    pub devices: String,
+    pub compare: bool,
     pub run: Option<runner::RunJob>,
     /// The `sapfor` executable the Run action calls (this one by default).
     pub sapfor_exe: PathBuf,
@@ -195,6 +198,8 @@ impl App {
             np: 2,
             threads: 1,
             profile: false,
+            devices: "host".into(),
+            compare: false,
             run: None,
             sapfor_exe: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("sapfor")),
             scroll_to: None,
@@ -421,6 +426,8 @@ impl App {
             self.np,
             self.threads,
             self.profile,
+            &self.devices,
+            self.compare,
         );
         self.run_handled = false;
         self.run = Some(runner::RunJob::start(

@@ -1,4 +1,5 @@
-//! The Run action: `sapfor run FILE.fdv --np N --threads T [--profile]` as a child process whose
+//! The Run action: `sapfor run FILE.fdv --np N --threads T [--profile] [--devices D
+//! [--compare]]` as a child process whose
 //! standard output and error are streamed line by line into the window. A program that cannot
 //! be started or exits with a failure is reported, never a panic.
 
@@ -36,8 +37,12 @@ pub struct RunJob {
     child: Arc<Mutex<Option<Child>>>,
 }
 
-/// The arguments of `sapfor run` for these settings.
-pub fn run_args(fdv: &Path, np: u32, threads: u32, profile: bool) -> Vec<String> {
+/// Where `sapfor run --devices` can run regions (the first: the host only).
+pub const DEVICES: [&str; 5] = ["host", "emu", "cuda", "host,emu", "host,cuda"];
+
+/// The arguments of `sapfor run` for these settings (`devices` one of [`DEVICES`];
+/// `compare` only with an accelerator).
+pub fn run_args(fdv: &Path, np: u32, threads: u32, profile: bool, devices: &str, compare: bool) -> Vec<String> {
     let mut v = vec![
         "run".to_string(),
         fdv.to_string_lossy().into_owned(),
@@ -48,6 +53,13 @@ pub fn run_args(fdv: &Path, np: u32, threads: u32, profile: bool) -> Vec<String>
     ];
     if profile {
         v.push("--profile".into());
+    }
+    if devices != "host" && DEVICES.contains(&devices) {
+        v.push("--devices".into());
+        v.push(devices.into());
+        if compare {
+            v.push("--compare".into());
+        }
     }
     v
 }

@@ -3,7 +3,7 @@
 
 use super::highlight::{Class, Run};
 use super::model::{LoopRow, Project};
-use super::{profile, App, SortBy, Tab};
+use super::{profile, runner, App, SortBy, Tab};
 use analyzer::overrides::{LoopRef, Override, REDUCTION_OPS};
 use egui::text::LayoutJob;
 use egui::{Color32, FontId, RichText, TextFormat, Ui};
@@ -1205,6 +1205,21 @@ fn run_page(app: &mut App, ui: &mut Ui) {
             .labelled_by(l.id);
         ui.checkbox(&mut app.profile, "Profile");
     });
+    ui.horizontal(|ui| {
+        let l = ui.label("Regions on");
+        egui::ComboBox::from_id_salt("devices")
+            .selected_text(app.devices.clone())
+            .show_ui(ui, |ui| {
+                for d in runner::DEVICES {
+                    ui.selectable_value(&mut app.devices, d.to_string(), d);
+                }
+            })
+            .response
+            .labelled_by(l.id);
+        let acc = app.devices != "host";
+        ui.add_enabled(acc, egui::Checkbox::new(&mut app.compare, "Compare with the host"))
+            .on_hover_text("--compare: every loop of a region runs on the accelerator and on the host; differences are reported");
+    });
     let running = app.run.as_ref().is_some_and(|r| r.end().is_none());
     ui.horizontal(|ui| {
         if ui
@@ -1221,7 +1236,7 @@ fn run_page(app: &mut App, ui: &mut Ui) {
     });
     let Some(run) = app.run.as_ref() else {
         ui.label(format!(
-            "Runs `{} run FILE --np N --threads T [--profile]`.",
+            "Runs `{} run FILE --np N --threads T [--profile] [--devices D [--compare]]`.",
             app.sapfor_exe.display()
         ));
         return;
