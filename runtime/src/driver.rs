@@ -123,6 +123,18 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// Run a compiler in `dir`; `hint` says how to install it, `failed` starts the message
+/// (followed by the compiler's standard error) when it fails.
+fn tool(mut c: Command, dir: &Path, hint: &str, failed: &str) -> Result<(), BuildError> {
+    let name = c.get_program().to_string_lossy().into_owned();
+    let out = c.current_dir(dir).output().map_err(|e| format!("cannot run {name}: {e}; {hint}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(BuildError::Other(format!("{failed}:\n{}", String::from_utf8_lossy(&out.stderr))))
+    }
+}
+
 /// Convert and compile; returns the executable in the content-addressed cache.
 pub fn build(opts: &BuildOptions) -> Result<PathBuf, BuildError> {
     build_with_warnings(opts).map(|(exe, _)| exe)
@@ -205,63 +217,32 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
         if src.extension().is_some_and(|e| e == "c") {
             // the kernels' text (convert_gpu.rs): a string constant
             let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-            let out = Command::new(&cc)
-                .current_dir(&dir)
-                .args(["-c", "-O0"])
+            let mut c = Command::new(&cc);
+            c.args(["-c", "-O0"]).arg(src).arg("-o").arg(&obj);
+            tool(c, &dir, "install gcc", &format!("{cc} failed on the kernels' file (kept in {})", dir.display()))?;
+        } else {
+            let mut c = Command::new("gfortran");
+            c.args(["-c", "-cpp", "-undef", "-ffree-form", "-ffree-line-length-none", "-fopenmp"])
+                .args(&fflags)
+                .arg("-J")
+                .arg(&dir)
                 .arg(src)
                 .arg("-o")
-                .arg(&obj)
-                .output()
-                .map_err(|e| format!("cannot run {cc}: {e}; install gcc"))?;
-            if !out.status.success() {
-                return Err(BuildError::Other(format!(
-                    "{cc} failed on the kernels' file (kept in {}):\n{}",
-                    dir.display(),
-                    String::from_utf8_lossy(&out.stderr)
-                )));
-            }
-            objs.push(obj);
-            continue;
-        }
-        let out = Command::new("gfortran")
-            .current_dir(&dir)
-            .args(["-c", "-cpp", "-undef", "-ffree-form", "-ffree-line-length-none", "-fopenmp"])
-            .args(&fflags)
-            .arg("-J")
-            .arg(&dir)
-            .arg(src)
-            .arg("-o")
-            .arg(&obj)
-            .output()
-            .map_err(|e| format!("cannot run gfortran: {e}; {INSTALL_HINT}"))?;
-        if !out.status.success() {
-            return Err(BuildError::Other(format!(
-                "gfortran failed on the converted program (kept in {}):\n{}",
-                dir.display(),
-                String::from_utf8_lossy(&out.stderr)
-            )));
+                .arg(&obj);
+            tool(c, &dir, INSTALL_HINT, &format!("gfortran failed on the converted program (kept in {})", dir.display()))?;
         }
         objs.push(obj);
     }
-    let out = Command::new("gfortran")
-        .current_dir(&dir)
-        .arg("-fopenmp")
+    let mut c = Command::new("gfortran");
+    c.arg("-fopenmp")
         .args(&fflags)
         .args(&objs)
         .arg(&rt)
         .args(mpi_link_flags())
         .args(["-lpthread", "-ldl", "-lm", "-lgcc_s", "-lutil", "-lrt"])
         .arg("-o")
-        .arg(&tmp_exe)
-        .output()
-        .map_err(|e| format!("cannot run gfortran: {e}; {INSTALL_HINT}"))?;
-    if !out.status.success() {
-        return Err(BuildError::Other(format!(
-            "linking the converted program failed (in {}):\n{}",
-            dir.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
+        .arg(&tmp_exe);
+    tool(c, &dir, INSTALL_HINT, &format!("linking the converted program failed (in {})", dir.display()))?;
     std::fs::rename(&tmp_exe, dir.join("prog")).map_err(|e| format!("cannot write {}: {e}", exe.display()))?;
     if std::fs::rename(&dir, &final_dir).is_err() {
         // another build finished first (or an incomplete directory is in the way)
