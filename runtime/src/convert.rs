@@ -1771,8 +1771,8 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
                 new_action = Some(format!("{} = {}", l2.trim(), r2.trim()));
             }
         }
-        StmtKind::Io { kind, writes, .. } => {
-            match io_stmt(cx, ui, vis, &action, kind.clone(), writes, src, &mut calls, &mut post) {
+        StmtKind::Io { kind, writes, reads } => {
+            match io_stmt(cx, ui, vis, &action, kind.clone(), reads, writes, src, &mut calls, &mut post) {
                 Ok(Some(x)) => new_action = Some(x),
                 Ok(None) => {}
                 Err(m) => return err(cx, m),
@@ -1847,8 +1847,9 @@ fn io_stmt(
     vis: &BTreeMap<String, String>,
     action: &str,
     kind: IoKind,
+    reads: &[Expr],
     writes: &[Expr],
-    _src: i64,
+    src: i64,
     calls: &mut Vec<String>,
     post: &mut Vec<String>,
 ) -> Result<Option<String>, String> {
@@ -1882,6 +1883,27 @@ fn io_stmt(
     }
     let mut a = action.to_string();
     let used: Vec<String> = vis.keys().filter(|n| !text::idents(action, n).is_empty()).cloned().collect();
+    // output of single elements (`PRINT *, U(C,C,C)`): each is fetched from its owner
+    // instead of gathering the whole array
+    let mut elements_only = !matches!(kind, IoKind::Read) && !used.is_empty();
+    for e in reads {
+        e.walk(&mut |x| match x {
+            Expr::Var(n) if used.contains(n) => elements_only = false,
+            Expr::Ref(n, args) if used.contains(n) && args.iter().any(|g| g.expr().is_none()) => elements_only = false,
+            Expr::ImpliedDo { .. } => {
+                let mut inner = vec![];
+                collect_bases(x, &mut inner);
+                if inner.iter().any(|b| used.contains(b)) {
+                    elements_only = false;
+                }
+            }
+            _ => {}
+        });
+    }
+    if elements_only {
+        a = hoist_reads(cx, vis, &a, src, calls)?;
+        return Ok(Some(format!("if (sapfor_io()) {a}")));
+    }
     for n in &used {
         let key = vis[n].clone();
         cx.arrays.get_mut(&key).unwrap().full = true;

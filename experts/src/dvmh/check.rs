@@ -583,7 +583,7 @@ pub fn check(prog: &Program) -> Vec<Finding> {
                 }
             }
         }
-        let vars = effects::unit_vars(&EffCx::new(unit, sema, &prog.summaries));
+        let vars = effects::unit_vars(&EffCx::new(unit, sema, &prog.summaries).with_constants(prog));
         let main = unit.kind == UnitKind::Program;
         let mut entry = CState::default();
         for v in &vars {
@@ -599,7 +599,7 @@ pub fn check(prog: &Program) -> Vec<Finding> {
         }
         let mut whole = BTreeSet::new();
         {
-            let cx = EffCx::new(unit, sema, &prog.summaries);
+            let cx = EffCx::new(unit, sema, &prog.summaries).with_constants(prog);
             let mut marked: BTreeSet<u32> = regions.iter().flat_map(|r| [r.line, r.end]).collect();
             marked.extend(dirs.iter().map(|d| d.line));
             fn go(unit: &Unit, nodes: &[Node], cx: &EffCx, marked: &BTreeSet<u32>, rp: &BTreeSet<Name>, out: &mut BTreeSet<StmtId>) {
@@ -630,7 +630,7 @@ pub fn check(prog: &Program) -> Vec<Finding> {
         let mut ck = Checker {
             region_procs: region_procs.clone(),
             whole,
-            cx: EffCx::new(unit, sema, &prog.summaries),
+            cx: EffCx::new(unit, sema, &prog.summaries).with_constants(prog),
             file: file.clone(),
             main,
             regions,

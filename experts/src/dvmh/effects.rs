@@ -206,6 +206,99 @@ impl<'a> EffCx<'a> {
         }
     }
 
+    /// Integer scalars of this unit that hold one constant wherever they are defined: assigned
+    /// by a single statement whose right-hand side is a constant expression (`C = N / 2`),
+    /// never a DO variable, never read into, never passed to a procedure, not in COMMON,
+    /// EQUIVALENCE or DATA, not a dummy argument, in a unit without internal procedures or
+    /// USE. Their value joins every statement's environment, so that `U(C,C,C)` is one
+    /// element, not the whole array (before the assignment the variable is undefined, so the
+    /// value holds wherever it may be read).
+    pub fn with_constants(mut self, prog: &analyzer::program::Program) -> Self {
+        let unit = self.unit;
+        let sema = self.sema;
+        if unit.parent.is_some()
+            || prog.units.iter().any(|u| u.parent.as_deref() == Some(unit.name.as_str()))
+            || unit.stmts.iter().any(|s| matches!(s.kind, StmtKind::Use { .. }))
+        {
+            return self;
+        }
+        let mut defs: BTreeMap<Name, Vec<Option<i64>>> = BTreeMap::new();
+        let mut banned: BTreeSet<Name> = BTreeSet::new();
+        for st in &unit.stmts {
+            let k = match &st.kind {
+                StmtKind::LogicalIf(_, inner) => &inner.kind,
+                k => k,
+            };
+            match k {
+                StmtKind::Assign { lhs: Expr::Var(v), rhs } => {
+                    defs.entry(v.clone()).or_default().push(sema.eval_int(rhs));
+                }
+                StmtKind::Do { var, .. } => {
+                    banned.insert(var.clone());
+                }
+                StmtKind::Io { writes, .. } => {
+                    for e in writes {
+                        e.walk(&mut |x| {
+                            if let Expr::Var(n) | Expr::Ref(n, _) = x {
+                                banned.insert(n.clone());
+                            }
+                        });
+                    }
+                }
+                StmtKind::Call { args, .. } => {
+                    for a in args.iter().filter_map(|a| a.expr()) {
+                        a.walk(&mut |x| {
+                            if let Expr::Var(n) = x {
+                                banned.insert(n.clone());
+                            }
+                        });
+                    }
+                }
+                _ => {}
+            }
+            // a variable passed to a function may be changed by it
+            for e in analyzer::sema::stmt_exprs(&st.kind) {
+                e.walk(&mut |x| {
+                    if let Expr::Ref(f, args) = x {
+                        if !sema.is_array(f) && sema.ref_kind(f) != analyzer::sema::RefKind::Intrinsic {
+                            for a in args.iter().filter_map(|a| a.expr()) {
+                                if let Expr::Var(n) = a {
+                                    banned.insert(n.clone());
+                                }
+                            }
+                        }
+                    }
+                });
+            }
+        }
+        let mut consts = Env::new();
+        for (v, d) in defs {
+            let [Some(c)] = d.as_slice() else { continue };
+            let Some(sym) = sema.symbol(&v) else { continue };
+            let integer = matches!(sym.ty.base, analyzer::ast::BaseType::Integer);
+            if integer
+                && !banned.contains(&v)
+                && !sym.is_array()
+                && sym.param.is_none()
+                && sym.dummy.is_none()
+                && sym.common.is_none()
+                && sym.aliases.is_empty()
+                && !sym.data_init
+                && unit.result.as_deref() != Some(v.as_str())
+            {
+                consts.insert(v, (*c, *c));
+            }
+        }
+        if !consts.is_empty() {
+            for env in self.envs.values_mut() {
+                for (k, v) in &consts {
+                    env.entry(k.clone()).or_insert(*v);
+                }
+            }
+        }
+        self
+    }
+
     /// The executable statements that refer to each variable.
     pub fn users(&self) -> &BTreeMap<Name, BTreeSet<StmtId>> {
         self.users.get_or_init(|| {

@@ -77,7 +77,7 @@ impl<'a> Expert<'a> {
             .units
             .iter()
             .enumerate()
-            .map(|(ui, u)| EffCx::new(u, &prog.semas[ui], &prog.summaries))
+            .map(|(ui, u)| EffCx::new(u, &prog.semas[ui], &prog.summaries).with_constants(prog))
             .collect();
         let vars = cxs.iter().map(effects::unit_vars).collect();
         Expert {
