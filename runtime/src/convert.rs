@@ -113,6 +113,13 @@ impl<'a> Cx<'a> {
         let ls: Vec<&str> = f[lo..hi].iter().map(|x| x.as_str()).collect();
         text::join(&ls)
     }
+    /// The text of statement `s` as rewritten so far: its replacement lines, or its own text.
+    fn current_lines(&self, s: &Stmt) -> Vec<String> {
+        match self.replace.get(&(s.span.file.0, s.span.line)) {
+            Some(Some(v)) => v.clone(),
+            _ => vec![self.stmt_text(s)],
+        }
+    }
     /// Replace the lines of statement `s` by `new` (first line) and blanks.
     fn replace_stmt(&mut self, s: &Stmt, new: Vec<String>) {
         let f = s.span.file.0;
@@ -1333,10 +1340,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         );
         // the innermost loop runs over the current tile only
         let h = headers[headers.len() - 1];
-        let t = match cx.replace.get(&(h.span.file.0, h.span.line)) {
-            Some(Some(v)) => v[0].clone(),
-            _ => cx.stmt_text(h),
-        };
+        let t = cx.current_lines(h).swap_remove(0);
         match tile_header(&t) {
             Some(new) => cx.replace_stmt(h, vec![new]),
             None => {

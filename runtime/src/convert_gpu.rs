@@ -303,10 +303,7 @@ pub(super) fn parallel_loop(
             return;
         }
     };
-    let header_text = |h: &Stmt| match cx.replace.get(&(h.span.file.0, h.span.line)) {
-        Some(Some(v)) => v[0].clone(),
-        _ => cx.stmt_text(h),
-    };
+    let header_text = |h: &Stmt| cx.current_lines(h).swap_remove(0);
     let outer = pl.vars[0].to_ascii_lowercase();
     let mut launch = vec!["if (sapfor_gpu_active() /= 0) then".to_string()];
     let mut loop_k = 0;
@@ -553,11 +550,7 @@ pub(super) fn host_statements(
         if calls.is_empty() {
             continue;
         }
-        let key = (s.span.file.0, s.span.line);
-        let cur: Vec<String> = match cx.replace.get(&key) {
-            Some(Some(v)) => v.clone(),
-            _ => vec![cx.stmt_text(s)],
-        };
+        let cur = cx.current_lines(s);
         let do_term = s.label.map(|l| do_labels.contains(&l)).unwrap_or(false);
         let (label, first) = text::split_label(&cur[0]);
         let mut lines = calls;

@@ -275,10 +275,12 @@ fn compare_finds_a_wrongly_parallel_loop_and_keeps_the_host_values() {
     let err = String::from_utf8_lossy(&out.stderr);
     // region, loop, variable, first differing indices (column-major order), both values
     assert!(
-        err.contains("sapfor compare: region w.fdv:16 (loop w.fdv:18, kernel ") && err.contains("): a(32,3) host 37 accelerator 36"),
+        err.contains("sapfor compare: region w.fdv:17 (loop w.fdv:19, kernel ") && err.contains("): a(32,3) host 37 accelerator 36"),
         "{}",
         text(&out)
     );
+    // the loop's SUM over what it computed differs too
+    assert!(err.contains("): reduction result host 343329 accelerator 315973; continuing with the host values"), "{}", text(&out));
     assert!(err.contains("2 loops ran on the accelerator and on the host, 1 with differences"), "{}", text(&out));
     // --compare without an accelerator is refused with a message
     let out = sapfor(&dir).args(["run", "w.fdv", "--compare"]).output().unwrap();

@@ -59,6 +59,36 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Add `b`'s counters.
+    pub fn add(&mut self, b: &Stats) {
+        self.h2d_bytes += b.h2d_bytes;
+        self.h2d_copies += b.h2d_copies;
+        self.d2h_bytes += b.d2h_bytes;
+        self.d2h_copies += b.d2h_copies;
+        self.copy_secs += b.copy_secs;
+        self.requests += b.requests;
+        self.requests_no_copy += b.requests_no_copy;
+        self.extend_bytes += b.extend_bytes;
+        self.kernels += b.kernels;
+        self.kernel_secs += b.kernel_secs;
+    }
+
+    /// What was counted since `before` (an earlier reading of the same counters).
+    pub fn minus(&self, before: &Stats) -> Stats {
+        Stats {
+            h2d_bytes: self.h2d_bytes - before.h2d_bytes,
+            h2d_copies: self.h2d_copies - before.h2d_copies,
+            d2h_bytes: self.d2h_bytes - before.d2h_bytes,
+            d2h_copies: self.d2h_copies - before.d2h_copies,
+            copy_secs: self.copy_secs - before.copy_secs,
+            requests: self.requests - before.requests,
+            requests_no_copy: self.requests_no_copy - before.requests_no_copy,
+            extend_bytes: self.extend_bytes - before.extend_bytes,
+            kernels: self.kernels - before.kernels,
+            kernel_secs: self.kernel_secs - before.kernel_secs,
+        }
+    }
+
     /// The counters as one line of the performance report.
     pub fn summary(&self) -> String {
         format!(
@@ -484,16 +514,7 @@ impl Tracker {
     pub fn totals(&self) -> Stats {
         let mut t = Stats::default();
         for s in &self.stats {
-            t.h2d_bytes += s.h2d_bytes;
-            t.h2d_copies += s.h2d_copies;
-            t.d2h_bytes += s.d2h_bytes;
-            t.d2h_copies += s.d2h_copies;
-            t.copy_secs += s.copy_secs;
-            t.requests += s.requests;
-            t.requests_no_copy += s.requests_no_copy;
-            t.extend_bytes += s.extend_bytes;
-            t.kernels += s.kernels;
-            t.kernel_secs += s.kernel_secs;
+            t.add(s);
         }
         t
     }

@@ -66,6 +66,46 @@ fn close(a: f64, b: f64, t: Tolerance) -> bool {
     a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= t.atol + t.rtol * a.abs().max(b.abs())
 }
 
+/// Element `k` of an array of `ty` at `p`, as text.
+///
+/// # Safety
+/// `p` must hold at least `k + 1` elements of `ty`.
+pub unsafe fn element_text(ty: ElemTy, p: *const u8, k: usize) -> String {
+    match ty {
+        ElemTy::Int => (*(p as *const i32).add(k)).to_string(),
+        ElemTy::Logical => (*(p as *const i32).add(k) != 0).to_string(),
+        ElemTy::Long => (*(p as *const i64).add(k)).to_string(),
+        ElemTy::Float => (*(p as *const f32).add(k)).to_string(),
+        ElemTy::Double => (*(p as *const f64).add(k)).to_string(),
+    }
+}
+
+/// Whether element `i` at `a` and element `j` at `b` agree: integers and logicals exactly,
+/// reals within the tolerance.
+///
+/// # Safety
+/// Both pointers must hold those elements of `ty`.
+pub unsafe fn agree(
+    ty: ElemTy,
+    a: *const u8,
+    i: usize,
+    b: *const u8,
+    j: usize,
+    tol: Tolerance,
+) -> bool {
+    match ty {
+        ElemTy::Int => *(a as *const i32).add(i) == *(b as *const i32).add(j),
+        ElemTy::Logical => (*(a as *const i32).add(i) != 0) == (*(b as *const i32).add(j) != 0),
+        ElemTy::Long => *(a as *const i64).add(i) == *(b as *const i64).add(j),
+        ElemTy::Float => close(
+            *(a as *const f32).add(i) as f64,
+            *(b as *const f32).add(j) as f64,
+            tol,
+        ),
+        ElemTy::Double => close(*(a as *const f64).add(i), *(b as *const f64).add(j), tol),
+    }
+}
+
 /// Compare `set` of two column-major arrays with bounds `host_b` / `dev_b` (the device copy
 /// already fetched to host memory). None when they agree.
 ///
@@ -84,38 +124,13 @@ pub unsafe fn compare(
     let mut count = 0u64;
     for idx in set.elements() {
         let (h, d) = (offset(host_b, &idx), offset(dev_b, &idx));
-        let (same, hs, ds) = match ty {
-            ElemTy::Int => {
-                let (a, b) = (*(host as *const i32).add(h), *(dev as *const i32).add(d));
-                (a == b, a.to_string(), b.to_string())
-            }
-            ElemTy::Logical => {
-                let (a, b) = (
-                    *(host as *const i32).add(h) != 0,
-                    *(dev as *const i32).add(d) != 0,
-                );
-                (a == b, a.to_string(), b.to_string())
-            }
-            ElemTy::Long => {
-                let (a, b) = (*(host as *const i64).add(h), *(dev as *const i64).add(d));
-                (a == b, a.to_string(), b.to_string())
-            }
-            ElemTy::Float => {
-                let (a, b) = (*(host as *const f32).add(h), *(dev as *const f32).add(d));
-                (close(a as f64, b as f64, tol), a.to_string(), b.to_string())
-            }
-            ElemTy::Double => {
-                let (a, b) = (*(host as *const f64).add(h), *(dev as *const f64).add(d));
-                (close(a, b, tol), a.to_string(), b.to_string())
-            }
-        };
-        if !same {
+        if !agree(ty, host, h, dev, d, tol) {
             count += 1;
             if first.is_none() {
                 first = Some(Difference {
                     index: idx.clone(),
-                    host: hs,
-                    device: ds,
+                    host: element_text(ty, host, h),
+                    device: element_text(ty, dev, d),
                     count: 0,
                 });
             }

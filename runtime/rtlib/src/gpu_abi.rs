@@ -67,8 +67,8 @@ type CmpRed = (*mut u8, i32, Vec<u8>, Vec<*mut i32>, Vec<i32>);
 
 /// What `--compare` keeps between the launch and `sapfor_gpu_loop_done`.
 struct Cmp {
-    /// Arrays of the kernel: (registration address, element type, written).
-    arrays: Vec<(usize, ElemTy, bool)>,
+    /// Arrays of the kernel.
+    arrays: Vec<ArgArray>,
     /// Reductions: host variable, type, the accelerator's result (value, then indices).
     reds: Vec<CmpRed>,
     kernel: String,
@@ -81,37 +81,8 @@ struct RegionStat {
     d: Stats,
 }
 
-fn sub(a: &Stats, b: &Stats) -> Stats {
-    Stats {
-        h2d_bytes: a.h2d_bytes - b.h2d_bytes,
-        h2d_copies: a.h2d_copies - b.h2d_copies,
-        d2h_bytes: a.d2h_bytes - b.d2h_bytes,
-        d2h_copies: a.d2h_copies - b.d2h_copies,
-        copy_secs: a.copy_secs - b.copy_secs,
-        requests: a.requests - b.requests,
-        requests_no_copy: a.requests_no_copy - b.requests_no_copy,
-        extend_bytes: a.extend_bytes - b.extend_bytes,
-        kernels: a.kernels - b.kernels,
-        kernel_secs: a.kernel_secs - b.kernel_secs,
-    }
-}
-
-fn add(a: &mut Stats, b: &Stats) {
-    a.h2d_bytes += b.h2d_bytes;
-    a.h2d_copies += b.h2d_copies;
-    a.d2h_bytes += b.d2h_bytes;
-    a.d2h_copies += b.d2h_copies;
-    a.copy_secs += b.copy_secs;
-    a.requests += b.requests;
-    a.requests_no_copy += b.requests_no_copy;
-    a.extend_bytes += b.extend_bytes;
-    a.kernels += b.kernels;
-    a.kernel_secs += b.kernel_secs;
-}
-
 struct Open {
     src: i64,
-    enter: Vec<RegionUse>,
     exit: Vec<RegionUse>,
     before: Stats,
 }
@@ -140,6 +111,8 @@ struct Gpu {
     /// Position in `args` of the outermost mapped loop's bounds (set by the first
     /// `sapfor_gpu_arg_loop` of a launch).
     first_loop: Option<usize>,
+    /// `SAPFOR_GPU_DEBUG`: say how each split launch divided its loop.
+    debug: bool,
     /// The arrays' slabs of the last split launch, marked when the host part is done.
     split_done: Option<SplitDone>,
 }
@@ -419,13 +392,12 @@ pub fn init_from_env(rank: usize) -> Result<(), String> {
         _ => None,
     };
     init(kind, compare, rank);
-    if split.is_some() {
-        with(|g| {
-            if g.tracker.as_ref().is_some_and(|t| t.device_count() > 1) {
-                g.split = split;
-            }
-        });
-    }
+    with(|g| {
+        if g.tracker.as_ref().is_some_and(|t| t.device_count() > 1) {
+            g.split = split;
+        }
+        g.debug = std::env::var_os("SAPFOR_GPU_DEBUG").is_some();
+    });
     Ok(())
 }
 
@@ -566,8 +538,7 @@ pub extern "C" fn sapfor_gpu_region_enter(src: i64) {
     with(|g| {
         if g.open.is_some() {
             // left by a jump out of the previous region: close it first
-            let s = g.open.as_ref().unwrap().src;
-            close(g, s);
+            close(g);
         }
         let items = std::mem::take(&mut g.pending);
         let enter: Vec<RegionUse> = items.iter().map(|x| x.0.clone()).collect();
@@ -576,35 +547,29 @@ pub extern "C" fn sapfor_gpu_region_enter(src: i64) {
         // split between host and accelerator: each launch makes current what its part reads
         let ensure: Vec<RegionUse> = if g.split.is_some() {
             enter
-                .iter()
+                .into_iter()
                 .map(|u| RegionUse {
                     access: Access::Out,
-                    ..u.clone()
+                    ..u
                 })
                 .collect()
         } else {
-            enter.clone()
+            enter
         };
         if let Err(e) = g.t().region_enter(ACC, &ensure) {
             fail(src, e);
         }
-        g.open = Some(Open {
-            src,
-            enter,
-            exit,
-            before,
-        });
+        g.open = Some(Open { src, exit, before });
     })
 }
 
-fn close(g: &mut Gpu, _src: i64) {
+fn close(g: &mut Gpu) {
     let Some(o) = g.open.take() else { return };
     // Outputs were marked by each kernel as it ran (its part, when a loop is split with
     // the host) and by host code as it wrote; what is left is forgetting LOCAL data.
     for r in g.regs.values_mut() {
         r.dirty = false;
     }
-    let _ = &o.enter;
     let locals: Vec<RegionUse> = o
         .exit
         .iter()
@@ -615,16 +580,17 @@ fn close(g: &mut Gpu, _src: i64) {
     let after = g.t().totals();
     let st = g.regions.entry(o.src).or_default();
     st.runs += 1;
-    add(&mut st.d, &sub(&after, &o.before));
+    st.d.add(&after.minus(&o.before));
 }
 
-/// Region exit: the outputs are actual on the accelerator only; LOCAL items are forgotten.
+/// Region exit: LOCAL items are forgotten (the outputs were marked as the kernels ran) and
+/// the region's counters are taken. `_src` is the region's position, as at its entry.
 #[no_mangle]
-pub extern "C" fn sapfor_gpu_region_exit(src: i64) {
+pub extern "C" fn sapfor_gpu_region_exit(_src: i64) {
     if !active() {
         return;
     }
-    with(|g| close(g, src))
+    with(close)
 }
 
 /// Host code inside a region (a statement, or a loop that has no kernel) is about to use the
@@ -974,7 +940,6 @@ pub unsafe extern "C" fn sapfor_gpu_launch(
                 }
                 cr.push((r.host, r.ty, dev_val, r.locs.clone(), dev_locs));
             }
-            let arrays = arrays.iter().map(|x| (x.start, x.ty, x.written)).collect();
             g.cmp = Some(Cmp {
                 arrays,
                 reds: cr,
@@ -1076,7 +1041,7 @@ fn split_launch(
             done.push((var, x.write, outs));
         }
     }
-    if std::env::var_os("SAPFOR_GPU_DEBUG").is_some() {
+    if g.debug {
         let tot = g.t().totals();
         eprintln!(
             "split {src}: dev {dlo}..{dhi} host {hlo}..{hhi}; h2d so far {}",
@@ -1089,43 +1054,6 @@ fn split_launch(
         dev: (dlo, dhi),
         host: (hlo, hhi),
     });
-}
-
-fn value_text(ty: i32, b: &[u8]) -> String {
-    unsafe {
-        match ty {
-            1 => std::ptr::read_unaligned(b.as_ptr() as *const i32).to_string(),
-            5 => (std::ptr::read_unaligned(b.as_ptr() as *const i32) != 0).to_string(),
-            2 => std::ptr::read_unaligned(b.as_ptr() as *const i64).to_string(),
-            3 => std::ptr::read_unaligned(b.as_ptr() as *const f32).to_string(),
-            _ => std::ptr::read_unaligned(b.as_ptr() as *const f64).to_string(),
-        }
-    }
-}
-
-fn values_agree(ty: i32, a: &[u8], b: &[u8], tol: Tolerance) -> bool {
-    let f = |x: &[u8]| -> f64 {
-        unsafe {
-            if ty == 3 {
-                std::ptr::read_unaligned(x.as_ptr() as *const f32) as f64
-            } else {
-                std::ptr::read_unaligned(x.as_ptr() as *const f64)
-            }
-        }
-    };
-    match ty {
-        3 | 4 => {
-            let (x, y) = (f(a), f(b));
-            x == y
-                || (x.is_nan() && y.is_nan())
-                || (x - y).abs() <= tol.atol + tol.rtol * x.abs().max(y.abs())
-        }
-        5 => unsafe {
-            (std::ptr::read_unaligned(a.as_ptr() as *const i32) != 0)
-                == (std::ptr::read_unaligned(b.as_ptr() as *const i32) != 0)
-        },
-        _ => a == b,
-    }
 }
 
 /// After the host version of a region's loop: with `--compare`, the accelerator's results
@@ -1161,10 +1089,8 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
             c.kernel
         );
         let mut differs = false;
-        for (start, ty, written) in &c.arrays {
-            if !written {
-                continue;
-            }
+        for x in c.arrays.iter().filter(|x| x.written) {
+            let (start, ty) = (&x.start, x.ty);
             let r = &g.regs[start];
             let (var, name) = (r.var, r.name.clone());
             let Some(part) = g.rep_part(r) else { continue };
@@ -1188,15 +1114,7 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
             }
             let host_ptr = *start as *const u8;
             if let Some(d) = unsafe {
-                compare::compare(
-                    *ty,
-                    host_ptr,
-                    &host_b,
-                    buf.as_ptr(),
-                    &rep.bounds,
-                    &part,
-                    tol,
-                )
+                compare::compare(ty, host_ptr, &host_b, buf.as_ptr(), &rep.bounds, &part, tol)
             } {
                 eprintln!("{}", compare::report(&place, &name, &d));
                 differs = true;
@@ -1208,10 +1126,10 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
             }
         }
         for (host, ty, dev_val, locs, dev_locs) in &c.reds {
-            let sz = elem_of(*ty);
-            let hv = unsafe { std::slice::from_raw_parts(*host, sz) };
+            let ty = ElemTy::from_code(*ty).unwrap_or(ElemTy::Double);
+            let (hp, dp) = (*host as *const u8, dev_val.as_ptr());
             let hl: Vec<i32> = locs.iter().map(|&l| unsafe { *l }).collect();
-            if !values_agree(*ty, hv, dev_val, tol) || hl != *dev_locs {
+            if !unsafe { compare::agree(ty, hp, 0, dp, 0, tol) } || hl != *dev_locs {
                 let loc = |v: &[i32]| {
                     if v.is_empty() {
                         String::new()
@@ -1227,9 +1145,9 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
                 };
                 eprintln!(
                     "sapfor compare: region {place}: reduction result host {}{} accelerator {}{}; continuing with the host values",
-                    value_text(*ty, hv),
+                    unsafe { compare::element_text(ty, hp, 0) },
                     loc(&hl),
-                    value_text(*ty, dev_val),
+                    unsafe { compare::element_text(ty, dp, 0) },
                     loc(dev_locs)
                 );
                 differs = true;
@@ -1433,7 +1351,7 @@ pub fn report_lines(where_: &dyn Fn(i64) -> String) -> Vec<String> {
         out.push(format!("accelerator total: {}", total.summary()));
         let mut inside = Stats::default();
         for (src, st) in &g.regions {
-            add(&mut inside, &st.d);
+            inside.add(&st.d);
             out.push(format!(
                 "region {}: runs {}; {}",
                 where_(*src),
@@ -1443,7 +1361,7 @@ pub fn report_lines(where_: &dyn Fn(i64) -> String) -> Vec<String> {
         }
         out.push(format!(
             "outside regions: {}",
-            sub(&total, &inside).summary()
+            total.minus(&inside).summary()
         ));
         if g.compare.is_some() {
             out.push(format!(
