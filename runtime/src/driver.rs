@@ -170,7 +170,7 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
     }
     let mut h = Sha256::new();
     // bump when the way programs are compiled or linked changes
-    h.update(b"sapfor-build-4\0");
+    h.update(b"sapfor-build-5\0");
     for f in &conv.files {
         h.update(f.name.as_bytes());
         h.update([0]);
@@ -194,6 +194,7 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
         }
     }
     if exe.is_file() {
+        crate::cache_trim::touch(&dir);
         return Ok(exe);
     }
     // build in a private directory and rename it into place: two builds of the same program
@@ -234,9 +235,14 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
         objs.push(obj);
     }
     let mut c = Command::new("gfortran");
-    c.arg("-fopenmp")
-        .args(&fflags)
-        .args(&objs)
+    c.arg("-fopenmp").args(&fflags);
+    // drop the runtime's unused functions and (unless --check asks for a debuggable program)
+    // its debug information: 3 MB instead of 39 MB per program in the cache
+    c.arg("-Wl,--gc-sections");
+    if !opts.check {
+        c.arg("-Wl,--strip-debug");
+    }
+    c.args(&objs)
         .arg(&rt)
         .args(mpi_link_flags())
         .args(["-lpthread", "-ldl", "-lm", "-lgcc_s", "-lutil", "-lrt"])
@@ -244,6 +250,10 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
         .arg(&tmp_exe);
     tool(c, &dir, INSTALL_HINT, &format!("linking the converted program failed (in {})", dir.display()))?;
     std::fs::rename(&tmp_exe, dir.join("prog")).map_err(|e| format!("cannot write {}: {e}", exe.display()))?;
+    // the cache keeps the generated sources (to read) and the executable, not the objects
+    for o in &objs {
+        let _ = std::fs::remove_file(o);
+    }
     if std::fs::rename(&dir, &final_dir).is_err() {
         // another build finished first (or an incomplete directory is in the way)
         if !exe.is_file() {
@@ -253,7 +263,21 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
+    trim_cache(&final_dir);
     Ok(exe)
+}
+
+/// Default size limit of the program cache (`SAPFOR_CACHE_MAX_MB` changes it); the kernels of
+/// the emulator and of CUDA (`emu/` and `ptx/`, inside it by default) have their own.
+const CACHE_MAX_MB: u64 = 1024;
+
+/// Keeps the program cache under its limit after `built` was added: least recently used
+/// programs go first (a program built or run in the last two minutes stays: another `sapfor
+/// run` may be about to start it).
+fn trim_cache(built: &Path) {
+    let root = cache_root();
+    let max = crate::cache_trim::limit_bytes(CACHE_MAX_MB);
+    crate::cache_trim::trim(&root, max, built, &["emu", "ptx"], std::time::Duration::from_secs(120));
 }
 
 #[derive(Clone, Debug, Default)]

@@ -7,6 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
@@ -15,11 +19,8 @@ fn sapfor() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sapfor"))
 }
 
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sapfor-dvmh-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(tag: &str) -> Scratch {
+    Scratch::new("dvmh", tag)
 }
 
 /// Compile as plain Fortran and run in `dir`; stdout.
@@ -56,7 +57,7 @@ fn verify(file: &Path) -> (bool, String) {
 }
 
 /// `--auto` on `src` (copied into a scratch dir); returns (dir, generated text, stdout).
-fn auto(tag: &str, src: &Path, extra: &[&str]) -> (PathBuf, PathBuf, String, String) {
+fn auto(tag: &str, src: &Path, extra: &[&str]) -> (Scratch, PathBuf, String, String) {
     let dir = scratch(tag);
     let name = src.file_name().unwrap();
     let input = dir.join(name);
@@ -81,7 +82,7 @@ fn auto(tag: &str, src: &Path, extra: &[&str]) -> (PathBuf, PathBuf, String, Str
 }
 
 /// Golden file, same output as the original, checker passes.
-fn check_program(tag: &str, src: &Path, extra: &[&str]) -> (PathBuf, String, String) {
+fn check_program(tag: &str, src: &Path, extra: &[&str]) -> (Scratch, PathBuf, String, String) {
     let (dir, fdv, text, stdout) = auto(tag, src, extra);
     let golden = root().join("shell-gui/tests/golden/dvmh").join(format!("{tag}.fdv"));
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
@@ -103,7 +104,7 @@ fn check_program(tag: &str, src: &Path, extra: &[&str]) -> (PathBuf, String, Str
     std::fs::copy(&fdv, &again).unwrap();
     let (_, _, text2, _) = auto(&format!("{tag}-again"), &again, extra);
     assert_eq!(text2, text, "{tag}: --auto on its own output is not idempotent");
-    (fdv, text, stdout)
+    (dir, fdv, text, stdout)
 }
 
 fn lines_of(text: &str) -> Vec<&str> {
@@ -119,7 +120,7 @@ fn after<'a>(text: &'a str, needle: &str) -> &'a str {
 
 #[test]
 fn jacobi_two_regions_and_exactly_two_get_actuals() {
-    let (fdv, text, _) = check_program("jacobi", &root().join("samples/jacobi/jac.f"), &["--procs", "100"]);
+    let (_dir, fdv, text, _) = check_program("jacobi", &root().join("samples/jacobi/jac.f"), &["--procs", "100"]);
     let regions: Vec<&str> = text.lines().filter(|l| l.starts_with("CDVM$ REGION")).collect();
     assert_eq!(regions.len(), 2, "{text}");
     assert_eq!(text.matches("CDVM$ END REGION").count(), 2);
@@ -152,7 +153,7 @@ fn jacobi_two_regions_and_exactly_two_get_actuals() {
 #[test]
 fn host_writes_the_border_between_regions_then_reads_the_interior() {
     let src = root().join("shell-gui/tests/data/dvmh/border.f90");
-    let (fdv, text, _) = check_program("border", &src, &[]);
+    let (_dir, fdv, text, _) = check_program("border", &src, &[]);
     assert_eq!(text.matches("!DVM$ REGION").count(), 2, "{text}");
     // The borders go back to the accelerator after the host loops that write them...
     assert!(text.contains("!DVM$ ACTUAL(A(2:N,1),A(2:N,N))"), "{text}");
@@ -171,7 +172,7 @@ fn host_writes_the_border_between_regions_then_reads_the_interior() {
 #[test]
 fn loop_nest_with_private_temporaries() {
     let src = root().join("shell-gui/tests/data/dvmh/private_tmp.f90");
-    let (_, text, _) = check_program("private_tmp", &src, &[]);
+    let (_dir, _, text, _) = check_program("private_tmp", &src, &[]);
     assert!(text.contains("PRIVATE(K,T)"), "{text}");
     // T and K are private: not in the region's clauses; X and Y are dead after it.
     let region = text.lines().find(|l| l.contains("!DVM$ REGION")).unwrap();
@@ -182,7 +183,7 @@ fn loop_nest_with_private_temporaries() {
 #[test]
 fn a_loop_calling_a_subroutine_is_not_a_region() {
     let src = root().join("shell-gui/tests/data/dvmh/calls.f90");
-    let (_, text, stdout) = check_program("calls", &src, &[]);
+    let (_dir, _, text, stdout) = check_program("calls", &src, &[]);
     assert!(stdout.contains("loop 11 is not a region: calls `SCALE`"), "{stdout}");
     let l = lines_of(&text);
     let call = l.iter().position(|x| x.contains("call scale")).unwrap();
@@ -195,7 +196,7 @@ fn a_loop_calling_a_subroutine_is_not_a_region() {
 #[test]
 fn time_loop_fetches_only_when_it_prints() {
     let src = root().join("shell-gui/tests/data/dvmh/every_n.f90");
-    let (_, text, _) = check_program("every_n", &src, &[]);
+    let (_dir, _, text, _) = check_program("every_n", &src, &[]);
     let l = lines_of(&text);
     let get = l.iter().position(|x| x.contains("!DVM$ GET_ACTUAL")).unwrap();
     assert_eq!(text.matches("!DVM$ GET_ACTUAL").count(), 1, "{text}");

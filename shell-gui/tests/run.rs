@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+#[path = "support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
@@ -40,15 +44,14 @@ fn sapfor(dir: &Path) -> Command {
     runtime_built();
     let mut c = Command::new(env!("CARGO_BIN_EXE_sapfor"));
     c.current_dir(dir)
-        .env("SAPFOR_CACHE", std::env::temp_dir().join(format!("sapfor-run-cache-{}", std::process::id())));
+        // one cache for every run of the tests, in the target directory; the driver keeps it
+        // under its size limit
+        .env("SAPFOR_CACHE", Path::new(env!("CARGO_TARGET_TMPDIR")).join("sapfor-run-cache"));
     c
 }
 
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sapfor-run-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(tag: &str) -> Scratch {
+    Scratch::new("run", tag)
 }
 
 fn text(o: &Output) -> String {
@@ -637,4 +640,56 @@ fn every_analyzer_fixture_through_auto_then_run_on_2_processes() {
         assert!(kernels_checked >= 30, "only {kernels_checked} programs' kernels were compiled");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_program_cache_stays_under_its_limit_least_recently_used_first() {
+    let dir = scratch("cache");
+    let cache = dir.join("cache");
+    for (name, value) in [("a.f90", 1), ("b.f90", 2)] {
+        std::fs::write(dir.join(name), format!("program p\n  print *, {value}\nend program p\n")).unwrap();
+    }
+    let entries = || -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&cache).unwrap().flatten().map(|e| e.path()).collect();
+        v.sort();
+        v
+    };
+    let run = |file: &str, want: &str| {
+        let out = sapfor(&dir)
+            .env("SAPFOR_CACHE", &cache)
+            .env("SAPFOR_CACHE_MAX_MB", "0")
+            .args(["run", file])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{file}: {}", text(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), want, "{}", text(&out));
+    };
+    run("a.f90", "1");
+    let first = entries();
+    assert_eq!(first.len(), 1, "{first:?}");
+    // the cache keeps the sources and the executable (stripped of debug information), not
+    // the objects
+    let exe = first[0].join("prog");
+    let size = std::fs::metadata(&exe).unwrap().len();
+    assert!(size < 16 << 20, "{} is {size} bytes", exe.display());
+    assert!(
+        std::fs::read_dir(&first[0]).unwrap().flatten().all(|e| e.path().extension().is_none_or(|x| x != "o")),
+        "objects left in {}",
+        first[0].display()
+    );
+    // a's program was last used an hour ago: building b (limit 0) removes it
+    std::fs::File::open(&first[0])
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .unwrap();
+    run("b.f90", "2");
+    let second = entries();
+    assert_eq!(second.len(), 1, "{second:?}");
+    assert_ne!(second, first);
+    // b was used within the last two minutes: building a again keeps it (another run may be
+    // about to start it), and a is built anew
+    run("a.f90", "1");
+    let third = entries();
+    assert_eq!(third.len(), 2, "{third:?}");
+    assert!(third.contains(&first[0]) && third.contains(&second[0]));
 }

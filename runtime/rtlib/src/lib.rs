@@ -23,6 +23,7 @@ use std::time::Instant;
 
 mod layout;
 pub mod actual;
+pub mod cache_trim;
 pub mod compare;
 pub mod device;
 pub mod gpu_abi;

@@ -27,6 +27,9 @@ const CXXFLAGS: &[&str] = &[
     "-Wl,-Bsymbolic",
 ];
 
+/// Default size limit of the compiled kernels' cache (`SAPFOR_CACHE_MAX_MB` changes it).
+const EMU_CACHE_MAX_MB: u64 = 256;
+
 pub fn cache_dir() -> PathBuf {
     let base = if let Some(d) = std::env::var_os("SAPFOR_CACHE_DIR") {
         PathBuf::from(d)
@@ -119,6 +122,7 @@ pub fn compile(src: &str) -> Result<PathBuf, DevError> {
     let dir = cache_dir();
     let so = dir.join(format!("{}.so", &hash[..32]));
     if so.exists() {
+        crate::cache_trim::touch(&so);
         return Ok(so);
     }
     std::fs::create_dir_all(&dir)
@@ -150,6 +154,10 @@ pub fn compile(src: &str) -> Result<PathBuf, DevError> {
     }
     let _ = std::fs::remove_file(&cu);
     std::fs::rename(&tmp, &so).map_err(|e| DevError(e.to_string()))?;
+    // least recently used kernels (and sources kept after failed compilations) go first;
+    // anything from the last two minutes stays (another process may be compiling or loading)
+    let max = crate::cache_trim::limit_bytes(EMU_CACHE_MAX_MB);
+    crate::cache_trim::trim(&dir, max, &so, &[], std::time::Duration::from_secs(120));
     Ok(so)
 }
 

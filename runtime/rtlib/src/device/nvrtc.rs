@@ -233,6 +233,9 @@ impl Nvrtc {
 }
 
 /// PTX of `src` for `arch`, compiled once per program (memory and disk cache).
+/// Default size limit of the PTX cache (`SAPFOR_CACHE_MAX_MB` changes it).
+const PTX_CACHE_MAX_MB: u64 = 64;
+
 pub fn compile_cached(src: &str, arch: &str) -> Result<String, DevError> {
     static MEM: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
     let mut h = Sha256::new();
@@ -252,13 +255,17 @@ pub fn compile_cached(src: &str, arch: &str) -> Result<String, DevError> {
     let dir = super::emu::cache_dir().with_file_name("ptx");
     let file = dir.join(format!("{key}.ptx"));
     let ptx = match std::fs::read_to_string(&file) {
-        Ok(p) => p,
+        Ok(p) => {
+            crate::cache_trim::touch(&file);
+            p
+        }
         Err(_) => {
             let p = get()?.compile(src, arch)?;
             if std::fs::create_dir_all(&dir).is_ok() {
                 let tmp = dir.join(format!("{key}.{}.tmp", std::process::id()));
-                if std::fs::write(&tmp, &p).is_ok() {
-                    let _ = std::fs::rename(&tmp, &file);
+                if std::fs::write(&tmp, &p).is_ok() && std::fs::rename(&tmp, &file).is_ok() {
+                    let max = crate::cache_trim::limit_bytes(PTX_CACHE_MAX_MB);
+                    crate::cache_trim::trim(&dir, max, &file, &[], std::time::Duration::from_secs(120));
                 }
             }
             p
