@@ -8,7 +8,8 @@ use super::{labelled, Cx, ParLoop};
 use crate::kernel::{self, CTy, Kernel, NestSpec, Param};
 use crate::text;
 use analyzer::ast::{Node, Stmt, StmtId, StmtKind, UnitKind};
-use analyzer::directives::{ArrayRef, Directive, DirectiveKind, RegionClauseKind, Subscript};
+use analyzer::ast::Expr;
+use analyzer::directives::{ArrayRef, Clause, Directive, DirectiveKind, RegionClauseKind, Subscript};
 use analyzer::source::FileId;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,6 +20,66 @@ pub(super) struct Region {
     pub end: u32,
     /// Arrays (lower case) that statements of the region mention.
     pub arrays: BTreeSet<String>,
+    /// Scalars of the unit whose value may be a reduction result still on the accelerator
+    /// (see [`deferrable`]): the unit's reduction variables and its COMMON scalars. The host
+    /// code of the region fetches them before reading them (`sapfor_gpu_get_scalar`).
+    pub scalars: BTreeSet<String>,
+}
+
+/// Scalars of unit `ui` that may hold a reduction result kept on the accelerator: reduction
+/// variables of its PARALLEL loops, and its COMMON scalars (reduced in another unit).
+fn guarded_scalars(cx: &Cx, ui: usize, dirs: &[Directive]) -> BTreeSet<String> {
+    let sema = &cx.p.semas[ui];
+    let mut out: BTreeSet<String> = sema
+        .symbols
+        .iter()
+        .filter(|(_, s)| s.common.is_some() && !s.is_array())
+        .map(|(n, _)| n.clone())
+        .collect();
+    for d in dirs {
+        if let DirectiveKind::Parallel { clauses, .. } = &d.kind {
+            for c in clauses {
+                if let Clause::Reduction(reds) = c {
+                    for r in reds {
+                        out.insert(r.var.to_ascii_lowercase());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the result of a reduction on scalar `v` of unit `ui` may stay on the accelerator
+/// until the host reads it: only when the variable lives as long as the program (the main
+/// program's variables, COMMON, SAVE), since the runtime keeps its address; not a dummy
+/// argument, an automatic local or a variable sharing storage through EQUIVALENCE.
+fn deferrable(cx: &Cx, ui: usize, v: &str) -> bool {
+    let Some(s) = cx.p.semas[ui].symbol(v) else {
+        return false;
+    };
+    let lives = s.common.is_some()
+        || s.save
+        || s.data_init
+        || (cx.p.units[ui].kind == UnitKind::Program && s.dummy.is_none());
+    lives && s.aliases.is_empty()
+}
+
+/// Fetch-before-read calls for the guarded scalars of `r` that statement text `t` mentions;
+/// `assigned_only` names a scalar the statement assigns without reading (its result on the
+/// accelerator is dropped instead).
+fn scalar_calls(r: &Region, t: &str, assigned_only: Option<&str>) -> Vec<String> {
+    r.scalars
+        .iter()
+        .filter(|v| !text::idents(t, v).is_empty())
+        .map(|v| {
+            if assigned_only == Some(v.as_str()) {
+                format!("call sapfor_gpu_put_scalar({v})")
+            } else {
+                format!("call sapfor_gpu_get_scalar({v})")
+            }
+        })
+        .collect()
 }
 
 /// Arrays of unit `ui` (not PARAMETERs) mentioned in statement text `t`.
@@ -85,6 +146,7 @@ pub(super) fn regions(
     let sema = &p.semas[ui];
     let mut out = vec![];
     let mut open: Option<&Directive> = None;
+    let scalars = guarded_scalars(cx, ui, dirs);
     for d in dirs {
         match &d.kind {
             DirectiveKind::Region { .. } => {
@@ -166,6 +228,7 @@ pub(super) fn regions(
                     line: o.end_line,
                     end: d.line,
                     arrays,
+                    scalars: scalars.clone(),
                 });
             }
             DirectiveKind::GetActual(refs) | DirectiveKind::Actual(refs) => {
@@ -178,6 +241,11 @@ pub(super) fn regions(
                 for r in refs {
                     let a = r.name.to_ascii_lowercase();
                     if !sema.is_array(&a) {
+                        // a scalar: a reduction result may still be on the accelerator
+                        if sema.param(&a).is_none() && sema.symbol(&a).is_some() {
+                            let f = if get { "get" } else { "put" };
+                            calls.push(format!("call sapfor_gpu_{f}_scalar({a})"));
+                        }
                         continue;
                     }
                     let rank = sema.symbol(&a).map(|s| s.rank()).unwrap_or(0);
@@ -300,12 +368,29 @@ pub(super) fn parallel_loop(
                     ),
                 );
             }
+            let texts: Vec<String> = u
+                .stmts
+                .iter()
+                .filter(|s| body.contains(&s.id))
+                .map(|s| cx.stmt_text(s))
+                .collect();
+            for c in scalar_calls(region, &texts.join("\n"), None) {
+                pre.insert(1, c);
+            }
             return;
         }
     };
     let header_text = |h: &Stmt| cx.current_lines(h).swap_remove(0);
     let outer = pl.vars[0].to_ascii_lowercase();
     let mut launch = vec!["if (sapfor_gpu_active() /= 0) then".to_string()];
+    // scalars the kernel reads by value: a reduction result still on the accelerator first
+    for prm in &k.params {
+        if let Param::Scalar { name, .. } = prm {
+            if region.scalars.contains(name) {
+                launch.push(format!("call sapfor_gpu_get_scalar({name})"));
+            }
+        }
+    }
     let mut loop_k = 0;
     for prm in &k.params {
         match prm {
@@ -352,8 +437,9 @@ pub(super) fn parallel_loop(
             Param::RedValues { var, op, ty } => {
                 let (code, _) = super::red_op(*op);
                 launch.push(format!(
-                    "call sapfor_gpu_arg_red({code}, {}, {var}, {src}_8)",
-                    ty_code(*ty)
+                    "call sapfor_gpu_arg_red({code}, {}, {var}, {}, {src}_8)",
+                    ty_code(*ty),
+                    deferrable(cx, ui, var) as i32
                 ));
             }
             Param::RedLoc { loc, .. } => {
@@ -536,9 +622,20 @@ pub(super) fn host_statements(
             calls.push(format!("call sapfor_gpu_all(1, {src}_8)"));
             calls.push(format!("call sapfor_gpu_all(0, {src}_8)"));
         } else {
+            let t = cx.stmt_text(s);
+            // `x = expression without x`: the host's value replaces a result on the accelerator
+            let assigned_only = match &s.kind {
+                StmtKind::Assign { lhs: Expr::Var(x), rhs } => {
+                    let mut reads = false;
+                    rhs.walk(&mut |e| reads |= e.base_name() == Some(x.as_str()));
+                    (!reads).then_some(x.as_str())
+                }
+                _ => None,
+            };
+            calls.extend(scalar_calls(r, &t, assigned_only));
             let mut w = BTreeSet::new();
             written_arrays(cx, ui, s, &mut w);
-            for a in arrays_in(cx, ui, &cx.stmt_text(s)) {
+            for a in arrays_in(cx, ui, &t) {
                 if r.arrays.contains(&a) {
                     calls.push(format!(
                         "call sapfor_gpu_host_uses({a}, {}, {src}_8)",

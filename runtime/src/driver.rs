@@ -294,10 +294,10 @@ pub struct RunOptions {
     pub weights: Option<String>,
 }
 
-/// The `mpirun` command line for an executable.
 /// Open MPI component choices for runs on one machine (see `mpirun_command`).
 pub const LOCAL_MCA: [(&str, &str); 2] = [("OMPI_MCA_pml", "ob1"), ("OMPI_MCA_btl", "self,vader")];
 
+/// The `mpirun` command line for an executable.
 pub fn mpirun_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
     let Some(mpirun) = which("mpirun") else {
         return Err(format!("mpirun not found; {INSTALL_HINT}"));

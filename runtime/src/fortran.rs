@@ -242,11 +242,17 @@ module sapfor_rt
       import :: c_int64_t
       integer(c_int64_t), value :: lo, hi, st
     end subroutine
-    subroutine sapfor_gpu_arg_red(op, ty, x, src) bind(C, name='sapfor_gpu_arg_red')
+    subroutine sapfor_gpu_arg_red(op, ty, x, keep, src) bind(C, name='sapfor_gpu_arg_red')
       import :: c_int, c_int64_t
-      integer(c_int), value :: op, ty
+      integer(c_int), value :: op, ty, keep
       type(*) :: x
       integer(c_int64_t), value :: src
+    end subroutine
+    subroutine sapfor_gpu_get_scalar(x) bind(C, name='sapfor_gpu_get_scalar')
+      type(*) :: x
+    end subroutine
+    subroutine sapfor_gpu_put_scalar(x) bind(C, name='sapfor_gpu_put_scalar')
+      type(*) :: x
     end subroutine
     subroutine sapfor_gpu_arg_red_loc(x, src) bind(C, name='sapfor_gpu_arg_red_loc')
       import :: c_int, c_int64_t

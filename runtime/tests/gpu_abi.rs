@@ -105,10 +105,10 @@ fn reductions_sample_maxloc_minloc_through_the_c_abi() {
     sapfor_gpu_arg_loop(1, m, 1);
     sapfor_gpu_arg_loop(1, m, 1);
     unsafe {
-        sapfor_gpu_arg_red(9, 4, &mut bmax as *mut f64 as *mut u8, 0);
+        sapfor_gpu_arg_red(9, 4, &mut bmax as *mut f64 as *mut u8, 0, 0);
         sapfor_gpu_arg_red_loc(&mut ibmax, 0);
         sapfor_gpu_arg_red_loc(&mut jbmax, 0);
-        sapfor_gpu_arg_red(10, 4, &mut bmin as *mut f64 as *mut u8, 0);
+        sapfor_gpu_arg_red(10, 4, &mut bmin as *mut f64 as *mut u8, 0, 0);
         sapfor_gpu_arg_red_loc(&mut ibmin, 0);
         sapfor_gpu_arg_red_loc(&mut jbmin, 0);
     }

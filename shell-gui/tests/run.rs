@@ -217,6 +217,25 @@ fn regions_with_host_statements_fallback_loops_maxloc_sections_and_local_arrays(
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn reduction_results_stay_on_the_accelerator_until_the_host_reads_them() {
+    handwritten("deferred", &[GPU_CONFIGS, &[&["--devices", "emu", "--np", "3", "--threads", "2"]]].concat());
+    // One process: fetched are S when the next reduction, or the kernel taking it by value,
+    // starts from it (8 x 8 B), M and IM for the host statement reading them every time
+    // (4 x 12 B), Z only at the GET_ACTUAL after the loop (8 B, not 4 x 8 B), T at its first
+    // GET_ACTUAL (8 B; the second result is dropped by the host's assignment and ACTUAL), Q
+    // of a subroutine at once (8 B, its storage ends with the call), and A at the GET_ACTUAL
+    // (200 x 8 B): 1736 B in 16 copies. With 2 processes every result is fetched at once
+    // (the processes combine them): Z 3 and T 1 more, each process its half of A.
+    let dir = scratch("deferred-traffic");
+    std::fs::copy(root().join("runtime/tests/data/deferred.fdv"), dir.join("d.fdv")).unwrap();
+    let prof = accelerator_report(&dir, "d.fdv", &["--devices", "emu"]);
+    assert!(prof.contains("host->device 0 B in 0 copies, device->host 1736 B in 16 copies"), "{prof}");
+    let prof = accelerator_report(&dir, "d.fdv", &["--devices", "emu", "--np", "2"]);
+    let p0 = prof.lines().skip_while(|l| !l.starts_with("process 0")).find(|l| l.contains("accelerator total:")).unwrap();
+    assert!(p0.contains(&format!("device->host {} B in 20 copies", 136 + 4 * 8 + 100 * 8)), "{prof}");
+}
+
 /// `--profile` of a run on the emulated accelerator: the accelerator's lines.
 fn accelerator_report(dir: &Path, fdv: &str, args: &[&str]) -> String {
     let out = sapfor(dir).args(["run", fdv, "--profile", "prof.txt"]).args(args).output().unwrap();
@@ -238,9 +257,12 @@ fn jacobi_on_the_emulator_moves_only_what_the_host_reads() {
     let total = prof.lines().find(|l| l.contains("accelerator total:")).unwrap_or_else(|| panic!("{prof}"));
     let want = format!("host->device 0 B in 0 copies, device->host {} B in 21 copies", 20 * 4 + l * l * 4);
     assert!(total.contains(&want), "want {want}\n{prof}");
-    // the iteration region runs 20 times; its only traffic is EPS
+    // the iteration region runs 20 times and moves nothing: EPS stays on the accelerator
+    // until the GET_ACTUAL before the PRINT (outside the region) fetches it
     let region = prof.lines().find(|l| l.contains("region jac.fdv:") && l.contains("runs 20")).unwrap_or_else(|| panic!("{prof}"));
-    assert!(region.contains("host->device 0 B") && region.contains("device->host 80 B"), "{prof}");
+    assert!(region.contains("host->device 0 B in 0 copies, device->host 0 B in 0 copies"), "{prof}");
+    let outside = prof.lines().find(|l| l.contains("outside regions:")).unwrap_or_else(|| panic!("{prof}"));
+    assert!(outside.contains(&format!("device->host {} B in 21 copies", 20 * 4 + l * l * 4)), "{prof}");
     assert!(prof.contains("kernels 41"), "one kernel per parallel loop run: {prof}");
     // 2 processes (the columns are split, process 0 owns 1..150): besides EPS and its half
     // of B, process 0 moves only shadow columns. In: the column of A received every
@@ -265,6 +287,25 @@ fn jacobi_on_the_emulator_moves_only_what_the_host_reads() {
     let want = format!("host->device {h2d} B in 20 copies, device->host {d2h} B in 41 copies");
     assert!(total.contains(&want), "want {want}\n{prof}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn heat3d_on_the_emulator_moves_the_minimum() {
+    // what the host reads: 4 checksums and the 4 MAXDIFFs printed with them (8 B each; the
+    // other 16 MAXDIFFs stay on the accelerator, reset by the host's assignment), and the
+    // three probed elements of U (8 B each)
+    let dir = scratch("heat-traffic");
+    let src = std::fs::read_to_string(root().join("samples/heat3d/heat3d.f90")).unwrap().replace("n = 120", "n = 40");
+    std::fs::write(dir.join("heat3d.f90"), src).unwrap();
+    let out = sapfor(&dir).args(["--auto", "heat3d.f90", "--no-db"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let want = sequential(&dir, &dir.join("heat3d.f90"), false);
+    let out = sapfor(&dir).args(["run", "heat3d.fdv", "--devices", "emu", "--profile", "prof.txt"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{}", text(&out));
+    let prof = std::fs::read_to_string(dir.join("prof.txt")).unwrap();
+    let total = prof.lines().find(|l| l.contains("accelerator total:")).unwrap_or_else(|| panic!("{prof}"));
+    assert!(total.contains("host->device 0 B in 0 copies, device->host 88 B in 11 copies"), "{prof}");
 }
 
 #[test]
@@ -623,7 +664,7 @@ fn every_analyzer_fixture_through_auto_then_run_on_2_processes() {
                     }
                 }
             }
-            for args in [&["--devices", "emu", "--np", "2"][..], &["--devices", "host,emu"], &["--devices", "emu", "--compare"]] {
+            for args in [&["--devices", "emu"][..], &["--devices", "emu", "--np", "2"], &["--devices", "host,emu"], &["--devices", "emu", "--compare"]] {
                 let out = sapfor(&dir).args(["run", &gfdv]).args(args).output().unwrap();
                 assert!(out.status.success(), "{name} {args:?}: {}", text(&out));
                 let got = String::from_utf8_lossy(&out.stdout);

@@ -11,7 +11,7 @@
 //! (a dummy argument seen with other bounds) is brought back to the host and dropped first;
 //! `sapfor_gpu_forget` drops registrations of storage that is gone (automatic locals at
 //! procedure entry, ALLOCATE) without copying. Scalars stay on the host: kernels receive them
-//! by value and reduction results are folded into the host variables.
+//! by value and reduction results are folded into the host variables (see below for when).
 //!
 //! State is per thread (the master thread makes every call). Errors stop the program with a
 //! message naming the source line (`crate::abort_at`).
@@ -22,13 +22,22 @@
 //! sapfor_gpu_region_enter(src)
 //!   if (sapfor_gpu_active() /= 0):
 //!     sapfor_gpu_arg_array(a, ty, written) / _arg_i32 / _i64 / _f32 / _f64 / _arg_loop
-//!     sapfor_gpu_arg_red(op, ty, x) [sapfor_gpu_arg_red_loc(i) ...]
+//!     sapfor_gpu_get_scalar(x)          scalars passed by value that may hold a result below
+//!     sapfor_gpu_arg_red(op, ty, x, keep) [sapfor_gpu_arg_red_loc(i) ...]
 //!     sapfor_gpu_launch(name, bx, by, bz, single, src)
 //!   if (sapfor_gpu_host_loop() /= 0): the host loop (no accelerator, or --compare)
 //!   sapfor_gpu_loop_done(src)                              (--compare: compare, keep host)
 //!   sapfor_gpu_host_uses(a, writes)       before host statements of the region touching a
 //! sapfor_gpu_region_exit(src)
 //! ```
+//!
+//! Reduction results: with one process (no combine across processes), no split and no
+//! `--compare`, the result of a reduction on a variable that lives as long as the program
+//! stays on the accelerator; the host variable keeps its value from before the loop until
+//! `sapfor_gpu_get_scalar` (`GET_ACTUAL`, a host statement of a region or a loop on the host
+//! reading it, a kernel taking it by value), `sapfor_gpu_all(1)` or the next reduction on it
+//! fetches and combines it; `sapfor_gpu_put_scalar` (`ACTUAL`, a host assignment) drops it.
+//! Otherwise results are fetched right after the kernel.
 
 use crate::actual::{Access, RegionUse, Stats, Tracker, VarId, HOST};
 use crate::compare::{self, ElemTy, Tolerance};
@@ -52,10 +61,13 @@ struct Reg {
     dirty: bool,
 }
 
+#[derive(Clone)]
 struct Red {
     op: RedOp,
     ty: i32,
     host: *mut u8,
+    /// The variable lives as long as the program: its result may stay on the accelerator.
+    keep: bool,
     locs: Vec<*mut i32>,
     buf: DevPtr,
     loc_bufs: Vec<DevPtr>,
@@ -115,6 +127,22 @@ struct Gpu {
     debug: bool,
     /// The arrays' slabs of the last split launch, marked when the host part is done.
     split_done: Option<SplitDone>,
+    /// Reduction results may stay on the accelerator until the host reads the variable (one
+    /// process, no split, no `--compare`): there is no combine across processes that needs
+    /// them at once.
+    defer: bool,
+    /// Reduction results kept on the accelerator, by the host variable's address.
+    deferred: BTreeMap<usize, Deferred>,
+}
+
+/// A reduction result folded on the accelerator and not yet fetched: the host variable keeps
+/// the value it had before the loop (`init`, `init_locs`) until `settle` combines it with the
+/// accelerator's result.
+struct Deferred {
+    red: Red,
+    init: Vec<u8>,
+    init_locs: Vec<i32>,
+    src: i64,
 }
 
 /// Along which dimension a loop's references to an array follow the outermost mapped loop
@@ -348,7 +376,7 @@ impl Gpu {
 /// (`host` = none, the default; `emu`; `cuda`, which falls back to the host with one line
 /// when no CUDA driver is present) and `SAPFOR_COMPARE=atol,rtol` for comparative debugging.
 /// Returns an error message for a bad setting.
-pub fn init_from_env(rank: usize) -> Result<(), String> {
+pub fn init_from_env(rank: usize, size: usize) -> Result<(), String> {
     let devs = std::env::var("SAPFOR_DEVICES").unwrap_or_default();
     let devs = devs.trim().to_ascii_lowercase();
     let kind = match devs.as_str() {
@@ -397,6 +425,7 @@ pub fn init_from_env(rank: usize) -> Result<(), String> {
             g.split = split;
         }
         g.debug = std::env::var_os("SAPFOR_GPU_DEBUG").is_some();
+        g.defer = size == 1 && g.split.is_none() && g.compare.is_none();
     });
     Ok(())
 }
@@ -731,17 +760,22 @@ fn iterations(g: &Gpu) -> i64 {
 
 /// A reduction of the next kernel: `op` 1 SUM, 2 PRODUCT, 3 MAX, 4 MIN, 5 AND, 6 OR, 7 EQV,
 /// 8 NEQV, 9 MAXLOC, 10 MINLOC; `ty` 1 INTEGER, 2 INTEGER(8), 3 REAL, 4 DOUBLE PRECISION,
-/// 5 LOGICAL; `x` the variable (value before the loop in, result out). Pushes the partial
-/// buffer; MAXLOC/MINLOC index variables follow with `sapfor_gpu_arg_red_loc`.
+/// 5 LOGICAL; `x` the variable (value before the loop in, result out); `keep` 1 when the
+/// variable lives as long as the program (main program, COMMON, SAVE), so that with one
+/// process its result may stay on the accelerator until the host reads it
+/// (`sapfor_gpu_get_scalar`, `GET_ACTUAL`). Pushes the partial buffer; MAXLOC/MINLOC index
+/// variables follow with `sapfor_gpu_arg_red_loc`.
 ///
 /// # Safety
 /// `x` must stay valid until the launch.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_gpu_arg_red(op: i32, ty: i32, x: *mut u8, src: i64) {
+pub unsafe extern "C" fn sapfor_gpu_arg_red(op: i32, ty: i32, x: *mut u8, keep: i32, src: i64) {
     let Some(op) = red_op(op) else {
         fail(src, format!("bad reduction code {op} (converter bug)"));
     };
     with(|g| {
+        // the loop starts from the variable's current value
+        settle(g, x as usize);
         let n = iterations(g) as usize;
         let buf = match g.t().device(ACC).alloc(n * elem_of(ty)) {
             Ok(b) => b,
@@ -752,6 +786,7 @@ pub unsafe extern "C" fn sapfor_gpu_arg_red(op: i32, ty: i32, x: *mut u8, src: i
             op,
             ty,
             host: x,
+            keep: keep != 0,
             locs: vec![],
             buf,
             loc_bufs: vec![],
@@ -793,6 +828,106 @@ unsafe fn fold_into<T: RedValue>(r: &Red, part: &[u8], locs: &[i32]) {
     for (dst, l) in r.locs.iter().zip(loc) {
         **dst = l;
     }
+}
+
+/// Fetches the folded result of `r` (and its MAXLOC/MINLOC indices) and combines it into the
+/// host variables; returns the bytes moved.
+fn fetch_fold(dev: &mut dyn device::Device, r: &Red, src: i64) -> u64 {
+    let one = [(1i64, 1i64)];
+    let sz = elem_of(r.ty);
+    let mut part = [0u8; 8];
+    let mut locs = vec![0i32; r.loc_bufs.len()];
+    // SAFETY: the destinations are local buffers of the copied sizes
+    let ok = unsafe {
+        dev.to_host(part.as_mut_ptr(), &one, r.buf, &one, sz, &one).is_ok()
+            && r.loc_bufs.iter().zip(locs.iter_mut()).all(|(b, l)| {
+                dev.to_host(l as *mut i32 as *mut u8, &one, *b, &one, 4, &one).is_ok()
+            })
+    };
+    if !ok {
+        fail(src, "cannot fetch a reduction result");
+    }
+    // SAFETY: `r.host` and `r.locs` are the program's variables, registered by
+    // `sapfor_gpu_arg_red` and alive for the whole program (scalars of the calling unit,
+    // which settles them before it returns: see `sapfor_gpu_all`)
+    unsafe {
+        match r.ty {
+            1 | 5 => fold_into::<i32>(r, &part, &locs),
+            2 => fold_into::<i64>(r, &part, &locs),
+            3 => fold_into::<f32>(r, &part, &locs),
+            _ => fold_into::<f64>(r, &part, &locs),
+        }
+    }
+    (sz + 4 * locs.len()) as u64
+}
+
+fn free_red(dev: &mut dyn device::Device, r: &Red) {
+    dev.free(r.buf);
+    for b in &r.loc_bufs {
+        dev.free(*b);
+    }
+}
+
+/// The host is about to read (or the next loop starts from) the variable at `addr`: a
+/// reduction result kept on the accelerator is fetched and combined with the value the
+/// variable had before its loop.
+fn settle(g: &mut Gpu, addr: usize) {
+    let Some(d) = g.deferred.remove(&addr) else {
+        return;
+    };
+    // SAFETY: as in `fetch_fold`
+    unsafe {
+        std::ptr::copy_nonoverlapping(d.init.as_ptr(), d.red.host, d.init.len());
+        for (&l, v) in d.red.locs.iter().zip(&d.init_locs) {
+            *l = *v;
+        }
+    }
+    let t = g.t();
+    let bytes = fetch_fold(t.device(ACC), &d.red, d.src);
+    free_red(t.device(ACC), &d.red);
+    t.note_transfer(ACC, 0, bytes);
+}
+
+/// Every reduction result kept on the accelerator: fetched (`get`), or dropped because the
+/// host's value is the newest (`ACTUAL`).
+fn settle_all(g: &mut Gpu, get: bool) {
+    let addrs: Vec<usize> = g.deferred.keys().copied().collect();
+    for a in addrs {
+        if get {
+            settle(g, a);
+        } else if let Some(d) = g.deferred.remove(&a) {
+            free_red(g.t().device(ACC), &d.red);
+        }
+    }
+}
+
+/// `GET_ACTUAL` of a scalar (or a host statement of a region, or a loop on the host, that
+/// reads it): a reduction result of the accelerator not yet fetched is fetched now.
+///
+/// # Safety
+/// Only the address is used.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_gpu_get_scalar(x: *const u8) {
+    if active() {
+        with(|g| settle(g, x as usize));
+    }
+}
+
+/// `ACTUAL` of a scalar (or a host statement of a region that assigns it without reading
+/// it): the host's value is the newest; a result kept on the accelerator is dropped.
+///
+/// # Safety
+/// Only the address is used.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_gpu_put_scalar(x: *const u8) {
+    if !active() {
+        return;
+    }
+    with(|g| {
+        if let Some(d) = g.deferred.remove(&(x as usize)) {
+            free_red(g.t().device(ACC), &d.red);
+        }
+    })
 }
 
 /// Launch kernel `name` (NUL-terminated) with the pushed arguments; block `bx*by*bz`;
@@ -873,7 +1008,8 @@ pub unsafe extern "C" fn sapfor_gpu_launch(
         } else {
             trips.iter().product()
         };
-        let t = g.t();
+        let keep = g.defer && !comparing && g.split_done.is_none() && iters > 0;
+        let t = g.tracker.as_mut().expect("accelerator started");
         let t0 = std::time::Instant::now();
         let dev = t.device(ACC);
         if iters > 0 {
@@ -896,35 +1032,19 @@ pub unsafe extern "C" fn sapfor_gpu_launch(
                     fail(src, format!("kernel {name}_red: {e}"));
                 }
             }
-            let one = [(1i64, 1i64)];
+            // with `keep`, a result the host reads later (GET_ACTUAL, a host statement, the
+            // next loop that uses it) or never stays on the accelerator until then
             let mut fetched = 0u64;
-            for r in &reds {
-                let sz = elem_of(r.ty);
-                let mut part = [0u8; 8];
-                let mut locs = vec![0i32; r.loc_bufs.len()];
+            for (r, (init, init_locs)) in reds.iter().zip(saved.iter().cloned()) {
+                if keep && r.keep {
+                    let red = r.clone();
+                    g.deferred.insert(r.host as usize, Deferred { red, init, init_locs, src });
+                    continue;
+                }
                 if iters > 0 {
-                    let ok = dev
-                        .to_host(part.as_mut_ptr(), &one, r.buf, &one, sz, &one)
-                        .is_ok()
-                        && r.loc_bufs.iter().zip(locs.iter_mut()).all(|(b, l)| {
-                            dev.to_host(l as *mut i32 as *mut u8, &one, *b, &one, 4, &one)
-                                .is_ok()
-                        });
-                    if !ok {
-                        fail(src, "cannot fetch a reduction result");
-                    }
-                    fetched += (sz + 4 * locs.len()) as u64;
-                    match r.ty {
-                        1 | 5 => fold_into::<i32>(r, &part, &locs),
-                        2 => fold_into::<i64>(r, &part, &locs),
-                        3 => fold_into::<f32>(r, &part, &locs),
-                        _ => fold_into::<f64>(r, &part, &locs),
-                    }
+                    fetched += fetch_fold(t.device(ACC), r, src);
                 }
-                dev.free(r.buf);
-                for b in &r.loc_bufs {
-                    dev.free(*b);
-                }
+                free_red(t.device(ACC), r);
             }
             t.note_transfer(ACC, 0, fetched);
         }
@@ -1221,6 +1341,7 @@ pub extern "C" fn sapfor_gpu_all(get: i32, src: i64) {
         return;
     }
     with(|g| {
+        settle_all(g, get != 0);
         let vars: Vec<VarId> = g.regs.values().map(|r| r.var).collect();
         let in_region = g.open.is_some();
         for r in g.regs.values_mut() {

@@ -276,7 +276,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         _ => factor_grid(size, naxes),
     };
     let coords = if grid.is_empty() { vec![] } else { coords_of(rank, &grid) };
-    if let Err(m) = gpu_abi::init_from_env(rank) {
+    if let Err(m) = gpu_abi::init_from_env(rank, size) {
         if rank == 0 {
             eprintln!("sapfor: {m}");
         }
