@@ -27,6 +27,7 @@ TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 # the Open MPI components `sapfor run` selects for runs on one machine (runtime/src/driver.rs)
 export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
+export HWLOC_COMPONENTS=${HWLOC_COMPONENTS:--pci,-linuxio}
 W=$(mktemp -d "${TMPDIR:-/tmp}/sapfor-rtbench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 

@@ -550,6 +550,11 @@ fn several_files_include_and_distributed_common() {
 }
 
 #[test]
+fn output_of_process_0_arrives_complete_and_in_order_with_stop() {
+    handwritten("output", &[&["--np", "3", "--threads", "2"]]);
+}
+
+#[test]
 fn runtime_error_names_the_line_and_stops_all_processes() {
     let dir = scratch("oor");
     std::fs::copy(root().join("runtime/tests/data/outofrange.fdv"), dir.join("o.fdv")).unwrap();
@@ -557,10 +562,15 @@ fn runtime_error_names_the_line_and_stops_all_processes() {
     assert!(!out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("sapfor: runtime error at o.fdv:17") && err.contains("outside the array bounds"),
+        err.contains("sapfor: runtime error at o.fdv:21") && err.contains("outside the array bounds"),
         "{}",
         text(&out)
     );
+    // what process 0 printed before the error has reached the output (it goes to mpirun in
+    // batches: they are forwarded before the processes are stopped)
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(|l| l.trim().to_string()).collect();
+    let want: Vec<String> = (1..=300).map(|i| format!("line {i}")).collect();
+    assert_eq!(lines, want, "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -28,6 +28,7 @@ pub mod compare;
 pub mod device;
 pub mod gpu_abi;
 pub mod pcs;
+mod stdout_relay;
 pub use layout::{factor_grid, Layout};
 
 const MAX_RANK: usize = 7;
@@ -192,6 +193,7 @@ impl Rt {
 
 /// End every process with `code`: `MPI_Abort` under MPI, a plain exit in single-process mode.
 fn abort(world: Option<&SimpleCommunicator>, code: i32) -> ! {
+    stdout_relay::drain();
     match world {
         Some(w) => w.abort(code),
         None => std::process::exit(code),
@@ -253,6 +255,10 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         Some(w) => (w.rank() as usize, w.size() as usize),
         None => (0, 1),
     };
+    if rank == 0 && size > 1 {
+        // process 0 does the program's I/O: its output reaches mpirun in batches
+        stdout_relay::start();
+    }
     let naxes = naxes.clamp(0, MAX_RANK as i32) as usize;
     let grid = match std::env::var("SAPFOR_GRID") {
         Ok(g) if !g.trim().is_empty() && naxes > 0 => {
@@ -339,6 +345,7 @@ pub extern "C" fn sapfor_finalize() {
         }
         gpu_abi::finish(rt.rank, rt.size);
         let _ = std::io::stdout().flush();
+        stdout_relay::drain();
         drop(rt); // drops the Universe: MPI_Finalize
     }
 }
