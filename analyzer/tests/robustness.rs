@@ -18,7 +18,9 @@ fn fixture_texts() -> Vec<(String, String)> {
 }
 
 fn run(ext: &str, text: &[u8]) {
-    let dir = std::env::temp_dir().join(format!("sapfor-robust-{}", std::process::id()));
+    // one directory per thread (tests run in parallel), removed afterwards
+    let thread = format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
+    let dir = std::env::temp_dir().join(format!("sapfor-robust-{}-{thread}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p: PathBuf = dir.join(format!("m.{ext}"));
     std::fs::write(&p, text).unwrap();
@@ -31,6 +33,7 @@ fn run(ext: &str, text: &[u8]) {
     for d in a.diagnostics() {
         let _ = d.render(d.location.as_ref().and_then(|l| a.program.map.line_text(l)));
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 const TOKENS: &[&str] = &[

@@ -182,6 +182,7 @@ fn nvrtc_compiles_and_ptxas_accepts() {
         .compile("__global__ void k() { nope; }", nvrtc::ARCH)
         .unwrap_err();
     assert!(e.0.contains("nope"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn tempfile_dir() -> std::path::PathBuf {
