@@ -382,6 +382,24 @@ fn checked_mode_reports_a_non_local_read_with_its_line_and_stops_all_ranks() {
 }
 
 #[test]
+fn a_process_ending_early_stops_all_and_output_of_process_0_arrives() {
+    let dir = scratch("abortother");
+    std::fs::copy(root().join("runtime/tests/data/abortother.fdv"), dir.join("x.fdv")).unwrap();
+    let out = sapfor(&dir).args(["run", "x.fdv", "--np", "2", "--check"]).output().unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // gfortran's bounds check ends process 1 (an exit, not a runtime error of ours): the
+    // runtime stops the others instead of leaving them waiting
+    assert!(err.contains("At line 22 of file x.fdv"), "{}", text(&out));
+    assert!(err.contains("process 1 of 2 ended before the end of the program"), "{}", text(&out));
+    assert!(err.contains("all processes were stopped"), "{}", text(&out));
+    // all 200 lines, in order (process 0 may have printed B(5) too before it was stopped)
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(|l| l.trim().to_string()).collect();
+    let want: Vec<String> = (1..=200).map(|i| format!("line {i}")).collect();
+    assert!(lines.len() >= 200 && lines.len() <= 201 && lines[..200] == want[..], "{}", text(&out));
+}
+
+#[test]
 fn unsupported_directive_is_an_error_with_file_and_line() {
     let dir = scratch("unsup");
     std::fs::copy(root().join("runtime/tests/data/unsupported.fdv"), dir.join("u.fdv")).unwrap();
@@ -567,7 +585,8 @@ fn runtime_error_names_the_line_and_stops_all_processes() {
         text(&out)
     );
     // what process 0 printed before the error has reached the output (it goes to mpirun in
-    // batches: they are forwarded before the processes are stopped)
+    // batches: they are forwarded before the processes are stopped; when process 1 finds the
+    // error first, mpirun stops process 0 with SIGTERM, whose handler forwards them)
     let lines: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(|l| l.trim().to_string()).collect();
     let want: Vec<String> = (1..=300).map(|i| format!("line {i}")).collect();
     assert_eq!(lines, want, "{}", text(&out));

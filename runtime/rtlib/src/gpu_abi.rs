@@ -438,7 +438,7 @@ pub fn init(kind: Option<DeviceKind>, compare: Option<Tolerance>, rank: usize) {
         let (d, note) = device::open(k);
         if let Some(n) = note {
             if rank == 0 {
-                eprintln!("{n}");
+                say!("{n}");
             }
         }
         if d.kind() != DeviceKind::Host {
@@ -447,7 +447,7 @@ pub fn init(kind: Option<DeviceKind>, compare: Option<Tolerance>, rank: usize) {
     }
     let on = !accs.is_empty();
     if compare.is_some() && !on && rank == 0 {
-        eprintln!(
+        say!(
             "sapfor: --compare needs an accelerator (--devices emu or cuda); nothing is compared"
         );
     }
@@ -1163,7 +1163,7 @@ fn split_launch(
     }
     if g.debug {
         let tot = g.t().totals();
-        eprintln!(
+        say!(
             "split {src}: dev {dlo}..{dhi} host {hlo}..{hhi}; h2d so far {}",
             tot.h2d_bytes
         );
@@ -1236,7 +1236,7 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
             if let Some(d) = unsafe {
                 compare::compare(ty, host_ptr, &host_b, buf.as_ptr(), &rep.bounds, &part, tol)
             } {
-                eprintln!("{}", compare::report(&place, &name, &d));
+                say!("{}", compare::report(&place, &name, &d));
                 differs = true;
             }
             // continue with the host's values, on both sides
@@ -1263,7 +1263,7 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
                         )
                     }
                 };
-                eprintln!(
+                say!(
                     "sapfor compare: region {place}: reduction result host {}{} accelerator {}{}; continuing with the host values",
                     unsafe { compare::element_text(ty, hp, 0) },
                     loc(&hl),
@@ -1504,7 +1504,7 @@ pub fn finish(rank: usize, size: usize) {
             } else {
                 format!("{} with differences", g.differing)
             };
-            eprintln!(
+            say!(
                 "sapfor compare (process {rank} of {size}): {} loops ran on the accelerator and on the host, {what}",
                 g.compared
             );

@@ -21,6 +21,18 @@ use std::ffi::{c_char, CStr};
 use std::io::Write;
 use std::time::Instant;
 
+/// A line on standard error written with one `write`: `eprintln!` writes each piece of its
+/// format separately (standard error is unbuffered), and under `mpirun` another process's
+/// message, or Open MPI's own, could land between the pieces.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let mut line = format!($($t)*);
+        line.push('\n');
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }};
+}
+
 mod layout;
 pub mod actual;
 pub mod cache_trim;
@@ -107,7 +119,7 @@ fn owned(h: i64, d: i32, hi: bool) -> i64 {
     match r {
         Some(x) => x,
         None => {
-            eprintln!("sapfor runtime: bad array handle {h} or dimension {d} (converter bug)");
+            say!("sapfor runtime: bad array handle {h} or dimension {d} (converter bug)");
             std::process::exit(3);
         }
     }
@@ -123,11 +135,32 @@ fn with<R>(f: impl FnOnce(&mut Rt) -> R) -> R {
         match b.as_mut() {
             Some(rt) => f(rt),
             None => {
-                eprintln!("sapfor runtime: called before sapfor_init (converter bug)");
+                say!("sapfor runtime: called before sapfor_init (converter bug)");
                 std::process::exit(3);
             }
         }
     })
+}
+
+/// A process that ends without `sapfor_finalize` (a Fortran runtime error such as a bounds
+/// check of `--check`, an `exit` from a library) would otherwise leave the others waiting for
+/// it for ever, and its own `MPI_Finalize` (run when the runtime's state is dropped at exit)
+/// would wait for them too: stop every process instead.
+impl Drop for Rt {
+    fn drop(&mut self) {
+        if self.finalized || self.size <= 1 {
+            return;
+        }
+        if let Some(w) = &self.world {
+            say!(
+                "sapfor: process {} of {} ended before the end of the program (see the message above); stopping all processes",
+                self.rank,
+                self.size
+            );
+            stdout_relay::drain();
+            w.abort(2);
+        }
+    }
 }
 
 impl Rt {
@@ -143,7 +176,7 @@ impl Rt {
         format!("{file}:{}", src % 1_000_000)
     }
     fn fail(&self, src: i64, msg: &str) -> ! {
-        eprintln!(
+        say!(
             "sapfor: runtime error at {} (process {} of {}): {msg}",
             self.where_(src),
             self.rank,
@@ -245,7 +278,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         (None, None)
     } else {
         let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
-            eprintln!("sapfor runtime: MPI is already initialized");
+            say!("sapfor runtime: MPI is already initialized");
             std::process::exit(3);
         };
         let world = universe.world();
@@ -270,7 +303,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
                 Some(v) if v.len() == naxes && v.iter().product::<usize>() == size => v,
                 _ => {
                     if rank == 0 {
-                        eprintln!(
+                        say!(
                             "sapfor: --grid {g} does not fit: the program needs a grid with {naxes} \
                              axes whose product is the number of processes ({size})"
                         );
@@ -284,7 +317,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
     let coords = if grid.is_empty() { vec![] } else { coords_of(rank, &grid) };
     if let Err(m) = gpu_abi::init_from_env(rank, size) {
         if rank == 0 {
-            eprintln!("sapfor: {m}");
+            say!("sapfor: {m}");
         }
         abort(world.as_ref(), 2);
     }
@@ -374,7 +407,7 @@ pub(crate) fn abort_at(src: i64, msg: &str) -> ! {
     if done {
         with(|rt| rt.fail(src, msg))
     }
-    eprintln!("sapfor: runtime error: {msg}");
+    say!("sapfor: runtime error: {msg}");
     std::process::exit(2)
 }
 
@@ -1391,7 +1424,7 @@ fn write_profile(rt: &Rt, path: &str) {
         }
         let tmp = format!("{path}.tmp{}", std::process::id());
         if std::fs::write(&tmp, out).and_then(|_| std::fs::rename(&tmp, path)).is_err() {
-            eprintln!("sapfor: cannot write the profile to {path}");
+            say!("sapfor: cannot write the profile to {path}");
         }
     }
 }

@@ -300,7 +300,7 @@ pub fn open(kind: DeviceKind) -> (Box<dyn Device>, Option<String>) {
 pub fn open_verbose(kind: DeviceKind) -> Box<dyn Device> {
     let (d, note) = open(kind);
     if let Some(n) = note {
-        eprintln!("{n}");
+        say!("{n}");
     }
     d
 }
