@@ -84,6 +84,9 @@ struct Cx<'a> {
     naxes: usize,
     /// Kernels of the parallel loops inside regions (convert_gpu.rs).
     kernels: Vec<crate::kernel::Kernel>,
+    /// Scalars of the current unit that may hold a reduction result kept on the accelerator
+    /// (convert_gpu.rs, `guarded_scalars`).
+    guarded: std::collections::BTreeSet<String>,
 }
 
 /// The value of a directive's integer expression, PARAMETER names included.
@@ -264,6 +267,7 @@ pub fn convert(p: &Program) -> Result<Converted, Vec<Diagnostic>> {
         after: BTreeMap::new(),
         naxes: 0,
         kernels: vec![],
+        guarded: Default::default(),
     };
     if p.has_errors() {
         return Err(p
@@ -1406,6 +1410,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             None
         };
         gpu::parallel_loop(cx, ui, pl, dos[pl.outer], &headers, r, host_only, &mut pre, &mut post);
+    } else {
+        pre.extend(gpu::host_loop_scalars(cx, ui, dos[pl.outer]));
     }
     if omp_ok {
         let mut omp: String = "!$omp parallel do schedule(static)".into();

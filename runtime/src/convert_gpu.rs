@@ -7,9 +7,11 @@
 use super::{labelled, Cx, ParLoop};
 use crate::kernel::{self, CTy, Kernel, NestSpec, Param};
 use crate::text;
-use analyzer::ast::{Node, Stmt, StmtId, StmtKind, UnitKind};
 use analyzer::ast::Expr;
-use analyzer::directives::{ArrayRef, Clause, Directive, DirectiveKind, RegionClauseKind, Subscript};
+use analyzer::ast::{Node, Stmt, StmtId, StmtKind, UnitKind};
+use analyzer::directives::{
+    ArrayRef, Clause, Directive, DirectiveKind, RegionClauseKind, Subscript,
+};
 use analyzer::source::FileId;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -20,15 +22,22 @@ pub(super) struct Region {
     pub end: u32,
     /// Arrays (lower case) that statements of the region mention.
     pub arrays: BTreeSet<String>,
-    /// Scalars of the unit whose value may be a reduction result still on the accelerator
-    /// (see [`deferrable`]): the unit's reduction variables and its COMMON scalars. The host
-    /// code of the region fetches them before reading them (`sapfor_gpu_get_scalar`).
-    pub scalars: BTreeSet<String>,
 }
 
-/// Scalars of unit `ui` that may hold a reduction result kept on the accelerator: reduction
-/// variables of its PARALLEL loops, and its COMMON scalars (reduced in another unit).
+/// Scalars of unit `ui` that may hold a reduction result kept on the accelerator (see
+/// [`deferrable`]): reduction variables of its PARALLEL loops, and its COMMON scalars (reduced
+/// in another unit); none when the program has no region. Host code fetches them before
+/// reading them (`sapfor_gpu_get_scalar`) and drops the accelerator's result before assigning
+/// them (`sapfor_gpu_put_scalar`), see [`host_statements`].
 fn guarded_scalars(cx: &Cx, ui: usize, dirs: &[Directive]) -> BTreeSet<String> {
+    let any_region =
+        cx.p.directives
+            .values()
+            .flatten()
+            .any(|d| matches!(d.kind, DirectiveKind::Region { .. }));
+    if !any_region {
+        return BTreeSet::new();
+    }
     let sema = &cx.p.semas[ui];
     let mut out: BTreeSet<String> = sema
         .symbols
@@ -42,6 +51,15 @@ fn guarded_scalars(cx: &Cx, ui: usize, dirs: &[Directive]) -> BTreeSet<String> {
                 if let Clause::Reduction(reds) = c {
                     for r in reds {
                         out.insert(r.var.to_ascii_lowercase());
+                        // MAXLOC/MINLOC index variables come back with the value
+                        for l in &r.loc {
+                            if let analyzer::directives::DExpr::Name(n) = l {
+                                let n = n.to_ascii_lowercase();
+                                if sema.param(&n).is_none() && !sema.is_array(&n) {
+                                    out.insert(n);
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -65,11 +83,11 @@ fn deferrable(cx: &Cx, ui: usize, v: &str) -> bool {
     lives && s.aliases.is_empty()
 }
 
-/// Fetch-before-read calls for the guarded scalars of `r` that statement text `t` mentions;
-/// `assigned_only` names a scalar the statement assigns without reading (its result on the
-/// accelerator is dropped instead).
-fn scalar_calls(r: &Region, t: &str, assigned_only: Option<&str>) -> Vec<String> {
-    r.scalars
+/// Fetch-before-read calls for the guarded scalars (`cx.guarded`) that statement text `t`
+/// mentions; `assigned_only` names a scalar the statement assigns without reading (its result
+/// on the accelerator is dropped instead).
+fn scalar_calls(cx: &Cx, t: &str, assigned_only: Option<&str>) -> Vec<String> {
+    cx.guarded
         .iter()
         .filter(|v| !text::idents(t, v).is_empty())
         .map(|v| {
@@ -146,7 +164,7 @@ pub(super) fn regions(
     let sema = &p.semas[ui];
     let mut out = vec![];
     let mut open: Option<&Directive> = None;
-    let scalars = guarded_scalars(cx, ui, dirs);
+    cx.guarded = guarded_scalars(cx, ui, dirs);
     for d in dirs {
         match &d.kind {
             DirectiveKind::Region { .. } => {
@@ -228,7 +246,6 @@ pub(super) fn regions(
                     line: o.end_line,
                     end: d.line,
                     arrays,
-                    scalars: scalars.clone(),
                 });
             }
             DirectiveKind::GetActual(refs) | DirectiveKind::Actual(refs) => {
@@ -374,7 +391,7 @@ pub(super) fn parallel_loop(
                 .filter(|s| body.contains(&s.id))
                 .map(|s| cx.stmt_text(s))
                 .collect();
-            for c in scalar_calls(region, &texts.join("\n"), None) {
+            for c in scalar_calls(cx, &texts.join("\n"), None) {
                 pre.insert(1, c);
             }
             return;
@@ -386,7 +403,7 @@ pub(super) fn parallel_loop(
     // scalars the kernel reads by value: a reduction result still on the accelerator first
     for prm in &k.params {
         if let Param::Scalar { name, .. } = prm {
-            if region.scalars.contains(name) {
+            if cx.guarded.contains(name) {
                 launch.push(format!("call sapfor_gpu_get_scalar({name})"));
             }
         }
@@ -481,6 +498,24 @@ pub(super) fn parallel_loop(
 }
 
 /// `DO v = lo, hi` -> `DO v = max(lo, <host part lo>), min(hi, <host part hi>)`.
+/// A parallel loop outside regions (it runs on the host, its body in OpenMP threads): the
+/// guarded scalars it mentions are fetched before it.
+pub(super) fn host_loop_scalars(cx: &Cx, ui: usize, nest: &Node) -> Vec<String> {
+    if cx.guarded.is_empty() {
+        return vec![];
+    }
+    let u = &cx.p.units[ui];
+    let mut body = BTreeSet::new();
+    super::collect_stmts(u, nest, &mut body);
+    let texts: Vec<String> = u
+        .stmts
+        .iter()
+        .filter(|s| body.contains(&s.id))
+        .map(|s| cx.stmt_text(s))
+        .collect();
+    scalar_calls(cx, &texts.join("\n"), None)
+}
+
 fn split_header(t: &str, v: &str) -> Option<String> {
     let (lo, hi, _) = do_bounds(t)?;
     let (label, body) = text::split_label(t);
@@ -598,7 +633,10 @@ fn written_arrays(cx: &Cx, ui: usize, s: &Stmt, out: &mut BTreeSet<String>) {
 /// Host statements inside regions: before each statement that mentions arrays of the region,
 /// their host copies are made current (and the ones it writes marked newest on the host, to
 /// reach the accelerator before its next kernel). A CALL makes every variable current on the
-/// host and its host copy the newest.
+/// host and its host copy the newest. Every host statement (in a region or not) that reads a
+/// guarded scalar fetches a reduction result kept on the accelerator first, and one that
+/// assigns it without reading it drops that result (ELSE IF and DO WHILE conditions rely on
+/// the GET_ACTUAL that DVMH asks for).
 pub(super) fn host_statements(
     cx: &mut Cx,
     ui: usize,
@@ -611,36 +649,63 @@ pub(super) fn host_statements(
         if in_par.contains(&s.id) || !s.kind.is_executable() {
             continue;
         }
-        let Some(r) = region_at(regions, s.span.file, s.span.line) else {
+        let region = region_at(regions, s.span.file, s.span.line);
+        if region.is_none() && cx.guarded.is_empty() {
             continue;
-        };
+        }
         let src = cx.src(s.span.file, s.span.line);
         let mut calls = vec![];
         let is_call = matches!(&s.kind, StmtKind::Call { .. })
             || matches!(&s.kind, StmtKind::LogicalIf(_, i) if matches!(i.kind, StmtKind::Call { .. }));
-        if is_call {
-            calls.push(format!("call sapfor_gpu_all(1, {src}_8)"));
-            calls.push(format!("call sapfor_gpu_all(0, {src}_8)"));
-        } else {
-            let t = cx.stmt_text(s);
-            // `x = expression without x`: the host's value replaces a result on the accelerator
-            let assigned_only = match &s.kind {
-                StmtKind::Assign { lhs: Expr::Var(x), rhs } => {
-                    let mut reads = false;
-                    rhs.walk(&mut |e| reads |= e.base_name() == Some(x.as_str()));
-                    (!reads).then_some(x.as_str())
+        let t = cx.stmt_text(s);
+        // `x = expression without x`: the host's value replaces a result on the accelerator
+        let assigned_only = match &s.kind {
+            StmtKind::Assign {
+                lhs: Expr::Var(x),
+                rhs,
+            } => {
+                let mut reads = false;
+                rhs.walk(&mut |e| reads |= e.base_name() == Some(x.as_str()));
+                (!reads).then_some(x.as_str())
+            }
+            _ => None,
+        };
+        match region {
+            Some(_) if is_call => {
+                calls.push(format!("call sapfor_gpu_all(1, {src}_8)"));
+                calls.push(format!("call sapfor_gpu_all(0, {src}_8)"));
+            }
+            Some(r) => {
+                calls.extend(scalar_calls(cx, &t, assigned_only));
+                let mut w = BTreeSet::new();
+                written_arrays(cx, ui, s, &mut w);
+                for a in arrays_in(cx, ui, &t) {
+                    if r.arrays.contains(&a) {
+                        calls.push(format!(
+                            "call sapfor_gpu_host_uses({a}, {}, {src}_8)",
+                            w.contains(&a) as i32
+                        ));
+                    }
                 }
-                _ => None,
-            };
-            calls.extend(scalar_calls(r, &t, assigned_only));
-            let mut w = BTreeSet::new();
-            written_arrays(cx, ui, s, &mut w);
-            for a in arrays_in(cx, ui, &t) {
-                if r.arrays.contains(&a) {
-                    calls.push(format!(
-                        "call sapfor_gpu_host_uses({a}, {}, {src}_8)",
-                        w.contains(&a) as i32
-                    ));
+            }
+            // outside regions, the scalars only (arrays follow GET_ACTUAL / ACTUAL): a
+            // reduction result kept on the accelerator is fetched before the host reads the
+            // variable, and dropped when the host assigns it; a CALL fetches every one (the
+            // procedure may read them through COMMON or its arguments)
+            None if is_call => calls.push("call sapfor_gpu_get_scalars()".into()),
+            None => {
+                let plain = matches!(
+                    &s.kind,
+                    StmtKind::Assign { .. }
+                        | StmtKind::LogicalIf(..)
+                        | StmtKind::IfThen(_)
+                        | StmtKind::Do { .. }
+                        | StmtKind::Io { .. }
+                        | StmtKind::ArithIf(..)
+                        | StmtKind::ComputedGoto(..)
+                );
+                if plain {
+                    calls.extend(scalar_calls(cx, &t, assigned_only));
                 }
             }
         }

@@ -254,6 +254,8 @@ module sapfor_rt
     subroutine sapfor_gpu_put_scalar(x) bind(C, name='sapfor_gpu_put_scalar')
       type(*) :: x
     end subroutine
+    subroutine sapfor_gpu_get_scalars() bind(C, name='sapfor_gpu_get_scalars')
+    end subroutine
     subroutine sapfor_gpu_arg_red_loc(x, src) bind(C, name='sapfor_gpu_arg_red_loc')
       import :: c_int, c_int64_t
       integer(c_int) :: x

@@ -39,7 +39,9 @@ fn size_of(p: &Path) -> u64 {
 }
 
 fn last_use(p: &Path) -> SystemTime {
-    std::fs::symlink_metadata(p).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH)
+    std::fs::symlink_metadata(p)
+        .and_then(|m| m.modified())
+        .unwrap_or(SystemTime::UNIX_EPOCH)
 }
 
 /// Removes the least recently used entries of `dir` (files and directories) until the rest
@@ -48,7 +50,9 @@ fn last_use(p: &Path) -> SystemTime {
 /// last `busy` (a build of another process in progress, or a program about to start). An
 /// entry's last use is its modification time (see [`touch`]). Returns the bytes removed.
 pub fn trim(dir: &Path, max_bytes: u64, keep: &Path, skip: &[&str], busy: Duration) -> u64 {
-    let Ok(rd) = std::fs::read_dir(dir) else { return 0 };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return 0;
+    };
     let now = SystemTime::now();
     let mut entries: Vec<(SystemTime, u64, PathBuf)> = rd
         .flatten()
@@ -71,7 +75,11 @@ pub fn trim(dir: &Path, max_bytes: u64, keep: &Path, skip: &[&str], busy: Durati
         if p == keep || now.duration_since(used).map_or(true, |age| age < busy) {
             continue;
         }
-        let gone = if p.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
+        let gone = if p.is_dir() {
+            std::fs::remove_dir_all(&p)
+        } else {
+            std::fs::remove_file(&p)
+        };
         if gone.is_ok() {
             total -= size;
             removed += size;
@@ -88,13 +96,18 @@ mod tests {
         let p = dir.join(name);
         std::fs::write(&p, vec![0u8; bytes]).unwrap();
         let f = std::fs::File::open(&p).unwrap();
-        f.set_modified(SystemTime::now() - Duration::from_secs(age_s)).unwrap();
+        f.set_modified(SystemTime::now() - Duration::from_secs(age_s))
+            .unwrap();
         p
     }
 
     #[test]
     fn least_recently_used_go_first_and_kept_busy_and_skipped_stay() {
-        let d = std::env::temp_dir().join(format!("sapfor-trim-{}-{:?}", std::process::id(), std::thread::current().id()));
+        let d = std::env::temp_dir().join(format!(
+            "sapfor-trim-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(d.join("emu")).unwrap();
         std::fs::write(d.join("emu").join("k.so"), vec![0u8; 5000]).unwrap();
@@ -108,7 +121,10 @@ mod tests {
         std::fs::write(d.join("f").join("prog"), vec![0u8; 1000]).unwrap();
         touch(&d.join("f"));
         let removed = trim(&d, 3000, &kept, &["emu"], Duration::from_secs(60));
-        let left: Vec<bool> = [&oldest, &kept, &old, &recent, &busy].iter().map(|p| p.exists()).collect();
+        let left: Vec<bool> = [&oldest, &kept, &old, &recent, &busy]
+            .iter()
+            .map(|p| p.exists())
+            .collect();
         // 6000 bytes in 6 entries, limit 3000: the three oldest that may go (a, c, d) go;
         // b is kept, e and f are younger than the busy time
         assert_eq!(left, [false, true, false, false, true], "removed {removed}");

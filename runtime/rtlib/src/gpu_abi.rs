@@ -872,7 +872,16 @@ fn free_red(dev: &mut dyn device::Device, r: &Red) {
 /// reduction result kept on the accelerator is fetched and combined with the value the
 /// variable had before its loop.
 fn settle(g: &mut Gpu, addr: usize) {
-    let Some(d) = g.deferred.remove(&addr) else {
+    // the variable itself, or one of its MAXLOC/MINLOC index variables
+    let key = if g.deferred.contains_key(&addr) {
+        addr
+    } else {
+        match g.deferred.iter().find(|(_, d)| d.red.locs.iter().any(|&l| l as usize == addr)) {
+            Some((&k, _)) => k,
+            None => return,
+        }
+    };
+    let Some(d) = g.deferred.remove(&key) else {
         return;
     };
     // SAFETY: as in `fetch_fold`
@@ -913,6 +922,15 @@ pub unsafe extern "C" fn sapfor_gpu_get_scalar(x: *const u8) {
     }
 }
 
+/// Before a CALL outside regions: every reduction result kept on the accelerator is fetched
+/// (the procedure may read the variables through COMMON or its arguments).
+#[no_mangle]
+pub extern "C" fn sapfor_gpu_get_scalars() {
+    if active() {
+        with(|g| settle_all(g, true));
+    }
+}
+
 /// `ACTUAL` of a scalar (or a host statement of a region that assigns it without reading
 /// it): the host's value is the newest; a result kept on the accelerator is dropped.
 ///
@@ -926,6 +944,9 @@ pub unsafe extern "C" fn sapfor_gpu_put_scalar(x: *const u8) {
     with(|g| {
         if let Some(d) = g.deferred.remove(&(x as usize)) {
             free_red(g.t().device(ACC), &d.red);
+        } else {
+            // an index variable of a MAXLOC/MINLOC assigned alone: the value keeps its result
+            settle(g, x as usize);
         }
     })
 }

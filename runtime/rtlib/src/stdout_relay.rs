@@ -48,7 +48,10 @@ extern "C" fn on_term(sig: libc::c_int) {
         // SAFETY: async-signal-safe calls on a descriptor this module owns
         unsafe {
             libc::write(w, b"x".as_ptr().cast(), 1);
-            let ms = libc::timespec { tv_sec: 0, tv_nsec: 1_000_000 };
+            let ms = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 1_000_000,
+            };
             for _ in 0..500 {
                 if FORWARDED.load(Ordering::SeqCst) {
                     break;
@@ -178,7 +181,11 @@ fn readable(fds: &mut [libc::pollfd], ms: i32) -> bool {
 /// byte on `wake` (the SIGTERM handler) makes it forward what is waiting at once.
 fn forward(rd: i32, orig: i32, wake: i32) {
     let mut buf = vec![0u8; 1 << 16];
-    let pf = |fd: i32| libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    let pf = |fd: i32| libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
     // forward what can be read without waiting (after a wake-up); false at end of file
     let urgent = |buf: &mut [u8]| -> bool {
         let mut byte = [0u8; 8];
