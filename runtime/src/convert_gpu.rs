@@ -385,13 +385,7 @@ pub(super) fn parallel_loop(
                     ),
                 );
             }
-            let texts: Vec<String> = u
-                .stmts
-                .iter()
-                .filter(|s| body.contains(&s.id))
-                .map(|s| cx.stmt_text(s))
-                .collect();
-            for c in scalar_calls(cx, &texts.join("\n"), None) {
+            for c in host_loop_scalars(cx, ui, nest) {
                 pre.insert(1, c);
             }
             return;
@@ -498,8 +492,9 @@ pub(super) fn parallel_loop(
 }
 
 /// `DO v = lo, hi` -> `DO v = max(lo, <host part lo>), min(hi, <host part hi>)`.
-/// A parallel loop outside regions (it runs on the host, its body in OpenMP threads): the
-/// guarded scalars it mentions are fetched before it.
+/// A loop that runs on the host (a parallel loop outside regions, its body in OpenMP
+/// threads, or a region's loop that cannot be a kernel): the guarded scalars it mentions are
+/// fetched before it.
 pub(super) fn host_loop_scalars(cx: &Cx, ui: usize, nest: &Node) -> Vec<String> {
     if cx.guarded.is_empty() {
         return vec![];
