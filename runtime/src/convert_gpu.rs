@@ -630,8 +630,9 @@ fn written_arrays(cx: &Cx, ui: usize, s: &Stmt, out: &mut BTreeSet<String>) {
 /// reach the accelerator before its next kernel). A CALL makes every variable current on the
 /// host and its host copy the newest. Every host statement (in a region or not) that reads a
 /// guarded scalar fetches a reduction result kept on the accelerator first, and one that
-/// assigns it without reading it drops that result (ELSE IF and DO WHILE conditions rely on
-/// the GET_ACTUAL that DVMH asks for).
+/// assigns it without reading it drops that result. The calls for an ELSE IF condition go
+/// before its IF THEN; DO WHILE conditions after the first rely on the GET_ACTUAL that DVMH
+/// asks for (the DVMH expert places it before END DO).
 pub(super) fn host_statements(
     cx: &mut Cx,
     ui: usize,
@@ -640,6 +641,8 @@ pub(super) fn host_statements(
     do_labels: &BTreeSet<u32>,
 ) {
     let u = &cx.p.units[ui];
+    let mut if_of_else = BTreeMap::new();
+    else_ifs(&u.body, &mut if_of_else);
     for s in &u.stmts {
         if in_par.contains(&s.id) || !s.kind.is_executable() {
             continue;
@@ -694,6 +697,7 @@ pub(super) fn host_statements(
                     StmtKind::Assign { .. }
                         | StmtKind::LogicalIf(..)
                         | StmtKind::IfThen(_)
+                        | StmtKind::ElseIf(_)
                         | StmtKind::Do { .. }
                         | StmtKind::Io { .. }
                         | StmtKind::ArithIf(..)
@@ -707,6 +711,12 @@ pub(super) fn host_statements(
         if calls.is_empty() {
             continue;
         }
+        // an ELSE IF condition is evaluated right after the IF THEN's (nothing runs between):
+        // its calls go before the IF THEN
+        let s = match if_of_else.get(&s.id) {
+            Some(&head) => u.stmt(head),
+            None => s,
+        };
         let cur = cx.current_lines(s);
         let do_term = s.label.map(|l| do_labels.contains(&l)).unwrap_or(false);
         let (label, first) = text::split_label(&cur[0]);
@@ -720,6 +730,25 @@ pub(super) fn host_statements(
             label
         };
         cx.replace_stmt(s, labelled(relabel, do_term && cur.len() == 1, lines));
+    }
+}
+
+/// The IF THEN statement of every ELSE IF of a block IF in `nodes`.
+fn else_ifs(nodes: &[Node], out: &mut BTreeMap<StmtId, StmtId>) {
+    for n in nodes {
+        match n {
+            Node::Stmt(_) => {}
+            Node::Do { body, .. } => else_ifs(body, out),
+            Node::If { arms, .. } => {
+                let head = arms[0].0;
+                for (i, (id, body)) in arms.iter().enumerate() {
+                    if i > 0 {
+                        out.insert(*id, head);
+                    }
+                    else_ifs(body, out);
+                }
+            }
+        }
     }
 }
 
