@@ -631,8 +631,8 @@ fn written_arrays(cx: &Cx, ui: usize, s: &Stmt, out: &mut BTreeSet<String>) {
 /// host and its host copy the newest. Every host statement (in a region or not) that reads a
 /// guarded scalar fetches a reduction result kept on the accelerator first, and one that
 /// assigns it without reading it drops that result. The calls for an ELSE IF condition go
-/// before its IF THEN; DO WHILE conditions after the first rely on the GET_ACTUAL that DVMH
-/// asks for (the DVMH expert places it before END DO).
+/// before its IF THEN, those for a DO WHILE condition before the DO WHILE and before its END
+/// DO (a CYCLE skips the latter: there the GET_ACTUAL that DVMH asks for is needed).
 pub(super) fn host_statements(
     cx: &mut Cx,
     ui: usize,
@@ -641,8 +641,8 @@ pub(super) fn host_statements(
     do_labels: &BTreeSet<u32>,
 ) {
     let u = &cx.p.units[ui];
-    let mut if_of_else = BTreeMap::new();
-    else_ifs(&u.body, &mut if_of_else);
+    let mut moved = BTreeMap::new();
+    moved_conditions(u, &u.body, &mut moved);
     for s in &u.stmts {
         if in_par.contains(&s.id) || !s.kind.is_executable() {
             continue;
@@ -698,6 +698,7 @@ pub(super) fn host_statements(
                         | StmtKind::LogicalIf(..)
                         | StmtKind::IfThen(_)
                         | StmtKind::ElseIf(_)
+                        | StmtKind::DoWhile { .. }
                         | StmtKind::Do { .. }
                         | StmtKind::Io { .. }
                         | StmtKind::ArithIf(..)
@@ -712,40 +713,60 @@ pub(super) fn host_statements(
             continue;
         }
         // an ELSE IF condition is evaluated right after the IF THEN's (nothing runs between):
-        // its calls go before the IF THEN
-        let s = match if_of_else.get(&s.id) {
-            Some(&head) => u.stmt(head),
-            None => s,
+        // its calls go before the IF THEN; a DO WHILE condition is evaluated before the first
+        // iteration and after each one: the calls go before the DO WHILE and before its END DO
+        // (or terminal statement)
+        let targets = match moved.get(&s.id) {
+            Some(t) => t.clone(),
+            None => vec![s.id],
         };
-        let cur = cx.current_lines(s);
-        let do_term = s.label.map(|l| do_labels.contains(&l)).unwrap_or(false);
-        let (label, first) = text::split_label(&cur[0]);
-        let mut lines = calls;
-        lines.push(first);
-        lines.extend(cur[1..].iter().cloned());
-        // a DO-terminating statement already rewritten ends with its labelled CONTINUE
-        let relabel = if do_term && cur.len() > 1 {
-            None
-        } else {
-            label
-        };
-        cx.replace_stmt(s, labelled(relabel, do_term && cur.len() == 1, lines));
+        for t in targets {
+            prefix(cx, u.stmt(t), calls.clone(), do_labels);
+        }
     }
 }
 
-/// The IF THEN statement of every ELSE IF of a block IF in `nodes`.
-fn else_ifs(nodes: &[Node], out: &mut BTreeMap<StmtId, StmtId>) {
+/// Puts `calls` before statement `s` (after its label; before the labelled CONTINUE that
+/// ends a DO on it).
+fn prefix(cx: &mut Cx, s: &Stmt, calls: Vec<String>, do_labels: &BTreeSet<u32>) {
+    let cur = cx.current_lines(s);
+    let do_term = s.label.map(|l| do_labels.contains(&l)).unwrap_or(false);
+    let (label, first) = text::split_label(&cur[0]);
+    let mut lines = calls;
+    lines.push(first);
+    lines.extend(cur[1..].iter().cloned());
+    // a DO-terminating statement already rewritten ends with its labelled CONTINUE
+    let relabel = if do_term && cur.len() > 1 {
+        None
+    } else {
+        label
+    };
+    cx.replace_stmt(s, labelled(relabel, do_term && cur.len() == 1, lines));
+}
+
+/// Where the calls for a condition go (see `host_statements`): the IF THEN statement of every
+/// ELSE IF, and a DO WHILE itself and its END DO (or terminal statement).
+fn moved_conditions(u: &analyzer::ast::Unit, nodes: &[Node], out: &mut BTreeMap<StmtId, Vec<StmtId>>) {
     for n in nodes {
         match n {
             Node::Stmt(_) => {}
-            Node::Do { body, .. } => else_ifs(body, out),
+            Node::Do { header, body, end } => {
+                if matches!(u.stmt(*header).kind, StmtKind::DoWhile { .. }) {
+                    let last = end.or(match body.last() {
+                        Some(Node::Stmt(t)) => Some(*t),
+                        _ => None,
+                    });
+                    out.insert(*header, std::iter::once(*header).chain(last).collect());
+                }
+                moved_conditions(u, body, out)
+            }
             Node::If { arms, .. } => {
                 let head = arms[0].0;
                 for (i, (id, body)) in arms.iter().enumerate() {
                     if i > 0 {
-                        out.insert(*id, head);
+                        out.insert(*id, vec![head]);
                     }
-                    else_ifs(body, out);
+                    moved_conditions(u, body, out);
                 }
             }
         }
