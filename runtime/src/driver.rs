@@ -181,6 +181,13 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
         h.update(f.as_bytes());
         h.update([0]);
     }
+    // --check: the debug information names the sources relative to the current directory
+    // (see the compile step), so the directory is part of what was built
+    let cwd = std::env::current_dir().unwrap_or_default();
+    if opts.check {
+        h.update(cwd.as_os_str().as_encoded_bytes());
+        h.update([0]);
+    }
     if let Ok(m) = std::fs::metadata(&rt) {
         h.update(format!("{}:{:?}", m.len(), m.modified().ok()).as_bytes());
     }
@@ -224,7 +231,13 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
         } else {
             let mut c = Command::new("gfortran");
             c.args(["-c", "-cpp", "-undef", "-ffree-form", "-ffree-line-length-none", "-fopenmp"])
-                .args(&fflags)
+                .args(&fflags);
+            if opts.check {
+                // backtraces name the user's files (the line markers give their paths as the
+                // user wrote them), not the build directory, which is renamed afterwards
+                c.arg(format!("-fdebug-prefix-map={}={}", dir.display(), cwd.display()));
+            }
+            c
                 .arg("-J")
                 .arg(&dir)
                 .arg(src)
