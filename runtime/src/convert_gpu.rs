@@ -25,33 +25,55 @@ pub(super) struct Region {
 }
 
 /// Scalars of unit `ui` that may hold a reduction result kept on the accelerator (see
-/// [`deferrable`]): reduction variables of its PARALLEL loops, and its COMMON scalars (reduced
-/// in another unit); none when the program has no region. Host code fetches them before
+/// [`deferrable`]): reduction variables of its PARALLEL loops, and its COMMON scalars in the
+/// slot of a reduction variable of any unit; none when the program has no region. Host code fetches them before
 /// reading them (`sapfor_gpu_get_scalar`) and drops the accelerator's result before assigning
 /// them (`sapfor_gpu_put_scalar`), see [`host_statements`].
 fn guarded_scalars(cx: &Cx, ui: usize, dirs: &[Directive]) -> BTreeSet<String> {
-    let any_region =
-        cx.p.directives
-            .values()
-            .flatten()
-            .any(|d| matches!(d.kind, DirectiveKind::Region { .. }));
+    let p = cx.p;
+    let any_region = p
+        .directives
+        .values()
+        .flatten()
+        .any(|d| matches!(d.kind, DirectiveKind::Region { .. }));
     if !any_region {
         return BTreeSet::new();
     }
-    let sema = &cx.p.semas[ui];
-    let mut out: BTreeSet<String> = sema
-        .symbols
-        .iter()
-        .filter(|(_, s)| s.common.is_some() && !s.is_array())
-        .map(|(n, _)| n.clone())
-        .collect();
+    // COMMON slots (block, position) of the reduction variables of every unit
+    let mut slots = BTreeSet::new();
+    for (fid, ds) in &p.directives {
+        for d in ds {
+            let Some(u) = super::unit_of(p, *fid, d.line) else {
+                continue;
+            };
+            for v in reduction_names(&p.semas[u], std::slice::from_ref(d)) {
+                if let Some(c) = p.semas[u].symbol(&v).and_then(|s| s.common.clone()) {
+                    slots.insert(c);
+                }
+            }
+        }
+    }
+    let sema = &p.semas[ui];
+    let mut out = reduction_names(sema, dirs);
+    out.extend(
+        sema.symbols
+            .iter()
+            .filter(|(_, s)| !s.is_array() && s.common.as_ref().is_some_and(|c| slots.contains(c)))
+            .map(|(n, _)| n.clone()),
+    );
+    out
+}
+
+/// Reduction variables of the PARALLEL directives `dirs` (lower case), with their
+/// MAXLOC/MINLOC index variables (they come back with the value).
+fn reduction_names(sema: &analyzer::sema::UnitSema, dirs: &[Directive]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
     for d in dirs {
         if let DirectiveKind::Parallel { clauses, .. } = &d.kind {
             for c in clauses {
                 if let Clause::Reduction(reds) = c {
                     for r in reds {
                         out.insert(r.var.to_ascii_lowercase());
-                        // MAXLOC/MINLOC index variables come back with the value
                         for l in &r.loc {
                             if let analyzer::directives::DExpr::Name(n) = l {
                                 let n = n.to_ascii_lowercase();
