@@ -86,7 +86,9 @@ struct Cx<'a> {
     kernels: Vec<crate::kernel::Kernel>,
     /// Scalars of the current unit that may hold a reduction result kept on the accelerator
     /// (convert_gpu.rs, `guarded_scalars`).
-    guarded: std::collections::BTreeSet<String>,
+    guarded: std::collections::BTreeSet<String>,    /// COMMON slots of every reduction variable of the program, None without regions
+    /// (convert_gpu.rs, `reduced_common_slots`).
+    reduced_slots: Option<BTreeSet<(String, usize)>>,
 }
 
 /// The value of a directive's integer expression, PARAMETER names included.
@@ -268,6 +270,7 @@ pub fn convert(p: &Program) -> Result<Converted, Vec<Diagnostic>> {
         naxes: 0,
         kernels: vec![],
         guarded: Default::default(),
+        reduced_slots: gpu::reduced_common_slots(p),
     };
     if p.has_errors() {
         return Err(p

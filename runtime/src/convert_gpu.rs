@@ -24,22 +24,18 @@ pub(super) struct Region {
     pub arrays: BTreeSet<String>,
 }
 
-/// Scalars of unit `ui` that may hold a reduction result kept on the accelerator (see
-/// [`deferrable`]): reduction variables of its PARALLEL loops, and its COMMON scalars in the
-/// slot of a reduction variable of any unit; none when the program has no region. Host code fetches them before
-/// reading them (`sapfor_gpu_get_scalar`) and drops the accelerator's result before assigning
-/// them (`sapfor_gpu_put_scalar`), see [`host_statements`].
-fn guarded_scalars(cx: &Cx, ui: usize, dirs: &[Directive]) -> BTreeSet<String> {
-    let p = cx.p;
+/// The COMMON slots (block, position) of the reduction variables of every unit, or None when
+/// the program has no region (then no result is ever kept on an accelerator). Computed once
+/// per program (`Cx::reduced_slots`).
+pub(super) fn reduced_common_slots(p: &analyzer::program::Program) -> Option<BTreeSet<(String, usize)>> {
     let any_region = p
         .directives
         .values()
         .flatten()
         .any(|d| matches!(d.kind, DirectiveKind::Region { .. }));
     if !any_region {
-        return BTreeSet::new();
+        return None;
     }
-    // COMMON slots (block, position) of the reduction variables of every unit
     let mut slots = BTreeSet::new();
     for (fid, ds) in &p.directives {
         for d in ds {
@@ -53,7 +49,19 @@ fn guarded_scalars(cx: &Cx, ui: usize, dirs: &[Directive]) -> BTreeSet<String> {
             }
         }
     }
-    let sema = &p.semas[ui];
+    Some(slots)
+}
+
+/// Scalars of unit `ui` that may hold a reduction result kept on the accelerator (see
+/// [`deferrable`]): reduction variables of its PARALLEL loops, and its COMMON scalars in the
+/// slot of a reduction variable of any unit; none when the program has no region. Host code
+/// fetches them before reading them (`sapfor_gpu_get_scalar`) and drops the accelerator's
+/// result before assigning them (`sapfor_gpu_put_scalar`), see [`host_statements`].
+fn guarded_scalars(cx: &Cx, ui: usize, dirs: &[Directive]) -> BTreeSet<String> {
+    let Some(slots) = &cx.reduced_slots else {
+        return BTreeSet::new();
+    };
+    let sema = &cx.p.semas[ui];
     let mut out = reduction_names(sema, dirs);
     out.extend(
         sema.symbols

@@ -237,12 +237,7 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
                 // user wrote them), not the build directory, which is renamed afterwards
                 c.arg(format!("-fdebug-prefix-map={}={}", dir.display(), cwd.display()));
             }
-            c
-                .arg("-J")
-                .arg(&dir)
-                .arg(src)
-                .arg("-o")
-                .arg(&obj);
+            c.arg("-J").arg(&dir).arg(src).arg("-o").arg(&obj);
             tool(c, &dir, INSTALL_HINT, &format!("gfortran failed on the converted program (kept in {})", dir.display()))?;
         }
         objs.push(obj);
@@ -288,9 +283,7 @@ const CACHE_MAX_MB: u64 = 1024;
 /// programs go first (a program built or run in the last two minutes stays: another `sapfor
 /// run` may be about to start it).
 fn trim_cache(built: &Path) {
-    let root = cache_root();
-    let max = crate::cache_trim::limit_bytes(CACHE_MAX_MB);
-    crate::cache_trim::trim(&root, max, built, &["emu", "ptx"], std::time::Duration::from_secs(120));
+    crate::cache_trim::after_store(&cache_root(), CACHE_MAX_MB, built, &["emu", "ptx"]);
 }
 
 #[derive(Clone, Debug, Default)]

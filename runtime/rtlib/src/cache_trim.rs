@@ -19,6 +19,14 @@ pub fn limit_bytes(default_mb: u64) -> u64 {
         .saturating_mul(1 << 20)
 }
 
+/// After `entry` was added to the cache `dir`: trim the cache to its limit
+/// (`SAPFOR_CACHE_MAX_MB` or `default_mb`), least recently used first, sparing `entry`, the
+/// entries named in `skip` and anything used in the last two minutes (another process may be
+/// building it or about to start it).
+pub fn after_store(dir: &Path, default_mb: u64, entry: &Path, skip: &[&str]) {
+    trim(dir, limit_bytes(default_mb), entry, skip, Duration::from_secs(120));
+}
+
 /// Marks `entry` (a file or a directory) as just used by setting its modification time, so
 /// that trimming keeps it longest. Opened for reading only: a running executable cannot be
 /// opened for writing.

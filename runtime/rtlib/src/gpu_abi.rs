@@ -847,9 +847,9 @@ fn fetch_fold(dev: &mut dyn device::Device, r: &Red, src: i64) -> u64 {
     if !ok {
         fail(src, "cannot fetch a reduction result");
     }
-    // SAFETY: `r.host` and `r.locs` are the program's variables, registered by
-    // `sapfor_gpu_arg_red` and alive for the whole program (scalars of the calling unit,
-    // which settles them before it returns: see `sapfor_gpu_all`)
+    // SAFETY: `r.host` and `r.locs` are the program's variables registered by
+    // `sapfor_gpu_arg_red`: fetched right after the launch, or (kept results) variables that
+    // live as long as the program (`keep`)
     unsafe {
         match r.ty {
             1 | 5 => fold_into::<i32>(r, &part, &locs),
@@ -897,6 +897,16 @@ fn settle(g: &mut Gpu, addr: usize) {
     t.note_transfer(ACC, 0, bytes);
 }
 
+/// Drops the result kept on the accelerator for the variable at `addr` (the host's value is
+/// the newest); false when there is none.
+fn discard(g: &mut Gpu, addr: usize) -> bool {
+    let Some(d) = g.deferred.remove(&addr) else {
+        return false;
+    };
+    free_red(g.t().device(ACC), &d.red);
+    true
+}
+
 /// Every reduction result kept on the accelerator: fetched (`get`), or dropped because the
 /// host's value is the newest (`ACTUAL`).
 fn settle_all(g: &mut Gpu, get: bool) {
@@ -904,8 +914,8 @@ fn settle_all(g: &mut Gpu, get: bool) {
     for a in addrs {
         if get {
             settle(g, a);
-        } else if let Some(d) = g.deferred.remove(&a) {
-            free_red(g.t().device(ACC), &d.red);
+        } else {
+            discard(g, a);
         }
     }
 }
@@ -942,9 +952,7 @@ pub unsafe extern "C" fn sapfor_gpu_put_scalar(x: *const u8) {
         return;
     }
     with(|g| {
-        if let Some(d) = g.deferred.remove(&(x as usize)) {
-            free_red(g.t().device(ACC), &d.red);
-        } else {
+        if !discard(g, x as usize) {
             // an index variable of a MAXLOC/MINLOC assigned alone: the value keeps its result
             settle(g, x as usize);
         }

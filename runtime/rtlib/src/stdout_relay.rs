@@ -151,19 +151,15 @@ pub fn start() {
     }
 }
 
-/// Writes all of `bytes` to `fd` (a reader that has gone away: they are dropped).
-fn write_all(fd: i32, mut bytes: &[u8]) {
-    while !bytes.is_empty() {
-        // SAFETY: writes bytes of the slice
-        let w = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-        if w < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return;
-        }
-        bytes = &bytes[w as usize..];
-    }
+/// Writes all of `bytes` to `fd` (std's `write_all`, which retries interrupted writes; a
+/// reader that has gone away: they are dropped).
+fn write_all(fd: i32, bytes: &[u8]) {
+    use std::io::Write;
+    use std::os::fd::FromRawFd;
+    // SAFETY: `fd` is the relay's copy of the real output, closed only by `drain` (a write
+    // after that fails and is dropped); ManuallyDrop keeps this File from closing it
+    let mut out = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+    let _ = out.write_all(bytes);
 }
 
 /// Waits until `fd` is readable or `ms` milliseconds pass (-1: no limit); true if readable.

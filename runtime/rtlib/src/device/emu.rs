@@ -156,8 +156,7 @@ pub fn compile(src: &str) -> Result<PathBuf, DevError> {
     std::fs::rename(&tmp, &so).map_err(|e| DevError(e.to_string()))?;
     // least recently used kernels (and sources kept after failed compilations) go first;
     // anything from the last two minutes stays (another process may be compiling or loading)
-    let max = crate::cache_trim::limit_bytes(EMU_CACHE_MAX_MB);
-    crate::cache_trim::trim(&dir, max, &so, &[], std::time::Duration::from_secs(120));
+    crate::cache_trim::after_store(&dir, EMU_CACHE_MAX_MB, &so, &[]);
     Ok(so)
 }
 

@@ -264,8 +264,7 @@ pub fn compile_cached(src: &str, arch: &str) -> Result<String, DevError> {
             if std::fs::create_dir_all(&dir).is_ok() {
                 let tmp = dir.join(format!("{key}.{}.tmp", std::process::id()));
                 if std::fs::write(&tmp, &p).is_ok() && std::fs::rename(&tmp, &file).is_ok() {
-                    let max = crate::cache_trim::limit_bytes(PTX_CACHE_MAX_MB);
-                    crate::cache_trim::trim(&dir, max, &file, &[], std::time::Duration::from_secs(120));
+                    crate::cache_trim::after_store(&dir, PTX_CACHE_MAX_MB, &file, &[]);
                 }
             }
             p
