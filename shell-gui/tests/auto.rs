@@ -188,7 +188,6 @@ fn check_sample(name: &str, file: &str, procs: &str) {
         .filter(|s| s["scheme"]["chosen"] == true)
         .collect();
     assert_eq!(chosen.len(), 1, "{name}: exactly one chosen scheme");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -249,7 +248,6 @@ fn nothing_to_parallelize_still_succeeds_and_explains() {
         "{text}"
     );
     assert!(text.contains("chosen: replicated"), "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -290,7 +288,6 @@ fn refuses_to_overwrite_the_input_and_reports_bad_arguments() {
         !out.status.success() && err.contains("m.toml") && err.contains("procesess"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -344,7 +341,6 @@ fn generate_any_stored_variant() {
     assert!(
         !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no scheme #999")
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A program in two files sharing a COMMON block: the distribution is declared consistently
@@ -407,7 +403,6 @@ fn several_files_with_common() {
         .unwrap()
         .success());
     assert_eq!(Command::new(&par).output().unwrap().stdout, want);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every analyzer fixture through `--auto` with communication made free (so that most of
@@ -483,5 +478,4 @@ fn every_fixture_survives_auto_with_free_communication() {
         "{} fixtures, {distributed} distributed",
         files.len()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -71,7 +71,6 @@ fn analysis_is_stored_reused_and_shown() {
     );
     let missing = run(&dir, &["show", "loop", "jac.f:99"]);
     assert!(!missing.status.success() && text(&missing).contains("jac.f:99"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -142,7 +141,6 @@ fn refinements_change_verdicts_and_say_so() {
             text(&o)
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -167,5 +165,4 @@ fn foreign_or_corrupt_databases_are_refused_untouched() {
         !dir.join("sapfor.db").exists(),
         "--no-db writes no database"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -158,7 +158,6 @@ fn sample(name: &str, file: &str, edit: Option<(&str, &str)>, files: &[&str]) {
     for args in CONFIGS.iter().chain(GPU_CONFIGS) {
         run_and_compare(&dir, &fdv, &want, files, args);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -200,7 +199,6 @@ fn handwritten(name: &str, extra: &[&[&str]]) {
     for args in CONFIGS.iter().chain(extra) {
         run_and_compare(&dir, &fdv, &want, &[], args);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -214,7 +212,6 @@ fn regions_with_host_statements_fallback_loops_maxloc_sections_and_local_arrays(
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("r.fdv:22") && err.contains("writes a non-distributed array"), "{}", text(&out));
     assert!(err.contains("r.fdv:32") && err.contains("function call DAMP"), "{}", text(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -290,7 +287,6 @@ fn jacobi_on_the_emulator_moves_only_what_the_host_reads() {
     let d2h = 20 * 4 + l * 4 + 19 * (l - 2) * 4 + l * (l / 2) * 4;
     let want = format!("host->device {h2d} B in 20 copies, device->host {d2h} B in 41 copies");
     assert!(total.contains(&want), "want {want}\n{prof}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -334,7 +330,6 @@ fn compare_finds_a_wrongly_parallel_loop_and_keeps_the_host_values() {
     let out = sapfor(&dir).args(["run", "w.fdv", "--compare"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--compare needs an accelerator"), "{}", text(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -348,7 +343,6 @@ fn cuda_without_a_driver_runs_regions_on_the_host_with_one_note() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("sapfor: no CUDA device").count(), 1, "{}", text(&out));
     assert!(err.contains("regions run on the host"), "{}", text(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -382,7 +376,6 @@ fn checked_mode_reports_a_non_local_read_with_its_line_and_stops_all_ranks() {
     assert!(err.contains("badread.fdv") && err.contains("line 16"), "{}", text(&out));
     assert!(err.contains("all processes were stopped"), "{}", text(&out));
     assert!(t.elapsed().as_secs() < 60);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -415,7 +408,6 @@ fn unsupported_directive_is_an_error_with_file_and_line() {
     assert!(err.contains("u.fdv:3") && err.contains("TEMPLATE"), "{}", text(&out));
     assert!(!err.contains("panicked"));
     assert!(!dir.join("u").exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -465,7 +457,6 @@ fn build_writes_an_executable_that_mpirun_launches_and_profile_reports() {
     let v: serde_json::Value = serde_json::from_str(line).unwrap();
     assert!(v["wall_seconds"].as_f64().unwrap() > 0.0, "{v}");
     assert!(v["loops"].as_array().unwrap().iter().any(|l| l["file"] == "a.fdv"), "{v}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -540,7 +531,6 @@ fn np_1_runs_the_program_itself_without_mpirun_or_mpi() {
         text(&out)
     );
     assert!(!err.contains("fake mpirun"), "{}", text(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -570,7 +560,6 @@ fn several_files_include_and_distributed_common() {
         assert!(out.status.success(), "{}", text(&out));
         assert_eq!(String::from_utf8_lossy(&out.stdout), want, "np {np}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -596,7 +585,6 @@ fn runtime_error_names_the_line_and_stops_all_processes() {
     let lines: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(|l| l.trim().to_string()).collect();
     let want: Vec<String> = (1..=300).map(|i| format!("line {i}")).collect();
     assert_eq!(lines, want, "{}", text(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -612,7 +600,6 @@ fn missing_compiler_says_how_to_install() {
     let out = sapfor(&dir).args(["run", "a.fdv", "--np", "2", "--grid", "3x1"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--grid 3x1 does not fit"), "{}", text(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Outputs equal up to single-precision reordering (REAL sums reduced in another order).
@@ -715,7 +702,6 @@ fn every_analyzer_fixture_through_auto_then_run_on_2_processes() {
     } else {
         assert!(kernels_checked >= 30, "only {kernels_checked} programs' kernels were compiled");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
