@@ -540,6 +540,26 @@ impl<'a> Analyzer<'a> {
                 }),
             }
         }
+        // COMMON blocks this unit does not declare, written by a called procedure (directly or
+        // further down the call graph): every iteration changes the same storage.
+        let mut hidden: BTreeSet<(&str, u32)> = BTreeSet::new();
+        for (a, _) in &accesses {
+            if let Some(block) = a.name.strip_prefix('/').and_then(|b| b.strip_suffix('/')) {
+                if a.write && hidden.insert((block, a.line)) {
+                    info.blockers.push(Blocker {
+                        code: BlockerCode::Call,
+                        message: format!(
+                            "call to {} at line {} writes COMMON /{}/, which {} does not declare: every iteration changes the same variables",
+                            a.via_call.as_deref().unwrap_or("?").to_uppercase(),
+                            a.line,
+                            block.to_uppercase(),
+                            self.unit.name.to_uppercase()
+                        ),
+                        line: a.line,
+                    });
+                }
+            }
+        }
         info.reductions.extend(red);
         info.reductions.sort();
         // Arrays: privatizable work arrays, aliasing, dependences.

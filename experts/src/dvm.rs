@@ -374,7 +374,26 @@ fn walk_nests(
                         _ => break,
                     }
                 }
-                out.push(make_nest(analysis, ui, unit, loops, n, levels, times, m));
+                let nest = make_nest(analysis, ui, unit, loops, n, levels.clone(), times, m);
+                match first_unnameable_level(&nest) {
+                    None => out.push(nest),
+                    // The outermost loop carries a dependence no ACROSS clause can name: it
+                    // runs in order and the nests inside it are mapped on their own.
+                    Some(0) => walk_nests(
+                        analysis,
+                        ui,
+                        unit,
+                        loops,
+                        body,
+                        times * trips(info, m),
+                        m,
+                        out,
+                    ),
+                    Some(k) => {
+                        levels.truncate(k);
+                        out.push(make_nest(analysis, ui, unit, loops, n, levels, times, m));
+                    }
+                }
             }
             Node::If { arms, .. } => {
                 for (_, b) in arms {
@@ -873,17 +892,31 @@ fn map_nest(
     }
     let mut across = vec![];
     let mut renew = vec![];
+    let mut local_across = across_local_widths(n, &|a: &str| dist_of(a).cloned(), dist)?;
     for (array, (widths, corner)) in shadow {
-        let aw = ArrayWidths {
+        let mut aw = ArrayWidths {
             array: array.clone(),
             widths,
             corner,
         };
         if n.across && n.dep_arrays.contains(&array) {
+            if let Some(local) = local_across.remove(&array) {
+                for (w, l) in aw.widths.iter_mut().zip(local) {
+                    w.0 = w.0.max(l.0);
+                    w.1 = w.1.max(l.1);
+                }
+            }
             across.push(aw);
         } else {
             renew.push(aw);
         }
+    }
+    for (array, widths) in local_across {
+        across.push(ArrayWidths {
+            array,
+            widths,
+            corner: false,
+        });
     }
     remote.sort_by(|a, b| a.array.cmp(&b.array));
     remote.dedup();
@@ -897,6 +930,102 @@ fn map_nest(
         across,
         remote,
     }))
+}
+
+/// The dimensions of `array` along which an ACROSS clause can name a dependence carried by
+/// loop `var`: every reference to the array in the nest indexes the dimension as
+/// `var + constant`, and the constants differ.
+fn across_dims(n: &Nest, array: &str, var: &str) -> Vec<usize> {
+    let refs: Vec<&Acc> = n.accesses.iter().filter(|a| a.array == array).collect();
+    let Some(rank) = refs.iter().find_map(|a| a.subs.as_ref().map(|s| s.len())) else {
+        return vec![];
+    };
+    (0..rank)
+        .filter(|&k| {
+            let offsets: Option<Vec<i64>> = refs
+                .iter()
+                .map(|a| match a.subs.as_ref().and_then(|s| s.get(k)) {
+                    Some(SubForm::Var {
+                        var: v,
+                        coeff: 1,
+                        offset,
+                    }) if v == var => Some(*offset),
+                    _ => None,
+                })
+                .collect();
+            offsets.is_some_and(|o| o.iter().any(|x| *x != o[0]))
+        })
+        .collect()
+}
+
+/// The first level of the nest (0-based) whose carried dependences an ACROSS clause cannot
+/// name (a dependence on an array that no dimension indexed by the level's variable
+/// carries): such a level must stay out of the PARALLEL tuple (issue 14).
+fn first_unnameable_level(n: &Nest) -> Option<usize> {
+    n.levels.iter().position(|l| {
+        l.verdict == Verdict::Across
+            && l.dependences
+                .iter()
+                .any(|d| across_dims(n, &d.array, &l.var).is_empty())
+    })
+}
+
+/// ACROSS widths along the dimensions that are not distributed in this variant, for every
+/// array with a dependence carried by a level of the nest: `lo` = how far a reference reads
+/// (or writes) behind a write, `hi` = how far ahead. A PARALLEL tuple asserts that its loops
+/// carry no dependence its ACROSS clause does not name, whatever the distribution; the
+/// runtime runs ACROSS nests in order inside each process. Err: a carried dependence on an
+/// array that is not distributed here (the runtime pipelines only distributed arrays).
+fn across_local_widths(
+    n: &Nest,
+    dist_of: &dyn Fn(&str) -> Option<AlignMap>,
+    dist: &BTreeSet<usize>,
+) -> Result<BTreeMap<Name, Vec<(u32, u32)>>, String> {
+    let mut out: BTreeMap<Name, Vec<(u32, u32)>> = BTreeMap::new();
+    for l in n.levels.iter().filter(|l| l.verdict == Verdict::Across) {
+        for d in &l.dependences {
+            let Some(m) = dist_of(&d.array) else {
+                return Err(format!(
+                    "the loop {} at line {} carries a dependence on {}, which is not distributed in this variant (ACROSS needs a distributed array)",
+                    upper(&l.var),
+                    l.line,
+                    upper(&d.array)
+                ));
+            };
+            for k in across_dims(n, &d.array, &l.var) {
+                if m.get(k)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|(t, _)| dist.contains(&t))
+                {
+                    continue; // the shadow widths relative to the ON reference name it
+                }
+                let offs: Vec<(bool, i64)> = n
+                    .accesses
+                    .iter()
+                    .filter(|a| a.array == d.array)
+                    .filter_map(|a| match a.subs.as_ref()?.get(k)? {
+                        SubForm::Var { offset, .. } => Some((a.write, *offset)),
+                        _ => None,
+                    })
+                    .collect();
+                let w = out
+                    .entry(d.array.clone())
+                    .or_insert_with(|| vec![(0, 0); m.len()]);
+                for (_, wo) in offs.iter().filter(|(w, _)| *w) {
+                    for (_, ro) in &offs {
+                        let diff = ro - wo;
+                        if diff < 0 {
+                            w[k].0 = w[k].0.max((-diff) as u32);
+                        } else if diff > 0 {
+                            w[k].1 = w[k].1.max(diff as u32);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 pub(crate) fn unit_ref(prog: &analyzer::program::Program, unit: usize) -> UnitRef {

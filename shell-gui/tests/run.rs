@@ -755,3 +755,75 @@ fn the_program_cache_stays_under_its_limit_least_recently_used_first() {
     assert_eq!(third.len(), 2, "{third:?}");
     assert!(third.contains(&first[0]) && third.contains(&second[0]));
 }
+
+/// Issue 14's two reproducers of wrong parallel programs: a recurrence along a dimension the
+/// expert does not distribute (the ACROSS clause must still name it), and a callee that
+/// counts its calls in a COMMON block the caller does not declare (the loop is not parallel).
+/// Through `--auto` for both targets, every configuration prints what gfortran's build prints.
+#[test]
+fn the_known_wrong_parallel_programs_print_the_sequential_output() {
+    const R1: &str = "      PROGRAM R1
+      PARAMETER (N=400)
+      DOUBLE PRECISION A(N,N)
+      DO J=1,N
+        DO I=1,N
+          A(I,J) = MOD(I*J,7)
+        ENDDO
+      ENDDO
+      DO IT=1,20
+        DO J=2,N-1
+          DO I=2,N-1
+            A(I,J) = (A(I,J-1)+A(I,J+1))/2
+          ENDDO
+        ENDDO
+      ENDDO
+      PRINT *, A(N/2,N/2), A(3,N-2)
+      END
+";
+    let c10 = std::fs::read_to_string(root().join("analyzer/test_data/common_hidden_in_callee.f"))
+        .unwrap();
+    let dir = scratch("holes");
+    for (name, src) in [("r1.f", R1), ("c10.f", c10.as_str())] {
+        std::fs::write(dir.join(name), src).unwrap();
+        let want = sequential(&dir, &dir.join(name), true);
+        for target in ["dvmh", "dvm"] {
+            let fdv = format!("{name}.{target}.fdv");
+            let out = sapfor(&dir)
+                .args(["--auto", name, "--no-db", "--target", target, "-o", &fdv])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{name}: --auto: {}", text(&out));
+            let prog = std::fs::read_to_string(dir.join(&fdv)).unwrap();
+            if name == "r1.f" {
+                // the J loop carries A(I,J-1) -> A(I,J): a tuple with J names it in ACROSS
+                let lines: Vec<&str> = prog.lines().collect();
+                let at = lines.iter().position(|l| l.contains("DO J=2,N-1")).unwrap();
+                let dir_line = lines[..at]
+                    .iter()
+                    .rev()
+                    .find(|l| l.contains("PARALLEL"))
+                    .unwrap();
+                assert!(
+                    dir_line.contains("PARALLEL (J,I)")
+                        && dir_line.contains("ACROSS(A(")
+                        && dir_line.ends_with(",1:1))"),
+                    "{dir_line}\n{prog}"
+                );
+            }
+            let mut configs: Vec<&[&str]> = vec![
+                &["--np", "1", "--threads", "2"],
+                &["--np", "2"],
+                &["--np", "4", "--threads", "2"],
+            ];
+            if target == "dvmh" {
+                configs.extend([
+                    &["--devices", "emu"][..],
+                    &["--devices", "emu", "--compare"],
+                ]);
+            }
+            for args in configs {
+                run_and_compare(&dir, &fdv, &want, &[], args);
+            }
+        }
+    }
+}
