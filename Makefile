@@ -9,6 +9,7 @@
 #   make bench   sapfor analyze vs gfortran -fsyntax-only (bench/)
 #   make bench-runtime  2-D Jacobi, 3-D heat: sapfor run vs gfortran -O2 and MPI
 #   make bench-gpu      accelerator traffic of the samples against the minimum
+#   make fuzz    differential fuzzer: N=1000 random programs from SEED=1 (scripts/fuzz.py)
 #   make setup   install missing Debian packages (scripts/setup.sh)
 #
 # Build directory: an externally set CARGO_TARGET_DIR is respected. If it is
@@ -41,10 +42,10 @@ RELEASE_BIN := $(TARGET_DIR)/release/sapfor
 DEMO_FILE := samples/jacobi/jac.f
 DEMO_OUT := $(or $(TMPDIR),/tmp)/sapfor-demo
 
-.PHONY: help setup build build-release demo gui test e2e bench bench-runtime bench-gpu
+.PHONY: help setup build build-release demo gui test e2e bench bench-runtime bench-gpu fuzz fuzz-ci
 
 help:
-	@sed -n '4,12p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '4,13p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 	@echo "target dir: $(TARGET_DIR)"
 
 setup:
@@ -89,6 +90,21 @@ test: setup
 	$(CARGO) test --workspace $(LOCKED) </dev/null
 	XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} $(CARGO) test -p shell-gui --features gui-snapshots --lib --test gui --test snapshots $(LOCKED) </dev/null
 	bash scripts/e2e.sh </dev/null
+	$(MAKE) --no-print-directory fuzz-ci
+
+# The differential fuzzer (scripts/fuzz.py): random programs through sapfor --auto and
+# sapfor run in many configurations against gfortran's build; wrong or failed programs are
+# reduced and kept in fuzz-out/.
+N ?= 1000
+SEED ?= 1
+fuzz: setup
+	$(CARGO) build -p shell-gui -p sapfor-rt $(LOCKED) </dev/null
+	python3 scripts/fuzz.py --count $(N) --seed $(SEED) --out fuzz-out </dev/null
+
+# CI's fixed-seed batch: 100 programs, 4 configurations each (a few minutes on 2 cores)
+fuzz-ci:
+	$(CARGO) build -p shell-gui -p sapfor-rt $(LOCKED) </dev/null
+	python3 scripts/fuzz.py --quick --count 100 --seed 1 --no-reduce --out $(or $(TMPDIR),/tmp)/sapfor-fuzz-ci </dev/null
 
 e2e: setup
 	bash scripts/e2e.sh </dev/null

@@ -68,21 +68,62 @@ using std::atan; using std::atan2; using std::pow; using std::fabs; using std::f
 using std::floor; using std::ceil; using std::log10; using std::asin; using std::acos;
 using std::sinh; using std::cosh; using std::tanh;
 
-// Run a grid: blocks, then threads, in order; `k` calls the kernel with the arguments.
+// The order in which the emulator runs the threads of a grid (set by the runtime after it
+// loads the kernels, runtime/rtlib/src/device/emu.rs): 0 in order (blocks, then threads),
+// 1 reverse, 2 a permutation keyed by the seed. Real GPUs promise no order at all; a kernel
+// whose threads depend on each other gives another result here too.
+static int sapfor_emu_mode = 0;
+static unsigned long long sapfor_emu_seed = 0;
+extern "C" void sapfor_emu_set_order(int mode, unsigned long long seed) {
+    sapfor_emu_mode = mode;
+    sapfor_emu_seed = seed;
+}
+static inline unsigned long long sapfor_emu_mix(unsigned long long z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+// A keyed permutation of 0..n-1 (Feistel network, cycle walking), as runtime/rtlib/src/order.rs.
+static inline unsigned long long sapfor_emu_perm(unsigned long long x, unsigned long long n, unsigned long long key) {
+    if (n <= 1) return x;
+    unsigned bits = 64 - __builtin_clzll(n - 1);
+    unsigned half = (bits + 1) / 2;
+    unsigned long long mask = (1ULL << half) - 1, y = x;
+    for (;;) {
+        unsigned long long l = y >> half, r = y & mask;
+        for (unsigned long long round = 0; round < 4; ++round) {
+            unsigned long long f = sapfor_emu_mix(r ^ (key + round * 0x5851f42d4c957f2dULL)) & mask;
+            unsigned long long t = l ^ f;
+            l = r;
+            r = t;
+        }
+        y = (l << half) | r;
+        if (y < n) return y;
+    }
+}
+
+// Run a grid: every (block, thread) pair once, in the order sapfor_emu_mode says; `k` calls
+// the kernel with the arguments.
 template <class K> static inline void sapfor_emu_run(const unsigned int *g, const unsigned int *b, K k) {
     gridDim = dim3(g[0], g[1], g[2]);
     blockDim = dim3(b[0], b[1], b[2]);
-    for (unsigned int bz = 0; bz < g[2]; ++bz)
-        for (unsigned int by = 0; by < g[1]; ++by)
-            for (unsigned int bx = 0; bx < g[0]; ++bx) {
-                blockIdx.x = bx; blockIdx.y = by; blockIdx.z = bz;
-                for (unsigned int tz = 0; tz < b[2]; ++tz)
-                    for (unsigned int ty = 0; ty < b[1]; ++ty)
-                        for (unsigned int tx = 0; tx < b[0]; ++tx) {
-                            threadIdx.x = tx; threadIdx.y = ty; threadIdx.z = tz;
-                            k();
-                        }
-            }
+    const unsigned long long nt = (unsigned long long)b[0] * b[1] * b[2];
+    const unsigned long long total = (unsigned long long)g[0] * g[1] * g[2] * nt;
+    const unsigned long long key = sapfor_emu_mix(sapfor_emu_seed ^ sapfor_emu_mix(total));
+    for (unsigned long long p = 0; p < total; ++p) {
+        const unsigned long long q = sapfor_emu_mode == 0 ? p
+                                   : sapfor_emu_mode == 1 ? total - 1 - p
+                                   : sapfor_emu_perm(p, total, key);
+        const unsigned long long blk = q / nt, thr = q % nt;
+        blockIdx.x = blk % g[0];
+        blockIdx.y = (blk / g[0]) % g[1];
+        blockIdx.z = blk / ((unsigned long long)g[0] * g[1]);
+        threadIdx.x = thr % b[0];
+        threadIdx.y = (thr / b[0]) % b[1];
+        threadIdx.z = thr / ((unsigned long long)b[0] * b[1]);
+        k();
+    }
 }
 
 #endif

@@ -89,6 +89,9 @@ struct Cx<'a> {
     guarded: std::collections::BTreeSet<String>,    /// COMMON slots of every reduction variable of the program, None without regions
     /// (convert_gpu.rs, `reduced_common_slots`).
     reduced_slots: Option<BTreeSet<(String, usize)>>,
+    /// Iteration-order mode (`--order`): PARALLEL loops take their indices from
+    /// `sapfor_order_index` (runtime/rtlib/src/order.rs).
+    order: bool,
 }
 
 /// The value of a directive's integer expression, PARAMETER names included.
@@ -246,6 +249,13 @@ fn unit_of(p: &Program, file: FileId, line: u32) -> Option<usize> {
 
 /// Convert a whole program. Errors: diagnostics naming file:line.
 pub fn convert(p: &Program) -> Result<Converted, Vec<Diagnostic>> {
+    convert_with(p, false)
+}
+
+/// Convert a whole program; `order`: every PARALLEL loop (but ACROSS and MAXLOC/MINLOC
+/// loops, whose order is part of their meaning) runs its iterations in the order the
+/// runtime chooses at start-up (`SAPFOR_ORDER`: in order, reverse, shuffled).
+pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnostic>> {
     let lines: Vec<Vec<String>> = p
         .map
         .files
@@ -271,6 +281,7 @@ pub fn convert(p: &Program) -> Result<Converted, Vec<Diagnostic>> {
         kernels: vec![],
         guarded: Default::default(),
         reduced_slots: gpu::reduced_common_slots(p),
+        order,
     };
     if p.has_errors() {
         return Err(p
@@ -1426,6 +1437,32 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         }
         pre.push(omp);
     }
+    // iteration-order mode: each loop of the tuple counts its iterations in sapfor_okN and
+    // takes its index from the runtime (ACROSS and MAXLOC/MINLOC keep their order)
+    let ordered = pl.clauses.iter().all(|c| !matches!(c, Clause::Across(_)))
+        && pl.clauses.iter().all(|c| match c {
+            Clause::Reduction(rs) => rs.iter().all(|r| red_op(r.op).1.is_some()),
+            _ => true,
+        });
+    if cx.order && ordered && tiled.is_none() {
+        let mut counters = vec![];
+        for (k, h) in headers.iter().enumerate().take(7) {
+            let t = cx.current_lines(h).swap_remove(0);
+            let Some((new, var, lo, hi)) = ordered_header(&t, k + 1) else { continue };
+            cx.replace_stmt(h, vec![new]);
+            let at = cx.after.entry((h.span.file.0, h.span.end_line)).or_default();
+            at.insert(0, format!("{var} = sapfor_order_index(int(sapfor_ok{}, c_int64_t), int({lo}, c_int64_t), int({hi}, c_int64_t), {src}_8)", k + 1));
+            counters.push(format!("sapfor_ok{}", k + 1));
+        }
+        if let Some(omp) = pre.last_mut().filter(|l| l.starts_with("!$omp parallel do")) {
+            // the loop variables are private already; the counters of inner loops too
+            if let Some(p) = omp.find(" private(") {
+                omp.insert_str(p + 9, &format!("{},", counters.join(",")));
+            } else {
+                omp.push_str(&format!(" private({})", counters.join(",")));
+            }
+        }
+    }
     post.push(format!("call sapfor_loop_end({src}_8)"));
     let _ = pl.dir_end;
     let h0 = headers[0];
@@ -1630,6 +1667,24 @@ fn clip_header(t: &str, key: &str, d: usize, c: i64) -> Option<String> {
         parts[1].trim(),
         sh("sapfor_hi")
     ))
+}
+
+/// `do [label] var = lo, hi` -> (`do [label] sapfor_okN = lo, hi`, var, lo, hi); None for a
+/// step other than 1 (the loop keeps its order).
+fn ordered_header(t: &str, n: usize) -> Option<(String, String, String, String)> {
+    let eq = text::assign_eq(t)?;
+    let parts = text::split_top(&t[eq + 1..], ',');
+    if parts.len() == 3 && parts[2].trim() != "1" || parts.len() < 2 || parts.len() > 3 {
+        return None;
+    }
+    let head = t[..eq].trim_end();
+    let start = head.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))? + 1;
+    let var = head[start..].to_string();
+    if var.is_empty() || var.chars().next()?.is_ascii_digit() {
+        return None;
+    }
+    let (lo, hi) = (parts[0].trim().to_string(), parts[1].trim().to_string());
+    Some((format!("{}sapfor_ok{n} = {lo}, {hi}", &head[..start]), var, lo, hi))
 }
 
 fn rename(t: &str, name: &str, to: &str) -> String {

@@ -8,6 +8,10 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../rtlib/src/order_mode.rs"]
+mod order_mode;
+pub use order_mode::{parse_mode as parse_order, Mode as OrderMode};
+
 #[derive(Clone, Debug, Default)]
 pub struct BuildOptions {
     pub files: Vec<PathBuf>,
@@ -18,6 +22,8 @@ pub struct BuildOptions {
     pub check: bool,
     /// Keep the generated Fortran in this directory too.
     pub keep: Option<PathBuf>,
+    /// Iteration-order mode: PARALLEL loops run in the order `SAPFOR_ORDER` says at run time.
+    pub order: bool,
 }
 
 #[derive(Debug)]
@@ -113,7 +119,7 @@ fn cache_root() -> PathBuf {
 /// Convert only: the generated files (for `--keep` and tests).
 pub fn convert_files(opts: &BuildOptions) -> Result<convert::Converted, BuildError> {
     let prog = program::load(&opts.files, &opts.analyzer);
-    convert::convert(&prog).map_err(BuildError::Diagnostics)
+    convert::convert_with(&prog, opts.order).map_err(BuildError::Diagnostics)
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {

@@ -8,6 +8,9 @@ module sapfor_rt
   implicit none
   ! tile loop of pipelined ACROSS loops (they do not nest)
   integer :: sapfor_tile_i, sapfor_tile_s
+  ! iteration counters of the PARALLEL loops of programs converted with --order (one per
+  ! loop of a tuple; parallel loops do not nest)
+  integer :: sapfor_ok1, sapfor_ok2, sapfor_ok3, sapfor_ok4, sapfor_ok5, sapfor_ok6, sapfor_ok7
   interface
     subroutine sapfor_init(naxes) bind(C, name='sapfor_init')
       import :: c_int
@@ -168,6 +171,10 @@ module sapfor_rt
       import :: c_int64_t
       integer(c_int64_t), value :: src
     end subroutine
+    integer(c_int64_t) function sapfor_order_index(k, lo, hi, src) bind(C, name='sapfor_order_index')
+      import :: c_int64_t
+      integer(c_int64_t), value :: k, lo, hi, src
+    end function
     subroutine sapfor_loop_end(src) bind(C, name='sapfor_loop_end')
       import :: c_int64_t
       integer(c_int64_t), value :: src

@@ -32,6 +32,13 @@ pub struct BuildArgs {
     /// Also write the converted Fortran into this directory.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+    /// Iteration-order mode: every PARALLEL loop runs its iterations in reverse order or in
+    /// a seeded random permutation (reverse, shuffle, shuffle=SEED) inside each process;
+    /// ACROSS and MAXLOC/MINLOC loops keep their order. `sapfor run` compares the output
+    /// with a run in the original order and names the loop that changes it; an executable
+    /// of `sapfor build --order` takes the mode from SAPFOR_ORDER.
+    #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "reverse")]
+    pub order: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -83,10 +90,16 @@ fn options(b: &BuildArgs) -> Result<BuildOptions> {
             .unwrap_or_default(),
         check: b.check,
         keep: b.keep.clone(),
+        order: b.order.is_some(),
     })
 }
 
 fn do_build(b: &BuildArgs) -> Result<Option<PathBuf>> {
+    if let Some(m) = &b.order {
+        if let Err(e) = driver::parse_order(m) {
+            bail!("--order: {e}");
+        }
+    }
     let opts = options(b)?;
     let render = |ds: &[analyzer::diag::Diagnostic]| {
         let map = analyzer::program::load(&opts.files, &opts.analyzer).map;
@@ -130,6 +143,9 @@ pub fn build(b: BuildArgs) -> Result<ExitCode> {
         std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o755))?;
     }
     eprintln!("sapfor: wrote {} (run it with: mpirun -np N {})", out.display(), out.display());
+    if b.order.is_some() {
+        eprintln!("sapfor: its PARALLEL loops run in the order SAPFOR_ORDER says: none (default), reverse, shuffle or shuffle=SEED");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -165,6 +181,9 @@ pub fn run(r: RunArgs) -> Result<ExitCode> {
     if !(r.atol >= 0.0 && r.rtol >= 0.0) {
         bail!("--atol and --rtol must be non-negative numbers");
     }
+    if let Some(mode) = &r.build.order {
+        return run_ordered(&exe, &ro, mode);
+    }
     // one process: the executable itself, without mpirun and MPI (single-process mode)
     let mut cmd = driver::run_command(&exe, &ro).map_err(|e| anyhow::anyhow!(e))?;
     let status = cmd
@@ -190,6 +209,154 @@ pub fn run(r: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(status.code().unwrap_or(1).clamp(1, 255) as u8));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One run of an executable built with --order, in `mode` for the loops `only` (all when
+/// None): its exit status, standard output and standard error.
+fn ordered_once(
+    exe: &std::path::Path,
+    ro: &RunOptions,
+    mode: &str,
+    only: Option<&[i64]>,
+    log: Option<&std::path::Path>,
+) -> Result<(std::process::ExitStatus, Vec<u8>, Vec<u8>)> {
+    let mut cmd = driver::run_command(exe, ro).map_err(|e| anyhow::anyhow!(e))?;
+    cmd.env("SAPFOR_ORDER", mode);
+    cmd.env_remove("SAPFOR_ORDER_LOOPS");
+    cmd.env_remove("SAPFOR_ORDER_LOG");
+    if let Some(ids) = only {
+        cmd.env("SAPFOR_ORDER_LOOPS", ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    }
+    if let Some(l) = log {
+        cmd.env("SAPFOR_ORDER_LOG", l);
+    }
+    cmd.stdin(std::process::Stdio::null());
+    let out = cmd
+        .output()
+        .map_err(|e| anyhow::anyhow!("cannot run {}: {e}", cmd.get_program().to_string_lossy()))?;
+    Ok((out.status, out.stdout, out.stderr))
+}
+
+/// `sapfor run --order MODE`: the program runs in the original order, then with its
+/// PARALLEL loops in MODE (that run's output is what is printed). When the two differ, the
+/// loops are narrowed down (each alone, or halves of the set) to the ones whose order
+/// changes the output, and each is named: its directive is wrong.
+fn run_ordered(exe: &std::path::Path, ro: &RunOptions, mode: &str) -> Result<ExitCode> {
+    use std::io::Write;
+    let log = tempfile_path("sapfor-order-log");
+    let (s0, out0, _) = ordered_once(exe, ro, "none", None, None)?;
+    let (s1, out1, err1) = ordered_once(exe, ro, mode, None, Some(&log))?;
+    let _ = std::io::stdout().write_all(&out1);
+    let _ = std::io::stderr().write_all(&err1);
+    let ids: Vec<i64> = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    let _ = std::fs::remove_file(&log);
+    if !s1.success() {
+        eprintln!(
+            "sapfor: the program failed with --order {mode} ({})",
+            s1.code().map(|c| format!("exit status {c}")).unwrap_or_else(|| "killed by a signal".into())
+        );
+        return Ok(ExitCode::from(s1.code().unwrap_or(1).clamp(1, 255) as u8));
+    }
+    if s0.success() == s1.success() && out0 == out1 {
+        eprintln!("sapfor: --order {mode}: {} PARALLEL loop(s) ran in another order; the output is the same as in the original order", ids.len());
+        return Ok(ExitCode::SUCCESS);
+    }
+    // narrow the difference down to single loops
+    let differs = |set: &[i64]| -> Result<bool> {
+        let (s, o, _) = ordered_once(exe, ro, mode, Some(set), None)?;
+        Ok(!s.success() || o != out0)
+    };
+    let mut culprits: Vec<Vec<i64>> = vec![];
+    let mut todo: Vec<Vec<i64>> = vec![ids.clone()];
+    while let Some(set) = todo.pop() {
+        if set.len() <= 1 {
+            culprits.push(set);
+            continue;
+        }
+        let (a, b) = set.split_at(set.len() / 2);
+        let (da, db) = (differs(a)?, differs(b)?);
+        if da {
+            todo.push(a.to_vec());
+        }
+        if db {
+            todo.push(b.to_vec());
+        }
+        if !da && !db {
+            culprits.push(set); // only together
+        }
+    }
+    let names = loop_names(exe);
+    let name = |id: &i64| names.get(id).cloned().unwrap_or_else(|| format!("loop id {id}"));
+    eprintln!("sapfor: --order {mode}: the output differs from the run in the original order");
+    for c in &culprits {
+        match c.as_slice() {
+            [] if ro.devices.as_deref().is_some_and(|d| d.contains("emu")) => eprintln!(
+                "sapfor: --order {mode}: the difference comes from kernels on the emulated accelerator, whose threads ran in another order; `sapfor run --devices emu --compare` names the loop"
+            ),
+            [] => eprintln!("sapfor: --order {mode}: no single PARALLEL loop is to blame (the difference is not reproducible)"),
+            [one] => eprintln!(
+                "sapfor: --order {mode}: the PARALLEL loop at {} gives another result when its iterations run in another order: its iterations are not independent (a dependence its directive does not declare)",
+                name(one)
+            ),
+            many => eprintln!(
+                "sapfor: --order {mode}: the PARALLEL loops at {} give another result only when their orders change together",
+                many.iter().map(name).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+    Ok(ExitCode::from(1))
+}
+
+fn tempfile_path(stem: &str) -> PathBuf {
+    let n = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    std::env::temp_dir().join(format!("{stem}-{}-{n}", std::process::id()))
+}
+
+/// Loop ids -> `file:line`, from the file table the converted program registers
+/// (`sapfor_file_name` calls in the converted main program, kept next to the executable).
+fn loop_names(exe: &std::path::Path) -> std::collections::BTreeMap<i64, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let dir = exe.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    let Ok(rd) = std::fs::read_dir(&dir) else { return out };
+    let mut files: std::collections::BTreeMap<i64, String> = Default::default();
+    let mut texts = vec![];
+    for e in rd.flatten() {
+        if e.path().extension().is_some_and(|x| x == "f90") {
+            if let Ok(t) = std::fs::read_to_string(e.path()) {
+                texts.push(t);
+            }
+        }
+    }
+    for t in &texts {
+        for l in t.lines() {
+            // call sapfor_file_name(K, 'name' // c_null_char)
+            if let Some(rest) = l.trim().strip_prefix("call sapfor_file_name(") {
+                if let Some((k, name)) = rest.split_once(',') {
+                    if let (Ok(k), Some(n)) = (k.trim().parse::<i64>(), name.split('\'').nth(1)) {
+                        files.insert(k, n.to_string());
+                    }
+                }
+            }
+        }
+    }
+    for t in &texts {
+        for l in t.lines() {
+            if let Some(p) = l.find("sapfor_order_index(") {
+                if let Some(id) = l[p..].rsplit(", ").next().and_then(|x| x.trim_end_matches(')').trim_end_matches("_8").parse::<i64>().ok()) {
+                    let file = files.get(&(id / 1_000_000)).cloned().unwrap_or_else(|| "?".into());
+                    out.insert(id, format!("{file}:{}", id % 1_000_000));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The performance report of the runtime (one block per process) summarized as JSON: the

@@ -119,7 +119,9 @@ fn run_and_compare(dir: &Path, fdv: &str, want: &str, files: &[&str], args: &[&s
     }
 }
 
-const CONFIGS: &[&[&str]] = &[&["--np", "1"], &["--np", "2"], &["--np", "4"], &["--threads", "2"]];
+/// The last one runs every PARALLEL loop in a shuffled order (`--order`): a directive that is
+/// wrong changes the output and makes the run fail, naming the loop.
+const CONFIGS: &[&[&str]] = &[&["--np", "1"], &["--np", "2"], &["--np", "4"], &["--threads", "2"], &["--np", "2", "--order", "shuffle=3"]];
 
 /// Regions on the emulated accelerator (the generated CUDA C kernels compiled for the CPU,
 /// with memory of its own), alone, with processes and threads, and comparing every loop of a
@@ -826,4 +828,45 @@ fn the_known_wrong_parallel_programs_print_the_sequential_output() {
             }
         }
     }
+}
+
+/// A PARALLEL directive written by hand on a recurrence is reported each time, naming the
+/// loop: by the iteration-order mode (reverse and shuffled, with processes and threads) and
+/// by --compare (the emulator runs the kernel's threads shuffled).
+#[test]
+fn a_wrong_parallel_directive_is_named_by_the_order_mode_and_by_compare() {
+    let dir = scratch("order");
+    std::fs::copy(root().join("runtime/tests/data/recurrence_parallel.fdv"), dir.join("rec.fdv")).unwrap();
+    let want = sequential(&dir, &dir.join("rec.fdv"), false);
+    // in order, one process: the sequential result (by luck)
+    run_and_compare(&dir, "rec.fdv", &want, &[], &["--np", "1"]);
+    for args in [
+        &["--order"][..],
+        &["--order", "shuffle=3", "--np", "2"],
+        &["--order", "shuffle=11", "--threads", "2"],
+        &["--order", "reverse", "--np", "4"],
+    ] {
+        let out = sapfor(&dir).args(["run", "rec.fdv"]).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("the output differs from the run in the original order"), "{args:?}: {}", text(&out));
+        assert!(
+            err.contains("the PARALLEL loop at rec.fdv:18 gives another result when its iterations run in another order"),
+            "{args:?}: {}",
+            text(&out)
+        );
+        // only the wrong loop is named
+        assert_eq!(err.matches("the PARALLEL loop at").count(), 1, "{args:?}: {}", text(&out));
+    }
+    let out = sapfor(&dir).args(["run", "rec.fdv", "--devices", "emu", "--compare"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("sapfor compare: region rec.fdv:16 (loop rec.fdv:18, kernel "), "{}", text(&out));
+    assert!(err.contains("2 loops ran on the accelerator and on the host, 1 with differences"), "{}", text(&out));
+    // the host's values are kept: the printed result is the sequential one
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    // a wrong mode is refused with a message
+    let out = sapfor(&dir).args(["run", "rec.fdv", "--order", "sideways"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected none, reverse, shuffle or shuffle=SEED"), "{}", text(&out));
 }

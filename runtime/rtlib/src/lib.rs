@@ -34,6 +34,8 @@ macro_rules! say {
 }
 
 mod layout;
+pub mod order;
+mod order_mode;
 pub mod actual;
 pub mod cache_trim;
 pub mod compare;
@@ -274,6 +276,7 @@ unsafe fn slice<'a, T>(p: *const T, n: usize) -> &'a [T] {
 /// dimensions of any distributed array). `SAPFOR_GRID=AxB...` forces the grid shape.
 #[no_mangle]
 pub extern "C" fn sapfor_init(naxes: i32) {
+    order::init();
     let (universe, world) = if single_process_mode(|k| std::env::var(k).ok()) {
         (None, None)
     } else {
@@ -377,6 +380,7 @@ pub extern "C" fn sapfor_finalize() {
             }
         }
         gpu_abi::finish(rt.rank, rt.size);
+        order::finish(rt.rank);
         let _ = std::io::stdout().flush();
         stdout_relay::drain();
         drop(rt); // drops the Universe: MPI_Finalize

@@ -160,6 +160,16 @@ pub fn compile(src: &str) -> Result<PathBuf, DevError> {
     Ok(so)
 }
 
+/// The emulator's thread order: `SAPFOR_ORDER` when it names one (reverse, shuffle[=SEED]),
+/// else a shuffle under --compare (`SAPFOR_COMPARE`), else in order.
+pub fn emu_order() -> crate::order::Mode {
+    match std::env::var("SAPFOR_ORDER").ok().map(|v| crate::order::parse_mode(&v)) {
+        Some(Ok(m)) if std::env::var("SAPFOR_ORDER").is_ok_and(|v| !v.trim().is_empty()) => m,
+        _ if std::env::var_os("SAPFOR_COMPARE").is_some() => crate::order::Mode::Shuffle(1),
+        _ => crate::order::Mode::InOrder,
+    }
+}
+
 type Launcher = unsafe extern "C" fn(*const u32, *const u32, *mut *mut c_void);
 
 #[derive(Default)]
@@ -195,6 +205,17 @@ impl Device for EmuDevice {
         let so = compile(source)?;
         let lib = unsafe { libloading::Library::new(&so) }
             .map_err(|e| DevError(format!("cannot load {}: {e}", so.display())))?;
+        // the order of the threads: SAPFOR_ORDER's, or shuffled under --compare (so that a
+        // kernel whose threads depend on each other differs from the host loop)
+        type SetOrder = unsafe extern "C" fn(i32, u64);
+        if let Ok(set) = unsafe { lib.get::<SetOrder>(b"sapfor_emu_set_order") } {
+            let (mode, seed) = match emu_order() {
+                crate::order::Mode::InOrder => (0, 0),
+                crate::order::Mode::Reverse => (1, 0),
+                crate::order::Mode::Shuffle(s) => (2, s),
+            };
+            unsafe { set(mode, seed) };
+        }
         self.progs.push((source.to_string(), lib));
         Ok(ProgId(self.progs.len() - 1))
     }

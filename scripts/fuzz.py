@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""Differential fuzzer: random sequential Fortran programs against their parallel versions.
+
+    scripts/fuzz.py [--count N] [--seed S] [--jobs J] [--out DIR] [--quick] [--no-reduce]
+    scripts/fuzz.py --reduce prog.f --config "dvmh --np 2"     # reduce one failing program
+
+Each program (scripts/fuzz_gen.py, seed S, S+1, ...) is built by gfortran with bounds
+checking: that is the oracle. It then goes through `sapfor --auto` for both targets (dvmh, dvm)
+and `sapfor run` in several configurations (processes and grids, threads, iteration orders,
+the emulated accelerator with shuffled threads). Every output must equal the oracle's.
+
+Outcomes per program: ok, wrong (some configuration printed something else), failed (sapfor
+crashed, timed out, or a run failed without a message saying what is not supported), refused
+(sapfor declined with a message: counted and listed by reason, never silently skipped), and
+invalid (the generated program itself does not run: a generator defect, listed too).
+
+A wrong or failed program is reduced by deleting statements (whole loops, then single lines)
+while it still fails the same way; the original and the reduced program are written to
+--out (default fuzz-out/), ready to become a regression fixture.
+
+Environment: SAPFOR (the binary; default target/debug/sapfor under CARGO_TARGET_DIR), and
+SAPFOR_CACHE is set to a directory under --out so runs share one build cache.
+"""
+
+import argparse
+import concurrent.futures as cf
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import fuzz_gen  # noqa: E402
+
+TIMEOUT = 60
+
+# (target, sapfor run arguments). The first configuration of each target is the cheapest.
+FULL = [
+    ("dvmh", ["--np", "1"]),
+    ("dvmh", ["--np", "2"]),
+    ("dvmh", ["--np", "4"]),
+    ("dvmh", ["--np", "4", "--grid", "1x4"]),
+    ("dvmh", ["--np", "1", "--threads", "2"]),
+    ("dvmh", ["--np", "1", "--order", "reverse"]),
+    ("dvmh", ["--np", "2", "--order", "shuffle=7"]),
+    ("dvmh", ["--devices", "emu", "--order", "shuffle=3"]),
+    ("dvmh", ["--devices", "emu", "--np", "2"]),
+    ("dvm", ["--np", "2"]),
+    ("dvm", ["--np", "4", "--threads", "2"]),
+    ("dvm", ["--np", "1", "--order", "shuffle=11"]),
+]
+QUICK = [
+    ("dvmh", ["--np", "2", "--order", "reverse"]),
+    ("dvmh", ["--np", "1", "--threads", "2", "--order", "shuffle=5"]),
+    ("dvmh", ["--devices", "emu", "--order", "shuffle=3"]),
+    ("dvm", ["--np", "4"]),
+]
+
+
+def sapfor_bin():
+    if os.environ.get("SAPFOR"):
+        return os.environ["SAPFOR"]
+    target = os.environ.get("CARGO_TARGET_DIR") or str(ROOT / "target")
+    return str(Path(target) / "debug" / "sapfor")
+
+
+def run(cmd, cwd, env=None, timeout=TIMEOUT):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                           timeout=timeout)
+        return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        return 124, "", f"timed out after {timeout} s"
+
+
+def oracle(src: Path, work: Path):
+    """(ok, stdout or the reason it is invalid)."""
+    exe = work / "oracle"
+    form = "f77" if src.suffix == ".f" else "f95"
+    rc, _, err = run(["gfortran", "-O0", "-w", "-fcheck=bounds", "-x", form, str(src), "-o", str(exe)], work)
+    if rc != 0:
+        return False, "does not compile: " + first_error(err)
+    rc, out, err = run([str(exe)], work)
+    if rc != 0:
+        return False, "does not run: " + first_error(err)
+    return True, out
+
+
+def first_error(err: str) -> str:
+    for line in err.splitlines():
+        s = line.strip()
+        if s and ("rror" in s or "sapfor" in s or "not supported" in s or "cannot" in s):
+            return s[:200]
+    lines = [x.strip() for x in err.splitlines() if x.strip()]
+    return lines[0][:200] if lines else "(no message)"
+
+
+def reason_key(msg: str) -> str:
+    """A refusal message without file names, lines and numbers, for counting by reason."""
+    m = re.sub(r"\S+\.(f|f90|fdv)(:\d+)*:?", "", msg)
+    m = re.sub(r"\d+", "N", m)
+    return m.strip()[:140]
+
+
+def classify_failure(rc: int, err: str) -> str:
+    if rc == 124 or "panicked" in err or "timed out" in err:
+        return "failed"
+    if re.search(r"not supported|cannot be|is not allowed|must be|refus|unsupported", err):
+        return "refused"
+    return "failed"
+
+
+def check(src: Path, work: Path, want: str, configs, env, stop_first=False):
+    """Run every configuration. Returns (runs, problems) where a problem is
+    (kind, config text, detail)."""
+    sap = sapfor_bin()
+    problems = []
+    runs = 0
+    for target in sorted({t for t, _ in configs}):
+        fdv = f"{src.stem}.{target}.fdv"
+        rc, _, err = run([sap, "--auto", src.name, "--no-db", "--target", target, "-o", fdv], work, env)
+        if rc != 0:
+            problems.append((classify_failure(rc, err), f"{target} --auto", first_error(err)))
+            continue
+        for t, args in configs:
+            if t != target:
+                continue
+            runs += 1
+            rc, out, err = run([sap, "run", fdv] + args, work, env)
+            cfg = f"{target} " + " ".join(args)
+            if rc != 0:
+                problems.append((classify_failure(rc, err), cfg, first_error(err)))
+            elif out != want:
+                problems.append(("wrong", cfg, diff_line(want, out)))
+            if stop_first and problems and problems[-1][0] in ("wrong", "failed"):
+                return runs, problems
+    return runs, problems
+
+
+def diff_line(want: str, got: str) -> str:
+    a, b = want.splitlines(), got.splitlines()
+    for i in range(max(len(a), len(b))):
+        x = a[i] if i < len(a) else "<none>"
+        y = b[i] if i < len(b) else "<none>"
+        if x != y:
+            return f"line {i + 1}: want `{x.strip()}` got `{y.strip()}`"
+    return "differs"
+
+
+def one(seed: int, configs, out_dir: Path, env, reduce: bool):
+    text, form = fuzz_gen.generate(seed)
+    work = Path(tempfile.mkdtemp(prefix=f"fz{seed}-", dir=out_dir / "work"))
+    src = work / (f"fz{seed}.f" if form == "fixed" else f"fz{seed}.f90")
+    src.write_text(text)
+    ok, want = oracle(src, work)
+    if not ok:
+        shutil.copy(src, out_dir / "invalid" / src.name)
+        shutil.rmtree(work, ignore_errors=True)
+        return seed, 0, [("invalid", "gfortran", want)], None
+    runs, problems = check(src, work, want, configs, env)
+    reduced = None
+    bad = [p for p in problems if p[0] in ("wrong", "failed")]
+    if bad:
+        shutil.copy(src, out_dir / src.name)
+        if reduce:
+            kind, cfg, _ = bad[0]
+            target, *args = cfg.split()
+            if args and args[0] == "--auto":
+                args = []
+            cfgs = [(target, args)] if args else [(target, ["--np", "1"])]
+            red = reduce_program(src, work, cfgs, kind, env)
+            reduced = out_dir / f"{src.stem}.reduced{src.suffix}"
+            reduced.write_text(red)
+    shutil.rmtree(work, ignore_errors=True)
+    return seed, runs, problems, reduced
+
+
+def still_fails(text: str, suffix: str, configs, kind: str, env, base: Path) -> bool:
+    work = Path(tempfile.mkdtemp(prefix="red-", dir=base))
+    try:
+        src = work / f"r{suffix}"
+        src.write_text(text)
+        ok, want = oracle(src, work)
+        if not ok:
+            return False
+        _, problems = check(src, work, want, configs, env, stop_first=True)
+        return any(p[0] == kind for p in problems)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def blocks(lines):
+    """Candidate deletions: whole DO ... END DO / labelled-DO ... label, IF ... END IF
+    blocks (largest first), then single statement lines."""
+    out = []
+    stack = []
+    for i, l in enumerate(lines):
+        s = l[6:].strip().lower() if not l.startswith(("\t", " " * 2)) or len(l) > 6 else l.strip().lower()
+        s = l.strip().lower()
+        s = re.sub(r"^\d+\s+", "", s)
+        if re.match(r"do\b", s) or re.match(r"if\s*\(.*\)\s*then$", s):
+            lab = re.match(r"do\s+(\d+)", s)
+            stack.append((i, lab.group(1) if lab else None))
+        elif (re.match(r"end\s*do\b", s) or re.match(r"end\s*if\b", s)) and stack:
+            j, _ = stack.pop()
+            out.append((j, i))
+        else:
+            m = re.match(r"^(\d+)\s+continue", l.strip().lower())
+            if m and stack and stack[-1][1] == m.group(1):
+                j, _ = stack.pop()
+                out.append((j, i))
+    out.sort(key=lambda ab: ab[0] - ab[1])
+    return out
+
+
+def removable(line: str) -> bool:
+    s = line.strip().lower()
+    if not s or s.startswith(("c ", "!")) or s == "c":
+        return False
+    s = re.sub(r"^[&\d\s]+", "", s)
+    keep = ("program", "end", "integer", "parameter", "common", "subroutine", "block data", "data ")
+    return not s.startswith(keep) or s.startswith(("end do", "enddo", "end if", "endif"))
+
+
+def reduce_program(src: Path, work: Path, configs, kind: str, env) -> str:
+    lines = src.read_text().splitlines()
+    suffix = src.suffix
+    base = work
+    changed = True
+    while changed:
+        changed = False
+        for a, b in blocks(lines):
+            if b >= len(lines):
+                continue
+            cand = lines[:a] + lines[b + 1:]
+            if still_fails("\n".join(cand) + "\n", suffix, configs, kind, env, base):
+                lines = cand
+                changed = True
+                break
+        if changed:
+            continue
+        for i in range(len(lines)):
+            if not removable(lines[i]) or lines[i].strip().lower().startswith(("end do", "enddo", "end if", "endif")):
+                continue
+            # a continuation line goes with its statement
+            j = i + 1
+            while j < len(lines) and lines[j].startswith("     &"):
+                j += 1
+            cand = lines[:i] + lines[j:]
+            if still_fails("\n".join(cand) + "\n", suffix, configs, kind, env, base):
+                lines = cand
+                changed = True
+                break
+    return "\n".join(lines) + "\n"
+
+
+def bar(done, total, width=30):
+    k = int(width * done / max(total, 1))
+    return "[" + "=" * k + " " * (width - k) + "]"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--out", default="fuzz-out")
+    ap.add_argument("--quick", action="store_true", help="fewer configurations per program (CI)")
+    ap.add_argument("--no-reduce", action="store_true")
+    ap.add_argument("--reduce", metavar="PROG", help="reduce one program failing in --config")
+    ap.add_argument("--config", help='with --reduce: e.g. "dvmh --np 2 --order reverse"')
+    a = ap.parse_args()
+
+    out_dir = Path(a.out).resolve()
+    for d in ("work", "invalid"):
+        (out_dir / d).mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.setdefault("SAPFOR_CACHE", str(out_dir / "cache"))
+    if not Path(sapfor_bin()).is_file():
+        sys.exit(f"fuzz: no sapfor binary at {sapfor_bin()} (cargo build -p shell-gui -p sapfor-rt, or set SAPFOR)")
+
+    if a.reduce:
+        target, *args = (a.config or "dvmh --np 1").split()
+        src = Path(a.reduce).resolve()
+        work = Path(tempfile.mkdtemp(dir=out_dir / "work"))
+        shutil.copy(src, work / src.name)
+        ok, want = oracle(work / src.name, work)
+        if not ok:
+            sys.exit(f"fuzz: {src} is not a valid program: {want}")
+        _, problems = check(work / src.name, work, want, [(target, args)], env)
+        bad = [p for p in problems if p[0] in ("wrong", "failed")]
+        if not bad:
+            sys.exit(f"fuzz: {src} does not fail in `{a.config}`")
+        text = reduce_program(work / src.name, work, [(target, args)], bad[0][0], env)
+        sys.stdout.write(text)
+        return
+
+    configs = QUICK if a.quick else FULL
+    seeds = list(range(a.seed, a.seed + a.count))
+    t0 = time.time()
+    totals = {"tried": 0, "runs": 0, "ok": 0, "wrong": 0, "failed": 0, "refused": 0, "invalid": 0}
+    refused = {}
+    bad_list = []
+    tty = sys.stderr.isatty()
+    with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        futs = [ex.submit(one, s, configs, out_dir, env, not a.no_reduce) for s in seeds]
+        for f in cf.as_completed(futs):
+            seed, runs, problems, reduced = f.result()
+            totals["tried"] += 1
+            totals["runs"] += runs
+            kinds = {p[0] for p in problems}
+            if "invalid" in kinds:
+                totals["invalid"] += 1
+                bad_list.append(f"seed {seed}: invalid program: {problems[0][2]}")
+            elif "wrong" in kinds or "failed" in kinds:
+                k = "wrong" if "wrong" in kinds else "failed"
+                totals[k] += 1
+                for p in problems:
+                    if p[0] in ("wrong", "failed"):
+                        bad_list.append(f"seed {seed}: {p[0]} in `{p[1]}`: {p[2]}"
+                                        + (f" (reduced: {reduced})" if reduced else ""))
+                        break
+            elif "refused" in kinds:
+                totals["refused"] += 1
+            else:
+                totals["ok"] += 1
+            for p in problems:
+                if p[0] == "refused":
+                    refused.setdefault(reason_key(p[2]), set()).add(seed)
+            line = (f"{bar(totals['tried'], len(seeds))} {totals['tried']}/{len(seeds)} "
+                    f"runs {totals['runs']} wrong {totals['wrong']} failed {totals['failed']} "
+                    f"refused {totals['refused']} invalid {totals['invalid']}")
+            if tty:
+                sys.stderr.write("\r" + line)
+            elif totals["tried"] % 10 == 0 or totals["tried"] == len(seeds):
+                sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+    if tty:
+        sys.stderr.write("\n")
+    dt = time.time() - t0
+    print(f"fuzz: seeds {a.seed}..{a.seed + a.count - 1}, {'quick' if a.quick else 'full'} "
+          f"configurations, {dt:.0f} s")
+    print(f"fuzz: tried {totals['tried']}, runs {totals['runs']}, ok {totals['ok']}, "
+          f"wrong {totals['wrong']}, failed {totals['failed']}, refused {totals['refused']}, "
+          f"invalid {totals['invalid']}")
+    for reason, ss in sorted(refused.items(), key=lambda kv: -len(kv[1])):
+        some = ", ".join(str(s) for s in sorted(ss)[:5])
+        print(f"fuzz: refused {len(ss)}: {reason} (seeds {some}{', ...' if len(ss) > 5 else ''})")
+    for b in sorted(bad_list):
+        print("fuzz: " + b)
+    shutil.rmtree(out_dir / "work", ignore_errors=True)
+    sys.exit(1 if totals["wrong"] or totals["failed"] or totals["invalid"] else 0)
+
+
+if __name__ == "__main__":
+    main()

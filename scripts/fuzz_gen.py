@@ -1,0 +1,458 @@
+#!/usr/bin/env python3
+"""Generator of random, valid, sequential Fortran programs for the differential fuzzer.
+
+    scripts/fuzz_gen.py SEED [--form fixed|free] > prog.f
+
+A program is a function of its seed only (Python's `random.Random(seed)`, which is stable
+across Python versions for the calls used here). It aims at the cases where a parallelizing
+compiler goes wrong:
+
+- loop nests of depth 1 to 3 over 1-D to 3-D arrays, with affine subscripts whose
+  dependences have random distances and directions in any dimension;
+- scalars that are private, reductions (sum, product, max, min, MAXLOC-style,
+  conditional), values live after the loop, and recurrences;
+- calls to subroutines and functions that read or write COMMON blocks (declared by the
+  caller or not) or their arguments, also two levels deep;
+- IF, GOTO, EXIT and CYCLE inside loops, DO WHILE, and indirect subscripts `A(IDX(I))`.
+
+Every value is an INTEGER kept small with MOD, and the program prints integer checksums, so
+outputs compare exactly. Subscripts stay inside the declared bounds by construction (the
+fuzzer's oracle build uses -fcheck=bounds to make sure).
+"""
+
+import argparse
+import random
+import sys
+
+ARRAYS = {  # name -> rank
+    "a": 1,
+    "d": 1,
+    "b": 2,
+    "e": 2,
+    "c": 3,
+}
+
+
+class Gen:
+    def __init__(self, seed, form):
+        self.r = random.Random(seed)
+        self.form = form
+        self.lines = []  # (label or None, indent, text)
+        self.label = 100
+        self.subs = []  # procedure texts (lists of lines)
+        self.used_procs = set()
+        self.main_declares_cnt = self.r.random() < 0.5
+        r = self.r
+        self.n = [r.randint(6, 14), r.randint(6, 10), r.randint(5, 8)]
+
+    # ------------------------------------------------------------------ output --
+    def emit(self, text, indent=0, label=None):
+        self.lines.append((label, indent, text))
+
+    def new_label(self):
+        self.label += 10
+        return self.label
+
+    def render(self, lines):
+        out = []
+        for label, indent, text in lines:
+            if text.startswith("!"):
+                out.append(("C" + text[1:]) if self.form == "fixed" else text)
+                continue
+            if self.form == "fixed":
+                text = text.upper()
+                lab = f"{label:<5d}" if label else "     "
+                body = "  " * indent + text
+                first = True
+                while body:
+                    chunk = body
+                    if len(body) > 66:
+                        # break after a comma, an operator or a blank, never inside a name
+                        cut = max(body.rfind(ch, 0, 66) for ch in ",+*( ")
+                        chunk, body = body[: cut + 1], body[cut + 1:]
+                    else:
+                        body = ""
+                    out.append((lab + " " if first else "     &") + chunk)
+                    first = False
+            else:
+                lab = f"{label} " if label else ""
+                out.append("  " * (indent + 1) + lab + text)
+        return out
+
+    # ------------------------------------------------------------------ pieces --
+    def dims(self, name):
+        return self.n[: ARRAYS[name]]
+
+    def pick_array(self, min_rank=1, max_rank=3):
+        names = [a for a, k in ARRAYS.items() if min_rank <= k <= max_rank]
+        return self.r.choice(names)
+
+    def ref(self, name, subs):
+        return f"{name}({','.join(subs)})"
+
+    def term(self, v, off):
+        if off == 0:
+            return v
+        return f"{v}+{off}" if off > 0 else f"{v}{off}"
+
+    def nest(self, depth, body_fn, arr_rank, label_style=False):
+        """A loop nest whose loops index the first `depth` dimensions of rank-`arr_rank`
+        arrays; body_fn(vars, dims_of_vars, offsets_range) emits the body and returns the
+        offsets it used per dimension so bounds can be chosen... bounds are chosen first
+        with a margin of 2 on each side so any offset in [-2, 2] stays in range."""
+        r = self.r
+        vars_ = ["i", "j", "k"][:depth]
+        order = list(range(depth))
+        r.shuffle(order)  # which loop is outermost
+        dimvar = {d: vars_[d] for d in range(depth)}
+        # loops from outermost to innermost
+        loops = []
+        for pos in order:
+            n = self.n[pos]
+            lo, hi = 3, n - 2
+            loops.append((dimvar[pos], lo, hi))
+        labels = []
+        for lvl, (v, lo, hi) in enumerate(loops):
+            if label_style and r.random() < 0.4:
+                lab = self.new_label()
+                labels.append(lab)
+                self.emit(f"do {lab} {v} = {lo}, {hi}", lvl)
+            else:
+                labels.append(None)
+                self.emit(f"do {v} = {lo}, {hi}", lvl)
+        body_fn(dimvar, depth)
+        for lvl in reversed(range(depth)):
+            if labels[lvl] is not None:
+                self.emit("continue", lvl, label=labels[lvl])
+            else:
+                self.emit("end do", lvl)
+
+    def subs_for(self, name, dimvar, depth, offs=(-2, 2), fixed_rest=None):
+        r = self.r
+        out = []
+        for d in range(ARRAYS[name]):
+            if d < depth:
+                out.append(self.term(dimvar[d], r.randint(*offs)))
+            else:
+                out.append(str(fixed_rest if fixed_rest else r.randint(1, self.n[d])))
+        return out
+
+    def expr_of(self, dimvar, depth, depth_rank):
+        r = self.r
+        k = r.randint(1, 3)
+        parts = []
+        for _ in range(k):
+            nm = self.pick_array(min_rank=max(1, depth), max_rank=3) if r.random() < 0.8 else None
+            if nm is None:
+                parts.append(str(r.randint(1, 9)))
+                continue
+            ref = self.ref(nm, self.subs_for(nm, dimvar, depth))
+            c = r.randint(1, 4)
+            parts.append(ref if c == 1 else f"{c}*{ref}")
+        if r.random() < 0.3:
+            parts.append(dimvar[r.randrange(depth)])
+        return "+".join(parts)
+
+    # --------------------------------------------------------------- statements --
+    def stencil(self):
+        r = self.r
+        depth = r.randint(1, 3)
+        target = self.pick_array(min_rank=depth)
+
+        def body(dimvar, depth):
+            ind = depth
+            lhs_offs = (-1, 1) if r.random() < 0.3 else (0, 0)
+            lhs = self.ref(target, self.subs_for(target, dimvar, depth, lhs_offs))
+            if r.random() < 0.3:
+                # a private temporary
+                self.emit(f"t = {self.expr_of(dimvar, depth, 0)}", ind)
+                self.emit(f"{lhs} = mod(t + {lhs}, 1000)", ind)
+            else:
+                self.emit(f"{lhs} = mod({self.expr_of(dimvar, depth, 0)}, 1000)", ind)
+            if r.random() < 0.2:
+                other = self.pick_array(min_rank=depth)
+                o = self.ref(other, self.subs_for(other, dimvar, depth, (0, 0)))
+                self.emit(f"{o} = mod({o} + 1, 1000)", ind)
+
+        if r.random() < 0.2:
+            # an iteration loop around it
+            self.emit("do it = 1, 3")
+            self.indent_push()
+            self.nest(depth, body, ARRAYS[target], label_style=self.form == "fixed")
+            self.indent_pop()
+            self.emit("end do")
+        else:
+            self.nest(depth, body, ARRAYS[target], label_style=self.form == "fixed")
+
+    # indentation of nested emission
+    def indent_push(self):
+        self._saved = self.lines
+        self.lines = []
+
+    def indent_pop(self):
+        inner = self.lines
+        self.lines = self._saved
+        for lab, ind, t in inner:
+            self.lines.append((lab, ind + 1, t))
+
+    def reduction(self):
+        r = self.r
+        depth = r.randint(1, 2)
+        src = self.pick_array(min_rank=depth)
+        kind = r.choice(["sum", "prod", "max", "min", "maxloc", "cond", "recur", "live", "sum2"])
+        init = {"sum": "s = 0", "prod": "p = 1", "max": "m = -1", "min": "m = 100000",
+                "maxloc": "m = -1", "cond": "s = 0", "recur": "s = 1", "live": "t = 0",
+                "sum2": "s = 0"}[kind]
+        self.emit(init)
+        if kind == "maxloc":
+            self.emit("im = 0")
+        if kind == "sum2":
+            self.emit("q = 0")
+
+        def body(dimvar, depth):
+            ind = depth
+            x = self.ref(src, self.subs_for(src, dimvar, depth))
+            v = dimvar[0]
+            if kind == "sum":
+                self.emit(f"s = s + {x}", ind)
+            elif kind == "sum2":
+                self.emit(f"s = s + {x}", ind)
+                self.emit(f"q = q + mod({x}, 7)", ind)
+            elif kind == "prod":
+                self.emit(f"p = p * (1 + mod({x}, 2))", ind)
+            elif kind == "max":
+                self.emit(f"m = max(m, {x})", ind)
+            elif kind == "min":
+                self.emit(f"m = min({x}, m)", ind)
+            elif kind == "maxloc":
+                self.emit(f"if ({x} .gt. m) then", ind)
+                self.emit(f"m = {x}", ind + 1)
+                self.emit(f"im = {v}", ind + 1)
+                self.emit("end if", ind)
+            elif kind == "cond":
+                self.emit(f"if ({x} .gt. {r.randint(100, 800)}) s = s + {x}", ind)
+            elif kind == "recur":
+                self.emit(f"s = mod(s * 3 + {x}, 10007)", ind)
+            elif kind == "live":
+                tgt = self.pick_array(min_rank=depth)
+                self.emit(f"t = {x} + {v}", ind)
+                self.emit(f"{self.ref(tgt, self.subs_for(tgt, dimvar, depth, (0, 0)))} = mod(t, 1000)", ind)
+
+        if kind == "prod":
+            # at most 14 iterations: the product stays below 2**31
+            self.emit("do i = 1, n1")
+            self.emit(f"p = p * (1 + mod({src}({','.join(['i'] + ['2'] * (ARRAYS[src] - 1))}), 2))", 1)
+            self.emit("end do")
+        else:
+            self.nest(depth, body, ARRAYS[src])
+        out = {"sum": "s", "prod": "p", "max": "m", "min": "m", "maxloc": "m, im", "cond": "s",
+               "recur": "s", "live": "t", "sum2": "s, q"}[kind]
+        self.emit(f"print *, '{kind}', {out}")
+
+    def call_stmt(self):
+        r = self.r
+        kind = r.choice(["upd", "acc", "two", "fun", "funcnt"])
+        src = "a" if r.random() < 0.5 else "d"
+        self.emit("do i = 2, n1 - 1")
+        if kind == "upd":
+            self.used_procs.add("upd")
+            self.emit(f"call upd({src}, i)", 1)
+        elif kind == "acc":
+            self.used_procs.add("acc")
+            self.emit(f"call acc({src}(i))", 1)
+        elif kind == "two":
+            self.used_procs.update(["two", "upd", "acc"])
+            self.emit(f"call two({src}, i)", 1)
+        elif kind == "fun":
+            self.used_procs.add("ifn")
+            other = "d" if src == "a" else "a"
+            self.emit(f"{other}(i) = ifn({src}(i)) + {src}(i-1)", 1)
+        else:
+            self.used_procs.add("icn")
+            other = "d" if src == "a" else "a"
+            self.emit(f"{other}(i) = mod(icn({src}(i)) + 1, 1000)", 1)
+        self.emit("end do")
+
+    def control(self):
+        r = self.r
+        kind = r.choice(["cycle", "exit", "goto", "while", "ifelse"])
+        x = "a" if r.random() < 0.5 else "d"
+        y = "d" if x == "a" else "a"
+        if kind == "cycle":
+            self.emit("do i = 1, n1")
+            self.emit(f"if (mod({y}(i), 3) .eq. 0) cycle", 1)
+            self.emit(f"{x}(i) = mod({x}(i) + {y}(i), 1000)", 1)
+            self.emit("end do")
+        elif kind == "exit":
+            self.emit("do i = 2, n1")
+            self.emit(f"if ({x}(i) .gt. {r.randint(500, 990)}) exit", 1)
+            self.emit(f"{x}(i) = mod({x}(i-1) + {x}(i), 1000)", 1)
+            self.emit("end do")
+            self.emit("print *, 'exit', i")
+        elif kind == "goto":
+            lab = self.new_label()
+            self.emit(f"do {lab} i = 1, n1")
+            self.emit(f"if ({y}(i) .lt. {r.randint(100, 500)}) goto {lab}", 1)
+            self.emit(f"{x}(i) = mod({x}(i) * 3 + 1, 1000)", 1)
+            self.emit("continue", 0, label=lab)
+        elif kind == "while":
+            self.emit("k = 1")
+            self.emit("do while (k .le. n1)")
+            self.emit(f"{x}(k) = mod({x}(k) + k, 1000)", 1)
+            self.emit(f"k = k + {r.randint(1, 3)}", 1)
+            self.emit("end do")
+        else:
+            self.emit("do i = 1, n1")
+            self.emit(f"if ({y}(i) .gt. 500) then", 1)
+            self.emit(f"{x}(i) = {y}(i) - 500", 2)
+            self.emit(f"else if ({y}(i) .gt. 200) then", 1)
+            self.emit(f"{x}(i) = {x}(i) + 1", 2)
+            self.emit("else", 1)
+            self.emit(f"{x}(i) = mod({x}(i) * 2, 1000)", 2)
+            self.emit("end if", 1)
+            self.emit("end do")
+
+    def indirect(self):
+        r = self.r
+        x = "a" if r.random() < 0.5 else "d"
+        y = "d" if x == "a" else "a"
+        if r.random() < 0.5:
+            self.emit("do i = 1, n1")
+            self.emit(f"{x}(i) = mod({y}(idx(i)) + i, 1000)", 1)
+            self.emit("end do")
+        else:
+            self.emit("do i = 1, n1")
+            self.emit(f"{x}(idx(i)) = mod({x}(idx(i)) + {y}(i), 1000)", 1)
+            self.emit("end do")
+
+    # ------------------------------------------------------------------ program --
+    def program(self):
+        r = self.r
+        n1, n2, n3 = self.n
+        self.emit(f"! fuzz program, form {self.form}")
+        self.emit("program fz")
+        self.emit("integer n1, n2, n3")
+        self.emit(f"parameter (n1 = {n1}, n2 = {n2}, n3 = {n3})")
+        self.emit("integer a(n1), d(n1), idx(n1), b(n1,n2), e(n1,n2), c(n1,n2,n3)")
+        self.emit("integer i, j, k, it, s, t, m, im, p, q, cs")
+        self.emit("integer ifn, icn")
+        if self.main_declares_cnt:
+            self.emit("integer kc")
+            self.emit("common /cnt/ kc")
+        # initial values
+        self.emit("do i = 1, n1")
+        self.emit(f"a(i) = mod(i * {r.randint(3, 17)} + {r.randint(0, 9)}, 97)", 1)
+        self.emit(f"d(i) = mod(i * i + {r.randint(0, 9)}, 89)", 1)
+        perm = r.random() < 0.5
+        self.emit(f"idx(i) = {'n1 + 1 - i' if perm else 'mod(i * 3, n1) + 1'}", 1)
+        self.emit("end do")
+        self.emit("do j = 1, n2")
+        self.emit("do i = 1, n1", 1)
+        self.emit(f"b(i,j) = mod(i * {r.randint(2, 9)} + j * {r.randint(2, 9)}, 101)", 2)
+        self.emit("e(i,j) = mod(i + j * j, 53)", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+        self.emit("do k = 1, n3")
+        self.emit("do j = 1, n2", 1)
+        self.emit("do i = 1, n1", 2)
+        self.emit(f"c(i,j,k) = mod(i * j + k * {r.randint(2, 7)}, 71)", 3)
+        self.emit("end do", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect]
+        for _ in range(r.randint(3, 7)):
+            r.choice(pieces)()
+        # checksums (sequential recurrences)
+        for name, rank in ARRAYS.items():
+            self.emit("cs = 0")
+            loops = ["i", "j", "k"][:rank][::-1]
+            for lvl, v in enumerate(loops):
+                self.emit(f"do {v} = 1, n{'ijk'.index(v) + 1}", lvl)
+            self.emit(f"cs = mod(cs * 31 + {name}({','.join(['i', 'j', 'k'][:rank])}) + 7, 1000003)", rank)
+            for lvl in reversed(range(rank)):
+                self.emit("end do", lvl)
+            self.emit(f"print *, '{name}', cs")
+        if self.used_procs & {"acc", "two", "icn"}:
+            self.used_procs.add("show")
+            self.emit("call show")
+        self.emit("end")
+        main = self.render(self.lines)
+        return "\n".join(main + self.procedures()) + "\n"
+
+    def procedures(self):
+        out = []
+        n1 = self.n[0]
+        bodies = {
+            "upd": [
+                "subroutine upd(x, i)",
+                f"integer x({n1}), i",
+                "x(i) = mod(x(i) + i * 2, 1000)",
+                "end",
+            ],
+            "acc": [
+                "subroutine acc(v)",
+                "integer v, kc",
+                "common /cnt/ kc",
+                "kc = mod(kc + v, 100003)",
+                "end",
+            ],
+            "two": [
+                "subroutine two(x, i)",
+                f"integer x({n1}), i",
+                "call upd(x, i)",
+                "call acc(x(i))",
+                "end",
+            ],
+            "ifn": [
+                "integer function ifn(v)",
+                "integer v",
+                "ifn = mod(v * v + 1, 97)",
+                "end",
+            ],
+            "icn": [
+                "integer function icn(v)",
+                "integer v, kc",
+                "common /cnt/ kc",
+                "kc = mod(kc * 3 + v, 100003)",
+                "icn = mod(kc, 89)",
+                "end",
+            ],
+            "show": [
+                "subroutine show",
+                "integer kc",
+                "common /cnt/ kc",
+                "print *, 'kc', kc",
+                "end",
+            ],
+        }
+        for name in ["upd", "acc", "two", "ifn", "icn", "show"]:
+            if name in self.used_procs:
+                out.append("")
+                out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)
+                                        for k, t in enumerate(bodies[name])]))
+        if self.used_procs & {"acc", "icn", "show"}:
+            out.append("")
+            out.extend(self.render([(None, 0, "block data bd"), (None, 1, "integer kc"),
+                                    (None, 1, "common /cnt/ kc"), (None, 1, "data kc /3/"),
+                                    (None, 0, "end")]))
+        return out
+
+
+def generate(seed, form=None):
+    r = random.Random(seed)
+    if form is None:
+        form = "fixed" if r.random() < 0.5 else "free"
+    return Gen(seed * 7919 + 1, form).program(), form
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("seed", type=int)
+    ap.add_argument("--form", choices=["fixed", "free"])
+    a = ap.parse_args()
+    text, _ = generate(a.seed, a.form)
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()
