@@ -341,17 +341,12 @@ fn walk_nests(
                 let Some(info) = loops.get(header) else {
                     continue;
                 };
+                // the loop runs in order: the nests inside it are mapped on their own
+                let descend = |out: &mut Vec<Nest>| {
+                    walk_nests(analysis, ui, unit, loops, body, times * trips(info, m), m, out)
+                };
                 if info.verdict == Verdict::Sequential || info.var.is_empty() {
-                    walk_nests(
-                        analysis,
-                        ui,
-                        unit,
-                        loops,
-                        body,
-                        times * trips(info, m),
-                        m,
-                        out,
-                    );
+                    descend(out);
                     continue;
                 }
                 // Tightly nested parallel levels.
@@ -377,18 +372,8 @@ fn walk_nests(
                 let nest = make_nest(analysis, ui, unit, loops, n, levels.clone(), times, m);
                 match first_unnameable_level(&nest) {
                     None => out.push(nest),
-                    // The outermost loop carries a dependence no ACROSS clause can name: it
-                    // runs in order and the nests inside it are mapped on their own.
-                    Some(0) => walk_nests(
-                        analysis,
-                        ui,
-                        unit,
-                        loops,
-                        body,
-                        times * trips(info, m),
-                        m,
-                        out,
-                    ),
+                    // the outermost loop carries a dependence no ACROSS clause can name
+                    Some(0) => descend(out),
                     Some(k) => {
                         levels.truncate(k);
                         out.push(make_nest(analysis, ui, unit, loops, n, levels, times, m));
