@@ -1438,13 +1438,9 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         pre.push(omp);
     }
     // iteration-order mode: each loop of the tuple counts its iterations in sapfor_okN and
-    // takes its index from the runtime (ACROSS and MAXLOC/MINLOC keep their order)
-    let ordered = pl.clauses.iter().all(|c| !matches!(c, Clause::Across(_)))
-        && pl.clauses.iter().all(|c| match c {
-            Clause::Reduction(rs) => rs.iter().all(|r| red_op(r.op).1.is_some()),
-            _ => true,
-        });
-    if cx.order && ordered && tiled.is_none() {
+    // takes its index from the runtime; loops whose order is part of their meaning (ACROSS,
+    // MAXLOC/MINLOC: the ones OpenMP may not split either) keep it
+    if cx.order && omp_ok {
         let mut counters = vec![];
         for (k, h) in headers.iter().enumerate().take(7) {
             let t = cx.current_lines(h).swap_remove(0);

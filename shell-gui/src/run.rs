@@ -248,11 +248,16 @@ fn run_ordered(exe: &std::path::Path, ro: &RunOptions, mode: &str) -> Result<Exi
     let (s1, out1, err1) = ordered_once(exe, ro, mode, None, Some(&log))?;
     let _ = std::io::stdout().write_all(&out1);
     let _ = std::io::stderr().write_all(&err1);
-    let ids: Vec<i64> = std::fs::read_to_string(&log)
+    // `id FILE:LINE` per loop that changed its order (runtime/rtlib/src/order.rs)
+    let names: std::collections::BTreeMap<i64, String> = std::fs::read_to_string(&log)
         .unwrap_or_default()
         .lines()
-        .filter_map(|l| l.trim().parse().ok())
+        .filter_map(|l| {
+            let (id, place) = l.trim().split_once(' ')?;
+            Some((id.parse().ok()?, place.to_string()))
+        })
         .collect();
+    let ids: Vec<i64> = names.keys().copied().collect();
     let _ = std::fs::remove_file(&log);
     if !s1.success() {
         eprintln!(
@@ -261,7 +266,7 @@ fn run_ordered(exe: &std::path::Path, ro: &RunOptions, mode: &str) -> Result<Exi
         );
         return Ok(ExitCode::from(s1.code().unwrap_or(1).clamp(1, 255) as u8));
     }
-    if s0.success() == s1.success() && out0 == out1 {
+    if s0.success() && out0 == out1 {
         eprintln!("sapfor: --order {mode}: {} PARALLEL loop(s) ran in another order; the output is the same as in the original order", ids.len());
         return Ok(ExitCode::SUCCESS);
     }
@@ -271,7 +276,7 @@ fn run_ordered(exe: &std::path::Path, ro: &RunOptions, mode: &str) -> Result<Exi
         Ok(!s.success() || o != out0)
     };
     let mut culprits: Vec<Vec<i64>> = vec![];
-    let mut todo: Vec<Vec<i64>> = vec![ids.clone()];
+    let mut todo: Vec<Vec<i64>> = vec![ids];
     while let Some(set) = todo.pop() {
         if set.len() <= 1 {
             culprits.push(set);
@@ -289,7 +294,6 @@ fn run_ordered(exe: &std::path::Path, ro: &RunOptions, mode: &str) -> Result<Exi
             culprits.push(set); // only together
         }
     }
-    let names = loop_names(exe);
     let name = |id: &i64| names.get(id).cloned().unwrap_or_else(|| format!("loop id {id}"));
     eprintln!("sapfor: --order {mode}: the output differs from the run in the original order");
     for c in &culprits {
@@ -317,46 +321,6 @@ fn tempfile_path(stem: &str) -> PathBuf {
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
     std::env::temp_dir().join(format!("{stem}-{}-{n}", std::process::id()))
-}
-
-/// Loop ids -> `file:line`, from the file table the converted program registers
-/// (`sapfor_file_name` calls in the converted main program, kept next to the executable).
-fn loop_names(exe: &std::path::Path) -> std::collections::BTreeMap<i64, String> {
-    let mut out = std::collections::BTreeMap::new();
-    let dir = exe.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-    let Ok(rd) = std::fs::read_dir(&dir) else { return out };
-    let mut files: std::collections::BTreeMap<i64, String> = Default::default();
-    let mut texts = vec![];
-    for e in rd.flatten() {
-        if e.path().extension().is_some_and(|x| x == "f90") {
-            if let Ok(t) = std::fs::read_to_string(e.path()) {
-                texts.push(t);
-            }
-        }
-    }
-    for t in &texts {
-        for l in t.lines() {
-            // call sapfor_file_name(K, 'name' // c_null_char)
-            if let Some(rest) = l.trim().strip_prefix("call sapfor_file_name(") {
-                if let Some((k, name)) = rest.split_once(',') {
-                    if let (Ok(k), Some(n)) = (k.trim().parse::<i64>(), name.split('\'').nth(1)) {
-                        files.insert(k, n.to_string());
-                    }
-                }
-            }
-        }
-    }
-    for t in &texts {
-        for l in t.lines() {
-            if let Some(p) = l.find("sapfor_order_index(") {
-                if let Some(id) = l[p..].rsplit(", ").next().and_then(|x| x.trim_end_matches(')').trim_end_matches("_8").parse::<i64>().ok()) {
-                    let file = files.get(&(id / 1_000_000)).cloned().unwrap_or_else(|| "?".into());
-                    out.insert(id, format!("{file}:{}", id % 1_000_000));
-                }
-            }
-        }
-    }
-    out
 }
 
 /// The performance report of the runtime (one block per process) summarized as JSON: the

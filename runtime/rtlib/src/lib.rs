@@ -380,7 +380,7 @@ pub extern "C" fn sapfor_finalize() {
             }
         }
         gpu_abi::finish(rt.rank, rt.size);
-        order::finish(rt.rank);
+        order::finish(rt.rank, |s| rt.where_(s));
         let _ = std::io::stdout().flush();
         stdout_relay::drain();
         drop(rt); // drops the Universe: MPI_Finalize

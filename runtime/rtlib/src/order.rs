@@ -10,8 +10,8 @@
 //! - `SAPFOR_ORDER_LOOPS`: comma-separated loop ids (`file * 1000000 + line`, as in the
 //!   profile): only these loops change their order (`sapfor run --order` narrows a
 //!   difference down to one loop with it);
-//! - `SAPFOR_ORDER_LOG`: a file where process 0 writes, at the end, the ids of the loops
-//!   that ran with a changed order, one per line.
+//! - `SAPFOR_ORDER_LOG`: a file where process 0 writes, at the end, the loops that ran with
+//!   a changed order, one `id FILE:LINE` per line.
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, OnceLock};
@@ -20,6 +20,8 @@ pub use crate::order_mode::{parse_mode, Mode};
 
 struct Order {
     mode: Mode,
+    /// SAPFOR_ORDER names a mode (`none` included): the emulator follows it.
+    given: bool,
     only: Option<BTreeSet<i64>>,
     log: Option<String>,
     seen: Mutex<BTreeSet<i64>>,
@@ -29,7 +31,8 @@ static ORDER: OnceLock<Order> = OnceLock::new();
 
 fn order() -> &'static Order {
     ORDER.get_or_init(|| {
-        let mode = match parse_mode(&std::env::var("SAPFOR_ORDER").unwrap_or_default()) {
+        let var = std::env::var("SAPFOR_ORDER").unwrap_or_default();
+        let mode = match parse_mode(&var) {
             Ok(m) => m,
             Err(e) => {
                 eprintln!("sapfor runtime: SAPFOR_ORDER: {e}");
@@ -43,6 +46,7 @@ fn order() -> &'static Order {
         });
         Order {
             mode,
+            given: !var.trim().is_empty(),
             only,
             log: std::env::var("SAPFOR_ORDER_LOG").ok().filter(|s| !s.is_empty()),
             seen: Mutex::new(BTreeSet::new()),
@@ -53,6 +57,12 @@ fn order() -> &'static Order {
 /// Validate the environment at start-up (a wrong value stops the program with a message).
 pub fn init() {
     let _ = order();
+}
+
+/// The mode `SAPFOR_ORDER` names, None when it is unset or empty.
+pub fn requested() -> Option<Mode> {
+    let o = order();
+    o.given.then_some(o.mode)
 }
 
 /// splitmix64: a well-mixed 64-bit hash.
@@ -119,15 +129,16 @@ pub extern "C" fn sapfor_order_index(k: i64, lo: i64, hi: i64, src: i64) -> i64 
     lo + y as i64
 }
 
-/// At the end of the program: the log of the loops whose order changed (process 0).
-pub fn finish(rank: usize) {
+/// At the end of the program: the log of the loops whose order changed (process 0), one
+/// `id FILE:LINE` line each (`name` gives the place, as in the profile).
+pub fn finish(rank: usize, name: impl Fn(i64) -> String) {
     let Some(o) = ORDER.get() else { return };
     if rank != 0 {
         return;
     }
     if let Some(path) = &o.log {
         let seen = o.seen.lock().map(|s| s.clone()).unwrap_or_default();
-        let text: String = seen.iter().map(|s| format!("{s}\n")).collect();
+        let text: String = seen.iter().map(|s| format!("{s} {}\n", name(*s))).collect();
         if let Err(e) = std::fs::write(path, text) {
             eprintln!("sapfor runtime: cannot write {path}: {e}");
         }

@@ -163,10 +163,10 @@ pub fn compile(src: &str) -> Result<PathBuf, DevError> {
 /// The emulator's thread order: `SAPFOR_ORDER` when it names one (reverse, shuffle[=SEED]),
 /// else a shuffle under --compare (`SAPFOR_COMPARE`), else in order.
 pub fn emu_order() -> crate::order::Mode {
-    match std::env::var("SAPFOR_ORDER").ok().map(|v| crate::order::parse_mode(&v)) {
-        Some(Ok(m)) if std::env::var("SAPFOR_ORDER").is_ok_and(|v| !v.trim().is_empty()) => m,
-        _ if std::env::var_os("SAPFOR_COMPARE").is_some() => crate::order::Mode::Shuffle(1),
-        _ => crate::order::Mode::InOrder,
+    match crate::order::requested() {
+        Some(m) => m,
+        None if std::env::var_os("SAPFOR_COMPARE").is_some() => crate::order::Mode::Shuffle(1),
+        None => crate::order::Mode::InOrder,
     }
 }
 
