@@ -316,12 +316,32 @@ pub const LOCAL_MCA: [(&str, &str); 3] = [
     ("HWLOC_COMPONENTS", "-pci,-linuxio"),
 ];
 
+/// The directory under which this `sapfor` process's `mpirun`s keep their Open MPI session
+/// directories: one per `sapfor` process. Open MPI 4 puts every job of a user under one
+/// shared `/tmp/ompi.HOST.UID`, and one job removing it at its end while another creates it
+/// fails the second one's start (`mkdir ... File exists`, seen with concurrent runs). Open
+/// MPI removes its own session directories; the empty directories of earlier `sapfor`
+/// processes are removed here.
+fn session_base() -> PathBuf {
+    let root = std::env::temp_dir().join("sapfor-ompi");
+    if let Ok(rd) = std::fs::read_dir(&root) {
+        for e in rd.flatten() {
+            // only empty directories go (remove_dir refuses the others)
+            let _ = std::fs::remove_dir(e.path());
+        }
+    }
+    let dir = root.join(std::process::id().to_string());
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
 /// The `mpirun` command line for an executable.
 pub fn mpirun_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
     let Some(mpirun) = which("mpirun") else {
         return Err(format!("mpirun not found; {INSTALL_HINT}"));
     };
     let mut c = Command::new(mpirun);
+    c.env("OMPI_MCA_orte_tmpdir_base", session_base());
     c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
