@@ -6,7 +6,8 @@
 
 Each program (scripts/fuzz_gen.py, seed S, S+1, ...) is built by gfortran with bounds
 checking: that is the oracle. It then goes through `sapfor --auto` for both targets (dvmh, dvm)
-and `sapfor run` in several configurations (processes and grids, threads, iteration orders,
+then `sapfor verify` (sapfor's own check must accept what it wrote), and `sapfor run` in
+several configurations (processes and grids, threads, iteration orders,
 the emulated accelerator with shuffled threads). Every output must equal the oracle's.
 
 Outcomes per program: ok, wrong (some configuration printed something else), failed (sapfor
@@ -79,11 +80,14 @@ def run(cmd, cwd, env=None, timeout=TIMEOUT):
         return 124, "", f"timed out after {timeout} s"
 
 
-def oracle(src: Path, work: Path):
-    """(ok, stdout or the reason it is invalid)."""
+def oracle(src: Path, work: Path, init=None):
+    """(ok, stdout or the reason it is invalid). With `init`, local variables start with
+    that integer value (gfortran -finit-integer) instead of whatever the stack holds."""
     exe = work / "oracle"
     form = "f77" if src.suffix == ".f" else "f95"
-    rc, _, err = run(["gfortran", "-O0", "-w", "-fcheck=bounds", "-x", form, str(src), "-o", str(exe)], work)
+    flags = [f"-finit-integer={init}", "-finit-local-zero"] if init is not None else []
+    rc, _, err = run(["gfortran", "-O0", "-w", "-fcheck=bounds", *flags, "-x", form, str(src), "-o", str(exe)],
+                     work)
     if rc != 0:
         return False, "does not compile: " + first_error(err)
     rc, out, err = run([str(exe)], work)
@@ -92,8 +96,34 @@ def oracle(src: Path, work: Path):
     return True, out
 
 
+def defined_oracle(src: Path, work: Path):
+    """The oracle of a program that reads no variable before giving it a value: built with
+    two different initial values for local variables, it must print the same both times
+    (deleting statements while reducing easily makes a program read garbage, whose parallel
+    version then differs for no fault of sapfor's)."""
+    ok, want = oracle(src, work, init=-7)
+    if not ok:
+        return ok, want
+    ok, again = oracle(src, work, init=12345)
+    if not ok or again != want:
+        return False, "reads a variable before it is defined"
+    return True, want
+
+
+def signature(problem) -> str:
+    """What a reduced program must still show: a wrong output, or the same failure."""
+    kind, _, detail = problem
+    return kind if kind == "wrong" else f"{kind}: {reason_key(detail)}"
+
+
 def first_error(err: str) -> str:
-    for line in err.splitlines():
+    lines = err.splitlines()
+    for i, line in enumerate(lines):
+        if "panicked at" in line:
+            # the panic's place and its message (the next line)
+            msg = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            return (line.strip()[line.strip().find("panicked"):] + " " + msg)[:200]
+    for line in lines:
         s = line.strip()
         if s and ("rror" in s or "sapfor" in s or "not supported" in s or "cannot" in s):
             return s[:200]
@@ -128,6 +158,11 @@ def check(src: Path, work: Path, want: str, configs, env, stop_first=False):
         if rc != 0:
             problems.append((classify_failure(rc, err), f"{target} --auto", first_error(err)))
             continue
+        # sapfor's own check of what it wrote: every PARALLEL tuple agrees with the analysis
+        # and the data movement is complete
+        rc, out, err = run([sap, "verify", fdv], work, env)
+        if rc != 0:
+            problems.append(("failed", f"{target} verify", first_error(out + err)))
         for t, args in configs:
             if t != target:
                 continue
@@ -176,28 +211,28 @@ def one(seed: int, configs, out_dir: Path, env, reduce: bool):
     if bad:
         shutil.copy(src, out_dir / src.name)
         if reduce:
-            kind, cfg, _ = bad[0]
+            _, cfg, _ = bad[0]
             target, *args = cfg.split()
             if args and args[0] == "--auto":
                 args = []
             cfgs = [(target, args)] if args else [(target, ["--np", "1"])]
-            red = reduce_program(src, work, cfgs, kind, env)
+            red = reduce_program(src, work, cfgs, signature(bad[0]), env)
             reduced = out_dir / f"{src.stem}.reduced{src.suffix}"
             reduced.write_text(red)
     shutil.rmtree(work, ignore_errors=True)
     return seed, runs, problems, reduced
 
 
-def still_fails(text: str, suffix: str, configs, kind: str, env, base: Path) -> bool:
+def still_fails(text: str, suffix: str, configs, sig: str, env, base: Path) -> bool:
     work = Path(tempfile.mkdtemp(prefix="red-", dir=base))
     try:
         src = work / f"r{suffix}"
         src.write_text(text)
-        ok, want = oracle(src, work)
+        ok, want = defined_oracle(src, work)
         if not ok:
             return False
         _, problems = check(src, work, want, configs, env, stop_first=True)
-        return any(p[0] == kind for p in problems)
+        return any(signature(p) == sig for p in problems)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -222,6 +257,15 @@ def blocks(lines):
             if m and stack and stack[-1][1] == m.group(1):
                 j, _ = stack.pop()
                 out.append((j, i))
+    # whole procedures and BLOCK DATA units (never the main program)
+    unit = None
+    for i, l in enumerate(lines):
+        s = l.strip().lower()
+        if re.match(r"(integer\s+|double precision\s+|real\s+)?(subroutine|function)\b|block\s*data\b", s):
+            unit = i
+        elif unit is not None and re.match(r"end(\s*(subroutine|function|block\s*data)\b.*)?$", s):
+            out.append((unit, i))
+            unit = None
     out.sort(key=lambda ab: ab[0] - ab[1])
     return out
 
@@ -231,11 +275,13 @@ def removable(line: str) -> bool:
     if not s or s.startswith(("c ", "!")) or s == "c":
         return False
     s = re.sub(r"^[&\d\s]+", "", s)
-    keep = ("program", "end", "integer", "parameter", "common", "subroutine", "block data", "data ")
+    keep = ("program", "end", "integer", "parameter", "common", "subroutine", "block data", "data ",
+            "equivalence", "function")
     return not s.startswith(keep) or s.startswith(("end do", "enddo", "end if", "endif"))
 
 
-def reduce_program(src: Path, work: Path, configs, kind: str, env) -> str:
+def reduce_program(src: Path, work: Path, configs, sig: str, env) -> str:
+    """Delete blocks, then lines, while the program still fails with signature `sig`."""
     lines = src.read_text().splitlines()
     suffix = src.suffix
     base = work
@@ -246,7 +292,7 @@ def reduce_program(src: Path, work: Path, configs, kind: str, env) -> str:
             if b >= len(lines):
                 continue
             cand = lines[:a] + lines[b + 1:]
-            if still_fails("\n".join(cand) + "\n", suffix, configs, kind, env, base):
+            if still_fails("\n".join(cand) + "\n", suffix, configs, sig, env, base):
                 lines = cand
                 changed = True
                 break
@@ -260,7 +306,7 @@ def reduce_program(src: Path, work: Path, configs, kind: str, env) -> str:
             while j < len(lines) and lines[j].startswith("     &"):
                 j += 1
             cand = lines[:i] + lines[j:]
-            if still_fails("\n".join(cand) + "\n", suffix, configs, kind, env, base):
+            if still_fails("\n".join(cand) + "\n", suffix, configs, sig, env, base):
                 lines = cand
                 changed = True
                 break
@@ -304,7 +350,7 @@ def main():
         bad = [p for p in problems if p[0] in ("wrong", "failed")]
         if not bad:
             sys.exit(f"fuzz: {src} does not fail in `{a.config}`")
-        text = reduce_program(work / src.name, work, [(target, args)], bad[0][0], env)
+        text = reduce_program(work / src.name, work, [(target, args)], signature(bad[0]), env)
         sys.stdout.write(text)
         return
 

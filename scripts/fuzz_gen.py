@@ -43,7 +43,13 @@ class Gen:
         self.used_procs = set()
         self.main_declares_cnt = self.r.random() < 0.5
         r = self.r
-        self.n = [r.randint(6, 14), r.randint(6, 10), r.randint(5, 8)]
+        big = r.random() < 0.15  # sometimes sizes where every process holds many elements
+        n1 = r.randint(24, 60) if big else r.randint(6, 14)
+        n2 = r.randint(6, min(n1, 24 if big else 10))
+        n3 = r.randint(5, min(n2, 8))
+        self.n = [n1, n2, n3]  # n1 >= n2 >= n3: triangular bounds stay inside
+        # EQUIVALENCE: g overlays f from element eo + 1 on (g(i) is f(i + eo))
+        self.eo = r.randint(0, 2)
 
     # ------------------------------------------------------------------ output --
     def emit(self, text, indent=0, label=None):
@@ -107,10 +113,23 @@ class Gen:
         dimvar = {d: vars_[d] for d in range(depth)}
         # loops from outermost to innermost
         loops = []
+        seen = []  # dimensions of the loops already opened (outer ones)
         for pos in order:
             n = self.n[pos]
             lo, hi = 3, n - 2
-            loops.append((dimvar[pos], lo, hi))
+            step = None
+            outer_higher = [d for d in seen if d > pos]
+            roll = r.random()
+            if roll < 0.15 and outer_higher:
+                # triangular: the bound is an outer index of a dimension at most as long
+                hi = dimvar[r.choice(outer_higher)]
+            elif roll < 0.3:
+                step = r.choice([2, 3, -1, -2])
+            seen.append(pos)
+            loops.append((dimvar[pos], lo, hi, step))
+        loops = [(v, lo, hi) if st is None else
+                 ((v, lo, f"{hi}, {st}") if st > 0 else (v, hi, f"{lo}, {st}"))
+                 for v, lo, hi, st in loops]
         labels = []
         for lvl, (v, lo, hi) in enumerate(loops):
             if label_style and r.random() < 0.4:
@@ -312,6 +331,46 @@ class Gen:
             self.emit("end if", 1)
             self.emit("end do")
 
+    def equiv(self):
+        """Two names for one storage (EQUIVALENCE): g(i) is f(i + eo)."""
+        r = self.r
+        self.uses_equiv = True
+        kind = r.choice(["shift", "copy", "pair"])
+        o = r.randint(-1, 2)
+        if kind == "shift":
+            # a dependence only through the alias: distance eo - o
+            self.emit("do i = 2, n1 - 1")
+            self.emit(f"g(i) = mod(f(i{'+' if o >= 0 else ''}{o}) + g(i) + i, 1000)", 1)
+            self.emit("end do")
+        elif kind == "copy":
+            self.emit("do i = 1, n1")
+            self.emit(f"f(i) = mod(g(i) * 2 + {r.randint(1, 9)}, 1000)", 1)
+            self.emit("end do")
+        else:
+            self.emit("do i = 2, n1 - 1")
+            self.emit(f"f(i) = mod(a(i) + i, 1000)", 1)
+            self.emit(f"g(i) = mod(g(i) + f(i{'+' if o >= 0 else ''}{o}), 1000)", 1)
+            self.emit("end do")
+
+    def pass_section(self):
+        """An array column passed to a subroutine inside a loop over columns."""
+        r = self.r
+        x = "b" if r.random() < 0.5 else "e"
+        y = "e" if x == "b" else "b"
+        kind = r.choice(["own", "prev", "other"])
+        self.used_procs.add("col")
+        if kind == "own":
+            self.emit("do j = 1, n2")
+            self.emit(f"call col({x}(1,j), {x}(1,j), j)", 1)
+        elif kind == "prev":
+            # reads the column the previous iteration wrote: a carried dependence
+            self.emit("do j = 2, n2")
+            self.emit(f"call col({x}(1,j), {x}(1,j-1), j)", 1)
+        else:
+            self.emit("do j = 1, n2")
+            self.emit(f"call col({x}(1,j), {y}(1,j), j)", 1)
+        self.emit("end do")
+
     def indirect(self):
         r = self.r
         x = "a" if r.random() < 0.5 else "d"
@@ -336,6 +395,8 @@ class Gen:
         self.emit("integer a(n1), d(n1), idx(n1), b(n1,n2), e(n1,n2), c(n1,n2,n3)")
         self.emit("integer i, j, k, it, s, t, m, im, p, q, cs")
         self.emit("integer ifn, icn")
+        self.emit(f"integer f(n1 + 2), g(n1)")
+        self.emit(f"equivalence (f({self.eo + 1}), g(1))")
         if self.main_declares_cnt:
             self.emit("integer kc")
             self.emit("common /cnt/ kc")
@@ -345,6 +406,9 @@ class Gen:
         self.emit(f"d(i) = mod(i * i + {r.randint(0, 9)}, 89)", 1)
         perm = r.random() < 0.5
         self.emit(f"idx(i) = {'n1 + 1 - i' if perm else 'mod(i * 3, n1) + 1'}", 1)
+        self.emit("end do")
+        self.emit("do i = 1, n1 + 2")
+        self.emit(f"f(i) = mod(i * {r.randint(2, 9)}, 61)", 1)
         self.emit("end do")
         self.emit("do j = 1, n2")
         self.emit("do i = 1, n1", 1)
@@ -359,15 +423,16 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # checksums (sequential recurrences)
-        for name, rank in ARRAYS.items():
+        for name, rank in list(ARRAYS.items()) + [("f", 1)]:
             self.emit("cs = 0")
             loops = ["i", "j", "k"][:rank][::-1]
             for lvl, v in enumerate(loops):
-                self.emit(f"do {v} = 1, n{'ijk'.index(v) + 1}", lvl)
+                hi = "n1 + 2" if name == "f" else f"n{'ijk'.index(v) + 1}"
+                self.emit(f"do {v} = 1, {hi}", lvl)
             self.emit(f"cs = mod(cs * 31 + {name}({','.join(['i', 'j', 'k'][:rank])}) + 7, 1000003)", rank)
             for lvl in reversed(range(rank)):
                 self.emit("end do", lvl)
@@ -417,6 +482,14 @@ class Gen:
                 "icn = mod(kc, 89)",
                 "end",
             ],
+            "col": [
+                "subroutine col(x, y, j)",
+                f"integer x({n1}), y({n1}), j, i",
+                "do i = 1, " + str(n1),
+                "x(i) = mod(x(i) + y(i) + i * j, 1000)",
+                "end do",
+                "end",
+            ],
             "show": [
                 "subroutine show",
                 "integer kc",
@@ -425,7 +498,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["upd", "acc", "two", "ifn", "icn", "show"]:
+        for name in ["upd", "acc", "two", "ifn", "icn", "col", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)

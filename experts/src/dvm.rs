@@ -793,11 +793,10 @@ fn map_nest(
                 }
             }
         }
+        // (a dimension that is not distributed may be indexed by anything: an outer
+        // sequential loop's variable, say; ON names it `*`)
         let vars: BTreeSet<&Name> = own.values().map(|(v, _)| v).collect();
-        (own.len() == dist.len()
-            && vars.len() == own.len()
-            && subs.iter().all(|s| !matches!(s, SubForm::Other)))
-        .then_some(own)
+        (own.len() == dist.len() && vars.len() == own.len()).then_some(own)
     };
     let best = touched
         .iter()
@@ -947,12 +946,53 @@ fn across_dims(n: &Nest, array: &str, var: &str) -> Vec<usize> {
 /// name (a dependence on an array that no dimension indexed by the level's variable
 /// carries): such a level must stay out of the PARALLEL tuple (issue 14).
 fn first_unnameable_level(n: &Nest) -> Option<usize> {
-    n.levels.iter().position(|l| {
+    let unnameable = n.levels.iter().position(|l| {
         l.verdict == Verdict::Across
             && l.dependences
                 .iter()
                 .any(|d| across_dims(n, &d.array, &l.var).is_empty())
-    })
+    });
+    [unnameable, first_unpipelinable_level(n)].into_iter().flatten().min()
+}
+
+/// The runtime's ACROSS pipeline sends new values from lower to higher indices of the
+/// distributed dimensions. A reference to an ACROSS array that reads a value of an earlier
+/// iteration (in the nest's order) at a higher index of a dimension, or one not yet
+/// updated at a lower index, would need the other direction there (the converter refuses
+/// it when that dimension is distributed). Any dimension may be distributed in some
+/// variant, so the level that orders such a reference (its first loop variable with a
+/// non-zero offset) stays out of the tuple: inside it, the reference is an ordinary
+/// neighbour read.
+fn first_unpipelinable_level(n: &Nest) -> Option<usize> {
+    if !n.levels.iter().any(|l| l.verdict == Verdict::Across) {
+        return None;
+    }
+    let arrays: BTreeSet<&str> = n
+        .levels
+        .iter()
+        .filter(|l| l.verdict == Verdict::Across)
+        .flat_map(|l| l.dependences.iter().map(|d| d.array.as_str()))
+        .collect();
+    let mut cut: Option<usize> = None;
+    for a in n.accesses.iter().filter(|a| arrays.contains(a.array.as_str())) {
+        let Some(subs) = &a.subs else { continue };
+        let offset = |s: &SubForm| match s {
+            SubForm::Var { var, coeff: 1, offset } => n.vars.iter().position(|v| v == var).map(|k| (k, *offset)),
+            _ => None,
+        };
+        let by_level: Vec<(usize, i64)> = subs.iter().filter_map(offset).collect();
+        let Some(&(first, c0)) = by_level
+            .iter()
+            .filter(|(_, c)| *c != 0)
+            .min_by_key(|(k, _)| *k)
+        else {
+            continue;
+        };
+        if by_level.iter().any(|&(_, c)| c != 0 && c.signum() != c0.signum()) {
+            cut = Some(cut.map_or(first, |c: usize| c.min(first)));
+        }
+    }
+    cut
 }
 
 /// ACROSS widths along the dimensions that are not distributed in this variant, for every
@@ -1061,6 +1101,12 @@ pub(crate) fn parallel_loop(
         shadow_renew: vec![],
         across: vec![],
         remote_access: vec![],
+        asserted: n
+            .levels
+            .iter()
+            .filter(|l| !l.overridden_by.is_empty() && l.verdict != Verdict::Sequential)
+            .map(|l| l.line)
+            .collect(),
     }
 }
 

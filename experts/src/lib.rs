@@ -5,3 +5,4 @@ pub mod dvm;
 pub mod dvmh;
 pub mod machine;
 pub mod scheme;
+pub mod tuples;

@@ -117,6 +117,11 @@ pub struct ParallelLoop {
     pub shadow_renew: Vec<ArrayWidths>,
     pub across: Vec<ArrayWidths>,
     pub remote_access: Vec<ArrayRef>,
+    /// Lines of the tuple's DO statements whose parallelism a user refinement asserted (the
+    /// analysis alone calls them sequential or across): the generator writes `!$SPF
+    /// PARALLEL` before each, so that `sapfor verify` of the program trusts them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asserted: Vec<u32>,
 }
 
 /// A standalone `!DVM$ REMOTE_ACCESS (refs)` before a sequential statement at `line`.

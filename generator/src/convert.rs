@@ -273,7 +273,22 @@ pub fn parallel(x: &ParallelLoop, at: At) -> Result<DirectiveKind, GenError> {
         .iter()
         .map(|v| name(v, at))
         .collect::<Result<Vec<_>, _>>()?;
-    let on = x.on.as_ref().map(|r| array_ref(r, at)).transpose()?;
+    // ON: a dimension the scheme leaves open (not distributed, indexed by something other
+    // than the tuple's variables) is `*`
+    let on = x
+        .on
+        .as_ref()
+        .map(|r| {
+            array_ref(r, at).map(|mut a| {
+                for s in &mut a.subs {
+                    if matches!(s, Subscript::Range(None, None)) {
+                        *s = Subscript::Star;
+                    }
+                }
+                a
+            })
+        })
+        .transpose()?;
     let mut clauses = Vec::new();
     if let Some(v) = non_empty(
         x.private

@@ -383,6 +383,25 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             kind,
             indent_line: x.line,
         });
+        // the user's assertions travel with the program (`!$SPF PARALLEL` before each
+        // asserted DO statement of the tuple, unless the source says so already)
+        let lines: Vec<&str> = files[unit.file.0 as usize].text.lines().collect();
+        for &l in &x.asserted {
+            let said = l >= 2
+                && lines.get(l as usize - 2).is_some_and(|t| {
+                    let t = t.trim_start().to_ascii_uppercase();
+                    t.starts_with("!$SPF") || t.starts_with("C$SPF") || t.starts_with("*$SPF")
+                });
+            if !said {
+                plan[unit.file.0 as usize].push(Insertion {
+                    before: l,
+                    cat: 10,
+                    seq,
+                    kind: DirectiveKind::Spf(vec![analyzer::directives::SpfHint::Parallel]),
+                    indent_line: l,
+                });
+            }
+        }
     }
 
     let mut out = Vec::new();
@@ -432,7 +451,11 @@ fn write_file(
                 .map_or("", |l| layout::indentation(l))
         };
         let body = x.kind.to_string();
-        let dl = layout_directive(&body, fixed, indent);
+        let dl = if matches!(x.kind, DirectiveKind::Spf(_)) {
+            vec![format!("{}{} {body}", if fixed { "" } else { indent }, if fixed { "C$SPF" } else { "!$SPF" })]
+        } else {
+            layout_directive(&body, fixed, indent)
+        };
         check_roundtrip(&dl, fixed, &x.kind).map_err(|message| GenError::Roundtrip {
             file: display.to_string(),
             line: x.before,

@@ -196,6 +196,7 @@ fn scheme_s(
                         shadow_renew,
                         across,
                         remote_access,
+                        asserted: vec![],
                     }
                 },
             ),

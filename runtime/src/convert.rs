@@ -1115,9 +1115,15 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     return;
                 }
                 if let Some(st) = step {
-                    // (a loop without ON keeps its own bounds: any step)
-                    if !matches!(st, Expr::Int(1)) && pl.on.is_some() {
-                        cx.err(h.span.file, h.span.line, "parallel loops with a step other than 1 are not supported by the runtime yet");
+                    // (a loop without ON keeps its own bounds: any step; with ON, a constant
+                    // step: clip_header finds the first local iteration)
+                    if pl.on.is_some() && !matches!(sema.eval_int(st), Some(k) if k != 0) {
+                        cx.err(h.span.file, h.span.line, "parallel loops with a step that is not a constant are not supported by the runtime yet");
+                        return;
+                    }
+                    let across = pl.clauses.iter().any(|c| matches!(c, Clause::Across(_)));
+                    if across && sema.eval_int(st) != Some(1) {
+                        cx.err(h.span.file, h.span.line, "ACROSS loops with a step other than 1 are not supported by the runtime yet (the pipeline runs from lower to higher indices, one by one)");
                         return;
                     }
                 }
@@ -1156,7 +1162,11 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                             if split[d] {
                                 let h = headers[k];
                                 let t = cx.stmt_text(h);
-                                match clip_header(&t, &key, d + 1, c) {
+                                let step = match &h.kind {
+                                    StmtKind::Do { step: Some(st), .. } => sema.eval_int(st).unwrap_or(1),
+                                    _ => 1,
+                                };
+                                match clip_header(&t, &key, d + 1, c, step) {
                                     Some(new) => cx.replace_stmt(h, vec![new]),
                                     None => {
                                         cx.err(h.span.file, h.span.line, "cannot read this DO statement");
@@ -1444,13 +1454,13 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         let mut counters = vec![];
         for (k, h) in headers.iter().enumerate().take(7) {
             let t = cx.current_lines(h).swap_remove(0);
-            let Some((new, var, lo, hi)) = ordered_header(&t, k + 1) else { continue };
+            let Some((new, set_var)) = ordered_header(&t, k + 1, src) else { continue };
             cx.replace_stmt(h, vec![new]);
             let at = cx.after.entry((h.span.file.0, h.span.end_line)).or_default();
-            at.insert(0, format!("{var} = sapfor_order_index(int(sapfor_ok{}, c_int64_t), int({lo}, c_int64_t), int({hi}, c_int64_t), {src}_8)", k + 1));
+            at.insert(0, set_var);
             counters.push(format!("sapfor_ok{}", k + 1));
         }
-        if let Some(omp) = pre.last_mut().filter(|l| l.starts_with("!$omp parallel do")) {
+        if let Some(omp) = pre.last_mut().filter(|l| l.starts_with("!$omp parallel do") && !counters.is_empty()) {
             // the loop variables are private already; the counters of inner loops too
             if let Some(p) = omp.find(" private(") {
                 omp.insert_str(p + 9, &format!("{},", counters.join(",")));
@@ -1644,7 +1654,7 @@ fn tile_dim(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, he
 }
 
 /// `DO [label] var = lo, hi` -> bounds clipped to the owned part of dimension d of `key`.
-fn clip_header(t: &str, key: &str, d: usize, c: i64) -> Option<String> {
+fn clip_header(t: &str, key: &str, d: usize, c: i64, step: i64) -> Option<String> {
     let eq = text::assign_eq(t)?;
     let parts = text::split_top(&t[eq + 1..], ',');
     if parts.len() < 2 || parts.len() > 3 {
@@ -1655,22 +1665,37 @@ fn clip_header(t: &str, key: &str, d: usize, c: i64) -> Option<String> {
         c if c > 0 => format!("{f}(sh_{key}, {d}) - {c}"),
         c => format!("{f}(sh_{key}, {d}) + {}", -c),
     };
-    Some(format!(
-        "{}= max({}, {}), min({}, {})",
-        &t[..eq],
-        parts[0].trim(),
-        sh("sapfor_lo"),
-        parts[1].trim(),
-        sh("sapfor_hi")
-    ))
+    let (first, last) = (parts[0].trim(), parts[1].trim());
+    let (lo, hi) = (sh("sapfor_lo"), sh("sapfor_hi"));
+    Some(match step {
+        1 => format!("{}= max({first}, {lo}), min({last}, {hi})", &t[..eq]),
+        // the first of first, first + step, ... at or above the local lower bound: the
+        // iterations keep their values, only the ones of other processes are left out
+        s if s > 1 => format!(
+            "{}= ({first}) + ((max({first}, {lo}) - ({first}) + {}) / {s}) * {s}, min({last}, {hi}), {s}",
+            &t[..eq],
+            s - 1
+        ),
+        // downwards: the first at or below the local upper bound
+        s => {
+            let a = -s;
+            format!(
+                "{}= ({first}) - ((({first}) - min({first}, {hi}) + {}) / {a}) * {a}, max({last}, {lo}), {s}",
+                &t[..eq],
+                a - 1
+            )
+        }
+    })
 }
 
-/// `do [label] var = lo, hi` -> (`do [label] sapfor_okN = lo, hi`, var, lo, hi); None for a
-/// step other than 1 (the loop keeps its order).
-fn ordered_header(t: &str, n: usize) -> Option<(String, String, String, String)> {
+/// `do [label] var = lo, hi [, step]` -> (`do [label] sapfor_okN = a, b`, the statement that
+/// sets `var` from sapfor_okN at the top of the body). With step 1 the counter runs over
+/// lo..hi and the runtime permutes it there; otherwise it counts the iterations from 0 and
+/// `var = lo + step * (permuted count)`, so every iteration keeps its value.
+fn ordered_header(t: &str, n: usize, src: i64) -> Option<(String, String)> {
     let eq = text::assign_eq(t)?;
     let parts = text::split_top(&t[eq + 1..], ',');
-    if parts.len() == 3 && parts[2].trim() != "1" || parts.len() < 2 || parts.len() > 3 {
+    if parts.len() < 2 || parts.len() > 3 {
         return None;
     }
     let head = t[..eq].trim_end();
@@ -1679,8 +1704,23 @@ fn ordered_header(t: &str, n: usize) -> Option<(String, String, String, String)>
     if var.is_empty() || var.chars().next()?.is_ascii_digit() {
         return None;
     }
-    let (lo, hi) = (parts[0].trim().to_string(), parts[1].trim().to_string());
-    Some((format!("{}sapfor_ok{n} = {lo}, {hi}", &head[..start]), var, lo, hi))
+    let (lo, hi) = (parts[0].trim(), parts[1].trim());
+    let i64 = |e: &str| format!("int({e}, c_int64_t)");
+    let permuted = |a: &str, b: &str| format!("sapfor_order_index(int(sapfor_ok{n}, c_int64_t), {}, {}, {src}_8)", i64(a), i64(b));
+    match parts.get(2).map(|s| s.trim()) {
+        None | Some("1") => Some((
+            format!("{}sapfor_ok{n} = {lo}, {hi}", &head[..start]),
+            format!("{var} = {}", permuted(lo, hi)),
+        )),
+        Some(step) => {
+            // Fortran's trip count: max(0, (hi - lo + step) / step)
+            let last = format!("(({hi}) - ({lo}) + ({step})) / ({step}) - 1");
+            Some((
+                format!("{}sapfor_ok{n} = 0, {last}", &head[..start]),
+                format!("{var} = ({lo}) + ({step}) * {}", permuted("0", &last)),
+            ))
+        }
+    }
 }
 
 fn rename(t: &str, name: &str, to: &str) -> String {

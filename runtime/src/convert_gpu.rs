@@ -297,10 +297,15 @@ pub(super) fn regions(
                     }
                     let rank = sema.symbol(&a).map(|s| s.rank()).unwrap_or(0);
                     let (lo, hi) = bounds(&a, rank, &r.subs);
+                    // the declared bounds: the runtime finds the elements by storage offset
+                    // when the name is a dummy argument over part of a registered array
+                    let (dlo, dhi) = bounds(&a, rank, &[]);
                     calls.push(if get {
-                        format!("call sapfor_gpu_get_actual({a}, {rank}_c_int64_t, {lo}, {hi}, {src}_8)")
+                        format!(
+                            "call sapfor_gpu_get_actual({a}, {rank}_c_int64_t, {lo}, {hi}, {dlo}, {dhi}, {src}_8)"
+                        )
                     } else {
-                        format!("call sapfor_gpu_actual({a}, {rank}_c_int64_t, {lo}, {hi})")
+                        format!("call sapfor_gpu_actual({a}, {rank}_c_int64_t, {lo}, {hi}, {dlo}, {dhi})")
                     });
                 }
                 cx.before.entry((fid.0, d.line)).or_default().extend(calls);

@@ -84,8 +84,14 @@ fn refusals_name_file_and_line() {
     assert!(e.contains("bad.fdv:4:") && e.contains("procedure"), "{e}");
     let e = err_of("      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(GEN_BLOCK(M))\n      END\n");
     assert!(e.contains("bad.fdv:3:"), "{e}");
-    let e = err_of("      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\nCDVM$ PARALLEL (I) ON A(I)\n      DO I = 1, 10, 2\n      A(I) = 0\n      ENDDO\n      END\n");
-    assert!(e.contains("bad.fdv:5:") && e.contains("step"), "{e}");
+    let e = err_of("      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\nCDVM$ PARALLEL (I) ON A(I)\n      DO I = 1, 10, K\n      A(I) = 0\n      ENDDO\n      END\n");
+    assert!(e.contains("bad.fdv:5:") && e.contains("step that is not a constant"), "{e}");
+    // a constant step: the first local iteration keeps the loop's own values
+    let out = conv("ok.fdv", "      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\nCDVM$ PARALLEL (I) ON A(I)\n      DO I = 10, 1, -3\n      A(I) = 0\n      ENDDO\n      END\n").unwrap();
+    assert!(
+        out.contains("DO I = (10) - (((10) - min(10, sapfor_hi(sh_p_a, 1)) + 2) / 3) * 3, max(1, sapfor_lo(sh_p_a, 1)), -3"),
+        "{out}"
+    );
     let e = err_of("      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\nCDVM$ PARALLEL (I) ON A(I)\n      DO I = 1, 10\n      A(I) = 0\n      PRINT *, I\n      ENDDO\n      END\n");
     assert!(e.contains("bad.fdv:7:") && e.contains("I/O inside a parallel loop"), "{e}");
 }

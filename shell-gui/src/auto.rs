@@ -576,7 +576,8 @@ pub struct VerifyArgs {
 /// `sapfor verify`: run the actuality checker on Fortran-DVMH files; exit 1 on findings.
 pub fn verify(v: VerifyArgs) -> Result<ExitCode> {
     let opts = crate::commands::cli_options(&v.include, v.fixed_form, v.free_form, None)?;
-    let prog = analyzer::program::load(&v.files, &opts);
+    let analysis = analyzer::report::analyze(&v.files, &opts);
+    let prog = &analysis.program;
     let report = json!({"diagnostics": prog.diags.iter().map(|d| serde_json::to_value(d).unwrap_or(Value::Null)).collect::<Vec<_>>()});
     let mut stderr = std::io::stderr().lock();
     let errors = crate::commands::print_json_diagnostics(&report, &mut stderr);
@@ -584,15 +585,22 @@ pub fn verify(v: VerifyArgs) -> Result<ExitCode> {
     if errors {
         bail!("the program has errors (see above): not checked");
     }
-    let findings = experts::dvmh::check::check(&prog);
-    for f in &findings {
+    let tuples = experts::tuples::check(&analysis);
+    let findings = experts::dvmh::check::check(prog);
+    for f in tuples.iter().chain(&findings) {
         println!("{f}");
     }
-    if findings.is_empty() {
-        println!("ok: every host read sees actual data and every region's inputs are actual");
-        Ok(ExitCode::SUCCESS)
-    } else {
-        println!("{} problem(s) with the data movement", findings.len());
-        Ok(ExitCode::from(1))
+    if findings.is_empty() && tuples.is_empty() {
+        println!(
+            "ok: every PARALLEL loop is parallel as the analysis sees it, every host read sees actual data and every region's inputs are actual"
+        );
+        return Ok(ExitCode::SUCCESS);
     }
+    if !tuples.is_empty() {
+        println!("{} PARALLEL directive problem(s): the loops are not independent as written", tuples.len());
+    }
+    if !findings.is_empty() {
+        println!("{} problem(s) with the data movement", findings.len());
+    }
+    Ok(ExitCode::from(1))
 }

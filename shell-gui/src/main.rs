@@ -59,7 +59,8 @@ enum Command {
         #[command(flatten)]
         db: DbArgs,
     },
-    /// Check the data movement of a Fortran-DVMH program: every host read sees actual data
+    /// Check a Fortran-DVMH program: every PARALLEL loop is free of dependences its
+    /// clauses do not name (as the analysis sees it), every host read sees actual data
     /// (GET_ACTUAL), every region's inputs are declared and actual (IN, ACTUAL).
     Verify(auto::VerifyArgs),
     /// Dump the whole project database for other tools.

@@ -290,3 +290,51 @@ fn region_estimates_are_stored_with_the_scheme() {
         std::fs::read_to_string(dir.join("jac.fdv")).unwrap()
     );
 }
+
+/// `sapfor verify` refutes a PARALLEL tuple with a loop the analysis calls across (the
+/// issue's R1 without its ACROSS clause, a hand-written recurrence) or sequential, naming the
+/// directive and the loop, unless the user asserted it: `!$SPF PARALLEL` in the text, or a
+/// `sapfor refine parallel` that `--auto` carries into the program it writes.
+#[test]
+fn verify_refutes_parallel_loops_the_analysis_calls_across_or_sequential() {
+    let dir = scratch("tuples");
+    // R1 as a hand-written program: J carries A(I,J-1) -> A(I,J), no ACROSS
+    let r1 = "      PROGRAM R1\n      PARAMETER (N=40)\n      DOUBLE PRECISION A(N,N)\nCDVM$ DISTRIBUTE A(BLOCK,*)\nCDVM$ PARALLEL (J,I) ON A(I,J)\n      DO J=1,N\n        DO I=1,N\n          A(I,J) = MOD(I*J,7)\n        ENDDO\n      ENDDO\nCDVM$ PARALLEL (J,I) ON A(I,J)\n      DO J=2,N-1\n        DO I=2,N-1\n          A(I,J) = (A(I,J-1)+A(I,J+1))/2\n        ENDDO\n      ENDDO\n      PRINT *, A(N/2,N/2)\n      END\n";
+    std::fs::write(dir.join("r1.fdv"), r1).unwrap();
+    let (ok, out) = verify(&dir.join("r1.fdv"));
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("r1.fdv:11: PARALLEL (J,I): loop J (line 12) carries a dependence on A")
+            && out.contains("no ACROSS clause names"),
+        "{out}"
+    );
+    assert!(!out.contains("r1.fdv:5:"), "the first nest is parallel: {out}");
+    // with the ACROSS clause the nest is right
+    std::fs::write(dir.join("r1a.fdv"), r1.replace("CDVM$ PARALLEL (J,I) ON A(I,J)\n      DO J=2", "CDVM$ PARALLEL (J,I) ON A(I,J), ACROSS(A(0:0,1:1))\n      DO J=2")).unwrap();
+    let (ok, out) = verify(&dir.join("r1a.fdv"));
+    assert!(ok, "{out}");
+    // a scalar recurrence under PARALLEL: sequential; `!$SPF PARALLEL` asserts it
+    let seq = "program s\n  integer :: i, k, a(10)\n  k = 0\n  !DVM$ PARALLEL (I)\n  do i = 1, 10\n    k = k * 2 + i\n    a(i) = k\n  end do\n  print *, a\nend program\n";
+    std::fs::write(dir.join("s.fdv"), seq).unwrap();
+    let (ok, out) = verify(&dir.join("s.fdv"));
+    assert!(!ok && out.contains("s.fdv:4: PARALLEL (I): loop I (line 5) is not parallel: "), "{out}");
+    std::fs::write(dir.join("s2.fdv"), seq.replace("  do i = 1, 10", "  !$SPF PARALLEL\n  do i = 1, 10")).unwrap();
+    let (ok, out) = verify(&dir.join("s2.fdv"));
+    assert!(ok, "{out}");
+    // a refinement in the project database: --auto writes `!$SPF PARALLEL` with the tuple
+    let src = "      PROGRAM RF\n      INTEGER N\n      PARAMETER (N = 100)\n      DOUBLE PRECISION A(N)\n      INTEGER I, IX(N)\n      DO I = 1, N\n        A(I) = I\n        IX(I) = N + 1 - I\n      END DO\n      DO I = 1, N\n        A(IX(I)) = A(IX(I)) * 2\n      END DO\n      PRINT *, A(1), A(N)\n      END\n";
+    std::fs::write(dir.join("rf.f"), src).unwrap();
+    std::fs::write(dir.join("gpu.toml"), "processes = 2\ntstart_us = 0\ntbyte_us = 0\ndevice_tstart_us = 0\ndevice_tbyte_us = 0\nkernel_launch_us = 0\n").unwrap();
+    let st = sapfor().current_dir(&dir).args(["refine", "parallel", "rf.f:10"]).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let st = sapfor().current_dir(&dir).args(["--auto", "rf.f", "--machine", "gpu.toml"]).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let text = std::fs::read_to_string(dir.join("rf.fdv")).unwrap();
+    assert!(text.contains("CDVM$ PARALLEL (I)\nC$SPF PARALLEL\n      DO I = 1, N\n        A(IX(I))"), "{text}");
+    let (ok, out) = verify(&dir.join("rf.fdv"));
+    assert!(ok, "{out}");
+    // without the assertion the same program is refuted
+    std::fs::write(dir.join("rf2.fdv"), text.replace("C$SPF PARALLEL\n", "")).unwrap();
+    let (ok, out) = verify(&dir.join("rf2.fdv"));
+    assert!(!ok && out.contains("is not parallel"), "{out}");
+}

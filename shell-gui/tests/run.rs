@@ -364,6 +364,16 @@ fn shadow_widths_block_star_align_offset_remote_maxloc() {
     handwritten("shadows", &[&["--np", "3", "--check"]]);
 }
 
+/// Parallel loops with steps other than 1 (up, down, not dividing a block) over distributed
+/// dimensions, also shuffled and reversed (the order mode counts their iterations).
+#[test]
+fn stepped_parallel_loops_run_exactly_their_iterations() {
+    handwritten(
+        "steps",
+        &[&["--np", "3"], &["--np", "3", "--threads", "2", "--order", "reverse"], &["--np", "4", "--check"]],
+    );
+}
+
 #[test]
 fn owner_computes_and_io_of_distributed_arrays() {
     handwritten("owner", &[&["--np", "4", "--grid", "4x1"], &["--np", "2", "--threads", "2"]]);
@@ -629,7 +639,6 @@ fn every_analyzer_fixture_through_auto_then_run_on_2_processes() {
     // supported yet.
     const REFUSED: &[(&str, &str)] = &[
         ("prefix_sum_across.f", "step other than 1"),
-        ("skewed_dependence_across.f90", "pipelines only from lower to higher indices"),
     ];
     let dir = scratch("fixtures");
     let data = root().join("analyzer/test_data");
@@ -776,15 +785,7 @@ fn the_known_wrong_parallel_programs_print_the_sequential_output() {
     let dir = scratch("holes");
     for (name, src) in [("r1.f", r1.as_str()), ("c10.f", c10.as_str())] {
         std::fs::write(dir.join(name), src).unwrap();
-        let want = sequential(&dir, &dir.join(name), true);
-        for target in ["dvmh", "dvm"] {
-            let fdv = format!("{name}.{target}.fdv");
-            let out = sapfor(&dir)
-                .args(["--auto", name, "--no-db", "--target", target, "-o", &fdv])
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{name}: --auto: {}", text(&out));
-            let prog = std::fs::read_to_string(dir.join(&fdv)).unwrap();
+        auto_and_compare(&dir, name, |target, prog| {
             if name == "r1.f" {
                 // the J loop carries A(I,J-1) -> A(I,J): a tuple with J names it in ACROSS
                 let lines: Vec<&str> = prog.lines().collect();
@@ -798,24 +799,60 @@ fn the_known_wrong_parallel_programs_print_the_sequential_output() {
                     dir_line.contains("PARALLEL (J,I)")
                         && dir_line.contains("ACROSS(A(")
                         && dir_line.ends_with(",1:1))"),
-                    "{dir_line}\n{prog}"
+                    "{target}: {dir_line}\n{prog}"
                 );
             }
-            let mut configs: Vec<&[&str]> = vec![
-                &["--np", "1", "--threads", "2"],
-                &["--np", "2"],
-                &["--np", "4", "--threads", "2"],
-            ];
-            if target == "dvmh" {
-                configs.extend([
-                    &["--devices", "emu"][..],
-                    &["--devices", "emu", "--compare"],
-                ]);
-            }
-            for args in configs {
-                run_and_compare(&dir, &fdv, &want, &[], args);
-            }
+        });
+    }
+}
+
+/// `name` (in `dir`) through `sapfor --auto` for both targets (`inspect` sees each parallel
+/// program), then run with threads, processes, and the emulated accelerator (with
+/// --compare, and shuffled): every output is the sequential program's.
+fn auto_and_compare(dir: &Path, name: &str, inspect: impl Fn(&str, &str)) {
+    let want = sequential(dir, &dir.join(name), name.ends_with(".f"));
+    for target in ["dvmh", "dvm"] {
+        let fdv = format!("{name}.{target}.fdv");
+        let out = sapfor(dir)
+            .args(["--auto", name, "--no-db", "--target", target, "-o", &fdv])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: --auto: {}", text(&out));
+        inspect(target, &std::fs::read_to_string(dir.join(&fdv)).unwrap());
+        let mut configs: Vec<&[&str]> = vec![
+            &["--np", "1", "--threads", "2"],
+            &["--np", "2"],
+            &["--np", "4", "--threads", "2"],
+        ];
+        if target == "dvmh" {
+            configs.extend([
+                &["--devices", "emu"][..],
+                &["--devices", "emu", "--compare"],
+                &["--devices", "emu", "--np", "2", "--order", "shuffle=3"],
+            ]);
         }
+        for args in configs {
+            run_and_compare(dir, &fdv, &want, &[], args);
+        }
+    }
+}
+
+/// The fuzzer's regression fixtures (shell-gui/tests/data/fuzz: programs it found wrong or
+/// failing, reduced; each says what it caught) print the sequential output everywhere.
+#[test]
+fn the_fuzzer_regressions_print_the_sequential_output() {
+    let data = root().join("shell-gui/tests/data/fuzz");
+    let mut names: Vec<String> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".f") || n.ends_with(".f90"))
+        .collect();
+    names.sort();
+    assert!(!names.is_empty());
+    let dir = scratch("fuzzfix");
+    for name in &names {
+        std::fs::copy(data.join(name), dir.join(name)).unwrap();
+        auto_and_compare(&dir, name, |_, _| {});
     }
 }
 

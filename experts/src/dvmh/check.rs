@@ -457,6 +457,28 @@ impl Hooks<CState> for Checker<'_> {
     }
 }
 
+/// The directives inside unit `ui` (not those of units contained in it).
+pub fn unit_directives(prog: &Program, ui: usize) -> Vec<&analyzer::directives::Directive> {
+    let unit = &prog.units[ui];
+    prog.directives
+        .get(&unit.file)
+        .map(|v| {
+            v.iter()
+                .filter(|d| d.line > unit.span.line && d.line < unit.end_line)
+                .filter(|d| {
+                    !prog.units.iter().enumerate().any(|(k, o)| {
+                        k != ui
+                            && o.file == unit.file
+                            && o.span.line > unit.span.line
+                            && o.span.line <= d.line
+                            && d.line <= o.end_line
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Check a whole program (read from the generated text).
 pub fn check(prog: &Program) -> Vec<Finding> {
     let mut out = BTreeSet::new();
@@ -487,24 +509,7 @@ pub fn check(prog: &Program) -> Vec<Finding> {
         }
         let sema = &prog.semas[ui];
         let file = prog.map.file(unit.file).display_path();
-        let dirs: Vec<&analyzer::directives::Directive> = prog
-            .directives
-            .get(&unit.file)
-            .map(|v| {
-                v.iter()
-                    .filter(|d| d.line > unit.span.line && d.line < unit.end_line)
-                    .filter(|d| {
-                        !prog.units.iter().enumerate().any(|(k, o)| {
-                            k != ui
-                                && o.file == unit.file
-                                && o.span.line > unit.span.line
-                                && o.span.line <= d.line
-                                && d.line <= o.end_line
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let dirs = unit_directives(prog, ui);
         let mut regions = vec![];
         let mut open: Option<RegionText> = None;
         let mut before: BTreeMap<StmtId, Vec<(u32, Act)>> = BTreeMap::new();

@@ -283,6 +283,39 @@ impl Gpu {
     fn reg_at(&self, p: usize) -> Option<&Reg> {
         self.regs.get(&p)
     }
+    /// The registered variable whose storage holds the array named at address `a` with
+    /// declared bounds `decl`, and the elements of it that the box `bx` (in the name's own
+    /// indices) covers. When the name is the registered array itself this is the box; for
+    /// another name (a dummy argument associated with an element or column of the array, of
+    /// any rank and bounds) the box's elements are found by their storage offsets.
+    fn locate(&self, a: usize, decl: &Rect, bx: &Rect) -> Option<(usize, VarId, Pcs)> {
+        let (&start, r) = self.regs.range(..=a).next_back()?;
+        if a >= start + r.bytes.max(1) {
+            return None;
+        }
+        let extent = |b: &Rect| -> Vec<i64> { b.iter().map(|(l, h)| (h - l + 1).max(0)).collect() };
+        if a == start && extent(decl) == extent(&r.bounds) {
+            let set: Rect = bx
+                .iter()
+                .zip(decl.iter().zip(r.bounds.iter()))
+                .map(|(&(l, h), (&(dl, _), &(rl, _)))| (l - dl + rl, h - dl + rl))
+                .collect();
+            return Some((start, r.var, Pcs::from_rect(&set).intersect(&self.tracker.as_ref()?.whole(r.var))));
+        }
+        let elem = self.tracker.as_ref()?.elem(r.var).max(1);
+        let base = ((a - start) / elem) as i64;
+        let rext = extent(&r.bounds);
+        let total: i64 = rext.iter().product();
+        let rlo: Vec<i64> = r.bounds.iter().map(|b| b.0).collect();
+        let mut rects = vec![];
+        for (s, e) in storage_runs(decl, bx) {
+            let (s, e) = (base + s, (base + e).min(total - 1));
+            if s <= e {
+                linear_boxes(&rlo, &rext, s, e, &mut rects);
+            }
+        }
+        Some((start, r.var, Pcs::from_rects(r.bounds.len(), &rects)))
+    }
     /// Drop registrations overlapping `[start, start + bytes)`; with `flush` bring their
     /// data back to the host first.
     fn drop_overlapping(&mut self, start: usize, bytes: usize, flush: bool, src: i64) {
@@ -1309,8 +1342,10 @@ pub extern "C" fn sapfor_gpu_loop_done(src: i64) {
     })
 }
 
-/// `GET_ACTUAL` of the box `lo..hi` of the array at `a` (nothing when it was never in a
-/// region).
+/// `GET_ACTUAL` of the box `lo..hi` of the array named at `a` with declared bounds
+/// `dlo..dhi` (nothing when its storage was never in a region). The name may be the registered
+/// array itself or another name for part of its storage: a dummy argument given an element
+/// or column of it (`CALL S(E(1,J))`), whatever its rank and bounds.
 ///
 /// # Safety
 /// The bound arrays hold `rank` elements.
@@ -1320,24 +1355,26 @@ pub unsafe extern "C" fn sapfor_gpu_get_actual(
     rank: i64,
     lo: *const i64,
     hi: *const i64,
+    dlo: *const i64,
+    dhi: *const i64,
     src: i64,
 ) {
     if !active() {
         return;
     }
-    let set = Pcs::from_rect(&rect(rank, lo, hi));
+    let (bx, decl) = (rect(rank, lo, hi), rect(rank, dlo, dhi));
     with(|g| {
-        let Some(r) = g.reg_at(a as usize) else {
+        let Some((_, var, set)) = g.locate(a as usize, &decl, &bx) else {
             return;
         };
-        let var = r.var;
         if let Err(e) = g.t().get_actual(var, &set) {
             fail(src, e);
         }
     })
 }
 
-/// `ACTUAL` of the box `lo..hi` of the array at `a`: the host copy is the newest.
+/// `ACTUAL` of the box `lo..hi` of the array named at `a` with declared bounds `dlo..dhi`:
+/// the host copy is the newest there (any name for the storage, as for GET_ACTUAL).
 ///
 /// # Safety
 /// The bound arrays hold `rank` elements.
@@ -1347,18 +1384,21 @@ pub unsafe extern "C" fn sapfor_gpu_actual(
     rank: i64,
     lo: *const i64,
     hi: *const i64,
+    dlo: *const i64,
+    dhi: *const i64,
 ) {
     if !active() {
         return;
     }
-    let set = Pcs::from_rect(&rect(rank, lo, hi));
+    let (bx, decl) = (rect(rank, lo, hi), rect(rank, dlo, dhi));
     with(|g| {
         let in_region = g.open.is_some();
-        let Some(r) = g.regs.get_mut(&(a as usize)) else {
+        let Some((start, var, set)) = g.locate(a as usize, &decl, &bx) else {
             return;
         };
-        r.dirty |= in_region;
-        let var = r.var;
+        if let Some(r) = g.regs.get_mut(&start) {
+            r.dirty |= in_region;
+        }
         g.t().declare_actual(var, &set);
     })
 }
@@ -1433,6 +1473,94 @@ pub(crate) fn host_wrote(a: *const u8, lo: &[i64], hi: &[i64]) {
 }
 
 /// `f(state, variable, box)` for the registration of the host array at `a`, if any.
+/// The elements of the box `bx` of an array declared `decl` (column-major) as runs of
+/// consecutive storage offsets `(first, last)`, adjacent runs merged.
+fn storage_runs(decl: &Rect, bx: &Rect) -> Vec<(i64, i64)> {
+    let rank = decl.len();
+    if bx.iter().any(|(l, h)| h < l) {
+        return vec![];
+    }
+    let ext: Vec<i64> = decl.iter().map(|(l, h)| (h - l + 1).max(1)).collect();
+    let offset = |idx: &[i64]| -> i64 {
+        let (mut off, mut stride) = (0, 1);
+        for d in 0..rank {
+            off += (idx[d] - decl[d].0) * stride;
+            stride *= ext[d];
+        }
+        off
+    };
+    if rank == 0 {
+        return vec![(0, 0)];
+    }
+    let mut runs: Vec<(i64, i64)> = vec![];
+    let mut idx: Vec<i64> = bx.iter().map(|b| b.0).collect();
+    loop {
+        let s = offset(&idx);
+        let e = s + (bx[0].1 - bx[0].0);
+        match runs.last_mut() {
+            Some(last) if last.1 + 1 == s => last.1 = e,
+            _ => runs.push((s, e)),
+        }
+        // the next run: odometer over dimensions 2..rank
+        let mut d = 1;
+        loop {
+            if d == rank {
+                return runs;
+            }
+            if idx[d] < bx[d].1 {
+                idx[d] += 1;
+                break;
+            }
+            idx[d] = bx[d].0;
+            d += 1;
+        }
+    }
+}
+
+/// The storage offsets `s..=e` of an array with lower bounds `lo` and extents `ext`
+/// (column-major) as boxes of its indices (at most 2 * rank - 1 of them).
+fn linear_boxes(lo: &[i64], ext: &[i64], s: i64, e: i64, out: &mut Vec<Rect>) {
+    let r = ext.len();
+    if r == 0 || s > e {
+        return;
+    }
+    if r == 1 {
+        out.push(vec![(lo[0] + s, lo[0] + e)]);
+        return;
+    }
+    let m: i64 = ext[..r - 1].iter().product::<i64>().max(1);
+    let (mut sl, mut el) = (s / m, e / m);
+    let last = |k: i64, inner: Vec<Rect>, out: &mut Vec<Rect>| {
+        for mut b in inner {
+            b.push((lo[r - 1] + k, lo[r - 1] + k));
+            out.push(b);
+        }
+    };
+    if sl == el {
+        let mut inner = vec![];
+        linear_boxes(&lo[..r - 1], &ext[..r - 1], s % m, e % m, &mut inner);
+        last(sl, inner, out);
+        return;
+    }
+    if s % m != 0 {
+        let mut inner = vec![];
+        linear_boxes(&lo[..r - 1], &ext[..r - 1], s % m, m - 1, &mut inner);
+        last(sl, inner, out);
+        sl += 1;
+    }
+    if e % m != m - 1 {
+        let mut inner = vec![];
+        linear_boxes(&lo[..r - 1], &ext[..r - 1], 0, e % m, &mut inner);
+        last(el, inner, out);
+        el -= 1;
+    }
+    if sl <= el {
+        let mut b: Rect = (0..r - 1).map(|d| (lo[d], lo[d] + ext[d] - 1)).collect();
+        b.push((lo[r - 1] + sl, lo[r - 1] + el));
+        out.push(b);
+    }
+}
+
 fn with_box(
     a: *const u8,
     lo: &[i64],
@@ -1541,4 +1669,97 @@ pub fn finish(rank: usize, size: usize) {
         *g = Gpu::default();
     });
     ACTIVE.with(|a| a.set(false));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every element of `bx` (declared `decl`) at storage offset `base` + its offset, as an
+    /// index of the array declared `reg`: the brute-force answer `locate` must give.
+    fn brute(decl: &Rect, bx: &Rect, reg: &Rect, base: i64) -> Pcs {
+        let dext: Vec<i64> = decl.iter().map(|(l, h)| h - l + 1).collect();
+        let rext: Vec<i64> = reg.iter().map(|(l, h)| h - l + 1).collect();
+        let total: i64 = rext.iter().product();
+        let mut rects = vec![];
+        for idx in Pcs::from_rect(bx).elements() {
+            let (mut off, mut stride) = (0, 1);
+            for d in 0..idx.len() {
+                off += (idx[d] - decl[d].0) * stride;
+                stride *= dext[d];
+            }
+            let mut lin = base + off;
+            if lin >= total {
+                continue;
+            }
+            let mut r = vec![];
+            for d in 0..rext.len() {
+                r.push((reg[d].0 + lin % rext[d], reg[d].0 + lin % rext[d]));
+                lin /= rext[d];
+            }
+            rects.push(r);
+        }
+        Pcs::from_rects(reg.len(), &rects)
+    }
+
+    fn by_runs(decl: &Rect, bx: &Rect, reg: &Rect, base: i64) -> Pcs {
+        let rext: Vec<i64> = reg.iter().map(|(l, h)| h - l + 1).collect();
+        let rlo: Vec<i64> = reg.iter().map(|b| b.0).collect();
+        let total: i64 = rext.iter().product();
+        let mut rects = vec![];
+        for (s, e) in storage_runs(decl, bx) {
+            let (s, e) = (base + s, (base + e).min(total - 1));
+            if s <= e {
+                linear_boxes(&rlo, &rext, s, e, &mut rects);
+            }
+        }
+        assert!(rects.len() <= 64, "{} boxes", rects.len());
+        Pcs::from_rects(reg.len(), &rects)
+    }
+
+    #[test]
+    fn a_dummy_over_part_of_an_array_names_exactly_its_elements() {
+        // E(7,5,3) with lower bounds (0,1,-1); dummies of rank 1 to 3 at several offsets,
+        // boxes of every shape inside them
+        let reg: Rect = vec![(0, 6), (1, 5), (-1, 1)];
+        let dummies: Vec<Rect> = vec![
+            vec![(1, 7)],
+            vec![(0, 40)],
+            vec![(1, 4), (1, 6)],
+            vec![(-2, 2), (1, 3), (1, 2)],
+        ];
+        let mut checked = 0;
+        for decl in &dummies {
+            for base in [0i64, 1, 7, 13, 35, 60] {
+                let mut boxes: Vec<Rect> = vec![decl.clone()];
+                let d0 = decl[0];
+                boxes.push(std::iter::once((d0.0 + 1, d0.1 - 1)).chain(decl[1..].iter().copied()).collect());
+                boxes.push(decl.iter().map(|&(l, _)| (l, l)).collect());
+                boxes.push(decl.iter().map(|&(_, h)| (h, h)).collect());
+                boxes.push(decl.iter().map(|&(l, h)| ((l + h) / 2, h)).collect());
+                for bx in boxes {
+                    let want = brute(decl, &bx, &reg, base);
+                    let got = by_runs(decl, &bx, &reg, base);
+                    assert!(
+                        got.is_subset(&want) && want.is_subset(&got),
+                        "decl {decl:?} box {bx:?} base {base}: {} elements, want {}",
+                        got.count(),
+                        want.count()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 4 * 6 * 5);
+    }
+
+    #[test]
+    fn the_array_itself_under_other_bounds_is_translated() {
+        // one run for a whole array, and a sub-box of the same shape keeps its shape
+        assert_eq!(storage_runs(&vec![(1, 4), (1, 3)], &vec![(1, 4), (1, 3)]), vec![(0, 11)]);
+        assert_eq!(storage_runs(&vec![(1, 4), (1, 3)], &vec![(2, 3), (2, 3)]), vec![(5, 6), (9, 10)]);
+        let mut out = vec![];
+        linear_boxes(&[1, 1], &[4, 3], 2, 9, &mut out);
+        assert_eq!(out, vec![vec![(3, 4), (1, 1)], vec![(1, 2), (3, 3)], vec![(1, 4), (2, 2)]]);
+    }
 }

@@ -1,0 +1,130 @@
+//! The parallel-loop check of `sapfor verify`: a PARALLEL directive asserts that every loop
+//! of its tuple carries no dependence except those its ACROSS clause names, and that the
+//! scalars the loops combine are declared REDUCTION. The analysis of the same text says
+//! which loops are `sequential` (a carried dependence, a scalar that flows between
+//! iterations, a call with unknown effects, ...), which are `across` (constant-distance
+//! dependences on arrays) and which reductions they hold. A tuple that contradicts it is a
+//! wrong parallel program unless the user asserted otherwise (`!$SPF PARALLEL`, `!$SPF
+//! REDUCTION`, ... before the loop, or `sapfor refine` in the project database): the loop's
+//! result then names that refinement and is trusted.
+
+use std::collections::BTreeSet;
+
+use analyzer::directives::{Clause, DirectiveKind};
+use analyzer::loops::{LoopInfo, Verdict};
+use analyzer::report::Analysis;
+
+use crate::dvmh::check::{unit_directives, Finding};
+
+/// Findings for every PARALLEL directive of the program whose tuple the analysis refutes.
+pub fn check(analysis: &Analysis) -> Vec<Finding> {
+    let prog = &analysis.program;
+    let mut out = vec![];
+    for (ui, unit) in prog.units.iter().enumerate() {
+        let Some(loops) = analysis.loops.get(ui) else { continue };
+        let file = prog.map.file(unit.file).display_path();
+        for d in unit_directives(prog, ui) {
+            let DirectiveKind::Parallel { vars, clauses, .. } = &d.kind else { continue };
+            let Some(next) = unit.stmts.iter().find(|s| s.span.line > d.end_line) else { continue };
+            // the tuple's loops, outermost first (the converter reports a tuple that does
+            // not match the nest)
+            let mut tuple: Vec<(usize, &LoopInfo)> = vec![];
+            for v in vars {
+                let found = loops.iter().enumerate().find(|(_, l)| {
+                    l.var.eq_ignore_ascii_case(v)
+                        && match tuple.last() {
+                            None => l.header == next.id,
+                            Some((p, _)) => l.parent == Some(*p),
+                        }
+                });
+                match found {
+                    Some(x) => tuple.push(x),
+                    None => break,
+                }
+            }
+            let across: BTreeSet<String> = clauses
+                .iter()
+                .filter_map(|c| match c {
+                    Clause::Across(specs) => Some(specs.iter().map(|s| s.name.to_ascii_lowercase())),
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            let reduced: BTreeSet<String> = clauses
+                .iter()
+                .filter_map(|c| match c {
+                    Clause::Reduction(rs) => Some(rs.iter().map(|r| r.var.to_ascii_lowercase())),
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            let head = format!("PARALLEL ({})", vars.join(",").to_ascii_uppercase());
+            let mut say = |message: String| {
+                out.push(Finding {
+                    file: file.clone(),
+                    line: d.line,
+                    message,
+                })
+            };
+            for (_, l) in &tuple {
+                if !l.overridden_by.is_empty() {
+                    continue; // the user's refinement decides
+                }
+                let var = l.var.to_ascii_uppercase();
+                match l.verdict {
+                    Verdict::Sequential => {
+                        let why = l
+                            .blockers
+                            .first()
+                            .map(|b| format!("{} (line {})", b.message, b.line))
+                            .or_else(|| {
+                                l.dependences.first().map(|x| {
+                                    format!(
+                                        "{} depends on itself between iterations (lines {} and {})",
+                                        x.array.to_ascii_uppercase(),
+                                        x.source_line,
+                                        x.sink_line
+                                    )
+                                })
+                            })
+                            .unwrap_or_else(|| "a dependence between iterations".into());
+                        say(format!(
+                            "{head}: loop {var} (line {}) is not parallel: {why}; if it is, say so with `!$SPF PARALLEL` before it or `sapfor refine`",
+                            l.line
+                        ));
+                    }
+                    Verdict::Across => {
+                        let missing: BTreeSet<String> = l
+                            .dependences
+                            .iter()
+                            .map(|x| x.array.to_ascii_lowercase())
+                            .filter(|a| !across.contains(a))
+                            .collect();
+                        for a in missing {
+                            let x = l.dependences.iter().find(|x| x.array.eq_ignore_ascii_case(&a)).expect("listed");
+                            say(format!(
+                                "{head}: loop {var} (line {}) carries a dependence on {} (lines {} and {}) that no ACROSS clause names",
+                                l.line,
+                                a.to_ascii_uppercase(),
+                                x.source_line,
+                                x.sink_line
+                            ));
+                        }
+                    }
+                    Verdict::Parallel => {}
+                }
+                if l.verdict != Verdict::Sequential {
+                    for r in l.reductions.iter().filter(|r| !reduced.contains(&r.var.to_ascii_lowercase())) {
+                        say(format!(
+                            "{head}: loop {var} (line {}) combines {} ({}) in every iteration, which no REDUCTION clause names",
+                            l.line,
+                            r.var.to_ascii_uppercase(),
+                            r.op.as_str()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
