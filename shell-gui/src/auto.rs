@@ -240,6 +240,7 @@ fn write_program(
     scheme: &Scheme,
     output: Option<&Path>,
     out_dir: Option<&Path>,
+    db: Option<&Path>,
 ) -> Result<Vec<(PathBuf, PathBuf, usize, usize, String)>> {
     let files = generate_checked(analysis, scheme)?;
     if output.is_some() && files.len() > 1 {
@@ -248,18 +249,26 @@ fn write_program(
             files.len()
         );
     }
+    // every destination is checked before anything is written
+    let mut guard = crate::outputs::Guard::new();
+    for f in &analysis.program.map.files {
+        guard.protect(
+            &f.path,
+            if f.included { "an INCLUDE file the program reads" } else { "an input of the program" },
+        );
+    }
+    if let Some(db) = db {
+        guard.protect_db(db);
+    }
+    for f in &files {
+        guard.claim(&output_path(&f.path, output, out_dir), Some(&f.path))?;
+    }
     if let Some(d) = out_dir {
         std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
     }
     let mut out = vec![];
     for f in files {
         let dest = output_path(&f.path, output, out_dir);
-        if absolute(&dest) == absolute(&f.path) {
-            bail!(
-                "the output {} would overwrite the input: choose another name with -o or --out-dir",
-                dest.display()
-            );
-        }
         write_atomically(&dest, f.text.as_bytes())?;
         out.push((f.path.clone(), dest, f.inserted.len(), f.removed, f.text));
     }
@@ -373,7 +382,13 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
     let result = schemes_for(&analysis, &machine, a.target);
     lap("experts", &mut phases);
     let chosen = &result.schemes[result.chosen];
-    let written = write_program(&analysis, chosen, a.output.as_deref(), a.out_dir.as_deref())?;
+    let written = write_program(
+        &analysis,
+        chosen,
+        a.output.as_deref(),
+        a.out_dir.as_deref(),
+        (!a.no_db).then_some(a.db.as_path()),
+    )?;
     lap("generation", &mut phases);
     // Record everything: the analysis, every variant, the generated program.
     let mut stored_ids: Option<(i64, Vec<i64>, i64)> = None;
@@ -543,6 +558,7 @@ pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
         &scheme,
         g.output.as_deref(),
         g.out_dir.as_deref(),
+        Some(&g.db),
     )?;
     for (input, dest, n, _, text) in &written {
         store_program(&mut db, g.scheme, dest, text)?;

@@ -644,7 +644,12 @@ pub fn export(as_json: bool, output: Option<PathBuf>, dbargs: &DbArgs) -> Result
     let text = serde_json::to_string_pretty(&v)? + "\n";
     match output {
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
-        Some(p) => write_atomically(&p, text.as_bytes())?,
+        Some(p) => {
+            let mut guard = crate::outputs::Guard::new();
+            guard.protect_db(&dbargs.db);
+            guard.claim(&p, None)?;
+            write_atomically(&p, text.as_bytes())?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

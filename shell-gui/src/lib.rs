@@ -3,6 +3,7 @@
 
 pub mod auto;
 pub mod commands;
+pub mod outputs;
 pub mod run;
 #[cfg(feature = "gui")]
 pub mod gui;

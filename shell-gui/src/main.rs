@@ -80,8 +80,53 @@ enum Command {
     },
 }
 
+/// The analysis recurses over expressions and nested statements: a program with an
+/// expression of 15,000 terms or IF blocks nested 5,000 deep needs far more than the main
+/// thread's 8 MB. Every command but the GUI (whose window must be on the main thread) runs
+/// on a thread with this much stack (reserved address space, touched only when used).
+const STACK_BYTES: usize = 4 << 30;
+
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = Cli::parse();
+    if matches!(cli.command, Some(Command::Gui { .. })) && !cli.auto {
+        return dispatch(cli);
+    }
+    let worker = std::thread::Builder::new()
+        .name("sapfor".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || dispatch(cli));
+    match worker {
+        Ok(h) => h.join().unwrap_or_else(|_| {
+            eprintln!("error: internal error (a panic, reported above); please report it with the input that caused it");
+            ExitCode::from(101)
+        }),
+        Err(e) => {
+            eprintln!("error: cannot start the worker thread ({e}); the machine is out of memory or threads");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// A closed pipe (`sapfor schemes | head -1`) ends the process quietly, as for other
+/// command-line tools, instead of a panic in `println!` (Rust ignores SIGPIPE by default).
+fn restore_sigpipe() {
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn signal(signum: i32, handler: usize) -> usize;
+        }
+        const SIGPIPE: i32 = 13;
+        const SIG_DFL: usize = 0;
+        // SAFETY: setting the default disposition of one signal at start-up, before any
+        // other thread exists
+        unsafe {
+            signal(SIGPIPE, SIG_DFL);
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> ExitCode {
     let command = match (cli.auto, cli.command) {
         (true, _) => {
             return report(auto::auto(cli.auto_args));

@@ -132,9 +132,11 @@ pub fn build(b: BuildArgs) -> Result<ExitCode> {
         let stem = b.files[0].file_stem().map(|s| s.to_os_string()).unwrap_or_default();
         PathBuf::from(stem)
     });
-    if b.files.iter().any(|f| crate::commands::absolute(f) == crate::commands::absolute(&out)) {
-        bail!("refusing to overwrite the source file {}", out.display());
+    let mut guard = crate::outputs::Guard::new();
+    for f in &b.files {
+        guard.protect(f, "a source file of the program");
     }
+    guard.claim(&out, None)?;
     let bytes = std::fs::read(&exe)?;
     crate::commands::write_atomically(&out, &bytes)?;
     #[cfg(unix)]

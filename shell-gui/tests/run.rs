@@ -364,6 +364,34 @@ fn shadow_widths_block_star_align_offset_remote_maxloc() {
     handwritten("shadows", &[&["--np", "3", "--check"]]);
 }
 
+/// `sapfor build --keep DIR` replaces only files an earlier --keep wrote: the user's own
+/// heat3d.f90 beside heat3d.fdv is refused and kept (issue 15).
+#[test]
+fn build_keep_never_replaces_a_users_file() {
+    let dir = scratch("keep");
+    let src = std::fs::read(root().join("samples/heat3d/heat3d.f90")).unwrap();
+    std::fs::write(dir.join("heat3d.f90"), &src).unwrap();
+    let out = sapfor(&dir).args(["--auto", "heat3d.f90", "--no-db", "-o", "heat3d.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = sapfor(&dir).args(["build", "heat3d.fdv", "--keep", ".", "-o", "hx"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("refusing to write ./heat3d.f90: the file exists and sapfor did not write it"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(std::fs::read(dir.join("heat3d.f90")).unwrap(), src);
+    // a directory of their own, twice: the second build replaces what the first wrote
+    for _ in 0..2 {
+        let out = sapfor(&dir).args(["build", "heat3d.fdv", "--keep", "kept", "-o", "hx"]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    assert!(dir.join("kept/heat3d.f90").is_file() && dir.join("kept/sapfor_rt.f90").is_file());
+    let out = sapfor(&dir).args(["build", "heat3d.fdv", "-o", "heat3d.fdv"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("it is a source file of the program"), "{}", text(&out));
+}
+
 /// Parallel loops with steps other than 1 (up, down, not dividing a block) over distributed
 /// dimensions, also shuffled and reversed (the order mode counts their iterations).
 #[test]

@@ -1,0 +1,71 @@
+//! sapfor never writes onto a file the run reads, the project database, or another output
+//! of the same run, however the path is spelled (issue 15): each command of the issue is
+//! refused with a message naming the file and what it is, exit status 1, and the file is
+//! unchanged.
+
+use std::path::Path;
+use std::process::Command;
+
+#[path = "support/scratch.rs"]
+mod scratch;
+
+fn sapfor(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sapfor"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+#[test]
+fn no_command_writes_onto_an_input_an_include_the_database_or_another_output() {
+    let d = scratch::Scratch::new("outputs", "rule");
+    let jac = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples/jacobi/jac.f")).unwrap();
+    std::fs::write(d.join("jac.f"), &jac).unwrap();
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    for x in ["a", "b"] {
+        std::fs::create_dir_all(d.join(x)).unwrap();
+        std::fs::write(d.join(x).join("x.f"), &jac).unwrap();
+    }
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(".", d.join("here")).unwrap();
+    std::fs::write(d.join("m.f"), "      PROGRAM M\n      INCLUDE 'd.inc'\n      X = 1\n      PRINT *, X\n      END\n").unwrap();
+    std::fs::write(d.join("d.inc"), "      REAL X\n").unwrap();
+    // a project database with a scheme, for generate and export
+    let (rc, out) = sapfor(&d, &["--auto", "jac.f", "--db", "s.db", "-o", "jac.fdv"]);
+    assert_eq!(rc, 0, "{out}");
+    let db_before = std::fs::read(d.join("s.db")).unwrap();
+    let refused: &[(&[&str], &str)] = &[
+        (&["--auto", "jac.f", "--no-db", "-o", "sub/../jac.f"], "refusing to write sub/../jac.f: it is an input of the program"),
+        #[cfg(unix)]
+        (&["--auto", "jac.f", "--no-db", "-o", "here/jac.f"], "refusing to write here/jac.f: it is an input of the program"),
+        (&["generate", "--scheme", "1", "--db", "s.db", "-o", "sub/../jac.f"], "it is an input of the program"),
+        (&["--auto", "jac.f", "--db", "s.db", "-o", "s.db"], "refusing to write s.db: it is the project database"),
+        (&["export", "--json", "--db", "s.db", "-o", "s.db"], "refusing to write s.db: it is the project database"),
+        (&["--auto", "m.f", "--no-db", "-o", "d.inc"], "refusing to write d.inc: it is an INCLUDE file the program reads"),
+        (
+            &["--auto", "a/x.f", "b/x.f", "--no-db", "--out-dir", "par"],
+            "refusing to write par/x.fdv twice in one run (from a/x.f and from b/x.f)",
+        ),
+    ];
+    for (args, want) in refused {
+        let (rc, out) = sapfor(&d, args);
+        assert_eq!(rc, 1, "sapfor {args:?}: {out}");
+        assert!(out.contains(want), "sapfor {args:?}: wanted `{want}` in:\n{out}");
+    }
+    assert_eq!(std::fs::read(d.join("jac.f")).unwrap(), jac);
+    assert_eq!(std::fs::read_to_string(d.join("d.inc")).unwrap(), "      REAL X\n");
+    assert_eq!(std::fs::read(d.join("s.db")).unwrap(), db_before);
+    assert!(!d.join("par").exists(), "nothing is written when one output is refused");
+    // each in a directory of its own is fine
+    let (rc, out) = sapfor(&d, &["--auto", "a/x.f", "--no-db", "--out-dir", "pa"]);
+    assert_eq!(rc, 0, "{out}");
+    let (rc, out) = sapfor(&d, &["--auto", "b/x.f", "--no-db", "--out-dir", "pb"]);
+    assert_eq!(rc, 0, "{out}");
+    assert!(d.join("pa/x.fdv").is_file() && d.join("pb/x.fdv").is_file());
+}
