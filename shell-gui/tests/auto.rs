@@ -261,7 +261,11 @@ fn refuses_to_overwrite_the_input_and_reports_bad_arguments() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("would overwrite the input"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("refusing to write j.fdv: it is an input of the program"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(std::fs::read(dir.join("j.fdv")).unwrap(), before);
     let out = sapfor()
         .current_dir(&dir)
