@@ -257,6 +257,8 @@ pub enum StmtKind {
     DoWhile {
         label: Option<u32>,
         cond: Option<Expr>,
+        /// `DO CONCURRENT (...)`: not analyzed yet, kept as a loop of unknown iterations.
+        concurrent: bool,
     },
     EndDo,
     IfThen(Expr),

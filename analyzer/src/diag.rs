@@ -45,6 +45,7 @@ pub mod codes {
     pub const UNMATCHED_END: &str = "E0010";
     pub const NOT_UTF8: &str = "W0011";
     pub const BAD_LABEL: &str = "E0012";
+    pub const RANK_MISMATCH: &str = "E0013";
 }
 
 impl Diagnostic {

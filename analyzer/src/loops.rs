@@ -401,6 +401,14 @@ impl<'a> Analyzer<'a> {
             StmtKind::Do {
                 var, lo, hi, step, ..
             } => (var.clone(), lo, hi, step.as_ref()),
+            StmtKind::DoWhile { concurrent: true, .. } => {
+                info.blockers.push(Blocker {
+                    code: BlockerCode::While,
+                    message: "DO CONCURRENT loop: not analyzed yet (sapfor keeps it as it is, sequential)".into(),
+                    line: hs.span.line,
+                });
+                return info;
+            }
             _ => {
                 info.blockers.push(Blocker {
                     code: BlockerCode::While,
@@ -628,6 +636,32 @@ impl<'a> Analyzer<'a> {
                         line: l,
                     });
                 }
+            }
+        }
+        // POINTER arrays may point into any TARGET or other pointer: when the loop uses a
+        // pointer and another such array, and writes one of them, the two names may be one
+        // storage (`q => a(2:n)`: `a(i) = q(i)` reads what the next iteration writes)
+        let may_point = |x: &Name| self.sema.symbol(x).is_some_and(|s| s.pointer || s.target);
+        let pointed: Vec<&Name> = arrays.iter().filter(|x| may_point(x)).collect();
+        if pointed.len() >= 2 && pointed.iter().any(|x| self.sema.symbol(x).is_some_and(|s| s.pointer)) {
+            let written = accesses.iter().find(|(a, _)| a.write && pointed.contains(&&a.name));
+            if let Some((w, _)) = written {
+                let p = pointed
+                    .iter()
+                    .find(|x| self.sema.symbol(x).is_some_and(|s| s.pointer))
+                    .expect("one pointer");
+                let other = pointed.iter().find(|x| *x != p).expect("two names");
+                info.blockers.push(Blocker {
+                    code: BlockerCode::Alias,
+                    message: format!(
+                        "{} is a POINTER and may point into {} ({}); both are used in the loop and {} is written",
+                        p.to_uppercase(),
+                        other.to_uppercase(),
+                        if self.sema.symbol(other).is_some_and(|s| s.pointer) { "a POINTER" } else { "a TARGET" },
+                        w.name.to_uppercase()
+                    ),
+                    line: w.line,
+                });
             }
         }
         self.dependences(

@@ -156,6 +156,34 @@ fn error_focus(n: TsNode) -> TsNode {
     n
 }
 
+/// Two common mistakes said plainly instead of "syntax error near ...": an END DO / END IF
+/// without its construct (E0010), and a program unit whose END is missing.
+fn explain_error(cx: &Ctx, n: TsNode, snippet: &str) -> Option<(&'static str, String)> {
+    let line = cx.lines.get(n.start_position().row)?.trim().to_ascii_lowercase();
+    let line = line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
+    for (pat, what) in [("end do", "END DO without a DO"), ("enddo", "END DO without a DO"), ("end if", "END IF without an IF ... THEN"), ("endif", "END IF without an IF ... THEN")] {
+        if line.starts_with(pat) {
+            return Some((codes::UNMATCHED_END, format!("{what} (an extra `{}`?)", line.trim())));
+        }
+    }
+    let head = snippet.trim().to_ascii_lowercase();
+    let unit = ["program", "subroutine", "module", "block data", "function"]
+        .iter()
+        .any(|k| head.starts_with(k) || head.split_whitespace().skip(1).any(|w| w.starts_with("function")));
+    if unit {
+        // the error runs to the end of the file and no END line closes it
+        let body = text(cx, n);
+        let closed = body.lines().skip(1).any(|l| {
+            let t = l.trim().to_ascii_lowercase();
+            t == "end" || ["end program", "end subroutine", "end function", "end module", "end block"].iter().any(|e| t.starts_with(e))
+        });
+        if !closed && n.end_position().row + 2 >= cx.lines.len() {
+            return Some((codes::UNMATCHED_END, format!("`{}` has no END statement: the file ends inside it", snippet.trim())));
+        }
+    }
+    None
+}
+
 fn report_errors(cx: &mut Ctx, n: TsNode) {
     if n.is_error() || n.is_missing() {
         let n = if n.is_error() { error_focus(n) } else { n };
@@ -178,11 +206,8 @@ fn report_errors(cx: &mut Ctx, n: TsNode) {
         } else {
             format!("{what} near `{snippet}`")
         };
-        cx.diags.push(Diagnostic::error(
-            codes::SYNTAX,
-            msg,
-            Some(cx.map.location(sp.file, sp.line, sp.col)),
-        ));
+        let (code, msg) = explain_error(cx, n, &snippet).unwrap_or((codes::SYNTAX, msg));
+        cx.diags.push(Diagnostic::error(code, msg, Some(cx.map.location(sp.file, sp.line, sp.col))));
         return;
     }
     if !n.has_error() {
@@ -764,7 +789,16 @@ fn do_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
         .and_then(|k| text(cx, *k).trim().parse().ok());
     if let Some(w) = kids.iter().find(|k| k.kind() == "while_statement") {
         let cond = named_kids(*w).first().map(|c| expr(cx, *c));
-        return StmtKind::DoWhile { label, cond };
+        return StmtKind::DoWhile { label, cond, concurrent: false };
+    }
+    let words: String = text(cx, n).to_ascii_lowercase().split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = words.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
+    let words = words.split_once(':').map_or(words, |(name, rest)| {
+        // a construct name `outer: do concurrent ...`
+        if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') { rest.trim_start() } else { words }
+    });
+    if words.starts_with("do concurrent") || words.starts_with("doconcurrent") {
+        return StmtKind::DoWhile { label, cond: None, concurrent: true };
     }
     match kids.iter().find(|k| k.kind() == "loop_control_expression") {
         Some(lc) => {
@@ -784,7 +818,7 @@ fn do_stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
                 step,
             }
         }
-        None => StmtKind::DoWhile { label, cond: None },
+        None => StmtKind::DoWhile { label, cond: None, concurrent: false },
     }
 }
 

@@ -55,6 +55,14 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
             continue;
         };
         let lowered = crate::lower::lower(&buf, &map, &mut diags);
+        if lowered.units.is_empty() && !diags.iter().any(|d| d.severity == crate::diag::Severity::Error) {
+            // nothing to parallelize, and nothing the user can have meant
+            diags.push(Diagnostic::error(
+                codes::SYNTAX,
+                format!("{} holds no program unit (no PROGRAM, SUBROUTINE, FUNCTION, MODULE or BLOCK DATA, and no statements)", p.display()),
+                None,
+            ));
+        }
         units.extend(lowered.units);
     }
     for u in units.iter_mut() {
@@ -99,6 +107,7 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
     let known: BTreeSet<Name> = units.iter().map(|u| u.name.clone()).collect();
     for (u, s) in units.iter().zip(&semas) {
         sema::check_undeclared(u, s, &known, &map, &mut diags);
+        sema::check_ranks(u, s, &map, &mut diags);
     }
     // Directives of every file.
     let mut dirs = BTreeMap::new();

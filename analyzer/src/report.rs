@@ -293,7 +293,12 @@ fn strs(v: &Value) -> Vec<String> {
 /// `file:line: loop I (depth 2): parallel, private(T), reduction(max:EPS)` from a JSON loop.
 pub fn human_line(file: &str, l: &Value) -> String {
     let var = l["var"].as_str().unwrap_or("");
-    let name = if var.is_empty() {
+    let concurrent = l["blockers"]
+        .as_array()
+        .is_some_and(|b| b.iter().any(|x| x["message"].as_str().is_some_and(|m| m.starts_with("DO CONCURRENT"))));
+    let name = if var.is_empty() && concurrent {
+        "CONCURRENT".to_string()
+    } else if var.is_empty() {
         "WHILE".to_string()
     } else {
         var.to_uppercase()

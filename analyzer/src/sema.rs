@@ -70,6 +70,10 @@ pub struct Symbol {
     pub data_init: bool,
     /// Other names sharing storage through EQUIVALENCE.
     pub aliases: BTreeSet<Name>,
+    /// POINTER: may point into any TARGET (or other pointer) of its type.
+    pub pointer: bool,
+    /// TARGET: pointers may point into it.
+    pub target: bool,
     /// Line of the first declaration (or first use for implicit ones).
     pub line: u32,
 }
@@ -708,7 +712,12 @@ fn coerce(v: Const, ty: &TypeSpec) -> Const {
 
 fn apply_attr(sym: &mut Symbol, attr: &str) {
     match attr {
-        "allocatable" | "pointer" => sym.allocatable = true,
+        "allocatable" => sym.allocatable = true,
+        "pointer" => {
+            sym.allocatable = true;
+            sym.pointer = true;
+        }
+        "target" => sym.target = true,
         "external" => sym.external = true,
         "intrinsic" => sym.intrinsic = true,
         "save" => sym.save = true,
@@ -738,6 +747,8 @@ fn get_or_implicit<'a>(s: &'a mut UnitSema, name: &str, line: u32) -> &'a mut Sy
                 save: false,
                 data_init: false,
                 aliases: BTreeSet::new(),
+                pointer: false,
+                target: false,
                 line,
             },
         );
@@ -813,6 +824,35 @@ pub fn check_undeclared(
         }
         if let StmtKind::Do { var, .. } = &st.kind {
             check(var, false, st, &mut reported);
+        }
+    }
+}
+
+/// Report array references whose number of subscripts is not the array's rank (`A(I)` for a
+/// 2-D `A`), as gfortran does: the analysis would otherwise read them as something else.
+pub fn check_ranks(unit: &Unit, sema: &UnitSema, map: &SourceMap, diags: &mut Vec<Diagnostic>) {
+    let mut reported = BTreeSet::new();
+    for st in &unit.stmts {
+        for e in stmt_exprs(&st.kind) {
+            e.walk(&mut |x| {
+                let Expr::Ref(n, args) = x else { return };
+                let Some(sym) = sema.symbol(n) else { return };
+                if !sym.is_array() || sym.ty.base == BaseType::Character || sym.rank() == args.len() {
+                    return;
+                }
+                if reported.insert((n.clone(), st.span.line)) {
+                    diags.push(Diagnostic::error(
+                        codes::RANK_MISMATCH,
+                        format!(
+                            "`{n}` has rank {} but is referenced with {} subscript{}",
+                            sym.rank(),
+                            args.len(),
+                            if args.len() == 1 { "" } else { "s" }
+                        ),
+                        Some(map.location(st.span.file, st.span.line, st.span.col)),
+                    ));
+                }
+            });
         }
     }
 }

@@ -290,3 +290,54 @@ fn directives_in_fixed_and_free_form_are_read() {
         .expect("bad directive reported");
     assert_eq!(e.location.as_ref().unwrap().line, 2);
 }
+
+#[test]
+fn rank_mismatches_and_empty_files_are_errors_with_their_place() {
+    let d = tempdir::Dir::new("rank");
+    let f = write(
+        &d,
+        "rk.f90",
+        "program rk\n  real :: a(10,10), b(10,10)\n  character(len=8) :: s\n  integer :: i, j\n  a = 1\n  s = 'abcdefgh'\n  do j = 1, 9\n    do i = 1, 9\n      b(i,j) = a(i) + a(i+1,j)\n    end do\n  end do\n  print *, b(1,1), s(2:3)\nend program\n",
+    );
+    let p = load(&[f], &Options::default());
+    let r: Vec<_> = p.diags.iter().filter(|d| d.code == codes::RANK_MISMATCH).collect();
+    assert_eq!(r.len(), 1, "{:?}", p.diags);
+    assert_eq!(r[0].severity, Severity::Error);
+    assert_eq!(r[0].location.as_ref().unwrap().line, 9);
+    assert!(r[0].message.contains("`a` has rank 2 but is referenced with 1 subscript"), "{}", r[0].message);
+    for (name, text) in [("e.f", ""), ("c.f", "C only a comment\n\n")] {
+        let f = write(&d, name, text);
+        let p = load(&[f], &Options::default());
+        assert!(
+            p.diags.iter().any(|x| x.severity == Severity::Error && x.message.contains("holds no program unit")),
+            "{name}: {:?}",
+            p.diags
+        );
+    }
+}
+
+#[test]
+fn common_mistakes_are_said_plainly() {
+    let d = tempdir::Dir::new("plain");
+    let cases = [
+        ("noend.f90", "program p\n  integer :: i\n  i = 1\n  print *, i\n", codes::UNMATCHED_END, "`program p` has no END statement", 1),
+        ("noend.f", "      PROGRAM P\n      I = 1\n      PRINT *, I\n", codes::UNMATCHED_END, "`PROGRAM P` has no END statement", 1),
+        ("extra.f90", "program p\n  integer :: i\n  i = 1\n  end do\n  print *, i\nend program\n", codes::UNMATCHED_END, "END DO without a DO", 4),
+        ("extraif.f90", "program p\n  integer :: i\n  i = 1\n  end if\n  print *, i\nend program\n", codes::UNMATCHED_END, "END IF without an IF", 4),
+    ];
+    for (name, text, code, want, line) in cases {
+        let f = write(&d, name, text);
+        let p = load(&[f], &Options::default());
+        assert!(
+            p.diags.iter().any(|x| x.code == code && x.message.contains(want) && x.location.as_ref().is_some_and(|l| l.line == line)),
+            "{name}: {:?}",
+            p.diags
+        );
+    }
+    // DO CONCURRENT is not called DO WHILE
+    let f = write(&d, "dc.f90", "program dc\n  integer :: i\n  real :: a(10)\n  do concurrent (i = 1:10)\n    a(i) = i\n  end do\n  print *, a(1)\nend program\n");
+    let a = analyzer::report::analyze(&[f], &Options::default());
+    let l = &a.loops[0][0];
+    assert!(l.blockers.iter().any(|b| b.message.starts_with("DO CONCURRENT loop")), "{:?}", l.blockers);
+    assert!(!l.blockers.iter().any(|b| b.message.contains("DO WHILE")), "{:?}", l.blockers);
+}

@@ -556,6 +556,8 @@ fn candidate_arrays(
                 Some("its bounds are not constant".into())
             } else if !sym.aliases.is_empty() {
                 Some("it is in an EQUIVALENCE".into())
+            } else if sym.target {
+                Some("it is a TARGET (pointers may point into it)".into())
             } else if let Some(u) = units_sharing(prog, &id)
                 .into_iter()
                 .find(|u| name_in(prog, *u, &id).is_some_and(|nm| passed.contains(&(*u, nm))))

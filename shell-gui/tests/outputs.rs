@@ -69,3 +69,49 @@ fn no_command_writes_onto_an_input_an_include_the_database_or_another_output() {
     assert_eq!(rc, 0, "{out}");
     assert!(d.join("pa/x.fdv").is_file() && d.join("pb/x.fdv").is_file());
 }
+
+/// Inputs deeper than the main thread's stack (an expression of 15,000 terms, IF blocks
+/// nested 5,000 deep) are parallelized like any other; a reader that closes the pipe early
+/// ends sapfor quietly, without a panic (issue 15).
+#[test]
+fn deep_inputs_work_and_a_closed_pipe_ends_quietly() {
+    let d = scratch::Scratch::new("outputs", "deep");
+    let terms = vec!["1.0"; 15_000].join(" + ");
+    std::fs::write(d.join("long.f90"), format!("program long\n  real :: x\n  x = {terms}\n  print *, x\nend program\n")).unwrap();
+    let mut deep = String::from("program deep\n  integer :: i\n  i = 0\n");
+    for k in 0..5000 {
+        deep += &format!("  if (i < {}) then\n", k + 1);
+    }
+    deep += "  i = i + 1\n";
+    deep += &"  end if\n".repeat(5000);
+    deep += "  print *, i\nend program\n";
+    std::fs::write(d.join("deep.f90"), deep).unwrap();
+    for f in ["long.f90", "deep.f90"] {
+        let (rc, out) = sapfor(&d, &["--auto", f, "--no-db", "-o", &format!("{f}.fdv")]);
+        assert_eq!(rc, 0, "{f}: {out}");
+        assert!(d.join(format!("{f}.fdv")).is_file());
+    }
+    // 4,000 loops: more lines than a pipe holds, so the writer meets the closed end
+    let mut many = String::from("program many\n  integer :: i\n  real :: a(10)\n");
+    for _ in 0..4000 {
+        many += "  do i = 1, 10\n    a(i) = i\n  end do\n";
+    }
+    many += "  print *, a(1)\nend program\n";
+    std::fs::write(d.join("many.f90"), many).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sapfor"))
+        .current_dir(&d)
+        .args(["analyze", "many.f90"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert!(out.status.success() || out.status.signal() == Some(13), "{:?}: {err}", out.status);
+    }
+}

@@ -325,6 +325,13 @@ fn region_blocker(cx: &EffCx, n: &Node, summaries: &BTreeMap<Name, analyzer::acc
                 other.to_uppercase()
             ));
         }
+        if cx.sema.symbol(v).is_some_and(|s| s.pointer || s.target) {
+            return Some(format!(
+                "uses {}, a {} (pointers and their targets stay on the host)",
+                v.to_uppercase(),
+                if cx.sema.symbol(v).is_some_and(|s| s.pointer) { "POINTER" } else { "TARGET" }
+            ));
+        }
     }
     if !analyzer::cfg::collapsible(cx.unit, summaries, n) && !cx.runs_through(std::slice::from_ref(n)) {
         return Some("has I/O, STOP or a jump out of the loop".into());
