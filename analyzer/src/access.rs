@@ -193,9 +193,11 @@ impl<'a> AccessCtx<'a> {
                 for a in args {
                     self.arg_reads(st, a, implied, out, calls);
                 }
+                let substring = self.sema.is_substring(n, args);
                 out.push(Access {
                     name: n.clone(),
-                    subs: Some(args.clone()),
+                    // a substring assignment writes (part of) the scalar
+                    subs: if substring { None } else { Some(args.clone()) },
                     write: true,
                     stmt: st.id,
                     line: st.span.line,
@@ -286,6 +288,20 @@ impl<'a> AccessCtx<'a> {
                         implied: implied.to_vec(),
                     });
                 }
+            }
+            Expr::Ref(n, args) if self.sema.is_substring(n, args) => {
+                for a in args {
+                    self.arg_reads(st, a, implied, out, calls);
+                }
+                out.push(Access {
+                    name: n.clone(),
+                    subs: None,
+                    write: false,
+                    stmt: st.id,
+                    line: st.span.line,
+                    via_call: None,
+                    implied: implied.to_vec(),
+                });
             }
             Expr::Ref(n, args) => match self.sema.ref_kind(n) {
                 RefKind::ArrayElement => {

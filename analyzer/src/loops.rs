@@ -812,7 +812,18 @@ impl<'a> Analyzer<'a> {
         for c in calls {
             let n = c.name.to_uppercase();
             match self.summaries.get(&c.name) {
-                None if c.unknown => info.blockers.push(Blocker { code: BlockerCode::Call, message: format!("call to external procedure {n} at line {}: its body is not among the analyzed files", c.line), line: c.line }),
+                None if c.unknown => {
+                    let message = match self.sema.module_vars.get(&c.name) {
+                        Some(m) => format!(
+                            "{n} at line {} is a variable of module {} (USE {}): variables of modules are not analyzed yet",
+                            c.line,
+                            m.to_uppercase(),
+                            m.to_uppercase()
+                        ),
+                        None => format!("call to external procedure {n} at line {}: its body is not among the analyzed files", c.line),
+                    };
+                    info.blockers.push(Blocker { code: BlockerCode::Call, message, line: c.line })
+                }
                 None => {}
                 Some(s) => {
                     if s.has_io {

@@ -104,6 +104,25 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         let s = sema::analyze_unit(u, &map, host, &mut diags);
         semas.push(s);
     }
+    // names used from modules of the analyzed files
+    for ui in 0..units.len() {
+        let mut got: BTreeMap<Name, Name> = BTreeMap::new();
+        for st in &units[ui].stmts {
+            let StmtKind::Use { module, only } = &st.kind else { continue };
+            let Some(mi) = units.iter().position(|x| x.kind == UnitKind::Module && &x.name == module) else {
+                continue;
+            };
+            for (n, sym) in &semas[mi].symbols {
+                let listed = only.as_ref().is_none_or(|o| o.contains(n));
+                if listed && !sym.external && (sym.is_array() || sym.param.is_none()) {
+                    got.insert(n.clone(), module.clone());
+                }
+            }
+        }
+        let own = &semas[ui];
+        got.retain(|n, _| own.symbols.get(n).is_none_or(|s| !s.explicit_type || s.dims.is_none()));
+        semas[ui].module_vars = got;
+    }
     let known: BTreeSet<Name> = units.iter().map(|u| u.name.clone()).collect();
     for (u, s) in units.iter().zip(&semas) {
         sema::check_undeclared(u, s, &known, &map, &mut diags);

@@ -116,6 +116,10 @@ pub struct UnitSema {
     /// A USE without ONLY: names may come from modules we do not model.
     pub uses_modules: bool,
     pub commons: BTreeMap<Name, Vec<CommonMember>>,
+    /// Names this unit gets by USE from a module among the analyzed files (name -> module),
+    /// when the unit does not declare them itself. Module variables are not analyzed yet:
+    /// this lets the analysis say so instead of calling them external procedures.
+    pub module_vars: BTreeMap<Name, Name>,
     /// Statement function definitions (they look like assignments).
     pub stmt_functions: BTreeMap<Name, StmtId>,
     #[serde(skip)]
@@ -323,6 +327,14 @@ impl UnitSema {
         self.symbols.get(name).and_then(|s| s.param.as_ref())
     }
     /// Classify `name(args)`.
+    /// `s(i:j)`: a substring of a CHARACTER scalar (its one argument is a range), not a call.
+    pub fn is_substring(&self, name: &str, args: &[Arg]) -> bool {
+        matches!(args, [Arg::Range(..)])
+            && self
+                .symbols
+                .get(name)
+                .is_some_and(|s| s.ty.base == BaseType::Character && !s.is_array() && !s.external && !s.intrinsic)
+    }
     pub fn ref_kind(&self, name: &str) -> RefKind {
         match self.symbols.get(name) {
             Some(s) if s.is_array() => RefKind::ArrayElement,

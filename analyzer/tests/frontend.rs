@@ -341,3 +341,25 @@ fn common_mistakes_are_said_plainly() {
     assert!(l.blockers.iter().any(|b| b.message.starts_with("DO CONCURRENT loop")), "{:?}", l.blockers);
     assert!(!l.blockers.iter().any(|b| b.message.contains("DO WHILE")), "{:?}", l.blockers);
 }
+
+#[test]
+fn substrings_and_module_variables_are_not_called_external_procedures() {
+    let d = tempdir::Dir::new("subs");
+    let f = write(
+        &d,
+        "sub.f90",
+        "module m\n  real :: w(100)\nend module m\nprogram p\n  use m\n  character(len=100) :: s\n  integer :: i, n\n  real :: a(100)\n  s = repeat('ab', 50)\n  n = 0\n  do i = 1, 100\n    if (s(i:i) == 'a') n = n + 1\n  end do\n  do i = 1, 100\n    a(i) = w(i) + 1\n  end do\n  print *, n, a(1)\nend program\n",
+    );
+    let a = analyzer::report::analyze(&[f], &Options::default());
+    let ui = a.program.units.iter().position(|u| u.name == "p").unwrap();
+    let loops = &a.loops[ui];
+    let sub = loops.iter().find(|l| l.line == 11).unwrap();
+    assert_eq!(sub.verdict, analyzer::loops::Verdict::Parallel, "{:?}", sub.blockers);
+    let modv = loops.iter().find(|l| l.line == 14).unwrap();
+    assert!(
+        modv.blockers.iter().any(|b| b.message.contains("W at line 15 is a variable of module M")),
+        "{:?}",
+        modv.blockers
+    );
+    assert!(!modv.blockers.iter().any(|b| b.message.contains("external procedure")), "{:?}", modv.blockers);
+}
