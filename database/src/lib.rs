@@ -60,6 +60,8 @@ pub enum DbError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{} is damaged ({detail}); restore it from a backup, or move it away and run `sapfor --auto` again to make a new one", path.display())]
+    Damaged { path: PathBuf, detail: String },
     #[error("{0}")]
     NotFound(String),
 }
@@ -243,7 +245,18 @@ impl Db {
                 tx.commit().at(&p)?;
                 return Ok(());
             }
-            tx.execute_batch(MIGRATIONS[v as usize]).at(&p)?;
+            if let Err(e) = tx.execute_batch(MIGRATIONS[v as usize]) {
+                let msg = e.to_string();
+                if msg.contains("already exists") || msg.contains("duplicate column") {
+                    return Err(DbError::Damaged {
+                        path: p,
+                        detail: format!(
+                            "its header says schema version {v} but it holds the tables of a later version ({msg}): the header was changed"
+                        ),
+                    });
+                }
+                return Err(sql_error(&p, e));
+            }
             if v == 0 {
                 tx.pragma_update(None, "application_id", APPLICATION_ID)
                     .at(&p)?;
@@ -352,13 +365,42 @@ fn check_existing(abs: &Path, shown: &Path) -> Result<(), DbError> {
     let app: i32 = conn
         .query_row("PRAGMA application_id", [], |r| r.get(0))
         .at(shown)?;
-    let v: u32 = conn
+    let v: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .at(shown)?;
     let tables: i64 = conn
         .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
         .at(shown)?;
+    // damage inside the file (pages overwritten, a torn copy): SQLite's own consistency
+    // check, reading every page once
+    if app == APPLICATION_ID {
+        let check: Result<Vec<String>, _> = conn
+            .prepare("PRAGMA quick_check(5)")
+            .and_then(|mut st| st.query_map([], |r| r.get::<_, String>(0))?.collect());
+        match check {
+            Ok(rows) if rows.len() == 1 && rows[0] == "ok" => {}
+            Ok(rows) => {
+                return Err(DbError::Damaged {
+                    path: shown.to_path_buf(),
+                    detail: format!("SQLite's check says: {}", rows.join("; ")),
+                })
+            }
+            Err(e) => {
+                return Err(DbError::Damaged {
+                    path: shown.to_path_buf(),
+                    detail: format!("SQLite's check failed: {e}"),
+                })
+            }
+        }
+    }
     drop(conn);
+    if app == APPLICATION_ID && !(0..=i64::from(SCHEMA_VERSION) * 1000).contains(&v) {
+        return Err(DbError::Damaged {
+            path: shown.to_path_buf(),
+            detail: format!("its schema version is {v}, which no sapfor writes"),
+        });
+    }
+    let v = v.max(0) as u32;
     if app == APPLICATION_ID {
         if v > SCHEMA_VERSION {
             return Err(DbError::TooNew {

@@ -171,3 +171,39 @@ fn empty_files_are_initialized() {
     let err = Db::open(&dir.path().join("no/such/dir/sapfor.db")).unwrap_err();
     assert!(matches!(err, DbError::Io { .. }), "{err:?}");
 }
+
+/// A header changed by hand (schema version 1 over the tables of the current schema, or -1),
+/// and pages overwritten in the middle of the file: each is refused with what is wrong and
+/// what to do, and the file is left as it was (issue 15: these gave "table runs already
+/// exists", "Integer -1 out of range", or nothing at all).
+#[test]
+fn damaged_headers_and_pages_are_refused_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.db");
+    drop(Db::open(&good).unwrap()); // the schema alone fills a few dozen pages
+    for (name, version) in [("v1.db", 1i64), ("vneg.db", -1)] {
+        let p = dir.path().join(name);
+        std::fs::copy(&good, &p).unwrap();
+        {
+            let c = rusqlite::Connection::open(&p).unwrap();
+            c.pragma_update(None, "user_version", version).unwrap();
+        }
+        let before = bytes(&p);
+        let err = Db::open(&p).unwrap_err();
+        assert!(matches!(err, DbError::Damaged { .. }), "{name}: {err}");
+        let msg = err.to_string();
+        assert!(msg.contains("is damaged") && msg.contains("restore it from a backup"), "{msg}");
+        assert_eq!(bytes(&p), before, "{name} was modified");
+    }
+    let p = dir.path().join("pages.db");
+    std::fs::copy(&good, &p).unwrap();
+    let mut b = bytes(&p);
+    assert!(b.len() > 4 * 4096, "{} bytes", b.len());
+    for x in &mut b[3 * 4096..3 * 4096 + 256] {
+        *x = 0xde;
+    }
+    std::fs::write(&p, &b).unwrap();
+    let err = Db::open(&p).unwrap_err();
+    assert!(matches!(err, DbError::Damaged { .. }), "{err}");
+    assert_eq!(bytes(&p), b);
+}
