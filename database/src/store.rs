@@ -1011,63 +1011,32 @@ impl Db {
     ) -> Result<Vec<i64>, DbError> {
         let path = self.path.clone();
         let tx = self.write_tx()?;
-        let exists: Option<i64> = tx
-            .query_row(
-                "SELECT id FROM analyses WHERE id = ?1",
-                [analysis_id],
-                |r| r.get(0),
-            )
-            .optional()
-            .at(&path)?;
-        if exists.is_none() {
-            return Err(not_found_analysis(analysis_id));
-        }
-        tx.execute("DELETE FROM schemes WHERE analysis_id = ?1", [analysis_id])
-            .at(&path)?;
-        let mut ids = vec![];
-        {
-            let mut ins = tx
-                .prepare_cached(
-                    "INSERT INTO schemes (analysis_id, ord, expert, name, distribution, alignment,
-                         loops, regions, machine, cost_computation, cost_communication,
-                         cost_transfers, total, chosen)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                )
-                .at(&path)?;
-            let mut ins_align = tx
-                .prepare_cached(
-                    "INSERT INTO alignments (scheme_id, ord, array, rule) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .at(&path)?;
-            for (i, s) in schemes.iter().enumerate() {
-                ins.execute(params![
-                    analysis_id,
-                    i as i64,
-                    s.expert,
-                    s.name,
-                    to_json(&s.distribution),
-                    to_json(&s.alignment),
-                    to_json(&s.loops),
-                    to_json(&s.regions),
-                    to_json(&s.machine),
-                    s.cost_computation,
-                    s.cost_communication,
-                    s.cost_transfers,
-                    s.total,
-                    s.chosen
-                ])
-                .at(&path)?;
-                let sid = tx.last_insert_rowid();
-                for (ai, (array, rule)) in alignment_rows(&s.alignment).into_iter().enumerate() {
-                    ins_align
-                        .execute(params![sid, ai as i64, array, to_json(&rule)])
-                        .at(&path)?;
-                }
-                ids.push(sid);
-            }
-        }
+        let ids = insert_schemes(&tx, &path, analysis_id, schemes)?;
         tx.commit().at(&path)?;
         Ok(ids)
+    }
+
+    /// [`store_analysis`](Self::store_analysis) and [`store_schemes`](Self::store_schemes) of
+    /// it in ONE transaction: another process storing its own analysis at the same time
+    /// (which deletes older analyses without schemes) cannot remove this one in between.
+    pub fn store_analysis_and_schemes(
+        &mut self,
+        key: &AnalysisKey,
+        rec: &AnalysisRecord,
+        schemes: &[SchemeRecord],
+    ) -> Result<(i64, Vec<i64>), DbError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        let id = insert_analysis(&tx, &path, key, rec)?;
+        tx.execute(
+            "DELETE FROM analyses WHERE id <> ?1
+               AND NOT EXISTS (SELECT 1 FROM schemes s WHERE s.analysis_id = analyses.id)",
+            [id],
+        )
+        .at(&path)?;
+        let ids = insert_schemes(&tx, &path, id, schemes)?;
+        tx.commit().at(&path)?;
+        Ok((id, ids))
     }
 
     /// The schemes of an analysis, in the order stored.
@@ -1363,4 +1332,70 @@ fn block_view_at(
         writes,
         next,
     }))
+}
+
+/// The schemes of analysis `analysis_id` replaced by `schemes` inside `tx`; their new ids.
+fn insert_schemes(
+    tx: &rusqlite::Transaction<'_>,
+    path: &std::path::Path,
+    analysis_id: i64,
+    schemes: &[SchemeRecord],
+) -> Result<Vec<i64>, DbError> {
+    let path = path.to_path_buf();
+    let exists: Option<i64> = tx
+        .query_row(
+            "SELECT id FROM analyses WHERE id = ?1",
+            [analysis_id],
+            |r| r.get(0),
+        )
+        .optional()
+        .at(&path)?;
+    if exists.is_none() {
+        return Err(not_found_analysis(analysis_id));
+    }
+    tx.execute("DELETE FROM schemes WHERE analysis_id = ?1", [analysis_id])
+        .at(&path)?;
+    let mut ids = vec![];
+    {
+        let mut ins = tx
+            .prepare_cached(
+                "INSERT INTO schemes (analysis_id, ord, expert, name, distribution, alignment,
+                     loops, regions, machine, cost_computation, cost_communication,
+                     cost_transfers, total, chosen)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            )
+            .at(&path)?;
+        let mut ins_align = tx
+            .prepare_cached(
+                "INSERT INTO alignments (scheme_id, ord, array, rule) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .at(&path)?;
+        for (i, s) in schemes.iter().enumerate() {
+            ins.execute(params![
+                analysis_id,
+                i as i64,
+                s.expert,
+                s.name,
+                to_json(&s.distribution),
+                to_json(&s.alignment),
+                to_json(&s.loops),
+                to_json(&s.regions),
+                to_json(&s.machine),
+                s.cost_computation,
+                s.cost_communication,
+                s.cost_transfers,
+                s.total,
+                s.chosen
+            ])
+            .at(&path)?;
+            let sid = tx.last_insert_rowid();
+            for (ai, (array, rule)) in alignment_rows(&s.alignment).into_iter().enumerate() {
+                ins_align
+                    .execute(params![sid, ai as i64, array, to_json(&rule)])
+                    .at(&path)?;
+            }
+            ids.push(sid);
+        }
+    }
+    Ok(ids)
 }

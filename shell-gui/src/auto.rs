@@ -159,14 +159,17 @@ pub fn store_expert_result(
     result: &experts::dvm::DvmResult,
     machine: &MachineModel,
 ) -> Result<Vec<i64>> {
-    let recs: Vec<SchemeRecord> = result
+    db.store_schemes(aid, &scheme_records(result, machine))
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+fn scheme_records(result: &experts::dvm::DvmResult, machine: &MachineModel) -> Vec<SchemeRecord> {
+    result
         .schemes
         .iter()
         .enumerate()
         .map(|(i, s)| scheme_record(s, i == result.chosen, machine))
-        .collect();
-    db.store_schemes(aid, &recs)
-        .map_err(|e| anyhow::anyhow!("{e}"))
+        .collect()
 }
 
 /// Record the program text of scheme `scheme_id` written to `dest`; the artifact id.
@@ -395,10 +398,11 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
     if let Some(db) = db.as_mut() {
         if let Some(key) = input_key(db, &a.files, &opts) {
             let rec = AnalysisRecord::from_analysis(&analysis, db);
-            let aid = db
-                .store_analysis(&key, &rec)
+            // one transaction: a concurrent --auto on the same database cannot delete this
+            // analysis between the two
+            let (aid, ids) = db
+                .store_analysis_and_schemes(&key, &rec, &scheme_records(&result, &machine))
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            let ids = store_expert_result(db, aid, &result, &machine)?;
             let mut art = 0;
             for (_, dest, _, _, text) in &written {
                 art = store_program(db, ids[result.chosen], dest, text)?;

@@ -115,3 +115,31 @@ fn deep_inputs_work_and_a_closed_pipe_ends_quietly() {
         assert!(out.status.success() || out.status.signal() == Some(13), "{:?}: {err}", out.status);
     }
 }
+
+/// Six `--auto` runs at once on one project database all succeed (issue 15: two of six
+/// failed with "no analysis #5 in the project database", one run's store deleting the
+/// analysis another had just stored, before its schemes).
+#[test]
+fn concurrent_auto_runs_on_one_database_all_succeed() {
+    let d = scratch::Scratch::new("outputs", "concurrent");
+    let jac = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples/jacobi/jac.f")).unwrap();
+    std::fs::write(d.join("jac.f"), &jac).unwrap();
+    let (rc, out) = sapfor(&d, &["--auto", "jac.f", "--db", "c.db", "-o", "j0.fdv"]);
+    assert_eq!(rc, 0, "{out}");
+    for round in 0..2 {
+        let runs: Vec<_> = (1..=6)
+            .map(|i| {
+                let dir = d.path().to_path_buf();
+                std::thread::spawn(move || {
+                    let procs = (i + 1).to_string();
+                    let o = format!("j{i}.fdv");
+                    sapfor(&dir, &["--auto", "jac.f", "--db", "c.db", "-o", &o, "--procs", &procs])
+                })
+            })
+            .collect();
+        for (i, r) in runs.into_iter().enumerate() {
+            let (rc, out) = r.join().unwrap();
+            assert_eq!(rc, 0, "round {round}, run {}: {out}", i + 1);
+        }
+    }
+}
