@@ -138,6 +138,7 @@ pub enum RefKind {
 
 pub const INTRINSIC_FUNCTIONS: &[&str] = &[
     "abs",
+    "command_argument_count",
     "iabs",
     "dabs",
     "cabs",

@@ -122,6 +122,42 @@ pub fn convert_files(opts: &BuildOptions) -> Result<convert::Converted, BuildErr
     convert::convert_with(&prog, opts.order).map_err(BuildError::Diagnostics)
 }
 
+/// The runtime library without its debug information (made once per runtime build, beside
+/// the cache's programs), or None when `strip` is not there.
+fn stripped_runtime(rt: &Path) -> Option<PathBuf> {
+    let m = std::fs::metadata(rt).ok()?;
+    let stamp = format!(
+        "{}-{}",
+        m.len(),
+        m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos()
+    );
+    let out = cache_root().join(format!("rt-nodebug-{stamp}.a"));
+    if out.is_file() {
+        return Some(out);
+    }
+    std::fs::create_dir_all(cache_root()).ok()?;
+    let tmp = cache_root().join(format!("rt-nodebug-{stamp}.a.tmp{}", std::process::id()));
+    let ok = Command::new("strip")
+        .arg("--strip-debug")
+        .arg(rt)
+        .arg("-o")
+        .arg(&tmp)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok || std::fs::rename(&tmp, &out).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        return None;
+    }
+    // the copies of earlier runtime builds are not needed any more
+    for e in std::fs::read_dir(cache_root()).into_iter().flatten().flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n.starts_with("rt-nodebug-") && n.ends_with(".a") && e.path() != out {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    Some(out)
+}
+
 /// A file `--keep` wrote: the runtime's modules and kernels say so on their first line, a
 /// converted source starts with the line marker of the Fortran-DVMH file it came from.
 fn written_by_sapfor(p: &Path) -> bool {
@@ -175,18 +211,23 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
     // loops whose trip count is a known multiple of the vector length, which clipped
     // (run-time) loop bounds never are; the sequential program with constant bounds is
     // vectorized. See docs/runtime.md.
+    // -g always: a crash (an integer division by zero, a signal) prints a backtrace with the
+    // user's file and line (the converted sources carry line markers); it does not change
+    // the generated code
     let mut fflags = if opts.fflags.is_empty() {
-        vec!["-O2".to_string(), "-fvect-cost-model=cheap".to_string()]
+        vec!["-O2".to_string(), "-fvect-cost-model=cheap".to_string(), "-g".to_string()]
     } else {
         opts.fflags.clone()
     };
     if opts.check {
         fflags.push("-fcheck=bounds".into());
-        fflags.push("-g".into());
+        if !fflags.iter().any(|f| f == "-g") {
+            fflags.push("-g".into());
+        }
     }
     let mut h = Sha256::new();
     // bump when the way programs are compiled or linked changes
-    h.update(b"sapfor-build-5\0");
+    h.update(b"sapfor-build-6\0");
     for f in &conv.files {
         h.update(f.name.as_bytes());
         h.update([0]);
@@ -261,10 +302,13 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
             let mut c = Command::new("gfortran");
             c.args(["-c", "-cpp", "-undef", "-ffree-form", "-ffree-line-length-none", "-fopenmp"])
                 .args(&fflags);
+            // backtraces name the user's files (the line markers give their paths as the
+            // user wrote them), not the build directory, which is renamed afterwards; only
+            // --check programs depend on the directory they were built from
             if opts.check {
-                // backtraces name the user's files (the line markers give their paths as the
-                // user wrote them), not the build directory, which is renamed afterwards
                 c.arg(format!("-fdebug-prefix-map={}={}", dir.display(), cwd.display()));
+            } else {
+                c.arg(format!("-fdebug-prefix-map={}=.", dir.display()));
             }
             c.arg("-J").arg(&dir).arg(src).arg("-o").arg(&obj);
             tool(c, &dir, INSTALL_HINT, &format!("gfortran failed on the converted program (kept in {})", dir.display()))?;
@@ -274,13 +318,20 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
     let mut c = Command::new("gfortran");
     c.arg("-fopenmp").args(&fflags);
     // drop the runtime's unused functions and (unless --check asks for a debuggable program)
-    // its debug information: 3 MB instead of 39 MB per program in the cache
+    // its debug information: 3 MB instead of 39 MB per program in the cache. The program's
+    // own line tables stay, so a crash's backtrace names the user's file and line.
     c.arg("-Wl,--gc-sections");
+    let mut rt_link = rt.clone();
     if !opts.check {
-        c.arg("-Wl,--strip-debug");
+        match stripped_runtime(&rt) {
+            Some(p) => rt_link = p,
+            None => {
+                c.arg("-Wl,--strip-debug");
+            }
+        }
     }
     c.args(&objs)
-        .arg(&rt)
+        .arg(&rt_link)
         .args(mpi_link_flags())
         .args(["-lpthread", "-ldl", "-lm", "-lgcc_s", "-lutil", "-lrt"])
         .arg("-o")

@@ -364,6 +364,19 @@ fn shadow_widths_block_star_align_offset_remote_maxloc() {
     handwritten("shadows", &[&["--np", "3", "--check"]]);
 }
 
+/// An integer division by zero on every process (without --check): the backtrace names the
+/// user's file and line (programs keep their line tables), sapfor stops every process and
+/// exits non-zero (issue 15: the frames were `???`).
+#[test]
+fn a_division_by_zero_names_the_line() {
+    let dir = scratch("divzero");
+    std::fs::copy(root().join("runtime/tests/data/divzero.fdv"), dir.join("dz.fdv")).unwrap();
+    let out = sapfor(&dir).args(["run", "dz.fdv", "--np", "2"]).output().unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("SIGFPE") && err.contains("dz.fdv:7"), "{}", text(&out));
+}
+
 /// `sapfor build --keep DIR` replaces only files an earlier --keep wrote: the user's own
 /// heat3d.f90 beside heat3d.fdv is refused and kept (issue 15).
 #[test]
