@@ -9,7 +9,8 @@
 #   make bench   sapfor analyze vs gfortran -fsyntax-only (bench/)
 #   make bench-runtime  2-D Jacobi, 3-D heat: sapfor run vs gfortran -O2 and MPI
 #   make bench-gpu      accelerator traffic of the samples against the minimum
-#   make fuzz    differential fuzzer: N=1000 random programs from SEED=1 (scripts/fuzz.py)
+#   make fuzz    10*N mutants of the samples through the pipeline (no panic), then the
+#                differential fuzzer: N=1000 random programs from SEED=1 (scripts/fuzz.py)
 #   make setup   install missing Debian packages (scripts/setup.sh)
 #
 # Build directory: an externally set CARGO_TARGET_DIR is respected. If it is
@@ -45,7 +46,7 @@ DEMO_OUT := $(or $(TMPDIR),/tmp)/sapfor-demo
 .PHONY: help setup build build-release demo gui test e2e bench bench-runtime bench-gpu fuzz fuzz-ci
 
 help:
-	@sed -n '4,13p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '4,14p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 	@echo "target dir: $(TARGET_DIR)"
 
 setup:
@@ -99,6 +100,7 @@ N ?= 1000
 SEED ?= 1
 fuzz: setup
 	$(CARGO) build -p shell-gui -p sapfor-rt $(LOCKED) </dev/null
+	SAPFOR_MUTANTS=$$(( $(N) * 10 )) SAPFOR_MUTANTS_SEED=$(SEED) $(CARGO) test -p shell-gui --test mutants $(LOCKED) </dev/null
 	python3 scripts/fuzz.py --count $(N) --seed $(SEED) --out fuzz-out </dev/null
 
 # CI's fixed-seed batch: 100 programs, 4 configurations each (a few minutes on 2 cores)

@@ -341,7 +341,15 @@ impl<'a> AccessCtx<'a> {
                     for a in args {
                         self.arg_reads(st, a, implied, out, calls);
                     }
-                    // The statement function body reads host variables too.
+                    // The statement function body reads host variables too (a chain of
+                    // statement functions is finite: each uses only earlier ones; the depth
+                    // guard keeps an invalid program from recursing for ever).
+                    let depth = STMT_FN_DEPTH.with(|d| d.get());
+                    if depth > 64 {
+                        return;
+                    }
+                    STMT_FN_DEPTH.with(|d| d.set(depth + 1));
+                    let _restore = Restore(depth);
                     if let Some(def) = self.sema.stmt_functions.get(n) {
                         if let StmtKind::Assign {
                             rhs,
@@ -611,5 +619,16 @@ impl<'a> AccessCtx<'a> {
             }
             Arg::Keyword(..) => Arg::Range(None, None, None),
         }
+    }
+}
+
+thread_local!(static STMT_FN_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) });
+
+/// Restores the statement-function expansion depth when an expansion ends.
+struct Restore(u32);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        STMT_FN_DEPTH.with(|d| d.set(self.0));
     }
 }

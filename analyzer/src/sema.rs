@@ -665,12 +665,30 @@ pub fn analyze_unit(
             }
             StmtKind::Assign {
                 lhs: Expr::Ref(name, args),
-                ..
+                rhs,
             } if first_exec
                 && !s.is_array(name)
                 && args.iter().all(|a| matches!(a, Arg::Expr(Expr::Var(_)))) =>
             {
-                s.stmt_functions.insert(name.clone(), st.id);
+                // a statement function may use only those defined before it: one that names
+                // itself (or a later one) would never end
+                let mut bad = None;
+                rhs.walk(&mut |x| {
+                    if let Expr::Ref(n, _) = x {
+                        if n == name {
+                            bad = Some(n.clone());
+                        }
+                    }
+                });
+                if let Some(n) = bad {
+                    diags.push(Diagnostic::error(
+                        codes::SYNTAX,
+                        format!("statement function `{n}` refers to itself (an array `{n}` that is not declared?)"),
+                        Some(loc(st)),
+                    ));
+                } else {
+                    s.stmt_functions.insert(name.clone(), st.id);
+                }
             }
             k if k.is_executable() => first_exec = false,
             _ => {}
