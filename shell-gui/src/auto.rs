@@ -332,6 +332,15 @@ pub fn verify_actuality(
             include_dirs.push(if d.as_os_str().is_empty() { PathBuf::from(".") } else { d.to_path_buf() });
         }
     }
+    // the directories the INCLUDE files were found in (given with -I or not)
+    for f in program.map.files.iter().filter(|f| f.included) {
+        if let Some(d) = f.path.parent() {
+            let d = if d.as_os_str().is_empty() { PathBuf::from(".") } else { d.to_path_buf() };
+            if !include_dirs.contains(&d) {
+                include_dirs.push(d);
+            }
+        }
+    }
     let forced = program.map.files.iter().find(|f| !f.included).map(|f| f.form);
     let opts = analyzer::program::Options {
         include_dirs,

@@ -338,3 +338,28 @@ fn verify_refutes_parallel_loops_the_analysis_calls_across_or_sequential() {
     let (ok, out) = verify(&dir.join("rf2.fdv"));
     assert!(!ok && out.contains("is not parallel"), "{out}");
 }
+
+/// INCLUDE files found through -I in another directory: the generated program is read back
+/// (for the actuality check) with the same directories (it failed as "internal error: the
+/// generated text does not read back without errors").
+#[test]
+fn include_files_from_i_directories_are_found_when_the_program_is_checked() {
+    let dir = scratch("incdir");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join("incs")).unwrap();
+    std::fs::write(dir.join("incs/dims.inc"), "      INTEGER N\n      PARAMETER (N = 200)\n      REAL A(N), B(N)\n      COMMON /AB/ A, B\n").unwrap();
+    std::fs::write(
+        dir.join("src/p.f"),
+        "      PROGRAM P\n      INCLUDE 'dims.inc'\n      INTEGER I\n      DO I = 1, N\n        A(I) = I\n      END DO\n      DO I = 2, N\n        B(I) = A(I) + A(I-1)\n      END DO\n      PRINT *, B(N)\n      END\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("gpu.toml"), "processes = 2\ntstart_us = 0\ntbyte_us = 0\ndevice_tstart_us = 0\ndevice_tbyte_us = 0\nkernel_launch_us = 0\n").unwrap();
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["--auto", "src/p.f", "-I", "incs", "--no-db", "--machine", "gpu.toml", "-o", "p.fdv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
+    assert!(text.contains("REGION"), "{text}");
+}
