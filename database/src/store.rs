@@ -1123,6 +1123,19 @@ impl Db {
         Ok(v)
     }
 
+    /// The text sapfor last recorded writing to `path` (relative to the project root, as
+    /// artifacts store it), if any.
+    pub fn last_written(&self, path: &str) -> Result<Option<String>, DbError> {
+        self.conn
+            .query_row(
+                "SELECT text FROM artifacts WHERE path = ?1 ORDER BY id DESC LIMIT 1",
+                [path],
+                |r| r.get(0),
+            )
+            .optional()
+            .at(&self.path)
+    }
+
     /// Record a measured run of an artifact.
     pub fn store_run(&mut self, artifact_id: i64, r: &RunRecord) -> Result<i64, DbError> {
         let path = self.path.clone();

@@ -32,6 +32,10 @@ pub struct AutoArgs {
     /// Do not read or write a project database.
     #[arg(long)]
     pub no_db: bool,
+    /// Replace an output that was changed since sapfor wrote it (the project database
+    /// records what it wrote).
+    #[arg(long)]
+    pub force: bool,
     /// Number of processes to estimate for (overrides the machine description).
     #[arg(long, value_name = "N")]
     pub procs: Option<u32>,
@@ -243,7 +247,8 @@ fn write_program(
     scheme: &Scheme,
     output: Option<&Path>,
     out_dir: Option<&Path>,
-    db: Option<&Path>,
+    db: Option<&Db>,
+    force: bool,
 ) -> Result<Vec<(PathBuf, PathBuf, usize, usize, String)>> {
     let files = generate_checked(analysis, scheme)?;
     if output.is_some() && files.len() > 1 {
@@ -261,10 +266,25 @@ fn write_program(
         );
     }
     if let Some(db) = db {
-        guard.protect_db(db);
+        guard.protect_db(db.path());
     }
     for f in &files {
-        guard.claim(&output_path(&f.path, output, out_dir), Some(&f.path))?;
+        let dest = output_path(&f.path, output, out_dir);
+        guard.claim(&dest, Some(&f.path))?;
+        // a program sapfor wrote and the user changed since is not replaced without --force
+        if let (Some(db), false) = (db, force) {
+            if let Ok(now) = std::fs::read_to_string(&dest) {
+                let rel = db.relative(&absolute(&dest));
+                if let Ok(Some(wrote)) = db.last_written(&rel) {
+                    if wrote != now {
+                        bail!(
+                            "refusing to replace {}: it was changed since sapfor wrote it; use --force to replace it, or -o to write elsewhere",
+                            dest.display()
+                        );
+                    }
+                }
+            }
+        }
     }
     if let Some(d) = out_dir {
         std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
@@ -399,7 +419,8 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
         chosen,
         a.output.as_deref(),
         a.out_dir.as_deref(),
-        (!a.no_db).then_some(a.db.as_path()),
+        db.as_ref(),
+        a.force,
     )?;
     lap("generation", &mut phases);
     // Record everything: the analysis, every variant, the generated program.
@@ -531,6 +552,9 @@ pub struct GenerateArgs {
     /// Project database.
     #[arg(long, value_name = "PATH", default_value = "sapfor.db")]
     pub db: PathBuf,
+    /// Replace an output that was changed since sapfor wrote it.
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
@@ -571,7 +595,8 @@ pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
         &scheme,
         g.output.as_deref(),
         g.out_dir.as_deref(),
-        Some(&g.db),
+        Some(&db),
+        g.force,
     )?;
     for (input, dest, n, _, text) in &written {
         store_program(&mut db, g.scheme, dest, text)?;

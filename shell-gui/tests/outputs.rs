@@ -143,3 +143,29 @@ fn concurrent_auto_runs_on_one_database_all_succeed() {
         }
     }
 }
+
+/// A program sapfor wrote and the user edited afterwards is not replaced by the next
+/// `--auto` or `generate` without `--force` (the project database records what sapfor wrote).
+#[test]
+fn an_edited_program_is_replaced_only_with_force() {
+    let d = scratch::Scratch::new("outputs", "edited");
+    let jac = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples/jacobi/jac.f")).unwrap();
+    std::fs::write(d.join("jac.f"), &jac).unwrap();
+    for _ in 0..2 {
+        // unchanged since written: replaced silently
+        let (rc, out) = sapfor(&d, &["--auto", "jac.f", "--db", "s.db", "-o", "jac.fdv"]);
+        assert_eq!(rc, 0, "{out}");
+    }
+    let mut edited = std::fs::read_to_string(d.join("jac.fdv")).unwrap();
+    edited.push_str("C my note\n");
+    std::fs::write(d.join("jac.fdv"), &edited).unwrap();
+    for args in [&["--auto", "jac.f", "--db", "s.db", "-o", "jac.fdv"][..], &["generate", "--scheme", "5", "--db", "s.db", "-o", "jac.fdv"]] {
+        let (rc, out) = sapfor(&d, args);
+        assert_eq!(rc, 1, "{args:?}: {out}");
+        assert!(out.contains("refusing to replace jac.fdv: it was changed since sapfor wrote it; use --force"), "{out}");
+        assert_eq!(std::fs::read_to_string(d.join("jac.fdv")).unwrap(), edited);
+    }
+    let (rc, out) = sapfor(&d, &["--auto", "jac.f", "--db", "s.db", "-o", "jac.fdv", "--force"]);
+    assert_eq!(rc, 0, "{out}");
+    assert!(!std::fs::read_to_string(d.join("jac.fdv")).unwrap().contains("my note"));
+}
