@@ -272,11 +272,19 @@ fn run_ordered(exe: &std::path::Path, ro: &RunOptions, mode: &str) -> Result<Exi
         eprintln!("sapfor: --order {mode}: {} PARALLEL loop(s) ran in another order; the output is the same as in the original order", ids.len());
         return Ok(ExitCode::SUCCESS);
     }
-    // narrow the difference down to single loops
+    // narrow the difference down to single loops, on one thread per process: with several,
+    // a loop whose iterations depend on each other also races between the threads, and the
+    // output of every run (the reference one too) would depend on timing
+    let ro1 = RunOptions { threads: 1, ..ro.clone() };
+    let (sb, base, _) = if ro.threads > 1 { ordered_once(exe, &ro1, "none", None, None)? } else { (s0, out0.clone(), vec![]) };
     let differs = |set: &[i64]| -> Result<bool> {
-        let (s, o, _) = ordered_once(exe, ro, mode, Some(set), None)?;
-        Ok(!s.success() || o != out0)
+        let (s, o, _) = ordered_once(exe, &ro1, mode, Some(set), None)?;
+        Ok(!s.success() || !sb.success() || o != base)
     };
+    if ro.threads > 1 && !differs(&ids)? {
+        eprintln!("sapfor: --order {mode}: the output differs from the run in the original order, but not on one thread: threads of a PARALLEL loop race (its iterations are not independent); run with --threads 1 --order {mode} to name the loop");
+        return Ok(ExitCode::from(1));
+    }
     let mut culprits: Vec<Vec<i64>> = vec![];
     let mut todo: Vec<Vec<i64>> = vec![ids];
     while let Some(set) = todo.pop() {
