@@ -193,20 +193,25 @@ impl<'a> AccessCtx<'a> {
                 for a in args {
                     self.arg_reads(st, a, implied, out, calls);
                 }
-                let substring = self.sema.is_substring(n, args);
-                out.push(Access {
-                    name: n.clone(),
-                    // a substring assignment writes (part of) the scalar
-                    subs: if substring { None } else { Some(args.clone()) },
-                    write: true,
-                    stmt: st.id,
-                    line: st.span.line,
-                    via_call: None,
-                    implied: implied.to_vec(),
-                });
+                out.push(self.part_access(st, n, args, true, implied));
             }
             Expr::ImpliedDo { .. } => self.implied_do(st, e, implied, true, out, calls),
             other => self.reads(st, other, implied, out, calls),
+        }
+    }
+
+    /// `n(args)`: an element of an array, or a substring, which is a part of the scalar `n`
+    /// (the access names the whole scalar).
+    fn part_access(&self, st: &Stmt, n: &Name, args: &[Arg], write: bool, implied: &[(Name, Expr, Expr)]) -> Access {
+        let substring = self.sema.is_substring(n, args);
+        Access {
+            name: n.clone(),
+            subs: if substring { None } else { Some(args.to_vec()) },
+            write,
+            stmt: st.id,
+            line: st.span.line,
+            via_call: None,
+            implied: implied.to_vec(),
         }
     }
 
@@ -289,35 +294,15 @@ impl<'a> AccessCtx<'a> {
                     });
                 }
             }
-            Expr::Ref(n, args) if self.sema.is_substring(n, args) => {
+            Expr::Ref(n, args) if self.sema.is_substring(n, args) || self.sema.ref_kind(n) == RefKind::ArrayElement => {
                 for a in args {
                     self.arg_reads(st, a, implied, out, calls);
                 }
-                out.push(Access {
-                    name: n.clone(),
-                    subs: None,
-                    write: false,
-                    stmt: st.id,
-                    line: st.span.line,
-                    via_call: None,
-                    implied: implied.to_vec(),
-                });
+                out.push(self.part_access(st, n, args, false, implied));
             }
             Expr::Ref(n, args) => match self.sema.ref_kind(n) {
-                RefKind::ArrayElement => {
-                    for a in args {
-                        self.arg_reads(st, a, implied, out, calls);
-                    }
-                    out.push(Access {
-                        name: n.clone(),
-                        subs: Some(args.clone()),
-                        write: false,
-                        stmt: st.id,
-                        line: st.span.line,
-                        via_call: None,
-                        implied: implied.to_vec(),
-                    });
-                }
+                // read by the arm above
+                RefKind::ArrayElement => {}
                 RefKind::Intrinsic => {
                     for a in args {
                         // Inquiry intrinsics do not read array values.

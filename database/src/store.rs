@@ -745,13 +745,7 @@ impl Db {
     ) -> Result<i64, DbError> {
         let path = self.path.clone();
         let tx = self.write_tx()?;
-        let id = insert_analysis(&tx, &path, key, rec)?;
-        tx.execute(
-            "DELETE FROM analyses WHERE id <> ?1
-               AND NOT EXISTS (SELECT 1 FROM schemes s WHERE s.analysis_id = analyses.id)",
-            [id],
-        )
-        .at(&path)?;
+        let id = insert_current_analysis(&tx, &path, key, rec)?;
         before_commit();
         tx.commit().at(&path)?;
         Ok(id)
@@ -1027,13 +1021,7 @@ impl Db {
     ) -> Result<(i64, Vec<i64>), DbError> {
         let path = self.path.clone();
         let tx = self.write_tx()?;
-        let id = insert_analysis(&tx, &path, key, rec)?;
-        tx.execute(
-            "DELETE FROM analyses WHERE id <> ?1
-               AND NOT EXISTS (SELECT 1 FROM schemes s WHERE s.analysis_id = analyses.id)",
-            [id],
-        )
-        .at(&path)?;
+        let id = insert_current_analysis(&tx, &path, key, rec)?;
         let ids = insert_schemes(&tx, &path, id, schemes)?;
         tx.commit().at(&path)?;
         Ok((id, ids))
@@ -1411,4 +1399,22 @@ fn insert_schemes(
         }
     }
     Ok(ids)
+}
+
+/// Insert an analysis inside `tx` and delete every older one without schemes (the new one
+/// becomes the current analysis); its id.
+fn insert_current_analysis(
+    tx: &rusqlite::Transaction<'_>,
+    path: &std::path::Path,
+    key: &AnalysisKey,
+    rec: &AnalysisRecord,
+) -> Result<i64, DbError> {
+    let id = insert_analysis(tx, path, key, rec)?;
+    tx.execute(
+        "DELETE FROM analyses WHERE id <> ?1
+           AND NOT EXISTS (SELECT 1 FROM schemes s WHERE s.analysis_id = analyses.id)",
+        [id],
+    )
+    .at(path)?;
+    Ok(id)
 }
