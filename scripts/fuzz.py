@@ -141,7 +141,7 @@ def reason_key(msg: str) -> str:
 def classify_failure(rc: int, err: str) -> str:
     if rc == 124 or "panicked" in err or "timed out" in err:
         return "failed"
-    if re.search(r"not supported|cannot be|is not allowed|must be|refus|unsupported", err):
+    if re.search(r"not supported|cannot be|is not allowed|must be|refus|unsupported|use fewer processes", err):
         return "refused"
     return "failed"
 
