@@ -401,20 +401,15 @@ impl<'a> Analyzer<'a> {
             StmtKind::Do {
                 var, lo, hi, step, ..
             } => (var.clone(), lo, hi, step.as_ref()),
-            StmtKind::DoWhile { concurrent: true, .. } => {
+            k => {
+                let message = if matches!(k, StmtKind::DoWhile { concurrent: true, .. }) {
+                    "DO CONCURRENT loop: not analyzed yet (sapfor keeps it as it is, sequential)"
+                } else {
+                    "DO WHILE loop: the number of iterations is not known when the loop starts"
+                };
                 info.blockers.push(Blocker {
                     code: BlockerCode::While,
-                    message: "DO CONCURRENT loop: not analyzed yet (sapfor keeps it as it is, sequential)".into(),
-                    line: hs.span.line,
-                });
-                return info;
-            }
-            _ => {
-                info.blockers.push(Blocker {
-                    code: BlockerCode::While,
-                    message:
-                        "DO WHILE loop: the number of iterations is not known when the loop starts"
-                            .into(),
+                    message: message.into(),
                     line: hs.span.line,
                 });
                 return info;
@@ -509,16 +504,7 @@ impl<'a> Analyzer<'a> {
                 .iter()
                 .find(|(a, _)| &a.name == v && a.write && a.via_call.is_some())
             {
-                info.blockers.push(Blocker {
-                    code: BlockerCode::Call,
-                    message: format!(
-                        "call to {} at line {} writes {}, which other iterations also use",
-                        a.via_call.as_deref().unwrap_or("?").to_uppercase(),
-                        a.line,
-                        v.to_uppercase()
-                    ),
-                    line: a.line,
-                });
+                info.blockers.push(call_writes(a, &format!("{}, which other iterations also use", v.to_uppercase())));
                 continue;
             }
             if red.iter().any(|r| &r.var == v) || loc_vars.contains(v) {
@@ -554,17 +540,14 @@ impl<'a> Analyzer<'a> {
         for (a, _) in &accesses {
             if let Some(block) = a.name.strip_prefix('/').and_then(|b| b.strip_suffix('/')) {
                 if a.write && hidden.insert((block, a.line)) {
-                    info.blockers.push(Blocker {
-                        code: BlockerCode::Call,
-                        message: format!(
-                            "call to {} at line {} writes COMMON /{}/, which {} does not declare: every iteration changes the same variables",
-                            a.via_call.as_deref().unwrap_or("?").to_uppercase(),
-                            a.line,
+                    info.blockers.push(call_writes(
+                        a,
+                        &format!(
+                            "COMMON /{}/, which {} does not declare: every iteration changes the same variables",
                             block.to_uppercase(),
                             self.unit.name.to_uppercase()
                         ),
-                        line: a.line,
-                    });
+                    ));
                 }
             }
         }
@@ -641,28 +624,26 @@ impl<'a> Analyzer<'a> {
         // POINTER arrays may point into any TARGET or other pointer: when the loop uses a
         // pointer and another such array, and writes one of them, the two names may be one
         // storage (`q => a(2:n)`: `a(i) = q(i)` reads what the next iteration writes)
-        let may_point = |x: &Name| self.sema.symbol(x).is_some_and(|s| s.pointer || s.target);
-        let pointed: Vec<&Name> = arrays.iter().filter(|x| may_point(x)).collect();
-        if pointed.len() >= 2 && pointed.iter().any(|x| self.sema.symbol(x).is_some_and(|s| s.pointer)) {
-            let written = accesses.iter().find(|(a, _)| a.write && pointed.contains(&&a.name));
-            if let Some((w, _)) = written {
-                let p = pointed
-                    .iter()
-                    .find(|x| self.sema.symbol(x).is_some_and(|s| s.pointer))
-                    .expect("one pointer");
-                let other = pointed.iter().find(|x| *x != p).expect("two names");
-                info.blockers.push(Blocker {
-                    code: BlockerCode::Alias,
-                    message: format!(
-                        "{} is a POINTER and may point into {} ({}); both are used in the loop and {} is written",
-                        p.to_uppercase(),
-                        other.to_uppercase(),
-                        if self.sema.symbol(other).is_some_and(|s| s.pointer) { "a POINTER" } else { "a TARGET" },
-                        w.name.to_uppercase()
-                    ),
-                    line: w.line,
-                });
-            }
+        let is_pointer = |x: &Name| self.sema.symbol(x).is_some_and(|s| s.pointer);
+        let pointed: Vec<&Name> = arrays
+            .iter()
+            .filter(|x| self.sema.symbol(x).is_some_and(|s| s.pointer || s.target))
+            .collect();
+        let pointer = pointed.iter().copied().find(|x| is_pointer(x));
+        let other = pointed.iter().copied().find(|x| Some(*x) != pointer);
+        let written = accesses.iter().find(|(a, _)| a.write && pointed.contains(&&a.name));
+        if let (Some(p), Some(other), Some((w, _))) = (pointer, other, written) {
+            info.blockers.push(Blocker {
+                code: BlockerCode::Alias,
+                message: format!(
+                    "{} is a POINTER and may point into {} ({}); both are used in the loop and {} is written",
+                    p.to_uppercase(),
+                    other.to_uppercase(),
+                    if is_pointer(other) { "a POINTER" } else { "a TARGET" },
+                    w.name.to_uppercase()
+                ),
+                line: w.line,
+            });
         }
         self.dependences(
             outer,
@@ -1963,3 +1944,17 @@ fn is_induction_update(v: &str, rhs: &Expr, sema: &UnitSema) -> bool {
     };
     l.coeff(v) == 1 && l.terms.len() == 1
 }
+/// `call to P at line L writes WHAT`: a procedure called in the loop writes storage that the
+/// iterations share.
+fn call_writes(a: &Access, what: &str) -> Blocker {
+    Blocker {
+        code: BlockerCode::Call,
+        message: format!(
+            "call to {} at line {} writes {what}",
+            a.via_call.as_deref().unwrap_or("?").to_uppercase(),
+            a.line
+        ),
+        line: a.line,
+    }
+}
+

@@ -42,22 +42,15 @@ pub fn check(analysis: &Analysis) -> Vec<Finding> {
                     None => break,
                 }
             }
-            let across: BTreeSet<String> = clauses
-                .iter()
-                .filter_map(|c| match c {
-                    Clause::Across(specs) => Some(specs.iter().map(|s| s.name.to_ascii_lowercase())),
-                    _ => None,
-                })
-                .flatten()
-                .collect();
-            let reduced: BTreeSet<String> = clauses
-                .iter()
-                .filter_map(|c| match c {
-                    Clause::Reduction(rs) => Some(rs.iter().map(|r| r.var.to_ascii_lowercase())),
-                    _ => None,
-                })
-                .flatten()
-                .collect();
+            // the arrays its ACROSS clauses name and the variables its REDUCTION clauses name
+            let (mut across, mut reduced) = (BTreeSet::new(), BTreeSet::new());
+            for c in clauses {
+                match c {
+                    Clause::Across(specs) => across.extend(specs.iter().map(|s| s.name.to_ascii_lowercase())),
+                    Clause::Reduction(rs) => reduced.extend(rs.iter().map(|r| r.var.to_ascii_lowercase())),
+                    _ => {}
+                }
+            }
             let head = format!("PARALLEL ({})", vars.join(",").to_ascii_uppercase());
             let mut say = |message: String| {
                 out.push(Finding {

@@ -1117,12 +1117,13 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 if let Some(st) = step {
                     // (a loop without ON keeps its own bounds: any step; with ON, a constant
                     // step: clip_header finds the first local iteration)
-                    if pl.on.is_some() && !matches!(sema.eval_int(st), Some(k) if k != 0) {
+                    let k = sema.eval_int(st);
+                    if pl.on.is_some() && matches!(k, None | Some(0)) {
                         cx.err(h.span.file, h.span.line, "parallel loops with a step that is not a constant are not supported by the runtime yet");
                         return;
                     }
                     let across = pl.clauses.iter().any(|c| matches!(c, Clause::Across(_)));
-                    if across && sema.eval_int(st) != Some(1) {
+                    if across && k != Some(1) {
                         cx.err(h.span.file, h.span.line, "ACROSS loops with a step other than 1 are not supported by the runtime yet (the pipeline runs from lower to higher indices, one by one)");
                         return;
                     }

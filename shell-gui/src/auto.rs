@@ -268,13 +268,13 @@ fn write_program(
     if let Some(db) = db {
         guard.protect_db(db.path());
     }
-    for f in &files {
-        let dest = output_path(&f.path, output, out_dir);
-        guard.claim(&dest, Some(&f.path))?;
+    let dests: Vec<PathBuf> = files.iter().map(|f| output_path(&f.path, output, out_dir)).collect();
+    for (f, dest) in files.iter().zip(&dests) {
+        guard.claim(dest, Some(&f.path))?;
         // a program sapfor wrote and the user changed since is not replaced without --force
         if let (Some(db), false) = (db, force) {
-            if let Ok(now) = std::fs::read_to_string(&dest) {
-                let rel = db.relative(&absolute(&dest));
+            if let Ok(now) = std::fs::read_to_string(dest) {
+                let rel = db.relative(&absolute(dest));
                 if let Ok(Some(wrote)) = db.last_written(&rel) {
                     if wrote != now {
                         bail!(
@@ -290,8 +290,7 @@ fn write_program(
         std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
     }
     let mut out = vec![];
-    for f in files {
-        let dest = output_path(&f.path, output, out_dir);
+    for (f, dest) in files.into_iter().zip(dests) {
         write_atomically(&dest, f.text.as_bytes())?;
         out.push((f.path.clone(), dest, f.inserted.len(), f.removed, f.text));
     }
@@ -348,13 +347,12 @@ pub fn verify_actuality(
         let p = sub.join(&name);
         std::fs::write(&p, &f.text).with_context(|| format!("cannot write {}", p.display()))?;
         paths.push(p);
-        if let Some(d) = f.path.parent() {
-            include_dirs.push(if d.as_os_str().is_empty() { PathBuf::from(".") } else { d.to_path_buf() });
-        }
     }
-    // the directories the INCLUDE files were found in (given with -I or not)
-    for f in program.map.files.iter().filter(|f| f.included) {
-        if let Some(d) = f.path.parent() {
+    // INCLUDE files are searched beside the original sources, then where they were found
+    // (given with -I or not)
+    let included = program.map.files.iter().filter(|f| f.included).map(|f| &f.path);
+    for p in files.iter().map(|f| &f.path).chain(included) {
+        if let Some(d) = p.parent() {
             let d = if d.as_os_str().is_empty() { PathBuf::from(".") } else { d.to_path_buf() };
             if !include_dirs.contains(&d) {
                 include_dirs.push(d);
