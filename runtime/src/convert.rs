@@ -1142,13 +1142,16 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     let mut omp_red: Vec<String> = vec![];
     let mut private: BTreeSet<String> = BTreeSet::new();
     let mut red_vars: BTreeSet<String> = BTreeSet::new();
-    // ON: clip the bounds
+    // ON: clip the bounds. `on_split`: the ON array and its dimensions that divide the
+    // iterations between processes (for combining reductions: see sapfor_red_end)
+    let mut on_split: (String, i32) = (String::new(), 0);
     if let Some(on) = &pl.on {
         let Some(key) = vis.get(&on.name.to_ascii_lowercase()).cloned() else {
             cx.err(fid, line, format!("PARALLEL ON {}: not a distributed array", on.name));
             return;
         };
         let split = split_dims(cx, &key);
+        on_split.0 = key.clone();
         if on.subs.len() != split.len() {
             cx.err(fid, line, format!("PARALLEL ON {}: wrong number of subscripts", on.name));
             return;
@@ -1161,6 +1164,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     for (k, v) in pl.vars.iter().enumerate() {
                         if let Some(c) = var_offset(e, v, sema) {
                             if split[d] {
+                                on_split.1 |= 1 << d;
                                 let h = headers[k];
                                 let t = cx.stmt_text(h);
                                 let step = match &h.kind {
@@ -1346,7 +1350,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         for x in &red_items {
             post.push(format!("call sapfor_red_put({x})"));
         }
-        post.push("call sapfor_red_end()".into());
+        post.push(format!("call sapfor_red_end(sh_{}, {})", on_split.0, on_split.1));
         for x in &red_items {
             post.push(format!("call sapfor_red_get({x})"));
         }

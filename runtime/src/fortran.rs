@@ -159,7 +159,10 @@ module sapfor_rt
       import :: c_int
       integer(c_int) :: x
     end subroutine
-    subroutine sapfor_red_end() bind(C, name='sapfor_red_end')
+    subroutine sapfor_red_end(h, split) bind(C, name='sapfor_red_end')
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: h
+      integer(c_int), value :: split
     end subroutine
     subroutine sapfor_red_put(x) bind(C, name='sapfor_red_put')
       type(*) :: x

@@ -53,7 +53,7 @@ fn jacobi_shape() {
         "call sapfor_shadow_renew(sh_jac_a, a, [integer(c_int64_t) :: 1, 1], [integer(c_int64_t) :: 1, 1])",
         "call sapfor_red_var(3, 3, eps)",
         "!$omp parallel do schedule(static) private(i,j) reduction(max:eps)",
-        "call sapfor_red_end()",
+        "call sapfor_red_end(sh_jac_b, 3)",
         "call sapfor_get(sh_jac_b, b, [int(2, c_int64_t), int(2, c_int64_t)], st_jac_b_1,",
         "if (sapfor_owns(sh_jac_a, [int(1, c_int64_t), int(1, c_int64_t)],",
         "call sapfor_gather(sh_jac_b, b, sf_jac_b, 0)",
@@ -67,7 +67,7 @@ fn jacobi_shape() {
     }
     // the loop epilogue comes after the shared terminal statement
     let end = out.find("   10 CONTINUE").unwrap();
-    assert!(out[end..].find("call sapfor_red_end()").is_some());
+    assert!(out[end..].find("call sapfor_red_end(sh_jac_b, 3)").is_some());
 }
 
 fn err_of(src: &str) -> String {

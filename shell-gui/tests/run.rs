@@ -415,6 +415,26 @@ fn stepped_parallel_loops_run_exactly_their_iterations() {
     );
 }
 
+/// Shadow edges wider than a block (9 elements on up to 9 processes): the edge is filled from
+/// every process whose block it meets, corners included.
+#[test]
+fn shadow_edges_wider_than_a_block_come_from_several_processes() {
+    handwritten(
+        "wide_shadows",
+        &[&["--np", "6", "--grid", "3x2"], &["--np", "8"], &["--np", "9", "--grid", "9x1"], &["--np", "5", "--grid", "1x5", "--threads", "2"]],
+    );
+}
+
+/// Reductions of loops that run replicated along some axes of the grid count each iteration
+/// once (before the fix, a sum on 4 processes was doubled).
+#[test]
+fn reductions_of_loops_replicated_along_an_axis_count_each_iteration_once() {
+    handwritten(
+        "replicated_reductions",
+        &[&["--np", "6", "--grid", "3x2"], &["--np", "4", "--grid", "1x4"], &["--np", "4", "--devices", "emu"]],
+    );
+}
+
 #[test]
 fn owner_computes_and_io_of_distributed_arrays() {
     handwritten("owner", &[&["--np", "4", "--grid", "4x1"], &["--np", "2", "--threads", "2"]]);

@@ -662,26 +662,22 @@ unsafe fn exchange(
     let wl = wl.min(l.own_lo[d] - l.alo[d]).max(0);
     let wh = wh.min(l.ahi[d] - l.own_hi[d]).max(0);
     let c = rt.coords[axis];
-    let nb = |delta: i64| -> Option<(usize, Layout)> {
-        let nc = c as i64 + delta;
-        if nc < 0 || nc >= rt.grid[axis] as i64 {
-            return None;
-        }
-        let mut cc = rt.coords.clone();
-        cc[axis] = nc as usize;
-        let nl = l.for_coords(&cc, &rt.grid);
-        if nl.empty() {
-            None
-        } else {
-            Some((rt.rank_of(&cc), nl))
-        }
-    };
-    let low = nb(-1);
-    let high = nb(1);
-    let extent = l.own_hi[d] - l.own_lo[d] + 1;
-    // what I send: to the low neighbour my first `its high width` planes, to the high one
-    // my last `its low width` planes (widths are the same on every process). A contiguous
-    // slab travels straight from and into the block; any other one through a buffer.
+    // every other process along the axis whose block meets a shadow edge: usually only the
+    // two neighbours, but a shadow wider than a block reaches further (small arrays on many
+    // processes), and each process then sends the part of the edge it owns
+    let others: Vec<(usize, Layout)> = (0..rt.grid[axis])
+        .filter(|&nc| nc != c)
+        .filter_map(|nc| {
+            let mut cc = rt.coords.clone();
+            cc[axis] = nc;
+            let nl = l.for_coords(&cc, &rt.grid);
+            (!nl.empty()).then(|| (rt.rank_of(&cc), nl))
+        })
+        .collect();
+    // What I send to another process: the planes of mine that fall into its shadow edge on
+    // my side (widths are requested alike on every process, clipped to each one's allocated
+    // range). A contiguous slab travels straight from and into the block; any other one
+    // through a buffer. Between two processes at most one message goes each way.
     let es = l.esize;
     let mut sends: Vec<(usize, Slab)> = vec![];
     let mut recvs: Vec<(usize, Slab)> = vec![];
@@ -718,29 +714,25 @@ unsafe fn exchange(
             }
         }
     };
-    if let Some((nr, nl)) = &low {
-        // the low neighbour's high shadow is filled from my first planes
-        let nwh = if fill_high { wh_req.min(nl.ahi[d] - nl.own_hi[d]).max(0) } else { 0 };
-        if nwh > 0 {
-            if nwh > extent {
-                rt.fail(0, "a shadow edge is wider than a process's block: use fewer processes");
-            }
-            sends.push((*nr, slab(l.own_lo[d], l.own_lo[d] + nwh - 1, true)));
+    for (nr, nl) in &others {
+        let below = nl.own_hi[d] < l.own_lo[d];
+        // its shadow edge facing me, and mine facing it
+        let (theirs, mine) = if below {
+            let nwh = if fill_high { wh_req.min(nl.ahi[d] - nl.own_hi[d]).max(0) } else { 0 };
+            let mine = if fill_low && wl > 0 { (l.own_lo[d] - wl, l.own_lo[d] - 1) } else { (1, 0) };
+            ((nl.own_hi[d] + 1, nl.own_hi[d] + nwh), mine)
+        } else {
+            let nwl = if fill_low { wl_req.min(nl.own_lo[d] - nl.alo[d]).max(0) } else { 0 };
+            let mine = if fill_high && wh > 0 { (l.own_hi[d] + 1, l.own_hi[d] + wh) } else { (1, 0) };
+            ((nl.own_lo[d] - nwl, nl.own_lo[d] - 1), mine)
+        };
+        let (slo, shi) = (theirs.0.max(l.own_lo[d]), theirs.1.min(l.own_hi[d]));
+        if slo <= shi {
+            sends.push((*nr, slab(slo, shi, true)));
         }
-        if fill_low && wl > 0 {
-            recvs.push((*nr, slab(l.own_lo[d] - wl, l.own_lo[d] - 1, false)));
-        }
-    }
-    if let Some((nr, nh)) = &high {
-        let nwl = if fill_low { wl_req.min(nh.own_lo[d] - nh.alo[d]).max(0) } else { 0 };
-        if nwl > 0 {
-            if nwl > extent {
-                rt.fail(0, "a shadow edge is wider than a process's block: use fewer processes");
-            }
-            sends.push((*nr, slab(l.own_hi[d] - nwl + 1, l.own_hi[d], true)));
-        }
-        if fill_high && wh > 0 {
-            recvs.push((*nr, slab(l.own_hi[d] + 1, l.own_hi[d] + wh, false)));
+        let (rlo, rhi) = (mine.0.max(nl.own_lo[d]), mine.1.min(nl.own_hi[d]));
+        if rlo <= rhi {
+            recvs.push((*nr, slab(rlo, rhi, false)));
         }
     }
     if sends.is_empty() && recvs.is_empty() {
@@ -1257,8 +1249,14 @@ fn tsize(ty: i32) -> usize {
 /// Combine every registered reduction over all processes in one message (every process
 /// sends its partial values to all; all combine them in rank order, so every process gets
 /// bit-identical results).
+///
+/// `h` is the array the loop is mapped ON and bit `d` of `split` is set when the loop's
+/// iterations are divided along its dimension `d + 1`. Processes that differ only in their
+/// coordinates on the other axes of the grid ran the same iterations (the array is
+/// replicated along those axes, or its subscript there is `*`): only the copy at coordinate 0
+/// of those axes is counted, so that a sum is not multiplied by the number of copies.
 #[no_mangle]
-pub extern "C" fn sapfor_red_end() {
+pub extern "C" fn sapfor_red_end(h: i64, split: i32) {
     with(|rt| {
         let t = Instant::now();
         let reds = std::mem::take(&mut rt.reds);
@@ -1273,9 +1271,21 @@ pub extern "C" fn sapfor_red_end() {
         }
         let mine = std::mem::take(&mut rt.red_vals);
         let all = rt.all_gather(&mine);
+        let l = rt.layout(h);
+        let mut counted_axes = vec![false; rt.grid.len()];
+        for (d, dim) in l.dims.iter().enumerate() {
+            if let Some(ax) = dim.axis {
+                if d < 31 && split & (1 << d) != 0 {
+                    counted_axes[ax] = true;
+                }
+            }
+        }
         // combine in rank order, starting from process 0's values
         let mut acc = all[..n].to_vec();
         for p in 1..rt.size {
+            if coords_of(p, &rt.grid).iter().zip(&counted_axes).any(|(&c, &counted)| c != 0 && !counted) {
+                continue;
+            }
             let other = &all[p * n..(p + 1) * n];
             let mut pos = 0;
             for r in &reds {
