@@ -41,6 +41,9 @@ pub struct Converted {
     pub warnings: Vec<Diagnostic>,
     /// The CUDA C text of the kernels of the program's regions (empty without regions).
     pub kernel_source: String,
+    /// The generated names of the user's arrays (`sd_<key>`, `sf_<key>`) and the user's own
+    /// names: gfortran's run-time messages (bounds checks) are translated back with them.
+    pub names: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug)]
@@ -326,7 +329,15 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
     }
     let kernel_source = gpu::kernel_source(&cx.kernels);
     files.push(OutFile { name: "sapfor_kernels.c".into(), text: gpu::kernels_file(&kernel_source) });
-    Ok(Converted { files, warnings: cx.warnings, kernel_source })
+    let names = cx
+        .arrays
+        .values()
+        .flat_map(|a| {
+            let user = a.name.to_ascii_lowercase();
+            [(format!("sd_{}", a.key), user.clone()), (format!("sf_{}", a.key), user)]
+        })
+        .collect();
+    Ok(Converted { files, warnings: cx.warnings, kernel_source, names })
 }
 
 /// Write file `id` with its edits, inlining INCLUDE files (their form may differ).

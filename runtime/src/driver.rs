@@ -227,7 +227,7 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
     }
     let mut h = Sha256::new();
     // bump when the way programs are compiled or linked changes
-    h.update(b"sapfor-build-6\0");
+    h.update(b"sapfor-build-7\0");
     for f in &conv.files {
         h.update(f.name.as_bytes());
         h.update([0]);
@@ -286,6 +286,9 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
         write_file(&p, f.text.as_bytes())?;
         srcs.push(p);
     }
+    // the generated names of the user's arrays, for translating run-time messages
+    let names: String = conv.names.iter().map(|(g, u)| format!("{g} {u}\n")).collect();
+    write_file(&dir.join(NAMES_FILE), names.as_bytes())?;
     let tmp_exe = dir.join(format!("prog.tmp{}", std::process::id()));
     // compile (preprocessing only for the line markers; -undef keeps names like `linux`
     // intact), then link separately (-undef must not reach the link step)
@@ -353,6 +356,49 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
     }
     trim_cache(&final_dir);
     Ok(exe)
+}
+
+/// Beside a built program in the cache: one line `generated user` per renamed array.
+const NAMES_FILE: &str = "names";
+
+/// Translates the generated names of the user's arrays in the run-time messages of a program
+/// built by `build` (gfortran's bounds checks name `sd_<unit>_<array>`) back to the user's
+/// names. Programs built elsewhere (no names file beside them) translate nothing.
+pub struct UserNames(std::collections::HashMap<String, String>);
+
+impl UserNames {
+    pub fn for_program(exe: &Path) -> UserNames {
+        let text = exe.parent().map(|d| std::fs::read_to_string(d.join(NAMES_FILE)).unwrap_or_default()).unwrap_or_default();
+        UserNames(
+            text.lines()
+                .filter_map(|l| l.split_once(' '))
+                .map(|(g, u)| (g.to_string(), u.to_string()))
+                .collect(),
+        )
+    }
+
+    /// `text` with every identifier that is a generated name replaced by the user's.
+    pub fn translate(&self, text: &str) -> String {
+        if self.0.is_empty() {
+            return text.to_string();
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while !rest.is_empty() {
+            let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+            let n = rest.find(|c: char| !ident(c)).unwrap_or(rest.len());
+            if n == 0 {
+                let c = rest.chars().next().unwrap();
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+                continue;
+            }
+            let word = &rest[..n];
+            out.push_str(self.0.get(&word.to_ascii_lowercase()).map(String::as_str).unwrap_or(word));
+            rest = &rest[n..];
+        }
+        out
+    }
 }
 
 /// Default size limit of the program cache (`SAPFOR_CACHE_MAX_MB` changes it); the kernels of

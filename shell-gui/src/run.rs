@@ -188,9 +188,31 @@ pub fn run(r: RunArgs) -> Result<ExitCode> {
     }
     // one process: the executable itself, without mpirun and MPI (single-process mode)
     let mut cmd = driver::run_command(&exe, &ro).map_err(|e| anyhow::anyhow!(e))?;
-    let status = cmd
-        .status()
+    // standard error passes through a relay that gives the user's array names back to
+    // gfortran's run-time messages (standard output goes straight to the terminal)
+    let names = driver::UserNames::for_program(&exe);
+    cmd.stderr(std::process::Stdio::piped());
+    let mut child = cmd
+        .spawn()
         .map_err(|e| anyhow::anyhow!("cannot run {}: {e}", cmd.get_program().to_string_lossy()))?;
+    let relay = child.stderr.take().map(|err| {
+        std::thread::spawn(move || {
+            use std::io::{BufRead, Write};
+            let mut r = std::io::BufReader::new(err);
+            let mut line = vec![];
+            while r.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+                let text = names.translate(&String::from_utf8_lossy(&line));
+                let mut e = std::io::stderr().lock();
+                let _ = e.write_all(text.as_bytes());
+                let _ = e.flush();
+                line.clear();
+            }
+        })
+    });
+    let status = child.wait().map_err(|e| anyhow::anyhow!("cannot run {}: {e}", exe.display()))?;
+    if let Some(t) = relay {
+        let _ = t.join();
+    }
     if let Some(p) = &ro.profile {
         if status.success() {
             eprintln!("sapfor: performance report written to {}", p.display());
@@ -249,7 +271,7 @@ fn run_ordered(exe: &std::path::Path, ro: &RunOptions, mode: &str) -> Result<Exi
     let (s0, out0, _) = ordered_once(exe, ro, "none", None, None)?;
     let (s1, out1, err1) = ordered_once(exe, ro, mode, None, Some(&log))?;
     let _ = std::io::stdout().write_all(&out1);
-    let _ = std::io::stderr().write_all(&err1);
+    let _ = std::io::stderr().write_all(driver::UserNames::for_program(exe).translate(&String::from_utf8_lossy(&err1)).as_bytes());
     // `id FILE:LINE` per loop that changed its order (runtime/rtlib/src/order.rs)
     let names: std::collections::BTreeMap<i64, String> = std::fs::read_to_string(&log)
         .unwrap_or_default()

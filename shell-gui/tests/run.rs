@@ -453,6 +453,22 @@ fn checked_mode_reports_a_non_local_read_with_its_line_and_stops_all_ranks() {
     assert!(t.elapsed().as_secs() < 60);
 }
 
+/// gfortran's bounds check names the user's array, never the converted program's name for it
+/// (`sd_<unit>_<array>`), on one process and on several, and in the order mode.
+#[test]
+fn bounds_errors_name_the_users_array() {
+    let dir = scratch("boundsnames");
+    std::fs::copy(root().join("runtime/tests/data/boundsnames.fdv"), dir.join("b.fdv")).unwrap();
+    for args in [&["--np", "1"][..], &["--np", "2"], &["--np", "2", "--order", "reverse"]] {
+        let out = sapfor(&dir).args(["run", "b.fdv", "--check"]).args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("of array 'flux' above upper bound"), "{args:?}: {}", text(&out));
+        assert!(err.contains("At line 21 of file b.fdv"), "{args:?}: {}", text(&out));
+        assert!(!err.contains("sd_") && !err.contains("sf_"), "{args:?}: {}", text(&out));
+    }
+}
+
 #[test]
 fn a_process_ending_early_stops_all_and_output_of_process_0_arrives() {
     let dir = scratch("abortother");
