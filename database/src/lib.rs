@@ -62,9 +62,22 @@ pub enum DbError {
     },
     #[error("{} is damaged ({detail}); restore it from a backup, or move it away and run `sapfor --auto` again to make a new one", path.display())]
     Damaged { path: PathBuf, detail: String },
+    #[error("{}: {what} cannot be read ({detail}); the file was changed outside sapfor. {advice}", path.display())]
+    BadValue {
+        path: PathBuf,
+        /// What holds the value: `column report`, `refinement #3`.
+        what: String,
+        detail: String,
+        /// What to do about it.
+        advice: String,
+    },
     #[error("{0}")]
     NotFound(String),
 }
+
+/// Advice for an unreadable value of data sapfor derives from the sources (analyses,
+/// schemes): a new analysis replaces it.
+pub(crate) const REDERIVE: &str = "Run `sapfor --auto` (or `sapfor analyze`) on the program again to store a fresh analysis; if the error stays, restore the database from a backup or move it away";
 
 /// Attach the database path to rusqlite errors, recognizing lock timeouts.
 pub(crate) trait At<T> {
@@ -94,9 +107,28 @@ pub(crate) fn sql_error(path: &Path, e: rusqlite::Error) -> DbError {
             _ => {}
         }
     }
-    DbError::Sql {
+    // a value of the wrong type, or JSON that does not parse (`json_col`): edited by hand
+    // or by another program
+    let bad = |column: String, detail: String| DbError::BadValue {
         path: path.to_path_buf(),
-        source: e,
+        what: format!("a stored value (column {column})"),
+        detail,
+        advice: REDERIVE.into(),
+    };
+    match e {
+        rusqlite::Error::FromSqlConversionFailure(i, _, err) => {
+            let text = err.to_string();
+            match text.split_once(": ") {
+                Some((col, detail)) if col.starts_with("column ") => bad(col["column ".len()..].to_string(), detail.to_string()),
+                _ => bad(format!("#{i}"), text),
+            }
+        }
+        rusqlite::Error::InvalidColumnType(_, name, ty) => bad(name, format!("{ty} where another type belongs")),
+        rusqlite::Error::IntegralValueOutOfRange(i, v) => bad(format!("#{i}"), format!("{v} is out of range")),
+        e => DbError::Sql {
+            path: path.to_path_buf(),
+            source: e,
+        },
     }
 }
 

@@ -20,8 +20,10 @@ fn to_json<T: Serialize + ?Sized>(v: &T) -> String {
 /// A JSON column.
 fn json_col<T: DeserializeOwned>(r: &Row, i: usize) -> rusqlite::Result<T> {
     let s: String = r.get(i)?;
-    serde_json::from_str(&s)
-        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, Type::Text, Box::new(e)))
+    serde_json::from_str(&s).map_err(|e| {
+        let col = r.as_ref().column_name(i).map(str::to_string).unwrap_or_else(|_| format!("#{i}"));
+        rusqlite::Error::FromSqlConversionFailure(i, Type::Text, format!("column {col}: {e}").into())
+    })
 }
 
 /// A u64 column (INTEGER when it fits in i64, TEXT otherwise).
@@ -390,10 +392,7 @@ fn load_analysis_in(conn: &Connection, p: &Path, id: i64) -> Result<AnalysisReco
         .optional()
         .at(p)?
         .ok_or_else(|| not_found_analysis(id))?;
-    let report: Value = serde_json::from_str(&report).map_err(|e| DbError::Sql {
-        path: p.to_path_buf(),
-        source: rusqlite::Error::FromSqlConversionFailure(0, Type::Text, Box::new(e)),
-    })?;
+    let report: Value = serde_json::from_str(&report).map_err(|e| bad_report(p, id, e))?;
 
     let mut file_path: HashMap<i64, String> = HashMap::new();
     let mut files = vec![];
@@ -795,10 +794,7 @@ impl Db {
             .optional()
             .at(&self.path)?
             .ok_or_else(|| not_found_analysis(id))?;
-        serde_json::from_str(&s).map_err(|e| DbError::Sql {
-            path: self.path.clone(),
-            source: rusqlite::Error::FromSqlConversionFailure(0, Type::Text, Box::new(e)),
-        })
+        serde_json::from_str(&s).map_err(|e| bad_report(&self.path, id, e))
     }
 
     /// The key an analysis was stored under.
@@ -964,12 +960,22 @@ impl Db {
             .conn
             .prepare_cached("SELECT id, body FROM overrides ORDER BY id")
             .at(&self.path)?;
-        let v = st
-            .query_map([], |r| Ok((r.get(0)?, json_col(r, 1)?)))
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
             .at(&self.path)?
             .collect::<Result<Vec<_>, _>>()
             .at(&self.path)?;
-        Ok(v)
+        // the user's own data: an unreadable one is named, with how to get rid of it
+        rows.into_iter()
+            .map(|(id, body)| {
+                serde_json::from_str(&body).map(|o| (id, o)).map_err(|e| DbError::BadValue {
+                    path: self.path.clone(),
+                    what: format!("refinement #{id}"),
+                    detail: e.to_string(),
+                    advice: format!("Remove it with `sapfor refine remove {id}` and record it again"),
+                })
+            })
+            .collect()
     }
 
     /// The note of a refinement (None when it has none).
@@ -1417,4 +1423,14 @@ fn insert_current_analysis(
     )
     .at(path)?;
     Ok(id)
+}
+
+/// The stored JSON report of analysis `id` does not parse.
+fn bad_report(path: &Path, id: i64, e: serde_json::Error) -> DbError {
+    DbError::BadValue {
+        path: path.to_path_buf(),
+        what: format!("the report of analysis #{id}"),
+        detail: e.to_string(),
+        advice: crate::REDERIVE.into(),
+    }
 }

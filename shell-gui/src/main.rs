@@ -63,11 +63,11 @@ enum Command {
     /// clauses do not name (as the analysis sees it), every host read sees actual data
     /// (GET_ACTUAL), every region's inputs are declared and actual (IN, ACTUAL).
     Verify(auto::VerifyArgs),
-    /// Dump the whole project database for other tools.
     /// Compile Fortran-DVMH with the sapfor runtime into an MPI executable.
     Build(run::BuildArgs),
     /// Build (cached) and run Fortran-DVMH with MPI processes and threads.
     Run(run::RunArgs),
+    /// Dump the whole project database for other tools.
     Export {
         /// Print JSON (the only format).
         #[arg(long)]

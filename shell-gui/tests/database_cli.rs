@@ -166,3 +166,44 @@ fn foreign_or_corrupt_databases_are_refused_untouched() {
         "--no-db writes no database"
     );
 }
+
+/// Values changed by hand (JSON that does not parse, text in an integer column) are named with
+/// what to do: derived data is replaced by running `--auto` again, which then works; an
+/// unreadable refinement (the user's own data) is named by number, and removing it works.
+#[test]
+fn unreadable_stored_values_are_named_with_what_to_do() {
+    let dir = scratch("badvalue");
+    std::fs::copy(root().join("samples/jacobi/jac.f"), dir.join("jac.f")).unwrap();
+    let auto = |dir: &Path| run(dir, &["--auto", "jac.f", "--db", "p.db", "-o", "jac.fdv", "--force"]);
+    let o = auto(&dir);
+    assert!(o.status.success(), "{}", text(&o));
+    let db = dir.join("p.db");
+    let spoil = |sql: &str| rusqlite::Connection::open(&db).unwrap().execute_batch(sql).unwrap();
+    for (sql, want) in [
+        ("UPDATE schemes SET loops = '{garbage'", "a stored value (column loops) cannot be read"),
+        ("UPDATE loops SET lower = 'one'", "a stored value (column lower) cannot be read"),
+        ("UPDATE analyses SET report = '[1,'", "the report of analysis #"),
+    ] {
+        spoil(sql);
+        let o = run(&dir, &["schemes", "--db", "p.db"]);
+        assert!(!o.status.success(), "{sql}: {}", text(&o));
+        let t = text(&o);
+        assert!(t.contains("p.db") && t.contains(want) && t.contains("Run `sapfor --auto`"), "{sql}: {t}");
+        let o = auto(&dir);
+        assert!(o.status.success(), "{sql}: --auto after: {}", text(&o));
+        let o = run(&dir, &["schemes", "--db", "p.db"]);
+        assert!(o.status.success(), "{sql}: schemes after --auto: {}", text(&o));
+    }
+    let o = run(&dir, &["refine", "--db", "p.db", "sequential", "jac.f:20"]);
+    assert!(o.status.success(), "{}", text(&o));
+    spoil("UPDATE overrides SET body = '{garbage'");
+    for args in [&["refine", "list", "--db", "p.db"][..], &["--auto", "jac.f", "--db", "p.db", "-o", "jac.fdv"]] {
+        let o = run(&dir, args);
+        assert!(!o.status.success(), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains("refinement #1 cannot be read") && text(&o).contains("sapfor refine remove 1"), "{args:?}: {}", text(&o));
+    }
+    let o = run(&dir, &["refine", "remove", "1", "--db", "p.db"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = auto(&dir);
+    assert!(o.status.success(), "{}", text(&o));
+}
