@@ -1130,6 +1130,14 @@ impl Db {
             .at(&self.path)
     }
 
+    /// Whether sapfor recorded writing exactly `text` to `path` (relative to the project root)
+    /// at some time, in any stored scheme.
+    pub fn wrote(&self, path: &str, text: &str) -> Result<bool, DbError> {
+        self.conn
+            .query_row("SELECT EXISTS (SELECT 1 FROM artifacts WHERE path = ?1 AND text = ?2)", [path, text], |r| r.get(0))
+            .at(&self.path)
+    }
+
     /// Record a measured run of an artifact.
     pub fn store_run(&mut self, artifact_id: i64, r: &RunRecord) -> Result<i64, DbError> {
         let path = self.path.clone();

@@ -242,7 +242,11 @@ pub fn generate_checked(
     Ok(files)
 }
 
-fn write_program(
+/// The program of `scheme`, generated and checked, with where each file goes:
+/// (input, destination, directive lines inserted, lines replaced, text). Nothing is written
+/// yet: the database records the files first (`write_planned` then writes them), so that a
+/// kill between the two leaves files the database knows sapfor wrote.
+fn plan_program(
     analysis: &analyzer::report::Analysis,
     scheme: &Scheme,
     output: Option<&Path>,
@@ -272,29 +276,36 @@ fn write_program(
     for (f, dest) in files.iter().zip(&dests) {
         guard.claim(dest, Some(&f.path))?;
         // a program sapfor wrote and the user changed since is not replaced without --force
+        // (any text sapfor recorded for this path counts as its own: a run killed after its
+        // database commit left the previous one there)
         if let (Some(db), false) = (db, force) {
             if let Ok(now) = std::fs::read_to_string(dest) {
                 let rel = db.relative(&absolute(dest));
-                if let Ok(Some(wrote)) = db.last_written(&rel) {
-                    if wrote != now {
-                        bail!(
-                            "refusing to replace {}: it was changed since sapfor wrote it; use --force to replace it, or -o to write elsewhere",
-                            dest.display()
-                        );
-                    }
+                if matches!(db.last_written(&rel), Ok(Some(_))) && !db.wrote(&rel, &now).unwrap_or(false) {
+                    bail!(
+                        "refusing to replace {}: it was changed since sapfor wrote it; use --force to replace it, or -o to write elsewhere",
+                        dest.display()
+                    );
                 }
             }
         }
     }
+    Ok(files
+        .into_iter()
+        .zip(dests)
+        .map(|(f, dest)| (f.path.clone(), dest, f.inserted.len(), f.removed, f.text))
+        .collect())
+}
+
+/// Write what `plan_program` planned (each file atomically).
+fn write_planned(planned: &[(PathBuf, PathBuf, usize, usize, String)], out_dir: Option<&Path>) -> Result<()> {
     if let Some(d) = out_dir {
         std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
     }
-    let mut out = vec![];
-    for (f, dest) in files.into_iter().zip(dests) {
-        write_atomically(&dest, f.text.as_bytes())?;
-        out.push((f.path.clone(), dest, f.inserted.len(), f.removed, f.text));
+    for (_, dest, _, _, text) in planned {
+        write_atomically(dest, text.as_bytes())?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// One line about a region: where, its clauses, its estimate.
@@ -412,7 +423,7 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
     let result = schemes_for(&analysis, &machine, a.target);
     lap("experts", &mut phases);
     let chosen = &result.schemes[result.chosen];
-    let written = write_program(
+    let written = plan_program(
         &analysis,
         chosen,
         a.output.as_deref(),
@@ -439,6 +450,8 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
         }
         lap("database", &mut phases);
     }
+    // after the database commit (see plan_program)
+    write_planned(&written, a.out_dir.as_deref())?;
     if a.timings {
         let total: f64 = phases.iter().map(|(_, t)| t).sum();
         let parts: Vec<String> = phases
@@ -588,7 +601,7 @@ pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
         bail!("the program's files changed since the schemes were made: run `sapfor --auto` again");
     }
     let analysis = analyzer::report::analyze(&files, &opts);
-    let written = write_program(
+    let written = plan_program(
         &analysis,
         &scheme,
         g.output.as_deref(),
@@ -596,8 +609,11 @@ pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
         Some(&db),
         g.force,
     )?;
-    for (input, dest, n, _, text) in &written {
+    for (_, dest, _, _, text) in &written {
         store_program(&mut db, g.scheme, dest, text)?;
+    }
+    write_planned(&written, g.out_dir.as_deref())?;
+    for (input, dest, n, _, _) in &written {
         println!(
             "wrote {} from {} with scheme #{} {}: {n} directive lines",
             dest.display(),

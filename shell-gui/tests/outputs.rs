@@ -169,3 +169,31 @@ fn an_edited_program_is_replaced_only_with_force() {
     assert_eq!(rc, 0, "{out}");
     assert!(!std::fs::read_to_string(d.join("jac.fdv")).unwrap().contains("my note"));
 }
+
+/// The database records a program before the file is written: a run killed between the two
+/// leaves the previous program on disk, and the next run replaces it without --force (it is a
+/// text sapfor wrote), while a user's edit is still refused.
+#[test]
+fn a_program_left_by_a_run_killed_after_its_commit_is_replaced() {
+    let d = scratch::Scratch::new("outputs", "killed");
+    let jac = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples/jacobi/jac.f")).unwrap();
+    std::fs::write(d.join("jac.f"), &jac).unwrap();
+    let (rc, out) = sapfor(&d, &["--auto", "jac.f", "--db", "s.db", "-o", "jac.fdv"]);
+    assert_eq!(rc, 0, "{out}");
+    let first = std::fs::read_to_string(d.join("jac.fdv")).unwrap();
+    // the program changes; this run's commit records a new text
+    std::fs::write(d.join("jac.f"), jac.replace("PROGRAM JAC", "PROGRAM JAC\nC changed")).unwrap();
+    let (rc, out) = sapfor(&d, &["--auto", "jac.f", "--db", "s.db", "-o", "jac.fdv"]);
+    assert_eq!(rc, 0, "{out}");
+    let second = std::fs::read_to_string(d.join("jac.fdv")).unwrap();
+    assert_ne!(first, second);
+    // as if killed after the commit, before the file was replaced
+    std::fs::write(d.join("jac.fdv"), &first).unwrap();
+    let (rc, out) = sapfor(&d, &["--auto", "jac.f", "--db", "s.db", "-o", "jac.fdv"]);
+    assert_eq!(rc, 0, "{out}");
+    assert_eq!(std::fs::read_to_string(d.join("jac.fdv")).unwrap(), second);
+    std::fs::write(d.join("jac.fdv"), format!("{first}C my note\n")).unwrap();
+    let (rc, out) = sapfor(&d, &["--auto", "jac.f", "--db", "s.db", "-o", "jac.fdv"]);
+    assert_eq!(rc, 1, "{out}");
+    assert!(out.contains("changed since sapfor wrote it"), "{out}");
+}
