@@ -48,6 +48,8 @@ pub enum DbError {
     },
     #[error("{} is locked by another process (still busy after the timeout)", path.display())]
     Busy { path: PathBuf },
+    #[error("{}: {detail}: the database and its directory ({dir}) must be writable, since SQLite keeps a journal beside the file; put the database elsewhere with --db, or run without one (--no-db)", path.display())]
+    CannotWrite { path: PathBuf, detail: String, dir: String },
     #[error("{}: database error: {source}", path.display())]
     Sql {
         path: PathBuf,
@@ -97,6 +99,17 @@ pub(crate) fn sql_error(path: &Path, e: rusqlite::Error) -> DbError {
                 return DbError::Busy {
                     path: path.to_path_buf(),
                 }
+            }
+            ErrorCode::CannotOpen | ErrorCode::ReadOnly => {
+                let dir = match path.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d.display().to_string(),
+                    _ => ".".into(),
+                };
+                return DbError::CannotWrite {
+                    path: path.to_path_buf(),
+                    detail: e.to_string(),
+                    dir,
+                };
             }
             ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt => {
                 return DbError::NotADatabase {

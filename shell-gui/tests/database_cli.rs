@@ -207,3 +207,48 @@ fn unreadable_stored_values_are_named_with_what_to_do() {
     let o = auto(&dir);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// Makes a directory unwritable for the test's life: `chmod 555` for an ordinary user, and
+/// for root (who writes anyway) the immutable attribute, where the file system has one.
+struct Unwritable(PathBuf);
+
+impl Unwritable {
+    fn new(dir: &Path) -> Option<Unwritable> {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let guard = Unwritable(dir.to_path_buf());
+        let probe = dir.join(".probe");
+        if std::fs::write(&probe, b"").is_err() {
+            return Some(guard);
+        }
+        let _ = std::fs::remove_file(&probe);
+        let ok = Command::new("chattr").arg("+i").arg(dir).output().is_ok_and(|o| o.status.success());
+        (ok && std::fs::write(&probe, b"").is_err()).then_some(guard)
+    }
+}
+
+impl Drop for Unwritable {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = Command::new("chattr").arg("-i").arg(&self.0).output();
+        let _ = std::fs::set_permissions(&self.0, std::fs::Permissions::from_mode(0o755));
+    }
+}
+
+/// A project in a directory sapfor cannot write: the message says that the directory must be
+/// writable and how to go on (--db elsewhere, --no-db), which then works.
+#[test]
+fn an_unwritable_project_directory_is_explained() {
+    let dir = scratch("readonly");
+    std::fs::copy(root().join("samples/jacobi/jac.f"), dir.join("jac.f")).unwrap();
+    let Some(_ro) = Unwritable::new(&dir) else {
+        eprintln!("skipped: this file system cannot make a directory unwritable for this user");
+        return;
+    };
+    let o = run(&dir, &["analyze", "jac.f"]);
+    assert!(!o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("sapfor.db") && t.contains("must be writable") && t.contains("--no-db"), "{t}");
+    let o = run(&dir, &["analyze", "jac.f", "--no-db"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
