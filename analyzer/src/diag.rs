@@ -46,6 +46,7 @@ pub mod codes {
     pub const NOT_UTF8: &str = "W0011";
     pub const BAD_LABEL: &str = "E0012";
     pub const RANK_MISMATCH: &str = "E0013";
+    pub const FOREIGN_SOURCE: &str = "W0014";
 }
 
 impl Diagnostic {

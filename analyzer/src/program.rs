@@ -9,7 +9,7 @@ use crate::interproc::{self, CallGraph};
 use crate::sema::{self, UnitSema};
 use crate::source::{self, FileId, LoadOptions, SourceForm, SourceMap};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -28,6 +28,14 @@ pub struct Program {
     /// Directives found in every file (including INCLUDE files).
     pub directives: BTreeMap<FileId, Vec<Directive>>,
     pub diags: Vec<Diagnostic>,
+    /// C sources given with the program (a mixed program such as NPB's `wtime.c`): not
+    /// analyzed; `sapfor build` and `run` compile them with cc and link them in.
+    pub foreign: Vec<PathBuf>,
+}
+
+/// Whether `p` names a C source (by its extension): part of a mixed program, not Fortran.
+pub fn is_c_source(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "c")
 }
 
 impl Program {
@@ -50,7 +58,24 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         include_dirs: &opts.include_dirs,
         force_form: opts.force_form,
     };
+    let mut foreign = vec![];
     for p in paths {
+        if is_c_source(p) {
+            if !p.is_file() {
+                diags.push(Diagnostic::error(codes::IO_ERROR, format!("cannot read {}: no such file", p.display()), None));
+                continue;
+            }
+            diags.push(Diagnostic::warning(
+                codes::FOREIGN_SOURCE,
+                format!(
+                    "{} is a C source: it is not analyzed (the Fortran program's calls to its functions are calls of unknown effect); `sapfor build` and `sapfor run` compile it with cc",
+                    p.display()
+                ),
+                None,
+            ));
+            foreign.push(p.clone());
+            continue;
+        }
         let Some(buf) = source::load(p, &mut map, &lopts, &mut diags) else {
             continue;
         };
@@ -154,5 +179,6 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         call_graph,
         directives: dirs,
         diags,
+        foreign,
     }
 }

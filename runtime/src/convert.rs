@@ -44,6 +44,8 @@ pub struct Converted {
     /// The generated names of the user's arrays (`sd_<key>`, `sf_<key>`) and the user's own
     /// names: gfortran's run-time messages (bounds checks) are translated back with them.
     pub names: Vec<(String, String)>,
+    /// C sources of a mixed program (compiled with cc and linked in as they are).
+    pub foreign: Vec<std::path::PathBuf>,
 }
 
 #[derive(Clone, Debug)]
@@ -337,7 +339,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
             [(format!("sd_{}", a.key), user.clone()), (format!("sf_{}", a.key), user)]
         })
         .collect();
-    Ok(Converted { files, warnings: cx.warnings, kernel_source, names })
+    Ok(Converted { files, warnings: cx.warnings, kernel_source, names, foreign: p.foreign.clone() })
 }
 
 /// Write file `id` with its edits, inlining INCLUDE files (their form may differ).

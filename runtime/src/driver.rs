@@ -238,6 +238,16 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
         h.update(f.as_bytes());
         h.update([0]);
     }
+    // the C sources of a mixed program, by content
+    let mut c_sources = vec![];
+    for c in &conv.foreign {
+        let text = std::fs::read(c).map_err(|e| format!("cannot read {}: {e}", c.display()))?;
+        h.update(c.file_name().unwrap_or_default().as_encoded_bytes());
+        h.update([0]);
+        h.update(&text);
+        h.update([0]);
+        c_sources.push((c.clone(), text));
+    }
     // --check: the debug information names the sources relative to the current directory
     // (see the compile step), so the directory is part of what was built
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -316,6 +326,23 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
             c.arg("-J").arg(&dir).arg(src).arg("-o").arg(&obj);
             tool(c, &dir, INSTALL_HINT, &format!("gfortran failed on the converted program (kept in {})", dir.display()))?;
         }
+        objs.push(obj);
+    }
+    // the C sources of a mixed program (NPB's wtime.c): compiled as they are, with the
+    // optimization level of the Fortran flags
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    for (k, (path, text)) in c_sources.iter().enumerate() {
+        let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        let src = dir.join(format!("user_{k}_{stem}.c"));
+        write_file(&src, text)?;
+        let obj = src.with_extension("o");
+        let mut c = Command::new(&cc);
+        c.arg("-c").args(fflags.iter().filter(|f| f.starts_with("-O") || *f == "-g"));
+        if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            c.arg("-I").arg(std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf()));
+        }
+        c.arg(&src).arg("-o").arg(&obj);
+        tool(c, &dir, "install gcc", &format!("{cc} failed on {}", path.display()))?;
         objs.push(obj);
     }
     let mut c = Command::new("gfortran");

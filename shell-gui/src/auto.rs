@@ -8,6 +8,7 @@ use database::Db;
 use experts::machine::MachineModel;
 use experts::scheme::Scheme;
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -216,30 +217,89 @@ pub fn scheme_from_record(r: &SchemeRecord) -> Result<Scheme> {
     })
 }
 
-/// Generate the program of `scheme` and write it; returns (input, output, inserted, removed).
 /// The program text of `scheme`; a scheme with regions is checked for stale data first (the
-/// actuality checker), and a finding is an error.
+/// actuality checker). See `generate_settled`.
 pub fn generate_checked(
     analysis: &analyzer::report::Analysis,
     scheme: &Scheme,
 ) -> Result<Vec<generator::GeneratedFile>> {
-    let files =
-        generator::generate(&analysis.program, scheme).map_err(|e| anyhow::anyhow!("{e}"))?;
-    if !scheme.regions.is_empty() || !scheme.actualizations.is_empty() {
+    generate_settled(analysis, scheme).map(|(files, _)| files)
+}
+
+/// The program text of `scheme`, and the scheme it was generated from. A scheme with regions
+/// is checked for stale data (the actuality checker). Where the checker finds a host access
+/// whose data the scheme does not keep actual, the regions that use the variables it names
+/// are kept on the host (and their actualizations dropped), first those, then, if findings
+/// remain, every region: `--auto` always writes a correct program, and the scheme's notes say
+/// what was given up and why. Only a program that is wrong without any region is an error.
+pub fn generate_settled(
+    analysis: &analyzer::report::Analysis,
+    scheme: &Scheme,
+) -> Result<(Vec<generator::GeneratedFile>, Scheme)> {
+    let mut scheme = scheme.clone();
+    for round in 0..5 {
+        let files = generator::generate(&analysis.program, &scheme).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let on_device = scheme.regions.iter().any(|r| r.estimate.on_device);
+        if !on_device && scheme.actualizations.is_empty() {
+            return Ok((files, scheme));
+        }
         let findings = verify_actuality(&analysis.program, &files)?;
-        if !findings.is_empty() && std::env::var_os("SAPFOR_DEBUG_CHECK").is_some() {
+        if findings.is_empty() {
+            return Ok((files, scheme));
+        }
+        if std::env::var_os("SAPFOR_DEBUG_CHECK").is_some() {
             for f in &files {
                 eprintln!("{}", f.text);
             }
+            eprintln!("findings:\n  {}", findings.join("\n  "));
         }
-        if !findings.is_empty() {
+        if !on_device {
             bail!(
                 "internal error: the generated program would use stale data (nothing was written):\n  {}",
                 findings.join("\n  ")
             );
         }
+        // the variables the findings name, among those the regions on the accelerator use
+        let used: BTreeSet<String> = scheme
+            .regions
+            .iter()
+            .filter(|r| r.estimate.on_device)
+            .flat_map(|r| r.clauses.iter().flat_map(|(_, parts)| parts.iter().map(|p| p.var.to_ascii_uppercase())))
+            .collect();
+        let mut named: BTreeSet<String> =
+            used.iter().filter(|v| findings.iter().any(|f| mentions_word(f, v))).cloned().collect();
+        if named.is_empty() || round >= 3 {
+            named = used; // all of them
+        }
+        let why = format!(
+            "the regions using {} run on the host: the placement of their data could not be proven ({}{})",
+            named.iter().cloned().collect::<Vec<_>>().join(", "),
+            findings[0],
+            if findings.len() > 1 { format!(" and {} more", findings.len() - 1) } else { String::new() }
+        );
+        for r in scheme.regions.iter_mut().filter(|r| r.estimate.on_device) {
+            if r.clauses.iter().any(|(_, parts)| parts.iter().any(|p| named.contains(&p.var.to_ascii_uppercase()))) {
+                r.estimate.on_device = false;
+                r.notes.push("kept on the host: the placement of its data could not be proven".into());
+            }
+        }
+        for a in &mut scheme.actualizations {
+            a.vars.retain(|p| !named.contains(&p.var.to_ascii_uppercase()));
+        }
+        scheme.actualizations.retain(|a| !a.vars.is_empty());
+        if !scheme.regions.iter().any(|r| r.estimate.on_device) {
+            scheme.actualizations.clear();
+        }
+        scheme.notes.push(why);
     }
-    Ok(files)
+    bail!("internal error: the regions of the scheme could not be settled (nothing was written)")
+}
+
+/// Whether `text` contains `word` (upper case) as a whole identifier, in any case.
+fn mentions_word(text: &str, word: &str) -> bool {
+    text.to_ascii_uppercase()
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| w == word)
 }
 
 /// The program of `scheme`, generated and checked, with where each file goes:
@@ -253,8 +313,8 @@ fn plan_program(
     out_dir: Option<&Path>,
     db: Option<&Db>,
     force: bool,
-) -> Result<Vec<(PathBuf, PathBuf, usize, usize, String)>> {
-    let files = generate_checked(analysis, scheme)?;
+) -> Result<(Vec<(PathBuf, PathBuf, usize, usize, String)>, Scheme)> {
+    let (files, settled) = generate_settled(analysis, scheme)?;
     if output.is_some() && files.len() > 1 {
         bail!(
             "-o names one output file but the program has {} files: use --out-dir",
@@ -290,11 +350,20 @@ fn plan_program(
             }
         }
     }
-    Ok(files
+    let planned = files
         .into_iter()
         .zip(dests)
         .map(|(f, dest)| (f.path.clone(), dest, f.inserted.len(), f.removed, f.text))
-        .collect())
+        .collect();
+    Ok((planned, settled))
+}
+
+/// Says on standard error what `generate_settled` gave up in `settled` (its notes beyond
+/// those of `scheme`).
+fn report_settled(scheme: &Scheme, settled: &Scheme) {
+    for n in settled.notes.iter().skip(scheme.notes.len()) {
+        eprintln!("note: {n}");
+    }
 }
 
 /// Write what `plan_program` planned (each file atomically).
@@ -420,17 +489,19 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
     if errors {
         bail!("the program has errors (see above): no parallel version was generated");
     }
-    let result = schemes_for(&analysis, &machine, a.target);
+    let mut result = schemes_for(&analysis, &machine, a.target);
     lap("experts", &mut phases);
-    let chosen = &result.schemes[result.chosen];
-    let written = plan_program(
+    let (written, settled) = plan_program(
         &analysis,
-        chosen,
+        &result.schemes[result.chosen],
         a.output.as_deref(),
         a.out_dir.as_deref(),
         db.as_ref(),
         a.force,
     )?;
+    // the scheme as written (regions kept on the host where data placement was not proven)
+    report_settled(&result.schemes[result.chosen], &settled);
+    result.schemes[result.chosen] = settled;
     lap("generation", &mut phases);
     // Record everything: the analysis, every variant, the generated program.
     let mut stored_ids: Option<(i64, Vec<i64>, i64)> = None;
@@ -533,7 +604,7 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
             }
         }
     }
-    println!("chosen: {}", chosen.name);
+    println!("chosen: {}", result.schemes[result.chosen].name);
     for (input, dest, n, removed, _) in &written {
         let rep = if *removed > 0 {
             format!(" (replacing {removed} existing directive lines)")
@@ -601,7 +672,7 @@ pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
         bail!("the program's files changed since the schemes were made: run `sapfor --auto` again");
     }
     let analysis = analyzer::report::analyze(&files, &opts);
-    let written = plan_program(
+    let (written, settled) = plan_program(
         &analysis,
         &scheme,
         g.output.as_deref(),
@@ -609,6 +680,7 @@ pub fn generate(g: GenerateArgs) -> Result<ExitCode> {
         Some(&db),
         g.force,
     )?;
+    report_settled(&scheme, &settled);
     for (_, dest, _, _, text) in &written {
         store_program(&mut db, g.scheme, dest, text)?;
     }

@@ -483,3 +483,27 @@ fn every_fixture_survives_auto_with_free_communication() {
         files.len()
     );
 }
+
+/// A DVMH scheme whose data placement the actuality checker refutes (here: the heat sample's
+/// scheme with its GET_ACTUAL/ACTUAL directives removed) is not an error: the regions using
+/// the variables the checker names are kept on the host, the scheme's notes say so, and the
+/// program written passes the checker.
+#[test]
+fn a_scheme_the_checker_refutes_falls_back_to_the_host_with_a_note() {
+    let src = root().join("samples/heat3d/heat3d.f90");
+    let a = analyzer::report::analyze(&[src], &Default::default());
+    assert!(!a.program.has_errors());
+    let machine = experts::machine::MachineModel::default();
+    let res = shell_gui::auto::schemes_for(&a, &machine, shell_gui::auto::Target::Dvmh);
+    let mut scheme = res.schemes[res.chosen].clone();
+    assert!(scheme.regions.iter().any(|r| r.estimate.on_device), "the sample runs regions on the accelerator");
+    let (_, same) = shell_gui::auto::generate_settled(&a, &scheme).unwrap();
+    assert_eq!(same, scheme, "a correct scheme is written as it is");
+    assert!(!scheme.actualizations.is_empty());
+    scheme.actualizations.clear();
+    let (files, settled) = shell_gui::auto::generate_settled(&a, &scheme).unwrap();
+    assert!(settled.regions.iter().any(|r| !r.estimate.on_device), "{:?}", settled.regions);
+    let note = settled.notes.iter().find(|n| n.contains("run on the host")).expect("a note says what was given up");
+    assert!(note.contains("heat3d.f90:") && note.contains("missing"), "{note}");
+    assert!(shell_gui::auto::verify_actuality(&a.program, &files).unwrap().is_empty());
+}

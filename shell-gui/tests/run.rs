@@ -979,3 +979,28 @@ fn a_wrong_parallel_directive_is_named_by_the_order_mode_and_by_compare() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected none, reverse, shuffle or shuffle=SEED"), "{}", text(&out));
 }
+
+/// A program of Fortran and C files (NPB's `wtime.c`): `analyze` and `--auto` take the C file
+/// with a warning that it is not analyzed, `sapfor run` compiles it with cc and links it in,
+/// and the parallel program prints what gfortran's build of both files prints.
+#[test]
+fn mixed_fortran_and_c_programs_build_and_run() {
+    let dir = scratch("mixed");
+    for f in ["main.f", "tick.c"] {
+        std::fs::copy(root().join("shell-gui/tests/data/mixed").join(f), dir.join(f)).unwrap();
+    }
+    let seq = Command::new("gfortran").current_dir(&dir).args(["-O2", "main.f", "tick.c", "-o", "seq"]).output().unwrap();
+    assert!(seq.status.success(), "{}", text(&seq));
+    let want = String::from_utf8_lossy(&Command::new(dir.join("seq")).output().unwrap().stdout).to_string();
+    let out = sapfor(&dir).args(["analyze", "main.f", "tick.c", "--no-db"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("W0014") && text(&out).contains("tick.c is a C source"), "{}", text(&out));
+    let out = sapfor(&dir).args(["--auto", "main.f", "tick.c", "--no-db", "-o", "main.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!dir.join("tick.fdv").exists());
+    for args in [&["--np", "2"][..], &["--np", "1", "--devices", "emu"]] {
+        let out = sapfor(&dir).args(["run", "main.fdv", "tick.c"]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{args:?}: {}\nwant {want}", text(&out));
+    }
+}
