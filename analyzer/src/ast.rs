@@ -216,6 +216,8 @@ pub struct DimDecl {
     pub lo: Option<Expr>,
     pub hi: Option<Expr>,
     pub assumed: bool,
+    /// `*`: the last dimension of an assumed-size array (no upper bound exists).
+    pub star: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -18,6 +18,130 @@ struct Ctx<'a> {
     src: &'a str,
     lines: Vec<&'a str>,
     diags: &'a mut Vec<Diagnostic>,
+    /// Variables named like keywords the grammar cannot take as names, renamed in the text
+    /// the parser sees (alias -> the user's name; see `keyword_aliases`).
+    aliases: std::collections::BTreeMap<String, String>,
+}
+
+/// Keywords that tree-sitter-fortran does not accept as variable names in every position
+/// (`class = 'U'` is a syntax error), though Fortran allows any keyword as a name. Type
+/// keywords are left out: a variable named INTEGER is too rare to risk.
+const NAME_KEYWORDS: &[&str] = &[
+    "abstract", "allocate", "assign", "associate", "backspace", "bind", "class", "close", "common", "contains",
+    "continue", "deallocate", "endfile", "enum", "equivalence", "forall", "goto", "implicit", "import", "intent",
+    "interface", "namelist", "pause", "procedure", "protected", "return", "rewind", "use", "volatile",
+];
+
+/// The text the parser sees: variables declared (in a type declaration) with a name from
+/// NAME_KEYWORDS are renamed to an alias of the same length (columns stay), everywhere
+/// outside character literals and comments, except where the word starts a statement that is
+/// not an assignment (`CLOSE(10)` stays the statement). None when nothing is renamed.
+fn keyword_aliases(text: &str) -> Option<(String, std::collections::BTreeMap<String, String>)> {
+    let code_of = |l: &str| -> usize { crate::source::comment_start(l).unwrap_or(l.len()) };
+    let words = |l: &str| -> Vec<(usize, String)> {
+        let mut v = vec![];
+        let b = l.as_bytes();
+        let mut quote: Option<u8> = None;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if let Some(q) = quote {
+                if c == q {
+                    quote = None;
+                }
+                i += 1;
+                continue;
+            }
+            if c == b'\'' || c == b'"' {
+                quote = Some(c);
+                i += 1;
+                continue;
+            }
+            if c.is_ascii_alphabetic() && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                v.push((start, l[start..i].to_ascii_lowercase()));
+                continue;
+            }
+            i += 1;
+        }
+        v
+    };
+    // declared: in a type declaration statement
+    let mut declared = std::collections::BTreeSet::new();
+    for l in text.lines() {
+        let code = &l[..code_of(l)];
+        let ws = words(code);
+        let Some((_, first)) = ws.first() else { continue };
+        if matches!(first.as_str(), "integer" | "real" | "double" | "doubleprecision" | "complex" | "logical" | "character") {
+            for (_, w) in &ws[1..] {
+                if NAME_KEYWORDS.contains(&w.as_str()) {
+                    declared.insert(w.clone());
+                }
+            }
+        }
+    }
+    if declared.is_empty() {
+        return None;
+    }
+    let all: std::collections::BTreeSet<String> = text.lines().flat_map(|l| words(l).into_iter().map(|(_, w)| w)).collect();
+    let mut aliases = std::collections::BTreeMap::new();
+    let mut to_alias = std::collections::BTreeMap::new();
+    for kw in &declared {
+        let alias = ["z_", "y_", "x_", "w_", "v_"]
+            .iter()
+            .map(|p| format!("{p}{}", &kw[2..]))
+            .find(|a| !all.contains(a))?;
+        aliases.insert(alias.clone(), kw.clone());
+        to_alias.insert(kw.clone(), alias);
+    }
+    let mut out = String::with_capacity(text.len());
+    for (n, l) in text.split('\n').enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        let code_end = code_of(l);
+        let ws = words(&l[..code_end]);
+        let mut line = l.to_string();
+        for (k, (at, w)) in ws.iter().enumerate() {
+            let Some(alias) = to_alias.get(w) else { continue };
+            // the first word of a statement (after a label; not a continuation) stays a
+            // keyword unless an assignment follows: `close = 1`, `close(2) = 1`
+            let before = l[..*at].trim();
+            let starts = k == 0 && (before.is_empty() || before.chars().all(|c| c.is_ascii_digit()));
+            if starts {
+                let rest = l[at + w.len()..code_end].trim_start();
+                let after_parens = if let Some(r) = rest.strip_prefix('(') {
+                    let mut depth = 1;
+                    let mut end = None;
+                    for (i, c) in r.char_indices() {
+                        match c {
+                            '(' => depth += 1,
+                            ')' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    end = Some(i);
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    end.map(|e| r[e + 1..].trim_start()).unwrap_or("")
+                } else {
+                    rest
+                };
+                if !(after_parens.starts_with('=') && !after_parens.starts_with("==")) {
+                    continue;
+                }
+            }
+            line.replace_range(*at..at + w.len(), alias);
+        }
+        out.push_str(&line);
+    }
+    Some((out, aliases))
 }
 
 pub fn parse_tree(text: &str) -> Option<tree_sitter::Tree> {
@@ -28,7 +152,11 @@ pub fn parse_tree(text: &str) -> Option<tree_sitter::Tree> {
 
 pub fn lower(buf: &ParseBuffer, map: &SourceMap, diags: &mut Vec<Diagnostic>) -> Lowered {
     let mut units = vec![];
-    let Some(tree) = parse_tree(&buf.text) else {
+    let (src, aliases) = match keyword_aliases(&buf.text) {
+        Some((t, a)) => (std::borrow::Cow::Owned(t), a),
+        None => (std::borrow::Cow::Borrowed(buf.text.as_str()), Default::default()),
+    };
+    let Some(tree) = parse_tree(&src) else {
         diags.push(Diagnostic::error(
             codes::SYNTAX,
             "the parser gave no tree",
@@ -39,9 +167,10 @@ pub fn lower(buf: &ParseBuffer, map: &SourceMap, diags: &mut Vec<Diagnostic>) ->
     let mut cx = Ctx {
         buf,
         map,
-        src: &buf.text,
-        lines: buf.text.split('\n').collect(),
+        src: &src,
+        lines: src.split('\n').collect(),
         diags,
+        aliases,
     };
     let root = tree.root_node();
     let mut c = root.walk();
@@ -108,7 +237,11 @@ fn text<'a>(cx: &Ctx<'a>, n: TsNode) -> &'a str {
 }
 
 fn lname(cx: &Ctx, n: TsNode) -> String {
-    text(cx, n).trim().to_ascii_lowercase()
+    let name = text(cx, n).trim().to_ascii_lowercase();
+    match cx.aliases.get(&name) {
+        Some(user) => user.clone(),
+        None => name,
+    }
 }
 
 fn span_of(cx: &Ctx, n: TsNode) -> Span {
@@ -1052,6 +1185,7 @@ fn entities(cx: &mut Ctx, kids: &[TsNode]) -> Vec<Entity> {
                         .map(|a| match a {
                             Arg::Range(lo, hi, _) => DimDecl {
                                 assumed: hi.is_none(),
+                                star: false,
                                 lo,
                                 hi,
                             },
@@ -1059,11 +1193,13 @@ fn entities(cx: &mut Ctx, kids: &[TsNode]) -> Vec<Entity> {
                                 lo: None,
                                 hi: None,
                                 assumed: true,
+                                star: true,
                             },
                             Arg::Expr(e) | Arg::Keyword(_, e) => DimDecl {
                                 lo: None,
                                 hi: Some(e),
                                 assumed: false,
+                                star: false,
                             },
                         })
                         .collect();
@@ -1092,6 +1228,7 @@ fn dim_decls(cx: &mut Ctx, size: TsNode) -> Vec<DimDecl> {
                         lo: None,
                         hi: None,
                         assumed: true,
+                        star: t == "*",
                     });
                 } else if let Some(colon) = t.find(':') {
                     let lo_txt = t[..colon].trim();
@@ -1109,6 +1246,7 @@ fn dim_decls(cx: &mut Ctx, size: TsNode) -> Vec<DimDecl> {
                     };
                     out.push(DimDecl {
                         assumed: hi.is_none(),
+                        star: hi_txt == "*",
                         lo,
                         hi,
                     });
@@ -1116,6 +1254,7 @@ fn dim_decls(cx: &mut Ctx, size: TsNode) -> Vec<DimDecl> {
                     let hi = parts.first().map(|p| expr(cx, *p));
                     out.push(DimDecl {
                         assumed: hi.is_none(),
+                        star: t.contains('*'),
                         lo: None,
                         hi,
                     });
@@ -1128,12 +1267,14 @@ fn dim_decls(cx: &mut Ctx, size: TsNode) -> Vec<DimDecl> {
                         lo: None,
                         hi: None,
                         assumed: true,
+                        star: true,
                     });
                 } else {
                     out.push(DimDecl {
                         lo: None,
                         hi: Some(expr(cx, d)),
                         assumed: false,
+                        star: false,
                     });
                 }
             }
@@ -1145,6 +1286,7 @@ fn dim_decls(cx: &mut Ctx, size: TsNode) -> Vec<DimDecl> {
             lo: None,
             hi: None,
             assumed: true,
+            star: true,
         });
     }
     out

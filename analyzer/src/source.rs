@@ -262,6 +262,117 @@ pub fn normalize_fixed(lines: &[&str]) -> Vec<String> {
     out
 }
 
+/// A normalized fixed-form line made valid free-form text, where fixed form's insignificant
+/// blanks would split a token: inside dot operators and logical constants (`. eq.`,
+/// `.  TRUE .`) and inside real literals' exponents (`0.5E - 7`, `1.0 D 0`). Character
+/// literals, comments and the label field are left alone; the blanks taken out of a token
+/// are put after it, so every other column stays where it was (diagnostics keep their
+/// columns). The parser and the converter (which writes fixed form as free form) use it.
+pub fn squeeze_fixed_blanks(line: &str) -> String {
+    if line.starts_with('!') || line.len() <= 6 || !line.is_char_boundary(6) {
+        return line.to_string();
+    }
+    let end = comment_start(line).unwrap_or(line.len()).max(6);
+    let (head, code, tail) = (&line[..6], &line[6..end], &line[end..]);
+    let c: Vec<char> = code.chars().collect();
+    let mut out = String::with_capacity(line.len());
+    out.push_str(head);
+    let ident = |ch: char| ch.is_ascii_alphanumeric() || ch == '_';
+    let skip_blanks = |mut j: usize| {
+        while j < c.len() && c[j] == ' ' {
+            j += 1;
+        }
+        j
+    };
+    let mut quote: Option<char> = None;
+    let mut i = 0;
+    while i < c.len() {
+        let ch = c[i];
+        if let Some(q) = quote {
+            out.push(ch);
+            if ch == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        if ch == '\'' || ch == '"' {
+            quote = Some(ch);
+            out.push(ch);
+            i += 1;
+            continue;
+        }
+        // . op .
+        if ch == '.' {
+            let j = skip_blanks(i + 1);
+            let mut k = j;
+            while k < c.len() && c[k].is_ascii_alphabetic() {
+                k += 1;
+            }
+            let m = skip_blanks(k);
+            let word: String = c[j..k].iter().collect::<String>().to_ascii_lowercase();
+            const OPS: [&str; 13] = ["eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "eqv", "neqv", "true", "false"];
+            if k > j && m < c.len() && c[m] == '.' && (j > i + 1 || m > k) && OPS.contains(&word.as_str()) {
+                out.push('.');
+                out.extend(&c[j..k]);
+                out.push('.');
+                // the blanks go after the token: every other column stays where it was
+                out.extend(std::iter::repeat(' ').take((j - i - 1) + (m - k)));
+                i = m + 1;
+                continue;
+            }
+        }
+        // a real literal with blanks in its exponent: digits [. digits] E|D [sign] digits
+        if ch.is_ascii_digit() && (i == 0 || !(ident(c[i - 1]) || c[i - 1] == '.')) {
+            let mut k = i;
+            while k < c.len() && c[k].is_ascii_digit() {
+                k += 1;
+            }
+            let dot = k < c.len() && c[k] == '.';
+            if dot {
+                k += 1;
+                while k < c.len() && c[k].is_ascii_digit() {
+                    k += 1;
+                }
+            }
+            let e = skip_blanks(k);
+            if e < c.len() && matches!(c[e], 'e' | 'E' | 'd' | 'D') {
+                let mut s = skip_blanks(e + 1);
+                let sign = s < c.len() && (c[s] == '+' || c[s] == '-');
+                if sign {
+                    s = skip_blanks(s + 1);
+                }
+                let mut d = s;
+                while d < c.len() && c[d].is_ascii_digit() {
+                    d += 1;
+                }
+                let after = skip_blanks(d);
+                let blanks = e > k || c[e + 1..s].contains(&' ');
+                if d > s && blanks && (dot || sign) && !(after < c.len() && (c[after] == '=' || ident(c[after]))) {
+                    let before = out.chars().count();
+                    out.extend(&c[i..k]);
+                    out.push(c[e]);
+                    if sign {
+                        out.push(c[skip_blanks(e + 1)]);
+                    }
+                    out.extend(&c[s..d]);
+                    let written = out.chars().count() - before;
+                    out.extend(std::iter::repeat(' ').take((d - i) - written));
+                    i = d;
+                    continue;
+                }
+            }
+            out.extend(&c[i..k]);
+            i = k;
+            continue;
+        }
+        out.push(ch);
+        i += 1;
+    }
+    out.push_str(tail);
+    out
+}
+
 /// Append ` &` to a statement line, before a trailing `!` comment that is outside strings.
 fn append_continuation(line: &mut String) {
     let pos = comment_start(line).unwrap_or(line.len());
@@ -370,7 +481,7 @@ pub fn load(
 fn normalized_lines(file: &SourceFile) -> Vec<String> {
     let lines: Vec<&str> = file.text.lines().collect();
     match file.form {
-        SourceForm::Fixed => normalize_fixed(&lines),
+        SourceForm::Fixed => normalize_fixed(&lines).iter().map(|l| squeeze_fixed_blanks(l)).collect(),
         SourceForm::Free => lines.iter().map(|l| l.to_string()).collect(),
     }
 }
@@ -517,6 +628,26 @@ mod tests {
         let src = ["      PRINT *, 'a!b' ! note", "     1, X"];
         let out = normalize_fixed(&src);
         assert_eq!(out[0], "      PRINT *, 'a!b' & ! note");
+    }
+
+    #[test]
+    fn fixed_form_blanks_inside_tokens_are_squeezed_for_free_form() {
+        let sq = squeeze_fixed_blanks;
+        assert_eq!(sq("      IF (N . eq. 200 .AND. X . LT .Y) Z = 1"), "      IF (N .eq.  200 .AND. X .LT.  Y) Z = 1");
+        assert_eq!(sq("      L = . TRUE ."), "      L = .TRUE.  ");
+        assert_eq!(sq("      EPS = 0.5E - 7 + 1.0 D 0 * 2.E+ 3"), "      EPS = 0.5E-7   + 1.0D0   * 2.E+3 ");
+        // unchanged: strings, comments, the label field, identifiers, DO variables
+        for l in [
+            "      PRINT *, '. eq. 0.5E - 7' ! . eq.",
+            "   10 E2 = 1",
+            "      X1 E = 2",
+            "      DO 20 E1 = 1, 3",
+            "      DO 20 E1=1,3",
+            "      Y = X1E - 7 + A.EQ.B",
+            "      Z = 1.5 + 2 D",
+        ] {
+            assert_eq!(sq(l), l);
+        }
     }
 
     #[test]

@@ -314,7 +314,15 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             return Err(GenError::Placement {
                 file: path,
                 line: x.before,
-                message: format!("an actualization outside unit `{}`", unit.name),
+                message: format!(
+                    "an actualization ({:?} of {} for: {}) outside unit `{}` (lines {}-{})",
+                    x.kind,
+                    x.vars.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
+                    x.reason,
+                    unit.name,
+                    unit.span.line,
+                    unit.end_line
+                ),
             });
         }
         let at = convert::At {

@@ -268,7 +268,11 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         .map(|f| {
             let ls: Vec<&str> = f.text.lines().collect();
             match f.form {
-                SourceForm::Fixed => analyzer::source::normalize_fixed(&ls),
+                // free form from here on: blanks inside tokens (`. eq.`, `0.5E - 7`) go
+                SourceForm::Fixed => analyzer::source::normalize_fixed(&ls)
+                    .iter()
+                    .map(|l| analyzer::source::squeeze_fixed_blanks(l))
+                    .collect(),
                 SourceForm::Free => ls.iter().map(|l| l.to_string()).collect(),
             }
         })

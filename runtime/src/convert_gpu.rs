@@ -142,8 +142,14 @@ fn arrays_in(cx: &Cx, ui: usize, t: &str) -> BTreeSet<String> {
 }
 
 /// `int(x, c_int64_t)` lists of the bounds of array `a` (whole, or the section `subs`).
-fn bounds(a: &str, rank: usize, subs: &[Subscript]) -> (String, String) {
+/// `star`: the last dimension is assumed-size (`Y(*)`), whose upper bound does not exist: the
+/// runtime takes the sentinel `huge` there as "to the end of the registered array that holds
+/// it" (`gpu_abi::locate`).
+fn bounds(a: &str, rank: usize, subs: &[Subscript], star: bool) -> (String, String) {
     let whole = |d: usize, hi: bool| {
+        if hi && star && d == rank {
+            return "huge(0_c_int64_t)".to_string();
+        }
         format!(
             "int({}bound({a},{d}), c_int64_t)",
             if hi { "u" } else { "l" }
@@ -222,12 +228,19 @@ pub(super) fn regions(
                 }) {
                     arrays.extend(arrays_in(cx, ui, &cx.stmt_text(s)));
                 }
+                // an assumed-size array has no size to give the accelerator
+                if let Some(a) = arrays.iter().chain(clauses.iter().flat_map(|(_, refs)| refs.iter().map(|r| &r.name))).find(|a| {
+                    sema.symbol(&a.to_ascii_lowercase()).and_then(|s| s.dims.as_ref()).and_then(|d| d.last()).is_some_and(|d| d.star)
+                }) {
+                    cx.err(fid, o.line, format!("REGION: {} is an assumed-size array (last bound `*`): its size is unknown, so it cannot go to the accelerator", a.to_uppercase()));
+                    continue;
+                }
                 let mut calls = vec![];
                 let mut listed = BTreeSet::new();
                 let use_call = |a: &str, access: i32, r: &ArrayRef| -> String {
                     let rank = sema.symbol(a).map(|s| s.rank()).unwrap_or(0);
-                    let (alo, ahi) = bounds(a, rank, &[]);
-                    let (lo, hi) = bounds(a, rank, &r.subs);
+                    let (alo, ahi) = bounds(a, rank, &[], false);
+                    let (lo, hi) = bounds(a, rank, &r.subs, false);
                     let h = vis
                         .get(a)
                         .map(|k| format!("sh_{k}"))
@@ -296,10 +309,15 @@ pub(super) fn regions(
                         continue;
                     }
                     let rank = sema.symbol(&a).map(|s| s.rank()).unwrap_or(0);
-                    let (lo, hi) = bounds(&a, rank, &r.subs);
+                    let star = sema
+                        .symbol(&a)
+                        .and_then(|s| s.dims.as_ref())
+                        .and_then(|d| d.last())
+                        .is_some_and(|d| d.star);
+                    let (lo, hi) = bounds(&a, rank, &r.subs, star);
                     // the declared bounds: the runtime finds the elements by storage offset
                     // when the name is a dummy argument over part of a registered array
-                    let (dlo, dhi) = bounds(&a, rank, &[]);
+                    let (dlo, dhi) = bounds(&a, rank, &[], star);
                     calls.push(if get {
                         format!(
                             "call sapfor_gpu_get_actual({a}, {rank}_c_int64_t, {lo}, {hi}, {dlo}, {dhi}, {src}_8)"

@@ -294,6 +294,25 @@ impl Gpu {
             return None;
         }
         let extent = |b: &Rect| -> Vec<i64> { b.iter().map(|(l, h)| (h - l + 1).max(0)).collect() };
+        // an assumed-size dummy (`Y(*)`): the converter passes `huge` as the last upper bound;
+        // the array then reaches to the end of the registered array that holds it
+        let (decl, bx) = match decl.last() {
+            Some(&(llo, lhi)) if lhi >= i64::MAX / 4 => {
+                let elem = self.tracker.as_ref()?.elem(r.var).max(1);
+                let total: i64 = extent(&r.bounds).iter().product();
+                let left = total - ((a - start) / elem) as i64;
+                let stride: i64 = extent(&decl[..decl.len() - 1].to_vec()).iter().product::<i64>().max(1);
+                let hi = llo + (left + stride - 1) / stride - 1;
+                let mut d = decl.clone();
+                let mut b = bx.clone();
+                d.last_mut().unwrap().1 = hi;
+                let last = b.last_mut().unwrap();
+                last.1 = last.1.min(hi);
+                (d, b)
+            }
+            _ => (decl.clone(), bx.clone()),
+        };
+        let (decl, bx) = (&decl, &bx);
         if a == start && extent(decl) == extent(&r.bounds) {
             let set: Rect = bx
                 .iter()

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# NPB3.3-SER through sapfor, unchanged sources, default options (issue 16).
+#
+#   bench/npb.sh DIR [CLASSES] [BENCHMARKS]
+#
+# DIR is an NPB3.3-SER tree (the public repository mbdevpl/nas-parallel-benchmarks holds
+# one; third-party code: fetch it into a scratch directory, never commit it). CLASSES defaults
+# to "S W", BENCHMARKS to "BT CG EP FT LU MG SP UA". Without DIR the script says so and
+# exits 0 (CI does not run it).
+#
+# For each benchmark and class it:
+#   1. builds the sequential program with gfortran (the benchmark's own Makefile: the oracle);
+#   2. runs `sapfor analyze` on the benchmark's files (its Makefile's OBJS, C files included);
+#   3. runs `sapfor --auto` (default target) into a scratch directory;
+#   4. runs `sapfor run` on the generated program with 1, 2 and 4 processes and with
+#      `--devices emu`,
+# and prints one table: analysis errors, directive lines written, distributed arrays, the
+# "Verification" line of each run, and the time each run reports against the sequential one.
+#
+# Environment: SAPFOR (default: the debug binary under CARGO_TARGET_DIR or ./target),
+# OUT (scratch directory, default /tmp/sapfor-npb), TIMEOUT (seconds per run, default 600).
+set -u -o pipefail
+
+DIR=${1:-}
+if [ -z "$DIR" ]; then
+  echo "bench/npb.sh: no NPB3.3-SER directory given; nothing to do (usage: bench/npb.sh DIR [CLASSES] [BENCHMARKS])"
+  exit 0
+fi
+if [ ! -f "$DIR/config/make.def.template" ] && [ ! -f "$DIR/config/make.def" ]; then
+  echo "bench/npb.sh: $DIR is not an NPB3.3-SER tree (no config/make.def.template)" >&2
+  exit 2
+fi
+DIR=$(cd "$DIR" && pwd)
+CLASSES=${2:-"S W"}
+BENCHES=${3:-"BT CG EP FT LU MG SP UA"}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+SAPFOR=${SAPFOR:-$TARGET/debug/sapfor}
+OUT=${OUT:-/tmp/sapfor-npb}
+TIMEOUT=${TIMEOUT:-600}
+if [ ! -x "$SAPFOR" ]; then
+  echo "bench/npb.sh: no sapfor binary at $SAPFOR (cargo build -p shell-gui -p sapfor-rt, or set SAPFOR)" >&2
+  exit 2
+fi
+mkdir -p "$OUT" "$DIR/bin"
+
+# gfortran for the oracle (the template names f77); double-precision randoms (randdp)
+if [ ! -f "$DIR/config/make.def" ]; then
+  sed -e 's/^F77 = f77/F77 = gfortran/' -e 's/^FFLAGS\t= -O/FFLAGS = -O2/' \
+      -e 's/^FLINKFLAGS = -O/FLINKFLAGS = -O2/' -e 's/^RAND   = randi8/RAND = randdp/' \
+      "$DIR/config/make.def.template" > "$DIR/config/make.def"
+fi
+
+# The source files of a benchmark: its Makefile's OBJS with the make variables filled in.
+objs() {
+  python3 - "$DIR/$1/Makefile" <<'EOF'
+import os, re, sys
+mk = open(sys.argv[1]).read().replace('\\\n', ' ')
+objs = re.search(r'^OBJS\s*=(.*)$', mk, re.M).group(1).split()
+here = os.path.dirname(sys.argv[1])
+out = []
+for o in objs:
+    o = o.replace('${COMMON}', '../common').replace('$(VEC)', '').replace('${RAND}', 'randdp')[:-2]
+    out.append(next((o + e for e in ('.f', '.c', '.f90') if os.path.exists(os.path.join(here, o + e))), o + '.f'))
+print(' '.join(out))
+EOF
+}
+
+verif() { grep -m1 -i "verification *=" "$1" | awk '{print $NF}'; }
+secs() { grep -m1 -i "time in seconds" "$1" | awk '{print $NF}'; }
+
+printf '| %-5s | %-5s | %-6s | %-10s | %-11s | %-13s | %-13s | %-13s | %-13s | %-13s |\n' \
+  bench class errors directives distributed sequential "np 1" "np 2" "np 4" "emu"
+printf '|%s|\n' "-------|-------|--------|------------|-------------|---------------|---------------|---------------|---------------|---------------"
+for c in $CLASSES; do
+  for b in $BENCHES; do
+    lb=$(echo "$b" | tr 'A-Z' 'a-z')
+    w="$OUT/$b.$c"
+    rm -rf "$w" && mkdir -p "$w"
+    # 1. the oracle (make also writes npbparams.h for this class)
+    if ! make -C "$DIR" "$b" CLASS="$c" > "$w/make.log" 2>&1; then
+      printf '| %-5s | %-5s | %s\n' "$b" "$c" "the sequential build failed (see $w/make.log)"
+      continue
+    fi
+    (cd "$DIR/bin" && timeout "$TIMEOUT" "./$lb.$c.x" > "$w/seq.out" 2>&1)
+    seq="$(verif "$w/seq.out") $(secs "$w/seq.out")s"
+    files=$(objs "$b")
+    # 2. analysis
+    (cd "$DIR/$b" && "$SAPFOR" analyze $files --no-db > "$w/analyze.out" 2>&1)
+    errors=$(grep -c '^error\[' "$w/analyze.out")
+    # 3. --auto
+    if (cd "$DIR/$b" && timeout "$TIMEOUT" "$SAPFOR" --auto $files --no-db --out-dir "$w/fdv" > "$w/auto.out" 2>&1); then
+      directives=$(cat "$w"/fdv/*.fdv | grep -c -i '^[c!*]dvm\$')
+      distributed=$(cat "$w"/fdv/*.fdv | grep -i '^[c!*]dvm\$ *distribute' | grep -i -o 'distribute *[a-z0-9_]*' | sort -u | wc -l)
+    else
+      directives="failed"
+      distributed="-"
+    fi
+    # 4. runs: the generated Fortran-DVMH, and the C files as they are
+    runs=()
+    fdvs=""
+    for f in $files; do
+      case $f in
+        *.c) fdvs="$fdvs $DIR/$b/$f" ;;
+        *) n=$(basename "$f"); fdvs="$fdvs $w/fdv/${n%.*}.fdv" ;;
+      esac
+    done
+    for cfg in "--np 1" "--np 2" "--np 4" "--devices emu"; do
+      tag=$(echo "$cfg" | tr -d ' -')
+      if [ "$directives" = "failed" ]; then
+        runs+=("-")
+        continue
+      fi
+      (cd "$DIR/$b" && timeout "$TIMEOUT" "$SAPFOR" run -I . $fdvs -o "$w/prog" $cfg > "$w/run_$tag.out" 2>&1)
+      rc=$?
+      v=$(verif "$w/run_$tag.out")
+      if [ -n "$v" ]; then
+        runs+=("$v $(secs "$w/run_$tag.out")s")
+      else
+        runs+=("exit $rc")
+      fi
+    done
+    printf '| %-5s | %-5s | %-6s | %-10s | %-11s | %-13s | %-13s | %-13s | %-13s | %-13s |\n' \
+      "$b" "$c" "$errors" "$directives" "$distributed" "$seq" "${runs[0]}" "${runs[1]}" "${runs[2]}" "${runs[3]}"
+  done
+done
+echo "outputs in $OUT/<BENCH>.<CLASS>/ (analyze.out, auto.out, fdv/, run_*.out)"
