@@ -76,8 +76,14 @@ fn keyword_aliases(text: &str) -> Option<(String, std::collections::BTreeMap<Str
         let ws = words(code);
         let Some((_, first)) = ws.first() else { continue };
         if matches!(first.as_str(), "integer" | "real" | "double" | "doubleprecision" | "complex" | "logical" | "character") {
-            for (_, w) in &ws[1..] {
-                if NAME_KEYWORDS.contains(&w.as_str()) {
+            // the entities: after `::` (attributes such as INTENT come before it), else
+            // everything after the type (F77: `CHARACTER*8 CLASS`)
+            let from = match code.find("::") {
+                Some(k) => k + 2,
+                None => 0,
+            };
+            for (at, w) in &ws[1..] {
+                if *at >= from && NAME_KEYWORDS.contains(&w.as_str()) {
                     declared.insert(w.clone());
                 }
             }
@@ -1636,4 +1642,24 @@ pub fn structure(unit: &mut Unit, map: &SourceMap, diags: &mut Vec<Diagnostic>) 
         cur(&mut stack, &mut top).push(node);
     }
     unit.body = top;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keyword_aliases;
+
+    #[test]
+    fn keyword_named_variables_get_aliases_of_the_same_length() {
+        let src = "      CHARACTER CLASS\n      INTEGER RETURN\n      CLASS = 'U'\n      IF (CLASS .EQ. 'class') RETURN = 1\n      RETURN\n  10  RETURN = 2\n";
+        let (text, aliases) = keyword_aliases(src).expect("renamed");
+        assert_eq!(
+            text,
+            "      CHARACTER z_ass\n      INTEGER z_turn\n      z_ass = 'U'\n      IF (z_ass .EQ. 'class') z_turn = 1\n      RETURN\n  10  z_turn = 2\n"
+        );
+        assert_eq!(aliases.get("z_ass").map(String::as_str), Some("class"));
+        assert_eq!(text.len(), src.len());
+        // attributes are not entities; undeclared keywords are keywords
+        assert!(keyword_aliases("      double precision, intent(in) :: x\n      return\n").is_none());
+        assert!(keyword_aliases("      CLOSE(10)\n      CONTINUE\n").is_none());
+    }
 }
