@@ -820,8 +820,24 @@ fn unit(cx: &mut Cx, ui: usize) {
                 uses.push_str(&format!(", {name} => sd_{key}"));
             }
         }
+        // the main program's own variables in static storage, as in the sequential build:
+        // -fopenmp (implying -frecursive) would put its local arrays on the stack, and big
+        // ones (NPB's, 64 MB) overflow it. A blanket SAVE changes nothing else for the main
+        // program (its variables are SAVEd implicitly in F2008); after any IMPLICIT, and only
+        // when the program has no SAVE of its own
+        if u.kind == UnitKind::Program && has_header {
+            let sema = &cx.p.semas[ui];
+            let saves = sema.symbols.values().any(|s| s.save)
+                || u.stmts.iter().any(|s| matches!(&s.kind, StmtKind::AttrStmt { attr, .. } if attr == "save"));
+            if !saves {
+                match u.stmts.iter().filter(|s| s.span.file == fid && matches!(s.kind, StmtKind::Implicit(_))).map(|s| s.span.end_line).max() {
+                    Some(l) => cx.after.entry((fid.0, l)).or_default().push("save".into()),
+                    None => cx.after.entry((fid.0, header_end)).or_default().push("save".into()),
+                }
+            }
+        }
         if has_header {
-            cx.after.entry((fid.0, header_end)).or_default().push(uses);
+            cx.after.entry((fid.0, header_end)).or_default().insert(0, uses);
         } else {
             cx.before
                 .entry((fid.0, u.span.line))
@@ -992,8 +1008,28 @@ fn unit(cx: &mut Cx, ui: usize) {
     }
     gpu::host_statements(cx, ui, &regions, &in_par, &do_labels);
 
-    // --- end of the main program: finalize
-    if u.kind == UnitKind::Program {
+    // --- end of the main program: finalize (before CONTAINS when it has internal
+    // procedures: execution ends there)
+    let contains_line = (u.kind == UnitKind::Program)
+        .then(|| {
+            let first_internal = cx
+                .p
+                .units
+                .iter()
+                .filter(|o| o.parent.as_deref() == Some(u.name.as_str()) && o.file == fid)
+                .map(|o| o.span.line)
+                .min()?;
+            let lines = &cx.lines[fid.0 as usize];
+            (u.span.line..first_internal).rev().find(|&l| {
+                lines
+                    .get(l as usize - 1)
+                    .is_some_and(|t| t.trim().to_ascii_lowercase().split(|c: char| !c.is_ascii_alphanumeric()).next() == Some("contains"))
+            })
+        })
+        .flatten();
+    if let Some(cl) = contains_line {
+        cx.before.entry((fid.0, cl)).or_default().push("call sapfor_finalize()".into());
+    } else if u.kind == UnitKind::Program {
         let endl = u.end_line;
         let t = cx.lines[fid.0 as usize].get(endl as usize - 1).cloned().unwrap_or_default();
         let (label, rest) = text::split_label(&t);

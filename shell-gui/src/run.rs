@@ -151,10 +151,39 @@ pub fn build(b: BuildArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The processes `sapfor run` starts inherit a stack limit raised to the hard limit: with
+/// -fopenmp (which implies -frecursive) gfortran puts every local array on the stack, where
+/// the sequential build keeps big ones in static storage, so a subroutine's big local array
+/// must not end the run that the sequential program survives.
+fn raise_stack_limit() {
+    #[cfg(target_os = "linux")]
+    {
+        #[repr(C)]
+        struct RLimit {
+            cur: u64,
+            max: u64,
+        }
+        extern "C" {
+            fn getrlimit(resource: i32, rlim: *mut RLimit) -> i32;
+            fn setrlimit(resource: i32, rlim: *const RLimit) -> i32;
+        }
+        const RLIMIT_STACK: i32 = 3;
+        let mut r = RLimit { cur: 0, max: 0 };
+        // SAFETY: plain system calls on a local struct of the kernel's layout (two rlim_t)
+        unsafe {
+            if getrlimit(RLIMIT_STACK, &mut r) == 0 && r.cur < r.max {
+                r.cur = r.max;
+                setrlimit(RLIMIT_STACK, &r);
+            }
+        }
+    }
+}
+
 pub fn run(r: RunArgs) -> Result<ExitCode> {
     if r.np == 0 || r.threads == 0 {
         bail!("--np and --threads must be at least 1");
     }
+    raise_stack_limit();
     let Some(exe) = do_build(&r.build)? else { return Ok(ExitCode::from(1)) };
     let ro = RunOptions {
         np: r.np,

@@ -1004,3 +1004,23 @@ fn mixed_fortran_and_c_programs_build_and_run() {
         assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{args:?}: {}\nwant {want}", text(&out));
     }
 }
+
+/// A main program with CONTAINS and big local arrays, in it and in a subroutine (NPB's
+/// shape): the runtime ends before CONTAINS, and the arrays do not overflow the stack
+/// (-fopenmp puts local arrays there; the sequential build does not).
+#[test]
+fn main_programs_with_contains_and_big_local_arrays_run() {
+    let dir = scratch("contains");
+    std::fs::copy(root().join("shell-gui/tests/data/contains_big_locals.f90"), dir.join("c.f90")).unwrap();
+    let want = sequential(&dir, &dir.join("c.f90"), false);
+    for target in ["dvmh", "dvm"] {
+        let fdv = format!("c_{target}.fdv");
+        let out = sapfor(&dir).args(["--auto", "c.f90", "--no-db", "--target", target, "-o", &fdv]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        for args in [&["--np", "1"][..], &["--np", "2"], &["--devices", "emu"]] {
+            let out = sapfor(&dir).args(["run", &fdv]).args(args).output().unwrap();
+            assert!(out.status.success(), "{target} {args:?}: {}", text(&out));
+            assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{target} {args:?}: {}", text(&out));
+        }
+    }
+}
