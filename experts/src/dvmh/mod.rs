@@ -459,12 +459,15 @@ fn form_regions(
         }
         if let Node::Do { header, end: None, .. } = &nodes[nodes.len() - 1] {
             if let StmtKind::Do { label: Some(l), .. } = &unit.stmt(*header).kind {
-                let shared = unit
-                    .stmts
-                    .iter()
-                    .filter(|s| matches!(&s.kind, StmtKind::Do { label: Some(m), .. } if m == l))
-                    .count()
-                    > 1;
+                // loops of the nest itself may share its label (`DO 10 K / DO 10 J / ...
+                // 10 CONTINUE`, the common F77 form): END REGION then goes after the shared
+                // terminal statement; only a loop outside the region sharing it is a problem
+                let first_line = unit.stmt(*header).span.line;
+                let shared = unit.stmts.iter().any(|s| {
+                    s.span.file == unit.file
+                        && (s.span.line < first_line || s.span.line > last)
+                        && matches!(&s.kind, StmtKind::Do { label: Some(m), .. } if m == l)
+                });
                 if shared {
                     reject = Some(format!("its last loop ends on label {l}, shared with an enclosing loop"));
                 }
