@@ -823,17 +823,28 @@ fn unit(cx: &mut Cx, ui: usize) {
         // the main program's own variables in static storage, as in the sequential build:
         // -fopenmp (implying -frecursive) would put its local arrays on the stack, and big
         // ones (NPB's, 64 MB) overflow it. A blanket SAVE changes nothing else for the main
-        // program (its variables are SAVEd implicitly in F2008); after any IMPLICIT, and only
-        // when the program has no SAVE of its own
+        // program (its variables are SAVEd implicitly in F2008). It goes where the
+        // specification part ends (before the first DATA, statement function or executable
+        // statement: after every IMPLICIT, also one from an INCLUDE file), and only when the
+        // program has no SAVE of its own
         if u.kind == UnitKind::Program && has_header {
             let sema = &cx.p.semas[ui];
             let saves = sema.symbols.values().any(|s| s.save)
                 || u.stmts.iter().any(|s| matches!(&s.kind, StmtKind::AttrStmt { attr, .. } if attr == "save"));
-            if !saves {
-                match u.stmts.iter().filter(|s| s.span.file == fid && matches!(s.kind, StmtKind::Implicit(_))).map(|s| s.span.end_line).max() {
-                    Some(l) => cx.after.entry((fid.0, l)).or_default().push("save".into()),
-                    None => cx.after.entry((fid.0, header_end)).or_default().push("save".into()),
-                }
+            let end_of_spec = u
+                .stmts
+                .iter()
+                .find(|s| s.span.file == fid && (s.kind.is_executable() || matches!(s.kind, StmtKind::Data(_))))
+                .map(|s| s.span.line);
+            if let (false, Some(l)) = (saves, end_of_spec) {
+                // after the last line of the specification part (a declaration, or an
+                // INCLUDE, whose file is inlined there), before the runtime's start-up calls
+                let lines = &cx.lines[fid.0 as usize];
+                let last_spec = (u.span.line..l)
+                    .rev()
+                    .find(|&k| lines.get(k as usize - 1).is_some_and(|t| !t.trim().is_empty() && !t.trim_start().starts_with('!')))
+                    .unwrap_or(header_end);
+                cx.after.entry((fid.0, last_spec)).or_default().push("save".into());
             }
         }
         if has_header {

@@ -1239,6 +1239,24 @@ fn split_launch(
                 .into_iter()
                 .map(|(_, p)| p)
                 .collect();
+            // each side will claim the whole slab of its part of the outermost loop as its
+            // newest (`sapfor_gpu_loop_done`), though its iterations may write only some
+            // elements of it: the elements they leave must already be current on that side
+            let t = g.t();
+            for part in &outs {
+                let dev_claim = Slab::part(x.write, part, dlo, dhi);
+                let host_claim = Slab::part(x.write, part, hlo, hhi);
+                let res = t.actualize(var, ACC, &dev_claim).and_then(|_| {
+                    if hhi >= hlo {
+                        t.get_actual(var, &host_claim)
+                    } else {
+                        Ok(0)
+                    }
+                });
+                if let Err(e) = res {
+                    fail(src, e);
+                }
+            }
             done.push((var, x.write, outs));
         }
     }
