@@ -1215,6 +1215,13 @@ fn split_launch(
     args[pos] = KArg::I64(dlo);
     args[pos + 1] = KArg::I64(dhi);
     trips[0] = (dhi - dlo + 1).max(0);
+    // `dev` current on the accelerator and (when the host has a part) `host` on the host
+    let current = |t: &mut Tracker, var: VarId, dev: &Pcs, host: &Pcs| {
+        let res = t.actualize(var, ACC, dev).and_then(|_| if hhi >= hlo { t.get_actual(var, host) } else { Ok(0) });
+        if let Err(e) = res {
+            fail(src, e);
+        }
+    };
     let mut done = vec![];
     for x in arrays {
         let r = &g.regs[&x.start];
@@ -1224,16 +1231,7 @@ fn split_launch(
         let whole = t.whole(var);
         let dev_reads = Slab::part(x.read, &rep, dlo, dhi);
         let host_reads = Slab::part(x.read, &whole, hlo, hhi);
-        let res = t.actualize(var, ACC, &dev_reads).and_then(|_| {
-            if hhi >= hlo {
-                t.get_actual(var, &host_reads)
-            } else {
-                Ok(0)
-            }
-        });
-        if let Err(e) = res {
-            fail(src, e);
-        }
+        current(t, var, &dev_reads, &host_reads);
         if x.written {
             let outs: Vec<Pcs> = out_parts(g, &[x.start])
                 .into_iter()
@@ -1244,18 +1242,7 @@ fn split_launch(
             // elements of it: the elements they leave must already be current on that side
             let t = g.t();
             for part in &outs {
-                let dev_claim = Slab::part(x.write, part, dlo, dhi);
-                let host_claim = Slab::part(x.write, part, hlo, hhi);
-                let res = t.actualize(var, ACC, &dev_claim).and_then(|_| {
-                    if hhi >= hlo {
-                        t.get_actual(var, &host_claim)
-                    } else {
-                        Ok(0)
-                    }
-                });
-                if let Err(e) = res {
-                    fail(src, e);
-                }
+                current(t, var, &Slab::part(x.write, part, dlo, dhi), &Slab::part(x.write, part, hlo, hhi));
             }
             done.push((var, x.write, outs));
         }
