@@ -257,6 +257,8 @@ pub enum DirectiveKind {
     },
     Interval(Option<DExpr>),
     EndInterval,
+    /// `BARRIER`: every process waits for all others here.
+    Barrier,
     /// `!$SPF` hints of one line.
     Spf(Vec<SpfHint>),
     /// A directive with a keyword we do not know: kept, not an error.
@@ -717,6 +719,7 @@ const DVM_KEYWORDS: &[&str] = &[
     "INTERVAL",
     "ENDREGION",
     "ENDINTERVAL",
+    "BARRIER",
     "END",
 ];
 
@@ -1463,6 +1466,7 @@ impl<'a> Parser<'a> {
                 | "across"
                 | "remote_access"
                 | "private"
+                | "new"
                 | "cuda_block"
                 | "tie"
         );
@@ -1483,7 +1487,8 @@ impl<'a> Parser<'a> {
             "shadow_renew" => Clause::ShadowRenew(self.comma_list(|p| p.shadow_spec())?),
             "across" => Clause::Across(self.comma_list(|p| p.shadow_spec())?),
             "remote_access" => Clause::RemoteAccess(self.comma_list(|p| p.array_ref())?),
-            "private" => Clause::Private(self.comma_list(|p| p.expect_ident("a variable name"))?),
+            // NEW is the older DVM name of PRIVATE
+            "private" | "new" => Clause::Private(self.comma_list(|p| p.expect_ident("a variable name"))?),
             "tie" => Clause::Tie(self.comma_list(|p| p.array_ref())?),
             _ => {
                 let pos = self.here();
@@ -1620,6 +1625,7 @@ impl<'a> Parser<'a> {
         let kind = match kw {
             "ENDREGION" => K::EndRegion,
             "ENDINTERVAL" => K::EndInterval,
+            "BARRIER" => K::Barrier,
             "DISTRIBUTE" => {
                 let d = self.distribute_body()?;
                 K::Distribute {
@@ -2166,6 +2172,7 @@ impl fmt::Display for DirectiveKind {
                 None => f.write_str("INTERVAL"),
             },
             K::EndInterval => f.write_str("END INTERVAL"),
+            K::Barrier => f.write_str("BARRIER"),
             K::Spf(hints) => {
                 // Consecutive PRIVATE/REDUCTION hints share one ANALYSIS(...).
                 let mut parts: Vec<String> = Vec::new();
@@ -2717,6 +2724,7 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             K::EndInterval,
             "END INTERVAL",
         );
+        check("!DVM$ BARRIER", "CDVM$ BARRIER", K::Barrier, "BARRIER");
     }
 
     #[test]
@@ -3381,7 +3389,7 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             prop::sample::select(vec![
                 "stage(2)",
                 "independent",
-                "new(a,b)",
+                "consistent(a)",
                 "reduction(rg:sum(s))",
             ])
             .prop_map(|t| Clause::Other(t.to_string()))
@@ -3499,6 +3507,7 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
                 .boxed(),
             option::of(expr_s(safe)).prop_map(K::Interval).boxed(),
             Just(K::EndInterval).boxed(),
+            Just(K::Barrier).boxed(),
             vec(spf_hint_s(safe), 1..4).prop_map(K::Spf).boxed(),
             (
                 prop::sample::select(vec![

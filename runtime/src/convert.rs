@@ -478,6 +478,9 @@ fn declarations(cx: &mut Cx) {
                 | DirectiveKind::Interval(_)
                 | DirectiveKind::EndInterval
                 | DirectiveKind::Spf(_) => {}
+                DirectiveKind::Barrier => {
+                    cx.before.entry((fid.0, d.line)).or_default().push("call sapfor_barrier()".into());
+                }
                 other => {
                     let what = format!("{other:?}");
                     let what = what.split(['(', ' ', '{']).next().unwrap_or("").to_uppercase();

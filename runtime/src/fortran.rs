@@ -23,6 +23,8 @@ module sapfor_rt
     end subroutine
     subroutine sapfor_finalize() bind(C, name='sapfor_finalize')
     end subroutine
+    subroutine sapfor_barrier() bind(C, name='sapfor_barrier')
+    end subroutine
     integer(c_int) function sapfor_rank() bind(C, name='sapfor_rank')
       import :: c_int
     end function

@@ -439,6 +439,23 @@ fn reductions_of_loops_replicated_along_an_axis_count_each_iteration_once() {
     );
 }
 
+/// BARRIER and NEW (the DVM system's examples use them), and the DVM timer `dvtime()`.
+#[test]
+fn barrier_new_and_dvtime_of_the_dvm_examples() {
+    handwritten("barrier_new", &[&["--np", "4", "--grid", "2x2"], &["--np", "3", "--threads", "2"]]);
+    let dir = scratch("dvtime");
+    std::fs::write(
+        dir.join("t.fdv"),
+        "program t\n  double precision :: dvtime, t0, t1\n  t0 = dvtime()\n  t1 = dvtime()\n  if (t1 >= t0 .and. t0 >= 0) print *, 'ok'\nend program t\n",
+    )
+    .unwrap();
+    for np in ["1", "2"] {
+        let out = sapfor(&dir).args(["run", "t.fdv", "--np", np]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok", "{}", text(&out));
+    }
+}
+
 #[test]
 fn owner_computes_and_io_of_distributed_arrays() {
     handwritten("owner", &[&["--np", "4", "--grid", "4x1"], &["--np", "2", "--threads", "2"]]);

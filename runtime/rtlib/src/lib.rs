@@ -363,6 +363,26 @@ pub unsafe extern "C" fn sapfor_file_name(idx: i32, name: *const c_char) {
     });
 }
 
+/// `BARRIER`: every process waits here for all the others (nothing to wait for on one).
+#[no_mangle]
+pub extern "C" fn sapfor_barrier() {
+    with(|rt| {
+        if rt.size > 1 {
+            use mpi::collective::CommunicatorCollectives;
+            rt.comm().barrier();
+        }
+    })
+}
+
+/// `dvtime()`, the DVM system's timer for Fortran-DVMH programs: wall-clock seconds (double
+/// precision) since an arbitrary moment, the same moment on every call of one process.
+#[no_mangle]
+pub extern "C" fn dvtime_() -> f64 {
+    use std::sync::OnceLock;
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
 #[no_mangle]
 pub extern "C" fn sapfor_finalize() {
     let rt = RT.with(|c| c.borrow_mut().take());
