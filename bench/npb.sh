@@ -18,7 +18,9 @@
 # "Verification" line of each run, and the time each run reports against the sequential one.
 #
 # Environment: SAPFOR (default: the debug binary under CARGO_TARGET_DIR or ./target),
-# OUT (scratch directory, default /tmp/sapfor-npb), TIMEOUT (seconds per run, default 600).
+# OUT (scratch directory, default /tmp/sapfor-npb), TIMEOUT (seconds per run, default 600),
+# CONFIGS (the runs, separated by `;`, default "--np 1;--np 2;--np 4;--devices emu"; a run
+# left out prints `-`).
 set -u -o pipefail
 
 DIR=${1:-}
@@ -38,6 +40,7 @@ TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 SAPFOR=${SAPFOR:-$TARGET/debug/sapfor}
 OUT=${OUT:-/tmp/sapfor-npb}
 TIMEOUT=${TIMEOUT:-600}
+CONFIGS=${CONFIGS:-"--np 1;--np 2;--np 4;--devices emu"}
 if [ ! -x "$SAPFOR" ]; then
   echo "bench/npb.sh: no sapfor binary at $SAPFOR (cargo build -p shell-gui -p sapfor-rt, or set SAPFOR)" >&2
   exit 2
@@ -107,7 +110,7 @@ for c in $CLASSES; do
     done
     for cfg in "--np 1" "--np 2" "--np 4" "--devices emu"; do
       tag=$(echo "$cfg" | tr -d ' -')
-      if [ "$directives" = "failed" ]; then
+      if [ "$directives" = "failed" ] || ! printf ';%s;' "$CONFIGS" | grep -q -- ";$cfg;"; then
         runs+=("-")
         continue
       fi
@@ -116,6 +119,8 @@ for c in $CLASSES; do
       v=$(verif "$w/run_$tag.out")
       if [ -n "$v" ]; then
         runs+=("$v $(secs "$w/run_$tag.out")s")
+      elif [ $rc = 124 ]; then
+        runs+=("> ${TIMEOUT}s")
       else
         runs+=("exit $rc")
       fi
