@@ -1638,7 +1638,7 @@ impl<'a> Parser<'a> {
             "REDISTRIBUTE" => {
                 let d = self.distribute_body()?;
                 if d.onto.is_some() || d.dynamic {
-                    self.finish()?;
+                    // kept as text: also `ONTO MB(1)`, an element of a TASK array
                     return Ok(self.unknown_rest("redistribute".to_string(), after_kw));
                 }
                 K::Redistribute {

@@ -482,8 +482,21 @@ fn declarations(cx: &mut Cx) {
                     cx.before.entry((fid.0, d.line)).or_default().push("call sapfor_barrier()".into());
                 }
                 other => {
-                    let what = format!("{other:?}");
-                    let what = what.split(['(', ' ', '{']).next().unwrap_or("").to_uppercase();
+                    let what = match other {
+                        // kept as text by the parser: its own keyword (TASK, INHERIT, ...)
+                        // (fixed form runs the keyword into the next name: INHERITA)
+                        DirectiveKind::Unknown { keyword, .. } => {
+                            const KNOWN: &[&str] = &[
+                                "REDUCTION_GROUP", "REDUCTION_START", "REDUCTION_WAIT", "SHADOW_GROUP", "SHADOW_START",
+                                "SHADOW_WAIT", "TASK_REGION", "END_TASK_REGION", "TASK", "MAP", "INHERIT", "NEW_VALUE",
+                                "PREFETCH", "RESET", "ASYNCHRONOUS", "ASYNCWAIT", "HOST_SECTION", "REDISTRIBUTE",
+                                "REALIGN", "CONSISTENT", "INDIRECT_GROUP", "REMOTE_GROUP", "ON",
+                            ];
+                            let k = keyword.trim_start_matches('!').to_uppercase();
+                            KNOWN.iter().find(|n| k.starts_with(*n)).map(|n| n.to_string()).unwrap_or(k)
+                        }
+                        _ => format!("{other:?}").split(['(', ' ', '{']).next().unwrap_or("").to_uppercase(),
+                    };
                     cx.err(*fid, d.line, format!("directive {what} is not supported by the runtime yet"));
                 }
             }

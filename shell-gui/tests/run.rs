@@ -520,6 +520,20 @@ fn unsupported_directive_is_an_error_with_file_and_line() {
     assert!(err.contains("u.fdv:3") && err.contains("TEMPLATE"), "{}", text(&out));
     assert!(!err.contains("panicked"));
     assert!(!dir.join("u").exists());
+    // directives of the DVM system the runtime does not have are named by their keyword,
+    // also in fixed form where the keyword runs into the next name (`INHERITA`), and a
+    // REDISTRIBUTE onto a task (`ONTO MB(1)`) is not a syntax error
+    std::fs::write(
+        dir.join("k.fdv"),
+        "      PROGRAM K\n      REAL A(10)\nCDVM$ REDUCTION_GROUP RG\nCDVM$ DISTRIBUTE :: A\nCDVM$ REDISTRIBUTE A(BLOCK) ONTO MB(1)\n      CALL S(A)\n      END\n      SUBROUTINE S(A)\n      REAL A(10)\nCDVM$ INHERIT A\n      A(1) = 1\n      END\n",
+    )
+    .unwrap();
+    let out = sapfor(&dir).args(["build", "k.fdv", "-o", "k"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for want in ["k.fdv:3", "directive REDUCTION_GROUP is not supported", "k.fdv:5", "directive REDISTRIBUTE is not supported", "k.fdv:10", "directive INHERIT is not supported"] {
+        assert!(err.contains(want), "{want}: {}", text(&out));
+    }
 }
 
 #[test]
