@@ -975,7 +975,9 @@ fn first_unpipelinable_level(n: &Nest) -> Option<usize> {
         .filter(|l| l.verdict == Verdict::Across)
         .flat_map(|l| l.dependences.iter().map(|d| d.array.as_str()))
         .collect();
-    let mut cut: Option<usize> = None;
+    // the pipeline runs each loop upwards with step 1: a stepped loop (DO I = N, 1, -1)
+    // stays out of an ACROSS tuple
+    let mut cut: Option<usize> = n.levels.iter().position(|l| l.step.is_some_and(|s| s != 1));
     for a in n.accesses.iter().filter(|a| arrays.contains(a.array.as_str())) {
         let Some(subs) = &a.subs else { continue };
         let offset = |s: &SubForm| match s {
