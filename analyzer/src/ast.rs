@@ -413,6 +413,11 @@ impl Unit {
     pub fn stmt(&self, id: StmtId) -> &Stmt {
         &self.stmts[id.0 as usize]
     }
+    /// The first statement of the unit's own file after line `line` (statements spliced in
+    /// from an INCLUDE file carry that file's line numbers and are not candidates).
+    pub fn next_stmt_after(&self, line: u32) -> Option<&Stmt> {
+        self.stmts.iter().find(|s| s.span.file == self.file && s.span.line > line)
+    }
 }
 
 /// Visit every statement of a node list in execution (source) order, descending into the

@@ -85,6 +85,10 @@ impl Symbol {
     pub fn is_array(&self) -> bool {
         self.dims.is_some()
     }
+    /// An assumed-size dummy (`Y(*)`, `Y(N,*)`): its size is not known.
+    pub fn is_assumed_size(&self) -> bool {
+        self.dims.as_ref().and_then(|d| d.last()).is_some_and(|d| d.star)
+    }
     pub fn rank(&self) -> usize {
         self.dims.as_ref().map_or(0, |d| d.len())
     }

@@ -349,14 +349,13 @@ pub fn squeeze_fixed_blanks(line: &str) -> String {
                 let after = skip_blanks(d);
                 let blanks = e > k || c[e + 1..s].contains(&' ');
                 if d > s && blanks && (dot || sign) && !(after < c.len() && (c[after] == '=' || ident(c[after]))) {
-                    let before = out.chars().count();
                     out.extend(&c[i..k]);
                     out.push(c[e]);
                     if sign {
                         out.push(c[skip_blanks(e + 1)]);
                     }
                     out.extend(&c[s..d]);
-                    let written = out.chars().count() - before;
+                    let written = (k - i) + 1 + sign as usize + (d - s);
                     out.extend(std::iter::repeat(' ').take((d - i) - written));
                     i = d;
                     continue;

@@ -92,6 +92,14 @@ impl<T> At<T> for rusqlite::Result<T> {
     }
 }
 
+/// A JSON column that does not parse, with the column's name (`store::json_col`).
+#[derive(Debug, thiserror::Error)]
+#[error("column {column}: {error}")]
+pub(crate) struct ColumnJson {
+    pub(crate) column: String,
+    pub(crate) error: serde_json::Error,
+}
+
 pub(crate) fn sql_error(path: &Path, e: rusqlite::Error) -> DbError {
     if let rusqlite::Error::SqliteFailure(f, _) = &e {
         match f.code {
@@ -129,13 +137,10 @@ pub(crate) fn sql_error(path: &Path, e: rusqlite::Error) -> DbError {
         advice: REDERIVE.into(),
     };
     match e {
-        rusqlite::Error::FromSqlConversionFailure(i, _, err) => {
-            let text = err.to_string();
-            match text.split_once(": ") {
-                Some((col, detail)) if col.starts_with("column ") => bad(col["column ".len()..].to_string(), detail.to_string()),
-                _ => bad(format!("#{i}"), text),
-            }
-        }
+        rusqlite::Error::FromSqlConversionFailure(i, _, err) => match err.downcast::<ColumnJson>() {
+            Ok(c) => bad(c.column, c.error.to_string()),
+            Err(err) => bad(format!("#{i}"), err.to_string()),
+        },
         rusqlite::Error::InvalidColumnType(_, name, ty) => bad(name, format!("{ty} where another type belongs")),
         rusqlite::Error::IntegralValueOutOfRange(i, v) => bad(format!("#{i}"), format!("{v} is out of range")),
         e => DbError::Sql {

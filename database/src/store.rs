@@ -21,8 +21,8 @@ fn to_json<T: Serialize + ?Sized>(v: &T) -> String {
 fn json_col<T: DeserializeOwned>(r: &Row, i: usize) -> rusqlite::Result<T> {
     let s: String = r.get(i)?;
     serde_json::from_str(&s).map_err(|e| {
-        let col = r.as_ref().column_name(i).map(str::to_string).unwrap_or_else(|_| format!("#{i}"));
-        rusqlite::Error::FromSqlConversionFailure(i, Type::Text, format!("column {col}: {e}").into())
+        let column = r.as_ref().column_name(i).map(str::to_string).unwrap_or_else(|_| format!("#{i}"));
+        rusqlite::Error::FromSqlConversionFailure(i, Type::Text, Box::new(crate::ColumnJson { column, error: e }))
     })
 }
 
@@ -1117,24 +1117,17 @@ impl Db {
         Ok(v)
     }
 
-    /// The text sapfor last recorded writing to `path` (relative to the project root, as
-    /// artifacts store it), if any.
-    pub fn last_written(&self, path: &str) -> Result<Option<String>, DbError> {
+    /// Whether the file at `path` (relative to the project root, as artifacts store it) was
+    /// changed since sapfor wrote it: sapfor recorded writing there, and none of the texts it
+    /// recorded (in any stored scheme) is `text`.
+    pub fn changed_since_written(&self, path: &str, text: &str) -> Result<bool, DbError> {
         self.conn
             .query_row(
-                "SELECT text FROM artifacts WHERE path = ?1 ORDER BY id DESC LIMIT 1",
-                [path],
+                "SELECT EXISTS (SELECT 1 FROM artifacts WHERE path = ?1)
+                    AND NOT EXISTS (SELECT 1 FROM artifacts WHERE path = ?1 AND text = ?2)",
+                [path, text],
                 |r| r.get(0),
             )
-            .optional()
-            .at(&self.path)
-    }
-
-    /// Whether sapfor recorded writing exactly `text` to `path` (relative to the project root)
-    /// at some time, in any stored scheme.
-    pub fn wrote(&self, path: &str, text: &str) -> Result<bool, DbError> {
-        self.conn
-            .query_row("SELECT EXISTS (SELECT 1 FROM artifacts WHERE path = ?1 AND text = ?2)", [path, text], |r| r.get(0))
             .at(&self.path)
     }
 

@@ -25,7 +25,7 @@ pub fn check(analysis: &Analysis) -> Vec<Finding> {
         let file = prog.map.file(unit.file).display_path();
         for d in unit_directives(prog, ui) {
             let DirectiveKind::Parallel { vars, clauses, .. } = &d.kind else { continue };
-            let Some(next) = unit.stmts.iter().find(|s| s.span.file == unit.file && s.span.line > d.end_line) else { continue };
+            let Some(next) = unit.next_stmt_after(d.end_line) else { continue };
             // the tuple's loops, outermost first (the converter reports a tuple that does
             // not match the nest)
             let mut tuple: Vec<(usize, &LoopInfo)> = vec![];

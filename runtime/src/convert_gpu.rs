@@ -229,9 +229,11 @@ pub(super) fn regions(
                     arrays.extend(arrays_in(cx, ui, &cx.stmt_text(s)));
                 }
                 // an assumed-size array has no size to give the accelerator
-                if let Some(a) = arrays.iter().chain(clauses.iter().flat_map(|(_, refs)| refs.iter().map(|r| &r.name))).find(|a| {
-                    sema.symbol(&a.to_ascii_lowercase()).and_then(|s| s.dims.as_ref()).and_then(|d| d.last()).is_some_and(|d| d.star)
-                }) {
+                if let Some(a) = arrays
+                    .iter()
+                    .chain(clauses.iter().flat_map(|(_, refs)| refs.iter().map(|r| &r.name)))
+                    .find(|a| sema.symbol(&a.to_ascii_lowercase()).is_some_and(|s| s.is_assumed_size()))
+                {
                     cx.err(fid, o.line, format!("REGION: {} is an assumed-size array (last bound `*`): its size is unknown, so it cannot go to the accelerator", a.to_uppercase()));
                     continue;
                 }
@@ -309,11 +311,7 @@ pub(super) fn regions(
                         continue;
                     }
                     let rank = sema.symbol(&a).map(|s| s.rank()).unwrap_or(0);
-                    let star = sema
-                        .symbol(&a)
-                        .and_then(|s| s.dims.as_ref())
-                        .and_then(|d| d.last())
-                        .is_some_and(|d| d.star);
+                    let star = sema.symbol(&a).is_some_and(|s| s.is_assumed_size());
                     let (lo, hi) = bounds(&a, rank, &r.subs, star);
                     // the declared bounds: the runtime finds the elements by storage offset
                     // when the name is a dummy argument over part of a registered array

@@ -341,7 +341,7 @@ fn plan_program(
         if let (Some(db), false) = (db, force) {
             if let Ok(now) = std::fs::read_to_string(dest) {
                 let rel = db.relative(&absolute(dest));
-                if matches!(db.last_written(&rel), Ok(Some(_))) && !db.wrote(&rel, &now).unwrap_or(false) {
+                if db.changed_since_written(&rel, &now).unwrap_or(false) {
                     bail!(
                         "refusing to replace {}: it was changed since sapfor wrote it; use --force to replace it, or -o to write elsewhere",
                         dest.display()

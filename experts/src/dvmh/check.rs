@@ -516,7 +516,7 @@ pub fn check(prog: &Program) -> Vec<Finding> {
         let mut at_end: BTreeMap<Option<StmtId>, Vec<(u32, Act)>> = BTreeMap::new();
         let mut private_by_line: Vec<(u32, Vec<Name>)> = vec![];
         for d in &dirs {
-            let next = unit.stmts.iter().find(|s| s.span.file == unit.file && s.span.line > d.end_line);
+            let next = unit.next_stmt_after(d.end_line);
             let act = match &d.kind {
                 DirectiveKind::Region { clauses, .. } => {
                     let mut r = RegionText {

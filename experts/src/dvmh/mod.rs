@@ -325,7 +325,7 @@ fn region_blocker(cx: &EffCx, n: &Node, summaries: &BTreeMap<Name, analyzer::acc
                 other.to_uppercase()
             ));
         }
-        if cx.sema.symbol(v).and_then(|s| s.dims.as_ref()).and_then(|d| d.last()).is_some_and(|d| d.star) {
+        if cx.sema.symbol(v).is_some_and(|s| s.is_assumed_size()) {
             return Some(format!(
                 "uses {}, an assumed-size array (last bound `*`): its size is unknown, so it cannot be copied to the accelerator",
                 v.to_uppercase()
@@ -450,7 +450,7 @@ fn form_regions(
         let last = last_line(unit, &nodes[nodes.len() - 1]);
         // Where END REGION goes must be a statement no jump reaches, and the region must not
         // end on a terminal statement shared with an enclosing loop.
-        let next_stmt = unit.stmts.iter().find(|s| s.span.file == unit.file && s.span.line > last);
+        let next_stmt = unit.next_stmt_after(last);
         let mut reject = None;
         if let Some(ns) = next_stmt {
             if ns.label.is_some_and(|l| targets.contains(&l)) {
@@ -735,13 +735,7 @@ impl Placer<'_> {
         if self.terminals.contains(&id) {
             return None;
         }
-        // (in the unit's own file: statements of an INCLUDE file have that file's lines)
-        let file = self.unit().file;
-        let next = self
-            .unit()
-            .stmts
-            .iter()
-            .find(|s| s.span.file == file && s.span.line > last_line)?;
+        let next = self.unit().next_stmt_after(last_line)?;
         if next.label.is_some_and(|l| self.targets.contains(&l)) || matches!(next.kind, StmtKind::ElseIf(_) | StmtKind::Else) {
             return None;
         }

@@ -293,27 +293,28 @@ impl Gpu {
         if a >= start + r.bytes.max(1) {
             return None;
         }
-        let extent = |b: &Rect| -> Vec<i64> { b.iter().map(|(l, h)| (h - l + 1).max(0)).collect() };
+        let extent = |b: &[(i64, i64)]| -> Vec<i64> { b.iter().map(|(l, h)| (h - l + 1).max(0)).collect() };
+        let elem = self.tracker.as_ref()?.elem(r.var).max(1);
+        let base = ((a - start) / elem) as i64;
+        let rext = extent(&r.bounds);
+        let total: i64 = rext.iter().product();
         // an assumed-size dummy (`Y(*)`): the converter passes `huge` as the last upper bound;
         // the array then reaches to the end of the registered array that holds it
+        let clipped: (Rect, Rect);
         let (decl, bx) = match decl.last() {
             Some(&(llo, lhi)) if lhi >= i64::MAX / 4 => {
-                let elem = self.tracker.as_ref()?.elem(r.var).max(1);
-                let total: i64 = extent(&r.bounds).iter().product();
-                let left = total - ((a - start) / elem) as i64;
-                let stride: i64 = extent(&decl[..decl.len() - 1].to_vec()).iter().product::<i64>().max(1);
-                let hi = llo + (left + stride - 1) / stride - 1;
-                let mut d = decl.clone();
-                let mut b = bx.clone();
+                let stride: i64 = extent(&decl[..decl.len() - 1]).iter().product::<i64>().max(1);
+                let hi = llo + (total - base + stride - 1) / stride - 1;
+                let (mut d, mut b) = (decl.clone(), bx.clone());
                 d.last_mut().unwrap().1 = hi;
                 let last = b.last_mut().unwrap();
                 last.1 = last.1.min(hi);
-                (d, b)
+                clipped = (d, b);
+                (&clipped.0, &clipped.1)
             }
-            _ => (decl.clone(), bx.clone()),
+            _ => (decl, bx),
         };
-        let (decl, bx) = (&decl, &bx);
-        if a == start && extent(decl) == extent(&r.bounds) {
+        if a == start && extent(decl) == rext {
             let set: Rect = bx
                 .iter()
                 .zip(decl.iter().zip(r.bounds.iter()))
@@ -321,10 +322,6 @@ impl Gpu {
                 .collect();
             return Some((start, r.var, Pcs::from_rect(&set).intersect(&self.tracker.as_ref()?.whole(r.var))));
         }
-        let elem = self.tracker.as_ref()?.elem(r.var).max(1);
-        let base = ((a - start) / elem) as i64;
-        let rext = extent(&r.bounds);
-        let total: i64 = rext.iter().product();
         let rlo: Vec<i64> = r.bounds.iter().map(|b| b.0).collect();
         let mut rects = vec![];
         for (s, e) in storage_runs(decl, bx) {

@@ -682,18 +682,30 @@ unsafe fn exchange(
     let wl = wl.min(l.own_lo[d] - l.alo[d]).max(0);
     let wh = wh.min(l.ahi[d] - l.own_hi[d]).max(0);
     let c = rt.coords[axis];
-    // every other process along the axis whose block meets a shadow edge: usually only the
-    // two neighbours, but a shadow wider than a block reaches further (small arrays on many
-    // processes), and each process then sends the part of the edge it owns
-    let others: Vec<(usize, Layout)> = (0..rt.grid[axis])
-        .filter(|&nc| nc != c)
-        .filter_map(|nc| {
+    // the other processes along the axis whose blocks are within reach of a shadow edge
+    // (mine or theirs: widths are requested alike on every process): usually only the two
+    // neighbours, but a shadow wider than a block reaches further (small arrays on many
+    // processes), and each process then sends the part of the edge it owns. Blocks follow
+    // the coordinates in order, and the empty ones come last.
+    let reach = wl_req.max(wh_req).max(0);
+    let mut others: Vec<(usize, Layout)> = vec![];
+    for dir in [-1i64, 1] {
+        let mut nc = c as i64 + dir;
+        while nc >= 0 && nc < rt.grid[axis] as i64 {
             let mut cc = rt.coords.clone();
-            cc[axis] = nc;
+            cc[axis] = nc as usize;
             let nl = l.for_coords(&cc, &rt.grid);
-            (!nl.empty()).then(|| (rt.rank_of(&cc), nl))
-        })
-        .collect();
+            let gap = if dir < 0 { l.own_lo[d] - nl.own_hi[d] } else { nl.own_lo[d] - l.own_hi[d] } - 1;
+            if nl.empty() || gap >= reach {
+                break;
+            }
+            others.push((rt.rank_of(&cc), nl));
+            nc += dir;
+        }
+    }
+    // my own edges, below and above
+    let my_low = if fill_low && wl > 0 { (l.own_lo[d] - wl, l.own_lo[d] - 1) } else { (1, 0) };
+    let my_high = if fill_high && wh > 0 { (l.own_hi[d] + 1, l.own_hi[d] + wh) } else { (1, 0) };
     // What I send to another process: the planes of mine that fall into its shadow edge on
     // my side (widths are requested alike on every process, clipped to each one's allocated
     // range). A contiguous slab travels straight from and into the block; any other one
@@ -739,12 +751,10 @@ unsafe fn exchange(
         // its shadow edge facing me, and mine facing it
         let (theirs, mine) = if below {
             let nwh = if fill_high { wh_req.min(nl.ahi[d] - nl.own_hi[d]).max(0) } else { 0 };
-            let mine = if fill_low && wl > 0 { (l.own_lo[d] - wl, l.own_lo[d] - 1) } else { (1, 0) };
-            ((nl.own_hi[d] + 1, nl.own_hi[d] + nwh), mine)
+            ((nl.own_hi[d] + 1, nl.own_hi[d] + nwh), my_low)
         } else {
             let nwl = if fill_low { wl_req.min(nl.own_lo[d] - nl.alo[d]).max(0) } else { 0 };
-            let mine = if fill_high && wh > 0 { (l.own_hi[d] + 1, l.own_hi[d] + wh) } else { (1, 0) };
-            ((nl.own_lo[d] - nwl, nl.own_lo[d] - 1), mine)
+            ((nl.own_lo[d] - nwl, nl.own_lo[d] - 1), my_high)
         };
         let (slo, shi) = (theirs.0.max(l.own_lo[d]), theirs.1.min(l.own_hi[d]));
         if slo <= shi {
