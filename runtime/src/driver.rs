@@ -246,6 +246,18 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
         h.update([0]);
         h.update(&text);
         h.update([0]);
+        // and the local headers it includes (`#include "wtime.h"`), so that editing one rebuilds
+        let dir = c.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        for line in String::from_utf8_lossy(&text).lines() {
+            let l = line.trim_start();
+            if let Some(rest) = l.strip_prefix('#').map(str::trim_start).and_then(|r| r.strip_prefix("include")) {
+                if let Some(name) = rest.trim().strip_prefix('"').and_then(|r| r.split('"').next()) {
+                    h.update(name.as_bytes());
+                    h.update(std::fs::read(dir.join(name)).unwrap_or_default());
+                    h.update([0]);
+                }
+            }
+        }
         c_sources.push((c.clone(), text));
     }
     // --check: the debug information names the sources relative to the current directory
@@ -338,9 +350,10 @@ fn build_converted(opts: &BuildOptions, conv: convert::Converted) -> Result<Path
         let obj = src.with_extension("o");
         let mut c = Command::new(&cc);
         c.arg("-c").args(fflags.iter().filter(|f| f.starts_with("-O") || *f == "-g"));
-        if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            c.arg("-I").arg(std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf()));
-        }
+        // its own directory first (`#include "wtime.h"` next to `wtime.c`, which is compiled
+        // from a copy in the build directory), also when it was named without one
+        let d = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        c.arg("-I").arg(std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf()));
         c.arg(&src).arg("-o").arg(&obj);
         tool(c, &dir, "install gcc", &format!("{cc} failed on {}", path.display()))?;
         objs.push(obj);

@@ -1016,11 +1016,12 @@ fn a_wrong_parallel_directive_is_named_by_the_order_mode_and_by_compare() {
 
 /// A program of Fortran and C files (NPB's `wtime.c`): `analyze` and `--auto` take the C file
 /// with a warning that it is not analyzed, `sapfor run` compiles it with cc and links it in,
-/// and the parallel program prints what gfortran's build of both files prints.
+/// and the parallel program prints what gfortran's build of both files prints. The C file
+/// includes a header from its own directory, named without one (`tick.c`, as `wtime.c`).
 #[test]
 fn mixed_fortran_and_c_programs_build_and_run() {
     let dir = scratch("mixed");
-    for f in ["main.f", "tick.c"] {
+    for f in ["main.f", "tick.c", "tick.h"] {
         std::fs::copy(root().join("shell-gui/tests/data/mixed").join(f), dir.join(f)).unwrap();
     }
     let seq = Command::new("gfortran").current_dir(&dir).args(["-O2", "main.f", "tick.c", "-o", "seq"]).output().unwrap();

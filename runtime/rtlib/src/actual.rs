@@ -17,6 +17,9 @@ use crate::pcs::{Pcs, Rect};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+/// Boxes a copy's actual set may have before it drops what a writer also holds.
+const FRAGMENTED: usize = 16;
+
 pub type VarId = usize;
 /// Index of a device in the tracker: 0 is the host.
 pub type DevId = usize;
@@ -443,8 +446,22 @@ impl Tracker {
                 self.devices[p.dev - 1].free(p.buf);
             }
         }
+        let written = self.vars[v].actual[d].union(&set);
         for (k, a) in self.vars[v].actual.iter_mut().enumerate() {
-            *a = if k == d { a.union(&set) } else { a.minus(&set) };
+            *a = if k == d {
+                written.clone()
+            } else {
+                let m = a.minus(&set);
+                // Host code writing element by element (a callee's dummy argument per
+                // statement) cuts the other copies into ever more boxes, and every later
+                // operation pays for them. Past a few, a copy keeps only what no writer holds:
+                // `d` has the rest, and a later actualization fetches it from there.
+                if m.boxes().len() > FRAGMENTED {
+                    m.minus(&written)
+                } else {
+                    m
+                }
+            };
         }
     }
 

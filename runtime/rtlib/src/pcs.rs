@@ -148,6 +148,10 @@ impl Pcs {
             })
             .map(|r| r.as_slice())
             .collect();
+        if let [one] = v[..] {
+            // one box is its own canonical decomposition
+            return Pcs { rank, boxes: vec![one.to_vec()] };
+        }
         Pcs {
             rank,
             boxes: canon(&v, 0, rank),
@@ -195,12 +199,27 @@ impl Pcs {
     fn check(&self, o: &Pcs) {
         assert_eq!(self.rank, o.rank, "PCS operation on sets of different rank");
     }
+    /// Every box of `o` lies inside one box of `self`: a sufficient test for `o ⊆ self` that
+    /// allocates nothing (the tracker's common case, a small write inside a whole array).
+    fn holds_boxes_of(&self, o: &Pcs) -> bool {
+        o.boxes.iter().all(|b| {
+            self.boxes
+                .iter()
+                .any(|a| a.iter().zip(b).all(|(&(l1, h1), &(l2, h2))| l1 <= l2 && h2 <= h1))
+        })
+    }
+    /// Whether some box of `self` meets some box of `o`.
+    pub fn meets(&self, o: &Pcs) -> bool {
+        self.boxes
+            .iter()
+            .any(|a| o.boxes.iter().any(|b| a.iter().zip(b).all(|(&(l1, h1), &(l2, h2))| l1.max(l2) <= h1.min(h2))))
+    }
     pub fn union(&self, o: &Pcs) -> Pcs {
         self.check(o);
-        if o.is_empty() {
+        if o.is_empty() || self.holds_boxes_of(o) {
             return self.clone();
         }
-        if self.is_empty() {
+        if self.is_empty() || o.holds_boxes_of(self) {
             return o.clone();
         }
         let v: Vec<&[(i64, i64)]> = self
@@ -216,6 +235,12 @@ impl Pcs {
     }
     pub fn intersect(&self, o: &Pcs) -> Pcs {
         self.check(o);
+        if o.holds_boxes_of(self) {
+            return self.clone();
+        }
+        if self.holds_boxes_of(o) {
+            return o.clone();
+        }
         let mut v = vec![];
         for a in &self.boxes {
             for b in &o.boxes {
@@ -229,8 +254,11 @@ impl Pcs {
     /// `self \ o`.
     pub fn minus(&self, o: &Pcs) -> Pcs {
         self.check(o);
-        if o.is_empty() || self.is_empty() {
+        if o.is_empty() || self.is_empty() || !self.meets(o) {
             return self.clone();
+        }
+        if o.holds_boxes_of(self) {
+            return Pcs::empty(self.rank);
         }
         let mut cur: Vec<Rect> = self.boxes.clone();
         for b in &o.boxes {
@@ -343,5 +371,44 @@ mod tests {
         assert!(s.minus(&s).is_empty());
         assert_eq!(Pcs::empty(0).union(&s), s);
         assert_eq!(s.elements(), vec![Vec::<i64>::new()]);
+    }
+
+    /// Union, intersection and difference against plain element sets, on random boxes that
+    /// often contain each other (the shortcuts' cases) and often overlap partly.
+    #[test]
+    fn operations_match_element_sets() {
+        use std::collections::BTreeSet;
+        let mut seed = 12345u64;
+        let mut rnd = |n: i64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) % n as u64) as i64
+        };
+        let elems = |p: &Pcs| -> BTreeSet<Vec<i64>> { p.elements().into_iter().collect() };
+        for _ in 0..400 {
+            let mut sets = vec![];
+            for _ in 0..2 {
+                let k = 1 + rnd(3);
+                let boxes: Vec<Rect> = (0..k)
+                    .map(|_| {
+                        (0..2)
+                            .map(|_| {
+                                let lo = 1 + rnd(6);
+                                (lo, lo + rnd(6 - lo + 1))
+                            })
+                            .collect()
+                    })
+                    .collect();
+                sets.push(Pcs::from_rects(2, &boxes));
+            }
+            let (a, b) = (&sets[0], &sets[1]);
+            let (ea, eb) = (elems(a), elems(b));
+            let canon_of = |e: &BTreeSet<Vec<i64>>| {
+                Pcs::from_rects(2, &e.iter().map(|x| x.iter().map(|&v| (v, v)).collect()).collect::<Vec<Rect>>())
+            };
+            assert_eq!(a.union(b), canon_of(&ea.union(&eb).cloned().collect()), "{a:?} + {b:?}");
+            assert_eq!(a.intersect(b), canon_of(&ea.intersection(&eb).cloned().collect()), "{a:?} * {b:?}");
+            assert_eq!(a.minus(b), canon_of(&ea.difference(&eb).cloned().collect()), "{a:?} - {b:?}");
+            assert_eq!(a.meets(b), !ea.is_disjoint(&eb));
+        }
     }
 }

@@ -482,3 +482,68 @@ fn deferred_reduction_results_move_only_when_the_host_reads_them() {
     assert_eq!(t.stats(ACC).h2d_bytes, 4);
     drop(t);
 }
+
+/// Host code writing element by element (a callee's dummy argument, one ACTUAL per
+/// statement, as in NPB BT's `binvcrhs`) must not cut the accelerator's copy into one box per
+/// element: past a few boxes the copy drops what the host also holds. What only the
+/// accelerator holds stays there, and every value is right afterwards.
+#[test]
+fn element_by_element_host_writes_keep_the_copies_small_and_right() {
+    let l = 10i64;
+    let whole = [(1, l), (1, l)];
+    let all = Pcs::from_rect(&whole);
+    let interior = Pcs::from_rect(&[(2, l - 1), (2, l - 1)]);
+    let checker = |i: i64, j: i64| (i + j) % 2 == 0;
+    for fetched_first in [true, false] {
+        let mut a = vec![0i32; 100];
+        let mut t = Tracker::new(vec![Box::new(EmuDevice::new())]);
+        let va = unsafe { t.register("a", a.as_mut_ptr() as *mut u8, &whole, 4) };
+        let p = t.device(ACC).load_program(BORDER).unwrap();
+        let out = [RegionUse { var: va, access: Access::Out, part: all.clone() }];
+        t.region_enter(ACC, &out).unwrap();
+        let mut args = arr_args(&t, va);
+        args.push(KArg::I64(l));
+        t.device(ACC).launch(p, "fill", [1, 1, 1], [10, 10, 1], &args).unwrap();
+        t.region_exit(ACC, &out);
+        if fetched_first {
+            t.get_actual(va, &all).unwrap();
+        }
+        // the host writes a checkerboard, one element and one ACTUAL at a time
+        for j in 1..=l {
+            for i in 1..=l {
+                if checker(i, j) {
+                    a[((i - 1) + l * (j - 1)) as usize] = -(i as i32) - 10 * j as i32;
+                    t.declare_actual(va, &Pcs::from_rect(&[(i, i), (j, j)]));
+                }
+            }
+        }
+        let boxes = t.actual_on(va, ACC).boxes().len();
+        if fetched_first {
+            // the host holds everything: the accelerator's copy is dropped, not 50 holes
+            assert!(boxes <= 16, "{boxes} boxes on the accelerator");
+        } else {
+            // only the accelerator holds the other half: it keeps exactly that
+            let want: Vec<_> = (1..=l)
+                .flat_map(|j| (1..=l).map(move |i| (i, j)))
+                .filter(|&(i, j)| !checker(i, j))
+                .map(|(i, j)| vec![(i, i), (j, j)])
+                .collect();
+            assert_eq!(t.actual_on(va, ACC), &Pcs::from_rects(2, &want));
+        }
+        let r2 = [
+            RegionUse { var: va, access: Access::In, part: all.clone() },
+            RegionUse { var: va, access: Access::InOut, part: interior.clone() },
+        ];
+        t.region_enter(ACC, &r2).unwrap();
+        t.device(ACC).launch(p, "add_border", [1, 1, 1], [10, 10, 1], &args).unwrap();
+        t.region_exit(ACC, &r2);
+        t.get_actual(va, &all).unwrap();
+        for j in 1..=l {
+            for i in 1..=l {
+                let v = |i: i64, j: i64| if checker(i, j) { -(i as i32) - 10 * j as i32 } else { (100 * i + j) as i32 };
+                let want = if interior.contains(&[i, j]) { v(i, j) + v(1, j) } else { v(i, j) };
+                assert_eq!(a[((i - 1) + l * (j - 1)) as usize], want, "a({i},{j}), fetched first: {fetched_first}");
+            }
+        }
+    }
+}
