@@ -68,6 +68,27 @@ impl Lin {
 
 /// Linear form of an integer expression; `constant_of` folds named constants.
 pub fn linearize(e: &Expr, constant_of: &dyn Fn(&str) -> Option<i64>) -> Option<Lin> {
+    linearize_with(e, constant_of, &|_| None)
+}
+
+/// Like [`linearize`], but a part that is not linear (an array element `G(1)`, a product of
+/// names) becomes one variable of its own when `opaque` names it: `G(1) - 3` is
+/// {"G(1)": 1} + (-3). The caller vouches that the part keeps its value wherever the form
+/// is used.
+pub fn linearize_with(
+    e: &Expr,
+    constant_of: &dyn Fn(&str) -> Option<i64>,
+    opaque: &dyn Fn(&Expr) -> Option<String>,
+) -> Option<Lin> {
+    linear_part(e, constant_of, opaque).or_else(|| opaque(e).map(|n| Lin::var(&n)))
+}
+
+fn linear_part(
+    e: &Expr,
+    constant_of: &dyn Fn(&str) -> Option<i64>,
+    opaque: &dyn Fn(&Expr) -> Option<String>,
+) -> Option<Lin> {
+    let linearize = |e: &Expr, c: &dyn Fn(&str) -> Option<i64>| linearize_with(e, c, opaque);
     match e {
         Expr::Int(i) => Some(Lin::constant(*i)),
         Expr::Var(n) => Some(match constant_of(n) {

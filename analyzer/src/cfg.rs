@@ -886,7 +886,7 @@ impl Cfg {
 
     /// Names live along an edge into `s`: entering a loop header other than by its back edge
     /// initializes the loop variable, so that variable is not live along the edge.
-    fn entering(&self, s: BlockId, e: &EdgeInfo) -> BTreeSet<Name> {
+    pub fn entering(&self, s: BlockId, e: &EdgeInfo) -> BTreeSet<Name> {
         let live = &self.live_in[s.0 as usize];
         match (self.header_var.get(&s), e.kind) {
             (Some(v), k) if k != EdgeKind::Back => {

@@ -19,3 +19,4 @@ pub mod report;
 pub mod sections;
 pub mod sema;
 pub mod source;
+pub mod symsec;

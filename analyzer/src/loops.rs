@@ -4,11 +4,11 @@
 //! dependence tests, and the verdict (`parallel`, `across`, `sequential`) with every blocker.
 
 use crate::access::{Access, AccessCtx, CallSite, Summary};
-use crate::affine::{linearize, Lin};
+use crate::affine::{linearize, linearize_with, Lin};
 use crate::ast::*;
-use crate::cfg::{self, Cfg, EdgeKind, Env};
+use crate::cfg::{self, Cfg, EdgeKind};
 use crate::deptest::{self, Affine, DepProblem, DepResult, Dir, LoopRange, Subscript};
-use crate::sections::SectionSet;
+use crate::symsec::{Interval, RectSet, SymRect};
 use crate::sema::UnitSema;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -189,7 +189,6 @@ pub fn analyze_unit(
     refinements: &BTreeMap<u32, LoopRefinement>,
 ) -> UnitLoops {
     let fine = cfg::build(unit, sema, summaries, false);
-    let envs = cfg::statement_envs(unit, sema);
     let targets = cfg::jump_targets(unit);
     let cx = AccessCtx {
         unit,
@@ -213,10 +212,10 @@ pub fn analyze_unit(
         sema,
         summaries,
         fine: &fine,
-        envs: &envs,
         targets: &targets,
         refinements,
         acc: &acc,
+        written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
     };
     cx.walk(&unit.body, 0, None, &mut vec![], &mut out);
     UnitLoops { loops: out }
@@ -227,11 +226,12 @@ struct Analyzer<'a> {
     sema: &'a UnitSema,
     summaries: &'a BTreeMap<Name, Summary>,
     fine: &'a Cfg,
-    envs: &'a BTreeMap<StmtId, Env>,
     targets: &'a BTreeSet<u32>,
     refinements: &'a BTreeMap<u32, LoopRefinement>,
     /// Accesses and call sites of every statement, by statement id (computed once).
     acc: &'a [(Vec<Access>, Vec<CallSite>)],
+    /// Every name some statement of the unit assigns (through calls too).
+    written: BTreeSet<Name>,
 }
 
 /// What the user asserted about one loop (by the line of its DO statement).
@@ -461,7 +461,7 @@ impl<'a> Analyzer<'a> {
             })
             .map(|(a, _)| a.name.clone())
             .collect();
-        let (exposed, must_arrays_ok) = self.exposure(body, &index_vars, &var);
+        let (exposed, must_arrays_ok) = self.exposure(body);
         let live_after = self.live_after(header);
         let red = self.reductions(header, &stmts, body, &written_scalars, &accesses);
         let loc_vars: BTreeSet<Name> = red.iter().flat_map(|r| r.loc.iter().cloned()).collect();
@@ -833,7 +833,8 @@ impl<'a> Analyzer<'a> {
         if let Some(h) = self.fine.loop_header.get(&header) {
             for (t, e) in self.fine.succs(*h) {
                 if e.kind == EdgeKind::LoopExit {
-                    live.extend(self.fine.live_in[t.0 as usize].iter().cloned());
+                    // a DO right after the loop assigns its variable before reading it
+                    live.extend(self.fine.entering(t, &e));
                 }
             }
         }
@@ -873,27 +874,16 @@ impl<'a> Analyzer<'a> {
         if !find_path(&self.unit.body, header, &mut path) {
             return true;
         }
-        let mut idx: BTreeSet<Name> = BTreeSet::new();
-        for st in &self.unit.stmts {
-            if let StmtKind::Do { var, .. } = &st.kind {
-                idx.insert(var.clone());
-            }
-        }
-        let mut st = Exposure {
-            must: BTreeSet::new(),
-            must_arr: BTreeMap::new(),
-            exposed: BTreeSet::new(),
-            exposed_arr: BTreeSet::new(),
-        };
+        let mut st = Exposure::default();
         // Innermost level first: the siblings after the loop, then outward.
         for level in (0..path.len()).rev() {
             let (nodes, i) = path[level];
-            self.expose_nodes(&nodes[i + 1..], &mut st, &idx, "");
+            self.expose_nodes(&nodes[i + 1..], &mut st);
             if level > 0 {
                 let (pnodes, pi) = path[level - 1];
                 if let Node::Do { body, .. } = &pnodes[pi] {
                     let saved = (st.must.clone(), st.must_arr.clone());
-                    self.expose_nodes(body, &mut st, &idx, "");
+                    self.expose_nodes(body, &mut st);
                     st.must = saved.0;
                     st.must_arr = saved.1;
                 }
@@ -904,30 +894,190 @@ impl<'a> Analyzer<'a> {
 
     /// Scalars read before being surely written in an iteration, and the arrays whose every
     /// read is covered by earlier sure writes in the same iteration.
-    fn exposure(
-        &self,
-        body: &[Node],
-        index_vars: &BTreeSet<Name>,
-        var: &str,
-    ) -> (BTreeSet<Name>, BTreeSet<Name>) {
-        let mut st = Exposure {
-            must: BTreeSet::new(),
-            must_arr: BTreeMap::new(),
-            exposed: BTreeSet::new(),
-            exposed_arr: BTreeSet::new(),
-        };
-        self.expose_nodes(body, &mut st, index_vars, var);
+    fn exposure(&self, body: &[Node]) -> (BTreeSet<Name>, BTreeSet<Name>) {
+        let mut st = Exposure::default();
+        self.expose_nodes(body, &mut st);
         let ok: BTreeSet<Name> = st
-            .must_arr
-            .keys()
+            .written_arr
+            .iter()
             .filter(|k| !st.exposed_arr.contains(*k))
             .cloned()
             .collect();
         (st.exposed, ok)
     }
 
-    fn expose_nodes(&self, nodes: &[Node], s: &mut Exposure, idx: &BTreeSet<Name>, var: &str) {
-        let empty = Env::new();
+    /// The elements an access names, with symbolic bounds: a point per subscript, a range
+    /// for a section with stride 1, the declared bounds for the whole array. For a read,
+    /// implied-DO variables are widened over their ranges; for a write they must not occur.
+    fn sym_rect(&self, a: &Access) -> Option<SymRect> {
+        let sym = self.sema.symbol(&a.name)?;
+        let dims = sym.dims.as_ref()?;
+        let cl = const_lin(self.sema);
+        let lin = |e: &Expr| linearize(e, &cl);
+        let decl = |d: &crate::sema::Dim| -> Option<Interval> {
+            if d.assumed || d.star {
+                return None;
+            }
+            let lo = match (&d.lo_expr, d.lo) {
+                (Some(e), _) => lin(e)?,
+                (None, Some(c)) => Lin::constant(c),
+                (None, None) => Lin::constant(1),
+            };
+            let hi = match (&d.hi_expr, d.hi) {
+                (Some(e), _) => lin(e)?,
+                (None, Some(c)) => Lin::constant(c),
+                (None, None) => return None,
+            };
+            Some((lo, hi))
+        };
+        let mut rect = vec![];
+        match &a.subs {
+            None => {
+                for d in dims {
+                    rect.push(decl(d)?);
+                }
+            }
+            Some(subs) if subs.len() == dims.len() => {
+                for (s, d) in subs.iter().zip(dims) {
+                    rect.push(match s {
+                        Arg::Expr(e) | Arg::Keyword(_, e) => {
+                            let l = lin(e)?;
+                            (l.clone(), l)
+                        }
+                        Arg::Range(lo, hi, stride) => {
+                            if stride.as_ref().is_some_and(|k| lin(k).and_then(|k| k.as_const()) != Some(1)) {
+                                return None;
+                            }
+                            let whole = || decl(d);
+                            let lo = match lo {
+                                Some(e) => lin(e)?,
+                                None => whole()?.0,
+                            };
+                            let hi = match hi {
+                                Some(e) => lin(e)?,
+                                None => whole()?.1,
+                            };
+                            (lo, hi)
+                        }
+                    });
+                }
+            }
+            Some(_) => return None,
+        }
+        let mut r = SymRect(rect);
+        for (v, lo, hi) in &a.implied {
+            if a.write {
+                return None;
+            }
+            r = r.widen_over(v, &lin(lo)?, &lin(hi)?)?;
+        }
+        Some(r)
+    }
+
+    /// Whether every element a read names was surely written before it in this iteration:
+    /// inside one rectangle of what was written, as a point of the current iteration of the
+    /// enclosing loops, or else over all their iterations (innermost first). A widened read
+    /// no longer mentions the loop variable, so it can only fall inside rectangles that do
+    /// not depend on it either (`T(I+1)` is never covered by this iteration's `T(I)`).
+    fn read_covered(&self, s: &Exposure, a: &Access) -> bool {
+        let Some(set) = s.must_arr.get(&a.name) else { return false };
+        let Some(mut r) = self.sym_rect(a) else { return false };
+        if set.covers(&r) {
+            return true;
+        }
+        for (v, lo, hi) in s.bound.iter().rev() {
+            match r.widen_over(v, lo, hi) {
+                Some(w) => r = w,
+                None => return false,
+            }
+            if set.covers(&r) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A scalar was assigned: what was known in terms of it (or of what shares its storage)
+    /// no longer names the same elements.
+    fn kill_scalar(&self, s: &mut Exposure, v: &str) {
+        let mut names = vec![v.to_string()];
+        if let Some(sym) = self.sema.symbol(v) {
+            names.extend(sym.aliases.iter().cloned());
+        }
+        for set in s.must_arr.values_mut() {
+            for n in &names {
+                set.kill(n);
+            }
+        }
+    }
+
+    /// Scalars a list of nodes may assign (DO variables and writes through calls included).
+    fn scalars_written(&self, nodes: &[Node], out: &mut BTreeSet<Name>) {
+        for n in nodes {
+            let ids: Vec<StmtId> = match n {
+                Node::Stmt(id) => vec![*id],
+                Node::Do { header, body, .. } => {
+                    self.scalars_written(body, out);
+                    vec![*header]
+                }
+                Node::If { arms, .. } => {
+                    for (_, b) in arms {
+                        self.scalars_written(b, out);
+                    }
+                    arms.iter().map(|(h, _)| *h).collect()
+                }
+            };
+            for id in ids {
+                for a in self.acc[id.0 as usize].0.iter().filter(|a| a.write) {
+                    if !self.sema.is_array(&a.name) {
+                        out.insert(a.name.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether control may leave a list of nodes other than by falling through its end
+    /// (EXIT, CYCLE, GO TO, RETURN, STOP, arithmetic IF): then what its end knows may not
+    /// hold after every iteration.
+    fn leaves_early(&self, nodes: &[Node]) -> bool {
+        nodes.iter().any(|n| match n {
+            Node::Stmt(id) => {
+                let k = match &self.unit.stmt(*id).kind {
+                    StmtKind::LogicalIf(_, i) => &i.kind,
+                    k => k,
+                };
+                matches!(
+                    k,
+                    StmtKind::Exit(_)
+                        | StmtKind::Cycle(_)
+                        | StmtKind::Goto(_)
+                        | StmtKind::ComputedGoto(..)
+                        | StmtKind::ArithIf(..)
+                        | StmtKind::Return
+                        | StmtKind::Stop
+                )
+            }
+            Node::Do { body, .. } => self.leaves_early(body),
+            Node::If { arms, .. } => arms.iter().any(|(_, b)| self.leaves_early(b)),
+        })
+    }
+
+    /// The reads of one statement against what is surely written so far.
+    fn expose_reads(&self, id: StmtId, s: &mut Exposure, skip: &BTreeSet<Name>) {
+        for a in self.acc[id.0 as usize].0.iter().filter(|a| !a.write) {
+            if self.sema.is_array(&a.name) {
+                if !self.read_covered(s, a) {
+                    s.exposed_arr.insert(a.name.clone());
+                }
+            } else if !s.must.contains(&a.name) && !skip.contains(&a.name) {
+                s.exposed.insert(a.name.clone());
+            }
+        }
+    }
+
+    fn expose_nodes(&self, nodes: &[Node], s: &mut Exposure) {
+        let none = BTreeSet::new();
         for n in nodes {
             match n {
                 Node::Stmt(id) => {
@@ -937,19 +1087,7 @@ impl<'a> Analyzer<'a> {
                         s.must.clear();
                         s.must_arr.clear();
                     }
-                    let acc = &self.acc[id.0 as usize].0;
-                    let env = self.envs.get(id).unwrap_or(&empty);
-                    for a in acc.iter().filter(|a| !a.write) {
-                        if self.sema.is_array(&a.name) {
-                            let sec = cfg::access_section(self.sema, a, &env);
-                            let covered = s.must_arr.get(&a.name).is_some_and(|m| sec.is_subset(m));
-                            if !covered {
-                                s.exposed_arr.insert(a.name.clone());
-                            }
-                        } else if !s.must.contains(&a.name) {
-                            s.exposed.insert(a.name.clone());
-                        }
-                    }
+                    self.expose_reads(*id, s, &none);
                     let sure = matches!(
                         st.kind,
                         StmtKind::Assign { .. }
@@ -958,86 +1096,109 @@ impl<'a> Analyzer<'a> {
                                 ..
                             }
                     );
-                    for a in acc.iter().filter(|a| a.write) {
+                    for a in self.acc[id.0 as usize].0.iter().filter(|a| a.write) {
                         if self.sema.is_array(&a.name) {
-                            if sure && a.via_call.is_none() && self.exact_section(a, idx, var) {
-                                let sec = cfg::access_section(self.sema, a, &env);
-                                let e = s
-                                    .must_arr
-                                    .entry(a.name.clone())
-                                    .or_insert_with(|| SectionSet::empty(sec.rank()));
-                                *e = e.union(&sec);
-                            } else {
-                                s.exposed_arr
-                                    .insert(a.name.clone())
-                                    .then_some(())
-                                    .unwrap_or(());
-                                s.must_arr.entry(a.name.clone()).or_insert_with(|| {
-                                    SectionSet::empty(
-                                        self.sema.symbol(&a.name).map_or(0, |x| x.rank()),
-                                    )
-                                });
+                            s.written_arr.insert(a.name.clone());
+                            let rect = (sure && a.via_call.is_none())
+                                .then(|| self.sym_rect(a))
+                                .flatten();
+                            match rect {
+                                Some(r) => s.must_arr.entry(a.name.clone()).or_default().add(r),
+                                // part of the array changes, which part is not known
+                                None => {
+                                    s.exposed_arr.insert(a.name.clone());
+                                }
                             }
-                        } else if sure && a.subs.is_none() && a.via_call.is_none() {
-                            s.must.insert(a.name.clone());
+                        } else {
+                            self.kill_scalar(s, &a.name);
+                            if sure && a.subs.is_none() && a.via_call.is_none() {
+                                s.must.insert(a.name.clone());
+                            }
                         }
                     }
                 }
-                Node::Do { header, body, end } => {
+                Node::Do { header, body, .. } => {
                     let hs = self.unit.stmt(*header);
-                    let acc = &self.acc[hs.id.0 as usize].0;
-                    for a in acc.iter().filter(|a| !a.write && !idx.contains(&a.name)) {
-                        if !s.must.contains(&a.name) && !self.sema.is_array(&a.name) {
-                            s.exposed.insert(a.name.clone());
-                        }
+                    let (var, bounds) = match &hs.kind {
+                        StmtKind::Do { var, lo, hi, step, .. } => (Some(var.clone()), Some((lo, hi, step))),
+                        _ => (None, None),
+                    };
+                    // the bounds are read before the loop starts; the DO variable itself is
+                    // not a read
+                    let skip: BTreeSet<Name> = var.iter().cloned().collect();
+                    self.expose_reads(*header, s, &skip);
+                    let mut killed = BTreeSet::new();
+                    self.scalars_written(body, &mut killed);
+                    killed.extend(var.iter().cloned());
+                    for k in &killed {
+                        self.kill_scalar(s, k);
                     }
-                    let runs = match &hs.kind {
-                        StmtKind::Do { lo, hi, step, .. } => {
-                            let st = step.as_ref().map_or(Some(1), |x| self.sema.eval_int(x));
-                            matches!((self.sema.eval_int(lo), self.sema.eval_int(hi), st), (Some(l), Some(h), Some(k)) if (k > 0 && h >= l) || (k < 0 && h <= l))
+                    // the range of the DO variable, when the step is 1 or -1 and the bounds
+                    // keep their values through the loop
+                    let cl = const_lin(self.sema);
+                    let range = bounds.and_then(|(lo, hi, step)| {
+                        let step = match step {
+                            None => 1,
+                            Some(e) => linearize(e, &cl)?.as_const()?,
+                        };
+                        let (lo, hi) = (linearize(lo, &cl)?, linearize(hi, &cl)?);
+                        if lo.vars().chain(hi.vars()).any(|v| killed.contains(v)) {
+                            return None;
+                        }
+                        match step {
+                            1 => Some((lo, hi)),
+                            -1 => Some((hi, lo)),
+                            _ => None,
+                        }
+                    });
+                    let runs = range
+                        .as_ref()
+                        .is_some_and(|(lo, hi)| hi.add(lo, -1).and_then(|d| d.as_const()).is_some_and(|d| d >= 0));
+                    let saved = (s.must.clone(), s.must_arr.clone());
+                    let pushed = match (&var, &range) {
+                        (Some(v), Some((lo, hi))) => {
+                            s.bound.push((v.clone(), lo.clone(), hi.clone()));
+                            true
                         }
                         _ => false,
                     };
-                    let saved = (s.must.clone(), s.must_arr.clone());
-                    self.expose_nodes(body, s, idx, var);
-                    if let Some(e) = end {
-                        let _ = e;
+                    self.expose_nodes(body, s);
+                    if pushed {
+                        s.bound.pop();
                     }
-                    if !runs {
+                    let early = self.leaves_early(body);
+                    if !runs || early {
                         s.must = saved.0;
-                        // Keep entries (so arrays stay known) but only with sure sections.
-                        for (k, v) in s.must_arr.iter_mut() {
-                            *v = saved
-                                .1
-                                .get(k)
-                                .cloned()
-                                .unwrap_or_else(|| SectionSet::empty(v.rank()));
+                    }
+                    // what every iteration wrote, in terms of the DO variable, over the whole
+                    // range; what does not depend on it, only when the loop surely runs
+                    let mut after = saved.1;
+                    if !early {
+                        for (name, set) in std::mem::take(&mut s.must_arr) {
+                            for r in set.0 {
+                                let w = match (&var, &range) {
+                                    (Some(v), Some((lo, hi))) => r.widen_exact(v, lo, hi, runs),
+                                    _ => None,
+                                };
+                                if let Some(w) = w.filter(|w| !killed.iter().any(|k| w.mentions(k))) {
+                                    after.entry(name.clone()).or_default().add(w);
+                                }
+                            }
                         }
                     }
+                    s.must_arr = after;
                 }
                 Node::If { arms, .. } => {
                     let start = (s.must.clone(), s.must_arr.clone());
-                    let mut ends: Vec<(BTreeSet<Name>, BTreeMap<Name, SectionSet>)> = vec![];
+                    let mut ends: Vec<(BTreeSet<Name>, BTreeMap<Name, RectSet>)> = vec![];
                     let has_else = arms
                         .iter()
                         .any(|(h, _)| matches!(self.unit.stmt(*h).kind, StmtKind::Else));
                     for (h, b) in arms {
                         s.must = start.0.clone();
                         s.must_arr = start.1.clone();
-                        let hs = self.unit.stmt(*h);
-                        let acc = &self.acc[hs.id.0 as usize].0;
-                        let env = self.envs.get(h).unwrap_or(&empty);
-                        for a in acc.iter().filter(|a| !a.write) {
-                            if self.sema.is_array(&a.name) {
-                                let sec = cfg::access_section(self.sema, a, &env);
-                                if !s.must_arr.get(&a.name).is_some_and(|m| sec.is_subset(m)) {
-                                    s.exposed_arr.insert(a.name.clone());
-                                }
-                            } else if !s.must.contains(&a.name) {
-                                s.exposed.insert(a.name.clone());
-                            }
-                        }
-                        self.expose_nodes(b, s, idx, var);
+                        self.expose_reads(*h, s, &none);
+                        self.expose_nodes(b, s);
                         ends.push((s.must.clone(), s.must_arr.clone()));
                     }
                     if !has_else {
@@ -1047,41 +1208,16 @@ impl<'a> Analyzer<'a> {
                     let mut must_arr = ends[0].1.clone();
                     for (m, ma) in &ends[1..] {
                         must = must.intersection(m).cloned().collect();
-                        for (k, v) in must_arr.iter_mut() {
-                            *v = ma
-                                .get(k)
-                                .map(|o| v.intersect(o))
-                                .unwrap_or_else(|| SectionSet::empty(v.rank()));
-                        }
-                        for (k, v) in ma {
-                            must_arr
-                                .entry(k.clone())
-                                .or_insert_with(|| SectionSet::empty(v.rank()));
-                        }
+                        must_arr = must_arr
+                            .iter()
+                            .filter_map(|(k, v)| ma.get(k).map(|o| (k.clone(), v.intersect(o))))
+                            .collect();
                     }
                     s.must = must;
                     s.must_arr = must_arr;
                 }
             }
         }
-    }
-
-    /// Is the section of a write exact (every subscript a constant or one variable with
-    /// coefficient +-1 over a known range), so that it may count as surely written?
-    fn exact_section(&self, a: &Access, idx: &BTreeSet<Name>, var: &str) -> bool {
-        let Some(subs) = &a.subs else { return false };
-        subs.iter().all(
-            |s| match s.expr().and_then(|e| linearize(e, &const_lin(self.sema))) {
-                Some(l) => {
-                    l.terms.is_empty()
-                        || (l.terms.len() == 1
-                            && l.terms
-                                .iter()
-                                .all(|(v, c)| c.abs() == 1 && idx.contains(v) && v != var))
-                }
-                None => false,
-            },
-        )
     }
 
     fn reductions(
@@ -1429,7 +1565,6 @@ impl<'a> Analyzer<'a> {
         else {
             return None;
         };
-        let f = const_lin(self.sema);
         let step = match step {
             None => 1,
             Some(s) => self.sema.eval_int(s)?,
@@ -1437,8 +1572,10 @@ impl<'a> Analyzer<'a> {
         if step == 0 {
             return None;
         }
-        let lo_l = linearize(lo, &f)?;
-        let hi_l = linearize(hi, &f);
+        // a bound like `G(1) - 3` (NPB's grid_points) is a symbol of its own when nothing in
+        // the unit changes what it reads
+        let lo_l = self.lin(lo)?;
+        let hi_l = self.lin(hi);
         let upper = hi_l
             .and_then(|h| h.add(&lo_l, -1))
             .and_then(|d| d.as_const())
@@ -1455,6 +1592,111 @@ impl<'a> Analyzer<'a> {
             step,
             upper,
         })
+    }
+
+    /// The linear form of an integer expression, PARAMETERs folded, with what the unit never
+    /// changes (`G(1)`, NPB's `grid_points(1)`) as symbols of their own.
+    fn lin(&self, e: &Expr) -> Option<Lin> {
+        let opaque = |e: &Expr| self.unchanged_in_unit(e).then(|| format!("{e:?}"));
+        linearize_with(e, &const_lin(self.sema), &opaque)
+    }
+
+    /// The value of scalar `v` where statement `at` reads it, as a linear form, when the
+    /// assignment that sets it is found walking back along the structure: the nearest
+    /// earlier statement that assigns `v` is `v = <linear form>` over names the unit never
+    /// changes and the variables of DO loops around both; nothing between (no jump target,
+    /// no other assignment, no loop body that assigns `v` on its way round) can change it.
+    fn forward_value(&self, at: StmtId, v: &str) -> Option<Lin> {
+        let sym = self.sema.symbol(v)?;
+        if self.sema.is_array(v) || !sym.aliases.is_empty() {
+            return None;
+        }
+        let mut path: Vec<(&[Node], usize)> = vec![];
+        if !find_path(&self.unit.body, at, &mut path) {
+            return None;
+        }
+        let targeted = |id: StmtId| self.unit.stmt(id).label.is_some_and(|l| self.targets.contains(&l));
+        let assigns = |id: StmtId| self.acc[id.0 as usize].0.iter().any(|a| a.write && a.name == v);
+        let mut touched = false;
+        let scan = |n: &Node, touched: &mut bool| {
+            let mut jump = false;
+            for_each_stmt_id(n, &mut |id| {
+                *touched |= assigns(id);
+                jump |= targeted(id);
+            });
+            jump
+        };
+        let (list, i) = *path.last()?;
+        if scan(&list[i], &mut touched) && matches!(list[i], Node::Stmt(_)) {
+            return None;
+        }
+        for level in (0..path.len()).rev() {
+            let (list, i) = path[level];
+            for j in (0..i).rev() {
+                let mut t = false;
+                let jump = scan(&list[j], &mut t);
+                if t {
+                    let Node::Stmt(d) = &list[j] else { return None };
+                    let StmtKind::Assign { lhs: Expr::Var(x), rhs } = &self.unit.stmt(*d).kind else {
+                        return None;
+                    };
+                    if x != v || jump {
+                        return None;
+                    }
+                    let l = self.lin(rhs)?;
+                    // the DO variables of the loops around the assignment (they enclose `at`)
+                    let around: BTreeSet<&Name> = path[..level]
+                        .iter()
+                        .filter_map(|(ls, k)| match &ls[*k] {
+                            Node::Do { header, .. } => match &self.unit.stmt(*header).kind {
+                                StmtKind::Do { var, .. } => Some(var),
+                                _ => None,
+                            },
+                            _ => None,
+                        })
+                        .collect();
+                    let ok = l.vars().all(|n| around.contains(n) || self.unchanged_in_unit(&Expr::Var(n.clone())));
+                    return ok.then_some(l);
+                }
+                if jump {
+                    return None;
+                }
+            }
+            // leaving a loop body upwards: the rest of the body runs before the next read
+            if level > 0 {
+                let (ls, k) = path[level - 1];
+                if let Node::Do { header, body, .. } = &ls[k] {
+                    let mut t = false;
+                    for n in body {
+                        scan(n, &mut t);
+                    }
+                    if t || targeted(*header) {
+                        return None;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether an expression reads only constants, and variables and array elements that no
+    /// statement of the unit assigns (directly or through a call).
+    fn unchanged_in_unit(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Int(_) | Expr::Real(_) | Expr::Logical(_) => true,
+            Expr::Var(n) => !self.written.contains(n),
+            Expr::Ref(n, args) => {
+                self.sema.is_array(n)
+                    && !self.written.contains(n)
+                    && args.iter().all(|a| match a {
+                        Arg::Expr(x) => self.unchanged_in_unit(x),
+                        _ => false,
+                    })
+            }
+            Expr::Unary(_, x) => self.unchanged_in_unit(x),
+            Expr::Binary(_, a, b) => self.unchanged_in_unit(a) && self.unchanged_in_unit(b),
+            _ => false,
+        }
     }
 
     /// Subscripts in normalized iteration variables, and the loop ranges of the access's nest.
@@ -1480,7 +1722,7 @@ impl<'a> Analyzer<'a> {
             Some(s) if s.len() != rank => vec![Subscript::Unknown; rank],
             Some(s) => s
                 .iter()
-                .map(|arg| self.subscript(arg, &loops, written, index_vars, &a.implied))
+                .map(|arg| self.subscript(arg, &loops, written, index_vars, &a.implied, a.stmt))
                 .collect(),
         };
         (subs, ranges)
@@ -1493,13 +1735,25 @@ impl<'a> Analyzer<'a> {
         written: &BTreeSet<Name>,
         index_vars: &BTreeSet<Name>,
         implied: &[(Name, Expr, Expr)],
+        stmt: StmtId,
     ) -> Subscript {
         let Some(e) = arg.expr() else {
             return Subscript::Unknown;
         };
-        let Some(mut l) = linearize(e, &const_lin(self.sema)) else {
+        let Some(mut l) = self.lin(e) else {
             return Subscript::Unknown;
         };
+        // A scalar assigned a linear form of the loop variables earlier in the iteration
+        // (`i1 = i + 1` before `rhs(m,i1,j,k)`) stands for that form.
+        let assigned: Vec<Name> = l.vars().filter(|v| written.contains(*v) && !index_vars.contains(*v)).cloned().collect();
+        for v in assigned {
+            if let Some(by) = self.forward_value(stmt, &v) {
+                match l.substitute(&v, &by) {
+                    Some(x) => l = x,
+                    None => return Subscript::Unknown,
+                }
+            }
+        }
         // Substitute loop variables, innermost first: v = lo + step * #k.
         for (d, nl) in loops.iter().enumerate().rev() {
             let Some(nl) = nl else {
@@ -1548,20 +1802,51 @@ struct NormLoop {
     upper: Option<i64>,
 }
 
+#[derive(Default)]
 struct Exposure {
+    /// Scalars surely assigned so far in the iteration.
     must: BTreeSet<Name>,
-    must_arr: BTreeMap<Name, SectionSet>,
+    /// Elements of arrays surely written so far in the iteration.
+    must_arr: BTreeMap<Name, RectSet>,
+    /// Arrays written at all.
+    written_arr: BTreeSet<Name>,
     exposed: BTreeSet<Name>,
     exposed_arr: BTreeSet<Name>,
+    /// The DO loops of the walk around the current node, outermost first: (variable, lowest
+    /// value, highest value).
+    bound: Vec<(Name, Lin, Lin)>,
 }
 
-/// The chain of (node list, index) from `nodes` down to the DO node with this header; for an
-/// IF, the arm's node list is a level of its own.
+/// The chain of (node list, index) from `nodes` down to the node of this statement (a DO or IF
+/// node for its header); for an IF, the arm's node list is a level of its own.
+/// Every statement of a node (headers included).
+fn for_each_stmt_id(n: &Node, f: &mut dyn FnMut(StmtId)) {
+    match n {
+        Node::Stmt(id) => f(*id),
+        Node::Do { header, body, .. } => {
+            f(*header);
+            for b in body {
+                for_each_stmt_id(b, f);
+            }
+        }
+        Node::If { arms, .. } => {
+            for (h, b) in arms {
+                f(*h);
+                for x in b {
+                    for_each_stmt_id(x, f);
+                }
+            }
+        }
+    }
+}
+
 fn find_path<'n>(nodes: &'n [Node], header: StmtId, path: &mut Vec<(&'n [Node], usize)>) -> bool {
     for (i, n) in nodes.iter().enumerate() {
         path.push((nodes, i));
         match n {
             Node::Do { header: h, .. } if *h == header => return true,
+            Node::Stmt(x) if *x == header => return true,
+            Node::If { arms, .. } if arms.iter().any(|(h, _)| *h == header) => return true,
             Node::Do { body, .. } => {
                 if find_path(body, header, path) {
                     return true;
