@@ -234,6 +234,9 @@ struct Analyzer<'a> {
     written: BTreeSet<Name>,
 }
 
+/// Marks a refinement note whose assertion the analysis could not use.
+pub const NOT_APPLIED: &str = "NOT applied";
+
 /// What the user asserted about one loop (by the line of its DO statement).
 #[derive(Clone, Debug, Default)]
 pub struct LoopRefinement {
@@ -471,6 +474,14 @@ impl<'a> Analyzer<'a> {
             .cloned()
             .unwrap_or_default();
         let mut used_notes: BTreeSet<String> = BTreeSet::new();
+        for (_, v, note) in &refine.reductions {
+            if self.sema.is_array(v) {
+                used_notes.insert(format!(
+                    "{note}: {NOT_APPLIED}: {} is an array, and reductions over arrays are not supported yet",
+                    v.to_uppercase()
+                ));
+            }
+        }
         for v in &written_scalars {
             if let Some(note) = refine.private.get(v) {
                 info.private.push(v.clone());
@@ -912,8 +923,7 @@ impl<'a> Analyzer<'a> {
     fn sym_rect(&self, a: &Access) -> Option<SymRect> {
         let sym = self.sema.symbol(&a.name)?;
         let dims = sym.dims.as_ref()?;
-        let cl = const_lin(self.sema);
-        let lin = |e: &Expr| linearize(e, &cl);
+        let lin = |e: &Expr| self.lin(e);
         let decl = |d: &crate::sema::Dim| -> Option<Interval> {
             if d.assumed || d.star {
                 return None;
@@ -1141,7 +1151,7 @@ impl<'a> Analyzer<'a> {
                             None => 1,
                             Some(e) => linearize(e, &cl)?.as_const()?,
                         };
-                        let (lo, hi) = (linearize(lo, &cl)?, linearize(hi, &cl)?);
+                        let (lo, hi) = (self.lin(lo)?, self.lin(hi)?);
                         if lo.vars().chain(hi.vars()).any(|v| killed.contains(v)) {
                             return None;
                         }

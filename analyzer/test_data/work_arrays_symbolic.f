@@ -5,12 +5,13 @@ C     knows symbolically. The written part T(1:N1) covers the reads
 C     T(I-1), T(I+1) for I = 2..N1-1, so T is private. NEXT1 reads
 C     T(I+1) before this iteration writes it (the value comes from the
 C     previous iteration): T is not private there. MAYBE writes T only
-C     under a condition: not private either.
+C     under a condition: not private either. GRID's bounds are elements
+C     of an array the unit never changes.
       PROGRAM WSYM
       INTEGER N1, N2
       PARAMETER (N1 = 7, N2 = 5)
       DOUBLE PRECISION A(N1,N2), B(N1,N2), C(N1,N2), S
-      INTEGER I, J
+      INTEGER I, J, G(2)
 C EXPECT: parallel
       DO 20 J = 1, N2
 C EXPECT: parallel
@@ -26,6 +27,9 @@ C EXPECT: parallel
       CALL REV(A, C, N1, N2)
       CALL MAYBE(A, C, N1, N2)
       CALL BOTH(A, B, N1, N2)
+      G(1) = N1
+      G(2) = N2
+      CALL GRID(A, C, G, N1, N2)
       S = 0
 C EXPECT: parallel reduction(sum:s)
       DO 40 J = 1, N2
@@ -144,6 +148,24 @@ C EXPECT: parallel
 C EXPECT: parallel
          DO 20 I = 1, N1
             B(I,J) = B(I,J) + T(N1+1-I)
+   20    CONTINUE
+   30 CONTINUE
+      END
+
+C     NPB's compute_rhs: the bounds are elements of an array (grid_points)
+C     that this unit never changes, symbols of their own.
+      SUBROUTINE GRID(A, C, G, N1, N2)
+      INTEGER N1, N2, G(2), I, J
+      DOUBLE PRECISION A(N1,N2), C(N1,N2), CV(0:100)
+C EXPECT: parallel private(cv)
+      DO 30 J = 1, G(2)
+C EXPECT: parallel
+         DO 10 I = 0, G(1) - 1
+            CV(I) = A(I+1,J) ** 2
+   10    CONTINUE
+C EXPECT: parallel
+         DO 20 I = 1, G(1) - 2
+            C(I,J) = C(I,J) + CV(I-1) - 2 * CV(I) + CV(I+1)
    20    CONTINUE
    30 CONTINUE
       END

@@ -475,11 +475,21 @@ pub fn refine(what: RefineWhat, dbargs: &DbArgs) -> Result<ExitCode> {
         }
     };
     let focus = new.first().and_then(|o| o.loop_ref().cloned());
+    let mut ids = vec![];
     for o in &new {
         let id = db.add_override(o).map_err(|e| anyhow::anyhow!("{e}"))?;
         println!("recorded refinement #{id}: {o}");
+        ids.push(id);
     }
-    reanalyze(&mut db, focus.as_ref())?;
+    let refused = reanalyze(&mut db, focus.as_ref())?;
+    if !refused.is_empty() {
+        // an assertion the analysis cannot use is not kept: it would look applied
+        for id in ids {
+            db.remove_override(id).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        reanalyze_stored(&mut db)?;
+        bail!("the refinement was not recorded: {}", refused.join("; "));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -561,12 +571,14 @@ pub fn analyze_and_store(
 }
 
 /// Re-run the stored analysis with the current refinements and store it; print the loop in
-/// focus (or every loop whose result a refinement changed).
-fn reanalyze(db: &mut Db, focus: Option<&LoopRef>) -> Result<()> {
+/// focus (or every loop whose result a refinement changed). Returns the notes of the loop
+/// in focus that say a refinement could not be applied.
+fn reanalyze(db: &mut Db, focus: Option<&LoopRef>) -> Result<Vec<String>> {
     let Some((_, analysis)) = reanalyze_stored(db)? else {
         println!("(no stored analysis yet: the refinement applies to the next `sapfor analyze`)");
-        return Ok(());
+        return Ok(vec![]);
     };
+    let mut refused = vec![];
     let report = analysis.to_json();
     for u in report["units"].as_array().into_iter().flatten() {
         let file = u["file"].as_str().unwrap_or("?");
@@ -578,10 +590,21 @@ fn reanalyze(db: &mut Db, focus: Option<&LoopRef>) -> Result<()> {
             };
             if show {
                 println!("{}", analyzer::report::human_line(file, l));
+                if focus.is_some() {
+                    refused.extend(
+                        l["overridden_by"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|n| n.as_str())
+                            .filter(|n| n.contains(analyzer::loops::NOT_APPLIED))
+                            .map(str::to_string),
+                    );
+                }
             }
         }
     }
-    Ok(())
+    Ok(refused)
 }
 
 pub fn schemes(as_json: bool, dbargs: &DbArgs) -> Result<ExitCode> {

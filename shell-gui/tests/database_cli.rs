@@ -143,6 +143,27 @@ fn refinements_change_verdicts_and_say_so() {
     }
 }
 
+/// A reduction asserted on an array (NPB's `rms(m) = rms(m) + ...`) cannot be used yet: the
+/// command says so, exits non-zero and keeps nothing (it used to be recorded and ignored).
+#[test]
+fn a_reduction_over_an_array_is_refused_not_ignored() {
+    let dir = scratch("refine_array");
+    std::fs::write(
+        dir.join("r.f"),
+        "      program rmsp\n      integer i, m\n      double precision u(5,9), rms(5)\n      do i = 1, 9\n         do m = 1, 5\n            u(m,i) = m + i\n         end do\n      end do\n      rms = 0\n      do i = 1, 9\n         do m = 1, 5\n            rms(m) = rms(m) + u(m,i)**2\n         end do\n      end do\n      print *, rms\n      end\n",
+    )
+    .unwrap();
+    assert!(run(&dir, &["analyze", "r.f"]).status.success());
+    let o = run(&dir, &["refine", "reduction", "r.f:10", "sum:rms"]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("RMS is an array") && text(&o).contains("not recorded"), "{}", text(&o));
+    let list = text(&run(&dir, &["refine", "list"]));
+    assert!(list.contains("no refinements recorded"), "{list}");
+    // any array: U as well
+    let o = run(&dir, &["refine", "reduction", "r.f:10", "sum:u"]);
+    assert!(!o.status.success(), "U is an array too: {}", text(&o));
+}
+
 #[test]
 fn foreign_or_corrupt_databases_are_refused_untouched() {
     let dir = scratch("bad");
