@@ -481,7 +481,12 @@ pub fn refine(what: RefineWhat, dbargs: &DbArgs) -> Result<ExitCode> {
         println!("recorded refinement #{id}: {o}");
         ids.push(id);
     }
-    let refused = reanalyze(&mut db, focus.as_ref())?;
+    // only what this command asserted (a refinement recorded earlier keeps its own note)
+    let asserted: Vec<String> = new.iter().map(|o| o.to_string()).collect();
+    let refused: Vec<String> = reanalyze(&mut db, focus.as_ref())?
+        .into_iter()
+        .filter(|n| asserted.iter().any(|a| n.starts_with(a.as_str())))
+        .collect();
     if !refused.is_empty() {
         // an assertion the analysis cannot use is not kept: it would look applied
         for id in ids {

@@ -162,6 +162,10 @@ fn a_reduction_over_an_array_is_refused_not_ignored() {
     // any array: U as well
     let o = run(&dir, &["refine", "reduction", "r.f:10", "sum:u"]);
     assert!(!o.status.success(), "U is an array too: {}", text(&o));
+    // what is accepted on that loop stays accepted
+    let o = run(&dir, &["refine", "sequential", "r.f:10"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&run(&dir, &["refine", "list"])).contains("#"), "the refinement is kept");
 }
 
 #[test]
