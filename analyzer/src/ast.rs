@@ -324,6 +324,14 @@ pub enum StmtKind {
 }
 
 impl StmtKind {
+    /// The statement that runs: the inner statement of a logical IF, else itself.
+    pub fn action(&self) -> &StmtKind {
+        match self {
+            StmtKind::LogicalIf(_, inner) => &inner.kind,
+            k => k,
+        }
+    }
+
     pub fn is_executable(&self) -> bool {
         !matches!(
             self,

@@ -175,10 +175,7 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
         e.write.dedup();
     }
     for st in &unit.stmts {
-        let k = match &st.kind {
-            StmtKind::LogicalIf(_, inner) => &inner.kind,
-            k => k,
-        };
+        let k = st.kind.action();
         match k {
             StmtKind::Io { .. } => s.has_io = true,
             StmtKind::Stop => s.has_stop = true,

@@ -859,10 +859,7 @@ impl<'a> Analyzer<'a> {
     fn array_used_after(&self, header: StmtId, x: &str) -> bool {
         let backward = self.unit.stmts.iter().any(|st| {
             let mut t = BTreeSet::new();
-            let k = match &st.kind {
-                StmtKind::LogicalIf(_, i) => &i.kind,
-                k => k,
-            };
+            let k = st.kind.action();
             match k {
                 StmtKind::Goto(l) => {
                     t.insert(*l);
@@ -1022,55 +1019,34 @@ impl<'a> Analyzer<'a> {
     }
 
     /// Scalars a list of nodes may assign (DO variables and writes through calls included).
-    fn scalars_written(&self, nodes: &[Node], out: &mut BTreeSet<Name>) {
-        for n in nodes {
-            let ids: Vec<StmtId> = match n {
-                Node::Stmt(id) => vec![*id],
-                Node::Do { header, body, .. } => {
-                    self.scalars_written(body, out);
-                    vec![*header]
-                }
-                Node::If { arms, .. } => {
-                    for (_, b) in arms {
-                        self.scalars_written(b, out);
-                    }
-                    arms.iter().map(|(h, _)| *h).collect()
-                }
-            };
-            for id in ids {
-                for a in self.acc[id.0 as usize].0.iter().filter(|a| a.write) {
-                    if !self.sema.is_array(&a.name) {
-                        out.insert(a.name.clone());
-                    }
-                }
+    fn scalars_written(&self, nodes: &[Node]) -> BTreeSet<Name> {
+        let mut out = BTreeSet::new();
+        for_each_stmt(self.unit, nodes, &mut |st| {
+            for a in self.acc[st.id.0 as usize].0.iter().filter(|a| a.write && !self.sema.is_array(&a.name)) {
+                out.insert(a.name.clone());
             }
-        }
+        });
+        out
     }
 
     /// Whether control may leave a list of nodes other than by falling through its end
     /// (EXIT, CYCLE, GO TO, RETURN, STOP, arithmetic IF): then what its end knows may not
     /// hold after every iteration.
     fn leaves_early(&self, nodes: &[Node]) -> bool {
-        nodes.iter().any(|n| match n {
-            Node::Stmt(id) => {
-                let k = match &self.unit.stmt(*id).kind {
-                    StmtKind::LogicalIf(_, i) => &i.kind,
-                    k => k,
-                };
-                matches!(
-                    k,
-                    StmtKind::Exit(_)
-                        | StmtKind::Cycle(_)
-                        | StmtKind::Goto(_)
-                        | StmtKind::ComputedGoto(..)
-                        | StmtKind::ArithIf(..)
-                        | StmtKind::Return
-                        | StmtKind::Stop
-                )
-            }
-            Node::Do { body, .. } => self.leaves_early(body),
-            Node::If { arms, .. } => arms.iter().any(|(_, b)| self.leaves_early(b)),
-        })
+        let mut leaves = false;
+        for_each_stmt(self.unit, nodes, &mut |st| {
+            leaves |= matches!(
+                st.kind.action(),
+                StmtKind::Exit(_)
+                    | StmtKind::Cycle(_)
+                    | StmtKind::Goto(_)
+                    | StmtKind::ComputedGoto(..)
+                    | StmtKind::ArithIf(..)
+                    | StmtKind::Return
+                    | StmtKind::Stop
+            );
+        });
+        leaves
     }
 
     /// The reads of one statement against what is surely written so far.
@@ -1137,8 +1113,7 @@ impl<'a> Analyzer<'a> {
                     // not a read
                     let skip: BTreeSet<Name> = var.iter().cloned().collect();
                     self.expose_reads(*header, s, &skip);
-                    let mut killed = BTreeSet::new();
-                    self.scalars_written(body, &mut killed);
+                    let mut killed = self.scalars_written(body);
                     killed.extend(var.iter().cloned());
                     for k in &killed {
                         self.kill_scalar(s, k);
@@ -1625,26 +1600,24 @@ impl<'a> Analyzer<'a> {
         if !find_path(&self.unit.body, at, &mut path) {
             return None;
         }
-        let targeted = |id: StmtId| self.unit.stmt(id).label.is_some_and(|l| self.targets.contains(&l));
-        let assigns = |id: StmtId| self.acc[id.0 as usize].0.iter().any(|a| a.write && a.name == v);
-        let mut touched = false;
-        let scan = |n: &Node, touched: &mut bool| {
-            let mut jump = false;
-            for_each_stmt_id(n, &mut |id| {
-                *touched |= assigns(id);
-                jump |= targeted(id);
+        let targeted = |st: &Stmt| st.label.is_some_and(|l| self.targets.contains(&l));
+        // (whether the nodes assign `v`, whether a jump may arrive among them)
+        let scan = |nodes: &[Node]| {
+            let (mut assigns, mut jump) = (false, false);
+            for_each_stmt(self.unit, nodes, &mut |st| {
+                assigns |= self.acc[st.id.0 as usize].0.iter().any(|a| a.write && a.name == v);
+                jump |= targeted(st);
             });
-            jump
+            (assigns, jump)
         };
         let (list, i) = *path.last()?;
-        if scan(&list[i], &mut touched) && matches!(list[i], Node::Stmt(_)) {
+        if matches!(list[i], Node::Stmt(_)) && targeted(self.unit.stmt(at)) {
             return None;
         }
         for level in (0..path.len()).rev() {
             let (list, i) = path[level];
             for j in (0..i).rev() {
-                let mut t = false;
-                let jump = scan(&list[j], &mut t);
+                let (t, jump) = scan(std::slice::from_ref(&list[j]));
                 if t {
                     let Node::Stmt(d) = &list[j] else { return None };
                     let StmtKind::Assign { lhs: Expr::Var(x), rhs } = &self.unit.stmt(*d).kind else {
@@ -1676,11 +1649,7 @@ impl<'a> Analyzer<'a> {
             if level > 0 {
                 let (ls, k) = path[level - 1];
                 if let Node::Do { header, body, .. } = &ls[k] {
-                    let mut t = false;
-                    for n in body {
-                        scan(n, &mut t);
-                    }
-                    if t || targeted(*header) {
+                    if scan(body).0 || targeted(self.unit.stmt(*header)) {
                         return None;
                     }
                 }
@@ -1829,27 +1798,6 @@ struct Exposure {
 
 /// The chain of (node list, index) from `nodes` down to the node of this statement (a DO or IF
 /// node for its header); for an IF, the arm's node list is a level of its own.
-/// Every statement of a node (headers included).
-fn for_each_stmt_id(n: &Node, f: &mut dyn FnMut(StmtId)) {
-    match n {
-        Node::Stmt(id) => f(*id),
-        Node::Do { header, body, .. } => {
-            f(*header);
-            for b in body {
-                for_each_stmt_id(b, f);
-            }
-        }
-        Node::If { arms, .. } => {
-            for (h, b) in arms {
-                f(*h);
-                for x in b {
-                    for_each_stmt_id(x, f);
-                }
-            }
-        }
-    }
-}
-
 fn find_path<'n>(nodes: &'n [Node], header: StmtId, path: &mut Vec<(&'n [Node], usize)>) -> bool {
     for (i, n) in nodes.iter().enumerate() {
         path.push((nodes, i));

@@ -507,10 +507,7 @@ fn candidate_arrays(
                     }
                 }
             };
-            let kind = match &st.kind {
-                StmtKind::LogicalIf(_, inner) => &inner.kind,
-                k => k,
-            };
+            let kind = st.kind.action();
             if let StmtKind::Call { args, .. } = kind {
                 for a in args.iter().filter_map(|a| a.expr()) {
                     mark(a);

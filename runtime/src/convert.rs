@@ -1469,10 +1469,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         collect_stmts(u, dos[pl.outer], &mut body);
         let mut written: BTreeSet<String> = BTreeSet::new();
         for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
-            let k = match &st.kind {
-                StmtKind::LogicalIf(_, inner) => &inner.kind,
-                k => k,
-            };
+            let k = st.kind.action();
             if let StmtKind::Assign { lhs: Expr::Ref(n, _), .. } = k {
                 if sema.is_array(n) && !vis.contains_key(n) && !private.contains(n) {
                     written.insert(n.clone());

@@ -619,10 +619,7 @@ fn slab(
         }
     };
     for s in u.stmts.iter().filter(|s| body.contains(&s.id)) {
-        let k = match &s.kind {
-            StmtKind::LogicalIf(_, inner) => &inner.kind,
-            k => k,
-        };
+        let k = s.kind.action();
         let lhs = match k {
             StmtKind::Assign { lhs, .. } => Some(lhs),
             _ => None,
@@ -656,10 +653,7 @@ fn slab(
 /// Arrays a statement assigns (assignment targets, READ items, arrays passed to a CALL).
 fn written_arrays(cx: &Cx, ui: usize, s: &Stmt, out: &mut BTreeSet<String>) {
     let sema = &cx.p.semas[ui];
-    let k = match &s.kind {
-        StmtKind::LogicalIf(_, inner) => &inner.kind,
-        k => k,
-    };
+    let k = s.kind.action();
     match k {
         StmtKind::Assign { lhs, .. } => {
             if let Some(b) = lhs.base_name() {

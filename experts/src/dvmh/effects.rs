@@ -225,10 +225,7 @@ impl<'a> EffCx<'a> {
         let mut defs: BTreeMap<Name, Vec<Option<i64>>> = BTreeMap::new();
         let mut banned: BTreeSet<Name> = BTreeSet::new();
         for st in &unit.stmts {
-            let k = match &st.kind {
-                StmtKind::LogicalIf(_, inner) => &inner.kind,
-                k => k,
-            };
+            let k = st.kind.action();
             match k {
                 StmtKind::Assign { lhs: Expr::Var(v), rhs } => {
                     defs.entry(v.clone()).or_default().push(sema.eval_int(rhs));
