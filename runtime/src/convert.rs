@@ -1014,6 +1014,7 @@ fn unit(cx: &mut Cx, ui: usize) {
     for pl in &par {
         parallel_loop(cx, ui, &vis, &dos, pl, &regions);
     }
+    read_caches(cx, ui, &vis, &in_par, &u.body, &BTreeSet::new());
 
     // --- sequential statements
     let do_labels: BTreeSet<u32> = u
@@ -1849,6 +1850,92 @@ fn hoist_reads(cx: &mut Cx, vis: &BTreeMap<String, String>, t: &str, src: i64, c
         let idx = format!("[{}]", subs.iter().map(|x| format!("int({}, c_int64_t)", x.trim())).collect::<Vec<_>>().join(", "));
         calls.push(format!("call sapfor_get(sh_{key}, {name}, {idx}, {tmp}, {src}_8)"));
         s.replace_range(a..close + 1, &tmp);
+    }
+}
+
+/// Read caches for sequential loop nests: a DO nest outside parallel loops whose sequential
+/// statements read elements of a distributed array that nothing in the nest writes (no
+/// assignment, no input, no parallel loop or called procedure writing it) and that control
+/// leaves only by running to its end is bracketed with `sapfor_cache_begin/end`, so the
+/// runtime fetches each element's neighbourhood from its owner once (a box of about two
+/// thousand elements) instead of one message per element read. Each array is cached at the
+/// outermost such nest; `done` holds the arrays cached by an enclosing one.
+fn read_caches(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTreeSet<StmtId>, nodes: &[Node], done: &BTreeSet<String>) {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let acc = analyzer::access::AccessCtx {
+        unit: u,
+        sema: &p.semas[ui],
+        summaries: &p.summaries,
+    };
+    for n in nodes {
+        match n {
+            Node::Do { header, body, .. } if !in_par.contains(header) => {
+                let (mut read, mut written) = (BTreeSet::new(), BTreeSet::new());
+                let mut unknown_call = false;
+                let inside = analyzer::cfg::labels_within(u, std::slice::from_ref(n));
+                let mut leaves = false;
+                analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
+                    let (mut a, mut calls) = (vec![], vec![]);
+                    acc.stmt_accesses(st, &mut a, &mut calls);
+                    for x in &a {
+                        if !vis.contains_key(&x.name) {
+                            continue;
+                        }
+                        if x.write {
+                            written.insert(x.name.clone());
+                        } else if !in_par.contains(&st.id) && x.subs.is_some() {
+                            read.insert(x.name.clone());
+                        }
+                    }
+                    unknown_call |= calls
+                        .iter()
+                        .any(|c| c.unknown || p.summaries.get(&c.name).is_none_or(|s| !s.unknown_calls.is_empty()));
+                    leaves |= analyzer::cfg::stmt_is(&st.kind, &|k| match k {
+                        StmtKind::Return | StmtKind::Exit(_) | StmtKind::Error | StmtKind::Unsupported { .. } => true,
+                        StmtKind::Cycle(name) => name.is_some(),
+                        k => analyzer::cfg::jumps_out(k, &inside),
+                    });
+                    // I/O with END=/ERR=/EOR= (not in the statement model) may jump anywhere
+                    if matches!(st.kind.action(), StmtKind::Io { .. }) {
+                        let t: String = cx.stmt_text(st).to_ascii_uppercase().chars().filter(|c| !c.is_whitespace()).collect();
+                        leaves |= ["END=", "ERR=", "EOR="].iter().any(|k| t.contains(&format!(",{k}")) || t.contains(&format!("({k}")));
+                    }
+                });
+                // a DO sharing its terminal label with an enclosing one ends where that one
+                // does: nothing can go right after it
+                let shared = match &u.stmt(*header).kind {
+                    StmtKind::Do { label: Some(l), .. } => u
+                        .stmts
+                        .iter()
+                        .filter(|o| o.id < *header)
+                        .any(|o| matches!(&o.kind, StmtKind::Do { label: Some(m), .. } if m == l)),
+                    _ => false,
+                };
+                let mut here = done.clone();
+                if !leaves && !shared {
+                    for name in read.difference(&written) {
+                        let key = &vis[name];
+                        let common = cx.arrays.get(key).is_some_and(|a| a.common.is_some());
+                        if done.contains(name) || (common && unknown_call) {
+                            continue;
+                        }
+                        let h = u.stmt(*header);
+                        cx.before.entry((h.span.file.0, h.span.line)).or_default().push(format!("call sapfor_cache_begin(sh_{key})"));
+                        let end = last_line(u, n);
+                        cx.after.entry((h.span.file.0, end)).or_default().push(format!("call sapfor_cache_end(sh_{key})"));
+                        here.insert(name.clone());
+                    }
+                }
+                read_caches(cx, ui, vis, in_par, body, &here);
+            }
+            Node::If { arms, .. } => {
+                for (_, b) in arms {
+                    read_caches(cx, ui, vis, in_par, b, done);
+                }
+            }
+            _ => {}
+        }
     }
 }
 

@@ -529,8 +529,10 @@ pub fn mpirun_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
             c.args(["-x", v]);
         }
     }
-    if std::env::var_os("SAPFOR_ACROSS_TILE").is_some() {
-        c.args(["-x", "SAPFOR_ACROSS_TILE"]);
+    for v in ["SAPFOR_ACROSS_TILE", "SAPFOR_READ_CACHE"] {
+        if std::env::var_os(v).is_some() {
+            c.args(["-x", v]);
+        }
     }
     // `sapfor run` starts the processes on this machine: Open MPI's ob1 messaging over shared
     // memory starts in about 0.15 s instead of 0.35 s with the default (UCX) selection, and

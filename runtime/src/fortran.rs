@@ -77,6 +77,14 @@ module sapfor_rt
       integer(c_int64_t), intent(in) :: idx(*)
       type(*) :: out
     end subroutine
+    subroutine sapfor_cache_begin(h) bind(C, name='sapfor_cache_begin')
+      import :: c_int64_t
+      integer(c_int64_t), value :: h
+    end subroutine
+    subroutine sapfor_cache_end(h) bind(C, name='sapfor_cache_end')
+      import :: c_int64_t
+      integer(c_int64_t), value :: h
+    end subroutine
     subroutine sapfor_shadow_renew(h, a, wlo, whi) bind(C, name='sapfor_shadow_renew')
       import :: c_int64_t
       integer(c_int64_t), value :: h

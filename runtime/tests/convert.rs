@@ -134,3 +134,62 @@ fn across_is_pipelined_in_tiles_when_the_order_allows_it() {
     let e = conv("gs.fdv", &skew).expect_err("refused");
     assert!(e.contains("gs.fdv:6:") && e.contains("pipelines only from lower to higher"), "{e}");
 }
+
+/// Sequential nests that read distributed elements and never write the array get a read
+/// cache around the outermost such nest; not where the nest writes the array (here a
+/// parallel loop inside the time loop does), not where control can leave the nest early
+/// (GOTO out, READ with END=), and not around an inner DO that shares its terminal label
+/// with an outer one.
+#[test]
+fn read_caches_bracket_sequential_nests_that_only_read() {
+    let src = "      PROGRAM RC
+      PARAMETER (N=8)
+      REAL A(N,N), S
+CDVM$ DISTRIBUTE A(*,BLOCK)
+CDVM$ PARALLEL (J,I) ON A(I,J)
+      DO 10 J = 1, N
+      DO 10 I = 1, N
+   10 A(I,J) = I + J
+      S = 0.
+      DO 30 IT = 1, 2
+CDVM$ PARALLEL (J,I) ON A(I,J)
+      DO 20 J = 1, N
+      DO 20 I = 1, N
+   20 A(I,J) = A(I,J) + 1.
+      DO 25 J = 1, N
+      DO 25 I = 1, N
+   25 S = S + A(I,J)
+   30 CONTINUE
+      DO 40 J = 1, N
+      DO 40 I = 1, N
+         IF (A(I,J) .LT. 0.) GOTO 60
+   40 CONTINUE
+      DO 50 J = 1, N
+      DO 50 I = 1, N
+         WRITE (6, *) A(I,J)
+   50 CONTINUE
+   60 PRINT *, S
+      DO 70 J = 1, N
+         READ (5, *, END = 80) K
+         S = S + A(1,J) * K
+   70 CONTINUE
+   80 PRINT *, S
+      END
+";
+    let out = conv("rc.fdv", src).unwrap();
+    let lines: Vec<&str> = out.lines().map(|l| l.trim()).collect();
+    let begins: Vec<usize> = (0..lines.len()).filter(|&k| lines[k] == "call sapfor_cache_begin(sh_rc_a)").collect();
+    let ends: Vec<usize> = (0..lines.len()).filter(|&k| lines[k] == "call sapfor_cache_end(sh_rc_a)").collect();
+    // loop 25 inside the time loop (which writes A), and loop 50; not loop 40 (GOTO out)
+    // nor loop 70 (END=)
+    assert_eq!(begins.len(), 2, "{out}");
+    assert_eq!(ends.len(), 2, "{out}");
+    let next_code = |k: usize| lines[k + 1..].iter().find(|l| !l.is_empty() && !l.starts_with('#')).copied().unwrap();
+    assert_eq!(next_code(begins[0]), "DO 25 J = 1, N", "{out}");
+    assert_eq!(next_code(begins[1]), "DO 50 J = 1, N", "{out}");
+    // each end right after its nest's terminal statement
+    let term25 = lines.iter().position(|l| l.starts_with("25 continue") || l.starts_with("25 CONTINUE")).unwrap_or_else(|| panic!("{out}"));
+    assert!(ends[0] > term25 && lines[term25 + 1..ends[0]].iter().all(|l| l.is_empty() || l.starts_with('#')), "{out}");
+    assert!(ends[0] < lines.iter().position(|l| l.starts_with("30 CONTINUE")).unwrap(), "{out}");
+    assert!(ends[1] > lines.iter().position(|l| l.starts_with("50 CONTINUE")).unwrap(), "{out}");
+}

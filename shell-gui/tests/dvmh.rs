@@ -194,6 +194,47 @@ fn a_loop_calling_a_subroutine_is_not_a_region() {
 }
 
 #[test]
+fn host_only_procedures_carry_no_directives_and_their_callers_declare_the_writes() {
+    let src = root().join("analyzer/test_data/host_only_callees.f");
+    let (dir, fdv, text, _) = check_program("host_only", &src, &[]);
+    let l = lines_of(&text);
+    let body_of = |name: &str| -> Vec<&str> {
+        let k = l.iter().position(|x| x.contains(name)).unwrap();
+        l[k..].iter().take_while(|x| x.trim() != "END").copied().collect()
+    };
+    let dvmh = |x: &&str| x.starts_with("CDVM$") && (x.contains("ACTUAL") || x.contains("REGION"));
+    // BUMP writes only its dummy: no data movement inside (it ran an ACTUAL after every
+    // assignment before); its caller declares the writes after the loop of calls.
+    let bump: Vec<&str> = body_of("SUBROUTINE BUMP").into_iter().filter(dvmh).collect();
+    assert!(bump.is_empty(), "BUMP has DVMH directives: {bump:?}\n{text}");
+    let next_directive = |needle: &str| {
+        let k = l.iter().position(|x| x.contains(needle)).unwrap();
+        l[k..].iter().find(|x| x.starts_with("CDVM$")).copied().unwrap_or_default()
+    };
+    assert_eq!(next_directive("   20    CONTINUE"), "CDVM$ ACTUAL(A)", "{text}");
+    // SETB writes COMMON /W/, which the region uses: it declares its writes itself, once,
+    // before its loop, and its caller does not.
+    let setb = body_of("SUBROUTINE SETB");
+    let own: Vec<&str> = setb.iter().copied().filter(dvmh).collect();
+    assert_eq!(own, ["CDVM$ ACTUAL(B(4:N))"], "{text}");
+    let k = setb.iter().position(|x| x.starts_with("CDVM$ ACTUAL")).unwrap();
+    assert!(setb[k + 1].trim_start().starts_with("DO 10"), "{text}");
+    assert!(next_directive("CALL SETB(IT)").starts_with("CDVM$ REGION"), "{text}");
+    assert!(text.contains("CDVM$ REGION IN(B), INOUT(A)"), "{text}");
+    // Without either ACTUAL the region would read the accelerator's old copy: the checker
+    // says so.
+    for act in ["CDVM$ ACTUAL(A)", "CDVM$ ACTUAL(B(4:N))"] {
+        let bad = dir.join(format!("bad-{}.fdv", &act[13..14]));
+        let k = l.iter().position(|x| *x == act).unwrap();
+        let cut: Vec<&str> = l.iter().enumerate().filter(|(i, _)| *i != k).map(|(_, x)| *x).collect();
+        std::fs::write(&bad, cut.join("\n") + "\n").unwrap();
+        let (ok, msg) = verify(&bad);
+        assert!(!ok, "the checker accepts {} without `{act}`:\n{msg}", fdv.display());
+        assert!(msg.contains("missing ACTUAL"), "{msg}");
+    }
+}
+
+#[test]
 fn time_loop_fetches_only_when_it_prints() {
     let src = root().join("shell-gui/tests/data/dvmh/every_n.f90");
     let (_dir, _, text, _) = check_program("every_n", &src, &[]);

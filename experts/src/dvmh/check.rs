@@ -116,6 +116,10 @@ struct Checker<'a> {
     whole: BTreeSet<StmtId>,
     /// Procedures that run regions (themselves or through calls).
     region_procs: BTreeSet<Name>,
+    /// Procedures that return with every copy consistent: those that run regions, and
+    /// host-only ones with GET_ACTUAL/ACTUAL directives of their own. A call of any other
+    /// procedure is a host statement: its caller declares what it writes actual.
+    consistent_procs: BTreeSet<Name>,
 }
 
 
@@ -341,7 +345,7 @@ impl Checker<'_> {
                 nonlocal(self.sema(), v)
                     || e.reads.contains_key(*v)
                     || e.may.contains_key(*v)
-                    || e.call_may.contains_key(*v)
+                    || e.call_writes(v)
             })
             .cloned()
             .collect()
@@ -365,18 +369,23 @@ impl Checker<'_> {
                     let what = format!("calls `{}`", eff.calls[0].name.to_uppercase());
                     self.consistent(line, &vis, st, &what);
                 }
+                let may = eff.host_writes(&self.consistent_procs);
                 union_in(&mut st.fh, &eff.must);
-                minus_in(&mut st.fd, &eff.may);
+                minus_in(&mut st.fd, &may);
                 // Written elements: the device copy is stale, so each copy the runtime would
                 // use is good only where it is the host's and the host's is fresh.
-                let gd = minus(&intersect(&eff.may, &st.fh), &st.bd_may);
-                let gh = intersect(&intersect(&eff.may, &st.bh_must), &st.fh);
-                replace_on_in(&mut st.gd, &eff.may, &gd);
-                replace_on_in(&mut st.gh, &eff.may, &gh);
+                let gd = minus(&intersect(&may, &st.fh), &st.bd_may);
+                let gh = intersect(&intersect(&may, &st.bh_must), &st.fh);
+                replace_on_in(&mut st.gd, &may, &gd);
+                replace_on_in(&mut st.gh, &may, &gh);
                 if !eff.calls.is_empty() {
                     let vis = self.visible(&eff);
                     let with_regions = eff.calls.iter().any(|c| self.region_procs.contains(&c.name));
-                    self.after_call(with_regions, &vis, st);
+                    if eff.calls.iter().all(|c| self.consistent_procs.contains(&c.name)) {
+                        self.after_call(with_regions, &vis, st);
+                    } else if with_regions {
+                        union_in(&mut st.bd_may, &vis.iter().map(|v| (v.clone(), effects::whole(self.sema(), v))).collect());
+                    }
                 }
             }
         }
@@ -503,6 +512,28 @@ pub fn check(prog: &Program) -> Vec<Finding> {
         .map(|(k, _)| k)
         .collect();
     let region_procs = effects::region_procedures(prog, &with_regions);
+    // The COMMON blocks regions use, from their clauses (the same rule as the placement).
+    let mut device_blocks = BTreeSet::new();
+    for ui in 0..prog.units.len() {
+        for d in unit_directives(prog, ui) {
+            if let DirectiveKind::Region { clauses, .. } = &d.kind {
+                for (_, refs) in clauses {
+                    effects::blocks_of(&prog.semas[ui], &list(refs, &prog.semas[ui]).unwrap_or_default(), &mut device_blocks);
+                }
+            }
+        }
+    }
+    let mut consistent_procs = effects::consistent_procedures(prog, &region_procs, &device_blocks);
+    // Hand-written host-only procedures with directives of their own keep the first
+    // convention too.
+    for (ui, unit) in prog.units.iter().enumerate() {
+        let own = unit_directives(prog, ui)
+            .iter()
+            .any(|d| matches!(d.kind, DirectiveKind::Actual(_) | DirectiveKind::GetActual(_)));
+        if own && unit.kind != UnitKind::Program {
+            consistent_procs.insert(unit.name.clone());
+        }
+    }
     for (ui, unit) in prog.units.iter().enumerate() {
         if matches!(unit.kind, UnitKind::Module | UnitKind::BlockData) {
             continue;
@@ -598,7 +629,7 @@ pub fn check(prog: &Program) -> Vec<Finding> {
             entry.bh_must.insert(v.clone(), w.clone());
             entry.gd.insert(v.clone(), w.clone());
             entry.gh.insert(v.clone(), w.clone());
-            if !main && any_regions && nonlocal(sema, v) {
+            if !main && any_regions && consistent_procs.contains(&unit.name) && nonlocal(sema, v) {
                 entry.bd_may.insert(v.clone(), w);
             }
         }
@@ -634,6 +665,7 @@ pub fn check(prog: &Program) -> Vec<Finding> {
         }
         let mut ck = Checker {
             region_procs: region_procs.clone(),
+            consistent_procs: consistent_procs.clone(),
             whole,
             cx: EffCx::new(unit, sema, &prog.summaries).with_constants(prog),
             file: file.clone(),

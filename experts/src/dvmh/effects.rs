@@ -109,9 +109,10 @@ pub struct Eff {
     pub reads: VarSets,
     /// May be written (by the code itself; see `call_may`).
     pub may: VarSets,
-    /// May be written by called procedures (which keep host and device consistent
-    /// themselves, see the conventions in `dvmh/mod.rs`).
-    pub call_may: VarSets,
+    /// May be written by called procedures, by callee. A procedure that runs regions keeps
+    /// host and device consistent itself; a host-only one leaves that to its callers (see the
+    /// conventions in `dvmh/mod.rs`, and [`Eff::host_writes`]).
+    pub call_may: BTreeMap<Name, VarSets>,
     /// Surely written, every element, on every path.
     pub must: VarSets,
     /// Procedures called (CALL statements and user function references).
@@ -142,10 +143,39 @@ impl Eff {
             self.rkeys.push((n, k, sec));
         }
         self.may = union(&self.may, &next.may);
-        self.call_may = union(&self.call_may, &next.call_may);
+        union_calls(&mut self.call_may, &next.call_may);
         self.must = union(&self.must, &next.must);
         self.wkeys.extend(next.wkeys);
         self.calls.extend(next.calls);
+    }
+}
+
+impl Eff {
+    /// What the host may write here that its caller must declare actual: the statements'
+    /// own writes and those of the procedures called that are not in `consistent` (the
+    /// procedures that return with host and device consistent).
+    pub fn host_writes(&self, consistent: &BTreeSet<Name>) -> VarSets {
+        let mut w = self.may.clone();
+        for (callee, sets) in &self.call_may {
+            if !consistent.contains(callee) {
+                // (a COMMON block the unit does not declare, `/NAME/`, cannot be named here:
+                // a procedure writing one that a region uses keeps itself consistent)
+                let named: VarSets = sets.iter().filter(|(k, _)| !k.starts_with('/')).map(|(k, v)| (k.clone(), v.clone())).collect();
+                union_in(&mut w, &named);
+            }
+        }
+        w
+    }
+
+    /// Is `v` written by a called procedure?
+    pub fn call_writes(&self, v: &str) -> bool {
+        self.call_may.values().any(|m| m.contains_key(v))
+    }
+}
+
+fn union_calls(a: &mut BTreeMap<Name, VarSets>, b: &BTreeMap<Name, VarSets>) {
+    for (callee, sets) in b {
+        union_in(a.entry(callee.clone()).or_default(), sets);
     }
 }
 
@@ -302,7 +332,7 @@ impl<'a> EffCx<'a> {
             let mut m: BTreeMap<Name, BTreeSet<StmtId>> = BTreeMap::new();
             for s in self.unit.stmts.iter().filter(|s| s.kind.is_executable()) {
                 let e = self.stmt(s, &BTreeSet::new());
-                for k in e.reads.keys().chain(e.may.keys()).chain(e.call_may.keys()) {
+                for k in e.reads.keys().chain(e.may.keys()).chain(e.call_may.values().flat_map(|m| m.keys())) {
                     m.entry(k.clone()).or_default().insert(s.id);
                 }
             }
@@ -372,8 +402,8 @@ impl<'a> EffCx<'a> {
                 continue;
             }
             let s = self.section(a);
-            if a.via_call.is_some() {
-                add(&mut e.call_may, &a.name, &s);
+            if let Some(callee) = &a.via_call {
+                add(e.call_may.entry(callee.clone()).or_default(), &a.name, &s);
                 continue;
             }
             add(&mut e.may, &a.name, &s);
@@ -495,7 +525,7 @@ impl<'a> EffCx<'a> {
                     e.reads = union(&e.reads, &o.reads);
                     e.rkeys.extend(o.rkeys.iter().cloned());
                     e.may = union(&e.may, &o.may);
-                    e.call_may = union(&e.call_may, &o.call_may);
+                    union_calls(&mut e.call_may, &o.call_may);
                     e.calls.extend(o.calls.iter().cloned());
                     must = Some(match must {
                         None => o.must.clone(),
@@ -547,9 +577,39 @@ pub fn unit_vars(cx: &EffCx) -> Vec<Name> {
         let e = cx.stmt(s, &BTreeSet::new());
         names.extend(e.reads.keys().cloned());
         names.extend(e.may.keys().cloned());
-        names.extend(e.call_may.keys().cloned());
+        names.extend(e.call_may.values().flat_map(|m| m.keys().cloned()));
     });
     names.into_iter().collect()
+}
+
+/// Procedures that return with host and device consistent (the conventions in
+/// `dvmh/mod.rs`): those that run regions (`region_procs`), and host-only ones that write,
+/// themselves or through calls, a member of a COMMON block in `device_blocks` (blocks with a
+/// member a region moves to or from the accelerator): such a block may not be declared where
+/// the procedure is called, so only the procedure can declare its writes actual. Every other
+/// procedure leaves that to its callers.
+pub fn consistent_procedures(prog: &analyzer::program::Program, region_procs: &BTreeSet<Name>, device_blocks: &BTreeSet<Name>) -> BTreeSet<Name> {
+    let mut set = region_procs.clone();
+    for u in &prog.units {
+        if u.kind == UnitKind::Program {
+            continue;
+        }
+        if let Some(s) = prog.summaries.get(&u.name) {
+            if s.commons.iter().any(|((b, _), e)| device_blocks.contains(b) && !e.write.is_empty()) {
+                set.insert(u.name.clone());
+            }
+        }
+    }
+    set
+}
+
+/// The COMMON blocks of the variables in `sets` (as declared in `sema`).
+pub fn blocks_of(sema: &UnitSema, sets: &VarSets, out: &mut BTreeSet<Name>) {
+    for v in sets.keys() {
+        if let Some((b, _)) = sema.symbol(v).and_then(|s| s.common.as_ref()) {
+            out.insert(b.clone());
+        }
+    }
 }
 
 /// Procedures that run regions, directly (`direct`, by unit index) or through the

@@ -10,7 +10,14 @@
 //!   also when a jump reaches the statement's label;
 //! - on entry to a procedure and after a call, the host copy of every variable the procedure
 //!   can see is actual, and a device copy the runtime believes actual is actual: a procedure
-//!   requests (`GET_ACTUAL`) before a call and before it returns what its regions changed.
+//!   requests (`GET_ACTUAL`) before a call and before it returns what its regions changed;
+//! - a procedure that runs no region, itself or through calls ("host-only"), has no
+//!   directive of its own: to its callers a call of it is a host statement that reads and
+//!   writes what the procedure's summary says, so they request its inputs before the call
+//!   and declare its outputs actual after it (once per call, or once after a host loop of
+//!   calls, instead of after every assignment inside it). The checker also accepts
+//!   hand-written host-only procedures that keep the first convention (directives of their
+//!   own, returning with every copy consistent).
 
 pub mod check;
 pub mod effects;
@@ -704,6 +711,8 @@ struct Placer<'a> {
     vars: Vec<Name>,
     /// Procedures that run regions (themselves or through calls).
     region_procs: BTreeSet<Name>,
+    /// Procedures that return with host and device consistent (`effects::consistent_procedures`).
+    consistent: BTreeSet<Name>,
     gets: BTreeMap<Spot, (VarSets, String)>,
     acts: BTreeMap<Spot, (VarSets, String)>,
     acts_late: BTreeMap<Spot, (VarSets, String)>,
@@ -760,7 +769,7 @@ impl Placer<'_> {
             if nonlocal(self.cx.sema, k)
                 || e.reads.contains_key(k)
                 || e.may.contains_key(k)
-                || e.call_may.contains_key(k)
+                || e.call_writes(k)
             {
                 add(&mut v, k, &effects::whole(self.cx.sema, k));
             }
@@ -770,11 +779,11 @@ impl Placer<'_> {
 
     fn host(&mut self, eff: Eff, st: &mut PState, get_at: Spot, act_at: Option<Spot>, what: String, times: f64) {
         let mut need = intersect(&eff.reads, &st.host_stale);
-        let act = intersect(&eff.may, &st.dev_may);
+        let may = eff.host_writes(&self.consistent);
+        let act = intersect(&may, &st.dev_may);
         let mut sact = VarSets::new();
         if !act.is_empty() {
-            sact = eff
-                .may
+            sact = may
                 .iter()
                 .filter(|(k, _)| act.contains_key(*k))
                 .map(|(k, v)| (k.clone(), render::covered(v)))
@@ -1036,6 +1045,13 @@ fn place_all(ex: &Expert, plans: &[Plan], s: &Scheme, procs: f64) -> Placed {
     let any_regions = plans.iter().any(|p| p.on_device);
     let direct: BTreeSet<usize> = plans.iter().filter(|p| p.on_device).map(|p| p.unit).collect();
     let region_procs = effects::region_procedures(prog, &direct);
+    let mut device_blocks = BTreeSet::new();
+    for p in plans.iter().filter(|p| p.on_device) {
+        for sets in [&p.ins, &p.outs, &p.locals] {
+            effects::blocks_of(&prog.semas[p.unit], sets, &mut device_blocks);
+        }
+    }
+    let consistent = effects::consistent_procedures(prog, &region_procs, &device_blocks);
     let mut acts: Vec<Actualization> = vec![];
     let mut in_bytes = vec![0.0; plans.len()];
     let mut out_bytes = vec![0.0; plans.len()];
@@ -1052,26 +1068,14 @@ fn place_all(ex: &Expert, plans: &[Plan], s: &Scheme, procs: f64) -> Placed {
         }
         let cx = &ex.cxs[ui];
         let main = unit.kind == UnitKind::Program;
-        // Nothing can be on the device here: no region of its own, no call of a procedure
-        // that runs regions, and (a main program) nothing on the device on entry, or (a
-        // procedure) no host write of what its caller may keep there.
-        if mine.is_empty() {
-            let users = cx.users();
-            let calls_regions = users.is_empty()
-                || prog.call_graph.edges.iter().any(|(c, callee, _)| *c == ui && region_procs.contains(callee));
-            let writes_nonlocal = !main
-                && ex.vars[ui].iter().any(|v| {
-                    nonlocal(cx.sema, v)
-                        && users.get(v).is_some_and(|ids| {
-                            ids.iter().any(|id| {
-                                let e = cx.stmt(unit.stmt(*id), &BTreeSet::new());
-                                e.may.contains_key(v)
-                            })
-                        })
-                });
-            if !calls_regions && !writes_nonlocal {
-                continue;
-            }
+        // A unit that runs no region, itself or through calls, needs no directive: nothing
+        // is on the device in a main program without regions, and a procedure's callers
+        // request what it reads before the call and declare what it writes actual after it
+        // (the call is a host statement to them), so it runs on the host copies as they are;
+        // except where it writes a COMMON block that regions use (its callers may not
+        // declare the block).
+        if !consistent.contains(&unit.name) {
+            continue;
         }
         let mut region_stmts = BTreeSet::new();
         for (_, p) in &mine {
@@ -1118,6 +1122,7 @@ fn place_all(ex: &Expert, plans: &[Plan], s: &Scheme, procs: f64) -> Placed {
         let mut placer = Placer {
             vars: ex.vars[ui].clone(),
             region_procs: region_procs.clone(),
+            consistent: consistent.clone(),
             cx,
             plans: mine.clone(),
             main,

@@ -98,8 +98,54 @@ struct Rt {
     across: Stat,
     reduce: Stat,
     remote: Stat,
+    /// Element reads served from a read cache (`sapfor_cache_begin`), without a message.
+    cached: Stat,
+    /// Read caches of distributed arrays, by handle (see `sapfor_cache_begin`).
+    caches: BTreeMap<i64, ReadCache>,
     gather: Stat,
     finalized: bool,
+}
+
+/// Boxes of a distributed array fetched from their owners while the program runs code that
+/// reads the array element by element and never writes it (the converter brackets such
+/// loop nests with `sapfor_cache_begin/end`). Every process calls `sapfor_get` with the
+/// same indices in the same order, so the caches, hits and misses are the same everywhere.
+#[derive(Default)]
+struct ReadCache {
+    /// By (owner rank, box key): the box's bounds and its elements in column-major order.
+    boxes: std::collections::HashMap<(usize, Vec<i64>), (Vec<i64>, Vec<i64>, Vec<u8>)>,
+    bytes: usize,
+}
+
+/// Elements per fetched box, and the bytes a cache may hold before it starts over.
+const CACHE_BOX_ELEMS: i64 = 2048;
+const CACHE_MAX_BYTES: usize = 256 << 20;
+
+/// The box of the owner's block that a miss at `idx` fetches: the leading dimensions whole
+/// (as far as their product stays within `CACHE_BOX_ELEMS`), then an aligned stretch of the
+/// next one, the remaining dimensions at `idx`. Returns (key, lo, hi).
+fn cache_box(own_lo: &[i64], own_hi: &[i64], idx: &[i64]) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
+    let r = idx.len();
+    let (mut lo, mut hi) = (idx.to_vec(), idx.to_vec());
+    let mut size = 1i64;
+    let mut key = vec![];
+    for d in 0..r {
+        let ext = own_hi[d] - own_lo[d] + 1;
+        if size * ext <= CACHE_BOX_ELEMS {
+            lo[d] = own_lo[d];
+            hi[d] = own_hi[d];
+            size *= ext;
+            continue;
+        }
+        let m = (CACHE_BOX_ELEMS / size).max(1);
+        let t = (idx[d] - own_lo[d]) / m;
+        lo[d] = own_lo[d] + t * m;
+        hi[d] = (lo[d] + m - 1).min(own_hi[d]);
+        key.push(t);
+        key.extend_from_slice(&idx[d + 1..]);
+        break;
+    }
+    (key, lo, hi)
 }
 
 /// Owned ranges of every array, readable from any thread: DO bounds of OpenMP loops are
@@ -345,6 +391,8 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         across: Stat::new(),
         reduce: Stat::new(),
         remote: Stat::new(),
+        cached: Stat::new(),
+        caches: BTreeMap::new(),
         gather: Stat::new(),
         finalized: false,
     };
@@ -632,6 +680,10 @@ pub unsafe extern "C" fn sapfor_get(h: i64, a: *const u8, idx: *const i64, out: 
         let owner = rt.rank_of(&oc);
         let es = l.esize;
         let buf = std::slice::from_raw_parts_mut(out, es);
+        if rt.caches.contains_key(&h) {
+            cached_get(rt, h, &l, a, idx, &oc, owner, buf);
+            return;
+        }
         if owner == rt.rank {
             gpu_abi::host_needs(a, idx, idx);
             let off = l.offset(idx) * es;
@@ -639,6 +691,91 @@ pub unsafe extern "C" fn sapfor_get(h: i64, a: *const u8, idx: *const i64, out: 
         }
         rt.bcast(owner, buf);
         rt.remote.add(t, es as u64);
+    })
+}
+
+/// One element through the read cache of array `h`: from a cached box, or the owner sends
+/// the box around it to every process first.
+unsafe fn cached_get(rt: &mut Rt, h: i64, l: &Layout, a: *const u8, idx: &[i64], oc: &[usize], owner: usize, out: &mut [u8]) {
+    let t = Instant::now();
+    let es = l.esize;
+    let ol = l.for_coords(oc, &rt.grid);
+    let (key, lo, hi) = cache_box(&ol.own_lo, &ol.own_hi, idx);
+    let at = |lo: &[i64], hi: &[i64]| -> usize {
+        let (mut off, mut stride) = (0usize, 1usize);
+        for d in 0..idx.len() {
+            off += (idx[d] - lo[d]) as usize * stride;
+            stride *= (hi[d] - lo[d] + 1) as usize;
+        }
+        off * es
+    };
+    let k = (owner, key);
+    if let Some((blo, bhi, data)) = rt.caches.get(&h).and_then(|c| c.boxes.get(&k)) {
+        let off = at(blo, bhi);
+        out.copy_from_slice(&data[off..off + es]);
+        rt.cached.add(t, 0);
+        return;
+    }
+    let n: usize = lo.iter().zip(&hi).map(|(a, b)| (b - a + 1) as usize).product();
+    let mut data = vec![0u8; n * es];
+    if owner == rt.rank {
+        gpu_abi::host_needs(a, &lo, &hi);
+        // column-major: runs along the first dimension are contiguous in the block
+        let run = (hi[0] - lo[0] + 1) as usize * es;
+        let mut cur = lo.clone();
+        let mut pos = 0;
+        loop {
+            let off = l.offset(&cur) * es;
+            data[pos..pos + run].copy_from_slice(slice(a.add(off), run));
+            pos += run;
+            let mut d = 1;
+            while d < cur.len() {
+                if cur[d] < hi[d] {
+                    cur[d] += 1;
+                    break;
+                }
+                cur[d] = lo[d];
+                d += 1;
+            }
+            if d == cur.len() {
+                break;
+            }
+        }
+    }
+    rt.bcast(owner, &mut data);
+    let off = at(&lo, &hi);
+    out.copy_from_slice(&data[off..off + es]);
+    rt.remote.add(t, data.len() as u64);
+    let c = rt.caches.entry(h).or_default();
+    if c.bytes + data.len() > CACHE_MAX_BYTES {
+        c.boxes.clear();
+        c.bytes = 0;
+    }
+    c.bytes += data.len();
+    c.boxes.insert(k, (lo, hi, data));
+}
+
+/// Start caching the elements of array `h` that `sapfor_get` fetches: the code until
+/// `sapfor_cache_end(h)` reads the array and never writes it (the converter checks), so a
+/// fetched box stays valid. Every process calls it at the same point.
+/// `SAPFOR_READ_CACHE=0` turns the caches off (every read one message, for comparisons).
+#[no_mangle]
+pub extern "C" fn sapfor_cache_begin(h: i64) {
+    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let off = *OFF.get_or_init(|| std::env::var("SAPFOR_READ_CACHE").is_ok_and(|v| v.trim() == "0"));
+    with(|rt| {
+        rt.layout(h);
+        if !off {
+            rt.caches.insert(h, ReadCache::default());
+        }
+    })
+}
+
+/// Stop caching array `h` (the cached boxes are dropped).
+#[no_mangle]
+pub extern "C" fn sapfor_cache_end(h: i64) {
+    with(|rt| {
+        rt.caches.remove(&h);
     })
 }
 
@@ -1446,6 +1583,7 @@ fn write_profile(rt: &Rt, path: &str) {
         ("ACROSS pipeline", &rt.across),
         ("reductions", &rt.reduce),
         ("remote accesses", &rt.remote),
+        ("remote reads from the cache", &rt.cached),
         ("I/O gathers/scatters", &rt.gather),
     ] {
         let _ = writeln!(mine, "  {:<22} count {:>8}  time {:.6} s  bytes {}", name, s.count, s.secs, s.bytes);
