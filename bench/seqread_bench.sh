@@ -4,14 +4,15 @@
 # and sums the diagonal. `sapfor --auto` distributes it; the print loop then reads every
 # element from its owner. Runs, each REPEATS times (default 5), medians printed:
 #   - the sequential program (gfortran -O2);
-#   - `sapfor run --np 2` with the runtime's read caches (the default);
-#   - `sapfor run --np 2` with SAPFOR_READ_CACHE=0 (one message per element read).
+#   - `sapfor run --np NP` with the runtime's read caches (the default; NP defaults to 2);
+#   - `sapfor run --np NP` with SAPFOR_READ_CACHE=0 (one message per element read).
 # Every run's output file and stdout are compared with the sequential ones.
 #
 #   bash bench/seqread_bench.sh        REPEATS=3 bash bench/seqread_bench.sh
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPEATS=${REPEATS:-5}
+NP=${NP:-2}
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 W=$(mktemp -d "${TMPDIR:-/tmp}/sapfor-seqread.XXXXXX")
 trap 'rm -rf "$W"' EXIT
@@ -22,8 +23,8 @@ cd "$W"
 gfortran -O2 -w jac_print.f -o seq
 ./seq > seq.stdout && mv j2d.out seq.j2d.out
 "$SAPFOR" --auto jac_print.f --no-db > auto.log 2>&1 || { cat auto.log; exit 1; }
-echo "chosen: $(grep '^chosen' auto.log)"
-"$SAPFOR" run jac_print.fdv --np 2 > /dev/null 2>&1   # build once (cached)
+grep "^chosen" auto.log
+"$SAPFOR" run jac_print.fdv --np "$NP" > /dev/null 2>&1   # build once (cached)
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 run() { # label, command...: prints the median wall time
@@ -42,14 +43,14 @@ run() { # label, command...: prints the median wall time
   median < "t.$label"
 }
 seq_t=$(run seq ./seq)
-cache_t=$(run np2 "$SAPFOR" run jac_print.fdv --np 2)
-nocache_t=$(SAPFOR_READ_CACHE=0 run np2-nocache "$SAPFOR" run jac_print.fdv --np 2)
-"$SAPFOR" run jac_print.fdv --np 2 --profile prof.txt > /dev/null 2>&1
+cache_t=$(run np2 "$SAPFOR" run jac_print.fdv --np "$NP")
+nocache_t=$(SAPFOR_READ_CACHE=0 run np2-nocache "$SAPFOR" run jac_print.fdv --np "$NP")
+"$SAPFOR" run jac_print.fdv --np "$NP" --profile prof.txt > /dev/null 2>&1
 remote=$(grep -m1 'remote accesses' prof.txt | awk '{print $4}')
 cached=$(grep -m1 'remote reads from the cache' prof.txt | awk '{print $7}')
 printf 'medians of %d runs (wall clock of `sapfor run`, MPI start-up included)\n' "$REPEATS"
 printf '  sequential                 %8.3f s\n' "$seq_t"
-printf '  np 2, read caches          %8.3f s   (%s fetches, %s reads from the caches)\n' "$cache_t" "$remote" "$cached"
-printf '  np 2, SAPFOR_READ_CACHE=0  %8.3f s\n' "$nocache_t"
-printf 'ratios: caches off / on %.2f; np 2 (caches) / sequential %.2f\n' \
-  "$(echo "$nocache_t / $cache_t" | bc -l)" "$(echo "$cache_t / $seq_t" | bc -l)"
+printf '  np %s, read caches          %8.3f s   (%s fetches, %s reads from the caches)\n' "$NP" "$cache_t" "$remote" "$cached"
+printf '  np %s, SAPFOR_READ_CACHE=0  %8.3f s\n' "$NP" "$nocache_t"
+printf 'ratios: caches off / on %.2f; np %s (caches) / sequential %.2f\n' \
+  "$(echo "$nocache_t / $cache_t" | bc -l)" "$NP" "$(echo "$cache_t / $seq_t" | bc -l)"

@@ -1180,7 +1180,13 @@ fn variant(
     let mut max_shadow: BTreeMap<(usize, Name), Vec<(u32, u32)>> = BTreeMap::new();
     let mut mapped: Vec<(usize, Option<Mapped>)> = vec![];
     for (i, n) in nests.iter().enumerate() {
-        match map_nest(prog, n, &dist, aligns)? {
+        // (the reasons say "line N": name the file too, many files share line numbers)
+        let mapped_nest = map_nest(prog, n, &dist, aligns).map_err(|e| {
+            let path = prog.map.file(prog.units[n.unit].file).display_path();
+            let file = std::path::Path::new(&path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or(path);
+            format!("{file} (unit {}): {e}", upper(&prog.units[n.unit].name))
+        })?;
+        match mapped_nest {
             Some(mp) => {
                 for w in mp.shadow.iter().chain(&mp.across) {
                     let e = max_shadow

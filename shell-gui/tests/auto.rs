@@ -409,6 +409,22 @@ fn several_files_with_common() {
     assert_eq!(Command::new(&par).output().unwrap().stdout, want);
 }
 
+/// A rejected variant's reason names the file and the unit of the loop (projects have many
+/// files with the same line numbers).
+#[test]
+fn rejected_variants_name_the_file_and_unit() {
+    let dir = scratch("rejected");
+    std::fs::copy(root().join("shell-gui/tests/data/rejected/sor9.f"), dir.join("sor9.f")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "sor9.f", "--procs", "4", "--no-db"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stdout);
+    let rejected: Vec<&str> = said.lines().filter(|l| l.contains(" rejected: ")).collect();
+    assert!(!rejected.is_empty(), "{said}");
+    for l in rejected {
+        assert!(l.contains(" rejected: sor9.f (unit SOR9): the loop at line 12 "), "{l}");
+    }
+}
+
 /// Every analyzer fixture through `--auto` with communication made free (so that most of
 /// them get a distribution and the generator writes DISTRIBUTE/ALIGN/SHADOW/PARALLEL/
 /// REMOTE_ACCESS for many shapes of code): the generated program compiles, prints exactly
