@@ -249,14 +249,19 @@ impl Checker<'_> {
         }
     }
 
-    fn after_call(&self, callees: bool, vars: &BTreeSet<Name>, st: &mut CState) {
+    /// After a call that may run regions (`callees`) and whose procedures all return with
+    /// every copy consistent (`consistent`; otherwise the call's writes were applied as host
+    /// writes, which the caller must declare).
+    fn after_call(&self, callees: bool, consistent: bool, vars: &BTreeSet<Name>, st: &mut CState) {
         for v in vars {
             let w = effects::whole(self.sema(), v);
-            for set in [&mut st.fh, &mut st.bh_may, &mut st.bh_must, &mut st.gd, &mut st.gh] {
-                set.insert(v.clone(), w.clone());
+            if consistent {
+                for set in [&mut st.fh, &mut st.bh_may, &mut st.bh_must, &mut st.gd, &mut st.gh] {
+                    set.insert(v.clone(), w.clone());
+                }
+                st.fd.remove(v);
+                st.bd_must.remove(v);
             }
-            st.fd.remove(v);
-            st.bd_must.remove(v);
             if callees {
                 st.bd_may.insert(v.clone(), w.clone());
             }
@@ -381,11 +386,8 @@ impl Checker<'_> {
                 if !eff.calls.is_empty() {
                     let vis = self.visible(&eff);
                     let with_regions = eff.calls.iter().any(|c| self.region_procs.contains(&c.name));
-                    if eff.calls.iter().all(|c| self.consistent_procs.contains(&c.name)) {
-                        self.after_call(with_regions, &vis, st);
-                    } else if with_regions {
-                        union_in(&mut st.bd_may, &vis.iter().map(|v| (v.clone(), effects::whole(self.sema(), v))).collect());
-                    }
+                    let consistent = eff.calls.iter().all(|c| self.consistent_procs.contains(&c.name));
+                    self.after_call(with_regions, consistent, &vis, st);
                 }
             }
         }
@@ -512,28 +514,28 @@ pub fn check(prog: &Program) -> Vec<Finding> {
         .map(|(k, _)| k)
         .collect();
     let region_procs = effects::region_procedures(prog, &with_regions);
-    // The COMMON blocks regions use, from their clauses (the same rule as the placement).
+    // The COMMON blocks regions use, from their clauses (the same rule as the placement),
+    // and the procedures with GET_ACTUAL/ACTUAL of their own: hand-written host-only ones
+    // that keep the first convention.
     let mut device_blocks = BTreeSet::new();
-    for ui in 0..prog.units.len() {
+    let mut own_directives = BTreeSet::new();
+    for (ui, unit) in prog.units.iter().enumerate() {
         for d in unit_directives(prog, ui) {
-            if let DirectiveKind::Region { clauses, .. } = &d.kind {
-                for (_, refs) in clauses {
-                    effects::blocks_of(&prog.semas[ui], &list(refs, &prog.semas[ui]).unwrap_or_default(), &mut device_blocks);
+            match &d.kind {
+                DirectiveKind::Region { clauses, .. } => {
+                    for (_, refs) in clauses {
+                        effects::blocks_of(&prog.semas[ui], &list(refs, &prog.semas[ui]).unwrap_or_default(), &mut device_blocks);
+                    }
                 }
+                DirectiveKind::Actual(_) | DirectiveKind::GetActual(_) if unit.kind != UnitKind::Program => {
+                    own_directives.insert(unit.name.clone());
+                }
+                _ => {}
             }
         }
     }
     let mut consistent_procs = effects::consistent_procedures(prog, &region_procs, &device_blocks);
-    // Hand-written host-only procedures with directives of their own keep the first
-    // convention too.
-    for (ui, unit) in prog.units.iter().enumerate() {
-        let own = unit_directives(prog, ui)
-            .iter()
-            .any(|d| matches!(d.kind, DirectiveKind::Actual(_) | DirectiveKind::GetActual(_)));
-        if own && unit.kind != UnitKind::Program {
-            consistent_procs.insert(unit.name.clone());
-        }
-    }
+    consistent_procs.extend(own_directives);
     for (ui, unit) in prog.units.iter().enumerate() {
         if matches!(unit.kind, UnitKind::Module | UnitKind::BlockData) {
             continue;

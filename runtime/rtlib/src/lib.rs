@@ -112,8 +112,9 @@ struct Rt {
 /// same indices in the same order, so the caches, hits and misses are the same everywhere.
 #[derive(Default)]
 struct ReadCache {
-    /// By (owner rank, box key): the box's bounds and its elements in column-major order.
-    boxes: std::collections::HashMap<(usize, Vec<i64>), (Vec<i64>, Vec<i64>, Vec<u8>)>,
+    /// By (owner rank, box key): the box (as a whole-array layout of its bounds, for
+    /// offsets) and its elements in column-major order.
+    boxes: std::collections::HashMap<(usize, Vec<i64>), (Layout, Vec<u8>)>,
     bytes: usize,
 }
 
@@ -701,49 +702,17 @@ unsafe fn cached_get(rt: &mut Rt, h: i64, l: &Layout, a: *const u8, idx: &[i64],
     let es = l.esize;
     let ol = l.for_coords(oc, &rt.grid);
     let (key, lo, hi) = cache_box(&ol.own_lo, &ol.own_hi, idx);
-    let at = |lo: &[i64], hi: &[i64]| -> usize {
-        let (mut off, mut stride) = (0usize, 1usize);
-        for d in 0..idx.len() {
-            off += (idx[d] - lo[d]) as usize * stride;
-            stride *= (hi[d] - lo[d] + 1) as usize;
-        }
-        off * es
-    };
     let k = (owner, key);
-    if let Some((blo, bhi, data)) = rt.caches.get(&h).and_then(|c| c.boxes.get(&k)) {
-        let off = at(blo, bhi);
+    if let Some((bl, data)) = rt.caches.get(&h).and_then(|c| c.boxes.get(&k)) {
+        let off = bl.offset(idx) * es;
         out.copy_from_slice(&data[off..off + es]);
         rt.cached.add(t, 0);
         return;
     }
-    let n: usize = lo.iter().zip(&hi).map(|(a, b)| (b - a + 1) as usize).product();
-    let mut data = vec![0u8; n * es];
-    if owner == rt.rank {
-        gpu_abi::host_needs(a, &lo, &hi);
-        // column-major: runs along the first dimension are contiguous in the block
-        let run = (hi[0] - lo[0] + 1) as usize * es;
-        let mut cur = lo.clone();
-        let mut pos = 0;
-        loop {
-            let off = l.offset(&cur) * es;
-            data[pos..pos + run].copy_from_slice(slice(a.add(off), run));
-            pos += run;
-            let mut d = 1;
-            while d < cur.len() {
-                if cur[d] < hi[d] {
-                    cur[d] += 1;
-                    break;
-                }
-                cur[d] = lo[d];
-                d += 1;
-            }
-            if d == cur.len() {
-                break;
-            }
-        }
-    }
+    let mut data = if owner == rt.rank { l.pack(a, &lo, &hi) } else { vec![0u8; l.count(&lo, &hi) * es] };
     rt.bcast(owner, &mut data);
-    let off = at(&lo, &hi);
+    let bl = Layout::whole(es, &lo, &hi);
+    let off = bl.offset(idx) * es;
     out.copy_from_slice(&data[off..off + es]);
     rt.remote.add(t, data.len() as u64);
     let c = rt.caches.entry(h).or_default();
@@ -752,7 +721,7 @@ unsafe fn cached_get(rt: &mut Rt, h: i64, l: &Layout, a: *const u8, idx: &[i64],
         c.bytes = 0;
     }
     c.bytes += data.len();
-    c.boxes.insert(k, (lo, hi, data));
+    c.boxes.insert(k, (bl, data));
 }
 
 /// Start caching the elements of array `h` that `sapfor_get` fetches: the code until
