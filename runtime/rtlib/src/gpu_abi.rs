@@ -44,6 +44,7 @@ use crate::compare::{self, ElemTy, Tolerance};
 use crate::device::reduce::{combine, fold_on_device, RedOp, RedValue};
 use crate::device::{self, DevPtr, DeviceKind, KArg, ProgId};
 use crate::pcs::{Pcs, Rect};
+use crate::layout::Layout;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, CStr};
@@ -283,28 +284,42 @@ impl Gpu {
     fn reg_at(&self, p: usize) -> Option<&Reg> {
         self.regs.get(&p)
     }
-    /// The registered variable whose storage holds the array named at address `a` with
+    /// Every registered variable whose storage overlaps the array named at address `a` with
     /// declared bounds `decl`, and the elements of it that the box `bx` (in the name's own
     /// indices) covers. When the name is the registered array itself this is the box; for
     /// another name (a dummy argument associated with an element or column of the array, of
-    /// any rank and bounds) the box's elements are found by their storage offsets.
-    fn locate(&self, a: usize, decl: &Rect, bx: &Rect) -> Option<(usize, VarId, Pcs)> {
-        let (&start, r) = self.regs.range(..=a).next_back()?;
-        if a >= start + r.bytes.max(1) {
-            return None;
-        }
+    /// any rank and bounds) the box's elements are found by their storage offsets. A big
+    /// array may overlap several registrations: after regions on dummies given its
+    /// elements (`CALL FACE(T(1,1,1,IE))` for each IE) each such part has its own.
+    fn locate(&self, a: usize, decl: &Rect, bx: &Rect) -> Vec<(usize, VarId, Pcs)> {
+        let Some(t) = self.tracker.as_ref() else {
+            return vec![];
+        };
         let extent = |b: &[(i64, i64)]| -> Vec<i64> { b.iter().map(|(l, h)| (h - l + 1).max(0)).collect() };
-        let elem = self.tracker.as_ref()?.elem(r.var).max(1);
-        let base = ((a - start) / elem) as i64;
-        let rext = extent(&r.bounds);
-        let total: i64 = rext.iter().product();
+        let holder = self.regs.range(..=a).next_back().filter(|(&s, r)| a < s + r.bytes.max(1));
+        if let Some((&start, r)) = holder {
+            if a == start && extent(decl) == extent(&r.bounds) {
+                let set: Rect = bx
+                    .iter()
+                    .zip(decl.iter().zip(r.bounds.iter()))
+                    .map(|(&(l, h), (&(dl, _), &(rl, _)))| (l - dl + rl, h - dl + rl))
+                    .collect();
+                return vec![(start, r.var, Pcs::from_rect(&set).intersect(&t.whole(r.var)))];
+            }
+        }
         // an assumed-size dummy (`Y(*)`): the converter passes `huge` as the last upper bound;
-        // the array then reaches to the end of the registered array that holds it
+        // the array then reaches to the end of the registered array that holds it (and is
+        // nothing the accelerator has when no registration holds its start)
         let clipped: (Rect, Rect);
         let (decl, bx) = match decl.last() {
             Some(&(llo, lhi)) if lhi >= i64::MAX / 4 => {
+                let Some((&start, r)) = holder else {
+                    return vec![];
+                };
+                let elem = t.elem(r.var).max(1);
+                let left = ((start + r.bytes - a) / elem) as i64;
                 let stride: i64 = extent(&decl[..decl.len() - 1]).iter().product::<i64>().max(1);
-                let hi = llo + (total - base + stride - 1) / stride - 1;
+                let hi = llo + (left + stride - 1) / stride - 1;
                 let (mut d, mut b) = (decl.clone(), bx.clone());
                 d.last_mut().unwrap().1 = hi;
                 let last = b.last_mut().unwrap();
@@ -314,23 +329,43 @@ impl Gpu {
             }
             _ => (decl, bx),
         };
-        if a == start && extent(decl) == rext {
-            let set: Rect = bx
-                .iter()
-                .zip(decl.iter().zip(r.bounds.iter()))
-                .map(|(&(l, h), (&(dl, _), &(rl, _)))| (l - dl + rl, h - dl + rl))
-                .collect();
-            return Some((start, r.var, Pcs::from_rect(&set).intersect(&self.tracker.as_ref()?.whole(r.var))));
-        }
-        let rlo: Vec<i64> = r.bounds.iter().map(|b| b.0).collect();
-        let mut rects = vec![];
-        for (s, e) in storage_runs(decl, bx) {
-            let (s, e) = (base + s, (base + e).min(total - 1));
-            if s <= e {
-                linear_boxes(&rlo, &rext, s, e, &mut rects);
+        let runs = storage_runs(decl, bx);
+        let (Some(&(first, _)), Some(&(_, last))) = (runs.first(), runs.last()) else {
+            return vec![];
+        };
+        // the name's element size: that of the registration holding its start, else of the
+        // first one inside its storage (a name of another type is not supported)
+        let widest = 16;
+        let elem = match holder {
+            Some((_, r)) => t.elem(r.var).max(1),
+            None => match self.regs.range(a..a + (last as usize + 1) * widest).next() {
+                Some((_, r)) => t.elem(r.var).max(1),
+                None => return vec![],
+            },
+        };
+        let (lo_b, hi_b) = (a + first as usize * elem, a + (last as usize + 1) * elem);
+        let from = holder.map(|(&s, _)| s).unwrap_or(lo_b);
+        let mut out = vec![];
+        for (&start, r) in self.regs.range(from..hi_b) {
+            if start + r.bytes.max(1) <= lo_b || t.elem(r.var).max(1) != elem || (start.abs_diff(a)) % elem != 0 {
+                continue;
+            }
+            // the registration's first element as an offset in the name's storage
+            let base = (start as i64 - a as i64) / elem as i64;
+            let total: i64 = extent(&r.bounds).iter().product();
+            let rlo: Vec<i64> = r.bounds.iter().map(|b| b.0).collect();
+            let mut rects = vec![];
+            for &(s, e) in &runs {
+                let (s, e) = ((s - base).max(0), (e - base).min(total - 1));
+                if s <= e {
+                    linear_boxes(&rlo, &extent(&r.bounds), s, e, &mut rects);
+                }
+            }
+            if !rects.is_empty() {
+                out.push((start, r.var, Pcs::from_rects(r.bounds.len(), &rects)));
             }
         }
-        Some((start, r.var, Pcs::from_rects(r.bounds.len(), &rects)))
+        out
     }
     /// Drop registrations overlapping `[start, start + bytes)`; with `flush` bring their
     /// data back to the host first.
@@ -1385,11 +1420,10 @@ pub unsafe extern "C" fn sapfor_gpu_get_actual(
     }
     let (bx, decl) = (rect(rank, lo, hi), rect(rank, dlo, dhi));
     with(|g| {
-        let Some((_, var, set)) = g.locate(a as usize, &decl, &bx) else {
-            return;
-        };
-        if let Err(e) = g.t().get_actual(var, &set) {
-            fail(src, e);
+        for (_, var, set) in g.locate(a as usize, &decl, &bx) {
+            if let Err(e) = g.t().get_actual(var, &set) {
+                fail(src, e);
+            }
         }
     })
 }
@@ -1414,13 +1448,12 @@ pub unsafe extern "C" fn sapfor_gpu_actual(
     let (bx, decl) = (rect(rank, lo, hi), rect(rank, dlo, dhi));
     with(|g| {
         let in_region = g.open.is_some();
-        let Some((start, var, set)) = g.locate(a as usize, &decl, &bx) else {
-            return;
-        };
-        if let Some(r) = g.regs.get_mut(&start) {
-            r.dirty |= in_region;
+        for (start, var, set) in g.locate(a as usize, &decl, &bx) {
+            if let Some(r) = g.regs.get_mut(&start) {
+                r.dirty |= in_region;
+            }
+            g.t().declare_actual(var, &set);
         }
-        g.t().declare_actual(var, &set);
     })
 }
 
@@ -1466,20 +1499,20 @@ pub unsafe extern "C" fn sapfor_gpu_forget(a: *const u8, bytes: i64) {
     with(|g| g.drop_overlapping(a as usize, bytes.max(0) as usize, false, 0))
 }
 
-/// Called by the runtime before it reads the box `lo..hi` of a host array (sending shadow
-/// edges or pipeline planes, gathering for I/O, a remote element read): the host copy is
-/// made current. Nothing for arrays never used in a region.
-pub(crate) fn host_needs(a: *const u8, lo: &[i64], hi: &[i64]) {
-    with_box(a, lo, hi, |g, var, set| {
+/// Called by the runtime before it reads the box `lo..hi` of a host array laid out as `l`
+/// (sending shadow edges or pipeline planes, gathering for I/O, a remote element read): the
+/// host copy is made current. Nothing for arrays never used in a region.
+pub(crate) fn host_needs(a: *const u8, l: &Layout, lo: &[i64], hi: &[i64]) {
+    with_box(a, l, lo, hi, |g, var, set| {
         g.t().get_actual(var, &set).map(|_| ())
     });
 }
 
-/// Called by the runtime after it wrote the box `lo..hi` of a host array (received shadow
-/// edges or planes, scattered input): the host copy is the newest there; inside a region the
-/// accelerator gets the new values right away (its kernels come next).
-pub(crate) fn host_wrote(a: *const u8, lo: &[i64], hi: &[i64]) {
-    with_box(a, lo, hi, |g, var, set| {
+/// Called by the runtime after it wrote the box `lo..hi` of a host array laid out as `l`
+/// (received shadow edges or planes, scattered input): the host copy is the newest there;
+/// inside a region the accelerator gets the new values right away (its kernels come next).
+pub(crate) fn host_wrote(a: *const u8, l: &Layout, lo: &[i64], hi: &[i64]) {
+    with_box(a, l, lo, hi, |g, var, set| {
         let in_region = g.open.is_some();
         let t = g.t();
         t.declare_actual(var, &set);
@@ -1493,7 +1526,6 @@ pub(crate) fn host_wrote(a: *const u8, lo: &[i64], hi: &[i64]) {
     });
 }
 
-/// `f(state, variable, box)` for the registration of the host array at `a`, if any.
 /// The elements of the box `bx` of an array declared `decl` (column-major) as runs of
 /// consecutive storage offsets `(first, last)`, adjacent runs merged.
 fn storage_runs(decl: &Rect, bx: &Rect) -> Vec<(i64, i64)> {
@@ -1582,23 +1614,25 @@ fn linear_boxes(lo: &[i64], ext: &[i64], s: i64, e: i64, out: &mut Vec<Rect>) {
     }
 }
 
+/// `f(state, variable, elements)` for every registration overlapping the box `lo..hi` of
+/// the host array at `a` laid out as `l`.
 fn with_box(
     a: *const u8,
+    l: &Layout,
     lo: &[i64],
     hi: &[i64],
-    f: impl FnOnce(&mut Gpu, VarId, Pcs) -> Result<(), crate::device::DevError>,
+    f: impl Fn(&mut Gpu, VarId, Pcs) -> Result<(), crate::device::DevError>,
 ) {
     if !active() {
         return;
     }
+    let decl: Rect = l.alo.iter().copied().zip(l.ahi.iter().copied()).collect();
+    let bx: Rect = lo.iter().copied().zip(hi.iter().copied()).collect();
     with(|g| {
-        let Some(r) = g.reg_at(a as usize) else {
-            return;
-        };
-        let var = r.var;
-        let set = Pcs::from_rect(&lo.iter().copied().zip(hi.iter().copied()).collect::<Rect>());
-        if let Err(e) = f(g, var, set) {
-            fail(0, e);
+        for (_, var, set) in g.locate(a as usize, &decl, &bx) {
+            if let Err(e) = f(g, var, set) {
+                fail(0, e);
+            }
         }
     })
 }

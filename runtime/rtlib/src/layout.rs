@@ -249,7 +249,7 @@ impl Layout {
     /// # Safety
     /// `a` must be this layout's block and the section inside it.
     pub unsafe fn pack(&self, a: *const u8, lo: &[i64], hi: &[i64]) -> Vec<u8> {
-        crate::gpu_abi::host_needs(a, lo, hi);
+        crate::gpu_abi::host_needs(a, self, lo, hi);
         let es = self.esize;
         let mut out = Vec::with_capacity(self.count(lo, hi) * es);
         self.runs(lo, hi, &mut |off, len| {
@@ -269,7 +269,7 @@ impl Layout {
             std::ptr::copy_nonoverlapping(buf[pos..].as_ptr(), a.add(off * es), len * es);
             pos += len * es;
         });
-        crate::gpu_abi::host_wrote(a, lo, hi);
+        crate::gpu_abi::host_wrote(a, self, lo, hi);
     }
 }
 

@@ -686,7 +686,7 @@ pub unsafe extern "C" fn sapfor_get(h: i64, a: *const u8, idx: *const i64, out: 
             return;
         }
         if owner == rt.rank {
-            gpu_abi::host_needs(a, idx, idx);
+            gpu_abi::host_needs(a, &l, idx, idx);
             let off = l.offset(idx) * es;
             buf.copy_from_slice(slice(a.add(off), es));
         }
@@ -828,7 +828,7 @@ unsafe fn exchange(
             Some((off, n)) => {
                 if fill {
                     // (pack does this for the other slabs)
-                    gpu_abi::host_needs(a, &lo, &hi);
+                    gpu_abi::host_needs(a, l, &lo, &hi);
                 }
                 Slab {
                     ptr: a.add(off * es),
@@ -902,7 +902,7 @@ unsafe fn exchange(
         match &s.buf {
             Some((lo, hi, buf)) => l.unpack(a, lo, hi, buf),
             // (unpack does this for the other slabs)
-            None => gpu_abi::host_wrote(a, &s.sect.0, &s.sect.1),
+            None => gpu_abi::host_wrote(a, l, &s.sect.0, &s.sect.1),
         }
         bytes += s.len as u64;
     }
