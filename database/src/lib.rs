@@ -15,16 +15,16 @@ mod store;
 pub use records::{
     content_hash, AnalysisKey, AnalysisRecord, ArtifactRecord, BlockRecord, BlockView,
     BlockerRecord, CommonRecord, DependenceRecord, EdgeRecord, FileRecord, LoopDetail, LoopRecord,
-    ReductionRecord, RunRecord, SchemeRecord, SymbolRecord, UnitRecord,
+    ReductionRecord, RejectedRecord, RunRecord, SchemeRecord, SymbolRecord, UnitRecord,
 };
-pub use schema::{MIGRATIONS, V1_DDL, V1_TO_V2};
+pub use schema::{MIGRATIONS, V1_DDL, V1_TO_V2, V2_TO_V3};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Schema version written by this build (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 /// `PRAGMA application_id` marking a sapfor database ("SFDB").
 pub const APPLICATION_ID: i32 = 0x5346_4442;
 /// How long a connection waits for another one's lock before giving up with [`DbError::Busy`].

@@ -204,6 +204,15 @@ pub struct SchemeRecord {
     pub chosen: bool,
 }
 
+/// A variant an expert considered and rejected, with every reason (`reasons`: JSON, see
+/// `experts::scheme::Reason`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RejectedRecord {
+    pub expert: String,
+    pub name: String,
+    pub reasons: Value,
+}
+
 /// A generated program or other text produced from a scheme.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArtifactRecord {

@@ -6,8 +6,10 @@
 pub const V1_DDL: &str = include_str!("schema_v1.sql");
 /// Version 1 -> 2: the `runs` table, `overrides.note` and `units.summary`.
 pub const V1_TO_V2: &str = include_str!("schema_v2.sql");
+/// Version 2 -> 3: the `rejected_variants` table.
+pub const V2_TO_V3: &str = include_str!("schema_v3.sql");
 
 /// `MIGRATIONS[v]` brings a database from `user_version` v to v + 1.
-pub const MIGRATIONS: &[&str] = &[V1_DDL, V1_TO_V2];
+pub const MIGRATIONS: &[&str] = &[V1_DDL, V1_TO_V2, V2_TO_V3];
 
 const _: () = assert!(MIGRATIONS.len() == crate::SCHEMA_VERSION as usize);

@@ -1002,16 +1002,17 @@ impl Db {
 
     // ----- Schemes, artifacts, runs -------------------------------------------------------
 
-    /// Replace the schemes of an analysis (with their artifacts and runs) in one transaction;
-    /// returns the new ids in order.
+    /// Replace the schemes of an analysis (with their artifacts and runs) and its rejected
+    /// variants in one transaction; returns the new schemes' ids in order.
     pub fn store_schemes(
         &mut self,
         analysis_id: i64,
         schemes: &[SchemeRecord],
+        rejected: &[RejectedRecord],
     ) -> Result<Vec<i64>, DbError> {
         let path = self.path.clone();
         let tx = self.write_tx()?;
-        let ids = insert_schemes(&tx, &path, analysis_id, schemes)?;
+        let ids = insert_schemes(&tx, &path, analysis_id, schemes, rejected)?;
         tx.commit().at(&path)?;
         Ok(ids)
     }
@@ -1024,11 +1025,12 @@ impl Db {
         key: &AnalysisKey,
         rec: &AnalysisRecord,
         schemes: &[SchemeRecord],
+        rejected: &[RejectedRecord],
     ) -> Result<(i64, Vec<i64>), DbError> {
         let path = self.path.clone();
         let tx = self.write_tx()?;
         let id = insert_current_analysis(&tx, &path, key, rec)?;
-        let ids = insert_schemes(&tx, &path, id, schemes)?;
+        let ids = insert_schemes(&tx, &path, id, schemes, rejected)?;
         tx.commit().at(&path)?;
         Ok((id, ids))
     }
@@ -1062,6 +1064,29 @@ impl Db {
                         chosen: r.get(12)?,
                     },
                 ))
+            })
+            .at(&self.path)?
+            .collect::<Result<Vec<_>, _>>()
+            .at(&self.path)?;
+        Ok(v)
+    }
+
+    /// The rejected variants of an analysis, in the order stored.
+    pub fn rejected(&self, analysis_id: i64) -> Result<Vec<RejectedRecord>, DbError> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT expert, name, reasons FROM rejected_variants
+                 WHERE analysis_id = ?1 ORDER BY ord",
+            )
+            .at(&self.path)?;
+        let v = st
+            .query_map([analysis_id], |r| {
+                Ok(RejectedRecord {
+                    expert: r.get(0)?,
+                    name: r.get(1)?,
+                    reasons: json_col(r, 2)?,
+                })
             })
             .at(&self.path)?
             .collect::<Result<Vec<_>, _>>()
@@ -1201,7 +1226,8 @@ impl Db {
     /// "files" (of the current analysis, with their text), "analysis" (the current one: id,
     /// created_at, key, tool_version, units with loops/blocks/symbols/commons/calls,
     /// diagnostics, report; null when none), "overrides" ([{id, note, override}]), "schemes"
-    /// (of the current analysis: [{id, scheme, artifacts: [{id, artifact, runs: [{id, run}]}]}])}`.
+    /// (of the current analysis: [{id, scheme, artifacts: [{id, artifact, runs: [{id, run}]}]}]),
+    /// "rejected" (its rejected variants: [{expert, name, reasons}])}`.
     pub fn export_json(&self) -> Result<Value, DbError> {
         self.snapshot(|db| {
             let (c, p) = (&db.conn, db.path.as_path());
@@ -1249,6 +1275,7 @@ impl Db {
                     schemes.push(json!({"id": sid, "scheme": s, "artifacts": artifacts}));
                 }
                 doc["schemes"] = json!(schemes);
+                doc["rejected"] = json!(db.rejected(aid)?);
             }
             let mut st = c
                 .prepare_cached("SELECT id, note, body FROM overrides ORDER BY id")
@@ -1348,6 +1375,7 @@ fn insert_schemes(
     path: &std::path::Path,
     analysis_id: i64,
     schemes: &[SchemeRecord],
+    rejected: &[RejectedRecord],
 ) -> Result<Vec<i64>, DbError> {
     let path = path.to_path_buf();
     let exists: Option<i64> = tx
@@ -1363,6 +1391,20 @@ fn insert_schemes(
     }
     tx.execute("DELETE FROM schemes WHERE analysis_id = ?1", [analysis_id])
         .at(&path)?;
+    tx.execute("DELETE FROM rejected_variants WHERE analysis_id = ?1", [analysis_id])
+        .at(&path)?;
+    {
+        let mut ins = tx
+            .prepare_cached(
+                "INSERT INTO rejected_variants (analysis_id, ord, expert, name, reasons)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .at(&path)?;
+        for (i, r) in rejected.iter().enumerate() {
+            ins.execute(params![analysis_id, i as i64, r.expert, r.name, to_json(&r.reasons)])
+                .at(&path)?;
+        }
+    }
     let mut ids = vec![];
     {
         let mut ins = tx

@@ -48,7 +48,7 @@ fn fixture_is_the_v1_ddl_plus_rows() {
         FIXTURE.starts_with(V1_DDL),
         "tests/fixtures/schema_v1.sql must start with the crate's v1 DDL (src/schema_v1.sql)"
     );
-    assert_eq!(SCHEMA_VERSION, 2);
+    assert_eq!(SCHEMA_VERSION, 3);
 }
 
 #[test]
@@ -61,7 +61,7 @@ fn v1_is_upgraded_and_keeps_its_data() {
         assert!(columns(&conn, "runs").is_empty());
     }
     let mut db = Db::open(&path).unwrap();
-    assert_eq!(db.schema_version().unwrap(), 2);
+    assert_eq!(db.schema_version().unwrap(), 3);
 
     // The refinements are still there, and now have notes.
     let ov = db.overrides().unwrap();
@@ -146,6 +146,8 @@ fn v1_is_upgraded_and_keeps_its_data() {
     };
     let rid = db.store_run(arts[0].0, &run).unwrap();
     assert_eq!(db.runs(arts[0].0).unwrap(), vec![(rid, run)]);
+    // Rejected variants (new in v3): none were stored by v1; they can be now.
+    assert!(db.rejected(1).unwrap().is_empty());
     let nid = db
         .add_override_with_note(
             &Override::Parallel {
@@ -166,7 +168,7 @@ fn v1_is_upgraded_and_keeps_its_data() {
 
     // Reopening is a no-op, and the upgraded schema is the one a new database gets.
     let db = Db::open(&path).unwrap();
-    assert_eq!(db.schema_version().unwrap(), 2);
+    assert_eq!(db.schema_version().unwrap(), 3);
     drop(db);
     let fresh = dir.path().join("fresh").join("sapfor.db");
     std::fs::create_dir(fresh.parent().unwrap()).unwrap();

@@ -149,17 +149,24 @@ fn schemes_artifacts_runs_and_export() {
     let (a, rec, key) = record(&db, &[jacobi()]);
     let aid = db.store_analysis(&key, &rec).unwrap();
     assert!(matches!(
-        db.store_schemes(aid + 100, &[]),
+        db.store_schemes(aid + 100, &[], &[]),
         Err(DbError::NotFound(_))
     ));
-    let first = db.store_schemes(aid, &[scheme("old", 9.0, false)]).unwrap();
+    let first = db.store_schemes(aid, &[scheme("old", 9.0, false)], &[]).unwrap();
     let s = vec![
         scheme("rows", 1.0 / 3.0, true),
         scheme("cols", 2.5e-7, false),
     ];
-    let ids = db.store_schemes(aid, &s).unwrap();
+    let rejected = vec![database::RejectedRecord {
+        expert: "dvm".into(),
+        name: "(BLOCK,BLOCK)".into(),
+        reasons: serde_json::json!([{"at": {"file": "jac.f", "unit": "jac"}, "line": 12, "text": "cannot be aligned"}]),
+    }];
+    let ids = db.store_schemes(aid, &s, &rejected).unwrap();
     assert_eq!(ids.len(), 2);
     assert!(!ids.contains(&first[0]));
+    assert_eq!(db.rejected(aid).unwrap(), rejected);
+    assert_eq!(db.export_json().unwrap()["rejected"], serde_json::json!(rejected));
     let back = db.schemes(aid).unwrap();
     assert_eq!(
         back,
@@ -214,7 +221,7 @@ fn schemes_artifacts_runs_and_export() {
     let doc = db.export_json().unwrap();
     assert_eq!(doc["format"], "sapfor-export");
     assert_eq!(doc["version"], 1);
-    assert_eq!(doc["schema_version"], 2);
+    assert_eq!(doc["schema_version"], 3);
     assert_eq!(doc["analysis"]["id"], aid);
     assert_eq!(doc["analysis"]["report"], a.to_json());
     assert_eq!(
@@ -252,8 +259,9 @@ fn schemes_artifacts_runs_and_export() {
     );
 
     // Replacing the schemes drops their artifacts and runs.
-    db.store_schemes(aid, &[]).unwrap();
+    db.store_schemes(aid, &[], &[]).unwrap();
     assert!(db.schemes(aid).unwrap().is_empty());
+    assert!(db.rejected(aid).unwrap().is_empty());
     assert!(db.artifacts(ids[0]).unwrap().is_empty());
     assert!(db.runs(art_id).unwrap().is_empty());
     assert_eq!(db.integrity_check().unwrap(), "ok");
@@ -267,7 +275,7 @@ fn nan_costs_survive() {
     let aid = db.store_analysis(&key, &rec).unwrap();
     let mut s = scheme("x", f64::INFINITY, false);
     s.cost_transfers = f64::NAN;
-    db.store_schemes(aid, &[s]).unwrap();
+    db.store_schemes(aid, &[s], &[]).unwrap();
     let (_, back) = &db.schemes(aid).unwrap()[0];
     assert!(back.cost_transfers.is_nan());
     assert_eq!(back.total, f64::INFINITY);

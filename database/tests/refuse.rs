@@ -43,7 +43,7 @@ fn too_new_is_refused_untouched() {
     let msg = err.to_string();
     assert!(msg.contains(&path.display().to_string()), "{msg}");
     assert!(
-        msg.contains("newer sapfor (schema 99)") && msg.contains("up to 2"),
+        msg.contains("newer sapfor (schema 99)") && msg.contains("up to 3"),
         "{msg}"
     );
     assert_eq!(bytes(&path), before);

@@ -199,7 +199,7 @@ fn a_new_analysis_replaces_older_ones_without_schemes() {
     let (_, jac, kj) = record(&db, &[jacobi()]);
     let (_, gs, kg) = record(&db, &[gauss_seidel()]);
     let first = db.store_analysis(&kj, &jac).unwrap();
-    db.store_schemes(first, &[]).unwrap();
+    db.store_schemes(first, &[], &[]).unwrap();
     let second = db.store_analysis(&kg, &gs).unwrap();
     // No schemes: the first one is gone.
     assert!(db.load_analysis(first).is_err());
@@ -211,7 +211,7 @@ fn a_new_analysis_replaces_older_ones_without_schemes() {
         "cost_transfers": 0.0, "total": 1.0, "chosen": true
     }))
     .unwrap();
-    db.store_schemes(third, &[scheme]).unwrap();
+    db.store_schemes(third, &[scheme], &[]).unwrap();
     let fourth = db.store_analysis(&kg, &gs).unwrap();
     assert!(db.load_analysis(second).is_err());
     // With schemes: kept, and can be made current again.

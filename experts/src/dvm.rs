@@ -74,6 +74,8 @@ pub struct DvmResult {
     pub chosen: usize,
     /// Explanations that hold for every variant (why arrays stay replicated...).
     pub notes: Vec<String>,
+    /// The variants considered and rejected, each with every reason.
+    pub rejected: Vec<Rejected>,
 }
 
 fn upper(s: &str) -> String {
@@ -143,6 +145,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
             schemes: vec![replicated],
             chosen: 0,
             notes,
+            rejected: vec![],
         };
     };
     let tname = name_of(prog, &tid);
@@ -168,6 +171,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
         _ => None,
     });
     let mut schemes = vec![];
+    let mut rejected = vec![];
     for mask in 1u32..(1 << trank) {
         let formats: Vec<Format> = (0..trank)
             .map(|d| {
@@ -178,19 +182,34 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
                 }
             })
             .collect();
-        if forced.as_ref().is_some_and(|f| *f != formats) {
+        let name = format!("({})", formats.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(","));
+        if let Some(f) = forced.as_ref().filter(|f| **f != formats) {
+            let want = f.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(",");
+            rejected.push(Rejected {
+                expert: "dvm".into(),
+                name,
+                reasons: vec![Reason {
+                    at: None,
+                    line: None,
+                    text: format!("not considered: a refinement distributes {} as ({want})", upper(&tname)),
+                }],
+            });
             continue;
         }
         match variant(analysis, &nests, &tid, &formats, &aligns, &machine) {
             Ok(s) => schemes.push(s),
-            Err(why) => notes.push(format!(
-                "variant ({}) rejected: {why}",
-                formats
-                    .iter()
-                    .map(|f| f.as_str())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            )),
+            Err(reasons) => {
+                let more = match reasons.len() {
+                    1 => String::new(),
+                    n => format!(" (and {} more: `sapfor schemes`)", n - 1),
+                };
+                notes.push(format!("variant {name} rejected: {}{more}", reasons[0].describe()));
+                rejected.push(Rejected {
+                    expert: "dvm".into(),
+                    name,
+                    reasons,
+                });
+            }
         }
     }
     if forced.is_none() {
@@ -210,6 +229,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
         schemes,
         chosen,
         notes,
+        rejected,
     }
 }
 
@@ -1146,7 +1166,7 @@ fn variant(
     formats: &[Format],
     aligns: &BTreeMap<ArrayId, AlignMap>,
     m: &MachineModel,
-) -> Result<Scheme, String> {
+) -> Result<Scheme, Vec<Reason>> {
     let prog = &analysis.program;
     let dist: BTreeSet<usize> = formats
         .iter()
@@ -1179,15 +1199,11 @@ fn variant(
     // Declarations in every unit that declares a distributed array.
     let mut max_shadow: BTreeMap<(usize, Name), Vec<(u32, u32)>> = BTreeMap::new();
     let mut mapped: Vec<(usize, Option<Mapped>)> = vec![];
+    // every nest that cannot be mapped is a reason (the user fixes them one by one)
+    let mut reasons = vec![];
     for (i, n) in nests.iter().enumerate() {
-        // (the reasons say "line N": name the file too, many files share line numbers)
-        let mapped_nest = map_nest(prog, n, &dist, aligns).map_err(|e| {
-            let path = prog.map.file(prog.units[n.unit].file).display_path();
-            let file = std::path::Path::new(&path).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or(path);
-            format!("{file} (unit {}): {e}", upper(&prog.units[n.unit].name))
-        })?;
-        match mapped_nest {
-            Some(mp) => {
+        match map_nest(prog, n, &dist, aligns) {
+            Ok(Some(mp)) => {
                 for w in mp.shadow.iter().chain(&mp.across) {
                     let e = max_shadow
                         .entry((n.unit, w.array.clone()))
@@ -1199,8 +1215,16 @@ fn variant(
                 }
                 mapped.push((i, Some(mp)));
             }
-            None => mapped.push((i, None)),
+            Ok(None) => mapped.push((i, None)),
+            Err(text) => reasons.push(Reason {
+                at: Some(unit_ref(prog, n.unit)),
+                line: Some(n.line),
+                text,
+            }),
         }
+    }
+    if !reasons.is_empty() {
+        return Err(reasons);
     }
     for (ui, u) in prog.units.iter().enumerate() {
         let at = unit_ref(prog, ui);

@@ -28,6 +28,46 @@ pub struct UnitRef {
     pub unit: String,
 }
 
+/// A variant an expert considered and did not keep, with every reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejected {
+    pub expert: String,
+    /// The variant's name, as a scheme would have it: `(BLOCK,*)`.
+    pub name: String,
+    pub reasons: Vec<Reason>,
+}
+
+/// Why a variant was rejected: a loop nest that cannot be mapped (the unit and the line of its
+/// outermost DO statement), or something that holds for the whole program (no place).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reason {
+    pub at: Option<UnitRef>,
+    pub line: Option<u32>,
+    pub text: String,
+}
+
+impl Reason {
+    /// `file:line (unit U): text`, or the text alone.
+    pub fn describe(&self) -> String {
+        match (&self.at, self.line) {
+            (Some(at), Some(line)) => {
+                format!("{}:{line} (unit {}): {}", short_file(&at.file), at.unit.to_uppercase(), self.text)
+            }
+            (Some(at), None) => format!("{} (unit {}): {}", short_file(&at.file), at.unit.to_uppercase(), self.text),
+            _ => self.text.clone(),
+        }
+    }
+}
+
+/// The file name of a stored path (many files of a project share line numbers; their
+/// directories rarely matter in a message).
+pub fn short_file(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.to_string())
+}
+
 /// `!DVM$ DISTRIBUTE array(formats)`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Distribution {

@@ -3,7 +3,7 @@
 
 use crate::commands::{absolute, input_key, open_db, write_atomically};
 use anyhow::{bail, Context, Result};
-use database::records::{AnalysisRecord, ArtifactRecord, SchemeRecord};
+use database::records::{AnalysisRecord, ArtifactRecord, RejectedRecord, SchemeRecord};
 use database::Db;
 use experts::machine::MachineModel;
 use experts::scheme::Scheme;
@@ -164,8 +164,21 @@ pub fn store_expert_result(
     result: &experts::dvm::DvmResult,
     machine: &MachineModel,
 ) -> Result<Vec<i64>> {
-    db.store_schemes(aid, &scheme_records(result, machine))
+    db.store_schemes(aid, &scheme_records(result, machine), &rejected_records(result))
         .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// The rejected variants of an expert run, as stored.
+pub fn rejected_records(result: &experts::dvm::DvmResult) -> Vec<RejectedRecord> {
+    result
+        .rejected
+        .iter()
+        .map(|r| RejectedRecord {
+            expert: r.expert.clone(),
+            name: r.name.clone(),
+            reasons: json!(r.reasons),
+        })
+        .collect()
 }
 
 fn scheme_records(result: &experts::dvm::DvmResult, machine: &MachineModel) -> Vec<SchemeRecord> {
@@ -175,6 +188,11 @@ fn scheme_records(result: &experts::dvm::DvmResult, machine: &MachineModel) -> V
         .enumerate()
         .map(|(i, s)| scheme_record(s, i == result.chosen, machine))
         .collect()
+}
+
+/// The reasons of a stored rejected variant (none when they are not readable).
+pub fn reasons_of(r: &RejectedRecord) -> Vec<experts::scheme::Reason> {
+    serde_json::from_value(r.reasons.clone()).unwrap_or_default()
 }
 
 /// Record the program text of scheme `scheme_id` written to `dest`; the artifact id.
@@ -511,7 +529,7 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
             // one transaction: a concurrent --auto on the same database cannot delete this
             // analysis between the two
             let (aid, ids) = db
-                .store_analysis_and_schemes(&key, &rec, &scheme_records(&result, &machine))
+                .store_analysis_and_schemes(&key, &rec, &scheme_records(&result, &machine), &rejected_records(&result))
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             let mut art = 0;
             for (_, dest, _, _, text) in &written {

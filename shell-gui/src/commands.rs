@@ -621,10 +621,13 @@ pub fn schemes(as_json: bool, dbargs: &DbArgs) -> Result<ExitCode> {
         );
     };
     let schemes = db.schemes(id).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let rejected = db.rejected(id).map_err(|e| anyhow::anyhow!("{e}"))?;
     if as_json {
+        // the schemes, then the rejected variants (`{"rejected": {expert, name, reasons}}`)
         let v: Vec<Value> = schemes
             .iter()
             .map(|(sid, s)| json!({"id": sid, "scheme": s}))
+            .chain(rejected.iter().map(|r| json!({"rejected": r})))
             .collect();
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(ExitCode::SUCCESS);
@@ -660,6 +663,19 @@ pub fn schemes(as_json: bool, dbargs: &DbArgs) -> Result<ExitCode> {
         }
     }
     println!("(* = chosen)");
+    for r in &rejected {
+        let reasons = crate::auto::reasons_of(r);
+        println!(
+            "   -  {:<8} {:<24} rejected: {} reason{}",
+            r.expert,
+            r.name,
+            reasons.len(),
+            if reasons.len() == 1 { "" } else { "s" }
+        );
+        for why in &reasons {
+            println!("        {}", why.describe());
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -415,14 +415,46 @@ fn several_files_with_common() {
 fn rejected_variants_name_the_file_and_unit() {
     let dir = scratch("rejected");
     std::fs::copy(root().join("shell-gui/tests/data/rejected/sor9.f"), dir.join("sor9.f")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["--auto", "sor9.f", "--procs", "4", "--no-db"]).output().unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "sor9.f", "--procs", "4"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let said = String::from_utf8_lossy(&out.stdout);
     let rejected: Vec<&str> = said.lines().filter(|l| l.contains(" rejected: ")).collect();
-    assert!(!rejected.is_empty(), "{said}");
+    assert_eq!(rejected.len(), 2, "{said}");
     for l in rejected {
-        assert!(l.contains(" rejected: sor9.f (unit SOR9): the loop at line 12 "), "{l}");
+        assert!(l.contains(" rejected: sor9.f:12 (unit SOR9): the loop at line 12 "), "{l}");
+        assert!(l.ends_with("(and 1 more: `sapfor schemes`)"), "{l}");
     }
+    // every reason of every rejected variant is in the database: `sapfor schemes` lists them
+    // after the schemes, `--json` as {"rejected": {expert, name, reasons}} entries
+    let out = sapfor().current_dir(&dir).args(["schemes"]).output().unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    for v in ["(*,BLOCK)", "(BLOCK,BLOCK)"] {
+        let row = table.lines().position(|l| l.contains(v) && l.contains("rejected: 2 reasons")).unwrap_or_else(|| panic!("{v}:\n{table}"));
+        let lines: Vec<&str> = table.lines().skip(row + 1).take(2).collect();
+        assert!(lines[0].trim().starts_with("sor9.f:12 (unit SOR9): the loop at line 12 cannot be aligned"), "{table}");
+        assert!(lines[1].trim().starts_with("sor9.f:18 (unit SOR9): the loop at line 18 cannot be aligned"), "{table}");
+    }
+    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rej: Vec<&serde_json::Value> = v.as_array().unwrap().iter().filter_map(|e| e.get("rejected")).collect();
+    let names: Vec<&str> = rej.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["(*,BLOCK)", "(BLOCK,BLOCK)"]);
+    for r in &rej {
+        let at: Vec<(String, u64)> = r["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| (x["at"]["file"].as_str().unwrap().to_string(), x["line"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(at, [("sor9.f".to_string(), 12), ("sor9.f".to_string(), 18)]);
+    }
+    // a refinement that forces one distribution: the others are rejected, and say why
+    assert!(sapfor().current_dir(&dir).args(["refine", "distribute", "a", "(BLOCK,*)"]).output().unwrap().status.success());
+    assert!(sapfor().current_dir(&dir).args(["--auto", "sor9.f", "--procs", "4"]).output().unwrap().status.success());
+    let out = sapfor().current_dir(&dir).args(["schemes"]).output().unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(table.matches("not considered: a refinement distributes A as (BLOCK,*)").count(), 2, "{table}");
+    assert!(!table.contains("replicated"), "{table}");
 }
 
 /// Every analyzer fixture through `--auto` with communication made free (so that most of

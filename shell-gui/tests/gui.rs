@@ -299,6 +299,43 @@ fn refinement_written_into_the_source_as_a_hint() {
 // --- 4. Schemes ------------------------------------------------------------------------------
 
 #[test]
+fn rejected_variants_explain_themselves_and_lead_to_their_loops() {
+    // Two in-place 9-point sweeps: every distributed variant is rejected, for both loops.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("sor9.f");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rejected/sor9.f"),
+        &src,
+    )
+    .unwrap();
+    let p = Project {
+        db: dir.path().join("sapfor.db"),
+        src: src.clone(),
+        dir,
+    };
+    let mut h = open(&p, vec![src]);
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    click(&mut h, "Schemes");
+    // in the variant list: a rejected row with its first reason
+    h.get_by_label("(BLOCK,BLOCK) (rejected)");
+    h.get_by_label("(*,BLOCK) (rejected)");
+    let first = "sor9.f:12 (unit SOR9): the loop at line 12 cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable)";
+    assert_eq!(h.get_all_by_label(&format!("{first} (and 1 more below)")).count(), 2);
+    // below: every reason of each, as links to the loops
+    h.get_by_label("dvm (BLOCK,BLOCK): 2 reasons");
+    let second = "sor9.f:18 (unit SOR9): the loop at line 18 cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable)";
+    assert_eq!(h.get_all_by_label(second).count(), 2);
+    h.get_all_by_label(second).next().unwrap().click();
+    h.step();
+    h.step();
+    let st = h.state();
+    assert_eq!(st.tab, Tab::Source);
+    let l = &st.project.as_ref().unwrap().loops[st.selected_loop.expect("a loop selected")];
+    assert_eq!((l.file.as_str(), l.line), ("sor9.f", 18));
+    h.get_by_label("Loop I at sor9.f:18");
+}
+
+#[test]
 fn schemes_chart_what_if_and_choice() {
     let (p, mut h) = open_jacobi();
     click(&mut h, "Schemes");

@@ -127,6 +127,8 @@ pub struct WhatIf {
     pub machine: MachineModel,
     pub grid: String,
     pub result: Result<Vec<Scheme>, String>,
+    /// The variants the experts rejected for this machine, each with every reason.
+    pub rejected: Vec<experts::scheme::Rejected>,
     /// Index into `result` of the scheme the user picked.
     pub selected: usize,
 }
@@ -267,8 +269,10 @@ impl App {
         self.file = self.file.min(p.files.len().saturating_sub(1));
         let mut machine = p.machine.clone();
         machine.grid.clear();
+        let (result, rejected) = model::what_if(&p.analysis, &machine, p.target);
         self.whatif = Some(WhatIf {
-            result: model::what_if(&p.analysis, &machine, p.target),
+            result,
+            rejected,
             machine,
             grid: String::new(),
             selected: 0,
@@ -304,13 +308,40 @@ impl App {
                     .ok_or_else(|| format!("`{s}` is not a grid extent"))
             })
             .collect();
-        w.result = grid.and_then(|g| {
-            w.machine.grid = g;
-            model::what_if(&p.analysis, &w.machine, p.target)
-        });
+        (w.result, w.rejected) = match grid {
+            Ok(g) => {
+                w.machine.grid = g;
+                model::what_if(&p.analysis, &w.machine, p.target)
+            }
+            Err(e) => (Err(e), vec![]),
+        };
         if let Ok(v) = &w.result {
             w.selected = w.selected.min(v.len().saturating_sub(1));
         }
+    }
+
+    /// Select loop `i` of the project and show it in the source view.
+    pub fn show_loop(&mut self, i: usize) {
+        self.selected_loop = Some(i);
+        self.selected_dep = None;
+        if let Some(p) = self.project.as_ref() {
+            let l = &p.loops[i];
+            self.file = p.files.iter().position(|f| f.name == l.file).unwrap_or(self.file);
+            self.scroll_to = Some(l.line);
+        }
+        self.tab = Tab::Source;
+    }
+
+    /// The loop whose DO statement is at `line` of `file` (a project-relative name, or a path
+    /// as the analysis gives it).
+    pub fn loop_at(&self, file: &str, line: u32) -> Option<usize> {
+        let p = self.project.as_ref()?;
+        let abs = crate::commands::absolute(std::path::Path::new(file));
+        p.loops.iter().position(|l| {
+            l.line == line
+                && (l.file == file
+                    || p.files.iter().any(|f| f.name == l.file && crate::commands::absolute(&f.path) == abs))
+        })
     }
 
     /// Generate the program of the scheme selected on the Schemes page.

@@ -494,10 +494,13 @@ pub fn what_if(
     analysis: &Analysis,
     machine: &MachineModel,
     target: Target,
-) -> Result<Vec<Scheme>, String> {
-    machine.validate()?;
+) -> (Result<Vec<Scheme>, String>, Vec<experts::scheme::Rejected>) {
+    if let Err(e) = machine.validate() {
+        return (Err(e), vec![]);
+    }
     let dvm = experts::dvm::run_exactly(analysis, machine);
-    Ok(for_target(analysis, dvm, machine, target).schemes)
+    let r = for_target(analysis, dvm, machine, target);
+    (Ok(r.schemes), r.rejected)
 }
 
 /// Generate the program of `scheme` as `sapfor --auto` does (checked when it has regions).

@@ -12,6 +12,7 @@ const ROW_H: f32 = 20.0;
 const MARGIN_W: f32 = 64.0;
 const ERROR: Color32 = Color32::from_rgb(230, 80, 70);
 const OK: Color32 = Color32::from_rgb(110, 190, 110);
+const MUTED: Color32 = Color32::from_gray(150);
 const COMPUTATION: Color32 = Color32::from_rgb(80, 140, 220);
 const COMMUNICATION: Color32 = Color32::from_rgb(230, 150, 60);
 const TRANSFERS: Color32 = Color32::from_rgb(120, 190, 120);
@@ -810,18 +811,7 @@ fn loops_page(app: &mut App, ui: &mut Ui) {
         }
     }
     if let Some(i) = select {
-        app.selected_loop = Some(i);
-        app.selected_dep = None;
-        if let Some(p) = app.project.as_ref() {
-            let l = &p.loops[i];
-            app.file = p
-                .files
-                .iter()
-                .position(|f| f.name == l.file)
-                .unwrap_or(app.file);
-            app.scroll_to = Some(l.line);
-        }
-        app.tab = Tab::Source;
+        app.show_loop(i);
     }
 }
 
@@ -912,6 +902,7 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
     let mut reset = false;
     let mut record: Vec<Override> = vec![];
     let mut no_change = false;
+    let mut jump: Option<(String, u32)> = None;
     let busy = app.busy();
     let Some(w) = app.whatif.as_mut() else { return };
     egui::Panel::left("whatif")
@@ -986,6 +977,7 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
             }
         });
     egui::CentralPanel::default().show(ui, |ui| {
+      egui::ScrollArea::vertical().auto_shrink(false).show(ui, |ui| {
         ui.heading("Candidate schemes");
         legend(ui);
         match &w.result {
@@ -1043,6 +1035,17 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
                         );
                         ui.end_row();
                     }
+                    // the variants the expert did not keep, with the first reason
+                    for r in &w.rejected {
+                        ui.colored_label(MUTED, format!("{} (rejected)", r.name));
+                        let first = r.reasons.first().map(|x| x.describe()).unwrap_or_default();
+                        let more = match r.reasons.len() {
+                            0 | 1 => String::new(),
+                            n => format!(" (and {} more below)", n - 1),
+                        };
+                        ui.colored_label(MUTED, format!("{first}{more}"));
+                        ui.end_row();
+                    }
                 });
                 if let Some(s) = schemes.get(w.selected) {
                     ui.separator();
@@ -1063,8 +1066,37 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
                         generate = true;
                     }
                 }
+                if !w.rejected.is_empty() {
+                    ui.separator();
+                    ui.strong("Rejected variants");
+                    ui.label("Every reason; a click on a loop shows it in the source.");
+                    for r in &w.rejected {
+                        ui.label(format!(
+                            "{} {}: {} reason{}",
+                            r.expert,
+                            r.name,
+                            r.reasons.len(),
+                            if r.reasons.len() == 1 { "" } else { "s" }
+                        ));
+                        ui.indent(("rejected", &r.name), |ui| {
+                            for why in &r.reasons {
+                                match (&why.at, why.line) {
+                                    (Some(at), Some(line)) => {
+                                        if ui.link(why.describe()).clicked() {
+                                            jump = Some((at.file.clone(), line));
+                                        }
+                                    }
+                                    _ => {
+                                        ui.label(why.describe());
+                                    }
+                                }
+                            }
+                        });
+                    }
+                }
             }
         }
+      });
     });
     if reset {
         w.machine = stored;
@@ -1087,6 +1119,12 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
             add: record,
             ..Default::default()
         });
+    }
+    if let Some((file, line)) = jump {
+        match app.loop_at(&file, line) {
+            Some(i) => app.show_loop(i),
+            None => app.error = Some(format!("no loop at {file}:{line} in this analysis")),
+        }
     }
 }
 
