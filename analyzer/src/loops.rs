@@ -484,6 +484,14 @@ impl<'a> Analyzer<'a> {
         }
         for v in &written_scalars {
             if let Some(note) = refine.private.get(v) {
+                if let Some(r) = red.iter().find(|r| &r.var == v || r.loc.contains(v)) {
+                    used_notes.insert(format!(
+                        "{note}: {NOT_APPLIED}: {} is a {} reduction of the loop (its value is combined after it)",
+                        v.to_uppercase(),
+                        r.op.as_str()
+                    ));
+                    continue;
+                }
                 info.private.push(v.clone());
                 let anyway = !exposed.contains(v)
                     && !live_after.contains(v)
@@ -703,6 +711,18 @@ impl<'a> Analyzer<'a> {
                     });
                 }
                 info.verdict = v;
+            }
+        }
+        // a refinement about a variable the loop does not assign changes nothing: say so
+        // (`sapfor refine` then refuses to record it)
+        for (v, note) in &refine.private {
+            if !written_scalars.contains(v) && !arrays.contains(v) && !index_vars.contains(v) {
+                used_notes.insert(format!("{note}: {NOT_APPLIED}: {} is not assigned in the loop", v.to_uppercase()));
+            }
+        }
+        for (_, v, note) in &refine.reductions {
+            if !self.sema.is_array(v) && !written_scalars.contains(v) {
+                used_notes.insert(format!("{note}: {NOT_APPLIED}: {} is not assigned in the loop", v.to_uppercase()));
             }
         }
         info.overridden_by = used_notes.into_iter().collect();

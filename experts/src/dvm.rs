@@ -10,7 +10,7 @@ use crate::scheme::*;
 use analyzer::access::{Access, AccessCtx};
 use analyzer::affine::linearize;
 use analyzer::ast::{for_each_stmt, Expr, Name, Node, StmtId, StmtKind, Unit};
-use analyzer::loops::{LoopInfo, Verdict};
+use analyzer::loops::{LoopInfo, Verdict, NOT_APPLIED};
 use analyzer::overrides::Override;
 use analyzer::report::Analysis;
 use analyzer::sema::UnitSema;
@@ -141,6 +141,9 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
     let replicated = replicated_scheme(analysis, &nests, &machine);
     let Some((tid, trank)) = template else {
         notes.push("no array is worth distributing: nothing distributed".into());
+        for o in distribute_overrides(analysis) {
+            notes.push(format!("{o}: {NOT_APPLIED}: no array of the program is worth distributing (see the notes above)"));
+        }
         return DvmResult {
             schemes: vec![replicated],
             chosen: 0,
@@ -170,6 +173,19 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
         }
         _ => None,
     });
+    // distribution refinements the variants below cannot honour
+    for o in distribute_overrides(analysis) {
+        let Override::Distribute { array, formats } = o else { continue };
+        if *array != tname {
+            let why = match candidates.iter().find(|(id, _)| name_of(prog, id) == *array) {
+                Some(_) => format!("the distribution follows the template {}: {} is aligned with it (refine the template instead)", upper(&tname), upper(array)),
+                None => format!("{} is not a candidate for distribution (see the notes above)", upper(array)),
+            };
+            notes.push(format!("{o}: {NOT_APPLIED}: {why}"));
+        } else if formats.len() != trank {
+            notes.push(format!("{o}: {NOT_APPLIED}: {} has rank {trank}, the refinement gives {} format(s)", upper(array), formats.len()));
+        }
+    }
     let mut schemes = vec![];
     let mut rejected = vec![];
     for mask in 1u32..(1 << trank) {
@@ -217,6 +233,12 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
     }
     if schemes.is_empty() {
         notes.push("every variant was rejected: nothing distributed".into());
+        for o in distribute_overrides(analysis) {
+            if let Some(r) = rejected.iter().find(|r| r.reasons.iter().all(|x| x.at.is_some())) {
+                let first = r.reasons.first().map(|x| x.describe()).unwrap_or_default();
+                notes.push(format!("{o}: {NOT_APPLIED}: variant {} is rejected: {first}", r.name));
+            }
+        }
         schemes.push(replicated_scheme(analysis, &nests, &machine));
     }
     let chosen = schemes
@@ -231,6 +253,11 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
         notes,
         rejected,
     }
+}
+
+/// The `distribute` refinements of the analysis.
+fn distribute_overrides(analysis: &Analysis) -> impl Iterator<Item = &Override> {
+    analysis.hints.iter().filter(|o| matches!(o, Override::Distribute { .. }))
 }
 
 fn name_of(prog: &analyzer::program::Program, id: &ArrayId) -> Name {

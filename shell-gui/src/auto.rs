@@ -168,6 +168,24 @@ pub fn store_expert_result(
         .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
+/// The machine model stored with a set of schemes (`auto::scheme_record`).
+pub fn machine_of(schemes: &[(i64, SchemeRecord)]) -> Option<MachineModel> {
+    schemes
+        .iter()
+        .find_map(|(_, s)| serde_json::from_value(s.machine["model"].clone()).ok())
+}
+
+/// What the stored schemes were made for: DVM when all are the DVM expert's.
+pub fn target_of(schemes: &[(i64, SchemeRecord)]) -> Option<Target> {
+    if schemes.is_empty() {
+        None
+    } else if schemes.iter().all(|(_, s)| s.expert == "dvm") {
+        Some(Target::Dvm)
+    } else {
+        Some(Target::Dvmh)
+    }
+}
+
 /// The rejected variants of an expert run, as stored.
 pub fn rejected_records(result: &experts::dvm::DvmResult) -> Vec<RejectedRecord> {
     result

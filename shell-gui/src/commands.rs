@@ -475,6 +475,12 @@ pub fn refine(what: RefineWhat, dbargs: &DbArgs) -> Result<ExitCode> {
         }
     };
     let focus = new.first().and_then(|o| o.loop_ref().cloned());
+    // the machine and kind of the current schemes: distribution refinements re-run the experts
+    // for the same
+    let previous = match db.current_analysis().map_err(|e| anyhow::anyhow!("{e}"))? {
+        Some(id) => db.schemes(id).map_err(|e| anyhow::anyhow!("{e}"))?,
+        None => vec![],
+    };
     let mut ids = vec![];
     for o in &new {
         let id = db.add_override(o).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -483,10 +489,30 @@ pub fn refine(what: RefineWhat, dbargs: &DbArgs) -> Result<ExitCode> {
     }
     // only what this command asserted (a refinement recorded earlier keeps its own note)
     let asserted: Vec<String> = new.iter().map(|o| o.to_string()).collect();
-    let refused: Vec<String> = reanalyze(&mut db, focus.as_ref())?
+    let (notes, current) = reanalyze(&mut db, focus.as_ref())?;
+    let mut refused: Vec<String> = notes
         .into_iter()
         .filter(|n| asserted.iter().any(|a| n.starts_with(a.as_str())))
         .collect();
+    if refused.is_empty() && new.iter().any(|o| matches!(o, Override::Distribute { .. })) {
+        // what the experts make of it: the schemes now distribute the array so, or why not
+        let machine = crate::auto::machine_of(&previous).unwrap_or_default();
+        let target = crate::auto::target_of(&previous).unwrap_or_default();
+        if let Some((aid, analysis)) = current {
+            let result = crate::auto::schemes_for(&analysis, &machine, target);
+            for n in result.notes.iter().filter(|n| asserted.iter().any(|a| n.starts_with(a.as_str()))) {
+                println!("    {n}");
+                if n.contains(analyzer::loops::NOT_APPLIED) {
+                    refused.push(n.clone());
+                }
+            }
+            if refused.is_empty() {
+                crate::auto::store_expert_result(&mut db, aid, &result, &machine)?;
+                let names: Vec<&str> = result.schemes.iter().map(|s| s.name.as_str()).collect();
+                println!("    applied: the schemes are now {}", names.join(", "));
+            }
+        }
+    }
     if !refused.is_empty() {
         // an assertion the analysis cannot use is not kept: it would look applied
         for id in ids {
@@ -575,13 +601,16 @@ pub fn analyze_and_store(
     Ok((aid, analysis))
 }
 
-/// Re-run the stored analysis with the current refinements and store it; print the loop in
-/// focus (or every loop whose result a refinement changed). Returns the notes of the loop
-/// in focus that say a refinement could not be applied.
-fn reanalyze(db: &mut Db, focus: Option<&LoopRef>) -> Result<Vec<String>> {
-    let Some((_, analysis)) = reanalyze_stored(db)? else {
+/// Re-run the stored analysis with the refinements and print the loops they touch (the loop
+/// at `focus`, or every overridden loop); the notes of refinements the analysis could not
+/// apply, and the new analysis with its id.
+fn reanalyze(
+    db: &mut Db,
+    focus: Option<&LoopRef>,
+) -> Result<(Vec<String>, Option<(i64, analyzer::report::Analysis)>)> {
+    let Some((aid, analysis)) = reanalyze_stored(db)? else {
         println!("(no stored analysis yet: the refinement applies to the next `sapfor analyze`)");
-        return Ok(vec![]);
+        return Ok((vec![], None));
     };
     let mut refused = vec![];
     let report = analysis.to_json();
@@ -609,7 +638,7 @@ fn reanalyze(db: &mut Db, focus: Option<&LoopRef>) -> Result<Vec<String>> {
             }
         }
     }
-    Ok(refused)
+    Ok((refused, Some((aid, analysis))))
 }
 
 pub fn schemes(as_json: bool, dbargs: &DbArgs) -> Result<ExitCode> {

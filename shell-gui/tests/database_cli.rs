@@ -277,3 +277,38 @@ fn an_unwritable_project_directory_is_explained() {
     let o = run(&dir, &["analyze", "jac.f", "--no-db"]);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+#[test]
+fn a_refinement_that_changes_nothing_is_not_recorded_and_says_why() {
+    let dir = scratch("effect");
+    std::fs::copy(root().join("samples/jacobi/jac.f"), dir.join("jac.f")).unwrap();
+    assert!(run(&dir, &["--auto", "jac.f", "--procs", "4"]).status.success());
+    // (assertion, what the refusal says)
+    for (args, why) in [
+        (vec!["refine", "reduction", "jac.f:18", "sum:zzz"], "ZZZ is a sum reduction in the loop at jac.f:18: NOT applied: ZZZ is not assigned in the loop"),
+        (vec!["refine", "private", "jac.f:18", "qq"], "QQ is private in the loop at jac.f:18: NOT applied: QQ is not assigned in the loop"),
+        (vec!["refine", "private", "jac.f:18", "eps"], "EPS is private in the loop at jac.f:18: NOT applied: EPS is a max reduction of the loop"),
+        (vec!["refine", "distribute", "b", "(BLOCK,*)"], "distribute B as (BLOCK,*): NOT applied: the distribution follows the template A: B is aligned with it"),
+        (vec!["refine", "distribute", "a", "(BLOCK)"], "distribute A as (BLOCK): NOT applied: A has rank 2, the refinement gives 1 format(s)"),
+    ] {
+        let o = run(&dir, &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(&format!("error: the refinement was not recorded: {why}")), "{args:?}: {}", text(&o));
+    }
+    let list = text(&run(&dir, &["refine", "list"]));
+    assert!(list.contains("no refinements recorded"), "{list}");
+    // one the experts honour: said, and the stored schemes follow it
+    let o = run(&dir, &["refine", "distribute", "a", "(*,BLOCK)"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("applied: the schemes are now (*,BLOCK)"), "{}", text(&o));
+    let table = text(&run(&dir, &["schemes"]));
+    assert!(table.lines().any(|l| l.contains("(*,BLOCK)") && l.contains('*') && !l.contains("rejected")), "{table}");
+    assert_eq!(table.matches("not considered: a refinement distributes A as (*,BLOCK)").count(), 2, "{table}");
+    // a forced variant that cannot be mapped: not recorded, with the loop that stops it
+    let dir = scratch("effect-sor");
+    std::fs::copy(root().join("shell-gui/tests/data/rejected/sor9.f"), dir.join("sor9.f")).unwrap();
+    assert!(run(&dir, &["--auto", "sor9.f", "--procs", "4"]).status.success());
+    let o = run(&dir, &["refine", "distribute", "a", "(BLOCK,BLOCK)"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("distribute A as (BLOCK,BLOCK): NOT applied: variant (BLOCK,BLOCK) is rejected: sor9.f:12 (unit SOR9): the loop at line 12 cannot be aligned"), "{}", text(&o));
+}

@@ -2,7 +2,8 @@
 //! here: the worker thread builds a [`Project`], the UI only reads it.
 
 use crate::auto::{
-    for_target, generate_checked, scheme_from_record, schemes_for, store_expert_result, Target,
+    for_target, generate_checked, machine_of, scheme_from_record, schemes_for, store_expert_result,
+    target_of, Target,
 };
 use crate::commands::{analyze_and_store, cli_options, open_db, stored_inputs};
 use analyzer::overrides::{LoopRef, Override};
@@ -262,24 +263,6 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
         target,
         arrays: arrays.into_iter().collect(),
     })
-}
-
-/// The machine model stored with a set of schemes (`auto::scheme_record`).
-fn machine_of(schemes: &[(i64, SchemeRecord)]) -> Option<MachineModel> {
-    schemes
-        .iter()
-        .find_map(|(_, s)| serde_json::from_value(s.machine["model"].clone()).ok())
-}
-
-/// What the stored schemes were made for: DVM when all are the DVM expert's.
-fn target_of(schemes: &[(i64, SchemeRecord)]) -> Option<Target> {
-    if schemes.is_empty() {
-        None
-    } else if schemes.iter().all(|(_, s)| s.expert == "dvm") {
-        Some(Target::Dvm)
-    } else {
-        Some(Target::Dvmh)
-    }
 }
 
 /// A line was inserted before line `at` of `file` (relative to the project root): the
