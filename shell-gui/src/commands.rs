@@ -524,6 +524,91 @@ pub fn refine(what: RefineWhat, dbargs: &DbArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What one refinement did on the re-run that followed it (the dialog shows it; `sapfor
+/// refine` prints the same notes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Effect {
+    /// The refinement, as `sapfor refine list` prints it.
+    pub refinement: String,
+    /// Why the analysis or the experts could not use it (it is then not kept); `None`: applied.
+    pub refused: Option<String>,
+    /// What it changed, or that it changed nothing.
+    pub notes: Vec<String>,
+    /// The loop it is about (loop refinements).
+    pub at: Option<LoopRef>,
+}
+
+/// The effects of the refinements `new` after a re-run: `report` is the new analysis's JSON
+/// report; `experts` the experts' notes and the names of the schemes they made, when they ran
+/// (distribution and machine refinements need them).
+pub fn refinement_effects(
+    new: &[Override],
+    report: &Value,
+    experts: Option<(&[String], &[String])>,
+) -> Vec<Effect> {
+    let refusal = |notes: &[String]| {
+        notes.iter().find_map(|n| {
+            n.find(analyzer::loops::NOT_APPLIED)
+                .map(|i| n[i + analyzer::loops::NOT_APPLIED.len()..].trim_start_matches(':').trim().to_string())
+        })
+    };
+    new.iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let asserted = o.to_string();
+            let mine = |notes: &mut dyn Iterator<Item = &str>| -> Vec<String> {
+                notes.filter(|n| n.starts_with(asserted.as_str())).map(str::to_string).collect()
+            };
+            let (refused, notes) = match o.loop_ref() {
+                Some(at) => {
+                    let found = report["units"].as_array().into_iter().flatten().find_map(|u| {
+                        let file = u["file"].as_str().unwrap_or("?");
+                        u["loops"].as_array().into_iter().flatten().find(|l| {
+                            l["line"].as_u64() == Some(at.line as u64) && at.matches_file(file)
+                        }).map(|l| (file, l))
+                    });
+                    match found {
+                        None => (Some(format!("there is no DO loop at {at}")), vec![]),
+                        Some((file, l)) => {
+                            let notes = mine(&mut l["overridden_by"].as_array().into_iter().flatten().filter_map(|n| n.as_str()));
+                            match refusal(&notes) {
+                                Some(why) => (Some(why), notes),
+                                None => {
+                                    let now = analyzer::report::human_line(file, l);
+                                    let first = now.lines().next().unwrap_or("").to_string();
+                                    let said = if notes.is_empty() {
+                                        format!("changed nothing (the analysis had found this already): {first}")
+                                    } else {
+                                        format!("now {first}")
+                                    };
+                                    (None, vec![said])
+                                }
+                            }
+                        }
+                    }
+                }
+                None => match experts {
+                    None => (None, vec!["recorded: the experts honour it when they run".to_string()]),
+                    Some((notes, schemes)) => {
+                        let mut notes = mine(&mut notes.iter().map(String::as_str));
+                        match refusal(&notes) {
+                            Some(why) => (Some(why), notes),
+                            None => {
+                                // said once, after the last such refinement of the change
+                                if !new[i + 1..].iter().any(|o| o.loop_ref().is_none()) {
+                                    notes.push(format!("the schemes are now {}", schemes.join(", ")));
+                                }
+                                (None, notes)
+                            }
+                        }
+                    }
+                },
+            };
+            Effect { refinement: asserted, refused, notes, at: o.loop_ref().cloned() }
+        })
+        .collect()
+}
+
 /// The inputs of a stored analysis: its key, the top-level files (as the user would name them
 /// from here) and the options, with the refinements recorded now.
 pub fn stored_inputs(db: &Db, id: i64) -> Result<(AnalysisKey, Vec<PathBuf>, Options)> {

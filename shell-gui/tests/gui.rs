@@ -163,7 +163,7 @@ fn refinement_is_stored_reanalysed_in_the_background_and_removable() {
     // Listed on the Refinements page, and removable there.
     click(&mut h, "Refinements");
     let id = o[0].0;
-    h.get_by_label_contains("is sequential");
+    h.get_by_label_contains(&format!("#{id}: loop at"));
     click(&mut h, &format!("Remove #{id}"));
     settle(&mut h);
     assert_eq!(verdict(&h, 18), "parallel");
@@ -428,6 +428,10 @@ fn schemes_chart_what_if_and_choice() {
     h.state_mut().whatif.as_mut().unwrap().machine.processes = 4;
     h.state_mut().reestimate();
     assert_ne!(totals(&h), stored);
+    // The window said what the refinements did (the schemes they made); dismissed, it goes.
+    h.get_by_label("applied: machine parameter processes = 16");
+    h.get_by_label_contains("the schemes are now");
+    click(&mut h, "Dismiss effects");
     // Choose another scheme and generate its program.
     h.get_by_label_contains("replicated").click();
     h.step();
@@ -708,4 +712,124 @@ fn reopening_a_database_shows_the_stored_analysis() {
     assert_eq!(h.state().project.as_ref().unwrap().analysis_id, id);
     h.get_by_label("S   16");
     assert_eq!(h.state().project.as_ref().unwrap().schemes.len(), 4);
+}
+
+// --- A real-sized project (issue 19) ----------------------------------------------------------
+
+#[test]
+fn a_big_loop_groups_its_dependences_and_keeps_the_form_in_reach() {
+    let (p, files) = common::big_project(21);
+    let mut h = open(&p, files);
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    let (nfiles, nloops) = {
+        let pr = h.state().project.as_ref().unwrap();
+        (pr.files.len(), pr.loops.len())
+    };
+    assert!(nfiles >= 21 && nloops >= 200, "{nfiles} files, {nloops} loops");
+    let big = h
+        .state()
+        .loop_at("sub01.f", common::line_of(&p, "sub01.f", "DO 80 J"))
+        .expect("the big loop of sub01.f");
+    h.state_mut().show_loop(big);
+    h.step();
+    h.step();
+    let deps = h.state().project.as_ref().unwrap().loops[big].deps.clone();
+    assert!(deps.len() > 40, "{} dependences", deps.len());
+    h.get_by_label(&format!("Dependences ({})", deps.len()));
+    // One closed group per array and kind, with its count: no row is drawn until one opens.
+    let groups = shell_gui::gui::model::dep_groups(&deps);
+    assert!(groups.len() < deps.len() / 4, "{groups:?}");
+    assert_eq!(groups.iter().map(|g| g.members.len()).sum::<usize>(), deps.len());
+    let first = &groups[0];
+    let title = format!(
+        "{} {}: {} (lines {})",
+        first.array.to_uppercase(),
+        first.kind,
+        first.members.len(),
+        first.lines
+    );
+    let row = {
+        let d = &deps[first.members[0]];
+        format!(
+            "{} {} ({}) line {} -> line {}",
+            d.array.to_uppercase(),
+            d.kind,
+            d.distance,
+            d.source_line,
+            d.sink_line
+        )
+    };
+    assert!(h.query_by_label(&row).is_none());
+    // The refinement form sits above the dependences, whatever their number.
+    let form = h.get_by_label("Private").rect().top();
+    let list = h.get_by_label(&format!("Dependences ({})", deps.len())).rect().top();
+    assert!(form < list, "form at {form}, dependences at {list}");
+    click(&mut h, &title);
+    click(&mut h, &row);
+    assert_eq!(h.state().selected_dep, Some(first.members[0]));
+    assert_eq!(h.get_by_label("Private").rect().top(), form);
+}
+
+#[test]
+fn several_private_variables_in_one_refinement_and_its_effect() {
+    let (p, files) = common::big_project(3);
+    let mut h = open(&p, files);
+    let i = h
+        .state()
+        .loop_at("sub01.f", common::line_of(&p, "sub01.f", "DO 90 I"))
+        .expect("the loop of T and U");
+    assert_eq!(h.state().project.as_ref().unwrap().loops[i].verdict, "sequential");
+    h.state_mut().show_loop(i);
+    h.step();
+    h.state_mut().form.var = "T, u".into();
+    click(&mut h, "Private");
+    settle(&mut h);
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    // Both recorded by one change, one re-run: the loop is parallel now, and the window says so.
+    let o = database::Db::open(&p.db).unwrap().overrides().unwrap();
+    assert_eq!(o.len(), 2, "{o:?}");
+    let l = &h.state().project.as_ref().unwrap().loops[i];
+    assert_eq!(l.verdict, "parallel", "{l:?}");
+    let effects = h.state().effects.clone();
+    assert_eq!(effects.len(), 2, "{effects:?}");
+    assert!(effects.iter().all(|e| e.refused.is_none()), "{effects:?}");
+    h.get_by_label_contains("applied: T is private in the loop at");
+    h.get_by_label_contains("applied: U is private in the loop at");
+    h.get_by_label_contains("verdict: sequential -> parallel");
+}
+
+#[test]
+fn every_refinement_says_whether_it_took_effect() {
+    let (p, mut h) = open_jacobi();
+    // A variable the loop does not assign: not applied, with the reason, and not kept.
+    click(&mut h, "P   18");
+    h.state_mut().form.var = "zz".into();
+    click(&mut h, "Private");
+    settle(&mut h);
+    h.get_by_label_contains("NOT applied, not kept: ZZ is private in the loop at");
+    h.get_by_label_contains("ZZ is not assigned in the loop");
+    assert!(database::Db::open(&p.db).unwrap().overrides().unwrap().is_empty());
+    // An assertion that changes the loop: applied, and what changed.
+    click(&mut h, "Assert sequential");
+    settle(&mut h);
+    h.get_by_label_contains("applied: loop at jac.f:18 is sequential");
+    h.get_by_label_contains("verdict: parallel -> sequential");
+    assert_eq!(database::Db::open(&p.db).unwrap().overrides().unwrap().len(), 1);
+    // One that changes nothing says so.
+    click(&mut h, "S   16");
+    h.state_mut().form.var = "eps".into();
+    click(&mut h, "Private");
+    settle(&mut h);
+    h.get_by_label_contains("changed nothing (the analysis had found this already)");
+    // A distribution the experts cannot honour (B is not the template): the reason.
+    h.state_mut().form.array = "b".into();
+    h.state_mut().form.formats = "(BLOCK,*)".into();
+    click(&mut h, "Distribute");
+    settle(&mut h);
+    h.get_by_label_contains("NOT applied, not kept: distribute B as (BLOCK,*)");
+    let o = database::Db::open(&p.db).unwrap().overrides().unwrap();
+    assert!(o.iter().all(|(_, o)| o.kind() != "distribute"), "{o:?}");
+    // Dismissed, the effects go.
+    click(&mut h, "Dismiss effects");
+    assert!(h.state().effects.is_empty());
 }

@@ -37,3 +37,31 @@ fn main_views() {
     click(&mut h, "Program");
     h.snapshot("program");
 }
+
+/// A project of the size of a real one (21 files, over 200 loops): the big loop selected, one
+/// group of its dependences open, the refinement form above them; and the loop table.
+#[test]
+fn real_sized_project() {
+    let (p, files) = common::big_project(21);
+    let builder = Harness::builder().with_size([1280.0, 800.0]).wgpu();
+    let mut h = harness_with(builder, App::new(p.db.clone(), files, None));
+    settle(&mut h);
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    h.state_mut().db_path = PathBuf::from("sapfor.db");
+    let big = h
+        .state()
+        .loop_at("sub01.f", common::line_of(&p, "sub01.f", "DO 80 J"))
+        .unwrap();
+    h.state_mut().show_loop(big);
+    h.step();
+    let deps = h.state().project.as_ref().unwrap().loops[big].deps.clone();
+    let g = &shell_gui::gui::model::dep_groups(&deps)[0];
+    click(
+        &mut h,
+        &format!("{} {}: {} (lines {})", g.array.to_uppercase(), g.kind, g.members.len(), g.lines),
+    );
+    h.step();
+    h.snapshot("big_project_loop");
+    click(&mut h, "Loops");
+    h.snapshot("big_project_loops");
+}

@@ -174,6 +174,8 @@ pub struct App {
     pub saved: Option<(PathBuf, i64)>,
     /// The current run's outcome was handled (recorded, reported).
     run_handled: bool,
+    /// What the refinements of the last change did, with what changed in their loops.
+    pub effects: Vec<crate::commands::Effect>,
 }
 
 impl App {
@@ -208,6 +210,7 @@ impl App {
             shift_selection: None,
             saved: None,
             run_handled: false,
+            effects: vec![],
         };
         app.submit(Change {
             files,
@@ -258,6 +261,26 @@ impl App {
                 _ => (f, line),
             });
         self.shift_selection = None;
+        // what each new refinement changed in its loop (before: the project shown until now)
+        self.effects = p.effects.clone();
+        let n = self.effects.len();
+        for k in 0..n {
+            let e = &self.effects[k];
+            // said once per loop: after the last refinement of the change on it
+            let Some(at) = e.at.clone().filter(|_| e.refused.is_none()) else { continue };
+            if self.effects[k + 1..].iter().any(|x| x.refused.is_none() && x.at.as_ref() == Some(&at)) {
+                continue;
+            }
+            let find = |q: &Project| {
+                q.loops
+                    .iter()
+                    .find(|l| l.line == at.line && (l.file == at.file || at.matches_file(&l.file)))
+                    .cloned()
+            };
+            if let (Some(old), Some(new)) = (self.project.as_ref().and_then(find), find(&p)) {
+                self.effects[k].notes.extend(model::loop_changes(&old, &new));
+            }
+        }
         self.highlights = p
             .files
             .iter()

@@ -5,7 +5,9 @@ use crate::auto::{
     for_target, generate_checked, machine_of, scheme_from_record, schemes_for, store_expert_result,
     target_of, Target,
 };
-use crate::commands::{analyze_and_store, cli_options, open_db, stored_inputs};
+use crate::commands::{
+    analyze_and_store, cli_options, open_db, refinement_effects, stored_inputs, Effect,
+};
 use analyzer::overrides::{LoopRef, Override};
 use analyzer::report::Analysis;
 use anyhow::{bail, Result};
@@ -115,6 +117,8 @@ pub struct Project {
     pub target: Target,
     /// Arrays of the program (lower case, with their rank), for distribution refinements.
     pub arrays: Vec<(String, usize)>,
+    /// What the refinements of the change that made this load did (none for other loads).
+    pub effects: Vec<Effect>,
 }
 
 /// What the worker is asked to do to the database before (re)loading it.
@@ -153,8 +157,9 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
     };
     let previous_machine = machine_of(&previous);
     let previous_target = target_of(&previous);
+    let mut added = vec![];
     for o in &change.add {
-        db.add_override(o).map_err(|e| anyhow::anyhow!("{e}"))?;
+        added.push(db.add_override(o).map_err(|e| anyhow::anyhow!("{e}"))?);
     }
     for id in &change.remove {
         if !db
@@ -185,16 +190,54 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
         (files, opts)
     };
     progress("analyzing");
-    let (aid, analysis) = analyze_and_store(&mut db, &files, &opts)?;
+    let (mut aid, mut analysis) = analyze_and_store(&mut db, &files, &opts)?;
     let mut schemes = db.schemes(aid).map_err(|e| anyhow::anyhow!("{e}"))?;
     let base = machine_of(&schemes)
         .or(previous_machine)
         .unwrap_or_default();
     let target = target_of(&schemes).or(previous_target).unwrap_or_default();
-    let errors = analysis
-        .diagnostics()
-        .iter()
-        .any(|d| d.severity == analyzer::diag::Severity::Error);
+    let has_errors = |a: &Analysis| {
+        a.diagnostics()
+            .iter()
+            .any(|d| d.severity == analyzer::diag::Severity::Error)
+    };
+    let mut errors = has_errors(&analysis);
+    // What each new refinement did; one the analysis or the experts cannot use is not kept
+    // (as `sapfor refine`): it would look applied.
+    let mut effects = vec![];
+    if !change.add.is_empty() && !errors {
+        progress("checking the refinements' effect");
+        let experts = change
+            .add
+            .iter()
+            .any(|o| o.loop_ref().is_none())
+            .then(|| schemes_for(&analysis, &base, target));
+        let names: Vec<String> = experts
+            .iter()
+            .flat_map(|r| r.schemes.iter().map(|s| s.name.clone()))
+            .collect();
+        effects = refinement_effects(
+            &change.add,
+            &analysis.to_json(),
+            experts.as_ref().map(|r| (r.notes.as_slice(), names.as_slice())),
+        );
+        let refused: Vec<i64> = effects
+            .iter()
+            .zip(&added)
+            .filter(|(e, _)| e.refused.is_some())
+            .map(|(_, id)| *id)
+            .collect();
+        if !refused.is_empty() {
+            progress("analyzing without the refinements that were not applied");
+            for id in refused {
+                db.remove_override(id).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            let (_, files, opts) = stored_inputs(&db, aid)?;
+            (aid, analysis) = analyze_and_store(&mut db, &files, &opts)?;
+            schemes = db.schemes(aid).map_err(|e| anyhow::anyhow!("{e}"))?;
+            errors = has_errors(&analysis);
+        }
+    }
     // A reused analysis keeps its schemes (same inputs and refinements, same estimates).
     if schemes.is_empty() && !errors {
         progress("estimating the schemes");
@@ -262,7 +305,86 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
         machine,
         target,
         arrays: arrays.into_iter().collect(),
+        effects,
     })
+}
+
+/// The dependences of one array and kind in a loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DepGroup {
+    pub array: String,
+    pub kind: String,
+    /// Indices into the loop's dependences, in their order.
+    pub members: Vec<usize>,
+    /// The lines the dependences run between, as ranges (`20-26, 31`).
+    pub lines: String,
+}
+
+/// `deps` grouped by array and kind, groups in order of their first member.
+pub fn dep_groups(deps: &[Dep]) -> Vec<DepGroup> {
+    let mut groups: Vec<DepGroup> = vec![];
+    for (i, d) in deps.iter().enumerate() {
+        match groups.iter_mut().find(|g| g.array == d.array && g.kind == d.kind) {
+            Some(g) => g.members.push(i),
+            None => groups.push(DepGroup {
+                array: d.array.clone(),
+                kind: d.kind.clone(),
+                members: vec![i],
+                lines: String::new(),
+            }),
+        }
+    }
+    for g in &mut groups {
+        let mut lines: Vec<u32> = g
+            .members
+            .iter()
+            .flat_map(|&i| [deps[i].source_line, deps[i].sink_line])
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let mut ranges: Vec<String> = vec![];
+        let mut k = 0;
+        while k < lines.len() {
+            let mut e = k;
+            while e + 1 < lines.len() && lines[e + 1] == lines[e] + 1 {
+                e += 1;
+            }
+            ranges.push(if e == k {
+                lines[k].to_string()
+            } else {
+                format!("{}-{}", lines[k], lines[e])
+            });
+            k = e + 1;
+        }
+        g.lines = ranges.join(", ");
+    }
+    groups
+}
+
+/// What differs between two analyses of one loop, in words (verdict, private and reduction
+/// variables, blockers): empty when nothing does.
+pub fn loop_changes(old: &LoopRow, new: &LoopRow) -> Vec<String> {
+    let mut out = vec![];
+    if old.verdict != new.verdict {
+        out.push(format!("verdict: {} -> {}", old.verdict, new.verdict));
+    }
+    let diff = |what: &str, a: &[String], b: &[String], out: &mut Vec<String>| {
+        let plus: Vec<String> = b.iter().filter(|x| !a.contains(x)).map(|x| x.to_uppercase()).collect();
+        let minus: Vec<String> = a.iter().filter(|x| !b.contains(x)).map(|x| x.to_uppercase()).collect();
+        if !plus.is_empty() {
+            out.push(format!("{what} now: {}", plus.join(", ")));
+        }
+        if !minus.is_empty() {
+            out.push(format!("{what} no longer: {}", minus.join(", ")));
+        }
+    };
+    diff("private", &old.private, &new.private, &mut out);
+    let reds = |l: &LoopRow| -> Vec<String> { l.reductions.iter().map(|(op, v)| format!("{op}({v})")).collect() };
+    diff("reduction", &reds(old), &reds(new), &mut out);
+    if old.blockers.len() != new.blockers.len() {
+        out.push(format!("blockers: {} -> {}", old.blockers.len(), new.blockers.len()));
+    }
+    out
 }
 
 /// A line was inserted before line `at` of `file` (relative to the project root): the

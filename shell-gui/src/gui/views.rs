@@ -48,7 +48,7 @@ fn class_color(c: Class) -> Color32 {
 
 pub fn window(app: &mut App, ui: &mut Ui) {
     egui::Panel::top("top").show(ui, |ui| top_bar(app, ui));
-    if app.error.is_some() || app.info.is_some() {
+    if app.error.is_some() || app.info.is_some() || !app.effects.is_empty() {
         egui::Panel::bottom("messages").show(ui, |ui| messages(app, ui));
     }
     egui::CentralPanel::default().show(ui, |ui| {
@@ -120,6 +120,38 @@ fn messages(app: &mut App, ui: &mut Ui) {
     if let Some(i) = &app.info {
         ui.colored_label(OK, i.as_str());
     }
+    if !app.effects.is_empty() {
+        ui.horizontal(|ui| {
+            ui.strong("What the refinements did:");
+            if ui.small_button("Dismiss effects").clicked() {
+                app.effects.clear();
+            }
+        });
+        effects_view(app, ui);
+    }
+}
+
+/// The effect of each refinement of the last change: applied (and what changed) or not
+/// applied (and why; it was not kept).
+fn effects_view(app: &App, ui: &mut Ui) {
+    for e in &app.effects {
+        match &e.refused {
+            None => {
+                ui.colored_label(OK, format!("applied: {}", e.refinement));
+            }
+            Some(why) => {
+                ui.colored_label(
+                    ERROR,
+                    format!("NOT applied, not kept: {}: {why}", e.refinement),
+                );
+            }
+        }
+        if e.refused.is_none() {
+            for n in &e.notes {
+                ui.label(format!("    {n}"));
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -149,9 +181,13 @@ fn source_page(app: &mut App, ui: &mut Ui) {
             egui::ScrollArea::vertical()
                 .id_salt("loop-details")
                 .show(ui, |ui| {
+                    // the loop's facts and blockers, then the form, then the dependences
+                    // (thousands in a big loop, grouped): the form never moves down
                     loop_details(app, ui);
                     ui.separator();
                     refine_form(app, ui);
+                    ui.separator();
+                    dependences(app, ui);
                     diagnostics(app, ui);
                 });
         });
@@ -445,30 +481,81 @@ fn loop_details(app: &mut App, ui: &mut Ui) {
     for o in &l.overridden_by {
         ui.label(format!("Refined: {o}"));
     }
-    ui.strong(format!("Dependences ({})", l.deps.len()));
-    let mut pick = None;
-    for (i, d) in l.deps.iter().enumerate() {
-        let t = format!(
-            "{} {} ({}) line {} -> line {}",
-            d.array.to_uppercase(),
-            d.kind,
-            d.distance,
-            d.source_line,
-            d.sink_line
-        );
-        if ui
-            .selectable_label(app.selected_dep == Some(i), t)
-            .clicked()
-        {
-            pick = Some(i);
-        }
-    }
     ui.strong(format!("Blockers ({})", l.blockers.len()));
-    for b in &l.blockers {
-        ui.colored_label(ERROR, format!("{}: {}", b.code, b.message));
+    let blockers = |ui: &mut Ui| {
+        for b in &l.blockers {
+            ui.colored_label(ERROR, format!("{}: {}", b.code, b.message));
+        }
+    };
+    if l.blockers.len() > 12 {
+        egui::ScrollArea::vertical()
+            .id_salt("blockers")
+            .max_height(240.0)
+            .show(ui, blockers);
+    } else {
+        blockers(ui);
     }
     if let Some(v) = pick_var {
         app.form.var = v;
+    }
+}
+
+/// The selected loop's dependences, grouped by array and kind (a group opens to its list).
+fn dependences(app: &mut App, ui: &mut Ui) {
+    let Some(l) = app
+        .selected_loop
+        .and_then(|i| app.project.as_ref()?.loops.get(i))
+    else {
+        return;
+    };
+    ui.strong(format!("Dependences ({})", l.deps.len()));
+    let groups = super::model::dep_groups(&l.deps);
+    // a short list shows whole; a long one as closed groups (the selected one open)
+    let open_all = l.deps.len() <= 12;
+    let mut pick = None;
+    for g in &groups {
+        let title = format!(
+            "{} {}: {} (lines {})",
+            g.array.to_uppercase(),
+            g.kind,
+            g.members.len(),
+            g.lines
+        );
+        let has_selected = app.selected_dep.is_some_and(|d| g.members.contains(&d));
+        egui::CollapsingHeader::new(title)
+            .id_salt(("deps", &g.array, &g.kind))
+            .default_open(open_all)
+            .open(has_selected.then_some(true))
+            .show(ui, |ui| {
+                let row = |ui: &mut Ui, i: usize, pick: &mut Option<usize>| {
+                    let d = &l.deps[i];
+                    let t = format!(
+                        "{} {} ({}) line {} -> line {}",
+                        d.array.to_uppercase(),
+                        d.kind,
+                        d.distance,
+                        d.source_line,
+                        d.sink_line
+                    );
+                    if ui.selectable_label(app.selected_dep == Some(i), t).clicked() {
+                        *pick = Some(i);
+                    }
+                };
+                if g.members.len() > 40 {
+                    egui::ScrollArea::vertical()
+                        .id_salt(("dep-rows", &g.array, &g.kind))
+                        .max_height(300.0)
+                        .show_rows(ui, ROW_H, g.members.len(), |ui, range| {
+                            for k in range {
+                                row(ui, g.members[k], &mut pick);
+                            }
+                        });
+                } else {
+                    for &i in &g.members {
+                        row(ui, i, &mut pick);
+                    }
+                }
+            });
     }
     if let Some(i) = pick {
         app.selected_dep = Some(i);
@@ -508,15 +595,26 @@ fn refine_form(app: &mut App, ui: &mut Ui) {
                 let l = ui.label("Variable:");
                 ui.add(
                     egui::TextEdit::singleline(&mut app.form.var)
-                        .desired_width(80.0)
-                        .hint_text("name"),
+                        .desired_width(110.0)
+                        .hint_text("names: T, U"),
                 )
                 .labelled_by(l.id);
+                // several names (`T, U V`) make several refinements with one re-run
+                let names: Vec<String> = app
+                    .form
+                    .var
+                    .split([',', ' ', ';'])
+                    .filter(|n| !n.is_empty())
+                    .map(|n| n.to_ascii_lowercase())
+                    .collect();
+                let names = if names.is_empty() { vec![String::new()] } else { names };
                 if ui.button("Private").clicked() {
-                    add.push(Override::Private {
-                        at: at.clone(),
-                        var: app.form.var.trim().to_ascii_lowercase(),
-                    });
+                    for var in &names {
+                        add.push(Override::Private {
+                            at: at.clone(),
+                            var: var.clone(),
+                        });
+                    }
                 }
                 let l = ui.label("op");
                 egui::ComboBox::from_id_salt("op")
@@ -530,11 +628,13 @@ fn refine_form(app: &mut App, ui: &mut Ui) {
                     .response
                     .labelled_by(l.id);
                 if ui.button("Reduction").clicked() {
-                    add.push(Override::Reduction {
-                        at: at.clone(),
-                        op: app.form.op.clone(),
-                        var: app.form.var.trim().to_ascii_lowercase(),
-                    });
+                    for var in &names {
+                        add.push(Override::Reduction {
+                            at: at.clone(),
+                            op: app.form.op.clone(),
+                            var: var.clone(),
+                        });
+                    }
                 }
             });
             ui.checkbox(
@@ -590,13 +690,24 @@ fn refine_form(app: &mut App, ui: &mut Ui) {
             }
         });
     });
-    let Some(o) = add.pop() else { return };
-    if let Err(e) = check(&o, &arrays) {
-        app.error = Some(e);
+    if add.is_empty() {
         return;
     }
+    for o in &add {
+        if let Err(e) = check(o, &arrays) {
+            app.error = Some(e);
+            return;
+        }
+    }
     let change = match (app.form.as_hint, file, &sel) {
+        (true, _, _) if add.len() > 1 => {
+            app.error = Some(
+                "a hint in the source takes one variable: write them one at a time, or record them in the database (untick the hint box)".into(),
+            );
+            return;
+        }
         (true, Some((path, fixed)), Some(l)) => {
+            let o = add.remove(0);
             app.shift_selection = Some((l.file.clone(), l.line));
             super::Change {
                 hint: Some(super::model::Hint {
@@ -613,7 +724,7 @@ fn refine_form(app: &mut App, ui: &mut Ui) {
             return;
         }
         _ => super::Change {
-            add: vec![o],
+            add,
             ..Default::default()
         },
     };
