@@ -329,36 +329,46 @@ impl Gpu {
             }
             _ => (decl, bx),
         };
-        let runs = storage_runs(decl, bx);
-        let (Some(&(first, _)), Some(&(_, last))) = (runs.first(), runs.last()) else {
-            return vec![];
-        };
         // the name's element size: that of the registration holding its start, else of the
-        // first one inside its storage (a name of another type is not supported)
+        // first one inside its storage (a name of another type is not supported); nothing
+        // to do (and no storage runs to list: a section has one per column) when no
+        // registration overlaps the name's storage
         let widest = 16;
+        let n_decl = extent(decl).iter().product::<i64>().max(0) as usize;
         let elem = match holder {
             Some((_, r)) => t.elem(r.var).max(1),
-            None => match self.regs.range(a..a + (last as usize + 1) * widest).next() {
+            None => match self.regs.range(a..a + n_decl * widest).next() {
                 Some((_, r)) => t.elem(r.var).max(1),
                 None => return vec![],
             },
         };
-        let (lo_b, hi_b) = (a + first as usize * elem, a + (last as usize + 1) * elem);
-        let from = holder.map(|(&s, _)| s).unwrap_or(lo_b);
+        let from = holder.map(|(&s, _)| s).unwrap_or(a);
+        let cands: Vec<(usize, &Reg)> = self
+            .regs
+            .range(from..a + n_decl * elem)
+            .filter(|(&start, r)| {
+                start + r.bytes.max(1) > a && t.elem(r.var).max(1) == elem && start.abs_diff(a) % elem == 0
+            })
+            .map(|(&s, r)| (s, r))
+            .collect();
+        if cands.is_empty() {
+            return vec![];
+        }
+        let runs = storage_runs(decl, bx);
         let mut out = vec![];
-        for (&start, r) in self.regs.range(from..hi_b) {
-            if start + r.bytes.max(1) <= lo_b || t.elem(r.var).max(1) != elem || (start.abs_diff(a)) % elem != 0 {
-                continue;
-            }
-            // the registration's first element as an offset in the name's storage
+        for (start, r) in cands {
+            // the registration's first element as an offset in the name's storage, and the
+            // runs that meet it (sorted and disjoint: found by bisection)
             let base = (start as i64 - a as i64) / elem as i64;
-            let total: i64 = extent(&r.bounds).iter().product();
+            let rext = extent(&r.bounds);
+            let total: i64 = rext.iter().product();
             let rlo: Vec<i64> = r.bounds.iter().map(|b| b.0).collect();
             let mut rects = vec![];
-            for &(s, e) in &runs {
+            let first = runs.partition_point(|&(_, e)| e < base);
+            for &(s, e) in runs[first..].iter().take_while(|&&(s, _)| s - base < total) {
                 let (s, e) = ((s - base).max(0), (e - base).min(total - 1));
                 if s <= e {
-                    linear_boxes(&rlo, &extent(&r.bounds), s, e, &mut rects);
+                    linear_boxes(&rlo, &rext, s, e, &mut rects);
                 }
             }
             if !rects.is_empty() {
