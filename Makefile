@@ -81,7 +81,7 @@ demo: setup build-release
 	grep -E 'accelerator|region|outside' $(DEMO_OUT)/accel.txt
 
 gui: setup
-	$(CARGO) build --release -p shell-gui --features gui $(LOCKED)
+	$(CARGO) build --release -p shell-gui --features gui -p sapfor-rt $(LOCKED)
 	mkdir -p $(DEMO_OUT)
 	$(RELEASE_BIN) --auto $(DEMO_FILE) --procs 4 --out-dir $(DEMO_OUT) --db $(DEMO_OUT)/sapfor.db
 	$(RELEASE_BIN) gui --db $(DEMO_OUT)/sapfor.db

@@ -1161,6 +1161,14 @@ pub(crate) fn parallel_loop(
 /// "Nothing distributed": every process runs every loop in full.
 fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> Scheme {
     let computation: f64 = nests.iter().map(|n| n.work_s * n.times).sum();
+    let per_nest = nests
+        .iter()
+        .map(|n| NestEstimate {
+            file: unit_ref(&analysis.program, n.unit).file,
+            line: n.line,
+            seconds: n.work_s * n.times,
+        })
+        .collect();
     Scheme {
         expert: "dvm".into(),
         name: "replicated".into(),
@@ -1176,6 +1184,7 @@ fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> 
             total: computation,
             grid: vec![],
             notes: vec!["every process runs every loop on the whole data".into()],
+            nests: per_nest,
         },
         notes: {
             let _ = analysis;
@@ -1462,10 +1471,17 @@ fn estimate(
         };
         let (mut comp, mut comm) = (0.0, 0.0);
         let mut notes = vec![];
+        let mut per_nest = vec![];
         for (i, mp) in mapped {
             let n = &nests[*i];
+            let (comp0, comm0) = (comp, comm);
             let Some(mp) = mp else {
                 comp += n.work_s * n.times;
+                per_nest.push(NestEstimate {
+                    file: unit_ref(prog, n.unit).file,
+                    line: n.line,
+                    seconds: comp - comp0,
+                });
                 continue;
             };
             // Computation: the iterations of the distributed dimensions are split over the grid.
@@ -1564,6 +1580,11 @@ fn estimate(
                 msg_time * n.times,
                 n.times
             ));
+            per_nest.push(NestEstimate {
+                file: unit_ref(prog, n.unit).file,
+                line: n.line,
+                seconds: (comp - comp0) + (comm - comm0),
+            });
         }
         for r in remote {
             comm += r.refs.len() as f64 * p.log2().ceil().max(1.0) * m.message_s(8.0);
@@ -1577,6 +1598,7 @@ fn estimate(
                 total,
                 grid: grid.clone(),
                 notes,
+                nests: per_nest,
             });
         }
     }

@@ -183,6 +183,20 @@ pub struct Estimate {
     pub grid: Vec<u32>,
     /// Human-readable lines explaining the figures (per loop, per exchange).
     pub notes: Vec<String>,
+    /// Each loop nest's share of the figures, by its file and the line of its outermost DO
+    /// (what the dialog shows next to measured times and as each loop's share).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nests: Vec<NestEstimate>,
+}
+
+/// The estimated time of one loop nest over the whole run (computation and communication,
+/// on the slowest process), in seconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NestEstimate {
+    /// The file of the nest's unit, as the analysis names it.
+    pub file: String,
+    pub line: u32,
+    pub seconds: f64,
 }
 
 /// How a region uses a variable (SPEC section 3): `In` actual values are needed on entry;

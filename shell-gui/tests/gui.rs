@@ -833,3 +833,108 @@ fn every_refinement_says_whether_it_took_effect() {
     click(&mut h, "Dismiss effects");
     assert!(h.state().effects.is_empty());
 }
+
+#[test]
+fn the_project_program_runs_with_its_c_files_and_its_profile_reads_by_source_lines() {
+    let (p, mut files) = common::big_project(3);
+    let c = p.dir.path().join("tick.c");
+    std::fs::write(&c, "double tick(void) { return 0.0; }\n").unwrap();
+    std::fs::create_dir(p.dir.path().join("inc")).unwrap();
+    files.push(c.clone());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sapfor"))
+        .current_dir(p.dir.path())
+        .args(["analyze", "-I", "inc"])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut h = open(&p, vec![]);
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    // Save the program of the chosen scheme: one file per Fortran file, into a directory.
+    let par = p.dir.path().join("par");
+    std::fs::create_dir(&par).unwrap();
+    h.state_mut().save_path = par.display().to_string();
+    click(&mut h, "Program");
+    click(&mut h, "Save");
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    let program = shell_gui::gui::runner::split_files(&h.state().run_file);
+    let names: Vec<String> = program
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["big.fdv", "sub01.fdv", "sub02.fdv", "tick.c"], "{program:?}");
+    // The runtime names loops by lines of the program it ran: the window by source lines.
+    let fdv = std::fs::read_to_string(par.join("sub01.fdv")).unwrap();
+    let run_line = fdv.lines().position(|l| l.contains("DO 50 J")).unwrap() + 1;
+    let src_line = common::line_of(&p, "sub01.f", "DO 50 J");
+    assert_ne!(run_line as u32, src_line, "directives were inserted above the loop");
+    h.state_mut().sapfor_exe = fake_sapfor(
+        &p,
+        &format!(
+            "#!/bin/sh\necho \"args: $*\"\necho \"cwd: $(pwd)\"\necho 'SAPFOR-PROFILE {{\"wall_seconds\": 2.5, \"loops\": [{{\"file\": \"sub01.fdv\", \"line\": {run_line}, \"seconds\": 1.5}}], \"communication\": []}}'\n"
+        ),
+    );
+    h.state_mut().profile = true;
+    click(&mut h, "Run");
+    click(&mut h, "Run program");
+    settle(&mut h);
+    let args = format!(
+        "args: run {} -I {} --np 2 --threads 1 --profile",
+        program.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" "),
+        p.dir.path().join("inc").display()
+    );
+    h.get_by_label(&args);
+    h.get_by_label(&format!("cwd: {}", par.display()));
+    assert!(h.query_by_label_contains("SAPFOR-PROFILE").is_none());
+    h.get_by_label(&format!("sub01.f:{src_line}"));
+    // next to the estimate of that nest in the scheme picked on the Schemes page
+    let est = {
+        let app = h.state();
+        let w = app.whatif.as_ref().unwrap();
+        let s = &w.result.as_ref().unwrap()[w.selected];
+        let pr = app.project.as_ref().unwrap();
+        let t = shell_gui::gui::model::nest_times(s, &|f| pr.file_name(f));
+        shell_gui::gui::model::nest_time(&t, "sub01.f", src_line).expect("an estimate of the nest")
+    };
+    h.get_by_label(&format!("{est:.6}"));
+    h.get_by_label("Total");
+    // Recorded by source lines: stored runs match the loops.
+    h.get_by_label_contains("recorded in the database");
+    let artifact = h.state().saved.as_ref().unwrap().1;
+    let runs = database::Db::open(&p.db).unwrap().runs(artifact).unwrap();
+    assert_eq!(runs[0].1.loops[0]["file"], "sub01.f");
+    assert_eq!(runs[0].1.loops[0]["line"], src_line);
+}
+
+#[test]
+fn a_replicated_scheme_still_gives_each_nest_its_share() {
+    let (_p, h) = open_jacobi();
+    let app = h.state();
+    let w = app.whatif.as_ref().unwrap();
+    let s = w
+        .result
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|s| s.name == "replicated")
+        .unwrap();
+    let pr = app.project.as_ref().unwrap();
+    let t = shell_gui::gui::model::nest_times(s, &|f| pr.file_name(f));
+    // the three nests of jac.f (5, 18, 24), by file and line, summing to the computation
+    let keys: Vec<(String, u32)> = t.keys().cloned().collect();
+    assert_eq!(
+        keys,
+        [("jac.f".to_string(), 5), ("jac.f".to_string(), 18), ("jac.f".to_string(), 24)]
+    );
+    assert!(t.values().all(|v| *v > 0.0), "{t:?}");
+    // on the host (the DVM expert's scheme) the nests make up the whole computation
+    let dvm = experts::dvm::run(&pr.analysis, &w.machine);
+    let r = dvm.schemes.iter().find(|s| s.name == "replicated").unwrap();
+    let t = shell_gui::gui::model::nest_times(r, &|f| pr.file_name(f));
+    let sum: f64 = t.values().sum();
+    assert!(
+        (sum - r.estimate.computation).abs() < 1e-9 * sum.max(1.0),
+        "{sum} vs {}",
+        r.estimate.computation
+    );
+}

@@ -122,6 +122,30 @@ pub struct Generated {
     pub files: Vec<generator::GeneratedFile>,
 }
 
+/// A file of the saved program and where its lines come from.
+#[derive(Clone, Debug)]
+pub struct SavedFile {
+    pub path: PathBuf,
+    /// The source file it was generated from, as the project names it.
+    pub source: String,
+    /// For each line (index 0 = line 1), the source line it came from (none: a directive).
+    pub lines: Vec<Option<u32>>,
+}
+
+impl App {
+    /// `file:line` of a loop as the runtime's profile names it (a line of the program run),
+    /// as the user's source names it where the program is the one saved here.
+    pub fn source_place(&self, file: &str, line: u32) -> (String, u32) {
+        let base = |p: &std::path::Path| p.file_name().map(|n| n.to_os_string());
+        let f = std::path::Path::new(file);
+        self.saved_files
+            .iter()
+            .find(|s| s.path == f || base(&s.path) == base(f))
+            .and_then(|s| s.lines.get(line as usize - 1).copied().flatten().map(|l| (s.source.clone(), l)))
+            .unwrap_or_else(|| (file.to_string(), line))
+    }
+}
+
 /// The what-if state of the Schemes page.
 pub struct WhatIf {
     pub machine: MachineModel,
@@ -155,8 +179,12 @@ pub struct App {
     pub whatif: Option<WhatIf>,
     pub generated: Option<Generated>,
     pub save_path: String,
-    /// The program the Run action runs (the last one saved).
+    /// The files of the program the Run action runs, separated by blanks (set when the
+    /// generated program is saved: every file of it, and the project's C files).
     pub run_file: String,
+    /// The files of the program last saved, each with the source file it was generated from
+    /// and the source line of each of its lines: profiles are shown by source lines.
+    pub saved_files: Vec<SavedFile>,
     pub np: u32,
     pub threads: u32,
     pub profile: bool,
@@ -199,6 +227,7 @@ impl App {
             generated: None,
             save_path: String::new(),
             run_file: String::new(),
+            saved_files: vec![],
             np: 2,
             threads: 1,
             profile: false,
@@ -415,6 +444,7 @@ impl App {
             self.error = Some("give the file to save the program to".into());
             return;
         }
+        let mut saved_files = vec![];
         let result = (|| -> Result<Vec<(PathBuf, Option<i64>)>> {
             let mut written = vec![];
             for f in &g.files {
@@ -435,6 +465,19 @@ impl App {
                     );
                 }
                 crate::commands::write_atomically(&dest, f.text.as_bytes())?;
+                let source = self
+                    .project
+                    .as_ref()
+                    .and_then(|p| {
+                        p.files.iter().find(|s| {
+                            crate::commands::absolute(&s.path) == crate::commands::absolute(&f.path)
+                        })
+                    });
+                saved_files.push(SavedFile {
+                    path: crate::commands::absolute(&dest),
+                    source: source.map_or_else(|| f.path.display().to_string(), |s| s.name.clone()),
+                    lines: model::line_map(source.map_or("", |s| s.text.as_str()), f),
+                });
                 let mut artifact = None;
                 if let Some(id) = g.scheme_id {
                     let mut db = crate::commands::open_db(&self.db_path)?;
@@ -447,10 +490,11 @@ impl App {
         match result {
             Ok(w) => {
                 self.error = None;
-                self.run_file = w
-                    .first()
-                    .map(|p| p.0.display().to_string())
-                    .unwrap_or_default();
+                // the program to run: every file saved, and the project's C sources
+                let mut files: Vec<PathBuf> = w.iter().map(|p| p.0.clone()).collect();
+                files.extend(self.project.as_ref().map(|p| p.c_files()).unwrap_or_default());
+                self.run_file = runner::join_files(&files);
+                self.saved_files = saved_files;
                 self.saved = w.first().and_then(|(p, a)| a.map(|a| (p.clone(), a)));
                 self.info = Some(format!(
                     "saved {}",
@@ -464,19 +508,31 @@ impl App {
         }
     }
 
-    /// Start the Run action.
+    /// Start the Run action: `sapfor run` on the program's files, with the project's INCLUDE
+    /// directories, in the directory of the first file.
     pub fn start_run(&mut self) {
-        let file = self.run_file.trim();
-        if file.is_empty() || !std::path::Path::new(file).is_file() {
+        let files = runner::split_files(&self.run_file);
+        if files.is_empty() {
+            self.error = Some("the program does not exist: save the generated program first (Program page)".into());
+            return;
+        }
+        if let Some(f) = files.iter().find(|f| !f.is_file()) {
             self.error = Some(format!(
                 "{} does not exist: save the generated program first (Program page)",
-                if file.is_empty() { "the program" } else { file }
+                f.display()
             ));
             return;
         }
         self.error = None;
+        let files: Vec<PathBuf> = files.iter().map(|f| crate::commands::absolute(f)).collect();
+        let include: Vec<PathBuf> = self
+            .project
+            .as_ref()
+            .map(|p| p.include_dirs.iter().map(|d| crate::commands::absolute(d)).collect())
+            .unwrap_or_default();
         let args = runner::run_args(
-            std::path::Path::new(self.run_file.trim()),
+            &files,
+            &include,
             self.np,
             self.threads,
             self.profile,
@@ -487,6 +543,7 @@ impl App {
         self.run = Some(runner::RunJob::start(
             &self.sapfor_exe,
             &args,
+            files[0].parent(),
             self.ctx.clone(),
         ));
     }
@@ -509,10 +566,14 @@ impl App {
         let Some((path, artifact)) = &self.saved else {
             return;
         };
-        if crate::commands::absolute(path)
-            != crate::commands::absolute(std::path::Path::new(self.run_file.trim()))
-        {
+        let ran = runner::split_files(&self.run_file);
+        if !ran.iter().any(|f| crate::commands::absolute(f) == crate::commands::absolute(path)) {
             return;
+        }
+        // recorded by the user's source lines, so that stored runs match the loops
+        let mut prof = prof;
+        for l in &mut prof.loops {
+            (l.0, l.1) = self.source_place(&l.0, l.1);
         }
         let rec = profile::run_record(&prof, &run.command, self.np, self.threads);
         let stored = crate::commands::open_db(&self.db_path).and_then(|mut db| {

@@ -119,6 +119,28 @@ pub struct Project {
     pub arrays: Vec<(String, usize)>,
     /// What the refinements of the change that made this load did (none for other loads).
     pub effects: Vec<Effect>,
+    /// The INCLUDE directories of the analysis (the Run action passes them on).
+    pub include_dirs: Vec<PathBuf>,
+}
+
+impl Project {
+    /// The project's name of a file as the analysis names it (its path as analyzed).
+    pub fn file_name(&self, analyzed: &str) -> String {
+        let abs = crate::commands::absolute(Path::new(analyzed));
+        self.files
+            .iter()
+            .find(|f| f.path.to_string_lossy() == analyzed || crate::commands::absolute(&f.path) == abs)
+            .map_or_else(|| analyzed.to_string(), |f| f.name.clone())
+    }
+
+    /// The C sources among the project's files (not analyzed; built and linked by `sapfor run`).
+    pub fn c_files(&self) -> Vec<PathBuf> {
+        self.files
+            .iter()
+            .filter(|f| f.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("c")))
+            .map(|f| f.path.clone())
+            .collect()
+    }
 }
 
 /// What the worker is asked to do to the database before (re)loading it.
@@ -259,7 +281,7 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
         l.file = db.relative(&crate::commands::absolute(Path::new(&l.file)));
     }
     if let Some(s) = &chosen {
-        set_shares(&mut loops, s);
+        set_shares(&mut loops, s, &|f| db.relative(&crate::commands::absolute(Path::new(f))));
     }
     let mut files_out: Vec<SourceFile> = vec![];
     for f in &files {
@@ -306,6 +328,7 @@ pub fn load(db_path: &Path, change: &Change, progress: &dyn Fn(&str)) -> Result<
         target,
         arrays: arrays.into_iter().collect(),
         effects,
+        include_dirs: opts.include_dirs.clone(),
     })
 }
 
@@ -516,11 +539,17 @@ pub fn diags_of(report: &Value) -> Vec<Diag> {
         .collect()
 }
 
-/// Per-nest figures from an estimate's notes: line of the nest's outer DO -> seconds.
-/// The experts write one note `loop at line N: computation C s, communication M s (...)` per
-/// distributed nest (`experts/src/dvm.rs`).
-pub fn nest_times(scheme: &Scheme) -> BTreeMap<u32, f64> {
+/// Each loop nest's estimated seconds in `scheme`, by the file (as `name` gives it from the
+/// analysis's file name) and line of its outermost DO. Schemes stored before the per-nest
+/// figures existed have only notes, which give lines: their file is "" (any file).
+pub fn nest_times(scheme: &Scheme, name: &dyn Fn(&str) -> String) -> BTreeMap<(String, u32), f64> {
     let mut out = BTreeMap::new();
+    if !scheme.estimate.nests.is_empty() {
+        for n in &scheme.estimate.nests {
+            *out.entry((name(&n.file), n.line)).or_insert(0.0) += n.seconds;
+        }
+        return out;
+    }
     for n in &scheme.estimate.notes {
         let Some(rest) = n.strip_prefix("loop at line ") else {
             continue;
@@ -533,19 +562,26 @@ pub fn nest_times(scheme: &Scheme) -> BTreeMap<u32, f64> {
             .filter_map(|w| w.parse::<f64>().ok())
             .collect();
         if let (Ok(line), [c, m, ..]) = (line.trim().parse::<u32>(), nums.as_slice()) {
-            *out.entry(line).or_insert(0.0) += c + m;
+            *out.entry((String::new(), line)).or_insert(0.0) += c + m;
         }
     }
     out
 }
 
+/// The estimate of the nest at `file:line` in `times` (from [`nest_times`]).
+pub fn nest_time(times: &BTreeMap<(String, u32), f64>, file: &str, line: u32) -> Option<f64> {
+    times
+        .get(&(file.to_string(), line))
+        .or_else(|| times.get(&(String::new(), line)))
+        .copied()
+}
+
 /// Fill [`LoopRow::share`] from the chosen scheme's per-nest figures (each nest's estimated
 /// computation and communication over the sum for all nests): a loop's share is that of
 /// the nests it contains (its own nest included); a loop inside a nest has the nest's share.
-/// The experts' notes give lines only, so in a program of several files a nest is matched
-/// by line in every file (a known imprecision).
-fn set_shares(loops: &mut [LoopRow], scheme: &Scheme) {
-    let times = nest_times(scheme);
+/// A replicated scheme has figures too (every process runs every nest).
+fn set_shares(loops: &mut [LoopRow], scheme: &Scheme, name: &dyn Fn(&str) -> String) {
+    let times = nest_times(scheme, name);
     // Relative to the sum of the nests' figures: a DVMH scheme's total counts accelerated
     // regions, its per-nest notes are the host figures.
     let total: f64 = times.values().sum();
@@ -554,11 +590,7 @@ fn set_shares(loops: &mut [LoopRow], scheme: &Scheme) {
     }
     let heads: Vec<(String, u32, u32, f64)> = loops
         .iter()
-        .filter_map(|l| {
-            times
-                .get(&l.line)
-                .map(|t| (l.file.clone(), l.line, l.end_line, *t))
-        })
+        .filter_map(|l| nest_time(&times, &l.file, l.line).map(|t| (l.file.clone(), l.line, l.end_line, t)))
         .collect();
     for l in loops.iter_mut() {
         let inside: f64 = heads
@@ -574,6 +606,32 @@ fn set_shares(loops: &mut [LoopRow], scheme: &Scheme) {
         let t = if inside > 0.0 { Some(inside) } else { around };
         l.share = t.map(|t| t / total);
     }
+}
+
+/// For each line of a generated file (index 0 = line 1), the line of `original` it came from:
+/// none for the directive lines the generator inserted; `!DVM$` lines of the original that
+/// the generator removed (it replaces them) have no generated line.
+pub fn line_map(original: &str, g: &generator::GeneratedFile) -> Vec<Option<u32>> {
+    let is_dvm = |l: &str| {
+        let t = l.trim_start().to_ascii_uppercase();
+        (l.len() - l.trim_start().len() == 0 && (t.starts_with("CDVM$") || t.starts_with("*DVM$")))
+            || t.starts_with("!DVM$")
+    };
+    let orig: Vec<&str> = original.lines().collect();
+    let mut o = 0;
+    let mut out = vec![];
+    for (i, _) in g.text.lines().enumerate() {
+        if g.inserted.contains(&(i as u32 + 1)) {
+            out.push(None);
+            continue;
+        }
+        while g.removed > 0 && o < orig.len() && is_dvm(orig[o]) {
+            o += 1;
+        }
+        out.push((o < orig.len()).then_some(o as u32 + 1));
+        o += 1;
+    }
+    out
 }
 
 /// Machine refinements (`sapfor refine machine KEY=VALUE`) for every parameter of `new` that

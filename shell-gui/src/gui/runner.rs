@@ -4,7 +4,7 @@
 //! be started or exits with a failure is reported, never a panic.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -40,17 +40,25 @@ pub struct RunJob {
 /// Where `sapfor run --devices` can run regions (the first: the host only).
 pub const DEVICES: [&str; 5] = ["host", "emu", "cuda", "host,emu", "host,cuda"];
 
-/// The arguments of `sapfor run` for these settings (`devices` one of [`DEVICES`];
-/// `compare` only with an accelerator).
-pub fn run_args(fdv: &Path, np: u32, threads: u32, profile: bool, devices: &str, compare: bool) -> Vec<String> {
-    let mut v = vec![
-        "run".to_string(),
-        fdv.to_string_lossy().into_owned(),
-        "--np".into(),
-        np.to_string(),
-        "--threads".into(),
-        threads.to_string(),
-    ];
+/// The arguments of `sapfor run` for these settings: the program's files (Fortran-DVMH and
+/// C), its INCLUDE directories, `devices` one of [`DEVICES`], `compare` only with an
+/// accelerator.
+pub fn run_args(
+    files: &[PathBuf],
+    include: &[PathBuf],
+    np: u32,
+    threads: u32,
+    profile: bool,
+    devices: &str,
+    compare: bool,
+) -> Vec<String> {
+    let mut v = vec!["run".to_string()];
+    v.extend(files.iter().map(|f| f.to_string_lossy().into_owned()));
+    for d in include {
+        v.push("-I".into());
+        v.push(d.to_string_lossy().into_owned());
+    }
+    v.extend(["--np".into(), np.to_string(), "--threads".into(), threads.to_string()]);
     if profile {
         v.push("--profile".into());
     }
@@ -62,6 +70,44 @@ pub fn run_args(fdv: &Path, np: u32, threads: u32, profile: bool, devices: &str,
         }
     }
     v
+}
+
+/// The files of the Program field: separated by blanks; a name with blanks in double quotes.
+pub fn split_files(text: &str) -> Vec<PathBuf> {
+    let mut out = vec![];
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => {
+                if !cur.is_empty() {
+                    out.push(PathBuf::from(std::mem::take(&mut cur)));
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(PathBuf::from(cur));
+    }
+    out
+}
+
+/// `files` as the Program field shows them (the inverse of [`split_files`]).
+pub fn join_files(files: &[PathBuf]) -> String {
+    files
+        .iter()
+        .map(|f| {
+            let s = f.display().to_string();
+            if s.contains(char::is_whitespace) {
+                format!("\"{s}\"")
+            } else {
+                s
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn pump(
@@ -82,14 +128,19 @@ fn pump(
 }
 
 impl RunJob {
-    pub fn start(exe: &Path, args: &[String], ctx: Option<egui::Context>) -> RunJob {
+    /// Start `exe args` in `dir` (the program's directory: its output files go there).
+    pub fn start(exe: &Path, args: &[String], dir: Option<&Path>, ctx: Option<egui::Context>) -> RunJob {
         let command = std::iter::once(exe.display().to_string())
             .chain(args.iter().cloned())
             .collect::<Vec<_>>()
             .join(" ");
         let shared = Arc::new(Mutex::new(Shared::default()));
         let slot: Arc<Mutex<Option<Child>>> = Arc::new(Mutex::new(None));
-        match Command::new(exe)
+        let mut cmd = Command::new(exe);
+        if let Some(d) = dir.filter(|d| d.is_dir()) {
+            cmd.current_dir(d);
+        }
+        match cmd
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -1280,16 +1280,11 @@ fn program_page(app: &mut App, ui: &mut Ui) {
         let orig: Vec<&str> = original.lines().collect();
         let gen: Vec<&str> = f.text.lines().collect();
         // Rows: each generated line, with the original line it came from (none for inserted).
-        let mut rows: Vec<(Option<usize>, usize)> = vec![];
-        let mut o = 0;
-        for (i, _) in gen.iter().enumerate() {
-            if f.inserted.contains(&(i as u32 + 1)) {
-                rows.push((None, i));
-            } else {
-                rows.push((if o < orig.len() { Some(o) } else { None }, i));
-                o += 1;
-            }
-        }
+        let rows: Vec<(Option<usize>, usize)> = super::model::line_map(original, f)
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| (o.map(|x| x as usize - 1).filter(|&x| x < orig.len()), i))
+            .collect();
         ui.separator();
         ui.strong(format!("{name}  |  generated"));
         egui::ScrollArea::both()
@@ -1344,8 +1339,9 @@ fn run_page(app: &mut App, ui: &mut Ui) {
     ui.heading("Run the generated program");
     ui.horizontal(|ui| {
         let l = ui.label("Program:");
-        ui.add(egui::TextEdit::singleline(&mut app.run_file).desired_width(320.0))
-            .labelled_by(l.id);
+        ui.add(egui::TextEdit::singleline(&mut app.run_file).desired_width(420.0))
+            .labelled_by(l.id)
+            .on_hover_text("its files, separated by blanks: what the Program page saved, and the project's C files");
         let l = ui.label("--np");
         ui.add(egui::DragValue::new(&mut app.np).range(1..=4096))
             .labelled_by(l.id);
@@ -1385,9 +1381,12 @@ fn run_page(app: &mut App, ui: &mut Ui) {
     });
     let Some(run) = app.run.as_ref() else {
         ui.label(format!(
-            "Runs `{} run FILE --np N --threads T [--profile] [--devices D [--compare]]`.",
+            "Runs `{} run FILE... [-I DIR]... --np N --threads T [--profile] [--devices D [--compare]]` in the directory of the first file.",
             app.sapfor_exe.display()
         ));
+        if app.run_file.trim().is_empty() {
+            ui.label("Save the generated program first (Program page): its files and the project's C files become the program.");
+        }
         return;
     };
     ui.label(RichText::new(&run.command).monospace());
@@ -1419,7 +1418,8 @@ fn run_page(app: &mut App, ui: &mut Ui) {
         .auto_shrink([false, true])
         .stick_to_bottom(true)
         .show(ui, |ui| {
-            for (err, l) in &lines {
+            // the profile line is for the window, not part of the program's output
+            for (err, l) in lines.iter().filter(|(_, l)| !l.trim_start().starts_with(profile::MARKER)) {
                 let t = RichText::new(l).monospace();
                 ui.label(if *err { t.color(COMMUNICATION) } else { t });
             }
@@ -1436,18 +1436,30 @@ fn profile_view(app: &App, ui: &mut Ui, pr: &profile::Profile) {
         pr.wall_seconds
             .map_or(String::new(), |w| format!(": {w:.3} s wall"))
     ));
-    let est = app
+    // the estimates of the scheme picked on the Schemes page, by source file and line
+    let scheme = app
         .whatif
         .as_ref()
-        .and_then(|w| w.result.as_ref().ok().and_then(|v| v.get(w.selected)))
-        .map(super::model::nest_times)
-        .unwrap_or_default();
-    let scale = pr
+        .and_then(|w| w.result.as_ref().ok().and_then(|v| v.get(w.selected)));
+    let est = match (scheme, app.project.as_ref()) {
+        (Some(s), Some(p)) => super::model::nest_times(s, &|f| p.file_name(f)),
+        _ => Default::default(),
+    };
+    // measured loops by the user's source lines (the program's lines where it is not the one
+    // saved here)
+    let rows: Vec<(String, u32, f64)> = pr
         .loops
+        .iter()
+        .map(|(f, l, s)| {
+            let (f, l) = app.source_place(f, *l);
+            (f, l, *s)
+        })
+        .collect();
+    let scale = rows
         .iter()
         .map(|l| l.2)
         .chain(pr.communication.iter().map(|c| c.1))
-        .chain(est.values().copied())
+        .chain(rows.iter().filter_map(|(f, l, _)| super::model::nest_time(&est, f, *l)))
         .fold(0.0, f64::max);
     egui::Grid::new("profile").striped(true).show(ui, |ui| {
         ui.strong("Loop");
@@ -1455,11 +1467,12 @@ fn profile_view(app: &App, ui: &mut Ui, pr: &profile::Profile) {
         ui.strong("Measured, s");
         ui.strong("Estimated, s");
         ui.end_row();
-        for (file, line, s) in &pr.loops {
+        for (file, line, s) in &rows {
+            let e = super::model::nest_time(&est, file, *line);
             ui.label(format!("{file}:{line}"));
             bar(ui, &[(*s, COMPUTATION)], scale, 220.0);
             ui.label(format!("{s:.6}"));
-            ui.label(est.get(line).map_or("-".into(), |e| format!("{e:.6}")));
+            ui.label(e.map_or("-".into(), |e| format!("{e:.6}")));
             ui.end_row();
         }
         ui.strong("Communication");
@@ -1470,5 +1483,19 @@ fn profile_view(app: &App, ui: &mut Ui, pr: &profile::Profile) {
             ui.label(format!("{s:.6}"));
             ui.end_row();
         }
+        if let Some(w) = pr.wall_seconds {
+            ui.strong("Total");
+            ui.label("");
+            ui.label(format!("{w:.6}"));
+            ui.label(scheme.map_or("-".into(), |s| format!("{:.6}", s.estimate.total)));
+            ui.end_row();
+        }
     });
+    if let Some(s) = scheme {
+        ui.label(format!(
+            "Estimated: scheme {} on {} processes (Schemes page); measured: the slowest process.",
+            s.name,
+            app.whatif.as_ref().map_or(0, |w| w.machine.processes)
+        ));
+    }
 }
