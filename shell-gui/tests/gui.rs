@@ -698,6 +698,108 @@ fn the_schemes_keep_the_target_of_sapfor_auto() {
     assert!(w.iter().all(|s| s.expert == "dvm"));
     let text = &app.generated.as_ref().unwrap().files[0].text;
     assert!(!text.contains("REGION"), "{text}");
+    // ... and its what-if panel has no accelerator parameters.
+    let mut h = h;
+    click(&mut h, "Schemes");
+    h.get_by_label("Tstart, us");
+    assert!(h.query_by_label("GPUs per node").is_none());
+    assert!(h.query_by_label("Accelerator speed-up").is_none());
+}
+
+#[test]
+fn what_if_values_survive_a_refinement_elsewhere() {
+    let (_p, mut h) = open_jacobi();
+    click(&mut h, "Schemes");
+    h.state_mut().whatif.as_mut().unwrap().machine.processes = 7;
+    h.state_mut().whatif.as_mut().unwrap().grid = "7".into();
+    h.state_mut().reestimate();
+    click(&mut h, "Source");
+    click(&mut h, "P   18");
+    click(&mut h, "Assert sequential");
+    settle(&mut h);
+    assert_eq!(verdict(&h, 18), "sequential");
+    let w = h.state().whatif.as_ref().unwrap();
+    assert_eq!(w.machine.processes, 7);
+    assert_eq!(w.grid, "7");
+    // estimated for them, not for the stored machine
+    assert!(w.result.as_ref().unwrap().iter().any(|s| s.estimate.grid == vec![7]), "{:?}", w.result);
+    // Reset goes back to the stored machine.
+    click(&mut h, "Schemes");
+    click(&mut h, "Reset to the stored machine");
+    assert_ne!(h.state().whatif.as_ref().unwrap().machine.processes, 7);
+}
+
+#[test]
+fn search_on_the_source_loops_and_program_pages() {
+    let (p, files) = common::big_project(3);
+    let mut h = open(&p, files);
+    // Loops: a file filter and a text search (a variable the loop uses, its file or unit).
+    click(&mut h, "Loops");
+    let total = h.state().project.as_ref().unwrap().loops.len();
+    h.state_mut().filter.file = "sub02.f".into();
+    h.step();
+    let shown = |h: &Harness<'static, App>| {
+        let app = h.state();
+        shell_gui::gui::views::visible_loops(app, app.project.as_ref().unwrap())
+    };
+    let n = shown(&h).len();
+    assert!(n > 5 && n < total, "{n} of {total}");
+    h.get_by_label(&format!("{n} of {total} loops"));
+    assert!(shown(&h).iter().all(|&i| h.state().project.as_ref().unwrap().loops[i].file == "sub02.f"));
+    h.state_mut().filter.file.clear();
+    // T: the loops that assign it (label 60 of both subroutines, label 90 of SUB01)
+    h.state_mut().filter.text = "t".into();
+    h.step();
+    let lines: Vec<(String, u32)> = shown(&h)
+        .iter()
+        .map(|&i| {
+            let l = &h.state().project.as_ref().unwrap().loops[i];
+            (l.file.clone(), l.line)
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            ("sub01.f".to_string(), common::line_of(&p, "sub01.f", "DO 60 I")),
+            ("sub01.f".to_string(), common::line_of(&p, "sub01.f", "DO 90 I")),
+            ("sub02.f".to_string(), common::line_of(&p, "sub02.f", "DO 60 I")),
+        ]
+    );
+    h.state_mut().filter.text = "SUB02".into();
+    h.step();
+    assert_eq!(shown(&h).len(), n);
+    h.state_mut().filter.text.clear();
+    // Source: find goes to the file and line, Next to the following line, round the end.
+    click(&mut h, "Source");
+    h.get_by_label("Find:").click();
+    h.get_by_label("Find:").type_text("do 80");
+    h.step();
+    h.step();
+    let sub01 = h.state().project.as_ref().unwrap().files.iter().position(|f| f.name == "sub01.f").unwrap();
+    assert_eq!(h.state().file, sub01);
+    assert_eq!(h.state().find.at(), Some((sub01, common::line_of(&p, "sub01.f", "DO 80 J"))));
+    h.get_by_label("1 of 2 lines");
+    click(&mut h, "Next");
+    assert_eq!(h.state().find.at(), Some((sub01, common::line_of(&p, "sub01.f", "DO 80 I"))));
+    h.get_by_label("2 of 2 lines");
+    click(&mut h, "Next");
+    h.get_by_label("1 of 2 lines");
+    // Program: one generated file at a time, picked in a list; find over all of them.
+    click(&mut h, "Program");
+    assert_eq!(h.get_all_by_label_contains(".f (+").count(), 3);
+    let sub02 = format!(
+        "sub02.f (+{})",
+        h.state().generated.as_ref().unwrap().files[2].inserted.len()
+    );
+    click(&mut h, &sub02);
+    assert_eq!(h.state().program_file, 2);
+    h.get_by_label("sub02.f  |  generated");
+    assert!(h.query_by_label("sub01.f  |  generated").is_none());
+    h.state_mut().find_program.text = "SUBROUTINE SUB01".into();
+    h.step();
+    h.step();
+    assert_eq!(h.state().program_file, 1);
+    h.get_by_label("sub01.f  |  generated");
 }
 
 #[test]

@@ -97,6 +97,11 @@ pub struct LoopFilter {
     pub blocker: String,
     /// Minimal estimated share of run time, percent.
     pub min_share: f32,
+    /// Only the loops of this file (its project name).
+    pub file: String,
+    /// Text the loop must match: its file, unit or variable, a private, reduction or
+    /// dependence variable, or a name in its source lines (case-insensitive).
+    pub text: String,
     pub sort: SortBy,
     pub descending: bool,
 }
@@ -109,6 +114,8 @@ impl Default for LoopFilter {
             depth: None,
             blocker: String::new(),
             min_share: 0.0,
+            file: String::new(),
+            text: String::new(),
             sort: SortBy::Position,
             descending: false,
         }
@@ -120,6 +127,59 @@ pub struct Generated {
     pub scheme_id: Option<i64>,
     pub scheme_name: String,
     pub files: Vec<generator::GeneratedFile>,
+}
+
+/// A text search over the files of a page (Source, Program): every line holding the text
+/// (case-insensitive), and the one shown.
+#[derive(Clone, Debug, Default)]
+pub struct Find {
+    pub text: String,
+    /// (file index, 1-based line) of each line that holds the text, in file order.
+    pub hits: Vec<(usize, u32)>,
+    /// Index into `hits` of the line shown.
+    pub current: usize,
+    /// What `hits` were computed for: the text and a fingerprint of the files.
+    searched: (String, usize),
+}
+
+impl Find {
+    /// Recompute the hits if the text or the files changed; true when they were recomputed.
+    pub fn update(&mut self, texts: &[&str]) -> bool {
+        let key = (self.text.clone(), texts.iter().map(|t| t.len() + 1).sum::<usize>() * 31 + texts.len());
+        if key == self.searched {
+            return false;
+        }
+        self.searched = key;
+        self.hits.clear();
+        self.current = 0;
+        let needle = self.text.trim().to_lowercase();
+        if needle.is_empty() {
+            return true;
+        }
+        for (f, t) in texts.iter().enumerate() {
+            for (i, l) in t.lines().enumerate() {
+                if l.to_lowercase().contains(&needle) {
+                    self.hits.push((f, i as u32 + 1));
+                }
+            }
+        }
+        true
+    }
+
+    /// The hit shown, if any.
+    pub fn at(&self) -> Option<(usize, u32)> {
+        self.hits.get(self.current).copied()
+    }
+
+    /// Move to the next (or previous) hit, round the end.
+    pub fn step(&mut self, forward: bool) -> Option<(usize, u32)> {
+        let n = self.hits.len();
+        if n == 0 {
+            return None;
+        }
+        self.current = if forward { (self.current + 1) % n } else { (self.current + n - 1) % n };
+        self.at()
+    }
 }
 
 /// A file of the saved program and where its lines come from.
@@ -185,6 +245,14 @@ pub struct App {
     /// The files of the program last saved, each with the source file it was generated from
     /// and the source line of each of its lines: profiles are shown by source lines.
     pub saved_files: Vec<SavedFile>,
+    /// Text search on the Source page (over the project's files).
+    pub find: Find,
+    /// Text search on the Program page (over the generated files).
+    pub find_program: Find,
+    /// The generated file shown on the Program page.
+    pub program_file: usize,
+    /// Scroll the Program page to this line of the file shown on the next frame.
+    pub(crate) program_scroll_to: Option<u32>,
     pub np: u32,
     pub threads: u32,
     pub profile: bool,
@@ -228,6 +296,10 @@ impl App {
             save_path: String::new(),
             run_file: String::new(),
             saved_files: vec![],
+            find: Find::default(),
+            find_program: Find::default(),
+            program_file: 0,
+            program_scroll_to: None,
             np: 2,
             threads: 1,
             profile: false,
@@ -319,27 +391,38 @@ impl App {
             keep.and_then(|(f, line)| p.loops.iter().position(|l| l.file == f && l.line == line));
         self.selected_dep = None;
         self.file = self.file.min(p.files.len().saturating_sub(1));
+        // The what-if values the user set survive a reload (a refinement elsewhere); they
+        // follow the stored machine when that changed (recorded as refinements).
         let mut machine = p.machine.clone();
         machine.grid.clear();
-        let (result, rejected) = model::what_if(&p.analysis, &machine, p.target);
+        let mut grid = String::new();
+        if let (Some(old), Some(w)) = (self.project.as_ref(), self.whatif.as_ref()) {
+            let mut stored = old.machine.clone();
+            stored.grid.clear();
+            let mut new_stored = p.machine.clone();
+            new_stored.grid.clear();
+            if stored == new_stored && (w.machine != stored || !w.grid.is_empty()) {
+                machine = w.machine.clone();
+                grid = w.grid.clone();
+            }
+        }
         self.whatif = Some(WhatIf {
-            result,
-            rejected,
+            result: Err(String::new()),
+            rejected: vec![],
             machine,
-            grid: String::new(),
+            grid,
             selected: 0,
         });
+        let chosen = p.schemes.iter().find(|(_, s)| s.chosen).map(|(_, s)| s.name.clone());
+        self.project = Some(p);
+        self.reestimate();
         if let Some(w) = self.whatif.as_mut() {
             if let Ok(v) = &w.result {
-                w.selected = p
-                    .schemes
-                    .iter()
-                    .find(|(_, s)| s.chosen)
-                    .and_then(|(_, s)| v.iter().position(|x| x.name == s.name))
+                w.selected = chosen
+                    .and_then(|c| v.iter().position(|x| x.name == c))
                     .unwrap_or(0);
             }
         }
-        self.project = Some(p);
         self.generate_selected();
     }
 

@@ -157,6 +157,57 @@ fn effects_view(app: &App, ui: &mut Ui) {
 // ---------------------------------------------------------------------------------------------
 // Source page: the text with verdict markers, the selected loop's facts and refinement form.
 
+/// The search field of a page over `texts`: where to go (file index, line) when the text
+/// changed or Next/Previous was clicked.
+fn find_bar(ui: &mut Ui, id: &str, find: &mut super::Find, texts: &[&str]) -> Option<(usize, u32)> {
+    let mut go = None;
+    ui.horizontal(|ui| {
+        let l = ui.label("Find:");
+        let r = ui
+            .add(
+                egui::TextEdit::singleline(&mut find.text)
+                    .id_salt(id)
+                    .desired_width(160.0)
+                    .hint_text("text, a variable"),
+            )
+            .labelled_by(l.id);
+        let enter = r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if find.update(texts) {
+            go = find.at();
+        }
+        if ui.small_button("Previous").clicked() {
+            go = find.step(false);
+        }
+        if ui.small_button("Next").clicked() || enter {
+            go = find.step(true);
+        }
+        if !find.text.trim().is_empty() {
+            if find.hits.is_empty() {
+                ui.colored_label(ERROR, "not found");
+            } else {
+                ui.label(format!("{} of {} lines", find.current + 1, find.hits.len()));
+            }
+        }
+    });
+    go
+}
+
+/// Byte ranges of `needle` in `line`, case-insensitive (ASCII).
+pub fn find_marks(line: &str, needle: &str) -> Vec<(usize, usize)> {
+    let needle = needle.trim().to_ascii_lowercase();
+    if needle.is_empty() {
+        return vec![];
+    }
+    let hay = line.to_ascii_lowercase();
+    let mut out = vec![];
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(&needle) {
+        out.push((from + i, from + i + needle.len()));
+        from += i + needle.len();
+    }
+    out
+}
+
 fn source_page(app: &mut App, ui: &mut Ui) {
     let Some(p) = app.project.as_ref() else {
         return;
@@ -164,14 +215,16 @@ fn source_page(app: &mut App, ui: &mut Ui) {
     if p.files.len() > 1 {
         egui::Panel::left("files").resizable(true).show(ui, |ui| {
             ui.strong("Files");
-            for i in 0..p.files.len() {
-                if ui
-                    .selectable_label(app.file == i, &p.files[i].name)
-                    .clicked()
-                {
-                    app.file = i;
+            egui::ScrollArea::vertical().id_salt("file-list").show(ui, |ui| {
+                for i in 0..p.files.len() {
+                    if ui
+                        .selectable_label(app.file == i, &p.files[i].name)
+                        .clicked()
+                    {
+                        app.file = i;
+                    }
                 }
-            }
+            });
         });
     }
     egui::Panel::right("loop")
@@ -318,10 +371,18 @@ fn source_text(app: &mut App, ui: &mut Ui) {
         ui.label("The analysis has no source file.");
         return;
     };
+    let texts: Vec<&str> = p.files.iter().map(|f| f.text.as_str()).collect();
+    if let Some((f, line)) = find_bar(ui, "find-source", &mut app.find, &texts) {
+        app.file = f;
+        app.scroll_to = Some(line);
+        return;
+    }
     ui.horizontal(|ui| {
         ui.strong(&file.name);
         ui.label("Margin: P parallel, A across, S sequential (click to select the loop)");
     });
+    let found = app.find.at().filter(|(f, _)| *f == app.file).map(|(_, l)| l);
+    let needle = app.find.text.clone();
     let lines: Vec<&str> = file.text.lines().collect();
     let runs = app.highlights.get(app.file);
     let sel = app.selected_loop.and_then(|i| p.loops.get(i));
@@ -360,6 +421,7 @@ fn source_text(app: &mut App, ui: &mut Ui) {
             };
             let marks = match dep {
                 Some(d) if dep_lines.contains(&n) => line_marks(text, &d.array),
+                _ if found == Some(n) => find_marks(text, &needle),
                 _ => vec![],
             };
             let empty = vec![];
@@ -773,6 +835,8 @@ pub fn visible_loops(app: &App, p: &Project) -> Vec<usize> {
                 && f.depth.is_none_or(|d| l.depth == d)
                 && (f.blocker.is_empty() || l.blockers.iter().any(|b| b.code == f.blocker))
                 && (f.min_share <= 0.0 || l.share.unwrap_or(0.0) * 100.0 >= f.min_share as f64)
+                && (f.file.is_empty() || l.file == f.file)
+                && loop_matches(p, l, &f.text)
         })
         .collect();
     let key = |i: &usize| {
@@ -791,6 +855,34 @@ pub fn visible_loops(app: &App, p: &Project) -> Vec<usize> {
         v.reverse();
     }
     v
+}
+
+/// Whether loop `l` matches the search text of the loop table: its `file:line VAR` label,
+/// unit, a private, reduction or dependence variable, a blocker message (three letters or
+/// more), or a whole name in its source lines (all case-insensitive). An empty text matches
+/// every loop.
+pub fn loop_matches(p: &Project, l: &LoopRow, text: &str) -> bool {
+    let t = text.trim().to_ascii_lowercase();
+    if t.is_empty() {
+        return true;
+    }
+    let has = |s: &str| s.to_ascii_lowercase().contains(&t);
+    if has(&format!("{} {}", l.label(), l.var)) || has(&l.unit) {
+        return true;
+    }
+    if l.private.iter().chain(l.reductions.iter().map(|(_, v)| v)).any(|v| *v == t)
+        || l.deps.iter().any(|d| d.array == t)
+        || (t.len() >= 3 && l.blockers.iter().any(|b| has(&b.message)))
+    {
+        return true;
+    }
+    p.files.iter().find(|f| f.name == l.file).is_some_and(|f| {
+        f.text
+            .lines()
+            .skip(l.line.saturating_sub(1) as usize)
+            .take((l.end_line + 1).saturating_sub(l.line) as usize)
+            .any(|line| !line_marks(line, &t).is_empty())
+    })
 }
 
 fn combo(ui: &mut Ui, label: &str, value: &mut String, choices: &[String]) {
@@ -826,7 +918,21 @@ fn loops_page(app: &mut App, ui: &mut Ui) {
     kinds.sort();
     kinds.dedup();
     let max_depth = p.loops.iter().map(|l| l.depth).max().unwrap_or(0);
+    let mut files: Vec<String> = p.loops.iter().map(|l| l.file.clone()).collect();
+    files.dedup();
+    files.sort();
+    files.dedup();
     ui.horizontal_wrapped(|ui| {
+        let l = ui.label("Search:");
+        ui.add(
+            egui::TextEdit::singleline(&mut app.filter.text)
+                .id_salt("loop-search")
+                .desired_width(140.0)
+                .hint_text("loop, variable, file"),
+        )
+        .labelled_by(l.id)
+        .on_hover_text("a loop's file, unit or variable; a variable it uses, privatizes, reduces or depends on; a word of a blocker");
+        combo(ui, "File:", &mut app.filter.file, &files);
         combo(
             ui,
             "Verdict:",
@@ -1015,6 +1121,8 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
     let mut no_change = false;
     let mut jump: Option<(String, u32)> = None;
     let busy = app.busy();
+    // accelerator parameters only where the schemes have regions
+    let accelerators = p.target == crate::auto::Target::Dvmh;
     let Some(w) = app.whatif.as_mut() else { return };
     egui::Panel::left("whatif")
         .resizable(true)
@@ -1046,17 +1154,22 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
                     .labelled_by(l.id)
                     .changed();
                 ui.end_row();
-                for (label, v) in [
+                let mut rows = vec![
                     ("Tstart, us", &mut m.tstart_us),
                     ("Tbyte, us", &mut m.tbyte_us),
                     ("Operation, ns", &mut m.flop_ns),
                     ("Memory ref, ns", &mut m.memref_ns),
                     ("Loop start, us", &mut m.loop_overhead_us),
-                    ("Accelerator speed-up", &mut m.device_speedup),
-                    ("Device copy start, us", &mut m.device_tstart_us),
-                    ("Device copy byte, us", &mut m.device_tbyte_us),
-                    ("Kernel launch, us", &mut m.kernel_launch_us),
-                ] {
+                ];
+                if accelerators {
+                    rows.extend([
+                        ("Accelerator speed-up", &mut m.device_speedup),
+                        ("Device copy start, us", &mut m.device_tstart_us),
+                        ("Device copy byte, us", &mut m.device_tbyte_us),
+                        ("Kernel launch, us", &mut m.kernel_launch_us),
+                    ]);
+                }
+                for (label, v) in rows {
                     let l = ui.label(label);
                     changed |= ui
                         .add(egui::DragValue::new(v).range(0.0..=1e6).speed(0.01))
@@ -1064,13 +1177,18 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
                         .changed();
                     ui.end_row();
                 }
-                let l = ui.label("GPUs per node");
-                changed |= ui
-                    .add(egui::DragValue::new(&mut m.gpus_per_node).range(0..=64))
-                    .labelled_by(l.id)
-                    .changed();
-                ui.end_row();
+                if accelerators {
+                    let l = ui.label("GPUs per node");
+                    changed |= ui
+                        .add(egui::DragValue::new(&mut m.gpus_per_node).range(0..=64))
+                        .labelled_by(l.id)
+                        .changed();
+                    ui.end_row();
+                }
             });
+            if !accelerators {
+                ui.label(RichText::new("DVM schemes (sapfor --auto --target dvm): no accelerator parameters.").color(MUTED));
+            }
             if ui.button("Reset to the stored machine").clicked() {
                 reset = true;
             }
@@ -1270,7 +1388,47 @@ fn program_page(app: &mut App, ui: &mut Ui) {
             save = true;
         }
     });
-    for (k, f) in g.files.iter().enumerate() {
+    // one file at a time: a list to pick it, and a search over every generated file
+    let names: Vec<String> = g
+        .files
+        .iter()
+        .map(|f| {
+            p.files
+                .iter()
+                .find(|s| crate::commands::absolute(&s.path) == crate::commands::absolute(&f.path))
+                .map_or_else(|| f.path.display().to_string(), |s| s.name.clone())
+        })
+        .collect();
+    let texts: Vec<&str> = g.files.iter().map(|f| f.text.as_str()).collect();
+    if let Some((f, line)) = find_bar(ui, "find-program", &mut app.find_program, &texts) {
+        app.program_file = f;
+        app.program_scroll_to = Some(line);
+    }
+    app.program_file = app.program_file.min(g.files.len().saturating_sub(1));
+    if g.files.len() > 1 {
+        egui::Panel::left("program-files").resizable(true).show(ui, |ui| {
+            ui.strong(format!("Files ({})", g.files.len()));
+            egui::ScrollArea::vertical().id_salt("program-file-list").show(ui, |ui| {
+                for (k, name) in names.iter().enumerate() {
+                    let n = g.files[k].inserted.len();
+                    if ui
+                        .selectable_label(app.program_file == k, format!("{name} (+{n})"))
+                        .clicked()
+                    {
+                        app.program_file = k;
+                    }
+                }
+            });
+        });
+    }
+    let found = app
+        .find_program
+        .at()
+        .filter(|(f, _)| *f == app.program_file)
+        .map(|(_, l)| l);
+    let needle = app.find_program.text.clone();
+    let scroll_to = app.program_scroll_to.take();
+    for (k, f) in g.files.iter().enumerate().filter(|(k, _)| *k == app.program_file) {
         let source = p
             .files
             .iter()
@@ -1287,11 +1445,14 @@ fn program_page(app: &mut App, ui: &mut Ui) {
             .collect();
         ui.separator();
         ui.strong(format!("{name}  |  generated"));
-        egui::ScrollArea::both()
+        let mut area = egui::ScrollArea::both()
             .id_salt(("program", k))
             .auto_shrink([false, true])
-            .max_height(ui.available_height())
-            .show_rows(ui, ROW_H, rows.len(), |ui, range| {
+            .max_height(ui.available_height());
+        if let Some(line) = scroll_to {
+            area = area.vertical_scroll_offset((line.saturating_sub(5) as f32) * (ROW_H + 3.0));
+        }
+        area.show_rows(ui, ROW_H, rows.len(), |ui, range| {
                 ui.spacing_mut().item_spacing.y = 3.0;
                 for r in range {
                     let (oi, gi) = rows[r];
@@ -1314,7 +1475,9 @@ fn program_page(app: &mut App, ui: &mut Ui) {
                             },
                         );
                         ui.label(mono(format!("{:>4} ", gi + 1)).color(Color32::from_gray(120)));
-                        if oi.is_none() && f.inserted.contains(&(gi as u32 + 1)) {
+                        if found == Some(gi as u32 + 1) {
+                            ui.label(line_job(gen[gi], &[], Color32::TRANSPARENT, &find_marks(gen[gi], &needle)));
+                        } else if oi.is_none() && f.inserted.contains(&(gi as u32 + 1)) {
                             ui.label(
                                 mono(gen[gi].to_string())
                                     .color(Color32::BLACK)
