@@ -447,6 +447,29 @@ impl<'a> AccessCtx<'a> {
             line,
             unknown: !sum.unknown_calls.is_empty(),
         });
+        let start = out.len();
+        self.summary_effects(args, sum, &mk, out);
+        // A callee's many element accesses often map to the same caller access (every element
+        // of a 5x5 dummy given `LHS(1,1,AA,I)` is the whole of LHS): one each is enough, and
+        // the dependence test is quadratic in the accesses of a loop (NPB BT's x_solve with
+        // solve_subs.f: 52 s -> well under a second in a debug build).
+        let mut seen: Vec<Access> = Vec::with_capacity(out.len() - start);
+        for a in out.drain(start..).collect::<Vec<_>>() {
+            if !seen.contains(&a) {
+                seen.push(a);
+            }
+        }
+        out.extend(seen);
+    }
+
+    /// The accesses of a call to a procedure with summary `sum`, mapped onto the caller.
+    fn summary_effects(
+        &self,
+        args: &[Arg],
+        sum: &Summary,
+        mk: &dyn Fn(&str, Option<Vec<Arg>>, bool) -> Access,
+        out: &mut Vec<Access>,
+    ) {
         // Substitution of the callee's dummy scalars by actual argument expressions.
         let actual_of = |i: usize| args.get(i).and_then(|a| a.expr());
         for (&i, eff) in &sum.args {
