@@ -575,6 +575,9 @@ fn candidate_arrays(
     }
     let mut out = BTreeMap::new();
     let mut seen = BTreeSet::new();
+    // what the units sharing an array say of it, once per array (a COMMON block may be in
+    // thousands of units)
+    let mut shared: BTreeMap<ArrayId, Option<String>> = BTreeMap::new();
     for n in nests {
         for a in &n.accesses {
             if !seen.insert((n.unit, a.array.clone())) {
@@ -602,33 +605,12 @@ fn candidate_arrays(
                 Some("it is in an EQUIVALENCE".into())
             } else if sym.target {
                 Some("it is a TARGET (pointers may point into it)".into())
-            } else if let Some(u) = units_sharing(prog, &id)
-                .into_iter()
-                .find(|u| name_in(prog, *u, &id).is_some_and(|nm| passed.contains(&(*u, nm))))
+            } else if let Some(why) = shared
+                .entry(id.clone())
+                .or_insert_with(|| shared_reason(prog, &id, &passed))
+                .clone()
             {
-                Some(format!(
-                    "it is passed to a procedure in {}",
-                    upper(&prog.units[u].name)
-                ))
-            } else if let ArrayId::Common { block, index } = &id {
-                // Every unit declaring the block must see the same shape at that position.
-                let shapes: BTreeSet<Vec<Option<(i64, i64)>>> = units_sharing(prog, &id)
-                    .into_iter()
-                    .filter_map(|u| {
-                        prog.semas[u]
-                            .commons
-                            .get(block)
-                            .and_then(|m| m.get(*index))
-                            .and_then(|m| prog.semas[u].symbol(&m.name))
-                            .map(|s| s.bounds())
-                    })
-                    .collect();
-                (shapes.len() > 1).then(|| {
-                    format!(
-                        "COMMON /{}/ declares it with different shapes in different units",
-                        upper(block)
-                    )
-                })
+                Some(why)
             } else {
                 None
             };
@@ -641,6 +623,46 @@ fn candidate_arrays(
         }
     }
     out
+}
+
+/// Why array `id` must stay replicated because of the units that share it: passed to a
+/// procedure in one of them, or a COMMON member with different shapes in different units.
+fn shared_reason(
+    prog: &analyzer::program::Program,
+    id: &ArrayId,
+    passed: &BTreeSet<(usize, Name)>,
+) -> Option<String> {
+    let units = units_sharing(prog, id);
+    if let Some(u) = units
+        .iter()
+        .find(|u| name_in(prog, **u, id).is_some_and(|nm| passed.contains(&(**u, nm))))
+    {
+        return Some(format!(
+            "it is passed to a procedure in {}",
+            upper(&prog.units[*u].name)
+        ));
+    }
+    let ArrayId::Common { block, index } = id else {
+        return None;
+    };
+    // Every unit declaring the block must see the same shape at that position.
+    let shapes: BTreeSet<Vec<Option<(i64, i64)>>> = units
+        .into_iter()
+        .filter_map(|u| {
+            prog.semas[u]
+                .commons
+                .get(block)
+                .and_then(|m| m.get(*index))
+                .and_then(|m| prog.semas[u].symbol(&m.name))
+                .map(|s| s.bounds())
+        })
+        .collect();
+    (shapes.len() > 1).then(|| {
+        format!(
+            "COMMON /{}/ declares it with different shapes in different units",
+            upper(block)
+        )
+    })
 }
 
 fn units_sharing(prog: &analyzer::program::Program, id: &ArrayId) -> Vec<usize> {

@@ -22,7 +22,7 @@ impl Format {
 
 /// Where a declaration directive belongs: the program unit (lower-case name) and the file
 /// (as stored in the database: relative to the project root, or as given).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 pub struct UnitRef {
     pub file: String,
     pub unit: String,

@@ -393,7 +393,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
         });
         // the user's assertions travel with the program (`!$SPF PARALLEL` before each
         // asserted DO statement of the tuple, unless the source says so already)
-        let lines: Vec<&str> = files[unit.file.0 as usize].text.lines().collect();
+        let lines = &texts[unit.file.0 as usize];
         for &l in &x.asserted {
             let said = l >= 2
                 && lines.get(l as usize - 2).is_some_and(|t| {

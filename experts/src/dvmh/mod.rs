@@ -110,14 +110,23 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     s.expert = "dvmh".into();
     let nests = &ex.nests;
     let procs: f64 = base.estimate.grid.iter().map(|g| *g as f64).product::<f64>().max(1.0);
+    // Lookups by unit and line, made once (a program has thousands of units and loops).
+    let units = unit_index(prog);
+    let unit_of = |at: &UnitRef| units.get(at).copied();
+    let scheme_loops: BTreeMap<(usize, u32), bool> = s
+        .loops
+        .iter()
+        .filter_map(|l| unit_of(&l.at).map(|u| ((u, l.line), l.on.is_some())))
+        .collect();
+    let distributed_in = distributed_by_unit(&units, &s);
     // Parallel loops: the scheme's plus ON-less ones for nests on replicated data only.
     let mut added: Vec<ParallelLoop> = vec![];
     for n in nests {
-        let unit = crate::dvm::unit_ref(prog, n.unit);
-        if s.loops.iter().any(|l| l.at == unit && l.line == n.line) {
+        if scheme_loops.contains_key(&(n.unit, n.line)) {
             continue;
         }
-        let distributed = distributed_names(&s, &unit);
+        let none = BTreeSet::new();
+        let distributed = distributed_in.get(&n.unit).unwrap_or(&none);
         // ACROSS nests need ON (the runtime pipelines them over a distribution).
         if n.across || n.accesses.iter().any(|a| distributed.contains(&a.array)) {
             continue;
@@ -128,30 +137,27 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     all_loops.extend(added.iter().cloned());
     let mut notes = vec![];
     let mut plans: Vec<Plan> = vec![];
-    for (ui, unit) in prog.units.iter().enumerate() {
-        let uref = crate::dvm::unit_ref(prog, ui);
-        let par: BTreeMap<u32, &ParallelLoop> = all_loops
-            .iter()
-            .filter(|l| l.at == uref)
-            .map(|l| (l.line, l))
-            .collect();
-        if par.is_empty() {
-            continue;
+    let mut par_of: BTreeMap<usize, BTreeMap<u32, &ParallelLoop>> = BTreeMap::new();
+    for l in &all_loops {
+        if let Some(u) = unit_of(&l.at) {
+            par_of.entry(u).or_default().insert(l.line, l);
         }
-        form_regions(&ex.cxs[ui], ui, &unit.body, &par, &mut plans, &mut notes, false);
     }
+    for (ui, unit) in prog.units.iter().enumerate() {
+        let Some(par) = par_of.get(&ui).filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        form_regions(&ex.cxs[ui], ui, &unit.body, par, &mut plans, &mut notes, false);
+    }
+    let nest_at: BTreeMap<(usize, u32), &crate::dvm::Nest> = nests.iter().map(|n| ((n.unit, n.line), n)).collect();
     // Costs of the nests of each region.
     for p in plans.iter_mut() {
-        let uref = crate::dvm::unit_ref(prog, p.unit);
         let mut host = 0.0;
         let mut launches = 0.0;
         let mut times: Option<f64> = None;
         for line in &p.loops {
-            if let Some(n) = nests.iter().find(|n| n.unit == p.unit && n.line == *line) {
-                let distributed = s
-                    .loops
-                    .iter()
-                    .any(|l| l.at == uref && l.line == *line && l.on.is_some());
+            if let Some(n) = nest_at.get(&(p.unit, *line)) {
+                let distributed = scheme_loops.get(&(p.unit, *line)) == Some(&true);
                 host += n.work_s / if distributed { procs } else { 1.0 };
                 launches += 1.0;
                 times = Some(times.map_or(n.times, |t: f64| t.max(n.times)));
@@ -258,18 +264,26 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     s
 }
 
-fn distributed_names(s: &Scheme, unit: &UnitRef) -> BTreeSet<Name> {
-    s.distributions
+/// The arrays each unit (by index; `units` maps a unit's reference to it) distributes or
+/// aligns in scheme `s`.
+fn distributed_by_unit(units: &BTreeMap<UnitRef, usize>, s: &Scheme) -> BTreeMap<usize, BTreeSet<Name>> {
+    let mut out: BTreeMap<usize, BTreeSet<Name>> = BTreeMap::new();
+    for (at, array) in s
+        .distributions
         .iter()
-        .filter(|d| &d.at == unit)
-        .map(|d| d.array.to_ascii_lowercase())
-        .chain(
-            s.alignments
-                .iter()
-                .filter(|a| &a.at == unit)
-                .map(|a| a.array.to_ascii_lowercase()),
-        )
-        .collect()
+        .map(|d| (&d.at, &d.array))
+        .chain(s.alignments.iter().map(|a| (&a.at, &a.array)))
+    {
+        if let Some(u) = units.get(at) {
+            out.entry(*u).or_default().insert(array.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+/// Each unit's reference, with its index.
+fn unit_index(prog: &analyzer::program::Program) -> BTreeMap<UnitRef, usize> {
+    (0..prog.units.len()).map(|ui| (crate::dvm::unit_ref(prog, ui), ui)).collect()
 }
 
 fn first_stmt(n: &Node) -> StmtId {
@@ -1055,14 +1069,15 @@ fn place_all(ex: &Expert, plans: &[Plan], s: &Scheme, procs: f64) -> Placed {
     let mut acts: Vec<Actualization> = vec![];
     let mut in_bytes = vec![0.0; plans.len()];
     let mut out_bytes = vec![0.0; plans.len()];
+    let distributed_in = distributed_by_unit(&unit_index(prog), s);
+    let mut plans_of: BTreeMap<usize, Vec<(usize, &Plan)>> = BTreeMap::new();
+    for (k, p) in plans.iter().enumerate().filter(|(_, p)| p.on_device) {
+        plans_of.entry(p.unit).or_default().push((k, p));
+    }
     for (ui, unit) in prog.units.iter().enumerate() {
         let sema = &prog.semas[ui];
         let uref = crate::dvm::unit_ref(prog, ui);
-        let mine: Vec<(usize, &Plan)> = plans
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.unit == ui && p.on_device)
-            .collect();
+        let mine: Vec<(usize, &Plan)> = plans_of.remove(&ui).unwrap_or_default();
         if !any_regions || matches!(unit.kind, UnitKind::Module | UnitKind::BlockData) {
             continue;
         }
@@ -1110,7 +1125,8 @@ fn place_all(ex: &Expert, plans: &[Plan], s: &Scheme, procs: f64) -> Placed {
             }
         }
         owners(unit, &unit.body, &mut elseif_owner, &mut terminals);
-        let distributed = distributed_names(s, &uref);
+        let none = BTreeSet::new();
+        let distributed = distributed_in.get(&ui).unwrap_or(&none);
         let bpe = |v: &str| -> f64 {
             let b = sema.type_of(v).bytes() as f64;
             if distributed.contains(v) {
