@@ -7,6 +7,11 @@ use shell_gui::{auto, commands, run, DbArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// mimalloc: the analysis and the experts allocate many small objects; with glibc's malloc
+/// the time per line of `sapfor --auto` grew with the program (bench/auto_scaling.sh).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "sapfor",
