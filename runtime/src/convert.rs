@@ -924,6 +924,9 @@ fn unit(cx: &mut Cx, ui: usize) {
     let mut setup = vec![];
     if u.kind == UnitKind::Program {
         setup.push(format!("call sapfor_init({})", cx.naxes));
+        // one OpenMP thread per process unless OMP_NUM_THREADS says otherwise (`sapfor run
+        // --threads T` sets it): `mpirun -np N ./prog` must not start N x cores threads
+        setup.push("!$ if (sapfor_threads_unset() /= 0) call omp_set_num_threads(1)".into());
         for (i, f) in p.map.files.iter().enumerate() {
             let name = f.path.file_name().map(|x| x.to_string_lossy().to_string()).unwrap_or_default().replace('\'', "");
             setup.push(format!("call sapfor_file_name({}, '{}'//c_null_char)", i + 1, name));

@@ -28,6 +28,9 @@ module sapfor_rt
     integer(c_int) function sapfor_rank() bind(C, name='sapfor_rank')
       import :: c_int
     end function
+    integer(c_int) function sapfor_threads_unset() bind(C, name='sapfor_threads_unset')
+      import :: c_int
+    end function
     integer(c_int64_t) function sapfor_distribute(rank, esize, glo, ghi, fmt, slo, shi) &
         bind(C, name='sapfor_distribute')
       import :: c_int, c_int64_t

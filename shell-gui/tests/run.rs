@@ -1084,3 +1084,29 @@ fn sequential_element_reads_go_through_read_caches() {
     assert!(cached > 25_000, "{prof}");
     assert!(remote < 6_500, "{prof}");
 }
+
+#[test]
+fn a_built_program_runs_one_thread_per_process_unless_told_otherwise() {
+    // `mpirun -np N ./prog` on an N-core node must not start N x N OpenMP threads: without
+    // OMP_NUM_THREADS each process has one; with it, or with sapfor run --threads, as many as
+    // asked.
+    let dir = scratch("threads");
+    std::fs::copy(root().join("runtime/tests/data/threads.fdv"), dir.join("t.fdv")).unwrap();
+    let out = sapfor(&dir).args(["build", "t.fdv", "-o", "t"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let run = |threads: Option<&str>| {
+        let mut c = Command::new(dir.join("t"));
+        c.current_dir(&dir).env("SAPFOR_NO_MPI", "1").env_remove("OMP_NUM_THREADS");
+        if let Some(t) = threads {
+            c.env("OMP_NUM_THREADS", t);
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8_lossy(&out.stdout).split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    assert!(run(None).starts_with("threads 1 "), "{}", run(None));
+    assert!(run(Some("3")).starts_with("threads 3 "), "{}", run(Some("3")));
+    let out = sapfor(&dir).args(["run", "t.fdv", "--threads", "2"]).env_remove("OMP_NUM_THREADS").output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).split_whitespace().collect::<Vec<_>>().join(" ").starts_with("threads 2 "), "{}", text(&out));
+}

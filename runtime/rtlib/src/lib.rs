@@ -319,6 +319,13 @@ unsafe fn slice<'a, T>(p: *const T, n: usize) -> &'a [T] {
     }
 }
 
+/// 1 when `OMP_NUM_THREADS` is not set: the converted main program then runs one OpenMP
+/// thread per process (libgomp would otherwise start one per core in every process).
+#[no_mangle]
+pub extern "C" fn sapfor_threads_unset() -> i32 {
+    std::env::var_os("OMP_NUM_THREADS").is_none_or(|v| v.is_empty()) as i32
+}
+
 /// Start MPI and build the process grid with `naxes` axes (the largest number of BLOCK
 /// dimensions of any distributed array). `SAPFOR_GRID=AxB...` forces the grid shape.
 #[no_mangle]
