@@ -2,6 +2,7 @@
 //! the `gui` cargo feature, the desktop dialog (`gui`). `main.rs` only parses arguments.
 
 pub mod auto;
+pub mod calibrate;
 pub mod commands;
 pub mod outputs;
 pub mod run;

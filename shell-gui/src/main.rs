@@ -72,6 +72,9 @@ enum Command {
     Build(run::BuildArgs),
     /// Build (cached) and run Fortran-DVMH with MPI processes and threads.
     Run(run::RunArgs),
+    /// Measure this machine (messages, operations, memory references) and write the machine
+    /// description the cost model estimates for (`--machine FILE`).
+    Calibrate(shell_gui::calibrate::CalibrateArgs),
     /// Dump the whole project database for other tools.
     Export {
         /// Print JSON (the only format).
@@ -154,6 +157,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Refine { what, db } => commands::refine(what, &db),
         Command::Schemes { json, db } => commands::schemes(json, &db),
         Command::Export { json, output, db } => commands::export(json, output, &db),
+        Command::Calibrate(c) => shell_gui::calibrate::calibrate(&c),
         Command::Build(b) => run::build(b),
         Command::Run(r) => run::run(r),
         Command::Gui { files, db } => gui(files, db),

@@ -1110,3 +1110,26 @@ fn a_built_program_runs_one_thread_per_process_unless_told_otherwise() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stdout).split_whitespace().collect::<Vec<_>>().join(" ").starts_with("threads 2 "), "{}", text(&out));
 }
+
+#[test]
+fn calibrate_measures_this_machine_into_a_description_the_experts_read() {
+    let dir = scratch("calibrate");
+    let out = sapfor(&dir).args(["calibrate", "-o", "m.toml", "--quick"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let m = experts::machine::MachineModel::from_toml(&std::fs::read_to_string(dir.join("m.toml")).unwrap()).unwrap();
+    for (k, v) in [("tstart_us", m.tstart_us), ("tbyte_us", m.tbyte_us), ("flop_ns", m.flop_ns), ("memref_ns", m.memref_ns)] {
+        assert!(v.is_finite() && v > 0.0, "{k} = {v}");
+    }
+    // measured on one machine: the same figures inside and between nodes, all cores one node
+    assert_eq!(m.tstart_us, m.tstart_intra_us);
+    assert_eq!(m.processes, m.processes_per_node);
+    // not replaced without --force
+    let out = sapfor(&dir).args(["calibrate", "-o", "m.toml", "--quick"]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("use --force"), "{}", text(&out));
+    // --auto estimates for it
+    std::fs::copy(root().join("samples/jacobi/jac.f"), dir.join("jac.f")).unwrap();
+    let out = sapfor(&dir).args(["--auto", "jac.f", "--machine", "m.toml", "--no-db", "-o", "jac.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let said = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(&format!("estimated for {} processes", m.processes)), "{said}");
+}
