@@ -843,24 +843,8 @@ fn a_big_loop_groups_its_dependences_and_keeps_the_form_in_reach() {
     assert!(groups.len() < deps.len() / 4, "{groups:?}");
     assert_eq!(groups.iter().map(|g| g.members.len()).sum::<usize>(), deps.len());
     let first = &groups[0];
-    let title = format!(
-        "{} {}: {} (lines {})",
-        first.array.to_uppercase(),
-        first.kind,
-        first.members.len(),
-        first.lines
-    );
-    let row = {
-        let d = &deps[first.members[0]];
-        format!(
-            "{} {} ({}) line {} -> line {}",
-            d.array.to_uppercase(),
-            d.kind,
-            d.distance,
-            d.source_line,
-            d.sink_line
-        )
-    };
+    let title = first.title();
+    let row = deps[first.members[0]].label();
     assert!(h.query_by_label(&row).is_none());
     // The refinement form sits above the dependences, whatever their number.
     let form = h.get_by_label("Private").rect().top();

@@ -56,10 +56,7 @@ fn real_sized_project() {
     h.step();
     let deps = h.state().project.as_ref().unwrap().loops[big].deps.clone();
     let g = &shell_gui::gui::model::dep_groups(&deps)[0];
-    click(
-        &mut h,
-        &format!("{} {}: {} (lines {})", g.array.to_uppercase(), g.kind, g.members.len(), g.lines),
-    );
+    click(&mut h, &g.title());
     h.step();
     h.snapshot("big_project_loop");
     click(&mut h, "Loops");

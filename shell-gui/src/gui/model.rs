@@ -38,6 +38,20 @@ pub struct Dep {
     pub sink_line: u32,
 }
 
+impl Dep {
+    /// How the loop panel lists it: `A flow (1,0) line 38 -> line 40`.
+    pub fn label(&self) -> String {
+        format!(
+            "{} {} ({}) line {} -> line {}",
+            self.array.to_uppercase(),
+            self.kind,
+            self.distance,
+            self.source_line,
+            self.sink_line
+        )
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Blocker {
     pub code: String,
@@ -341,6 +355,13 @@ pub struct DepGroup {
     pub members: Vec<usize>,
     /// The lines the dependences run between, as ranges (`20-26, 31`).
     pub lines: String,
+}
+
+impl DepGroup {
+    /// The group's header in the loop panel: `A flow: 64 (lines 38, 40)`.
+    pub fn title(&self) -> String {
+        format!("{} {}: {} (lines {})", self.array.to_uppercase(), self.kind, self.members.len(), self.lines)
+    }
 }
 
 /// `deps` grouped by array and kind, groups in order of their first member.

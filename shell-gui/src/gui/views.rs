@@ -576,13 +576,7 @@ fn dependences(app: &mut App, ui: &mut Ui) {
     let open_all = l.deps.len() <= 12;
     let mut pick = None;
     for g in &groups {
-        let title = format!(
-            "{} {}: {} (lines {})",
-            g.array.to_uppercase(),
-            g.kind,
-            g.members.len(),
-            g.lines
-        );
+        let title = g.title();
         let has_selected = app.selected_dep.is_some_and(|d| g.members.contains(&d));
         egui::CollapsingHeader::new(title)
             .id_salt(("deps", &g.array, &g.kind))
@@ -590,15 +584,7 @@ fn dependences(app: &mut App, ui: &mut Ui) {
             .open(has_selected.then_some(true))
             .show(ui, |ui| {
                 let row = |ui: &mut Ui, i: usize, pick: &mut Option<usize>| {
-                    let d = &l.deps[i];
-                    let t = format!(
-                        "{} {} ({}) line {} -> line {}",
-                        d.array.to_uppercase(),
-                        d.kind,
-                        d.distance,
-                        d.source_line,
-                        d.sink_line
-                    );
+                    let t = l.deps[i].label();
                     if ui.selectable_label(app.selected_dep == Some(i), t).clicked() {
                         *pick = Some(i);
                     }

@@ -91,15 +91,7 @@ pub fn click(h: &mut Harness<'static, App>, label: &str) {
 /// The label of the `i`-th dependence of the loop at `line`, as the loop panel shows it.
 pub fn dep_label(h: &Harness<'static, App>, line: u32, i: usize) -> String {
     let l = loop_index(h, line);
-    let d = h.state().project.as_ref().unwrap().loops[l].deps[i].clone();
-    format!(
-        "{} {} ({}) line {} -> line {}",
-        d.array.to_uppercase(),
-        d.kind,
-        d.distance,
-        d.source_line,
-        d.sink_line
-    )
+    h.state().project.as_ref().unwrap().loops[l].deps[i].label()
 }
 
 /// An executable shell script standing in for `sapfor` in the Run action.
