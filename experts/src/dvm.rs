@@ -813,6 +813,33 @@ fn ref_subs(subs: &[SubForm]) -> Vec<RefSub> {
 }
 
 /// Map a nest onto the distribution `dist` (template dims that are BLOCK). Err: why not.
+/// How the reason of a nest that no reference aligns with the distribution starts.
+const UNALIGNABLE: &str = "the loop at line";
+
+/// Whether nest `n` can run as ordinary code on every process when this distribution does
+/// not fit it: no procedure it calls touches a distributed array, it assigns no whole
+/// distributed array, and it does not both read and write one distributed array (what it
+/// only reads comes through the runtime's read caches, what it only writes the owners
+/// store; a Gauss-Seidel sweep would fetch element by element and keeps the variant
+/// rejected).
+fn host_runnable(
+    prog: &analyzer::program::Program,
+    n: &Nest,
+    dist: &BTreeSet<usize>,
+    aligns: &BTreeMap<ArrayId, AlignMap>,
+) -> bool {
+    let distributed = |a: &Acc| {
+        array_id(prog, n.unit, &a.array)
+            .and_then(|id| aligns.get(&id))
+            .is_some_and(|map| map.iter().flatten().any(|(d, _)| dist.contains(d)))
+    };
+    let touched: Vec<&Acc> = n.accesses.iter().filter(|a| distributed(a)).collect();
+    touched.iter().all(|a| !a.via_call && (a.subs.is_some() || !a.write))
+        && !touched
+            .iter()
+            .any(|a| a.write && touched.iter().any(|b| !b.write && b.array == a.array))
+}
+
 fn map_nest(
     prog: &analyzer::program::Program,
     n: &Nest,
@@ -872,7 +899,7 @@ fn map_nest(
         .find_map(|a| owner_of(a).map(|o| (*a, o)))
         .or_else(|| touched.iter().find_map(|a| owner_of(a).map(|o| (*a, o))));
     let Some((on_acc, owner)) = best else {
-        return Err(format!("the loop at line {} cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable)", n.line));
+        return Err(format!("{UNALIGNABLE} {} cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable)", n.line));
     };
     let mut shadow: BTreeMap<Name, (Vec<(u32, u32)>, bool)> = BTreeMap::new();
     let mut remote: Vec<ArrayRef> = vec![];
@@ -1259,8 +1286,16 @@ fn variant(
     let mut mapped: Vec<(usize, Option<Mapped>)> = vec![];
     // every nest that cannot be mapped is a reason (the user fixes them one by one)
     let mut reasons = vec![];
+    // nests no reference of which can be aligned with this distribution run as ordinary
+    // code on every process over the distributed data (the runtime fetches what they read,
+    // the owners store what they write), weighed by the cost model, instead of rejecting
+    // the variant for one such loop (issue 17 cause 4)
+    let mut host: BTreeMap<usize, String> = BTreeMap::new();
     for (i, n) in nests.iter().enumerate() {
         match map_nest(prog, n, &dist, aligns) {
+            Err(text) if text.starts_with(UNALIGNABLE) && host_runnable(prog, n, &dist, aligns) => {
+                host.insert(i, text);
+            }
             Ok(Some(mp)) => {
                 for w in mp.shadow.iter().chain(&mp.across) {
                     let e = max_shadow
@@ -1369,8 +1404,53 @@ fn variant(
             )),
         }
     }
-    scheme.remote = sequential_remote(analysis, nests, &dist, aligns);
+    for (i, why) in &host {
+        let n = &nests[*i];
+        scheme.notes.push(format!(
+            "{}:{} (unit {}): not a parallel loop in this variant, it runs on every process over the distributed data: {why}",
+            unit_ref(prog, n.unit).file,
+            n.line,
+            upper(&prog.units[n.unit].name)
+        ));
+    }
+    // the host nests' statements are ordinary code: their reads of distributed elements
+    // are remote accesses like those of any sequential statement
+    let parallel: Vec<Nest> = nests
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !host.contains_key(i))
+        .map(|(_, n)| n.clone())
+        .collect();
+    scheme.remote = sequential_remote(analysis, &parallel, &dist, aligns);
     scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, m);
+    // what the host nests cost: their whole work on every process, and the distributed
+    // elements they read, through the runtime's read caches (boxes of about 2,048 elements
+    // broadcast by their owners)
+    let procs: f64 = scheme.estimate.grid.iter().map(|g| *g as f64).product::<f64>().max(1.0);
+    let hops = procs.log2().ceil().max(1.0);
+    for i in host.keys() {
+        let n = &nests[*i];
+        let distributed = |a: &Acc| {
+            array_id(prog, n.unit, &a.array)
+                .and_then(|id| aligns.get(&id))
+                .is_some_and(|map| map.iter().flatten().any(|(d, _)| dist.contains(d)))
+        };
+        let reads = n.accesses.iter().filter(|a| !a.write && distributed(a)).count() as f64 * n.iterations * n.times;
+        let comm = (reads / 2048.0).ceil() * hops * m.message_s(2048.0 * 8.0);
+        let comp = n.work_s * n.times;
+        scheme.estimate.computation += comp;
+        scheme.estimate.communication += comm;
+        scheme.estimate.total += comp + comm;
+        scheme.estimate.notes.push(format!(
+            "loop at line {} on every process: computation {:.6} s, communication {:.6} s ({} executions)",
+            n.line, comp, comm, n.times
+        ));
+        scheme.estimate.nests.push(NestEstimate {
+            file: unit_ref(prog, n.unit).file,
+            line: n.line,
+            seconds: comp + comm,
+        });
+    }
     Ok(scheme)
 }
 

@@ -555,3 +555,26 @@ fn a_scheme_the_checker_refutes_falls_back_to_the_host_with_a_note() {
     assert!(note.contains("heat3d.f90:") && note.contains("missing"), "{note}");
     assert!(shell_gui::auto::verify_actuality(&a.program, &files).unwrap().is_empty());
 }
+
+/// A nest no reference of which fits a distribution (the diagonal S(I) = A(I,I) under
+/// A(BLOCK,BLOCK)) runs on every process over the distributed data instead of rejecting the
+/// variant; the scheme says so with file:line and estimates it (issue 17 cause 4). The
+/// program's output on processes and devices is checked with the other analyzer fixtures
+/// (run.rs).
+#[test]
+fn a_nest_that_does_not_fit_the_distribution_runs_on_every_process_instead_of_rejecting_it() {
+    let dir = scratch("host-nests");
+    let f = "host_nests_over_distributed_data.f";
+    std::fs::copy(root().join("analyzer/test_data").join(f), dir.join(f)).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", f, "--no-db", "-o", "h.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("chosen: (BLOCK,BLOCK)"), "{said}");
+    assert!(said.contains(&format!("{f}:36 (unit HOSTFB): not a parallel loop in this variant, it runs on every process over the distributed data")), "{said}");
+    let text = std::fs::read_to_string(dir.join("h.fdv")).unwrap();
+    // the other nests stay parallel; the diagonal loop has no PARALLEL directive
+    assert_eq!(text.matches("CDVM$ PARALLEL").count(), 4, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let diag = lines.iter().position(|l| l.contains("S(I) = A(I,I) * 2.0")).unwrap();
+    assert!(!lines[diag - 2].contains("PARALLEL"), "{text}");
+}
