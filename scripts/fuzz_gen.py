@@ -384,6 +384,23 @@ class Gen:
             self.emit(f"{x}(idx(i)) = mod({x}(idx(i)) + {y}(i), 1000)", 1)
             self.emit("end do")
 
+    def diagonal(self):
+        """A loop over the diagonal of a 2-D or 3-D array: no reference fits a distribution
+        of both its dimensions, so under one the loop runs on every process over the
+        distributed data (reading it, writing it, or both: then the variant is rejected)."""
+        r = self.r
+        kind = r.randint(0, 2)
+        self.emit("do i = 1, min(n1, n2)")
+        if kind == 0:
+            self.emit(f"a(i) = mod(a(i) + b(i,i) * {r.randint(2, 7)}, 1000)", 1)
+        elif kind == 1:
+            self.emit(f"b(i,i) = mod(a(i) + e(i,i) + {r.randint(1, 9)}, 1000)", 1)
+        else:
+            self.emit("do k = 1, n3", 1)
+            self.emit(f"c(i,i,k) = mod(c(i,i,k) + e(i,i) * k + {r.randint(1, 9)}, 1000)", 2)
+            self.emit("end do", 1)
+        self.emit("end do")
+
     # ------------------------------------------------------------------ program --
     def program(self):
         r = self.r
@@ -423,7 +440,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # checksums (sequential recurrences)
