@@ -1340,7 +1340,14 @@ fn variant(
             array: tname.clone(),
             formats: formats.to_vec(),
         });
-        for (id, map) in aligns.iter().filter(|(id, _)| *id != tid) {
+        // an array aligned only with dimensions this variant does not distribute is not
+        // aligned at all: as an ordinary replicated array the runtime keeps every copy
+        // current when a parallel loop writes it (aligned, each process would update only
+        // the iterations it runs)
+        for (id, map) in aligns
+            .iter()
+            .filter(|(id, map)| *id != tid && map.iter().flatten().any(|(d, _)| dist.contains(d)))
+        {
             let Some(nm) = name_in(prog, ui, id) else {
                 continue;
             };
