@@ -8,7 +8,9 @@ Each program (scripts/fuzz_gen.py, seed S, S+1, ...) is built by gfortran with b
 checking: that is the oracle. It then goes through `sapfor --auto` for both targets (dvmh, dvm)
 then `sapfor verify` (sapfor's own check must accept what it wrote), and `sapfor run` in
 several configurations (processes and grids, threads, iteration orders,
-the emulated accelerator with shuffled threads). Every output must equal the oracle's.
+the emulated accelerator with shuffled threads). One distributed variant `--auto` did not
+choose is also generated (`sapfor generate --scheme`) and run on 2 processes: every stored
+scheme must be a correct program. Every output must equal the oracle's.
 
 Outcomes per program: ok, wrong (some configuration printed something else), failed (sapfor
 crashed, timed out, or a run failed without a message saying what is not supported), refused
@@ -182,7 +184,42 @@ def check(src: Path, work: Path, want: str, configs, env, stop_first=False):
                 problems.append(("wrong", cfg, diff_line(want, out)))
             if stop_first and problems and problems[-1][0] in ("wrong", "failed"):
                 return runs, problems
+    if any(t == "dvmh" for t, _ in configs) and not (stop_first and problems):
+        runs += other_variant(src, work, want, env, problems)
     return runs, problems
+
+
+def other_variant(src: Path, work: Path, want: str, env, problems) -> int:
+    """`--auto` runs only the scheme it chooses: also generate one other distributed variant
+    (picked by the program's name) and run it on 2 processes. Every scheme sapfor stores
+    must be a correct program."""
+    import json
+    sap = sapfor_bin()
+    db = f"{src.stem}.variants.db"
+    rc, _, err = run([sap, "--auto", src.name, "--db", db, "--target", "dvmh", "-o", f"{src.stem}.chosen.fdv"], work, env)
+    if rc != 0:
+        return 0  # said by the --auto of check()
+    rc, out, _ = run([sap, "schemes", "--db", db, "--json"], work, env)
+    try:
+        entries = json.loads(out) if rc == 0 else []
+    except ValueError:
+        entries = []
+    ids = [e["id"] for e in entries if "id" in e and not e["scheme"].get("chosen") and e["scheme"].get("name") != "replicated"]
+    if not ids:
+        return 0
+    pick = ids[sum(map(ord, src.stem)) % len(ids)]
+    fdv = f"{src.stem}.variant{pick}.fdv"
+    cfg = f"dvmh variant {pick} --np 2"
+    rc, _, err = run([sap, "generate", "--scheme", str(pick), "--db", db, "-o", fdv], work, env)
+    if rc != 0:
+        problems.append((classify_failure(rc, err), cfg, first_error(err)))
+        return 0
+    rc, out, err = run([sap, "run", fdv, "--np", "2"], work, env)
+    if rc != 0:
+        problems.append((classify_failure(rc, err), cfg, first_error(err)))
+    elif out != want:
+        problems.append(("wrong", cfg, diff_line(want, out)))
+    return 1
 
 
 def diff_line(want: str, got: str) -> str:
@@ -215,6 +252,10 @@ def one(seed: int, configs, out_dir: Path, env, reduce: bool):
             target, *args = cfg.split()
             if args and args[0] == "--auto":
                 args = []
+            if args and args[0] == "variant":
+                # the reduced program's variants differ: reduce against the chosen scheme's
+                # runs and the variant check (check() runs both)
+                args = ["--np", "2"]
             cfgs = [(target, args)] if args else [(target, ["--np", "1"])]
             red = reduce_program(src, work, cfgs, signature(bad[0]), env)
             reduced = out_dir / f"{src.stem}.reduced{src.suffix}"
