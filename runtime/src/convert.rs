@@ -1585,7 +1585,15 @@ fn across_direction(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &Par
                 if n != &name || msg.is_some() {
                     return;
                 }
-                let subs: Vec<Option<(String, i64)>> = args.iter().map(|a| a.expr().and_then(affine)).collect();
+                // a constant in a dimension that is not split orders nothing (`C(I,J,2)`)
+                let subs: Vec<Option<(String, i64)>> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(d, a)| {
+                        let e = a.expr()?;
+                        affine(e).or_else(|| (matches!(e, Expr::Int(_)) && !split.get(d).copied().unwrap_or(true)).then(|| (String::new(), 0)))
+                    })
+                    .collect();
                 if subs.iter().any(|x| x.is_none()) || subs.len() != split.len() {
                     msg = Some(format!("ACROSS array {} is indexed by something other than `loop variable + constant`; the runtime cannot pipeline it", sp.name));
                     return;

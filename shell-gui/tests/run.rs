@@ -1133,3 +1133,8 @@ fn calibrate_measures_this_machine_into_a_description_the_experts_read() {
     let said = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(said.contains(&format!("estimated for {} processes", m.processes)), "{said}");
 }
+
+#[test]
+fn across_with_a_constant_subscript_in_a_dimension_that_is_not_split() {
+    handwritten("across_const_subscript", &[&["--np", "3"], &["--devices", "emu", "--np", "2"]]);
+}

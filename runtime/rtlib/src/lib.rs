@@ -274,6 +274,16 @@ impl Rt {
 }
 
 /// End every process with `code`: `MPI_Abort` under MPI, a plain exit in single-process mode.
+/// Stop every process over an error found by all of them at start-up, which process 0
+/// alone reports: the others wait for its abort, so that `mpirun` forwards the message
+/// before anything ends the job (an abort by another process first could cut it off).
+fn abort_at_init(world: Option<&SimpleCommunicator>, rank: usize, code: i32) -> ! {
+    if rank != 0 {
+        std::thread::sleep(std::time::Duration::from_secs(10));
+    }
+    abort(world, code)
+}
+
 fn abort(world: Option<&SimpleCommunicator>, code: i32) -> ! {
     stdout_relay::drain();
     match world {
@@ -365,7 +375,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
                              axes whose product is the number of processes ({size})"
                         );
                     }
-                    abort(world.as_ref(), 2);
+                    abort_at_init(world.as_ref(), rank, 2);
                 }
             }
         }
@@ -376,7 +386,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         if rank == 0 {
             say!("sapfor: {m}");
         }
-        abort(world.as_ref(), 2);
+        abort_at_init(world.as_ref(), rank, 2);
     }
     let rt = Rt {
         _universe: universe,
