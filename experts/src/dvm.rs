@@ -812,9 +812,29 @@ fn ref_subs(subs: &[SubForm]) -> Vec<RefSub> {
         .collect()
 }
 
-/// Map a nest onto the distribution `dist` (template dims that are BLOCK). Err: why not.
-/// How the reason of a nest that no reference aligns with the distribution starts.
-const UNALIGNABLE: &str = "the loop at line";
+/// Why a nest cannot be mapped onto a distribution.
+enum Unfit {
+    /// No reference indexes every distributed dimension by a loop variable.
+    Unalignable(String),
+    Other(String),
+}
+
+/// Whether alignment `map` places a dimension on a template dimension `dist` distributes.
+fn split_by(map: &AlignMap, dist: &BTreeSet<usize>) -> bool {
+    map.iter().flatten().any(|(d, _)| dist.contains(d))
+}
+
+/// The alignment of array `name` of unit `unit` when the variant (`dist`) distributes it.
+fn distributed_map<'a>(
+    prog: &analyzer::program::Program,
+    unit: usize,
+    name: &str,
+    dist: &BTreeSet<usize>,
+    aligns: &'a BTreeMap<ArrayId, AlignMap>,
+) -> Option<&'a AlignMap> {
+    let m = aligns.get(&array_id(prog, unit, name)?)?;
+    split_by(m, dist).then_some(m)
+}
 
 /// Whether nest `n` can run as ordinary code on every process when this distribution does
 /// not fit it: no procedure it calls touches a distributed array, it assigns no whole
@@ -828,33 +848,26 @@ fn host_runnable(
     dist: &BTreeSet<usize>,
     aligns: &BTreeMap<ArrayId, AlignMap>,
 ) -> bool {
-    let distributed = |a: &Acc| {
-        array_id(prog, n.unit, &a.array)
-            .and_then(|id| aligns.get(&id))
-            .is_some_and(|map| map.iter().flatten().any(|(d, _)| dist.contains(d)))
-    };
-    let touched: Vec<&Acc> = n.accesses.iter().filter(|a| distributed(a)).collect();
+    let touched: Vec<&Acc> = n
+        .accesses
+        .iter()
+        .filter(|a| distributed_map(prog, n.unit, &a.array, dist, aligns).is_some())
+        .collect();
     touched.iter().all(|a| !a.via_call && (a.subs.is_some() || !a.write))
         && !touched
             .iter()
             .any(|a| a.write && touched.iter().any(|b| !b.write && b.array == a.array))
 }
 
+/// Map a nest onto the distribution `dist` (template dims that are BLOCK). Err: why not.
 fn map_nest(
     prog: &analyzer::program::Program,
     n: &Nest,
     dist: &BTreeSet<usize>,
     aligns: &BTreeMap<ArrayId, AlignMap>,
-) -> Result<Option<Mapped>, String> {
+) -> Result<Option<Mapped>, Unfit> {
     // Distributed arrays touched by the nest with their alignment.
-    let dist_of = |name: &str| -> Option<&AlignMap> {
-        let id = array_id(prog, n.unit, name)?;
-        let m = aligns.get(&id)?;
-        m.iter()
-            .flatten()
-            .any(|(d, _)| dist.contains(d))
-            .then_some(m)
-    };
+    let dist_of = |name: &str| distributed_map(prog, n.unit, name, dist, aligns);
     let touched: Vec<&Acc> = n
         .accesses
         .iter()
@@ -864,7 +877,7 @@ fn map_nest(
         return Ok(None);
     }
     if let Some(a) = touched.iter().find(|a| a.via_call) {
-        return Err(format!("line {}: a procedure called in the parallel loop at line {} accesses the distributed array {} (it would see only the local part)", a.line, n.line, upper(&a.array)));
+        return Err(Unfit::Other(format!("line {}: a procedure called in the parallel loop at line {} accesses the distributed array {} (it would see only the local part)", a.line, n.line, upper(&a.array))));
     }
     // Owner candidates: accesses whose subscripts on every distributed template dim are
     // distinct nest variables with coefficient 1, covering all distributed dims.
@@ -899,7 +912,7 @@ fn map_nest(
         .find_map(|a| owner_of(a).map(|o| (*a, o)))
         .or_else(|| touched.iter().find_map(|a| owner_of(a).map(|o| (*a, o))));
     let Some((on_acc, owner)) = best else {
-        return Err(format!("{UNALIGNABLE} {} cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable)", n.line));
+        return Err(Unfit::Unalignable(format!("the loop at line {} cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable)", n.line)));
     };
     let mut shadow: BTreeMap<Name, (Vec<(u32, u32)>, bool)> = BTreeMap::new();
     let mut remote: Vec<ArrayRef> = vec![];
@@ -907,12 +920,12 @@ fn map_nest(
         let m = dist_of(&a.array).expect("touched");
         let Some(subs) = &a.subs else {
             if a.write {
-                return Err(format!(
+                return Err(Unfit::Other(format!(
                     "line {}: the whole array {} is written inside the parallel loop at line {}",
                     a.line,
                     upper(&a.array),
                     n.line
-                ));
+                )));
             }
             remote.push(ArrayRef {
                 array: a.array.clone(),
@@ -921,7 +934,7 @@ fn map_nest(
             continue;
         };
         if a.via_call {
-            return Err(format!("line {}: a procedure called in the loop at line {} accesses the distributed array {}", a.line, n.line, upper(&a.array)));
+            return Err(Unfit::Other(format!("line {}: a procedure called in the loop at line {} accesses the distributed array {}", a.line, n.line, upper(&a.array))));
         }
         let mut shifts = vec![0i64; subs.len()];
         let mut local = true;
@@ -941,7 +954,7 @@ fn map_nest(
         }
         if !local {
             if a.write {
-                return Err(format!("line {}: {} is written at an element that is not owned by the iteration (loop at line {})", a.line, upper(&a.array), n.line));
+                return Err(Unfit::Other(format!("line {}: {} is written at an element that is not owned by the iteration (loop at line {})", a.line, upper(&a.array), n.line)));
             }
             remote.push(ArrayRef {
                 array: a.array.clone(),
@@ -953,7 +966,7 @@ fn map_nest(
             continue;
         }
         if a.write {
-            return Err(format!("line {}: {} is written at a neighbour's element (shift {:?}) in the loop at line {}", a.line, upper(&a.array), shifts, n.line));
+            return Err(Unfit::Other(format!("line {}: {} is written at a neighbour's element (shift {:?}) in the loop at line {}", a.line, upper(&a.array), shifts, n.line)));
         }
         let e = shadow
             .entry(a.array.clone())
@@ -971,7 +984,7 @@ fn map_nest(
     }
     let mut across = vec![];
     let mut renew = vec![];
-    let mut local_across = across_local_widths(n, &|a: &str| dist_of(a).cloned(), dist)?;
+    let mut local_across = across_local_widths(n, &|a: &str| dist_of(a).cloned(), dist).map_err(Unfit::Other)?;
     for (array, (widths, corner)) in shadow {
         let mut aw = ArrayWidths {
             array: array.clone(),
@@ -1293,7 +1306,7 @@ fn variant(
     let mut host: BTreeMap<usize, String> = BTreeMap::new();
     for (i, n) in nests.iter().enumerate() {
         match map_nest(prog, n, &dist, aligns) {
-            Err(text) if text.starts_with(UNALIGNABLE) && host_runnable(prog, n, &dist, aligns) => {
+            Err(Unfit::Unalignable(text)) if host_runnable(prog, n, &dist, aligns) => {
                 host.insert(i, text);
             }
             Ok(Some(mp)) => {
@@ -1309,7 +1322,7 @@ fn variant(
                 mapped.push((i, Some(mp)));
             }
             Ok(None) => mapped.push((i, None)),
-            Err(text) => reasons.push(Reason {
+            Err(Unfit::Unalignable(text) | Unfit::Other(text)) => reasons.push(Reason {
                 at: Some(unit_ref(prog, n.unit)),
                 line: Some(n.line),
                 text,
@@ -1346,7 +1359,7 @@ fn variant(
         // the iterations it runs)
         for (id, map) in aligns
             .iter()
-            .filter(|(id, map)| *id != tid && map.iter().flatten().any(|(d, _)| dist.contains(d)))
+            .filter(|(id, map)| *id != tid && split_by(map, &dist))
         {
             let Some(nm) = name_in(prog, ui, id) else {
                 continue;
@@ -1437,12 +1450,13 @@ fn variant(
     let hops = procs.log2().ceil().max(1.0);
     for i in host.keys() {
         let n = &nests[*i];
-        let distributed = |a: &Acc| {
-            array_id(prog, n.unit, &a.array)
-                .and_then(|id| aligns.get(&id))
-                .is_some_and(|map| map.iter().flatten().any(|(d, _)| dist.contains(d)))
-        };
-        let reads = n.accesses.iter().filter(|a| !a.write && distributed(a)).count() as f64 * n.iterations * n.times;
+        let reads = n
+            .accesses
+            .iter()
+            .filter(|a| !a.write && distributed_map(prog, n.unit, &a.array, &dist, aligns).is_some())
+            .count() as f64
+            * n.iterations
+            * n.times;
         let comm = (reads / 2048.0).ceil() * hops * m.message_s(2048.0 * 8.0);
         let comp = n.work_s * n.times;
         scheme.estimate.computation += comp;
@@ -1500,7 +1514,7 @@ fn sequential_remote(
                     continue;
                 };
                 let Some(map) = aligns.get(&id) else { continue };
-                if !map.iter().flatten().any(|(d, _)| dist.contains(d)) {
+                if !split_by(map, dist) {
                     continue;
                 }
                 let Some(subs) = &a.subs else { continue }; // whole-array I/O: gathered by the runtime
@@ -1585,11 +1599,12 @@ fn estimate(
             let n = &nests[*i];
             let (comp0, comm0) = (comp, comm);
             let Some(mp) = mp else {
-                comp += n.work_s * n.times;
+                let whole = n.work_s * n.times;
+                comp += whole;
                 per_nest.push(NestEstimate {
                     file: unit_ref(prog, n.unit).file,
                     line: n.line,
-                    seconds: comp - comp0,
+                    seconds: whole,
                 });
                 continue;
             };

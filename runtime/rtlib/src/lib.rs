@@ -273,7 +273,6 @@ impl Rt {
     }
 }
 
-/// End every process with `code`: `MPI_Abort` under MPI, a plain exit in single-process mode.
 /// Stop every process over an error found by all of them at start-up, which process 0
 /// alone reports: the others wait for its abort, so that `mpirun` forwards the message
 /// before anything ends the job (an abort by another process first could cut it off).
@@ -284,6 +283,7 @@ fn abort_at_init(world: Option<&SimpleCommunicator>, rank: usize, code: i32) -> 
     abort(world, code)
 }
 
+/// End every process with `code`: `MPI_Abort` under MPI, a plain exit in single-process mode.
 fn abort(world: Option<&SimpleCommunicator>, code: i32) -> ! {
     stdout_relay::drain();
     match world {

@@ -201,7 +201,7 @@ impl App {
         self.saved_files
             .iter()
             .find(|s| s.path == f || base(&s.path) == base(f))
-            .and_then(|s| s.lines.get(line as usize - 1).copied().flatten().map(|l| (s.source.clone(), l)))
+            .and_then(|s| s.lines.get((line as usize).checked_sub(1)?).copied().flatten().map(|l| (s.source.clone(), l)))
             .unwrap_or_else(|| (file.to_string(), line))
     }
 }
