@@ -155,6 +155,10 @@ pub struct LoopInfo {
     pub upper: Option<i64>,
     pub step: Option<i64>,
     pub trip_count: Option<u64>,
+    /// When the trip count is not known: at most this many iterations, from the declared
+    /// extents of the arrays the loop variable indexes (`DO K = 1, GP(3)-2` over
+    /// `U(5,0:11,0:11,0:11)` runs at most 12 times). Cost estimates use it.
+    pub trip_estimate: Option<u64>,
     pub verdict: Verdict,
     pub private: Vec<Name>,
     pub reductions: Vec<Reduction>,
@@ -392,6 +396,7 @@ impl<'a> Analyzer<'a> {
             upper: None,
             step: None,
             trip_count: None,
+            trip_estimate: None,
             verdict: Verdict::Sequential,
             private: vec![],
             reductions: vec![],
@@ -448,6 +453,9 @@ impl<'a> Analyzer<'a> {
                 }
             }
             accesses.extend(acc.iter().map(|a| (a, k)));
+        }
+        if info.trip_count.is_none() {
+            info.trip_estimate = self.trip_estimate(&var, info.step, &accesses);
         }
         // Also the loop's own header: its bounds are read once, not per iteration.
         self.control_blockers(&stmts, body, &mut info);
@@ -598,7 +606,7 @@ impl<'a> Analyzer<'a> {
             let invariant = accs.iter().all(|a| match &a.subs {
                 None => false,
                 Some(subs) => subs.iter().all(|s| {
-                    match s.expr().and_then(|e| linearize(e, &const_lin(self.sema))) {
+                    match s.expr().and_then(|e| self.lin_at(e, a.stmt)) {
                         Some(l) => l.vars().all(|v| {
                             v != &var && (index_vars.contains(v) || !written_scalars.contains(v))
                         }),
@@ -957,6 +965,7 @@ impl<'a> Analyzer<'a> {
             };
             Some((lo, hi))
         };
+        let lin = |e: &Expr| self.lin_at(e, a.stmt);
         let mut rect = vec![];
         match &a.subs {
             None => {
@@ -1606,6 +1615,51 @@ impl<'a> Analyzer<'a> {
         linearize_with(e, &const_lin(self.sema), &opaque)
     }
 
+    /// The fewest elements of a declared dimension that loop variable `var` indexes (with
+    /// coefficient 1 or -1) in the loop's accesses, divided by the step: a bound on the trip
+    /// count of a loop whose bounds are not known (a legal program stays inside its arrays).
+    fn trip_estimate(&self, var: &str, step: Option<i64>, accesses: &[(&Access, usize)]) -> Option<u64> {
+        let cl = const_lin(self.sema);
+        let mut best: Option<i64> = None;
+        for (a, _) in accesses.iter().filter(|(a, _)| a.via_call.is_none() && a.implied.is_empty()) {
+            let (Some(subs), Some(dims)) = (&a.subs, self.sema.symbol(&a.name).and_then(|s| s.dims.as_ref())) else {
+                continue;
+            };
+            if subs.len() != dims.len() {
+                continue;
+            }
+            let unknown = self.sema.symbol(&a.name).is_some_and(|s| s.size_unknown());
+            for (k, (sub, d)) in subs.iter().zip(dims).enumerate() {
+                // `A(*)`, or `A(1)` in a dummy: the last dimension bounds nothing
+                if unknown && k + 1 == dims.len() {
+                    continue;
+                }
+                let Some(l) = sub.expr().and_then(|e| linearize(e, &cl)) else { continue };
+                if l.coeff(var).abs() != 1 {
+                    continue;
+                }
+                if let Some(x) = d.extent().filter(|x| *x > 0) {
+                    best = Some(best.map_or(x, |b| b.min(x)));
+                }
+            }
+        }
+        let step = step.filter(|s| *s != 0).unwrap_or(1).abs();
+        best.map(|b| ((b + step - 1) / step) as u64)
+    }
+
+    /// `lin` where statement `at` evaluates the expression: a scalar assigned a linear form
+    /// earlier in the iteration (`ip1 = i + 1`, `i = 1`) stands for that form.
+    fn lin_at(&self, e: &Expr, at: StmtId) -> Option<Lin> {
+        let mut l = self.lin(e)?;
+        let assigned: Vec<Name> = l.vars().filter(|v| self.written.contains(*v)).cloned().collect();
+        for v in assigned {
+            if let Some(by) = self.forward_value(at, &v) {
+                l = l.substitute(&v, &by)?;
+            }
+        }
+        Some(l)
+    }
+
     /// The value of scalar `v` where statement `at` reads it, as a linear form, when the
     /// assignment that sets it is found walking back along the structure: the nearest
     /// earlier statement that assigns `v` is `v = <linear form>` over names the unit never
@@ -1669,7 +1723,10 @@ impl<'a> Analyzer<'a> {
             if level > 0 {
                 let (ls, k) = path[level - 1];
                 if let Node::Do { header, body, .. } = &ls[k] {
-                    if scan(body).0 || targeted(self.unit.stmt(*header)) {
+                    let hs = self.unit.stmt(*header);
+                    // the DO statement sets its own variable
+                    let own = matches!(&hs.kind, StmtKind::Do { var, .. } if var == v);
+                    if own || scan(body).0 || targeted(hs) {
                         return None;
                     }
                 }

@@ -225,7 +225,11 @@ impl Analysis {
                             "    lines {}-{}, bounds {bounds}, iterations {}",
                             l.line,
                             l.end_line,
-                            l.trip_count.map_or("unknown".into(), |t| t.to_string())
+                            match (l.trip_count, l.trip_estimate) {
+                                (Some(t), _) => t.to_string(),
+                                (None, Some(e)) => format!("unknown (at most {e}: the extents of the arrays it indexes)"),
+                                (None, None) => "unknown".into(),
+                            }
                         );
                         for d in &l.dependences {
                             let _ = writeln!(out, "    dependence {}", dep_text(d));

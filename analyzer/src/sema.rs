@@ -89,6 +89,12 @@ impl Symbol {
     pub fn is_assumed_size(&self) -> bool {
         self.dims.as_ref().and_then(|d| d.last()).is_some_and(|d| d.star)
     }
+    /// Its size is not known from its declaration: assumed-size (`B(*)`), or a dummy whose
+    /// last dimension has one element (`B(1)`, the F77 way of saying "any size").
+    pub fn size_unknown(&self) -> bool {
+        self.is_assumed_size()
+            || (self.dummy.is_some() && self.dims.as_ref().and_then(|d| d.last()).is_some_and(|d| d.extent() == Some(1)))
+    }
     pub fn rank(&self) -> usize {
         self.dims.as_ref().map_or(0, |d| d.len())
     }

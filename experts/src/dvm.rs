@@ -307,7 +307,7 @@ fn loop_map(analysis: &Analysis, unit: usize) -> BTreeMap<StmtId, &LoopInfo> {
 }
 
 fn trips(l: &LoopInfo, m: &MachineModel) -> f64 {
-    l.trip_count.unwrap_or(m.unknown_trip_count) as f64
+    l.trip_count.or(l.trip_estimate).unwrap_or(m.unknown_trip_count) as f64
 }
 
 /// Operations of an expression: (arithmetic operations, memory references).
@@ -687,7 +687,11 @@ fn alignments(
 ) -> BTreeMap<ArrayId, AlignMap> {
     let prog = &analysis.program;
     let trank = candidates[tid];
-    let mut votes: BTreeMap<ArrayId, BTreeMap<Vec<Option<(usize, i64)>>, f64>> = BTreeMap::new();
+    // Votes per array: which template dimension each of its dimensions goes with (weighted
+    // by the work of the nests that index them together), and for each such correspondence
+    // the offsets seen per dimension.
+    type Offsets = Vec<Vec<(i64, f64)>>;
+    let mut votes: BTreeMap<ArrayId, BTreeMap<Vec<Option<usize>>, (f64, Offsets)>> = BTreeMap::new();
     for n in nests {
         let Some(tn) = name_in(prog, n.unit, tid) else {
             continue;
@@ -698,6 +702,7 @@ fn alignments(
             .filter(|a| a.array == tn)
             .filter_map(|a| a.subs.as_ref())
             .collect();
+        let w = n.times * n.iterations;
         for a in &n.accesses {
             let Some(id) = array_id(prog, n.unit, &a.array) else {
                 continue;
@@ -707,7 +712,8 @@ fn alignments(
             }
             let Some(subs) = &a.subs else { continue };
             for ts in &t_accs {
-                let mut map: AlignMap = vec![None; subs.len()];
+                let mut dims: Vec<Option<usize>> = vec![None; subs.len()];
+                let mut offs: Vec<i64> = vec![0; subs.len()];
                 let mut used = BTreeSet::new();
                 for (d, s) in subs.iter().enumerate() {
                     if let SubForm::Var {
@@ -724,7 +730,8 @@ fn alignments(
                             } = t
                             {
                                 if v2 == var && !used.contains(&e) {
-                                    map[d] = Some((e, o2 - offset));
+                                    dims[d] = Some(e);
+                                    offs[d] = o2 - offset;
                                     used.insert(e);
                                     break;
                                 }
@@ -732,26 +739,35 @@ fn alignments(
                         }
                     }
                 }
-                if map.iter().any(|x| x.is_some()) {
-                    *votes.entry(id.clone()).or_default().entry(map).or_default() +=
-                        n.times * n.iterations;
+                if dims.iter().any(|x| x.is_some()) {
+                    let v = votes
+                        .entry(id.clone())
+                        .or_default()
+                        .entry(dims)
+                        .or_insert_with(|| (0.0, vec![Vec::new(); subs.len()]));
+                    v.0 += w;
+                    for (d, o) in offs.into_iter().enumerate() {
+                        v.1[d].push((o, w));
+                    }
                 }
             }
         }
     }
     let mut out = BTreeMap::new();
     out.insert(tid.clone(), (0..trank).map(|d| Some((d, 0))).collect());
-    // The heaviest relation; among equals the one with the smallest offsets (an array read
-    // at I-1 and I+1 as often as at I aligns at I).
-    let spread = |m: &AlignMap| -> i64 { m.iter().flatten().map(|(_, o)| o.abs()).sum() };
+    // The heaviest correspondence of dimensions; each dimension's offset is the one nearest
+    // to all offsets seen (weighted), the smallest among equals: an array read at I-1 and I+1
+    // as often as at I, or only at I-1 and I+1 (a stencil), aligns at I; one read at I+1
+    // everywhere aligns at I+1.
     for (id, _) in candidates.iter().filter(|(id, _)| *id != tid) {
-        match votes.get(id).and_then(|v| {
-            v.iter()
-                .max_by(|a, b| a.1.total_cmp(b.1).then(spread(b.0).cmp(&spread(a.0))))
-                .map(|(m, _)| m.clone())
-        }) {
-            Some(m) => {
-                out.insert(id.clone(), m);
+        match votes.get(id).and_then(|v| v.iter().max_by(|a, b| a.1 .0.total_cmp(&b.1 .0))) {
+            Some((dims, (_, offs))) => {
+                let map = dims
+                    .iter()
+                    .zip(offs)
+                    .map(|(e, seen)| e.map(|e| (e, central_offset(seen))))
+                    .collect();
+                out.insert(id.clone(), map);
             }
             None => notes.push(format!(
                 "array {} stays replicated: it is never indexed together with the template {}",
@@ -761,6 +777,17 @@ fn alignments(
         }
     }
     out
+}
+
+/// The offset that minimizes the weighted distance to the offsets seen; among equals the
+/// one nearest to 0.
+fn central_offset(seen: &[(i64, f64)]) -> i64 {
+    let cost = |c: i64| -> f64 { seen.iter().map(|(o, w)| (o - c).abs() as f64 * w).sum() };
+    seen.iter()
+        .map(|(o, _)| *o)
+        .chain(std::iter::once(0))
+        .min_by(|a, b| cost(*a).total_cmp(&cost(*b)).then(a.abs().cmp(&b.abs())).then(a.cmp(b)))
+        .unwrap_or(0)
 }
 
 const DUMMIES: [&str; 7] = ["I", "J", "K", "L", "M", "N", "O"];

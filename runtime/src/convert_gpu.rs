@@ -232,9 +232,9 @@ pub(super) fn regions(
                 if let Some(a) = arrays
                     .iter()
                     .chain(clauses.iter().flat_map(|(_, refs)| refs.iter().map(|r| &r.name)))
-                    .find(|a| sema.symbol(&a.to_ascii_lowercase()).is_some_and(|s| s.is_assumed_size()))
+                    .find(|a| sema.symbol(&a.to_ascii_lowercase()).is_some_and(|s| s.size_unknown()))
                 {
-                    cx.err(fid, o.line, format!("REGION: {} is an assumed-size array (last bound `*`): its size is unknown, so it cannot go to the accelerator", a.to_uppercase()));
+                    cx.err(fid, o.line, format!("REGION: {} is an assumed-size array (last bound `*`, or `1` in a dummy argument): its size is unknown, so it cannot go to the accelerator", a.to_uppercase()));
                     continue;
                 }
                 let mut calls = vec![];

@@ -94,6 +94,10 @@ fn refusals_name_file_and_line() {
     );
     let e = err_of("      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\nCDVM$ PARALLEL (I) ON A(I)\n      DO I = 1, 10\n      A(I) = 0\n      PRINT *, I\n      ENDDO\n      END\n");
     assert!(e.contains("bad.fdv:7:") && e.contains("I/O inside a parallel loop"), "{e}");
+    // a dummy declared B(1) is the F77 "any size": the region would copy one element and
+    // the loop would write past it on the accelerator
+    let e = err_of("      SUBROUTINE FILL(B, N)\n      DOUBLE PRECISION B(1)\nCDVM$ REGION INOUT(B)\nCDVM$ PARALLEL (I)\n      DO I = 1, N\n      B(I) = I\n      ENDDO\nCDVM$ END REGION\n      END\n");
+    assert!(e.contains("bad.fdv:3:") && e.contains("B is an assumed-size array"), "{e}");
 }
 
 #[test]

@@ -578,3 +578,27 @@ fn a_nest_that_does_not_fit_the_distribution_runs_on_every_process_instead_of_re
     let diag = lines.iter().position(|l| l.contains("S(I) = A(I,I) * 2.0")).unwrap();
     assert!(!lines[diag - 2].contains("PARALLEL"), "{text}");
 }
+
+/// An array read beside the template only at J-1 and J+1 (a stencil) aligns with it at J:
+/// aligned at a neighbour (as the heaviest single offset chose before), the nest writing it
+/// beside another array aligned at J rejected the only variant. NPB SP's SQUARE, read at
+/// I+-1, J+-1 and K+-1 in the flux nests, rejected every variant that way.
+#[test]
+fn an_array_read_at_symmetric_offsets_aligns_at_the_centre() {
+    let dir = scratch("stencil-align");
+    let f = "stencil_reads_at_offsets_only.f";
+    std::fs::copy(root().join("analyzer/test_data").join(f), dir.join(f)).unwrap();
+    std::fs::write(dir.join("free.toml"), "processes = 4\ntstart_us = 0\ntbyte_us = 0\nloop_overhead_us = 0\nmemref_ns = 0\n").unwrap();
+    let out = sapfor()
+        .current_dir(&dir)
+        .args(["--auto", f, "--no-db", "--machine", "free.toml", "-o", "s.fdv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("chosen: (*,BLOCK)"), "{said}");
+    assert!(!said.contains("neighbour's element"), "{said}");
+    let text = std::fs::read_to_string(dir.join("s.fdv")).unwrap();
+    assert!(text.contains("CDVM$ ALIGN SQ(I,J) WITH U(I,J)"), "{text}");
+    assert!(text.contains("SHADOW_RENEW(SQ(0:0,1:1))"), "{text}");
+}

@@ -346,9 +346,9 @@ fn region_blocker(cx: &EffCx, n: &Node, summaries: &BTreeMap<Name, analyzer::acc
                 other.to_uppercase()
             ));
         }
-        if cx.sema.symbol(v).is_some_and(|s| s.is_assumed_size()) {
+        if cx.sema.symbol(v).is_some_and(|s| s.size_unknown()) {
             return Some(format!(
-                "uses {}, an assumed-size array (last bound `*`): its size is unknown, so it cannot be copied to the accelerator",
+                "uses {}, an assumed-size array (last bound `*`, or `1` in a dummy argument): its size is unknown, so it cannot be copied to the accelerator",
                 v.to_uppercase()
             ));
         }
@@ -1009,7 +1009,7 @@ fn exec_times(analysis: &Analysis, ui: usize, m: &MachineModel) -> BTreeMap<Stmt
     let unit = &analysis.program.units[ui];
     let trips: BTreeMap<StmtId, f64> = analysis.loops[ui]
         .iter()
-        .map(|l| (l.header, l.trip_count.unwrap_or(m.unknown_trip_count) as f64))
+        .map(|l| (l.header, l.trip_count.or(l.trip_estimate).unwrap_or(m.unknown_trip_count) as f64))
         .collect();
     fn go(unit: &Unit, nodes: &[Node], k: f64, trips: &BTreeMap<StmtId, f64>, out: &mut BTreeMap<StmtId, f64>, m: &MachineModel) {
         for n in nodes {

@@ -1,0 +1,30 @@
+C     Loops whose bounds are computed at run time (NPB reads GRID_POINTS
+C     from a file; here ICHAR stands for that): their trip counts are not
+C     known, but the arrays they index are
+C     declared with constant extents, and a legal program stays inside
+C     them. The cost model uses those extents (U(0:11,...): at most 12
+C     iterations) instead of a default of 100. A dummy declared B(1) is
+C     the F77 "any size" idiom: it bounds nothing.
+      PROGRAM TRIPS
+      INTEGER NX, NZ
+      DOUBLE PRECISION U(0:11, 0:11, 0:5), W(40)
+      NX = ICHAR('A') - 53
+      NZ = ICHAR('0') - 42
+C EXPECT: parallel
+      DO 10 K = 0, NZ - 1
+C EXPECT: parallel
+         DO 10 I = 0, NX - 1
+            U(I, 3, K) = I + K
+   10 CONTINUE
+      CALL FILL(W, NX)
+      WRITE (*, *) U(1, 3, 1), W(2)
+      END
+
+      SUBROUTINE FILL(B, N)
+      INTEGER N, I
+      DOUBLE PRECISION B(1)
+C EXPECT: parallel
+      DO 20 I = 1, N
+         B(I) = I
+   20 CONTINUE
+      END
