@@ -420,7 +420,8 @@ impl<'a> Gen<'a> {
                 }
             }
             Expr::Real(v) => {
-                let dbl = self.dlits.iter().any(|d| d == v);
+                // the scanner sees `1.d99` of `-1.d99`; the parser may fold the sign in
+                let dbl = self.dlits.iter().any(|d| *d == v.abs());
                 let ty = if dbl { CTy::Double } else { CTy::Float };
                 (lit_f(*v, ty), ty)
             }

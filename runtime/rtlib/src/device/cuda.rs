@@ -5,7 +5,7 @@
 //! `is_culib_present()` first and turns every failure of context creation into an error
 //! (the caller then falls back to the host, see [`super::open`]).
 
-use super::{err, for_each_run, Bounds, DevError, DevPtr, Device, DeviceKind, KArg, ProgId};
+use super::{err, for_each_run, Bounds, CopyPlan, DevError, DevPtr, Device, DeviceKind, KArg, ProgId};
 use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule, CudaStream};
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -94,16 +94,13 @@ impl Device for CudaDevice {
         region: &Bounds,
     ) -> Result<u64, DevError> {
         self.ctx.bind_to_thread().map_err(de)?;
-        let mut n = 0u64;
-        let mut res = Ok(());
-        for_each_run(src_b, dst_b, region, |so, d, len| {
-            if res.is_ok() {
-                let s = std::slice::from_raw_parts(src.add(so * elem), len * elem);
-                res = result::memcpy_htod_sync(dst.0 + (d * elem) as u64, s).map_err(de);
-                n += (len * elem) as u64;
-            }
-        });
-        res.map(|_| n)
+        let at = |off: usize| dst.0 + (off * elem) as u64;
+        CopyPlan::new(src_b, dst_b, region, elem, true).to_acc(
+            src,
+            elem,
+            |off, p, bytes| result::memcpy_htod_sync(at(off), std::slice::from_raw_parts(p, bytes)).map_err(de),
+            |p, off, bytes| result::memcpy_dtoh_sync(std::slice::from_raw_parts_mut(p, bytes), at(off)).map_err(de),
+        )
     }
     unsafe fn to_host(
         &mut self,
@@ -115,16 +112,9 @@ impl Device for CudaDevice {
         region: &Bounds,
     ) -> Result<u64, DevError> {
         self.ctx.bind_to_thread().map_err(de)?;
-        let mut n = 0u64;
-        let mut res = Ok(());
-        for_each_run(src_b, dst_b, region, |so, d, len| {
-            if res.is_ok() {
-                let s = std::slice::from_raw_parts_mut(dst.add(d * elem), len * elem);
-                res = result::memcpy_dtoh_sync(s, src.0 + (so * elem) as u64).map_err(de);
-                n += (len * elem) as u64;
-            }
-        });
-        res.map(|_| n)
+        CopyPlan::new(dst_b, src_b, region, elem, false).to_host(dst, elem, |p, off, bytes| {
+            result::memcpy_dtoh_sync(std::slice::from_raw_parts_mut(p, bytes), src.0 + (off * elem) as u64).map_err(de)
+        })
     }
     fn copy_within(
         &mut self,

@@ -49,7 +49,68 @@ pub struct HostDevice {
 
 /// The memory methods of a device whose memory is ordinary RAM in a [`Mem`] field `mem`
 /// (the host itself and the emulated accelerator, which keeps its own separate allocations).
+///
+/// `ram_memory_methods!(staged)` moves boxes between the host and the device the way the CUDA
+/// device does ([`super::CopyPlan`]: merged runs, or one span with the gaps read first), so
+/// that the emulated accelerator's runs check that logic too.
 macro_rules! ram_memory_methods {
+    (staged) => {
+        fn alloc(&mut self, bytes: usize) -> Result<DevPtr, DevError> {
+            Ok(self.mem.alloc(bytes))
+        }
+        fn free(&mut self, p: DevPtr) {
+            self.mem.free(p)
+        }
+        unsafe fn to_device(
+            &mut self,
+            dst: DevPtr,
+            dst_b: &Bounds,
+            src: *const u8,
+            src_b: &Bounds,
+            elem: usize,
+            region: &Bounds,
+        ) -> Result<u64, DevError> {
+            let at = |off: usize| (dst.0 as *mut u8).add(off * elem);
+            super::CopyPlan::new(src_b, dst_b, region, elem, true).to_acc(
+                src,
+                elem,
+                |off, p, bytes| {
+                    std::ptr::copy_nonoverlapping(p, at(off), bytes);
+                    Ok(())
+                },
+                |p, off, bytes| {
+                    std::ptr::copy_nonoverlapping(at(off), p, bytes);
+                    Ok(())
+                },
+            )
+        }
+        unsafe fn to_host(
+            &mut self,
+            dst: *mut u8,
+            dst_b: &Bounds,
+            src: DevPtr,
+            src_b: &Bounds,
+            elem: usize,
+            region: &Bounds,
+        ) -> Result<u64, DevError> {
+            super::CopyPlan::new(dst_b, src_b, region, elem, false).to_host(dst, elem, |p, off, bytes| {
+                std::ptr::copy_nonoverlapping((src.0 as *const u8).add(off * elem), p, bytes);
+                Ok(())
+            })
+        }
+        fn copy_within(
+            &mut self,
+            dst: DevPtr,
+            dst_b: &Bounds,
+            src: DevPtr,
+            src_b: &Bounds,
+            elem: usize,
+            region: &Bounds,
+        ) -> Result<(), DevError> {
+            unsafe { copy_box(dst.0 as *mut u8, dst_b, src.0 as *const u8, src_b, elem, region) };
+            Ok(())
+        }
+    };
     () => {
     fn alloc(&mut self, bytes: usize) -> Result<DevPtr, DevError> {
             Ok(self.mem.alloc(bytes))

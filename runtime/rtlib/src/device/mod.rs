@@ -227,6 +227,112 @@ pub fn for_each_run(
     }
 }
 
+/// The runs of `region` as [`for_each_run`] gives them, merged where one run ends where the
+/// next begins in both arrays (a box that spans whole columns is one run).
+pub fn merged_runs(src_b: &Bounds, dst_b: &Bounds, region: &Bounds) -> Vec<(usize, usize, usize)> {
+    let mut out: Vec<(usize, usize, usize)> = vec![];
+    for_each_run(src_b, dst_b, region, |so, d, len| match out.last_mut() {
+        Some((ps, pd, pl)) if *ps + *pl == so && *pd + *pl == d => *pl += len,
+        _ => out.push((so, d, len)),
+    });
+    out
+}
+
+/// Bytes one more transfer costs, as bytes moved: a transfer between host and GPU memory
+/// costs a few microseconds before its first byte moves (3.6-10 us per column measured on an
+/// H200 through pageable memory, bench/README.md "On a GPU"), the time of about 16 KiB.
+pub const TRANSFER_START_BYTES: usize = 16 << 10;
+
+/// How a box moves between the host and an accelerator's memory: its merged runs (offsets in
+/// elements: host array, accelerator array), and `hull`: the accelerator-side span
+/// (first element, elements) to move in one transfer instead of one transfer per run, when
+/// the runs are many and the span is not much larger than what they hold.
+pub struct CopyPlan {
+    pub runs: Vec<(usize, usize, usize)>,
+    pub hull: Option<(usize, usize)>,
+}
+
+impl CopyPlan {
+    /// `acc_b` is the accelerator array's bounds; `transfers_per_hull` is 1 for a copy to the
+    /// host, 2 for one to the accelerator whose runs leave gaps (the span is read first, so that
+    /// the elements between the runs keep their accelerator values).
+    pub fn new(host_b: &Bounds, acc_b: &Bounds, region: &Bounds, elem: usize, to_acc: bool) -> CopyPlan {
+        let runs = merged_runs(host_b, acc_b, region);
+        let hull = match (runs.iter().map(|r| r.1).min(), runs.iter().map(|r| r.1 + r.2).max()) {
+            (Some(lo), Some(hi)) if runs.len() > 1 => {
+                let held: usize = runs.iter().map(|r| r.2).sum();
+                let transfers = if to_acc && held < hi - lo { 2 } else { 1 };
+                let per_run = runs.len() * TRANSFER_START_BYTES;
+                let hull = transfers * ((hi - lo) * elem + TRANSFER_START_BYTES);
+                (hull <= per_run + held * elem).then_some((lo, hi - lo))
+            }
+            _ => None,
+        };
+        CopyPlan { runs, hull }
+    }
+
+    /// Host array -> accelerator array, with `put(acc_offset, src, bytes)` and
+    /// `get(dst, acc_offset, bytes)` moving contiguous bytes (offsets in elements). Returns the
+    /// bytes of the box.
+    ///
+    /// # Safety
+    /// `src` holds the host array; `put`/`get` move memory of the accelerator array.
+    pub unsafe fn to_acc(
+        &self,
+        src: *const u8,
+        elem: usize,
+        mut put: impl FnMut(usize, *const u8, usize) -> Result<(), DevError>,
+        mut get: impl FnMut(*mut u8, usize, usize) -> Result<(), DevError>,
+    ) -> Result<u64, DevError> {
+        let held: usize = self.runs.iter().map(|r| r.2).sum();
+        match self.hull {
+            None => {
+                for &(h, a, len) in &self.runs {
+                    put(a, src.add(h * elem), len * elem)?;
+                }
+            }
+            Some((lo, n)) => {
+                let mut stage = vec![0u8; n * elem];
+                if held < n {
+                    get(stage.as_mut_ptr(), lo, n * elem)?;
+                }
+                for &(h, a, len) in &self.runs {
+                    std::ptr::copy_nonoverlapping(src.add(h * elem), stage.as_mut_ptr().add((a - lo) * elem), len * elem);
+                }
+                put(lo, stage.as_ptr(), n * elem)?;
+            }
+        }
+        Ok((held * elem) as u64)
+    }
+
+    /// Accelerator array -> host array (see [`CopyPlan::to_acc`]).
+    ///
+    /// # Safety
+    /// `dst` holds the host array; `get` moves memory of the accelerator array.
+    pub unsafe fn to_host(
+        &self,
+        dst: *mut u8,
+        elem: usize,
+        mut get: impl FnMut(*mut u8, usize, usize) -> Result<(), DevError>,
+    ) -> Result<u64, DevError> {
+        match self.hull {
+            None => {
+                for &(h, a, len) in &self.runs {
+                    get(dst.add(h * elem), a, len * elem)?;
+                }
+            }
+            Some((lo, n)) => {
+                let mut stage = vec![0u8; n * elem];
+                get(stage.as_mut_ptr(), lo, n * elem)?;
+                for &(h, a, len) in &self.runs {
+                    std::ptr::copy_nonoverlapping(stage.as_ptr().add((a - lo) * elem), dst.add(h * elem), len * elem);
+                }
+            }
+        }
+        Ok((self.runs.iter().map(|r| r.2).sum::<usize>() * elem) as u64)
+    }
+}
+
 /// Grid for a kernel of the generated shape (see `docs/gpu.md`): `trips` are the trip counts
 /// of the mapped loops, outermost first; x covers the innermost loop, y the next, z all the
 /// others together.

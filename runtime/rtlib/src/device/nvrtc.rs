@@ -1,8 +1,8 @@
 //! NVRTC (run-time compilation of CUDA C to PTX), loaded with `dlopen`.
 //!
 //! The library is looked for, in order: `$SAPFOR_NVRTC` (a path to `libnvrtc.so*`), the
-//! dynamic loader's search path (`libnvrtc.so.12`, `libnvrtc.so`), then the
-//! `nvidia-cuda-nvrtc-cu12` wheel in Python's site-packages (found by asking `python3`), so
+//! dynamic loader's search path (`libnvrtc.so.12`, `.so.13`, `libnvrtc.so`), a CUDA toolkit's
+//! `lib64` (`$CUDA_HOME`, `$CUDA_PATH`, `/usr/local/cuda`), then the `nvidia-cuda-nvrtc-cu12` wheel in Python's site-packages (found by asking `python3`), so
 //! nobody has to put the wheel's directory on `LD_LIBRARY_PATH`. The builtins library next
 //! to it is loaded first (`RTLD_GLOBAL`) so that NVRTC finds it by name.
 //! Compiled PTX is cached in memory and on disk per program (SHA-256 of source and options).
@@ -79,7 +79,7 @@ fn open_lib() -> Result<Nvrtc, String> {
             path: p.to_string_lossy().into(),
         });
     }
-    for name in ["libnvrtc.so.12", "libnvrtc.so"] {
+    for name in ["libnvrtc.so.12", "libnvrtc.so.13", "libnvrtc.so"] {
         if let Ok(lib) = unsafe { libloading::Library::new(name) } {
             return Ok(Nvrtc {
                 _builtins: None,
@@ -88,7 +88,20 @@ fn open_lib() -> Result<Nvrtc, String> {
             });
         }
     }
-    let dir = wheel_dir("cuda_nvrtc").map(|d| d.join("lib")).ok_or("libnvrtc.so not on the library path and no nvidia-cuda-nvrtc-cu12 wheel found by python3 (run scripts/setup.sh)")?;
+    // a CUDA toolkit not on the loader's path ($CUDA_HOME, /usr/local/cuda), then the wheel
+    let toolkit = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(PathBuf::from)
+        .chain([PathBuf::from("/usr/local/cuda")])
+        .flat_map(|d| [d.join("lib64"), d.join("targets/x86_64-linux/lib")])
+        .find(|d| find_in(d, "libnvrtc.so").is_some());
+    let dir = match toolkit {
+        Some(d) => d,
+        None => wheel_dir("cuda_nvrtc").map(|d| d.join("lib")).ok_or(
+            "libnvrtc.so not on the library path, in $CUDA_HOME or /usr/local/cuda, and no nvidia-cuda-nvrtc-cu12 wheel found by python3 (run scripts/setup.sh)",
+        )?,
+    };
     let main = find_in(&dir, "libnvrtc.so")
         .ok_or_else(|| format!("no libnvrtc.so* in {}", dir.display()))?;
     let builtins = match find_in(&dir, "libnvrtc-builtins.so") {
