@@ -316,12 +316,15 @@ pub(super) fn regions(
                     // the declared bounds: the runtime finds the elements by storage offset
                     // when the name is a dummy argument over part of a registered array
                     let (dlo, dhi) = bounds(&a, rank, &[], star);
+                    // the element size: the runtime matches the name's storage against
+                    // registrations of the same element size only
+                    let esize = format!("int(storage_size({a}) / 8, c_int64_t)");
                     calls.push(if get {
                         format!(
-                            "call sapfor_gpu_get_actual({a}, {rank}_c_int64_t, {lo}, {hi}, {dlo}, {dhi}, {src}_8)"
+                            "call sapfor_gpu_get_actual({a}, {rank}_c_int64_t, {lo}, {hi}, {dlo}, {dhi}, {src}_8, {esize})"
                         )
                     } else {
-                        format!("call sapfor_gpu_actual({a}, {rank}_c_int64_t, {lo}, {hi}, {dlo}, {dhi})")
+                        format!("call sapfor_gpu_actual({a}, {rank}_c_int64_t, {lo}, {hi}, {dlo}, {dhi}, {esize})")
                     });
                 }
                 cx.before.entry((fid.0, d.line)).or_default().extend(calls);

@@ -294,17 +294,17 @@ module sapfor_rt
       import :: c_int64_t
       integer(c_int64_t), value :: src
     end subroutine
-    subroutine sapfor_gpu_get_actual(a, rank, lo, hi, dlo, dhi, src) &
+    subroutine sapfor_gpu_get_actual(a, rank, lo, hi, dlo, dhi, src, esize) &
         bind(C, name='sapfor_gpu_get_actual')
       import :: c_int64_t
       type(*), dimension(*) :: a
-      integer(c_int64_t), value :: rank, src
+      integer(c_int64_t), value :: rank, src, esize
       integer(c_int64_t), intent(in) :: lo(*), hi(*), dlo(*), dhi(*)
     end subroutine
-    subroutine sapfor_gpu_actual(a, rank, lo, hi, dlo, dhi) bind(C, name='sapfor_gpu_actual')
+    subroutine sapfor_gpu_actual(a, rank, lo, hi, dlo, dhi, esize) bind(C, name='sapfor_gpu_actual')
       import :: c_int64_t
       type(*), dimension(*) :: a
-      integer(c_int64_t), value :: rank
+      integer(c_int64_t), value :: rank, esize
       integer(c_int64_t), intent(in) :: lo(*), hi(*), dlo(*), dhi(*)
     end subroutine
     subroutine sapfor_gpu_all(get, src) bind(C, name='sapfor_gpu_all')

@@ -96,7 +96,7 @@ fn reductions_sample_maxloc_minloc_through_the_c_abi() {
     sapfor_gpu_region_exit(0);
     // REMOTE_ACCESS(B(1,1)) on the host: GET_ACTUAL of one element
     unsafe {
-        sapfor_gpu_get_actual(bp, 2, [1i64, 1].as_ptr(), [1i64, 1].as_ptr(), [1i64, 1].as_ptr(), [m, m].as_ptr(), 0)
+        sapfor_gpu_get_actual(bp, 2, [1i64, 1].as_ptr(), [1i64, 1].as_ptr(), [1i64, 1].as_ptr(), [m, m].as_ptr(), 0, 8)
     };
     let (mut bmax, mut ibmax, mut jbmax) = (b[0], 1i32, 1i32);
     let (mut bmin, mut ibmin, mut jbmin) = (b[0], 1i32, 1i32);

@@ -217,6 +217,11 @@ fn regions_with_host_statements_fallback_loops_maxloc_sections_and_local_arrays(
 }
 
 #[test]
+fn actual_of_an_unregistered_name_declares_nothing_of_another_type() {
+    handwritten("actual_other_type", &[&["--devices", "emu"], &["--devices", "emu", "--compare"]]);
+}
+
+#[test]
 fn reduction_results_stay_on_the_accelerator_until_the_host_reads_them() {
     handwritten("deferred", &[GPU_CONFIGS, &[&["--devices", "emu", "--np", "3", "--threads", "2"]]].concat());
     // One process: fetched are S when the next reduction, or the kernel taking it by value,

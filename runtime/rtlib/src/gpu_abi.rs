@@ -291,7 +291,7 @@ impl Gpu {
     /// any rank and bounds) the box's elements are found by their storage offsets. A big
     /// array may overlap several registrations: after regions on dummies given its
     /// elements (`CALL FACE(T(1,1,1,IE))` for each IE) each such part has its own.
-    fn locate(&self, a: usize, decl: &Rect, bx: &Rect) -> Vec<(usize, VarId, Pcs)> {
+    fn locate(&self, a: usize, decl: &Rect, bx: &Rect, esize: usize) -> Vec<(usize, VarId, Pcs)> {
         let Some(t) = self.tracker.as_ref() else {
             return vec![];
         };
@@ -329,19 +329,14 @@ impl Gpu {
             }
             _ => (decl, bx),
         };
-        // the name's element size: that of the registration holding its start, else of the
-        // first one inside its storage (a name of another type is not supported); nothing
-        // to do (and no storage runs to list: a section has one per column) when no
-        // registration overlaps the name's storage
-        let widest = 16;
+        // the name's element size is the caller's (a registration of another element size
+        // is not this name's); nothing to do (and no storage runs to list: a section has one
+        // per column) when no registration overlaps the name's storage. It was guessed from
+        // the first registration within 16 bytes per element: NPB UA's INTEGER EMO(2,8,2000)
+        // then reached into the DOUBLE arrays after it, 16,000 runs per ACTUAL, and declared
+        // their elements current on the host
+        let elem = esize.max(1);
         let n_decl = extent(decl).iter().product::<i64>().max(0) as usize;
-        let elem = match holder {
-            Some((_, r)) => t.elem(r.var).max(1),
-            None => match self.regs.range(a..a + n_decl * widest).next() {
-                Some((_, r)) => t.elem(r.var).max(1),
-                None => return vec![],
-            },
-        };
         let from = holder.map(|(&s, _)| s).unwrap_or(a);
         let cands: Vec<(usize, &Reg)> = self
             .regs
@@ -1424,13 +1419,14 @@ pub unsafe extern "C" fn sapfor_gpu_get_actual(
     dlo: *const i64,
     dhi: *const i64,
     src: i64,
+    esize: i64,
 ) {
     if !active() {
         return;
     }
     let (bx, decl) = (rect(rank, lo, hi), rect(rank, dlo, dhi));
     with(|g| {
-        for (_, var, set) in g.locate(a as usize, &decl, &bx) {
+        for (_, var, set) in g.locate(a as usize, &decl, &bx, esize as usize) {
             if let Err(e) = g.t().get_actual(var, &set) {
                 fail(src, e);
             }
@@ -1451,6 +1447,7 @@ pub unsafe extern "C" fn sapfor_gpu_actual(
     hi: *const i64,
     dlo: *const i64,
     dhi: *const i64,
+    esize: i64,
 ) {
     if !active() {
         return;
@@ -1458,7 +1455,7 @@ pub unsafe extern "C" fn sapfor_gpu_actual(
     let (bx, decl) = (rect(rank, lo, hi), rect(rank, dlo, dhi));
     with(|g| {
         let in_region = g.open.is_some();
-        for (start, var, set) in g.locate(a as usize, &decl, &bx) {
+        for (start, var, set) in g.locate(a as usize, &decl, &bx, esize as usize) {
             if let Some(r) = g.regs.get_mut(&start) {
                 r.dirty |= in_region;
             }
@@ -1639,7 +1636,7 @@ fn with_box(
     let decl: Rect = l.alo.iter().copied().zip(l.ahi.iter().copied()).collect();
     let bx: Rect = lo.iter().copied().zip(hi.iter().copied()).collect();
     with(|g| {
-        for (_, var, set) in g.locate(a as usize, &decl, &bx) {
+        for (_, var, set) in g.locate(a as usize, &decl, &bx, l.esize) {
             if let Err(e) = f(g, var, set) {
                 fail(0, e);
             }

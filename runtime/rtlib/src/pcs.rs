@@ -88,18 +88,25 @@ fn canon(boxes: &[&[(i64, i64)]], d: usize, rank: usize) -> Vec<Rect> {
     pts.dedup();
     // (lo, hi, cross-section)
     let mut slabs: Vec<(i64, i64, Vec<Rect>)> = vec![];
+    // a sweep along dimension d: the boxes that start at or before a slab and have not ended
+    // cover all of it (every start and end is a slab boundary); a filter over every box for
+    // every slab made many boxes quadratic (NPB UA's sections on the emulator)
+    let mut order: Vec<usize> = (0..boxes.len()).collect();
+    order.sort_unstable_by_key(|&i| boxes[i][d].0);
+    let (mut next, mut active) = (0, Vec::<usize>::new());
     for w in pts.windows(2) {
-        let (p, q) = (w[0], w[1]);
-        let cover: Vec<&[(i64, i64)]> = boxes
-            .iter()
-            .filter(|b| (b[d].0 as i128) <= p && (b[d].1 as i128) >= q - 1)
-            .map(|b| &b[d + 1..])
-            .collect();
+        let p = w[0];
+        while next < order.len() && (boxes[order[next]][d].0 as i128) <= p {
+            active.push(order[next]);
+            next += 1;
+        }
+        active.retain(|&i| (boxes[i][d].1 as i128) >= p);
+        let cover: Vec<&[(i64, i64)]> = active.iter().map(|&i| &boxes[i][d + 1..]).collect();
         let cs = canon(&cover, 0, rank - d - 1);
         if cs.is_empty() {
             continue;
         }
-        let (lo, hi) = (p as i64, (q - 1) as i64);
+        let (lo, hi) = (p as i64, (w[1] - 1) as i64);
         if let Some(last) = slabs.last_mut() {
             if last.1 as i128 + 1 == p && last.2 == cs {
                 last.1 = hi;
