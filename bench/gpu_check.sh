@@ -113,18 +113,7 @@ for l in sys.stdin:
                     continue
                 }
                 cp "$NPB/bin/$lb.$c.x" "$B/bin/$name.seq"
-                files=$(python3 - "$NPB/$b/Makefile" <<'EOF'
-import os, re, sys
-mk = open(sys.argv[1]).read().replace('\\\n', ' ')
-objs = re.search(r'^OBJS\s*=(.*)$', mk, re.M).group(1).split()
-here = os.path.dirname(sys.argv[1])
-out = []
-for o in objs:
-    o = o.replace('${COMMON}', '../common').replace('$(VEC)', '').replace('${RAND}', 'randdp')[:-2]
-    out.append(next((o + e for e in ('.f', '.c', '.f90') if os.path.exists(os.path.join(here, o + e))), o + '.f'))
-print(' '.join(out))
-EOF
-                )
+                files=$(python3 "$ROOT/bench/npb_objs.py" "$NPB/$b/Makefile")
                 rm -rf "$W/$name" && mkdir -p "$W/$name"
                 (cd "$NPB/$b" && "$SAPFOR" --auto $files --no-db --out-dir "$W/$name/fdv" >"$W/$name/auto.out" 2>&1) || {
                     echo "gpu_check: $name: --auto failed" >&2
@@ -149,7 +138,6 @@ EOF
     fi
     copy_libs "$B/lib" "$B"/bin/* "$B/tests/device"
     strip --strip-debug "$B"/bin/* "$B/tests/device"
-    cp "${BASH_SOURCE[0]}" "$B/gpu_check.sh"
     du -sh "$B"
 }
 

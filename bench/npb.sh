@@ -55,19 +55,7 @@ if [ ! -f "$DIR/config/make.def" ]; then
 fi
 
 # The source files of a benchmark: its Makefile's OBJS with the make variables filled in.
-objs() {
-  python3 - "$DIR/$1/Makefile" <<'EOF'
-import os, re, sys
-mk = open(sys.argv[1]).read().replace('\\\n', ' ')
-objs = re.search(r'^OBJS\s*=(.*)$', mk, re.M).group(1).split()
-here = os.path.dirname(sys.argv[1])
-out = []
-for o in objs:
-    o = o.replace('${COMMON}', '../common').replace('$(VEC)', '').replace('${RAND}', 'randdp')[:-2]
-    out.append(next((o + e for e in ('.f', '.c', '.f90') if os.path.exists(os.path.join(here, o + e))), o + '.f'))
-print(' '.join(out))
-EOF
-}
+objs() { python3 "$ROOT/bench/npb_objs.py" "$DIR/$1/Makefile"; }
 
 verif() { grep -m1 -i "verification *=" "$1" | awk '{print $NF}'; }
 secs() { grep -m1 -i "time in seconds" "$1" | awk '{print $NF}'; }

@@ -197,7 +197,7 @@ impl Device for EmuDevice {
     fn describe(&self) -> String {
         "emulated accelerator (CUDA C kernels compiled by g++, separate memory)".into()
     }
-    super::host::ram_memory_methods!(staged);
+    super::host::ram_memory_methods!();
     fn load_program(&mut self, source: &str) -> Result<ProgId, DevError> {
         if let Some(i) = self.progs.iter().position(|(s, _)| s == source) {
             return Ok(ProgId(i));

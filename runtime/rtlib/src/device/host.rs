@@ -49,12 +49,11 @@ pub struct HostDevice {
 
 /// The memory methods of a device whose memory is ordinary RAM in a [`Mem`] field `mem`
 /// (the host itself and the emulated accelerator, which keeps its own separate allocations).
-///
-/// `ram_memory_methods!(staged)` moves boxes between the host and the device the way the CUDA
-/// device does ([`super::CopyPlan`]: merged runs, or one span with the gaps read first), so
-/// that the emulated accelerator's runs check that logic too.
+/// Boxes move between the host and the device the way the CUDA device moves them
+/// ([`super::CopyPlan`]: merged runs, or one span with the gaps read first), so that the
+/// emulated accelerator's runs check that logic too.
 macro_rules! ram_memory_methods {
-    (staged) => {
+    () => {
         fn alloc(&mut self, bytes: usize) -> Result<DevPtr, DevError> {
             Ok(self.mem.alloc(bytes))
         }
@@ -108,64 +107,6 @@ macro_rules! ram_memory_methods {
             region: &Bounds,
         ) -> Result<(), DevError> {
             unsafe { copy_box(dst.0 as *mut u8, dst_b, src.0 as *const u8, src_b, elem, region) };
-            Ok(())
-        }
-    };
-    () => {
-    fn alloc(&mut self, bytes: usize) -> Result<DevPtr, DevError> {
-            Ok(self.mem.alloc(bytes))
-        }
-        fn free(&mut self, p: DevPtr) {
-            self.mem.free(p)
-        }
-        unsafe fn to_device(
-            &mut self,
-            dst: DevPtr,
-            dst_b: &Bounds,
-            src: *const u8,
-            src_b: &Bounds,
-            elem: usize,
-            region: &Bounds,
-        ) -> Result<u64, DevError> {
-            Ok(copy_box(dst.0 as *mut u8, dst_b, src, src_b, elem, region))
-        }
-        unsafe fn to_host(
-            &mut self,
-            dst: *mut u8,
-            dst_b: &Bounds,
-            src: DevPtr,
-            src_b: &Bounds,
-            elem: usize,
-            region: &Bounds,
-        ) -> Result<u64, DevError> {
-            Ok(copy_box(
-                dst,
-                dst_b,
-                src.0 as *const u8,
-                src_b,
-                elem,
-                region,
-            ))
-        }
-        fn copy_within(
-            &mut self,
-            dst: DevPtr,
-            dst_b: &Bounds,
-            src: DevPtr,
-            src_b: &Bounds,
-            elem: usize,
-            region: &Bounds,
-        ) -> Result<(), DevError> {
-            unsafe {
-                copy_box(
-                    dst.0 as *mut u8,
-                    dst_b,
-                    src.0 as *const u8,
-                    src_b,
-                    elem,
-                    region,
-                )
-            };
             Ok(())
         }
     };
