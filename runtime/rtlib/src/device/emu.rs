@@ -127,7 +127,11 @@ pub fn compile(src: &str) -> Result<PathBuf, DevError> {
     }
     std::fs::create_dir_all(&dir)
         .map_err(|e| DevError(format!("cannot create {}: {e}", dir.display())))?;
-    let tag = format!("{}-{}", std::process::id(), &hash[..16]);
+    // unique per compilation: two threads of one process compiling the same source (tests
+    // run in parallel) shared the header, and the first to finish removed it under the other
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tag = format!("{}-{seq}-{}", std::process::id(), &hash[..16]);
     let hdr = dir.join(format!("{tag}.h"));
     let cu = dir.join(format!("{tag}.cu"));
     let tmp = dir.join(format!("{tag}.so.tmp"));

@@ -275,7 +275,9 @@ pub fn compile_cached(src: &str, arch: &str) -> Result<String, DevError> {
         Err(_) => {
             let p = get()?.compile(src, arch)?;
             if std::fs::create_dir_all(&dir).is_ok() {
-                let tmp = dir.join(format!("{key}.{}.tmp", std::process::id()));
+                // per process and thread: two threads storing the same key must not write
+                // one temporary file
+                let tmp = dir.join(format!("{key}.{}.{:?}.tmp", std::process::id(), std::thread::current().id()).replace(['(', ')'], ""));
                 if std::fs::write(&tmp, &p).is_ok() && std::fs::rename(&tmp, &file).is_ok() {
                     crate::cache_trim::after_store(&dir, PTX_CACHE_MAX_MB, &file, &[]);
                 }
