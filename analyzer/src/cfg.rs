@@ -7,6 +7,7 @@
 
 use crate::access::{Access, AccessCtx, CallSite, Summary};
 use crate::affine::linearize;
+use crate::flow::{member_flows, CommonFlow};
 use crate::ast::*;
 use crate::sections::{DimSet, Section, SectionSet};
 use crate::sema::UnitSema;
@@ -82,6 +83,10 @@ pub struct Cfg {
     /// Loop variable of each expanded DO loop's header block.
     pub header_var: BTreeMap<BlockId, Name>,
     pub live_out: Vec<BTreeSet<Name>>,
+    /// Names live where control leaves the unit (RETURN, STOP, the end): what the caller or
+    /// a later call can see (dummy arguments, COMMON, SAVE and DATA variables, module
+    /// variables, the function result, and their EQUIVALENCE aliases); none in a main program.
+    pub exit_live: BTreeSet<Name>,
     /// Reaching definitions at block entry: (variable, defining statement); computed for
     /// the large-block graph only (empty without `collapse`).
     pub reach_in: Vec<BTreeSet<(Name, StmtId)>>,
@@ -657,6 +662,36 @@ pub fn node_of<'a>(nodes: &'a [Node], header: StmtId) -> Option<&'a Node> {
     None
 }
 
+/// Names whose values outlive the unit's execution (see [`Cfg::exit_live`]); COMMON members
+/// only where `flow` says their storage carries values between units.
+fn exit_live(unit: &Unit, sema: &UnitSema, flow: &CommonFlow) -> BTreeSet<Name> {
+    if unit.kind == UnitKind::Program {
+        return BTreeSet::new();
+    }
+    let common_flows = |s: &crate::sema::Symbol| match &s.common {
+        Some((block, idx)) => {
+            let m = sema.commons.get(block).and_then(|ms| ms.get(*idx));
+            member_flows(flow, block, m.and_then(|m| m.offset), m.and_then(|m| m.bytes))
+        }
+        None => false,
+    };
+    let mut out: BTreeSet<Name> = sema
+        .symbols
+        .values()
+        .filter(|s| s.param.is_none() && (s.dummy.is_some() || common_flows(s) || s.save || s.data_init))
+        .map(|s| s.name.clone())
+        .collect();
+    out.extend(sema.module_vars.keys().cloned());
+    out.extend(unit.result.iter().cloned());
+    let aliases: Vec<Name> = out
+        .iter()
+        .filter_map(|n| sema.symbols.get(n))
+        .flat_map(|s| s.aliases.iter().cloned())
+        .collect();
+    out.extend(aliases);
+    out
+}
+
 /// Build the CFG of a unit. `collapse` selects large blocks (nests as single items) with their
 /// read/write sections; without it every loop is expanded (statement-level items) and only
 /// names are tracked, which is what the loop analysis needs for liveness after a loop.
@@ -665,6 +700,18 @@ pub fn build(
     sema: &UnitSema,
     summaries: &BTreeMap<Name, Summary>,
     collapse: bool,
+) -> Cfg {
+    build_with_flow(unit, sema, summaries, collapse, &None)
+}
+
+/// [`build`], with what is known of the COMMON storage that carries values between units
+/// (`crate::flow`): the rest of COMMON is not live where the unit ends.
+pub fn build_with_flow(
+    unit: &Unit,
+    sema: &UnitSema,
+    summaries: &BTreeMap<Name, Summary>,
+    collapse: bool,
+    flow: &CommonFlow,
 ) -> Cfg {
     let can = |n: &Node| collapsible(unit, summaries, n);
     let mut b = Builder {
@@ -683,6 +730,11 @@ pub fn build(
         item_of: BTreeMap::new(),
     };
     b.nodes(&unit.body);
+    // edges still waiting for a block (a loop that ends the unit exits to its end): one empty
+    // block for the end of the unit, where the names of `exit_live` are live
+    if !b.pending.is_empty() {
+        b.new_block();
+    }
     let mut missing = vec![];
     for (from, at, label, st, kind) in std::mem::take(&mut b.jumps) {
         match b.labels.get(&label) {
@@ -700,6 +752,7 @@ pub fn build(
     for (f, t, e) in &b.edges {
         graph.add_edge(nodes[f.0 as usize], nodes[t.0 as usize], *e);
     }
+    let exit_live = exit_live(unit, sema, flow);
     // Per-block facts.
     let envs = statement_envs(unit, sema);
     let cx = AccessCtx {
@@ -799,6 +852,11 @@ pub fn build(
                     blk.lines.extend(st.span.line..=st.span.end_line);
                 }
             }
+            if let Item::Stmt(id) = it {
+                if matches!(unit.stmt(*id).kind.action(), StmtKind::Return | StmtKind::Stop) {
+                    u.extend(exit_live.iter().cloned());
+                }
+            }
             blk.item_use.push(u);
             blk.item_def.push(d);
             blk.item_kill.push(kill);
@@ -820,6 +878,7 @@ pub fn build(
         live_in: vec![],
         header_var: BTreeMap::new(),
         live_out: vec![],
+        exit_live,
         reach_in: vec![],
     };
     for (h, b) in &cfg.loop_header {
@@ -865,6 +924,10 @@ impl Cfg {
         let succs = self.succs(b);
         let n = blk.items.len();
         let mut live: BTreeSet<Name> = BTreeSet::new();
+        // a block nothing follows ends the unit (RETURN, STOP, the end of the body)
+        if succs.is_empty() {
+            live.extend(self.exit_live.iter().cloned());
+        }
         for (s, e) in &succs {
             if e.at >= n {
                 live.extend(self.entering(*s, e));

@@ -191,8 +191,9 @@ pub fn analyze_unit(
     sema: &UnitSema,
     summaries: &BTreeMap<Name, Summary>,
     refinements: &BTreeMap<u32, LoopRefinement>,
+    flow: &crate::flow::CommonFlow,
 ) -> UnitLoops {
-    let fine = cfg::build(unit, sema, summaries, false);
+    let fine = cfg::build_with_flow(unit, sema, summaries, false, flow);
     let targets = cfg::jump_targets(unit);
     let cx = AccessCtx {
         unit,
@@ -539,7 +540,7 @@ impl<'a> Analyzer<'a> {
             }
             if !exposed.contains(v) {
                 if live_after.contains(v) {
-                    info.blockers.push(Blocker { code: BlockerCode::Scalar, message: format!("{} is assigned in every iteration (line {}) and its last value is used after the loop", v.to_uppercase(), line_of(true)), line: line_of(true) });
+                    info.blockers.push(Blocker { code: BlockerCode::Scalar, message: format!("{} is assigned in the loop (line {}) and its last value is used after the loop{}", v.to_uppercase(), line_of(true), if self.fine.exit_live.contains(v) { " (or by the caller: it is a dummy argument, in COMMON or saved)" } else { "" }), line: line_of(true) });
                 } else {
                     info.private.push(v.clone());
                 }

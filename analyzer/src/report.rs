@@ -30,6 +30,7 @@ pub fn analyze(paths: &[PathBuf], opts: &Options) -> Analysis {
     let program = program::load(paths, opts);
     let mut hints = source_hints(&program);
     hints.extend(opts.overrides.iter().cloned());
+    let flow = crate::flow::common_flow(&program);
     let loops = program
         .units
         .iter()
@@ -61,7 +62,7 @@ pub fn analyze(paths: &[PathBuf], opts: &Options) -> Analysis {
                     _ => {}
                 }
             }
-            loops::analyze_unit(u, &program.semas[i], &program.summaries, &refine).loops
+            loops::analyze_unit(u, &program.semas[i], &program.summaries, &refine, &flow).loops
         })
         .collect();
     Analysis {

@@ -1,0 +1,87 @@
+//! Which COMMON storage carries values from one unit to another. A loop that assigns a
+//! COMMON scalar in a subroutine must keep its last value for whoever reads it next, unless
+//! no unit ever reads that storage before writing it itself: then the value dies with the
+//! unit (NPB BT's TMP1..TMP3 work scalars, in COMMON and set before every use).
+//!
+//! Storage carries values between units when some unit may read it before writing it: it is
+//! live where the unit starts, or right after a statement that calls a procedure (the callee
+//! may have set it). A call to an external procedure without a body may read any COMMON
+//! storage, so every block then carries values; a function of a C source given with the
+//! program (`wtime.c`) is assumed not to read Fortran COMMON blocks.
+
+use crate::access::AccessCtx;
+use crate::ast::Name;
+use crate::cfg;
+use crate::program::Program;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Byte ranges `[lo, hi)` per COMMON block that carry values between units; `None`: all.
+pub type CommonFlow = Option<BTreeMap<Name, Vec<(u64, u64)>>>;
+
+/// Whether member `idx` of block `block` in a unit (offset and size as that unit declares
+/// them) may carry a value to another unit.
+pub fn member_flows(flow: &CommonFlow, block: &str, offset: Option<u64>, bytes: Option<u64>) -> bool {
+    let Some(f) = flow else { return true };
+    let (Some(lo), Some(n)) = (offset, bytes) else { return true };
+    f.get(block).is_some_and(|rs| rs.iter().any(|&(a, b)| a < lo + n && lo < b))
+}
+
+/// The flow of COMMON storage between the units of `program`.
+pub fn common_flow(program: &Program) -> CommonFlow {
+    let c_idents = c_identifiers(program);
+    let mut out: BTreeMap<Name, Vec<(u64, u64)>> = BTreeMap::new();
+    for (i, u) in program.units.iter().enumerate() {
+        let sema = &program.semas[i];
+        let cx = AccessCtx { unit: u, sema, summaries: &program.summaries };
+        // liveness inside the unit alone: COMMON is not live where it ends
+        let g = cfg::build_with_flow(u, sema, &program.summaries, false, &Some(BTreeMap::new()));
+        let mut live: BTreeSet<Name> = g.entry.map(|e| g.live_in[e.0 as usize].clone()).unwrap_or_default();
+        for st in u.stmts.iter().filter(|s| s.kind.is_executable()) {
+            let (mut acc, mut calls) = (vec![], vec![]);
+            cx.stmt_accesses(st, &mut acc, &mut calls);
+            if calls.is_empty() {
+                continue;
+            }
+            // the bodiless procedures reached: this one, or those its callee reaches
+            let in_c = |n: &str| c_idents.contains(n) || c_idents.contains(&format!("{n}_"));
+            let reached_unknown = calls.iter().filter(|c| c.unknown).any(|c| match program.summaries.get(&c.name) {
+                Some(sum) => !sum.unknown_calls.iter().all(|n| in_c(n)),
+                None => !in_c(&c.name),
+            });
+            if reached_unknown {
+                return None;
+            }
+            if let Some(&(b, k)) = g.item_of.get(&st.id) {
+                live.extend(g.live_at(b, k + 1));
+            }
+        }
+        for n in &live {
+            let Some((block, idx)) = sema.symbol(n).and_then(|s| s.common.clone()) else { continue };
+            let m = sema.commons.get(&block).and_then(|ms| ms.get(idx));
+            let range = match m.map(|m| (m.offset, m.bytes)) {
+                Some((Some(o), Some(b))) => (o, o + b),
+                _ => (0, u64::MAX),
+            };
+            out.entry(block).or_default().push(range);
+        }
+        // storage shared through EQUIVALENCE with a COMMON member: the whole block
+        for s in sema.symbols.values().filter(|s| s.common.is_some() && !s.aliases.is_empty()) {
+            out.entry(s.common.clone().unwrap().0).or_default().push((0, u64::MAX));
+        }
+    }
+    Some(out)
+}
+
+/// Identifiers of the C sources given with the program (lower case).
+fn c_identifiers(program: &Program) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for p in &program.foreign {
+        let Ok(text) = std::fs::read_to_string(p) else { continue };
+        for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            if !w.is_empty() {
+                out.insert(w.to_ascii_lowercase());
+            }
+        }
+    }
+    out
+}
