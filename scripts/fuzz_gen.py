@@ -11,6 +11,8 @@ compiler goes wrong:
   dependences have random distances and directions in any dimension;
 - scalars that are private, reductions (sum, product, max, min, MAXLOC-style,
   conditional), values live after the loop, and recurrences;
+- a subroutine whose loop sets scalars its caller sees (a dummy set in some iterations, a
+  dummy's last value, a COMMON scalar another unit may read back);
 - calls to subroutines and functions that read or write COMMON blocks (declared by the
   caller or not) or their arguments, also two levels deep;
 - IF, GOTO, EXIT and CYCLE inside loops, DO WHILE, and indirect subscripts `A(IDX(I))`.
@@ -292,6 +294,19 @@ class Gen:
             self.emit(f"{other}(i) = mod(icn({src}(i)) + 1, 1000)", 1)
         self.emit("end do")
 
+    def out_scalars(self):
+        """A subroutine whose loop sets scalars the caller sees: a dummy set only in some
+        iterations, a dummy's last value, a COMMON scalar read back by another unit or by
+        none (then it is a work scalar and may be private)."""
+        r = self.r
+        src = "a" if r.random() < 0.5 else "d"
+        self.used_procs.add("scn")
+        self.emit(f"call scn({src}, t, m)")
+        self.emit("print *, 'scn', t, m")
+        if r.random() < 0.5:
+            self.used_procs.add("shk")
+            self.emit("call shk")
+
     def control(self):
         r = self.r
         kind = r.choice(["cycle", "exit", "goto", "while", "ifelse"])
@@ -440,7 +455,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # checksums (sequential recurrences)
@@ -507,6 +522,29 @@ class Gen:
                 "end do",
                 "end",
             ],
+            "scn": [
+                "subroutine scn(x, flg, lst)",
+                f"integer x({n1}), flg, lst, i, w, kw, wa({n1})",
+                "common /cwk/ kw",
+                "common /cwa/ wa",
+                "flg = 0",
+                f"do i = 1, {n1}",
+                "w = mod(x(i) * 3 + i, 17)",
+                "if (w .gt. 9) flg = i",
+                "lst = x(i) + w",
+                "kw = w * 2",
+                "wa(i) = mod(x(i) + w, 1000)",
+                "end do",
+                "end",
+            ],
+            "shk": [
+                "subroutine shk",
+                f"integer kw, wa({n1})",
+                "common /cwk/ kw",
+                "common /cwa/ wa",
+                f"print *, 'kw', kw, wa(1) + wa({n1})",
+                "end",
+            ],
             "show": [
                 "subroutine show",
                 "integer kc",
@@ -515,7 +553,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["upd", "acc", "two", "ifn", "icn", "col", "show"]:
+        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)
