@@ -528,9 +528,17 @@ impl<'a> Analyzer<'a> {
                     .map(|(a, _)| a.line)
                     .unwrap_or(info.line)
             };
+            // A call that updates a local scalar the iteration has already set (`X = S(K);
+            // CALL STEP(X)`) works on this iteration's value: the scalar can be private. Not
+            // for storage the callee might also reach another way (COMMON, a dummy argument,
+            // EQUIVALENCE, SAVE).
+            let plain_local = self.sema.symbol(v).is_some_and(|s| {
+                s.common.is_none() && s.dummy.is_none() && s.aliases.is_empty() && !s.save && !s.data_init
+            });
             if let Some((a, _)) = accesses
                 .iter()
                 .find(|(a, _)| &a.name == v && a.write && a.via_call.is_some())
+                .filter(|_| !plain_local || exposed.contains(v))
             {
                 info.blockers.push(call_writes(a, &format!("{}, which other iterations also use", v.to_uppercase())));
                 continue;
