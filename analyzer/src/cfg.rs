@@ -682,6 +682,7 @@ fn exit_live(unit: &Unit, sema: &UnitSema, flow: &CommonFlow) -> BTreeSet<Name> 
         .map(|s| s.name.clone())
         .collect();
     out.extend(sema.module_vars.keys().cloned());
+    out.extend(sema.host_assoc.iter().cloned());
     out.extend(unit.result.iter().cloned());
     let aliases: Vec<Name> = out
         .iter()

@@ -548,7 +548,7 @@ impl<'a> Analyzer<'a> {
             }
             if !exposed.contains(v) {
                 if live_after.contains(v) {
-                    info.blockers.push(Blocker { code: BlockerCode::Scalar, message: format!("{} is assigned in the loop (line {}) and its last value is used after the loop{}", v.to_uppercase(), line_of(true), if self.fine.exit_live.contains(v) { " (or by the caller: it is a dummy argument, in COMMON or saved)" } else { "" }), line: line_of(true) });
+                    info.blockers.push(Blocker { code: BlockerCode::Scalar, message: format!("{} is assigned in the loop (line {}) and its last value is used after the loop{}", v.to_uppercase(), line_of(true), if self.fine.exit_live.contains(v) { " (or after the procedure returns: a dummy argument, COMMON, SAVE, module or host variable)" } else { "" }), line: line_of(true) });
                 } else {
                     info.private.push(v.clone());
                 }

@@ -137,6 +137,10 @@ pub struct UnitSema {
     pub stmt_functions: BTreeMap<Name, StmtId>,
     #[serde(skip)]
     implicit: HashMap<char, TypeSpec>,
+    /// Names an internal or module procedure gets from its host (the host's variables, not
+    /// declared again here): their values outlive the procedure's execution.
+    #[serde(skip)]
+    pub host_assoc: BTreeSet<Name>,
 }
 
 /// What a `name(args)` reference is.
@@ -581,13 +585,14 @@ pub fn analyze_unit(
         s.symbols = h.symbols.clone();
         s.implicit = h.implicit.clone();
         s.implicit_none = h.implicit_none;
+        s.host_assoc = h.symbols.values().filter(|x| x.param.is_none()).map(|x| x.name.clone()).collect();
     }
     let loc = |st: &Stmt| map.location(st.span.file, st.span.line, st.span.col);
     for (i, p) in unit.params.iter().enumerate() {
         if p == "*" {
             continue;
         }
-        let sym = get_or_implicit(&mut s, p, unit.span.line);
+        let sym = declare(&mut s, p, unit.span.line);
         sym.dummy = Some(i);
     }
     if let (Some(r), Some(t)) = (&unit.result, &unit.fn_type) {
@@ -627,7 +632,7 @@ pub fn analyze_unit(
                 entities,
             } => {
                 for e in entities {
-                    let sym = get_or_implicit(&mut s, &e.name, line);
+                    let sym = declare(&mut s, &e.name, line);
                     sym.ty = ty.clone();
                     sym.explicit_type = true;
                     for a in attrs {
@@ -660,7 +665,7 @@ pub fn analyze_unit(
             }
             StmtKind::Dimension(ents) => {
                 for e in ents {
-                    get_or_implicit(&mut s, &e.name, line);
+                    declare(&mut s, &e.name, line);
                     if let Some(d) = &e.dims {
                         pending_dims.push((e.name.clone(), d.clone(), line));
                     }
@@ -674,7 +679,7 @@ pub fn analyze_unit(
                     }
                 }
                 for e in entities {
-                    let sym = get_or_implicit(&mut s, &e.name, line);
+                    let sym = declare(&mut s, &e.name, line);
                     apply_attr(sym, attr);
                     if let Some(d) = &e.dims {
                         pending_dims.push((e.name.clone(), d.clone(), line));
@@ -692,7 +697,7 @@ pub fn analyze_unit(
                             offset: None,
                             bytes: None,
                         });
-                        let sym = get_or_implicit(&mut s, &e.name, line);
+                        let sym = declare(&mut s, &e.name, line);
                         sym.common = Some((block.clone(), idx));
                         if let Some(d) = &e.dims {
                             pending_dims.push((e.name.clone(), d.clone(), line));
@@ -850,6 +855,12 @@ fn apply_attr(sym: &mut Symbol, attr: &str) {
         "save" => sym.save = true,
         _ => {}
     }
+}
+
+/// A name a declaration of this unit names: no longer the host's (see `host_assoc`).
+fn declare<'a>(s: &'a mut UnitSema, name: &str, line: u32) -> &'a mut Symbol {
+    s.host_assoc.remove(name);
+    get_or_implicit(s, name, line)
 }
 
 fn get_or_implicit<'a>(s: &'a mut UnitSema, name: &str, line: u32) -> &'a mut Symbol {
