@@ -601,6 +601,17 @@ fn candidate_arrays(
                 Some("it is ALLOCATABLE (bounds unknown here)".into())
             } else if sym.bounds().iter().any(|b| b.is_none()) {
                 Some("its bounds are not constant".into())
+            } else if sema.host_assoc.contains(&a.array) {
+                // the host's array: a directive here would describe another array
+                Some(format!(
+                    "{} uses it by host association (a variable of {})",
+                    upper(&prog.units[n.unit].name),
+                    upper(prog.units[n.unit].parent.as_deref().unwrap_or("its host"))
+                ))
+            } else if let Some(v) = prog.units.iter().enumerate().find(|(v, u)| {
+                u.parent.as_deref() == Some(prog.units[n.unit].name.as_str()) && prog.semas[*v].host_assoc.contains(&a.array)
+            }) {
+                Some(format!("{} uses it by host association", upper(&v.1.name)))
             } else if !sym.aliases.is_empty() {
                 Some("it is in an EQUIVALENCE".into())
             } else if sym.target {

@@ -596,10 +596,13 @@ fn jumps_only_from(unit: &Unit, nodes: &[Node], label: u32) -> bool {
 }
 
 /// Is `name` visible outside the unit (so its value lives on after the unit)?
+/// Module variables and the host's variables (an internal or module procedure's) too.
 pub(crate) fn nonlocal(sema: &UnitSema, name: &str) -> bool {
-    sema.symbol(name).is_some_and(|s| {
-        s.common.is_some() || s.dummy.is_some() || s.save || s.data_init
-    })
+    sema.host_assoc.contains(name)
+        || sema.module_vars.contains_key(name)
+        || sema.symbol(name).is_some_and(|s| {
+            s.common.is_some() || s.dummy.is_some() || s.save || s.data_init
+        })
 }
 
 /// The IN/OUT/LOCAL sets and clauses of a region.
