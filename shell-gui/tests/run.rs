@@ -66,7 +66,9 @@ fn text(o: &Output) -> String {
 /// Compile `src` as plain Fortran (the directives are comments) and run it in `dir`.
 fn sequential(dir: &Path, src: &Path, fixed: bool) -> String {
     let exe = dir.join("seq");
+    // in the scratch directory: a program with a module writes its .mod file there
     let out = Command::new("gfortran")
+        .current_dir(dir)
         .args(["-O2", "-w", "-x", if fixed { "f77" } else { "f95" }])
         .arg(src)
         .arg("-o")
