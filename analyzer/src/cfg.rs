@@ -668,21 +668,21 @@ fn exit_live(unit: &Unit, sema: &UnitSema, flow: &CommonFlow) -> BTreeSet<Name> 
     if unit.kind == UnitKind::Program {
         return BTreeSet::new();
     }
-    let common_flows = |s: &crate::sema::Symbol| match &s.common {
-        Some((block, idx)) => {
+    // a COMMON member that is nothing else, in storage no unit reads before writing, is not
+    let quiet_common = |s: &crate::sema::Symbol| match &s.common {
+        Some((block, idx)) if s.dummy.is_none() && !s.save && !s.data_init && !sema.host_assoc.contains(&s.name) => {
             let m = sema.commons.get(block).and_then(|ms| ms.get(*idx));
-            member_flows(flow, block, m.and_then(|m| m.offset), m.and_then(|m| m.bytes))
+            !member_flows(flow, block, m.and_then(|m| m.offset), m.and_then(|m| m.bytes))
         }
-        None => false,
+        _ => false,
     };
     let mut out: BTreeSet<Name> = sema
         .symbols
         .values()
-        .filter(|s| s.param.is_none() && (s.dummy.is_some() || common_flows(s) || s.save || s.data_init))
+        .filter(|s| s.param.is_none() && sema.visible_outside(&s.name) && !quiet_common(s))
         .map(|s| s.name.clone())
         .collect();
     out.extend(sema.module_vars.keys().cloned());
-    out.extend(sema.host_assoc.iter().cloned());
     out.extend(unit.result.iter().cloned());
     let aliases: Vec<Name> = out
         .iter()

@@ -531,10 +531,8 @@ impl<'a> Analyzer<'a> {
             // A call that updates a local scalar the iteration has already set (`X = S(K);
             // CALL STEP(X)`) works on this iteration's value: the scalar can be private. Not
             // for storage the callee might also reach another way (COMMON, a dummy argument,
-            // EQUIVALENCE, SAVE).
-            let plain_local = self.sema.symbol(v).is_some_and(|s| {
-                s.common.is_none() && s.dummy.is_none() && s.aliases.is_empty() && !s.save && !s.data_init
-            });
+            // EQUIVALENCE, SAVE, a module or host variable).
+            let plain_local = !self.sema.visible_outside(v) && self.sema.symbol(v).is_some_and(|s| s.aliases.is_empty());
             if let Some((a, _)) = accesses
                 .iter()
                 .find(|(a, _)| &a.name == v && a.write && a.via_call.is_some())

@@ -418,6 +418,14 @@ pub fn is_intrinsic_function(name: &str) -> bool {
 }
 
 impl UnitSema {
+    /// Whether `name`'s value can be seen outside this unit's execution: a dummy argument, in
+    /// COMMON, SAVEd or DATA-initialized, a module variable, or the host's variable.
+    pub fn visible_outside(&self, name: &str) -> bool {
+        self.host_assoc.contains(name)
+            || self.module_vars.contains_key(name)
+            || self.symbol(name).is_some_and(|s| s.common.is_some() || s.dummy.is_some() || s.save || s.data_init)
+    }
+
     pub fn symbol(&self, name: &str) -> Option<&Symbol> {
         self.symbols.get(name)
     }

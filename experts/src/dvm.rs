@@ -306,7 +306,9 @@ fn loop_map(analysis: &Analysis, unit: usize) -> BTreeMap<StmtId, &LoopInfo> {
     analysis.loops[unit].iter().map(|l| (l.header, l)).collect()
 }
 
-fn trips(l: &LoopInfo, m: &MachineModel) -> f64 {
+/// A loop's trip count for the costs: exact, else bounded by the arrays it indexes, else the
+/// machine file's default.
+pub(crate) fn trips(l: &LoopInfo, m: &MachineModel) -> f64 {
     l.trip_count.or(l.trip_estimate).unwrap_or(m.unknown_trip_count) as f64
 }
 

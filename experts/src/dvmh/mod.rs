@@ -598,11 +598,7 @@ fn jumps_only_from(unit: &Unit, nodes: &[Node], label: u32) -> bool {
 /// Is `name` visible outside the unit (so its value lives on after the unit)?
 /// Module variables and the host's variables (an internal or module procedure's) too.
 pub(crate) fn nonlocal(sema: &UnitSema, name: &str) -> bool {
-    sema.host_assoc.contains(name)
-        || sema.module_vars.contains_key(name)
-        || sema.symbol(name).is_some_and(|s| {
-            s.common.is_some() || s.dummy.is_some() || s.save || s.data_init
-        })
+    sema.visible_outside(name)
 }
 
 /// The IN/OUT/LOCAL sets and clauses of a region.
@@ -1012,7 +1008,7 @@ fn exec_times(analysis: &Analysis, ui: usize, m: &MachineModel) -> BTreeMap<Stmt
     let unit = &analysis.program.units[ui];
     let trips: BTreeMap<StmtId, f64> = analysis.loops[ui]
         .iter()
-        .map(|l| (l.header, l.trip_count.or(l.trip_estimate).unwrap_or(m.unknown_trip_count) as f64))
+        .map(|l| (l.header, crate::dvm::trips(l, m)))
         .collect();
     fn go(unit: &Unit, nodes: &[Node], k: f64, trips: &BTreeMap<StmtId, f64>, out: &mut BTreeMap<StmtId, f64>, m: &MachineModel) {
         for n in nodes {
