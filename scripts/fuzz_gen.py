@@ -15,7 +15,12 @@ compiler goes wrong:
   dummy's last value, a COMMON scalar another unit may read back);
 - calls to subroutines and functions that read or write COMMON blocks (declared by the
   caller or not) or their arguments, also two levels deep;
-- IF, GOTO, EXIT and CYCLE inside loops, DO WHILE, and indirect subscripts `A(IDX(I))`.
+- IF, GOTO, EXIT and CYCLE inside loops, DO WHILE, and indirect subscripts `A(IDX(I))`;
+- arrays updated element-wise (histograms, sums and maxima per class: array reductions) and
+  look-alikes that are not reductions;
+- work arrays filled by a call in every iteration (private when the callee surely writes
+  what the loop reads) and look-alikes (the callee adds to old values, writes under a
+  condition, or fills fewer elements).
 
 Every value is an INTEGER kept small with MOD, and the program prints integer checksums, so
 outputs compare exactly. Subscripts stay inside the declared bounds by construction (the
@@ -270,6 +275,63 @@ class Gen:
                "recur": "s", "live": "t", "sum2": "s, q"}[kind]
         self.emit(f"print *, '{kind}', {out}")
 
+    def array_reduction(self):
+        """An array updated element-wise in a nest: a histogram, a weighted sum per class, a
+        maximum per class (array reductions), and two that are not reductions: the nest also
+        reads the array's running value, or updates it with two operators."""
+        r = self.r
+        depth = r.randint(1, 3)
+        src = self.pick_array(min_rank=depth)
+        kind = r.choice(["hist", "wsum", "max", "read", "mixed"])
+        self.emit("do l = 0, 6")
+        self.emit("h(l) = 0" if kind != "max" else "h(l) = -1", 1)
+        self.emit("end do")
+
+        def body(dimvar, depth):
+            ind = depth
+            x = self.ref(src, self.subs_for(src, dimvar, depth))
+            v = dimvar[r.randrange(depth)]
+            if kind == "hist":
+                self.emit(f"h(mod({x}, 7)) = h(mod({x}, 7)) + 1", ind)
+            elif kind == "wsum":
+                self.emit(f"l = mod({v} * {r.randint(1, 5)}, 7)", ind)
+                self.emit(f"h(l) = h(l) + {x}", ind)
+            elif kind == "max":
+                self.emit(f"h(mod({x} + {v}, 7)) = max(h(mod({x} + {v}, 7)), {x})", ind)
+            elif kind == "read":
+                tgt = self.pick_array(min_rank=depth)
+                self.emit(f"h(mod({x}, 7)) = h(mod({x}, 7)) + 1", ind)
+                self.emit(f"{self.ref(tgt, self.subs_for(tgt, dimvar, depth, (0, 0)))} = mod(h(mod({v}, 7)), 1000)", ind)
+            else:
+                self.emit(f"h(mod({x}, 7)) = h(mod({x}, 7)) + 1", ind)
+                self.emit(f"h(mod({v}, 7)) = mod(h(mod({v}, 7)) * 2, 1000)", ind)
+
+        self.nest(depth, body, ARRAYS[src])
+        self.emit(f"print *, 'h{kind}', h")
+
+    def call_work(self):
+        """A work array filled by a call in every iteration of a loop, then read there (a
+        private work array when the callee surely writes what is read before reading it), and
+        look-alikes: a callee that adds to the old values, one that writes under a condition,
+        one that fills fewer elements than the loop reads."""
+        r = self.r
+        kind = r.choice(["fill", "fill", "part", "add", "cond"])
+        proc = {"fill": "wfl", "part": "wfl", "add": "wad", "cond": "wcd"}[kind]
+        self.used_procs.add(proc)
+        cnt = 3 if kind == "part" else 5
+        tgt = self.pick_array(min_rank=2, max_rank=3)
+        rest = ",".join(["1"] * (ARRAYS[tgt] - 2))
+        rest = f",{rest}" if rest else ""
+        self.emit("do j = 1, n2")
+        self.emit(f"call {proc}(j, {cnt}, wk)", 1)
+        self.emit("do i = 1, 5", 1)
+        self.emit(f"{tgt}(i,j{rest}) = mod({tgt}(i,j{rest}) + wk(i) * {r.randint(1, 4)}, 1000)", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+        if r.random() < 0.3:
+            # the work array's last values used after the loop: not private then
+            self.emit("print *, 'wk', wk")
+
     def call_stmt(self):
         r = self.r
         kind = r.choice(["upd", "acc", "two", "fun", "funcnt"])
@@ -425,7 +487,7 @@ class Gen:
         self.emit("integer n1, n2, n3")
         self.emit(f"parameter (n1 = {n1}, n2 = {n2}, n3 = {n3})")
         self.emit("integer a(n1), d(n1), idx(n1), b(n1,n2), e(n1,n2), c(n1,n2,n3)")
-        self.emit("integer i, j, k, it, s, t, m, im, p, q, cs")
+        self.emit("integer i, j, k, it, s, t, m, im, p, q, cs, l, h(0:6), wk(5)")
         self.emit("integer ifn, icn")
         self.emit(f"integer f(n1 + 2), g(n1)")
         self.emit(f"equivalence (f({self.eo + 1}), g(1))")
@@ -442,6 +504,9 @@ class Gen:
         self.emit("do i = 1, n1 + 2")
         self.emit(f"f(i) = mod(i * {r.randint(2, 9)}, 61)", 1)
         self.emit("end do")
+        self.emit("do i = 1, 5")
+        self.emit("wk(i) = i", 1)
+        self.emit("end do")
         self.emit("do j = 1, n2")
         self.emit("do i = 1, n1", 1)
         self.emit(f"b(i,j) = mod(i * {r.randint(2, 9)} + j * {r.randint(2, 9)}, 101)", 2)
@@ -455,7 +520,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work] * 2
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # checksums (sequential recurrences)
@@ -545,6 +610,32 @@ class Gen:
                 f"print *, 'kw', kw, wa(1) + wa({n1})",
                 "end",
             ],
+            "wfl": [
+                "subroutine wfl(j, n, w)",
+                "integer j, n, w(5), m",
+                "do m = 1, n",
+                "w(m) = mod(j * m + 3, 41)",
+                "end do",
+                "end",
+            ],
+            "wad": [
+                "subroutine wad(j, n, w)",
+                "integer j, n, w(5), m",
+                "do m = 1, n",
+                "w(m) = mod(w(m) + j * m, 41)",
+                "end do",
+                "end",
+            ],
+            "wcd": [
+                "subroutine wcd(j, n, w)",
+                "integer j, n, w(5), m",
+                "if (mod(j, 3) .ne. 0) then",
+                "do m = 1, n",
+                "w(m) = mod(j + m, 41)",
+                "end do",
+                "end if",
+                "end",
+            ],
             "show": [
                 "subroutine show",
                 "integer kc",
@@ -553,7 +644,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "show"]:
+        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wfl", "wad", "wcd", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)

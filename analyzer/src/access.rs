@@ -26,6 +26,12 @@ pub struct Access {
 pub struct Effect {
     pub read: Vec<Option<Vec<Arg>>>,
     pub write: Vec<Option<Vec<Arg>>>,
+    /// Sections (`lo:hi` per dimension, portable like the subscripts) that every execution
+    /// of the procedure writes; empty when none is known.
+    pub must_write: Vec<Vec<Arg>>,
+    /// Every element the procedure reads of it was written by the procedure itself before
+    /// (the call defines the array's values rather than using them).
+    pub own_reads: bool,
 }
 
 /// Mod/ref summary of a procedure.
@@ -547,7 +553,7 @@ impl<'a> AccessCtx<'a> {
 
     /// `A(s1, s2, ...)` passed to a 1-D dummy `D(lo:hi)`: callee `D(e)` is `A(s1 + e - lo, s2, ...)`
     /// when `s1 + (hi - lo)` stays within A's first dimension.
-    fn column_map(
+    pub(crate) fn column_map(
         &self,
         array: &str,
         asubs: &[Arg],
@@ -597,7 +603,7 @@ impl<'a> AccessCtx<'a> {
 
     /// Map one callee subscript into caller terms. Callee subscripts in a summary refer only to
     /// dummy positions (`Var("#k")`) and constants; anything else became a whole dimension.
-    fn map_arg(&self, a: &Arg, args: &[Arg], _sum: &Summary) -> Arg {
+    pub(crate) fn map_arg(&self, a: &Arg, args: &[Arg], _sum: &Summary) -> Arg {
         fn subst(e: &Expr, args: &[Arg]) -> Option<Expr> {
             Some(match e {
                 Expr::Var(v) if v.starts_with('#') => {

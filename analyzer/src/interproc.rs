@@ -174,6 +174,39 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
         e.read.dedup();
         e.write.dedup();
     }
+    // What every execution surely writes of each dummy array (NPB's EXACT_SOLUTION fills
+    // DTEMP(1:5), VRANLC fills Y(1:N)): the caller's work array passed to it is then defined
+    // by the call, and may be private to a loop around it.
+    if let Some((must, exposed)) = crate::loops::unit_must_writes(unit, sema, summaries) {
+        let lin_expr = |l: &crate::affine::Lin| -> Option<Expr> {
+            let mut e: Option<Expr> = None;
+            for (v, c) in &l.terms {
+                let x = portable_var(v)?;
+                let t = if *c == 1 { x } else { Expr::Binary(BinOp::Mul, Box::new(Expr::Int(*c)), Box::new(x)) };
+                e = Some(match e {
+                    None => t,
+                    Some(a) => Expr::Binary(BinOp::Add, Box::new(a), Box::new(t)),
+                });
+            }
+            Some(match e {
+                None => Expr::Int(l.constant),
+                Some(a) if l.constant == 0 => a,
+                Some(a) => Expr::Binary(BinOp::Add, Box::new(a), Box::new(Expr::Int(l.constant))),
+            })
+        };
+        for (name, rects) in &must {
+            let Some(k) = sema.symbol(name).filter(|x| x.is_array()).and_then(|x| x.dummy) else { continue };
+            let eff = s.args.entry(k).or_default();
+            for r in &rects.0 {
+                let dims: Option<Vec<Arg>> =
+                    r.0.iter().map(|(lo, hi)| Some(Arg::Range(Some(lin_expr(lo)?), Some(lin_expr(hi)?), None))).collect();
+                if let Some(d) = dims {
+                    eff.must_write.push(d);
+                }
+            }
+            eff.own_reads = !exposed.contains(name);
+        }
+    }
     for st in &unit.stmts {
         let k = st.kind.action();
         match k {

@@ -216,7 +216,7 @@ pub fn analyze_unit(
         unit,
         sema,
         summaries,
-        fine: &fine,
+        fine: Some(&fine),
         targets: &targets,
         refinements,
         acc: &acc,
@@ -226,11 +226,63 @@ pub fn analyze_unit(
     UnitLoops { loops: out }
 }
 
+/// What a procedure does to its arrays on every execution that returns: the elements it
+/// surely writes (rectangles in its own names), and the arrays of which it may read an element
+/// it has not written itself first (or writes a part it cannot describe). None when control
+/// may leave the body other than through its end (RETURN, STOP, GO TO...), or a jump target
+/// makes the walk forget.
+pub fn unit_must_writes(
+    unit: &Unit,
+    sema: &UnitSema,
+    summaries: &BTreeMap<Name, Summary>,
+) -> Option<(BTreeMap<Name, RectSet>, BTreeSet<Name>)> {
+    let cx = AccessCtx { unit, sema, summaries };
+    let acc: Vec<(Vec<Access>, Vec<CallSite>)> = unit
+        .stmts
+        .iter()
+        .map(|st| {
+            let (mut a, mut c) = (vec![], vec![]);
+            if st.kind.is_executable() {
+                cx.stmt_accesses(st, &mut a, &mut c);
+            }
+            (a, c)
+        })
+        .collect();
+    let targets = cfg::jump_targets(unit);
+    let refinements = BTreeMap::new();
+    let an = Analyzer {
+        unit,
+        sema,
+        summaries,
+        fine: None,
+        targets: &targets,
+        refinements: &refinements,
+        acc: &acc,
+        written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
+    };
+    // a RETURN that ends the body is its end
+    let mut body: &[Node] = &unit.body;
+    while let [rest @ .., Node::Stmt(last)] = body {
+        if !matches!(unit.stmt(*last).kind, StmtKind::Return) {
+            break;
+        }
+        body = rest;
+    }
+    if an.leaves_early(body) || !targets.is_empty() {
+        return None;
+    }
+    let mut st = Exposure::default();
+    an.expose_nodes(body, &mut st);
+    Some((st.must_arr, st.exposed_arr))
+}
+
 struct Analyzer<'a> {
     unit: &'a Unit,
     sema: &'a UnitSema,
     summaries: &'a BTreeMap<Name, Summary>,
-    fine: &'a Cfg,
+    /// The statement-level CFG (None for the whole-unit pass of `unit_must_writes`, which
+    /// asks nothing of it).
+    fine: Option<&'a Cfg>,
     targets: &'a BTreeSet<u32>,
     refinements: &'a BTreeMap<u32, LoopRefinement>,
     /// Accesses and call sites of every statement, by statement id (computed once).
@@ -483,14 +535,6 @@ impl<'a> Analyzer<'a> {
             .cloned()
             .unwrap_or_default();
         let mut used_notes: BTreeSet<String> = BTreeSet::new();
-        for (_, v, note) in &refine.reductions {
-            if self.sema.is_array(v) {
-                used_notes.insert(format!(
-                    "{note}: {NOT_APPLIED}: {} is an array, and reductions over arrays are not supported yet",
-                    v.to_uppercase()
-                ));
-            }
-        }
         for v in &written_scalars {
             if let Some(note) = refine.private.get(v) {
                 if let Some(r) = red.iter().find(|r| &r.var == v || r.loc.contains(v)) {
@@ -546,7 +590,7 @@ impl<'a> Analyzer<'a> {
             }
             if !exposed.contains(v) {
                 if live_after.contains(v) {
-                    info.blockers.push(Blocker { code: BlockerCode::Scalar, message: format!("{} is assigned in the loop (line {}) and its last value is used after the loop{}", v.to_uppercase(), line_of(true), if self.fine.exit_live.contains(v) { " (or after the procedure returns: a dummy argument, COMMON, SAVE, module or host variable)" } else { "" }), line: line_of(true) });
+                    info.blockers.push(Blocker { code: BlockerCode::Scalar, message: format!("{} is assigned in the loop (line {}) and its last value is used after the loop{}", v.to_uppercase(), line_of(true), if self.fine.is_some_and(|f| f.exit_live.contains(v)) { " (or after the procedure returns: a dummy argument, COMMON, SAVE, module or host variable)" } else { "" }), line: line_of(true) });
                 } else {
                     info.private.push(v.clone());
                 }
@@ -607,18 +651,24 @@ impl<'a> Analyzer<'a> {
                 .filter(|(a, _)| &a.name == x)
                 .map(|(a, _)| *a)
                 .collect();
-            if !accs.iter().any(|a| a.write) || accs.iter().any(|a| a.via_call.is_some()) {
+            // through calls only where the call defines the array (see `call_defines`)
+            let defined_by_call = |a: &Access| {
+                self.call_defines(self.unit.stmt(a.stmt)).get(x).is_some_and(|(_, own)| *own)
+            };
+            if !accs.iter().any(|a| a.write) || accs.iter().any(|a| a.via_call.is_some() && !defined_by_call(a)) {
                 continue;
             }
-            let invariant = accs.iter().all(|a| match &a.subs {
+            let fixed = |e: &Expr, at: StmtId| match self.lin_at(e, at) {
+                Some(l) => l.vars().all(|v| v != &var && (index_vars.contains(v) || !written_scalars.contains(v))),
                 None => false,
-                Some(subs) => subs.iter().all(|s| {
-                    match s.expr().and_then(|e| self.lin_at(e, a.stmt)) {
-                        Some(l) => l.vars().all(|v| {
-                            v != &var && (index_vars.contains(v) || !written_scalars.contains(v))
-                        }),
-                        None => false,
+            };
+            let invariant = accs.iter().all(|a| match &a.subs {
+                None => a.via_call.is_some(),
+                Some(subs) => subs.iter().all(|s| match s {
+                    Arg::Range(lo, hi, st) if a.via_call.is_some() => {
+                        [lo, hi, st].iter().all(|p| p.as_ref().is_none_or(|e| fixed(e, a.stmt)))
                     }
+                    _ => s.expr().is_some_and(|e| fixed(e, a.stmt)),
                 }),
             });
             if invariant
@@ -679,12 +729,40 @@ impl<'a> Analyzer<'a> {
                 line: w.line,
             });
         }
+        // Array reductions: every statement of the loop that touches X updates one element
+        // with the same operator (`RMS(M) = RMS(M) + D**2`, `Q(L) = Q(L) + 1`) and nothing
+        // else reads it. Only when that carries a dependence between the loop's iterations is
+        // X combined after the loop (not for loop M of `RMS(M)`, whose iterations update
+        // different elements). An asserted reduction is taken as it is.
+        let mut reduced = private_arrays.clone();
+        for x in &arrays {
+            if private_arrays.contains(x) {
+                continue;
+            }
+            if let Some((op, _, note)) = refine.reductions.iter().find(|(_, n, _)| n == x) {
+                if accesses.iter().any(|(a, _)| &a.name == x && a.write) {
+                    info.reductions.push(Reduction { op: *op, var: x.clone(), loc: vec![] });
+                    used_notes.insert(note.clone());
+                    reduced.insert(x.clone());
+                }
+                continue;
+            }
+            let Some(op) = self.array_reduction(&stmts, &accesses, x) else { continue };
+            let mut alone = LoopInfo { dependences: vec![], blockers: vec![], ..info.clone() };
+            let only: BTreeSet<Name> = [x.clone()].into();
+            self.dependences(outer, &stmts, &accesses, &only, &BTreeSet::new(), &written_scalars, &index_vars, &mut alone);
+            if !alone.dependences.is_empty() || !alone.blockers.is_empty() {
+                info.reductions.push(Reduction { op, var: x.clone(), loc: vec![] });
+                reduced.insert(x.clone());
+            }
+        }
+        info.reductions.sort();
         self.dependences(
             outer,
             &stmts,
             &accesses,
             &arrays,
-            &private_arrays,
+            &reduced,
             &written_scalars,
             &index_vars,
             &mut info,
@@ -736,7 +814,7 @@ impl<'a> Analyzer<'a> {
             }
         }
         for (_, v, note) in &refine.reductions {
-            if !self.sema.is_array(v) && !written_scalars.contains(v) {
+            if !written_scalars.contains(v) && !accesses.iter().any(|(a, _)| &a.name == v && a.write && self.sema.is_array(v)) {
                 used_notes.insert(format!("{note}: {NOT_APPLIED}: {} is not assigned in the loop", v.to_uppercase()));
             }
         }
@@ -876,11 +954,12 @@ impl<'a> Analyzer<'a> {
     /// Names live when the loop exits normally (from the statement-level CFG).
     fn live_after(&self, header: StmtId) -> BTreeSet<Name> {
         let mut live = BTreeSet::new();
-        if let Some(h) = self.fine.loop_header.get(&header) {
-            for (t, e) in self.fine.succs(*h) {
+        let Some(fine) = self.fine else { return live };
+        if let Some(h) = fine.loop_header.get(&header) {
+            for (t, e) in fine.succs(*h) {
                 if e.kind == EdgeKind::LoopExit {
                     // a DO right after the loop assigns its variable before reading it
-                    live.extend(self.fine.entering(t, &e));
+                    live.extend(fine.entering(t, &e));
                 }
             }
         }
@@ -1025,7 +1104,20 @@ impl<'a> Analyzer<'a> {
     fn read_covered(&self, s: &Exposure, a: &Access) -> bool {
         let Some(set) = s.must_arr.get(&a.name) else { return false };
         let Some(mut r) = self.sym_rect(a) else { return false };
-        if set.covers(&r) {
+        // the declared bounds, where constant (the last one of an assumed-size array is not)
+        // (and not the last one of a dummy `B(1)` used as assumed-size)
+        let decl: Vec<Option<(i64, i64)>> = match self.sema.symbol(&a.name) {
+            Some(sym) => {
+                let ds = sym.dims.as_deref().unwrap_or(&[]);
+                let unknown_last = sym.size_unknown();
+                ds.iter()
+                    .enumerate()
+                    .map(|(k, d)| if d.assumed || d.star || (unknown_last && k + 1 == ds.len()) { None } else { Some((d.lo?, d.hi?)) })
+                    .collect()
+            }
+            None => vec![],
+        };
+        if set.covers_within(&r, &decl) {
             return true;
         }
         for (v, lo, hi) in s.bound.iter().rev() {
@@ -1033,7 +1125,7 @@ impl<'a> Analyzer<'a> {
                 Some(w) => r = w,
                 None => return false,
             }
-            if set.covers(&r) {
+            if set.covers_within(&r, &decl) {
                 return true;
             }
         }
@@ -1085,9 +1177,83 @@ impl<'a> Analyzer<'a> {
         leaves
     }
 
+    /// What a CALL statement surely does to the caller's arrays passed whole to it (from the
+    /// callee's `Effect::must_write` / `own_reads`): the rectangles it surely writes, in the
+    /// caller's terms where the statement runs, and the arrays whose reads through the call
+    /// are only of elements the callee wrote first. Only arrays passed once, as a whole, of
+    /// the dummy's rank, and not in COMMON (the callee could reach them another way).
+    fn call_defines(&self, st: &Stmt) -> BTreeMap<Name, (Vec<SymRect>, bool)> {
+        let mut out: BTreeMap<Name, (Vec<SymRect>, bool)> = BTreeMap::new();
+        let StmtKind::Call { name, args } = &st.kind else { return out };
+        let Some(sum) = self.summaries.get(name) else { return out };
+        if sum.recursive || !sum.unknown_calls.is_empty() {
+            return out;
+        }
+        let cx = AccessCtx { unit: self.unit, sema: self.sema, summaries: self.summaries };
+        for (&k, eff) in &sum.args {
+            let Some(actual) = args.get(k).and_then(|a| a.expr()) else { continue };
+            let Some(x) = actual.base_name().map(|n| n.to_string()) else { continue };
+            let Some(sym) = self.sema.symbol(&x).filter(|y| y.is_array() && y.common.is_none() && y.aliases.is_empty()) else {
+                continue;
+            };
+            let passes = args.iter().filter(|a| a.expr().and_then(|e| e.base_name()) == Some(x.as_str())).count();
+            if passes != 1 || eff.must_write.is_empty() {
+                continue;
+            }
+            let mut rects = vec![];
+            for r in &eff.must_write {
+                // the whole array passed: the callee's section in the caller's names; an element
+                // passed to a 1-D dummy: that stretch of the column (sequence association)
+                let mapped: Option<Vec<Arg>> = match actual {
+                    Expr::Var(_) if r.len() == sym.rank() => Some(r.iter().map(|d| cx.map_arg(d, args, sum)).collect()),
+                    Expr::Ref(_, asubs) => match r.as_slice() {
+                        [Arg::Range(Some(lo), Some(hi), None)] => {
+                            let end = |e: &Expr| cx.column_map(&x, asubs, &[Arg::Expr(e.clone())], sum.arg_dims.get(&k), args, sum);
+                            match (end(lo), end(hi)) {
+                                (Some(a), Some(b)) => match (a.first().and_then(|s| s.expr()), b.first().and_then(|s| s.expr())) {
+                                    (Some(l), Some(h)) => {
+                                        let mut m = vec![Arg::Range(Some(l.clone()), Some(h.clone()), None)];
+                                        m.extend(a[1..].iter().cloned());
+                                        Some(m)
+                                    }
+                                    _ => None,
+                                },
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(mapped) = mapped.filter(|m| m.len() == sym.rank()) else { continue };
+                let mut rect = vec![];
+                for d in &mapped {
+                    let (lo, hi) = match d {
+                        Arg::Range(Some(lo), Some(hi), None) => (lo, hi),
+                        Arg::Expr(e) => (e, e),
+                        _ => break,
+                    };
+                    let (Some(lo), Some(hi)) = (self.lin_at(lo, st.id), self.lin_at(hi, st.id)) else { break };
+                    rect.push((lo, hi));
+                }
+                if rect.len() == mapped.len() {
+                    rects.push(SymRect(rect));
+                }
+            }
+            if !rects.is_empty() {
+                out.insert(x, (rects, eff.own_reads));
+            }
+        }
+        out
+    }
+
     /// The reads of one statement against what is surely written so far.
     fn expose_reads(&self, id: StmtId, s: &mut Exposure, skip: &BTreeSet<Name>) {
         for a in self.acc[id.0 as usize].0.iter().filter(|a| !a.write) {
+            if a.via_call.is_some() && skip.contains(&a.name) && self.sema.is_array(&a.name) {
+                // a callee reading only what it wrote itself first
+                continue;
+            }
             if self.sema.is_array(&a.name) {
                 if !self.read_covered(s, a) {
                     s.exposed_arr.insert(a.name.clone());
@@ -1109,7 +1275,9 @@ impl<'a> Analyzer<'a> {
                         s.must.clear();
                         s.must_arr.clear();
                     }
-                    self.expose_reads(*id, s, &none);
+                    let defines = self.call_defines(st);
+                    let own: BTreeSet<Name> = defines.iter().filter(|(_, (_, o))| *o).map(|(x, _)| x.clone()).collect();
+                    self.expose_reads(*id, s, &own);
                     let sure = matches!(
                         st.kind,
                         StmtKind::Assign { .. }
@@ -1121,6 +1289,11 @@ impl<'a> Analyzer<'a> {
                     for a in self.acc[id.0 as usize].0.iter().filter(|a| a.write) {
                         if self.sema.is_array(&a.name) {
                             s.written_arr.insert(a.name.clone());
+                            if a.via_call.is_some() && defines.contains_key(&a.name) {
+                                // what the call surely writes is added below; anything else it
+                                // may write is checked where it is read
+                                continue;
+                            }
                             let rect = (sure && a.via_call.is_none())
                                 .then(|| self.sym_rect(a))
                                 .flatten();
@@ -1136,6 +1309,13 @@ impl<'a> Analyzer<'a> {
                             if sure && a.subs.is_none() && a.via_call.is_none() {
                                 s.must.insert(a.name.clone());
                             }
+                        }
+                    }
+                    let changed: Vec<&Name> =
+                        self.acc[id.0 as usize].0.iter().filter(|a| a.write && !self.sema.is_array(&a.name)).map(|a| &a.name).collect();
+                    for (x, (rects, _)) in defines {
+                        for r in rects.into_iter().filter(|r| !changed.iter().any(|c| r.mentions(c))) {
+                            s.must_arr.entry(x.clone()).or_default().add(r);
                         }
                     }
                 }
@@ -1316,6 +1496,24 @@ impl<'a> Analyzer<'a> {
         }
         out.sort();
         out
+    }
+
+    /// The operator of an array reduction: every access to `x` in the loop is in a statement
+    /// that updates one element of it with that operator (see `reduction_op`), none through
+    /// a call. MAXLOC/MINLOC patterns are scalar-only.
+    fn array_reduction(&self, stmts: &[BodyStmt], accesses: &[(&Access, usize)], x: &str) -> Option<RedOp> {
+        let mut op = None;
+        for (a, k) in accesses.iter().filter(|(a, _)| a.name == x) {
+            if a.via_call.is_some() || a.subs.is_none() {
+                return None;
+            }
+            let o = reduction_op(&stmts[*k].st.kind, x)?;
+            if op.is_some_and(|p| p != o) {
+                return None;
+            }
+            op = Some(o);
+        }
+        op
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -2019,9 +2217,21 @@ fn flatten_op<'e>(e: &'e Expr, ops: &[BinOp], out: &mut Vec<(&'e Expr, bool)>, n
 }
 
 /// The reduction operator a statement applies to `v`, if it is a reduction update of `v`.
+///
+/// `v` is a scalar (`S = S + X`) or an array updated element-wise (`Q(L) = Q(L) + 1`): the
+/// element on the left appears once on the right, with the same subscripts, and nothing
+/// else on the right (the subscripts included) mentions `v`.
 fn reduction_op(k: &StmtKind, v: &str) -> Option<RedOp> {
+    let is_target = |lhs: &Expr| match lhs {
+        Expr::Var(n) => n == v,
+        Expr::Ref(n, args) => {
+            n == v && args.iter().all(|a| matches!(a, Arg::Expr(e) if !mentions(e, v)))
+        }
+        _ => false,
+    };
     match k {
-        StmtKind::Assign { lhs, rhs } if is_var(lhs, v) => {
+        StmtKind::Assign { lhs, rhs } if is_target(lhs) => {
+            let is_var = |e: &Expr, _: &str| e == lhs;
             let try_ops: [(&[BinOp], RedOp); 6] = [
                 (&[BinOp::Add, BinOp::Sub], RedOp::Sum),
                 (&[BinOp::Mul, BinOp::Div], RedOp::Product),

@@ -155,6 +155,23 @@ impl RectSet {
         self.0.iter().any(|o| r.within(o))
     }
 
+    /// `r` (elements a legal program reads) lies inside one of the rectangles, where a
+    /// rectangle's bound that reaches the array's declared bound (`decl`, per dimension when
+    /// constant) covers every index on that side: a read outside the declared bounds would be
+    /// an error of the program. `UE(0:GP-1)` written covers the read `UE(GP-5)` in an array
+    /// declared `UE(0:12)`, whatever GP is.
+    pub fn covers_within(&self, r: &SymRect, decl: &[Option<(i64, i64)>]) -> bool {
+        self.0.iter().any(|o| {
+            o.rank() == r.rank()
+                && o.0.iter().zip(&r.0).enumerate().all(|(d, ((olo, ohi), (rlo, rhi)))| {
+                    let bound = decl.get(d).copied().flatten();
+                    let lo_ok = le(olo, rlo) || bound.zip(olo.as_const()).is_some_and(|((dlo, _), c)| c <= dlo);
+                    let hi_ok = le(rhi, ohi) || bound.zip(ohi.as_const()).is_some_and(|((_, dhi), c)| c >= dhi);
+                    lo_ok && hi_ok
+                })
+        })
+    }
+
     pub fn kill(&mut self, v: &str) {
         self.0.retain(|r| !r.mentions(v));
     }

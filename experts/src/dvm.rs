@@ -575,6 +575,16 @@ fn candidate_arrays(
             }
         }
     }
+    // Arrays combined by a REDUCTION of some nest (by unit and name, with the nest's line):
+    // every process holds the whole array and adds its part.
+    let mut reduced: BTreeMap<ArrayId, (usize, u32)> = BTreeMap::new();
+    for n in nests {
+        for r in n.levels.iter().flat_map(|l| &l.reductions) {
+            if let Some(id) = array_id(prog, n.unit, &r.var).filter(|_| prog.semas[n.unit].is_array(&r.var)) {
+                reduced.entry(id).or_insert((n.unit, n.line));
+            }
+        }
+    }
     let mut out = BTreeMap::new();
     let mut seen = BTreeSet::new();
     // what the units sharing an array say of it, once per array (a COMMON block may be in
@@ -594,6 +604,11 @@ fn candidate_arrays(
             };
             let why: Option<String> = if no_dist.contains(a.array.as_str()) {
                 Some("the user asked not to distribute it".into())
+            } else if let Some((unit, line)) = reduced.get(&id) {
+                Some(format!(
+                    "it is a reduction variable of the loop at {}:{line} (every process combines its own copy)",
+                    prog.map.file(prog.units[*unit].file).display_path()
+                ))
             } else if sym.dummy.is_some() {
                 Some(format!(
                     "it is a dummy argument of {}",
@@ -1712,7 +1727,17 @@ fn estimate(
                 msg_time += stages * per_block + (m.across_blocks as f64 - 1.0) * m.message_s(0.0);
             }
             // Reductions: a tree over the processes.
-            let nred = n.levels[0].reductions.len() as f64;
+            // (an array reduction carries the whole array: its declared size, 8 bytes an
+            // element; one of unknown size counts as 1,000 elements)
+            let sema = &prog.semas[n.unit];
+            let nred: f64 = n.levels[0]
+                .reductions
+                .iter()
+                .map(|r| match sema.symbol(&r.var).filter(|s| s.is_array()) {
+                    Some(s) => s.elements().unwrap_or(1000).max(1) as f64,
+                    None => 1.0,
+                })
+                .sum();
             if nred > 0.0 && p > 1.0 {
                 msg_time += p.log2().ceil() * m.message_s(8.0 * nred);
             }

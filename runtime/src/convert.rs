@@ -1288,6 +1288,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     let tile = tile_dim(cx, ui, vis, pl, &headers, &nest);
     // reduction items (variables, then their index variables) in registration order
     let mut red_items: Vec<String> = vec![];
+    // array reductions, in registration order after the scalar items
+    let mut red_arrays: Vec<String> = vec![];
     let mut tiled: Option<(String, String, Vec<i64>, Vec<i64>, usize)> = None;
     for c in &pl.clauses {
         match c {
@@ -1325,8 +1327,26 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         return;
                     };
                     if sema.is_array(&var) {
-                        cx.err(fid, line, format!("REDUCTION on array {} is not supported yet", r.var));
-                        return;
+                        // an array reduction: combined element by element (whole array)
+                        if op >= 9 {
+                            cx.err(fid, line, format!("{}: MAXLOC/MINLOC of an array is not supported (name a scalar and its index variables)", r.var));
+                            return;
+                        }
+                        if sema.symbol(&var).is_some_and(|s| s.is_assumed_size()) {
+                            cx.err(fid, line, format!("REDUCTION on {}: an assumed-size array has no known size (declare its extent)", r.var));
+                            return;
+                        }
+                        if vis.contains_key(&var) {
+                            cx.err(fid, line, format!("REDUCTION on {}: a distributed array cannot be a reduction variable", r.var));
+                            return;
+                        }
+                        pre.push(format!("call sapfor_red_arr({op}, {tc}, {var}, size({var}, kind=c_int64_t))"));
+                        red_arrays.push(var.clone());
+                        red_vars.insert(var.clone());
+                        if let Some(o) = omp {
+                            omp_red.push(format!("reduction({o}:{var})"));
+                        }
+                        continue;
                     }
                     if op >= 9 && tc == 5 {
                         cx.err(fid, line, "MAXLOC/MINLOC of a LOGICAL value");
@@ -1426,17 +1446,32 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     // A PARALLEL without ON runs every iteration on every process (only the threads of a
     // process share them): its reductions are complete in each process, not combined.
     if pl.on.is_none() {
-        pre.retain(|l| !l.starts_with("call sapfor_red_var(") && !l.starts_with("call sapfor_red_loc("));
+        pre.retain(|l| {
+            !l.starts_with("call sapfor_red_var(") && !l.starts_with("call sapfor_red_loc(") && !l.starts_with("call sapfor_red_arr(")
+        });
         red_items.clear();
+        red_arrays.clear();
     }
-    // reductions: values are handed over and read back as arguments (see sapfor_red_var)
-    if !red_items.is_empty() {
+    // reductions: values are handed over and read back as arguments (see sapfor_red_var);
+    // the runtime registered the scalars' items first, then the arrays
+    if !red_items.is_empty() || !red_arrays.is_empty() {
+        // registration order: scalars (with their indices) were pushed as they came; put the
+        // array registrations after them so that the items line up
+        let arr_regs: Vec<String> = pre.iter().filter(|l| l.starts_with("call sapfor_red_arr(")).cloned().collect();
+        pre.retain(|l| !l.starts_with("call sapfor_red_arr("));
+        pre.extend(arr_regs);
         for x in &red_items {
             post.push(format!("call sapfor_red_put({x})"));
+        }
+        for x in &red_arrays {
+            post.push(format!("call sapfor_red_put_arr({x})"));
         }
         post.push(format!("call sapfor_red_end(sh_{}, {})", on_split.0, on_split.1));
         for x in &red_items {
             post.push(format!("call sapfor_red_get({x})"));
+        }
+        for x in &red_arrays {
+            post.push(format!("call sapfor_red_get_arr({x})"));
         }
     }
     // pipelined ACROSS: a tile loop along dimension td (the innermost loop's) around the nest
@@ -1475,7 +1510,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
             let k = st.kind.action();
             if let StmtKind::Assign { lhs: Expr::Ref(n, _), .. } = k {
-                if sema.is_array(n) && !vis.contains_key(n) && !private.contains(n) {
+                if sema.is_array(n) && !vis.contains_key(n) && !private.contains(n) && !red_vars.contains(n) {
                     written.insert(n.clone());
                 }
             }
@@ -1516,6 +1551,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             Some("it writes a non-distributed array while its iterations are distributed")
         } else if pl.clauses.iter().any(|c| matches!(c, Clause::RemoteAccess(_))) {
             Some("REMOTE_ACCESS reads a gathered copy")
+        } else if red_vars.iter().any(|v| sema.is_array(v)) {
+            Some("it combines an array reduction")
         } else {
             None
         };

@@ -80,7 +80,8 @@ fn reduction_names(sema: &analyzer::sema::UnitSema, dirs: &[Directive]) -> BTree
         if let DirectiveKind::Parallel { clauses, .. } = &d.kind {
             for c in clauses {
                 if let Clause::Reduction(reds) = c {
-                    for r in reds {
+                    // arrays: their loops run on the host (array reductions are not deferred)
+                    for r in reds.iter().filter(|r| !sema.is_array(&r.var.to_ascii_lowercase())) {
                         out.insert(r.var.to_ascii_lowercase());
                         for l in &r.loc {
                             if let analyzer::directives::DExpr::Name(n) = l {

@@ -168,6 +168,18 @@ module sapfor_rt
       integer(c_int), value :: op, ty
       type(*) :: x
     end subroutine
+    subroutine sapfor_red_arr(op, ty, x, n) bind(C, name='sapfor_red_arr')
+      import :: c_int, c_int64_t
+      integer(c_int), value :: op, ty
+      type(*), dimension(*) :: x
+      integer(c_int64_t), value :: n
+    end subroutine
+    subroutine sapfor_red_put_arr(x) bind(C, name='sapfor_red_put_arr')
+      type(*), dimension(*) :: x
+    end subroutine
+    subroutine sapfor_red_get_arr(x) bind(C, name='sapfor_red_get_arr')
+      type(*), dimension(*) :: x
+    end subroutine
     subroutine sapfor_red_loc(x) bind(C, name='sapfor_red_loc')
       import :: c_int
       integer(c_int) :: x

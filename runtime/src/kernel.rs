@@ -1084,6 +1084,9 @@ pub fn generate(spec: &NestSpec) -> Result<Kernel, KernelError> {
         inner_loops: 0,
     };
     for (op, var, loc) in &reds_in {
+        if sema.is_array(var) {
+            return Err(fail(top_line, format!("REDUCTION on the array {}: array reductions run on the host", var.to_uppercase())));
+        }
         let ty = g.var_ty(var, top_line);
         let mut locs = vec![];
         if matches!(op, ReductionOp::MaxLoc | ReductionOp::MinLoc) {

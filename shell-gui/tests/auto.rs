@@ -37,6 +37,8 @@ fn run_sequential(dir: &Path, src: &Path, fixed: bool) -> String {
     let exe = dir.join("prog");
     let lang = if fixed { "f77" } else { "f95" };
     let out = Command::new("gfortran")
+        // a MODULE writes its .mod file into the working directory
+        .current_dir(dir)
         .args(["-O2", "-w", "-x", lang])
         .arg(src)
         .arg("-o")

@@ -31,6 +31,8 @@ fn run_sequential(dir: &Path, src: &Path, fixed: bool) -> String {
     ));
     let lang = if fixed { "f77" } else { "f95" };
     let out = Command::new("gfortran")
+        // a MODULE writes its .mod file into the working directory
+        .current_dir(dir)
         .args(["-O1", "-w", "-x", lang])
         .arg(src)
         .arg("-o")
@@ -363,7 +365,7 @@ fn verify_refutes_parallel_loops_the_analysis_calls_across_or_sequential() {
     let (ok, out) = verify(&dir.join("s2.fdv"));
     assert!(ok, "{out}");
     // a refinement in the project database: --auto writes `!$SPF PARALLEL` with the tuple
-    let src = "      PROGRAM RF\n      INTEGER N\n      PARAMETER (N = 100)\n      DOUBLE PRECISION A(N)\n      INTEGER I, IX(N)\n      DO I = 1, N\n        A(I) = I\n        IX(I) = N + 1 - I\n      END DO\n      DO I = 1, N\n        A(IX(I)) = A(IX(I)) * 2\n      END DO\n      PRINT *, A(1), A(N)\n      END\n";
+    let src = "      PROGRAM RF\n      INTEGER N\n      PARAMETER (N = 100)\n      DOUBLE PRECISION A(N)\n      INTEGER I, IX(N)\n      DO I = 1, N\n        A(I) = I\n        IX(I) = N + 1 - I\n      END DO\n      DO I = 1, N\n        A(IX(I)) = A(IX(I)) * 2 + I\n      END DO\n      PRINT *, A(1), A(N)\n      END\n";
     std::fs::write(dir.join("rf.f"), src).unwrap();
     std::fs::write(dir.join("gpu.toml"), "processes = 2\ntstart_us = 0\ntbyte_us = 0\ndevice_tstart_us = 0\ndevice_tbyte_us = 0\nkernel_launch_us = 0\n").unwrap();
     let st = sapfor().current_dir(&dir).args(["refine", "parallel", "rf.f:10"]).output().unwrap();

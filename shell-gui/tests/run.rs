@@ -205,6 +205,24 @@ fn handwritten(name: &str, extra: &[&[&str]]) {
     }
 }
 
+/// REDUCTION on arrays (sum, max, count in COMMON, logical OR, a histogram, a dummy argument
+/// in a loop without ON), on grids that replicate a 1-D loop's copies, in checked mode and in
+/// a region on the emulated accelerator (the loop then runs on the host).
+#[test]
+fn array_reductions_combine_element_by_element() {
+    handwritten(
+        "array_reductions",
+        &[
+            &["--np", "4", "--grid", "2x2"],
+            &["--np", "6", "--grid", "3x2"],
+            &["--np", "3", "--threads", "2"],
+            &["--np", "4", "--check"],
+            &["--devices", "emu", "--np", "2"],
+            &["--devices", "host,emu", "--np", "2"],
+        ],
+    );
+}
+
 #[test]
 fn regions_with_host_statements_fallback_loops_maxloc_sections_and_local_arrays() {
     handwritten("regions", &[GPU_CONFIGS, &[&["--devices", "emu", "--np", "3", "--compare"], &["--devices", "emu", "--np", "4"]]].concat());

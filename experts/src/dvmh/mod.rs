@@ -395,7 +395,11 @@ fn form_regions(
         .iter()
         .map(|n| match n {
             Node::Do { header, .. } if par.contains_key(&unit.stmt(*header).span.line) => {
-                match region_blocker(cx, n, summaries) {
+                // kernels combine scalar reductions only; an array reduction runs on the host
+                let array_red = par[&unit.stmt(*header).span.line].reductions.iter().find(|r| cx.sema.is_array(&r.var)).map(|r| {
+                    format!("it combines the array {} (REDUCTION on an array runs on the host)", r.var.to_uppercase())
+                });
+                match array_red.or_else(|| region_blocker(cx, n, summaries)) {
                     None => K::R,
                     Some(why) => {
                         notes.push(format!(

@@ -69,6 +69,8 @@ struct Red {
     ty: i32,
     /// Number of index variables (MAXLOC/MINLOC).
     nlocs: usize,
+    /// Number of elements: 1 for a scalar, the array's size for an array reduction.
+    count: usize,
 }
 
 struct Rt {
@@ -1310,8 +1312,49 @@ pub unsafe extern "C" fn sapfor_red_var(op: i32, ty: i32, x: *mut u8) {
         if rt.rank != 0 {
             set_identity(op, ty, x);
         }
-        rt.reds.push(Red { op, ty, nlocs: 0 });
+        rt.reds.push(Red { op, ty, nlocs: 0, count: 1 });
     })
+}
+
+/// Register an array reduction (`REDUCTION(SUM(RMS))`): as `sapfor_red_var` for each of the
+/// array's `n` elements, combined element by element. The array is then handed over and read
+/// back whole with `sapfor_red_put_arr` / `sapfor_red_get_arr`.
+///
+/// # Safety
+/// `x` points to `n` contiguous elements of type `ty`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_red_arr(op: i32, ty: i32, x: *mut u8, n: i64) {
+    with(|rt| {
+        if !(1..=8).contains(&op) {
+            rt.fail(0, "sapfor_red_arr: MAXLOC/MINLOC of an array (converter bug)");
+        }
+        let n = n.max(0) as usize;
+        if rt.rank != 0 {
+            let ts = tsize(ty);
+            for k in 0..n {
+                set_identity(op, ty, x.add(k * ts));
+            }
+        }
+        rt.reds.push(Red { op, ty, nlocs: 0, count: n });
+    })
+}
+
+/// `sapfor_red_put` for an array registered with `sapfor_red_arr`.
+///
+/// # Safety
+/// As `sapfor_red_arr`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_red_put_arr(x: *const u8) {
+    sapfor_red_put(x)
+}
+
+/// `sapfor_red_get` for an array registered with `sapfor_red_arr`.
+///
+/// # Safety
+/// As `sapfor_red_arr`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_red_get_arr(x: *mut u8) {
+    sapfor_red_get(x)
 }
 
 /// Add an index variable (default integer) to the last registered MAXLOC/MINLOC.
@@ -1331,7 +1374,7 @@ pub unsafe extern "C" fn sapfor_red_loc(_x: *mut i32) {
 fn red_item_sizes(reds: &[Red]) -> Vec<usize> {
     let mut v = vec![];
     for r in reds {
-        v.push(tsize(r.ty));
+        v.push(tsize(r.ty) * r.count);
         for _ in 0..r.nlocs {
             v.push(4);
         }
@@ -1445,6 +1488,15 @@ pub extern "C" fn sapfor_red_end(h: i64, split: i32) {
             let mut pos = 0;
             for r in &reds {
                 let ts = tsize(r.ty);
+                if r.count != 1 {
+                    // an array: element by element (no index variables)
+                    for e in 0..r.count {
+                        let (a, b) = (pos + e * ts, pos + (e + 1) * ts);
+                        combine(r.op, r.ty, ts, &mut acc[a..b], &other[a..b]);
+                    }
+                    pos += ts * r.count;
+                    continue;
+                }
                 let (a, b) = (pos, pos + ts + 4 * r.nlocs);
                 combine(r.op, r.ty, ts, &mut acc[a..b], &other[a..b]);
                 pos = b;
