@@ -1543,6 +1543,25 @@ impl<'a> Analyzer<'a> {
             .into_iter()
             .filter_map(|h| self.norm_loop(h).map(|n| (h, n)))
             .collect();
+        // The analyzed loop and those around it evaluate their bounds once for all the
+        // iterations compared here: a lower bound that is not linear (`DO K = IA(J), ...`, CSR
+        // rows) is a symbol of its own. Not for loops inside: their bounds may change between
+        // the analyzed loop's iterations.
+        let mut nest_cache = nest_cache;
+        for h in outer.iter().chain(stmts.first().and_then(|b| b.nest.first())) {
+            if nest_cache.contains_key(h) {
+                continue;
+            }
+            if let StmtKind::Do { var, step, .. } = &self.unit.stmt(*h).kind {
+                let step = match step {
+                    None => Some(1),
+                    Some(e) => self.sema.eval_int(e),
+                };
+                if let Some(step) = step.filter(|s| *s != 0) {
+                    nest_cache.insert(*h, NormLoop { var: var.clone(), lo: Lin::var(&format!("#lo{}", h.0)), step, upper: None });
+                }
+            }
+        }
         let full_nest = |bs: &BodyStmt| -> Vec<StmtId> {
             outer.iter().chain(bs.nest.iter()).copied().collect()
         };
@@ -1978,21 +1997,30 @@ impl<'a> Analyzer<'a> {
                 upper: l.and_then(|l| l.upper),
             })
             .collect();
+        let vars: Vec<Option<&Name>> = nest
+            .iter()
+            .map(|h| match &self.unit.stmt(*h).kind {
+                StmtKind::Do { var, .. } => Some(var),
+                _ => None,
+            })
+            .collect();
         let subs = match &a.subs {
             None => vec![Subscript::Unknown; rank],
             Some(s) if s.len() != rank => vec![Subscript::Unknown; rank],
             Some(s) => s
                 .iter()
-                .map(|arg| self.subscript(arg, &loops, written, index_vars, &a.implied, a.stmt))
+                .map(|arg| self.subscript(arg, &loops, &vars, written, index_vars, &a.implied, a.stmt))
                 .collect(),
         };
         (subs, ranges)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn subscript(
         &self,
         arg: &Arg,
         loops: &[Option<&NormLoop>],
+        vars: &[Option<&Name>],
         written: &BTreeSet<Name>,
         index_vars: &BTreeSet<Name>,
         implied: &[(Name, Expr, Expr)],
@@ -2005,8 +2033,13 @@ impl<'a> Analyzer<'a> {
             return Subscript::Unknown;
         };
         // A scalar assigned a linear form of the loop variables earlier in the iteration
-        // (`i1 = i + 1` before `rhs(m,i1,j,k)`) stands for that form.
-        let assigned: Vec<Name> = l.vars().filter(|v| written.contains(*v) && !index_vars.contains(*v)).cloned().collect();
+        // (`i1 = i + 1` before `rhs(m,i1,j,k)`), or a constant before the loop (`nl1 = 1`),
+        // stands for that form.
+        let assigned: Vec<Name> = l
+            .vars()
+            .filter(|v| (written.contains(*v) || self.written.contains(*v)) && !index_vars.contains(*v))
+            .cloned()
+            .collect();
         for v in assigned {
             if let Some(by) = self.forward_value(stmt, &v) {
                 match l.substitute(&v, &by) {
@@ -2018,7 +2051,12 @@ impl<'a> Analyzer<'a> {
         // Substitute loop variables, innermost first: v = lo + step * #k.
         for (d, nl) in loops.iter().enumerate().rev() {
             let Some(nl) = nl else {
-                return Subscript::Unknown;
+                // a loop whose bounds are not linear (`DO I = G(1)-2, 0, -1` with G assigned in
+                // the unit): only subscripts that use its variable are unknown
+                match vars.get(d).copied().flatten() {
+                    Some(v) if l.coeff(v) == 0 => continue,
+                    _ => return Subscript::Unknown,
+                }
             };
             if l.coeff(&nl.var) != 0 {
                 let by = match Lin::var(&format!("#k{d}"))
