@@ -1180,8 +1180,9 @@ impl<'a> Analyzer<'a> {
     /// What a CALL statement surely does to the caller's arrays passed whole to it (from the
     /// callee's `Effect::must_write` / `own_reads`): the rectangles it surely writes, in the
     /// caller's terms where the statement runs, and the arrays whose reads through the call
-    /// are only of elements the callee wrote first. Only arrays passed once, as a whole, of
-    /// the dummy's rank, and not in COMMON (the callee could reach them another way).
+    /// are only of elements the callee wrote first. Only arrays passed once (whole, or an
+    /// element starting a column), not sharing storage, and not in a COMMON block the callee
+    /// reaches (it could reach them another way).
     fn call_defines(&self, st: &Stmt) -> BTreeMap<Name, (Vec<SymRect>, bool)> {
         let mut out: BTreeMap<Name, (Vec<SymRect>, bool)> = BTreeMap::new();
         let StmtKind::Call { name, args } = &st.kind else { return out };
@@ -1193,7 +1194,12 @@ impl<'a> Analyzer<'a> {
         for (&k, eff) in &sum.args {
             let Some(actual) = args.get(k).and_then(|a| a.expr()) else { continue };
             let Some(x) = actual.base_name().map(|n| n.to_string()) else { continue };
-            let Some(sym) = self.sema.symbol(&x).filter(|y| y.is_array() && y.common.is_none() && y.aliases.is_empty()) else {
+            // (in COMMON: only when the callee, or what it calls, never touches that block)
+            let Some(sym) = self.sema.symbol(&x).filter(|y| {
+                y.is_array()
+                    && y.aliases.is_empty()
+                    && y.common.as_ref().is_none_or(|(block, _)| !sum.commons.keys().any(|(b, _)| b == block))
+            }) else {
                 continue;
             };
             let passes = args.iter().filter(|a| a.expr().and_then(|e| e.base_name()) == Some(x.as_str())).count();
@@ -1264,17 +1270,40 @@ impl<'a> Analyzer<'a> {
         }
     }
 
+    /// A statement a jump may arrive at: what is surely assigned there is what was on the way
+    /// in and at every jump to it, when all those jumps were met earlier in this walk
+    /// (forward jumps, NPB EP's `GOTO 130` out of its seed loop); otherwise nothing. What was
+    /// known of arrays is forgotten in any case.
+    fn arrive(&self, st: &Stmt, s: &mut Exposure) {
+        let Some(l) = st.label.filter(|l| self.targets.contains(l)) else { return };
+        let seen = s.jumps.remove(&l).unwrap_or_default();
+        let sources = self.unit.stmts.iter().map(|x| jump_labels(&x.kind).iter().filter(|t| **t == l).count()).sum::<usize>();
+        if seen.len() == sources {
+            for m in seen {
+                s.must = s.must.intersection(&m).cloned().collect();
+            }
+        } else {
+            s.must.clear();
+        }
+        s.must_arr.clear();
+    }
+
+    /// At a GO TO (plain, in a logical IF, arithmetic IF or computed): what is surely
+    /// assigned when it jumps, for the statement it jumps to (see `arrive`).
+    fn record_jumps(&self, st: &Stmt, s: &mut Exposure) {
+        for l in jump_labels(&st.kind) {
+            s.jumps.entry(l).or_default().push(s.must.clone());
+        }
+    }
+
     fn expose_nodes(&self, nodes: &[Node], s: &mut Exposure) {
         let none = BTreeSet::new();
         for n in nodes {
             match n {
                 Node::Stmt(id) => {
                     let st = self.unit.stmt(*id);
-                    if st.label.is_some_and(|l| self.targets.contains(&l)) {
-                        // A jump may arrive here: forget what was surely written.
-                        s.must.clear();
-                        s.must_arr.clear();
-                    }
+                    self.arrive(st, s);
+                    self.record_jumps(st, s);
                     let defines = self.call_defines(st);
                     let own: BTreeSet<Name> = defines.iter().filter(|(_, (_, o))| *o).map(|(x, _)| x.clone()).collect();
                     self.expose_reads(*id, s, &own);
@@ -1325,6 +1354,7 @@ impl<'a> Analyzer<'a> {
                         StmtKind::Do { var, lo, hi, step, .. } => (Some(var.clone()), Some((lo, hi, step))),
                         _ => (None, None),
                     };
+                    self.arrive(hs, s);
                     // the bounds are read before the loop starts; the DO variable itself is
                     // not a read
                     let skip: BTreeSet<Name> = var.iter().cloned().collect();
@@ -1390,6 +1420,9 @@ impl<'a> Analyzer<'a> {
                     s.must_arr = after;
                 }
                 Node::If { arms, .. } => {
+                    if let Some((h, _)) = arms.first() {
+                        self.arrive(self.unit.stmt(*h), s);
+                    }
                     let start = (s.must.clone(), s.must_arr.clone());
                     let mut ends: Vec<(BTreeSet<Name>, BTreeMap<Name, RectSet>)> = vec![];
                     let has_else = arms
@@ -2114,6 +2147,20 @@ struct Exposure {
     /// The DO loops of the walk around the current node, outermost first: (variable, lowest
     /// value, highest value).
     bound: Vec<(Name, Lin, Lin)>,
+    /// Per label: what was surely assigned at each jump to it met so far.
+    jumps: BTreeMap<u32, Vec<BTreeSet<Name>>>,
+}
+
+/// The labels a statement may jump to (GO TO, in a logical IF too, arithmetic IF, computed
+/// GO TO), once per occurrence.
+fn jump_labels(k: &StmtKind) -> Vec<u32> {
+    match k {
+        StmtKind::Goto(l) => vec![*l],
+        StmtKind::ArithIf(_, ls) => ls.to_vec(),
+        StmtKind::ComputedGoto(ls, _) => ls.clone(),
+        StmtKind::LogicalIf(_, inner) => jump_labels(&inner.kind),
+        _ => vec![],
+    }
 }
 
 /// The chain of (node list, index) from `nodes` down to the node of this statement (a DO or IF
