@@ -17,6 +17,11 @@
 # and prints one table: analysis errors, directive lines written, distributed arrays, the
 # "Verification" line of each run, and the time each run reports against the sequential one.
 #
+# With the NPB3.3-OMP tree beside DIR (or OMP=path), the column "OMP loops" counts the loops
+# NPB3.3-OMP parallelizes by hand that sapfor finds parallel or across, itself or an enclosing
+# loop (bench/npb_omp_loops.py; the list of those it does not find is in
+# OUT/<BENCH>.<CLASS>/omp_loops.txt).
+#
 # Environment: SAPFOR (default: the debug binary under CARGO_TARGET_DIR or ./target),
 # OUT (scratch directory, default /tmp/sapfor-npb), TIMEOUT (seconds per run, default 600),
 # CONFIGS (the runs, separated by `;`, default "--np 1;--np 2;--np 4;--devices emu"; a run
@@ -41,6 +46,7 @@ SAPFOR=${SAPFOR:-$TARGET/debug/sapfor}
 OUT=${OUT:-/tmp/sapfor-npb}
 TIMEOUT=${TIMEOUT:-600}
 CONFIGS=${CONFIGS:-"--np 1;--np 2;--np 4;--devices emu"}
+OMP=${OMP:-$(dirname "$DIR")/NPB3.3-OMP}
 if [ ! -x "$SAPFOR" ]; then
   echo "bench/npb.sh: no sapfor binary at $SAPFOR (cargo build -p shell-gui -p sapfor-rt, or set SAPFOR)" >&2
   exit 2
@@ -60,9 +66,9 @@ objs() { python3 "$ROOT/bench/npb_objs.py" "$DIR/$1/Makefile"; }
 verif() { grep -m1 -i "verification *=" "$1" | awk '{print $NF}'; }
 secs() { grep -m1 -i "time in seconds" "$1" | awk '{print $NF}'; }
 
-printf '| %-5s | %-5s | %-6s | %-10s | %-11s | %-13s | %-13s | %-13s | %-13s | %-13s |\n' \
-  bench class errors directives distributed sequential "np 1" "np 2" "np 4" "emu"
-printf '|%s|\n' "-------|-------|--------|------------|-------------|---------------|---------------|---------------|---------------|---------------"
+printf '| %-5s | %-5s | %-6s | %-10s | %-11s | %-9s | %-13s | %-13s | %-13s | %-13s | %-13s |\n' \
+  bench class errors directives distributed "OMP loops" sequential "np 1" "np 2" "np 4" "emu"
+printf '|%s|\n' "-------|-------|--------|------------|-------------|-----------|---------------|---------------|---------------|---------------|---------------"
 for c in $CLASSES; do
   for b in $BENCHES; do
     lb=$(echo "$b" | tr 'A-Z' 'a-z')
@@ -79,6 +85,12 @@ for c in $CLASSES; do
     # 2. analysis
     (cd "$DIR/$b" && "$SAPFOR" analyze $files --no-db > "$w/analyze.out" 2>&1)
     errors=$(grep -c '^error\[' "$w/analyze.out")
+    omp="-"
+    if [ -d "$OMP/$b" ]; then
+      (cd "$DIR/$b" && "$SAPFOR" analyze $files --no-db --json > "$w/analyze.json" 2>/dev/null)
+      python3 "$ROOT/bench/npb_omp_loops.py" "$OMP/$b" "$DIR/$b" "$w/analyze.json" --list > "$w/omp_loops.txt" 2>&1
+      omp=$(head -1 "$w/omp_loops.txt" | awk '{print $2}')
+    fi
     # 3. --auto
     if (cd "$DIR/$b" && timeout "$TIMEOUT" "$SAPFOR" --auto $files --no-db --out-dir "$w/fdv" > "$w/auto.out" 2>&1); then
       directives=$(cat "$w"/fdv/*.fdv | grep -c -i '^[c!*]dvm\$')
@@ -113,8 +125,8 @@ for c in $CLASSES; do
         runs+=("exit $rc")
       fi
     done
-    printf '| %-5s | %-5s | %-6s | %-10s | %-11s | %-13s | %-13s | %-13s | %-13s | %-13s |\n' \
-      "$b" "$c" "$errors" "$directives" "$distributed" "$seq" "${runs[0]}" "${runs[1]}" "${runs[2]}" "${runs[3]}"
+    printf '| %-5s | %-5s | %-6s | %-10s | %-11s | %-9s | %-13s | %-13s | %-13s | %-13s | %-13s |\n' \
+      "$b" "$c" "$errors" "$directives" "$distributed" "$omp" "$seq" "${runs[0]}" "${runs[1]}" "${runs[2]}" "${runs[3]}"
   done
 done
-echo "outputs in $OUT/<BENCH>.<CLASS>/ (analyze.out, auto.out, fdv/, run_*.out)"
+echo "outputs in $OUT/<BENCH>.<CLASS>/ (analyze.out, auto.out, fdv/, run_*.out, omp_loops.txt)"

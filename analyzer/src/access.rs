@@ -32,6 +32,10 @@ pub struct Effect {
     /// Every element the procedure reads of it was written by the procedure itself before
     /// (the call defines the array's values rather than using them).
     pub own_reads: bool,
+    /// Bytes of one element of the dummy array `must_write` counts in: an actual argument
+    /// of another element size (a DOUBLE COMPLEX array given to a DOUBLE PRECISION dummy,
+    /// NPB FT's TMP) does not have those elements.
+    pub elem_bytes: Option<u64>,
 }
 
 /// Mod/ref summary of a procedure.

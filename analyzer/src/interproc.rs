@@ -195,8 +195,12 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
             })
         };
         for (name, rects) in &must {
-            let Some(k) = sema.symbol(name).filter(|x| x.is_array()).and_then(|x| x.dummy) else { continue };
+            let Some(sym) = sema.symbol(name).filter(|x| x.is_array() && !matches!(x.ty.base, BaseType::Derived(_))) else {
+                continue;
+            };
+            let Some(k) = sym.dummy else { continue };
             let eff = s.args.entry(k).or_default();
+            eff.elem_bytes = Some(sym.ty.bytes());
             for r in &rects.0 {
                 let dims: Option<Vec<Arg>> =
                     r.0.iter().map(|(lo, hi)| Some(Arg::Range(Some(lin_expr(lo)?), Some(lin_expr(hi)?), None))).collect();

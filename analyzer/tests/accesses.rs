@@ -37,3 +37,22 @@ fn a_call_contributes_each_caller_access_once() {
         assert!(!via[i + 1..].contains(x), "{x:?} twice");
     }
 }
+
+/// A call defines a work array only in the callee's elements: a DOUBLE COMPLEX actual given
+/// to a DOUBLE PRECISION dummy that the callee fills as Y(1:2*NK) has NK of its elements
+/// written, so it is not private to the loop around the call; the DOUBLE PRECISION one is.
+#[test]
+fn a_work_array_of_another_element_size_is_not_defined_by_the_call() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test_data/multi");
+    let a = analyze(&[dir.join("work_main.f"), dir.join("work_fill.f")], &Default::default());
+    assert!(!a.program.has_errors());
+    let u = a.program.units.iter().position(|u| u.name == "wmain").expect("the main program");
+    let at = |line: u32| a.loops[u].iter().find(|l| l.line == line).unwrap_or_else(|| panic!("no loop at {line}"));
+    let real = at(16);
+    assert_eq!(real.verdict, analyzer::loops::Verdict::Parallel, "{real:#?}");
+    assert!(real.private.contains(&"x".to_string()), "{real:#?}");
+    let complex = at(22);
+    assert_eq!(complex.verdict, analyzer::loops::Verdict::Sequential, "{complex:#?}");
+    assert!(!complex.private.contains(&"z".to_string()), "{complex:#?}");
+    assert!(complex.blockers.iter().any(|b| b.message.contains("FILL") && b.message.contains('Z')), "{complex:#?}");
+}

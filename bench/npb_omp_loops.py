@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""How many of the loops NPB3.3-OMP parallelizes by hand sapfor finds parallel (issue 17).
+
+    bench/npb_omp_loops.py OMP_BENCH_DIR SER_BENCH_DIR ANALYZE_JSON [--list]
+
+OMP_BENCH_DIR and SER_BENCH_DIR are one benchmark's directories of NPB3.3-OMP and NPB3.3-SER
+(third-party code: fetch it into a scratch directory, never commit it); ANALYZE_JSON is
+`sapfor analyze --json` of the SER version, run in SER_BENCH_DIR. Prints one line:
+
+    found F/T (exact E, reductions R/Q)
+
+T: the loops that follow an `!$omp do` or `!$omp parallel do` in the OMP sources and could be
+matched to a loop of the SER sources (same DO statement and first body statement, the k-th
+such pair in the OMP file taken as the k-th in the SER file); F: those sapfor calls parallel or
+across, or one of their enclosing loops; E: the matched loop itself; Q: exact ones whose
+directive has a REDUCTION clause, R: of those, the ones where sapfor's reductions include
+every variable of the clause. `--list` also prints every loop not found, with sapfor's first
+reason, and the directives that matched no SER loop.
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+DO_RE = re.compile(r"^\s*(?:[a-z_][a-z0-9_]*\s*:\s*)?do\b(?!\s*while)", re.I)
+
+
+def statements(path: Path):
+    """(line number, text) of every statement line of a fixed-form file (continuations joined,
+    comments and OpenMP sentinel lines left out), and the OpenMP directive lines with theirs."""
+    stmts = []
+    omp = []
+    cur = None
+    for n, raw in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        line = raw.rstrip("\n")
+        low = line.lower()
+        if low.startswith("!$omp"):
+            if low.startswith("!$omp&") and omp:
+                omp[-1] = (omp[-1][0], omp[-1][1] + " " + low[6:])
+            else:
+                omp.append((n, low[5:]))
+            continue
+        if not line.strip() or line[:1] in "cC*!" or line.lstrip().startswith("!"):
+            continue
+        if len(line) > 5 and line[5] not in " 0" and cur is not None:
+            cur[1] += line[6:72]
+            continue
+        cur = [n, line[6:72]]
+        stmts.append(cur)
+    return [(n, t) for n, t in stmts], omp
+
+
+def norm(t: str) -> str:
+    return re.sub(r"\s+", "", t.split("!")[0].lower())
+
+
+def loops_with_context(stmts):
+    """Every DO statement: (line, key) where key is the DO text and the next statement's."""
+    out = []
+    for i, (n, t) in enumerate(stmts):
+        if DO_RE.match(t):
+            nxt = norm(stmts[i + 1][1]) if i + 1 < len(stmts) else ""
+            out.append((n, (norm(t), nxt)))
+    return out
+
+
+def clause_vars(text: str, name: str):
+    vs = set()
+    for m in re.finditer(name + r"\s*\(([^)]*)\)", text):
+        body = m.group(1)
+        if ":" in body:
+            body = body.split(":", 1)[1]
+        vs.update(v.strip() for v in body.split(",") if v.strip())
+    return vs
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    listing = "--list" in sys.argv
+    if len(args) != 3:
+        print(__doc__)
+        sys.exit(2)
+    omp_dir, ser_dir, report = Path(args[0]), Path(args[1]).resolve(), Path(args[2])
+    data = json.loads(report.read_text())
+    loops = {}  # (file name, line) -> loop
+    by_file = {}
+    for u in data.get("units", []):
+        name = Path(u["file"]).name
+        for lp in u.get("loops", []):
+            loops[(name, lp["line"])] = lp
+            by_file.setdefault(name, []).append(lp)
+    total = found = exact = red_ok = red_all = 0
+    missing = []
+    unmatched = []
+    # the SER loops of every file, for OMP files the SER version splits or renames (FT)
+    all_ser = []
+    for sf in sorted(ser_dir.glob("*.f")):
+        all_ser.extend((sf.name, n, k) for n, k in loops_with_context(statements(sf)[0]))
+    all_omp = []
+    for f in sorted(omp_dir.glob("*.f")):
+        o_stmts, o_dirs = statements(f)
+        all_omp.append((f, o_dirs, loops_with_context(o_stmts)))
+    for f, o_dirs, o_loops in all_omp:
+        same = (ser_dir / f.name).is_file()
+        # (file, line, key) of the OMP loops counted before, and the SER candidates
+        o_scope = [(f.name, n, k) for n, k in o_loops] if same else [
+            (g.name, n, k) for g, _, ls in all_omp for n, k in ls]
+        s_scope = [x for x in all_ser if x[0] == f.name] if same else all_ser
+        for dline, dtext in o_dirs:
+            if not re.match(r"\s*(parallel\s+)?do\b", dtext):
+                continue
+            nxt = next(((n, k) for n, k in o_loops if n > dline), None)
+            if nxt is None:
+                continue
+            key = nxt[1]
+            upto = o_scope[: o_scope.index((f.name, nxt[0], key)) + 1]
+            rank = [k for _, _, k in upto].count(key)
+            cands = [(sf, n) for sf, n, k in s_scope if k == key]
+            if len(cands) < rank:
+                # the first body statement differs: the DO statement alone
+                rank = [k[0] for _, _, k in upto].count(key[0])
+                cands = [(sf, n) for sf, n, k in s_scope if k[0] == key[0]]
+            if len(cands) < rank:
+                unmatched.append(f"{f.name}:{dline}")
+                continue
+            sfile, sline = cands[rank - 1]
+            total += 1
+            lp = loops.get((sfile, sline))
+            ok = lp is not None and lp["verdict"] in ("parallel", "across")
+            if ok:
+                exact += 1
+                reds = clause_vars(dtext, "reduction")
+                if reds:
+                    red_all += 1
+                    ours = {r.split(":")[-1].lower() if isinstance(r, str) else r.get("var", "").lower()
+                            for r in lp.get("reductions", [])}
+                    if reds <= ours:
+                        red_ok += 1
+            elif lp is not None:
+                ok = any(
+                    o["line"] < sline <= o["end_line"] and o["verdict"] in ("parallel", "across")
+                    for o in by_file.get(sfile, [])
+                )
+            if ok:
+                found += 1
+            else:
+                why = ""
+                if lp is not None and lp.get("blockers"):
+                    b = lp["blockers"][0]
+                    why = f"{b['code']}: {b['message']}"
+                elif lp is None:
+                    why = "no such loop in the analysis"
+                missing.append(f"{ser_dir.name}/{sfile}:{sline}: {why}")
+    print(f"found {found}/{total} (exact {exact}, reductions {red_ok}/{red_all})")
+    if listing:
+        for m in missing:
+            print("  not found: " + m)
+        for u in unmatched:
+            print("  no SER loop for the directive at " + u)
+
+
+if __name__ == "__main__":
+    main()
