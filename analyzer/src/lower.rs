@@ -5,7 +5,7 @@
 
 use crate::ast::*;
 use crate::diag::{codes, Diagnostic};
-use crate::source::{ParseBuffer, SourceMap};
+use crate::source::{FileId, ParseBuffer, SourceMap};
 use tree_sitter::Node as TsNode;
 
 pub struct Lowered {
@@ -297,12 +297,35 @@ fn error_focus(n: TsNode) -> TsNode {
 
 /// Two common mistakes said plainly instead of "syntax error near ...": an END DO / END IF
 /// without its construct (E0010), and a program unit whose END is missing.
-fn explain_error(cx: &Ctx, n: TsNode, snippet: &str) -> Option<(&'static str, String)> {
+fn explain_error(cx: &Ctx, n: TsNode, snippet: &str) -> Option<(&'static str, String, Option<(FileId, u32, u32)>)> {
+    // a fixed-form statement cut at column 72 (a long line typed as if columns were free)
+    for row in n.start_position().row..=n.end_position().row {
+        let (fid, line, _) = cx.buf.origin(row, 0);
+        let f = cx.map.file(fid);
+        if f.form != crate::source::SourceForm::Fixed {
+            continue;
+        }
+        let Some(orig) = f.line(line) else { continue };
+        let first = orig.chars().next();
+        let comment = matches!(first, Some('c' | 'C' | '*' | 'd' | 'D' | '!'));
+        let past: String = orig.chars().skip(72).collect();
+        if !comment && !past.trim().is_empty() && !past.trim().chars().all(|c| c.is_ascii_digit()) {
+            return Some((
+                codes::SYNTAX,
+                format!(
+                    "syntax error: this line goes past column 72, and fixed form ignores what follows (`{}` is cut off; the error shows near `{}`); continue the statement on a next line (a character in column 6)",
+                    past.trim().chars().take(30).collect::<String>(),
+                    snippet.trim()
+                ),
+                Some((fid, line, 73)),
+            ));
+        }
+    }
     let line = cx.lines.get(n.start_position().row)?.trim().to_ascii_lowercase();
     let line = line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
     for (pat, what) in [("end do", "END DO without a DO"), ("enddo", "END DO without a DO"), ("end if", "END IF without an IF ... THEN"), ("endif", "END IF without an IF ... THEN")] {
         if line.starts_with(pat) {
-            return Some((codes::UNMATCHED_END, format!("{what} (an extra `{}`?)", line.trim())));
+            return Some((codes::UNMATCHED_END, format!("{what} (an extra `{}`?)", line.trim()), None));
         }
     }
     let head = snippet.trim().to_ascii_lowercase();
@@ -317,7 +340,7 @@ fn explain_error(cx: &Ctx, n: TsNode, snippet: &str) -> Option<(&'static str, St
             t == "end" || ["end program", "end subroutine", "end function", "end module", "end block"].iter().any(|e| t.starts_with(e))
         });
         if !closed && n.end_position().row + 2 >= cx.lines.len() {
-            return Some((codes::UNMATCHED_END, format!("`{}` has no END statement: the file ends inside it", snippet.trim())));
+            return Some((codes::UNMATCHED_END, format!("`{}` has no END statement: the file ends inside it", snippet.trim()), None));
         }
     }
     None
@@ -345,8 +368,9 @@ fn report_errors(cx: &mut Ctx, n: TsNode) {
         } else {
             format!("{what} near `{snippet}`")
         };
-        let (code, msg) = explain_error(cx, n, &snippet).unwrap_or((codes::SYNTAX, msg));
-        cx.diags.push(Diagnostic::error(code, msg, Some(cx.map.location(sp.file, sp.line, sp.col))));
+        let (code, msg, at) = explain_error(cx, n, &snippet).unwrap_or((codes::SYNTAX, msg, None));
+        let (file, line, col) = at.unwrap_or((sp.file, sp.line, sp.col));
+        cx.diags.push(Diagnostic::error(code, msg, Some(cx.map.location(file, line, col))));
         return;
     }
     if !n.has_error() {

@@ -324,6 +324,15 @@ fn common_mistakes_are_said_plainly() {
         ("noend.f", "      PROGRAM P\n      I = 1\n      PRINT *, I\n", codes::UNMATCHED_END, "`PROGRAM P` has no END statement", 1),
         ("extra.f90", "program p\n  integer :: i\n  i = 1\n  end do\n  print *, i\nend program\n", codes::UNMATCHED_END, "END DO without a DO", 4),
         ("extraif.f90", "program p\n  integer :: i\n  i = 1\n  end if\n  print *, i\nend program\n", codes::UNMATCHED_END, "END IF without an IF", 4),
+        // a fixed-form statement typed past column 72: the parser fails further up, at the DO;
+        // the message names the long line and what was cut off
+        (
+            "long.f",
+            "      PROGRAM P\n      DOUBLE PRECISION R(5,5), A(5,5)\n      INTEGER I, M\n      DO I = 1, 5\n         DO M = 1, 5\n            R(M, I) = R(M, I) - A(M, I) * R(M, I) - A(I, M) * R(I, M) * 2.0D0\n         END DO\n      END DO\n      END\n",
+            codes::SYNTAX,
+            "goes past column 72, and fixed form ignores what follows (`2.0D0` is cut off",
+            6,
+        ),
     ];
     for (name, text, code, want, line) in cases {
         let f = write(&d, name, text);
