@@ -9,8 +9,8 @@ OMP_BENCH_DIR and SER_BENCH_DIR are one benchmark's directories of NPB3.3-OMP an
 
     found F/T (exact E, reductions R/Q)
 
-T: the loops that follow an `!$omp do` or `!$omp parallel do` in the OMP sources and could be
-matched to a loop of the SER sources (same DO statement and first body statement, the k-th
+T: the loops that follow an `!$omp do` or `!$omp parallel do` in the OMP sources (of the files
+the SER program is built from, as analyzed) and could be matched to a loop of the SER sources (same DO statement and first body statement, the k-th
 such pair in the OMP file taken as the k-th in the SER file); F: those sapfor calls parallel or
 across, or one of their enclosing loops; E: the matched loop itself; Q: exact ones whose
 directive has a REDUCTION clause, R: of those, the ones where sapfor's reductions include
@@ -93,16 +93,25 @@ def main():
     total = found = exact = red_ok = red_all = 0
     missing = []
     unmatched = []
+    red_diff = []
+    used = set()  # SER loops already matched
     # the SER loops of every file, for OMP files the SER version splits or renames (FT)
+    # (only the files of the built program: the analysis has them; LU's and BT's *_vec.f
+    # variants are not in the Makefile)
     all_ser = []
     for sf in sorted(ser_dir.glob("*.f")):
-        all_ser.extend((sf.name, n, k) for n, k in loops_with_context(statements(sf)[0]))
+        if sf.name in by_file:
+            all_ser.extend((sf.name, n, k) for n, k in loops_with_context(statements(sf)[0]))
+    lines_of = {sf.name: sf.read_text(errors="replace").splitlines() for sf in ser_dir.glob("*.f")}
+    lines_of.update({("omp", f.name): f.read_text(errors="replace").splitlines() for f in omp_dir.glob("*.f")})
     all_omp = []
     for f in sorted(omp_dir.glob("*.f")):
         o_stmts, o_dirs = statements(f)
         all_omp.append((f, o_dirs, loops_with_context(o_stmts)))
     for f, o_dirs, o_loops in all_omp:
         same = (ser_dir / f.name).is_file()
+        if same and f.name not in by_file:
+            continue
         # (file, line, key) of the OMP loops counted before, and the SER candidates
         o_scope = [(f.name, n, k) for n, k in o_loops] if same else [
             (g.name, n, k) for g, _, ls in all_omp for n, k in ls]
@@ -116,15 +125,25 @@ def main():
             key = nxt[1]
             upto = o_scope[: o_scope.index((f.name, nxt[0], key)) + 1]
             rank = [k for _, _, k in upto].count(key)
-            cands = [(sf, n) for sf, n, k in s_scope if k == key]
-            if len(cands) < rank:
-                # the first body statement differs: the DO statement alone
+            cands = [(sf, n) for sf, n, k in s_scope if k == key and (sf, n) not in used]
+            if not cands and same:
+                # the first body statement differs: the DO statement alone (in the same file)
                 rank = [k[0] for _, _, k in upto].count(key[0])
-                cands = [(sf, n) for sf, n, k in s_scope if k[0] == key[0]]
-            if len(cands) < rank:
+                cands = [(sf, n) for sf, n, k in s_scope if k[0] == key[0] and (sf, n) not in used]
+            if not cands:
                 unmatched.append(f"{f.name}:{dline}")
                 continue
-            sfile, sline = cands[rank - 1]
+            if len(cands) == len([1 for _, _, k in o_scope if k == key]) and rank <= len(cands):
+                # as many in both: the k-th is the k-th
+                sfile, sline = cands[rank - 1]
+                used.add((sfile, sline))
+            else:
+                # the OMP version added or removed some: the one at the nearest relative place
+                def rel(fname, n):
+                    return n / max(1, len(lines_of[fname]))
+                here = rel(("omp", f.name), nxt[0])
+                sfile, sline = min(cands, key=lambda c: abs(rel(c[0], c[1]) - here))
+            used.add((sfile, sline))
             total += 1
             lp = loops.get((sfile, sline))
             ok = lp is not None and lp["verdict"] in ("parallel", "across")
@@ -137,6 +156,8 @@ def main():
                             for r in lp.get("reductions", [])}
                     if reds <= ours:
                         red_ok += 1
+                    else:
+                        red_diff.append(f"{ser_dir.name}/{sfile}:{sline}: OMP {sorted(reds)}, sapfor {sorted(ours)}")
             elif lp is not None:
                 ok = any(
                     o["line"] < sline <= o["end_line"] and o["verdict"] in ("parallel", "across")
@@ -158,6 +179,8 @@ def main():
             print("  not found: " + m)
         for u in unmatched:
             print("  no SER loop for the directive at " + u)
+        for r in red_diff:
+            print("  other reductions: " + r)
 
 
 if __name__ == "__main__":
