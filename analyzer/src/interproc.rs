@@ -90,7 +90,21 @@ pub fn summarize(units: &[Unit], semas: &[UnitSema]) -> (BTreeMap<Name, Summary>
 }
 
 fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> Summary {
-    let (accesses, calls) = unit_accesses(unit, sema, summaries);
+    // per statement (the must-write walk below uses them so), then all together
+    let cx = AccessCtx { unit, sema, summaries };
+    let per_stmt: Vec<(Vec<Access>, Vec<CallSite>)> = unit
+        .stmts
+        .iter()
+        .map(|st| {
+            let (mut a, mut c) = (vec![], vec![]);
+            if st.kind.is_executable() {
+                cx.stmt_accesses(st, &mut a, &mut c);
+            }
+            (a, c)
+        })
+        .collect();
+    let accesses: Vec<Access> = per_stmt.iter().flat_map(|(a, _)| a.iter().cloned()).collect();
+    let calls: Vec<CallSite> = per_stmt.iter().flat_map(|(_, c)| c.iter().cloned()).collect();
     let mut s = Summary {
         name: unit.name.clone(),
         ..Default::default()
@@ -177,7 +191,7 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
     // What every execution surely writes of each dummy array (NPB's EXACT_SOLUTION fills
     // DTEMP(1:5), VRANLC fills Y(1:N)): the caller's work array passed to it is then defined
     // by the call, and may be private to a loop around it.
-    if let Some((must, exposed)) = crate::loops::unit_must_writes(unit, sema, summaries) {
+    if let Some((must, exposed)) = crate::loops::unit_must_writes(unit, sema, summaries, &per_stmt) {
         let lin_expr = |l: &crate::affine::Lin| -> Option<Expr> {
             let mut e: Option<Expr> = None;
             for (v, c) in &l.terms {

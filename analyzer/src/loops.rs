@@ -235,20 +235,12 @@ pub fn unit_must_writes(
     unit: &Unit,
     sema: &UnitSema,
     summaries: &BTreeMap<Name, Summary>,
+    acc: &[(Vec<Access>, Vec<CallSite>)],
 ) -> Option<(BTreeMap<Name, RectSet>, BTreeSet<Name>)> {
-    let cx = AccessCtx { unit, sema, summaries };
-    let acc: Vec<(Vec<Access>, Vec<CallSite>)> = unit
-        .stmts
-        .iter()
-        .map(|st| {
-            let (mut a, mut c) = (vec![], vec![]);
-            if st.kind.is_executable() {
-                cx.stmt_accesses(st, &mut a, &mut c);
-            }
-            (a, c)
-        })
-        .collect();
     let targets = cfg::jump_targets(unit);
+    if !targets.is_empty() {
+        return None;
+    }
     let refinements = BTreeMap::new();
     let an = Analyzer {
         unit,
@@ -257,7 +249,7 @@ pub fn unit_must_writes(
         fine: None,
         targets: &targets,
         refinements: &refinements,
-        acc: &acc,
+        acc,
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
     };
     // a RETURN that ends the body is its end
@@ -268,7 +260,7 @@ pub fn unit_must_writes(
         }
         body = rest;
     }
-    if an.leaves_early(body) || !targets.is_empty() {
+    if an.leaves_early(body) {
         return None;
     }
     let mut st = Exposure::default();
@@ -735,6 +727,7 @@ impl<'a> Analyzer<'a> {
         // X combined after the loop (not for loop M of `RMS(M)`, whose iterations update
         // different elements). An asserted reduction is taken as it is.
         let mut reduced = private_arrays.clone();
+        let mut candidates: Vec<(Name, RedOp)> = vec![];
         for x in &arrays {
             if private_arrays.contains(x) {
                 continue;
@@ -747,16 +740,11 @@ impl<'a> Analyzer<'a> {
                 }
                 continue;
             }
-            let Some(op) = self.array_reduction(&stmts, &accesses, x) else { continue };
-            let mut alone = LoopInfo { dependences: vec![], blockers: vec![], ..info.clone() };
-            let only: BTreeSet<Name> = [x.clone()].into();
-            self.dependences(outer, &stmts, &accesses, &only, &BTreeSet::new(), &written_scalars, &index_vars, &mut alone);
-            if !alone.dependences.is_empty() || !alone.blockers.is_empty() {
-                info.reductions.push(Reduction { op, var: x.clone(), loc: vec![] });
-                reduced.insert(x.clone());
+            if let Some(op) = self.array_reduction(&stmts, &accesses, x) {
+                candidates.push((x.clone(), op));
             }
         }
-        info.reductions.sort();
+        let before = info.blockers.len();
         self.dependences(
             outer,
             &stmts,
@@ -767,6 +755,20 @@ impl<'a> Analyzer<'a> {
             &index_vars,
             &mut info,
         );
+        // a candidate that carries a dependence (on its own: it is read nowhere else) is
+        // combined instead: its dependences and its blocker go
+        for (x, op) in candidates {
+            let head = format!("{} is accessed", x.to_uppercase());
+            let mine = |b: &Blocker| b.code == BlockerCode::Dep && b.message.starts_with(&head);
+            let carried = info.dependences.iter().any(|d| d.array == x) || info.blockers[before..].iter().any(mine);
+            if carried {
+                info.dependences.retain(|d| d.array != x);
+                let kept: Vec<Blocker> = info.blockers.drain(before..).filter(|b| !mine(b)).collect();
+                info.blockers.extend(kept);
+                info.reductions.push(Reduction { op, var: x, loc: vec![] });
+            }
+        }
+        info.reductions.sort();
         info.private.sort();
         info.private.dedup();
         info.blockers
