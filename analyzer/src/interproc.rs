@@ -22,6 +22,21 @@ pub fn unit_index(units: &[Unit]) -> BTreeMap<Name, usize> {
     m
 }
 
+/// Accesses and call sites of each statement of a unit, by statement index.
+pub fn stmt_accesses(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> Vec<(Vec<Access>, Vec<CallSite>)> {
+    let cx = AccessCtx { unit, sema, summaries };
+    unit.stmts
+        .iter()
+        .map(|st| {
+            let (mut a, mut c) = (vec![], vec![]);
+            if st.kind.is_executable() {
+                cx.stmt_accesses(st, &mut a, &mut c);
+            }
+            (a, c)
+        })
+        .collect()
+}
+
 /// Accesses and call sites of every statement of a unit.
 pub fn unit_accesses(
     unit: &Unit,
@@ -91,18 +106,7 @@ pub fn summarize(units: &[Unit], semas: &[UnitSema]) -> (BTreeMap<Name, Summary>
 
 fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> Summary {
     // per statement (the must-write walk below uses them so), then all together
-    let cx = AccessCtx { unit, sema, summaries };
-    let per_stmt: Vec<(Vec<Access>, Vec<CallSite>)> = unit
-        .stmts
-        .iter()
-        .map(|st| {
-            let (mut a, mut c) = (vec![], vec![]);
-            if st.kind.is_executable() {
-                cx.stmt_accesses(st, &mut a, &mut c);
-            }
-            (a, c)
-        })
-        .collect();
+    let per_stmt = stmt_accesses(unit, sema, summaries);
     let accesses: Vec<Access> = per_stmt.iter().flat_map(|(a, _)| a.iter().cloned()).collect();
     let calls: Vec<CallSite> = per_stmt.iter().flat_map(|(_, c)| c.iter().cloned()).collect();
     let mut s = Summary {

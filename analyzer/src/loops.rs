@@ -195,22 +195,7 @@ pub fn analyze_unit(
 ) -> UnitLoops {
     let fine = cfg::build_with_flow(unit, sema, summaries, false, flow);
     let targets = cfg::jump_targets(unit);
-    let cx = AccessCtx {
-        unit,
-        sema,
-        summaries,
-    };
-    let acc: Vec<(Vec<Access>, Vec<CallSite>)> = unit
-        .stmts
-        .iter()
-        .map(|st| {
-            let (mut a, mut c) = (vec![], vec![]);
-            if st.kind.is_executable() {
-                cx.stmt_accesses(st, &mut a, &mut c);
-            }
-            (a, c)
-        })
-        .collect();
+    let acc = crate::interproc::stmt_accesses(unit, sema, summaries);
     let mut out = vec![];
     let cx = Analyzer {
         unit,
