@@ -32,10 +32,6 @@ pub struct Effect {
     /// Every element the procedure reads of it was written by the procedure itself before
     /// (the call defines the array's values rather than using them).
     pub own_reads: bool,
-    /// Bytes of one element of the dummy array `must_write` counts in: an actual argument
-    /// of another element size (a DOUBLE COMPLEX array given to a DOUBLE PRECISION dummy,
-    /// NPB FT's TMP) does not have those elements.
-    pub elem_bytes: Option<u64>,
 }
 
 /// Mod/ref summary of a procedure.
@@ -58,6 +54,10 @@ pub struct Summary {
     pub recursive: bool,
     /// Declared bounds (lo, hi) of each dummy array, in portable form (`#k` = actual k).
     pub arg_dims: BTreeMap<usize, Vec<(Option<Expr>, Option<Expr>)>>,
+    /// Bytes of one element of each dummy array: an actual of another element size (a DOUBLE
+    /// COMPLEX array given to a DOUBLE PRECISION dummy, NPB FT's TMP) does not have the
+    /// dummy's elements, so neither its accesses nor its `must_write` sections map onto it.
+    pub arg_bytes: BTreeMap<usize, u64>,
 }
 
 /// Context for access extraction.
@@ -492,9 +492,17 @@ impl<'a> AccessCtx<'a> {
             {
                 continue;
             }
+            // a dummy array whose elements are not the actual's (DOUBLE COMPLEX given to
+            // DOUBLE PRECISION): only "somewhere in the array"
+            let other_size = sum
+                .arg_bytes
+                .get(&i)
+                .is_some_and(|b| self.sema.symbol(n).is_some_and(|s| s.ty.bytes() != *b || matches!(s.ty.base, BaseType::Derived(_))));
+            let dummy_array = sum.arg_dims.contains_key(&i);
             for (subs_list, write) in [(&eff.read, false), (&eff.write, true)] {
                 for subs in subs_list {
                     let mapped = match (actual, subs) {
+                        _ if other_size => None,
                         // Whole array passed: callee subscripts map through when ranks agree.
                         (Expr::Var(_), Some(cs))
                             if self.sema.symbol(n).map(|s| s.rank()) == Some(cs.len()) =>
@@ -502,8 +510,10 @@ impl<'a> AccessCtx<'a> {
                             Some(cs.iter().map(|a| self.map_arg(a, args, sum)).collect())
                         }
                         (Expr::Var(_), _) => None,
-                        // An element passed to a scalar dummy: exactly that element.
-                        (Expr::Ref(_, asubs), None) => Some(asubs.clone()),
+                        // An element passed to a scalar dummy: exactly that element (to an
+                        // array dummy used whole: from there on, not known how far).
+                        (Expr::Ref(_, asubs), None) if !dummy_array => Some(asubs.clone()),
+                        (Expr::Ref(_, _), None) => None,
                         // An element passed to a 1-D array dummy (sequence association, e.g. a
                         // column `A(1,J)`): mapped when the dummy provably stays in that column.
                         (Expr::Ref(_, asubs), Some(cs)) => {

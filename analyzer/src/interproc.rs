@@ -186,6 +186,9 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
                 })
                 .collect();
             s.arg_dims.insert(k, d);
+            if !matches!(sym.ty.base, BaseType::Derived(_)) {
+                s.arg_bytes.insert(k, sym.ty.bytes());
+            }
         }
     }
     for e in s.args.values_mut().chain(s.commons.values_mut()) {
@@ -218,7 +221,6 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
             };
             let Some(k) = sym.dummy else { continue };
             let eff = s.args.entry(k).or_default();
-            eff.elem_bytes = Some(sym.ty.bytes());
             for r in &rects.0 {
                 let dims: Option<Vec<Arg>> =
                     r.0.iter().map(|(lo, hi)| Some(Arg::Range(Some(lin_expr(lo)?), Some(lin_expr(hi)?), None))).collect();

@@ -1190,7 +1190,7 @@ impl<'a> Analyzer<'a> {
                 continue;
             };
             let passes = args.iter().filter(|a| a.expr().and_then(|e| e.base_name()) == Some(x.as_str())).count();
-            if passes != 1 || eff.must_write.is_empty() || eff.elem_bytes != Some(sym.ty.bytes()) || matches!(sym.ty.base, BaseType::Derived(_)) {
+            if passes != 1 || eff.must_write.is_empty() || sum.arg_bytes.get(&k) != Some(&sym.ty.bytes()) || matches!(sym.ty.base, BaseType::Derived(_)) {
                 continue;
             }
             let mut rects = vec![];

@@ -56,3 +56,17 @@ fn a_work_array_of_another_element_size_is_not_defined_by_the_call() {
     assert!(!complex.private.contains(&"z".to_string()), "{complex:#?}");
     assert!(complex.blockers.iter().any(|b| b.message.contains("FILL") && b.message.contains('Z')), "{complex:#?}");
 }
+
+/// The accesses a callee makes through a dummy of another element size are not mapped element
+/// by element: `SETRE(Z, J)` writes the J-th DOUBLE PRECISION of a DOUBLE COMPLEX Z, which is
+/// half of `Z((J+1)/2)`, not `Z(J)`; the loop reading `Z(J)` after it must stay sequential
+/// (mapped as `Z(J)`, it looked parallel).
+#[test]
+fn accesses_through_a_dummy_of_another_element_size_name_the_whole_array() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test_data/multi");
+    let a = analyze(&[dir.join("pun_main.f"), dir.join("pun_set.f")], &Default::default());
+    assert!(!a.program.has_errors());
+    let u = a.program.units.iter().position(|u| u.name == "pun").expect("the main program");
+    let l = a.loops[u].iter().find(|l| l.line == 16).expect("the loop calling SETRE");
+    assert_eq!(l.verdict, analyzer::loops::Verdict::Sequential, "{l:#?}");
+}
