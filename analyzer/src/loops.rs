@@ -615,6 +615,7 @@ impl<'a> Analyzer<'a> {
             .map(|(a, _)| a.name.clone())
             .collect();
         let mut private_arrays = BTreeSet::new();
+        let mut work_like: BTreeSet<Name> = BTreeSet::new();
         for x in arrays.iter() {
             if let Some(note) = refine.private.get(x) {
                 private_arrays.insert(x.clone());
@@ -648,12 +649,18 @@ impl<'a> Analyzer<'a> {
                     _ => s.expr().is_some_and(|e| fixed(e, a.stmt)),
                 }),
             });
-            if invariant
-                && must_arrays_ok.contains(x)
-                && !(live_after.contains(x) && self.array_used_after(header, x))
-            {
+            let used_after = live_after.contains(x) && self.array_used_after(header, x);
+            if invariant && must_arrays_ok.contains(x) && !used_after {
                 private_arrays.insert(x.clone());
                 info.private.push(x.clone());
+            } else if invariant && !used_after && accs.iter().all(|a| a.via_call.is_none()) {
+                // a work array the iteration writes before it reads it (in the order of the
+                // text) but for reads the analysis cannot show covered (NPB's UE read at
+                // UE(2,M) after UE(0:GP(1)-1) was written): the user may know better
+                let first = accs.iter().map(|a| a.line).min();
+                if first.is_some_and(|f| !accs.iter().any(|a| a.line == f && !a.write)) {
+                    work_like.insert(x.clone());
+                }
             }
         }
         for x in &arrays {
@@ -754,6 +761,17 @@ impl<'a> Analyzer<'a> {
             }
         }
         info.reductions.sort();
+        // say what would make a work array private, where that is all that blocks it
+        for x in &work_like {
+            let head = format!("{} is accessed", x.to_uppercase());
+            for b in info.blockers.iter_mut().filter(|b| b.code == BlockerCode::Dep && b.message.starts_with(&head)) {
+                b.message.push_str(&format!(
+                    "; {} is indexed alike in every iteration: if each element an iteration reads of it was written earlier in the same iteration (the analysis could not show it), `sapfor refine private` on this loop with {} makes it private",
+                    x.to_uppercase(),
+                    x.to_uppercase()
+                ));
+            }
+        }
         info.private.sort();
         info.private.dedup();
         info.blockers
