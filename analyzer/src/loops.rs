@@ -649,7 +649,8 @@ impl<'a> Analyzer<'a> {
                     _ => s.expr().is_some_and(|e| fixed(e, a.stmt)),
                 }),
             });
-            let used_after = live_after.contains(x) && self.array_used_after(header, x);
+            // (only for candidates: the look after the loop scans the rest of the unit)
+            let used_after = invariant && live_after.contains(x) && self.array_used_after(header, x);
             if invariant && must_arrays_ok.contains(x) && !used_after {
                 private_arrays.insert(x.clone());
                 info.private.push(x.clone());
