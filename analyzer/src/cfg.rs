@@ -419,22 +419,31 @@ fn nest_kill_and_private_vars(
 
 /// Labels that are jump targets in a unit.
 pub fn jump_targets(unit: &Unit) -> BTreeSet<u32> {
-    fn add(k: &StmtKind, t: &mut BTreeSet<u32>) {
-        match k {
-            StmtKind::Goto(l) => {
-                t.insert(*l);
-            }
-            StmtKind::ArithIf(_, ls) => t.extend(ls.iter().copied()),
-            StmtKind::ComputedGoto(ls, _) => t.extend(ls.iter().copied()),
-            StmtKind::LogicalIf(_, inner) => add(&inner.kind, t),
-            _ => {}
+    jump_sources(unit).into_keys().collect()
+}
+
+/// Per jump target of a unit: how many jumps name it (each label of an arithmetic IF or a
+/// computed GO TO counts once per occurrence).
+pub fn jump_sources(unit: &Unit) -> BTreeMap<u32, usize> {
+    let mut t = BTreeMap::new();
+    for s in &unit.stmts {
+        for l in jump_labels(&s.kind) {
+            *t.entry(l).or_insert(0) += 1;
         }
     }
-    let mut t = BTreeSet::new();
-    for s in &unit.stmts {
-        add(&s.kind, &mut t);
-    }
     t
+}
+
+/// The labels a statement may jump to (GO TO, in a logical IF too, arithmetic IF, computed
+/// GO TO), once per occurrence.
+pub fn jump_labels(k: &StmtKind) -> Vec<u32> {
+    match k {
+        StmtKind::Goto(l) => vec![*l],
+        StmtKind::ArithIf(_, ls) => ls.to_vec(),
+        StmtKind::ComputedGoto(ls, _) => ls.clone(),
+        StmtKind::LogicalIf(_, inner) => jump_labels(&inner.kind),
+        _ => vec![],
+    }
 }
 
 /// Can this GOTO / arithmetic IF / computed GOTO jump to a label not in `inside`?

@@ -194,7 +194,7 @@ pub fn analyze_unit(
     flow: &crate::flow::CommonFlow,
 ) -> UnitLoops {
     let fine = cfg::build_with_flow(unit, sema, summaries, false, flow);
-    let targets = cfg::jump_targets(unit);
+    let targets = cfg::jump_sources(unit);
     let acc = crate::interproc::stmt_accesses(unit, sema, summaries);
     let mut out = vec![];
     let cx = Analyzer {
@@ -222,7 +222,7 @@ pub fn unit_must_writes(
     summaries: &BTreeMap<Name, Summary>,
     acc: &[(Vec<Access>, Vec<CallSite>)],
 ) -> Option<(BTreeMap<Name, RectSet>, BTreeSet<Name>)> {
-    let targets = cfg::jump_targets(unit);
+    let targets = cfg::jump_sources(unit);
     if !targets.is_empty() {
         return None;
     }
@@ -260,7 +260,8 @@ struct Analyzer<'a> {
     /// The statement-level CFG (None for the whole-unit pass of `unit_must_writes`, which
     /// asks nothing of it).
     fine: Option<&'a Cfg>,
-    targets: &'a BTreeSet<u32>,
+    /// Jump targets, with the number of jumps to each.
+    targets: &'a BTreeMap<u32, usize>,
     refinements: &'a BTreeMap<u32, LoopRefinement>,
     /// Accesses and call sites of every statement, by statement id (computed once).
     acc: &'a [(Vec<Access>, Vec<CallSite>)],
@@ -751,7 +752,7 @@ impl<'a> Analyzer<'a> {
         // a candidate that carries a dependence (on its own: it is read nowhere else) is
         // combined instead: its dependences and its blocker go
         for (x, op) in candidates {
-            let head = format!("{} is accessed", x.to_uppercase());
+            let head = dep_blocker_head(&x);
             let mine = |b: &Blocker| b.code == BlockerCode::Dep && b.message.starts_with(&head);
             let carried = info.dependences.iter().any(|d| d.array == x) || info.blockers[before..].iter().any(mine);
             if carried {
@@ -764,7 +765,7 @@ impl<'a> Analyzer<'a> {
         info.reductions.sort();
         // say what would make a work array private, where that is all that blocks it
         for x in &work_like {
-            let head = format!("{} is accessed", x.to_uppercase());
+            let head = dep_blocker_head(&x);
             for b in info.blockers.iter_mut().filter(|b| b.code == BlockerCode::Dep && b.message.starts_with(&head)) {
                 b.message.push_str(&format!(
                     "; {} is indexed alike in every iteration: if each element an iteration reads of it was written earlier in the same iteration (the analysis could not show it), `sapfor refine private` on this loop with {} makes it private",
@@ -1281,9 +1282,8 @@ impl<'a> Analyzer<'a> {
     /// (forward jumps, NPB EP's `GOTO 130` out of its seed loop); otherwise nothing. What was
     /// known of arrays is forgotten in any case.
     fn arrive(&self, st: &Stmt, s: &mut Exposure) {
-        let Some(l) = st.label.filter(|l| self.targets.contains(l)) else { return };
+        let Some((l, sources)) = st.label.and_then(|l| self.targets.get(&l).map(|n| (l, *n))) else { return };
         let seen = s.jumps.remove(&l).unwrap_or_default();
-        let sources = self.unit.stmts.iter().map(|x| jump_labels(&x.kind).iter().filter(|t| **t == l).count()).sum::<usize>();
         if seen.len() == sources {
             for m in seen {
                 s.must = s.must.intersection(&m).cloned().collect();
@@ -1297,7 +1297,7 @@ impl<'a> Analyzer<'a> {
     /// At a GO TO (plain, in a logical IF, arithmetic IF or computed): what is surely
     /// assigned when it jumps, for the statement it jumps to (see `arrive`).
     fn record_jumps(&self, st: &Stmt, s: &mut Exposure) {
-        for l in jump_labels(&st.kind) {
+        for l in cfg::jump_labels(&st.kind) {
             s.jumps.entry(l).or_default().push(s.must.clone());
         }
     }
@@ -1747,8 +1747,8 @@ impl<'a> Analyzer<'a> {
             info.blockers.push(Blocker {
                 code: BlockerCode::Dep,
                 message: format!(
-                    "{} is accessed in different iterations with a distance that is not constant ({} dependence, lines {})",
-                    x.to_uppercase(),
+                    "{} with a distance that is not constant ({} dependence, lines {})",
+                    dep_blocker_head(&x),
                     kinds.into_iter().collect::<Vec<_>>().join("/"),
                     pairs.join(", ")
                 ),
@@ -1937,7 +1937,7 @@ impl<'a> Analyzer<'a> {
         if !find_path(&self.unit.body, at, &mut path) {
             return None;
         }
-        let targeted = |st: &Stmt| st.label.is_some_and(|l| self.targets.contains(&l));
+        let targeted = |st: &Stmt| st.label.is_some_and(|l| self.targets.contains_key(&l));
         // (whether the nodes assign `v`, whether a jump may arrive among them)
         let scan = |nodes: &[Node]| {
             let (mut assigns, mut jump) = (false, false);
@@ -2157,17 +2157,6 @@ struct Exposure {
     jumps: BTreeMap<u32, Vec<BTreeSet<Name>>>,
 }
 
-/// The labels a statement may jump to (GO TO, in a logical IF too, arithmetic IF, computed
-/// GO TO), once per occurrence.
-fn jump_labels(k: &StmtKind) -> Vec<u32> {
-    match k {
-        StmtKind::Goto(l) => vec![*l],
-        StmtKind::ArithIf(_, ls) => ls.to_vec(),
-        StmtKind::ComputedGoto(ls, _) => ls.clone(),
-        StmtKind::LogicalIf(_, inner) => jump_labels(&inner.kind),
-        _ => vec![],
-    }
-}
 
 /// The chain of (node list, index) from `nodes` down to the node of this statement (a DO or IF
 /// node for its header); for an IF, the arm's node list is a level of its own.
@@ -2305,6 +2294,12 @@ fn flatten_op<'e>(e: &'e Expr, ops: &[BinOp], out: &mut Vec<(&'e Expr, bool)>, n
         }
         _ => out.push((e, negated)),
     }
+}
+
+/// How the `dep` blocker of an array starts (its dependences whose distance is not constant);
+/// array reductions and the work-array hint find an array's blocker by it.
+fn dep_blocker_head(x: &str) -> String {
+    format!("{} is accessed in different iterations", x.to_uppercase())
 }
 
 /// The reduction operator a statement applies to `v`, if it is a reduction update of `v`.
