@@ -836,15 +836,32 @@ fn unit(cx: &mut Cx, ui: usize) {
                 uses.push_str(&format!(", {name} => sd_{key}"));
             }
         }
-        // the main program's own variables in static storage, as in the sequential build:
+        // the main program's own arrays in static storage, as in the sequential build:
         // -fopenmp (implying -frecursive) would put its local arrays on the stack, and big
-        // ones (NPB's, 64 MB) overflow it. A blanket SAVE changes nothing else for the main
-        // program (its variables are SAVEd implicitly in F2008). It goes where the
-        // specification part ends (before the first DATA, statement function or executable
-        // statement: after every IMPLICIT, also one from an INCLUDE file), and only when the
-        // program has no SAVE of its own
-        if u.kind == UnitKind::Program && has_header {
-            let sema = &cx.p.semas[ui];
+        // ones (NPB's, 64 MB) overflow it. SAVE changes nothing else for the main program
+        // (its variables are SAVEd implicitly in F2008). Arrays only: a static scalar whose
+        // address is taken (an I/O list, a runtime call) is read and written in memory at every
+        // iteration of a loop that stores through a pointer (a distributed array), where a
+        // local one stays in a register (Gauss-Seidel's EPS = MAX(EPS, ...) ran 1.5 times
+        // slower). It goes where the specification part ends (before the first DATA,
+        // statement function or executable statement: after every IMPLICIT, also one from an
+        // INCLUDE file), and only when the program has no SAVE of its own
+        let sema = &cx.p.semas[ui];
+        let static_arrays: Vec<&str> = sema
+            .symbols
+            .values()
+            .filter(|s| {
+                s.is_array()
+                    && s.param.is_none()
+                    && s.common.is_none()
+                    && s.dummy.is_none()
+                    && !s.external
+                    && !vis.contains_key(&s.name.to_ascii_lowercase())
+                    && s.aliases.iter().all(|a| sema.symbol(a).is_some_and(|x| x.common.is_none()))
+            })
+            .map(|s| s.name.as_str())
+            .collect();
+        if u.kind == UnitKind::Program && has_header && !static_arrays.is_empty() {
             let saves = sema.symbols.values().any(|s| s.save)
                 || u.stmts.iter().any(|s| matches!(&s.kind, StmtKind::AttrStmt { attr, .. } if attr == "save"));
             let end_of_spec = u
@@ -860,7 +877,7 @@ fn unit(cx: &mut Cx, ui: usize) {
                     .rev()
                     .find(|&k| lines.get(k as usize - 1).is_some_and(|t| !t.trim().is_empty() && !t.trim_start().starts_with('!')))
                     .unwrap_or(header_end);
-                cx.after.entry((fid.0, last_spec)).or_default().push("save".into());
+                cx.after.entry((fid.0, last_spec)).or_default().push(format!("save {}", static_arrays.join(", ")));
             }
         }
         if has_header {
@@ -1220,7 +1237,9 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         }
     }
     let src = cx.src(fid, headers[0].span.line);
-    let mut pre: Vec<String> = vec![format!("call sapfor_loop_begin({src}_8)")];
+    // split: the ON clause divides the iterations between processes (the profile counts an
+    // ON-less loop, which every process runs whole, as insufficient parallelism)
+    let mut pre: Vec<String> = vec![format!("call sapfor_loop_begin({src}_8, {})", pl.on.is_some() as i32)];
     let mut post: Vec<String> = vec![];
     let mut omp_ok = true;
     let mut omp_red: Vec<String> = vec![];

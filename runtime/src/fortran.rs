@@ -195,9 +195,10 @@ module sapfor_rt
     subroutine sapfor_red_get(x) bind(C, name='sapfor_red_get')
       type(*) :: x
     end subroutine
-    subroutine sapfor_loop_begin(src) bind(C, name='sapfor_loop_begin')
-      import :: c_int64_t
+    subroutine sapfor_loop_begin(src, split) bind(C, name='sapfor_loop_begin')
+      import :: c_int64_t, c_int
       integer(c_int64_t), value :: src
+      integer(c_int), value :: split
     end subroutine
     integer(c_int64_t) function sapfor_order_index(k, lo, hi, src) bind(C, name='sapfor_order_index')
       import :: c_int64_t

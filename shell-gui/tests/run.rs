@@ -1108,6 +1108,22 @@ fn sequential_element_reads_go_through_read_caches() {
     let (remote, cached) = (count("remote accesses"), count("remote reads from the cache"));
     assert!(cached > 25_000, "{prof}");
     assert!(remote < 6_500, "{prof}");
+    // the summary lists the reads by statement: they add up to the totals, the statement
+    // costing most messages first
+    let rows: Vec<(u64, u64)> = prof
+        .lines()
+        .skip_while(|l| !l.contains("element-wise reads of distributed arrays outside parallel loops"))
+        .skip(1)
+        .take_while(|l| l.starts_with("    ") && l.contains("readcache.fdv:"))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w[1].parse().unwrap(), w[2].parse().unwrap())
+        })
+        .collect();
+    assert!(rows.len() >= 2, "{prof}");
+    assert_eq!(rows.iter().map(|r| r.0).sum::<u64>(), remote + cached, "{prof}");
+    assert_eq!(rows.iter().map(|r| r.1).sum::<u64>(), remote, "{prof}");
+    assert!(rows.windows(2).all(|w| w[0].1 >= w[1].1), "{prof}");
 }
 
 #[test]
@@ -1162,4 +1178,46 @@ fn calibrate_measures_this_machine_into_a_description_the_experts_read() {
 #[test]
 fn across_with_a_constant_subscript_in_a_dimension_that_is_not_split() {
     handwritten("across_const_subscript", &[&["--np", "3"], &["--devices", "emu", "--np", "2"]]);
+}
+
+/// The number after `label` in a profile summary line.
+fn profile_figure(text: &str, label: &str) -> f64 {
+    let k = text.find(label).unwrap_or_else(|| panic!("{label} not in the profile:\n{text}"));
+    text[k + label.len()..].trim_start().split([' ', '%']).next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn profile_summary_splits_lost_time_like_the_dvm_performance_analyzer() {
+    // all the work of the parallel loop is in process 1's half: process 0 waits for it
+    let dir = scratch("profile-summary");
+    std::fs::copy(root().join("runtime/tests/data/imbalance.fdv"), dir.join("imbalance.fdv")).unwrap();
+    let out = sapfor(&dir).args(["run", "imbalance.fdv", "--np", "2", "--profile", "prof.txt"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let want = sequential(&dir, &dir.join("imbalance.fdv"), true);
+    assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{}\nwant {want}", text(&out));
+    let prof = std::fs::read_to_string(dir.join("prof.txt")).unwrap();
+    let summary = prof.split("process 0 of 2").next().unwrap();
+    let all = profile_figure(summary, "processes x execution time");
+    let texec = profile_figure(summary, "execution time");
+    assert!((all - 2.0 * texec).abs() < 1e-5, "{summary}");
+    // the parts add up to processes x execution time
+    let parts: f64 = ["productive time", "insufficient parallelism", "communication", "idle"]
+        .iter()
+        .map(|l| profile_figure(summary, l))
+        .sum();
+    assert!((parts - all).abs() < 1e-4, "{parts} against {all}:\n{summary}");
+    let eff = profile_figure(summary, "parallel efficiency");
+    assert!(eff > 0.0 && eff <= 100.0, "{summary}");
+    // process 0 computed (almost) nothing of the loop and waited for process 1
+    assert!(profile_figure(summary, "load imbalance in parallel loops (potential loss)") > 0.0, "{summary}");
+    assert!(profile_figure(summary, "(synchronization") > 0.0, "{summary}");
+    assert!(summary.contains("loop imbalance.fdv:10"), "{summary}");
+    for w in ["per process:", "sequential parts", "idle"] {
+        assert!(summary.contains(w), "{w}:\n{summary}");
+    }
+    // the per-process part is unchanged for tools that read it (the GUI's summary line)
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err.lines().find_map(|l| l.strip_prefix("SAPFOR-PROFILE ")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert!((v["wall_seconds"].as_f64().unwrap() - texec).abs() < 1e-5, "{v}\n{summary}");
 }

@@ -16,7 +16,7 @@ use mpi::collective::{CommunicatorCollectives, Root};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_char, CStr};
 use std::io::Write;
 use std::time::Instant;
@@ -64,6 +64,19 @@ impl Stat {
     }
 }
 
+/// One parallel loop's profile on this process.
+#[derive(Default)]
+struct LoopStat {
+    count: u64,
+    secs: f64,
+    /// Communication inside the loop (shadow renewals, ACROSS messages, reductions...),
+    /// synchronization included, and synchronization alone.
+    comm: f64,
+    sync: f64,
+    /// Iterations split between processes (an ON clause); otherwise every process runs all.
+    split: bool,
+}
+
 struct Red {
     op: i32,
     ty: i32,
@@ -94,8 +107,21 @@ struct Rt {
     /// Copies of replicated arrays taken before a parallel loop writes them.
     merges: Vec<(usize, Vec<u8>)>,
     start: Instant,
-    loops: BTreeMap<i64, Stat>,
-    loop_t: Option<(i64, Instant)>,
+    loops: BTreeMap<i64, LoopStat>,
+    /// The parallel loop running now: its source position, whether its iterations are split
+    /// between processes, when it started, and the communication and synchronization totals
+    /// then (what the loop adds to them is its own).
+    loop_t: Option<(i64, bool, Instant, f64, f64)>,
+    /// `--profile` (`SAPFOR_PROFILE` set): collective operations first wait for every
+    /// process at a barrier, timed as synchronization, so that communication and waiting
+    /// for slower processes are told apart in the report.
+    profiling: bool,
+    /// Time in those barriers.
+    sync: Stat,
+    /// Under `--profile`: element reads of distributed arrays outside parallel loops by
+    /// statement (source position): reads, messages they cost (cache misses or single
+    /// elements), seconds.
+    reads_at: BTreeMap<i64, (u64, u64, f64)>,
     shadow: Stat,
     across: Stat,
     reduce: Stat,
@@ -235,6 +261,20 @@ impl Rt {
         );
         let _ = std::io::stderr().flush();
         abort(self.world.as_ref(), 2)
+    }
+    /// Seconds spent communicating so far: every kind of message, and the profiling barriers.
+    fn comm_secs(&self) -> f64 {
+        self.shadow.secs + self.across.secs + self.reduce.secs + self.remote.secs + self.gather.secs + self.sync.secs
+    }
+    /// Under `--profile`, before a collective operation: wait for every process, timed as
+    /// synchronization (the time this process waits for slower ones); the operation timed
+    /// after it is then the communication itself.
+    fn sync_point(&mut self) {
+        if self.profiling && self.size > 1 {
+            let t = Instant::now();
+            self.comm().barrier();
+            self.sync.add(t, 0);
+        }
     }
     /// The MPI communicator; only reached with more than one process (there are no
     /// neighbours to talk to otherwise), so single-process mode never gets here.
@@ -407,6 +447,9 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         start: Instant::now(),
         loops: BTreeMap::new(),
         loop_t: None,
+        profiling: std::env::var("SAPFOR_PROFILE").is_ok_and(|p| !p.is_empty()),
+        sync: Stat::new(),
+        reads_at: BTreeMap::new(),
         shadow: Stat::new(),
         across: Stat::new(),
         reduce: Stat::new(),
@@ -459,12 +502,14 @@ pub extern "C" fn sapfor_finalize() {
             return;
         }
         rt.finalized = true;
+        // this process's time: waiting for the others below is idle time in the profile
+        let total = rt.start.elapsed().as_secs_f64();
         if rt.size > 1 {
             rt.comm().barrier();
         }
         if let Ok(path) = std::env::var("SAPFOR_PROFILE") {
             if !path.is_empty() {
-                write_profile(&rt, &path);
+                write_profile(&rt, &path, total);
             }
         }
         gpu_abi::finish(rt.rank, rt.size);
@@ -692,6 +737,21 @@ fn check_global(rt: &Rt, l: &Layout, idx: &[i64], src: i64) {
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_get(h: i64, a: *const u8, idx: *const i64, out: *mut u8, src: i64) {
     with(|rt| {
+        if !rt.profiling {
+            return get_element(rt, h, a, idx, out, src);
+        }
+        // the profile counts the reads, and the messages they cost, by statement
+        let (t, m) = (Instant::now(), rt.remote.count);
+        get_element(rt, h, a, idx, out, src);
+        let e = rt.reads_at.entry(src).or_default();
+        e.0 += 1;
+        e.1 += rt.remote.count - m;
+        e.2 += t.elapsed().as_secs_f64();
+    })
+}
+
+unsafe fn get_element(rt: &mut Rt, h: i64, a: *const u8, idx: *const i64, out: *mut u8, src: i64) {
+    {
         let t = Instant::now();
         let l = rt.layout(h).clone();
         let idx = slice(idx, l.dims.len());
@@ -704,6 +764,8 @@ pub unsafe extern "C" fn sapfor_get(h: i64, a: *const u8, idx: *const i64, out: 
             cached_get(rt, h, &l, a, idx, &oc, owner, buf);
             return;
         }
+        rt.sync_point();
+        let t = if rt.profiling { Instant::now() } else { t };
         if owner == rt.rank {
             gpu_abi::host_needs(a, &l, idx, idx);
             let off = l.offset(idx) * es;
@@ -711,7 +773,7 @@ pub unsafe extern "C" fn sapfor_get(h: i64, a: *const u8, idx: *const i64, out: 
         }
         rt.bcast(owner, buf);
         rt.remote.add(t, es as u64);
-    })
+    }
 }
 
 /// One element through the read cache of array `h`: from a cached box, or the owner sends
@@ -728,6 +790,8 @@ unsafe fn cached_get(rt: &mut Rt, h: i64, l: &Layout, a: *const u8, idx: &[i64],
         rt.cached.add(t, 0);
         return;
     }
+    rt.sync_point();
+    let t = if rt.profiling { Instant::now() } else { t };
     let mut data = if owner == rt.rank { l.pack(a, &lo, &hi) } else { vec![0u8; l.count(&lo, &hi) * es] };
     rt.bcast(owner, &mut data);
     let bl = Layout::whole(es, &lo, &hi);
@@ -774,6 +838,7 @@ pub extern "C" fn sapfor_cache_end(h: i64) {
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64) {
     with(|rt| {
+        rt.sync_point();
         let t = Instant::now();
         let l = rt.layout(h).clone();
         let r = l.dims.len();
@@ -1113,16 +1178,27 @@ pub unsafe extern "C" fn sapfor_across_finish(h: i64, a: *mut u8, wlo: *const i6
     })
 }
 
-/// Tile size of a pipelined ACROSS loop along dimension `tdim`: `SAPFOR_ACROSS_TILE` if set,
-/// else the owned extent / 16 (at least 1). Every process of a pipeline has the same owned
-/// extent in that dimension, so all cut the same tiles.
+/// Tile size of a pipelined ACROSS loop along dimension `tdim`: `SAPFOR_ACROSS_TILE` if set;
+/// else the whole owned extent when no other dimension of the array is divided between
+/// processes (no pipeline: tiles would only cut the loop into short pieces; Gauss-Seidel
+/// 2000^2 on one process ran 1.5 times slower with 16 tiles); else the owned extent / 16
+/// (at least 1). Every process of a pipeline has the same owned extent in that dimension, so
+/// all cut the same tiles.
 #[no_mangle]
 pub extern "C" fn sapfor_across_tile_size(h: i64, tdim: i32) -> i64 {
     let lo = owned(h, tdim, false);
     let hi = owned(h, tdim, true);
     let ext = (hi - lo + 1).max(1);
+    let pipeline = with(|rt| {
+        let l = rt.layout(h);
+        l.dims
+            .iter()
+            .enumerate()
+            .any(|(d, dim)| d + 1 != tdim as usize && dim.axis.is_some_and(|ax| rt.grid.get(ax).is_some_and(|&n| n > 1)))
+    });
     match std::env::var("SAPFOR_ACROSS_TILE").ok().and_then(|v| v.trim().parse::<i64>().ok()) {
         Some(t) if t > 0 => t,
+        _ if !pipeline => ext,
         _ => ((ext + 15) / 16).max(1),
     }
 }
@@ -1159,6 +1235,7 @@ pub unsafe extern "C" fn sapfor_merge_begin(x: *mut u8, n: i64) {
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
     with(|rt| {
+        rt.sync_point();
         let t = Instant::now();
         let n = n.max(0) as usize;
         let Some(pos) = rt.merges.iter().rposition(|(p, b)| *p == x as usize && b.len() == n) else {
@@ -1190,6 +1267,7 @@ pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_gather(h: i64, a: *const u8, full: *mut u8, all: i32) {
     with(|rt| {
+        rt.sync_point();
         let t = Instant::now();
         let l = rt.layout(h).clone();
         let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
@@ -1242,6 +1320,7 @@ pub unsafe extern "C" fn sapfor_gather(h: i64, a: *const u8, full: *mut u8, all:
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_scatter(h: i64, a: *mut u8, full: *mut u8) {
     with(|rt| {
+        rt.sync_point();
         let t = Instant::now();
         let l = rt.layout(h).clone();
         let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
@@ -1456,6 +1535,7 @@ fn tsize(ty: i32) -> usize {
 #[no_mangle]
 pub extern "C" fn sapfor_red_end(h: i64, split: i32) {
     with(|rt| {
+        rt.sync_point();
         let t = Instant::now();
         let reds = std::mem::take(&mut rt.reds);
         let sizes = red_item_sizes(&reds);
@@ -1580,25 +1660,48 @@ fn combine(op: i32, ty: i32, ts: usize, acc: &mut [u8], other: &[u8]) {
     }
 }
 
-/// Profile: a parallel loop (identified by its source position) starts / ends.
+/// Profile: a parallel loop (identified by its source position) starts / ends. `split`: its
+/// iterations are divided between processes (it has an ON clause); 0: every process runs
+/// them all (counted as insufficient parallelism in the report).
 #[no_mangle]
-pub extern "C" fn sapfor_loop_begin(src: i64) {
-    with(|rt| rt.loop_t = Some((src, Instant::now())))
+pub extern "C" fn sapfor_loop_begin(src: i64, split: i32) {
+    with(|rt| rt.loop_t = Some((src, split != 0, Instant::now(), rt.comm_secs(), rt.sync.secs)))
 }
 
 #[no_mangle]
 pub extern "C" fn sapfor_loop_end(src: i64) {
     with(|rt| {
-        if let Some((s, t)) = rt.loop_t.take() {
-            let _ = s;
-            rt.loops.entry(src).or_insert_with(Stat::new).add(t, 0);
+        if let Some((_, split, t, c0, s0)) = rt.loop_t.take() {
+            let (c, s) = (rt.comm_secs() - c0, rt.sync.secs - s0);
+            let e = rt.loops.entry(src).or_default();
+            e.count += 1;
+            e.secs += t.elapsed().as_secs_f64();
+            e.comm += c;
+            e.sync += s;
+            e.split = split;
         }
     })
 }
 
-fn write_profile(rt: &Rt, path: &str) {
+/// Every process's text, gathered on every process (rank order).
+fn gather_texts(rt: &Rt, mine: &str) -> Vec<String> {
+    let bytes = mine.as_bytes();
+    let lens: Vec<usize> = rt
+        .all_gather(&(bytes.len() as u64).to_ne_bytes())
+        .chunks(8)
+        .map(|c| u64::from_ne_bytes(c.try_into().unwrap()) as usize)
+        .collect();
+    let maxl = *lens.iter().max().unwrap_or(&0);
+    let mut padded = bytes.to_vec();
+    padded.resize(maxl, 0);
+    let all = rt.all_gather(&padded);
+    (0..rt.size)
+        .map(|p| String::from_utf8_lossy(&all[p * maxl..p * maxl + lens[p]]).into_owned())
+        .collect()
+}
+
+fn write_profile(rt: &Rt, path: &str, total: f64) {
     // every process reports its own times; process 0 writes them all
-    let total = rt.start.elapsed().as_secs_f64();
     let in_loops: f64 = rt.loops.values().map(|s| s.secs).sum();
     let mut mine = String::new();
     use std::fmt::Write as _;
@@ -1614,7 +1717,14 @@ fn write_profile(rt: &Rt, path: &str) {
     );
     let _ = writeln!(mine, "  total {:.6} s, in parallel loops {:.6} s, sequential parts {:.6} s", total, in_loops, total - in_loops);
     for (src, s) in &rt.loops {
-        let _ = writeln!(mine, "  parallel loop at {:<24} runs {:>8}  time {:.6} s", rt.where_(*src), s.count, s.secs);
+        let _ = writeln!(
+            mine,
+            "  parallel loop at {:<24} runs {:>8}  time {:.6} s  communication {:.6} s",
+            rt.where_(*src),
+            s.count,
+            s.secs,
+            s.comm
+        );
     }
     for (name, s) in [
         ("shadow renewals", &rt.shadow),
@@ -1623,32 +1733,185 @@ fn write_profile(rt: &Rt, path: &str) {
         ("remote accesses", &rt.remote),
         ("remote reads from the cache", &rt.cached),
         ("I/O gathers/scatters", &rt.gather),
+        ("synchronization", &rt.sync),
     ] {
         let _ = writeln!(mine, "  {:<22} count {:>8}  time {:.6} s  bytes {}", name, s.count, s.secs, s.bytes);
+    }
+    for (src, (n, m, t)) in &rt.reads_at {
+        let _ = writeln!(mine, "  element reads at {:<24} reads {n:>8}  messages {m:>8}  {t:.6} s", rt.where_(*src));
     }
     for l in gpu_abi::report_lines(&|s| rt.where_(s)) {
         let _ = writeln!(mine, "  {l}");
     }
-    let bytes = mine.into_bytes();
-    let lens: Vec<usize> = rt
-        .all_gather(&(bytes.len() as u64).to_ne_bytes())
-        .chunks(8)
-        .map(|c| u64::from_ne_bytes(c.try_into().unwrap()) as usize)
-        .collect();
-    let maxl = *lens.iter().max().unwrap_or(&0);
-    let mut padded = bytes.clone();
-    padded.resize(maxl, 0);
-    let all = rt.all_gather(&padded);
+    // the figures of the summary, as numbers
+    let mut figures = format!("{total} {} {}\n", rt.comm_secs(), rt.sync.secs);
+    for (src, s) in &rt.loops {
+        let _ = writeln!(figures, "{src} {} {} {} {} {}", s.split as u8, s.count, s.secs, s.comm, s.sync);
+    }
+    let texts = gather_texts(rt, &mine);
+    let figures = gather_texts(rt, &figures);
     if rt.rank == 0 {
+        let procs: Vec<ProcFigures> = figures.iter().map(|f| ProcFigures::parse(f)).collect();
         let mut out = String::from("sapfor performance report\n");
-        for p in 0..rt.size {
-            out.push_str(&String::from_utf8_lossy(&all[p * maxl..p * maxl + lens[p]]));
+        out.push_str(&summary(&procs, &|s| rt.where_(s)));
+        if !rt.reads_at.is_empty() {
+            // every process reads the same elements (they all take part in each read)
+            out.push_str("  element-wise reads of distributed arrays outside parallel loops, by statement (most messages first): reads, messages, time\n");
+            let mut v: Vec<_> = rt.reads_at.iter().collect();
+            v.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(b.0)));
+            for (src, (n, m, t)) in v {
+                out.push_str(&format!("    {:<28} {n:>10} {m:>10}  {t:.6} s\n", rt.where_(*src)));
+            }
+        }
+        for t in &texts {
+            out.push_str(t);
         }
         let tmp = format!("{path}.tmp{}", std::process::id());
         if std::fs::write(&tmp, out).and_then(|_| std::fs::rename(&tmp, path)).is_err() {
             say!("sapfor: cannot write the profile to {path}");
         }
     }
+}
+
+/// One process's profile figures, for the summary.
+#[derive(Debug, Default, Clone)]
+struct ProcFigures {
+    total: f64,
+    /// Communication (synchronization included), and synchronization alone.
+    comm: f64,
+    sync: f64,
+    /// By loop source position: split, runs, seconds, communication, synchronization.
+    loops: BTreeMap<i64, (bool, u64, f64, f64, f64)>,
+}
+
+impl ProcFigures {
+    fn parse(text: &str) -> ProcFigures {
+        let mut lines = text.lines();
+        let nums = |l: &str| -> Vec<f64> { l.split_whitespace().filter_map(|x| x.parse().ok()).collect() };
+        let mut p = ProcFigures::default();
+        if let Some(h) = lines.next() {
+            let v = nums(h);
+            if v.len() == 3 {
+                (p.total, p.comm, p.sync) = (v[0], v[1], v[2]);
+            }
+        }
+        for l in lines {
+            let v = nums(l);
+            if v.len() == 6 {
+                p.loops.insert(v[0] as i64, (v[1] != 0.0, v[2] as u64, v[3], v[4], v[5]));
+            }
+        }
+        p
+    }
+}
+
+/// The DVM-style summary of a run: for the whole program and for every parallel loop, the
+/// execution time (the slowest process), the productive time and the parallel efficiency
+/// (productive time over processes x execution time), and the lost time split into
+/// insufficient parallelism (work every process repeats: sequential parts and loops whose
+/// iterations are not split; one copy, the largest, counts as productive: output done by
+/// process 0 alone is productive, the others wait), communication (synchronization
+/// included) and idle time (waiting for the slowest process at the end); load imbalance is
+/// the potential loss in parallel loops (each process's computing time short of the slowest
+/// one's). Figures per process: min, max and mean. The parts add up exactly to processes x
+/// execution time.
+fn summary(procs: &[ProcFigures], place: &dyn Fn(i64) -> String) -> String {
+    use std::fmt::Write as _;
+    let np = procs.len().max(1) as f64;
+    let texec = procs.iter().map(|p| p.total).fold(0.0, f64::max);
+    let mut srcs: BTreeSet<i64> = BTreeSet::new();
+    for p in procs {
+        srcs.extend(p.loops.keys());
+    }
+    let loop_of = |p: &ProcFigures, s: i64| p.loops.get(&s).copied().unwrap_or_default();
+    let split = |s: i64| procs.iter().any(|p| loop_of(p, s).0);
+    // per process: time in loops, communication inside loops, and the repeated work
+    let in_loops: Vec<f64> = procs.iter().map(|p| p.loops.values().map(|l| l.2).sum()).collect();
+    let repeated: Vec<f64> = procs
+        .iter()
+        .zip(&in_loops)
+        .map(|(p, lt)| {
+            let loop_comm: f64 = p.loops.values().map(|l| l.3).sum();
+            let seq_work = (p.total - lt) - (p.comm - loop_comm);
+            let rep_loops: f64 = p.loops.iter().filter(|(s, _)| !split(**s)).map(|(_, l)| l.2 - l.3).sum();
+            seq_work + rep_loops
+        })
+        .collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let split_work: f64 = procs
+        .iter()
+        .map(|p| p.loops.iter().filter(|(s, _)| split(**s)).map(|(_, l)| l.2 - l.3).sum::<f64>())
+        .sum();
+    // work every process does (or only process 0, like output): one copy, the largest, counts
+    let most = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    let productive = split_work + most(&repeated);
+    let insufficient = repeated.iter().sum::<f64>() - most(&repeated);
+    let comm: f64 = procs.iter().map(|p| p.comm).sum();
+    let sync: f64 = procs.iter().map(|p| p.sync).sum();
+    let idle: f64 = procs.iter().map(|p| texec - p.total).sum();
+    let all = np * texec;
+    let imbalance_of = |s: i64| -> f64 {
+        if !split(s) {
+            return 0.0;
+        }
+        let work: Vec<f64> = procs.iter().map(|p| loop_of(p, s)).map(|l| l.2 - l.3).collect();
+        let mx = work.iter().copied().fold(f64::MIN, f64::max);
+        work.iter().map(|w| mx - w).sum()
+    };
+    let imbalance: f64 = srcs.iter().map(|s| imbalance_of(*s)).sum();
+    let pct = |x: f64, of: f64| if of > 0.0 { 100.0 * x / of } else { 0.0 };
+    let mut o = String::new();
+    let _ = writeln!(o, "summary of the run ({} process{})", procs.len(), if procs.len() == 1 { "" } else { "es" });
+    let _ = writeln!(o, "  execution time {texec:.6} s (the slowest process); processes x execution time {all:.6} s");
+    let _ = writeln!(o, "  productive time {productive:.6} s: parallel efficiency {:.1}%", pct(productive, all));
+    let _ = writeln!(
+        o,
+        "  lost time {:.6} s ({:.1}%): insufficient parallelism {insufficient:.6} s, communication {comm:.6} s \
+         (synchronization {sync:.6} s), idle {idle:.6} s",
+        all - productive,
+        pct(all - productive, all)
+    );
+    let _ = writeln!(o, "  load imbalance in parallel loops (potential loss) {imbalance:.6} s");
+    let _ = writeln!(o, "  per process:              min          max         mean");
+    let row = |o: &mut String, name: &str, v: Vec<f64>| {
+        let mn = v.iter().copied().fold(f64::MAX, f64::min);
+        let mx = v.iter().copied().fold(f64::MIN, f64::max);
+        let _ = writeln!(o, "    {name:<18} {mn:>10.6} s {mx:>10.6} s {:>10.6} s", mean(&v));
+    };
+    row(&mut o, "time", procs.iter().map(|p| p.total).collect());
+    row(&mut o, "in parallel loops", in_loops.clone());
+    row(&mut o, "sequential parts", procs.iter().zip(&in_loops).map(|(p, l)| p.total - l).collect());
+    row(&mut o, "communication", procs.iter().map(|p| p.comm).collect());
+    row(&mut o, "synchronization", procs.iter().map(|p| p.sync).collect());
+    row(&mut o, "idle", procs.iter().map(|p| texec - p.total).collect());
+    if !srcs.is_empty() {
+        let _ = writeln!(
+            o,
+            "  intervals (parallel loops): runs, execution time, efficiency, communication, synchronization, load imbalance, insufficient parallelism"
+        );
+    }
+    for s in &srcs {
+        let ls: Vec<(bool, u64, f64, f64, f64)> = procs.iter().map(|p| loop_of(p, *s)).collect();
+        let t = ls.iter().map(|l| l.2).fold(0.0, f64::max);
+        let runs = ls.iter().map(|l| l.1).max().unwrap_or(0);
+        let work: Vec<f64> = ls.iter().map(|l| l.2 - l.3).collect();
+        let (prod, insuff) = if split(*s) {
+            (work.iter().sum::<f64>(), 0.0)
+        } else {
+            (most(&work), work.iter().sum::<f64>() - most(&work))
+        };
+        let _ = writeln!(
+            o,
+            "    loop {:<24} {runs:>8}  {t:.6} s  {:>5.1}%  {:.6} s  {:.6} s  {:.6} s  {insuff:.6} s{}",
+            place(*s),
+            pct(prod, np * t),
+            ls.iter().map(|l| l.3).sum::<f64>(),
+            ls.iter().map(|l| l.4).sum::<f64>(),
+            imbalance_of(*s),
+            if split(*s) { "" } else { "  (not split: every process runs all iterations)" }
+        );
+    }
+    o
 }
 
 #[cfg(test)]
@@ -1661,6 +1924,44 @@ mod tests {
                 .find(|(n, _)| *n == k)
                 .map(|(_, v)| v.to_string())
         }
+    }
+
+    /// A number after `label` in the summary.
+    fn figure(text: &str, label: &str) -> f64 {
+        let k = text.find(label).unwrap_or_else(|| panic!("{label} not in\n{text}"));
+        text[k + label.len()..].trim_start().split(|c: char| c == ' ' || c == '%').next().unwrap().parse().unwrap()
+    }
+
+    #[test]
+    fn the_summary_splits_lost_time_and_its_parts_add_up() {
+        use super::{summary, ProcFigures};
+        // process 0: 10 s in all; a split loop (id 1000018) 6 s of which 1 s communication
+        // (0.5 s waiting for process 1); a loop every process runs whole (id 1000030) 1 s;
+        // 0.2 s of communication outside loops (an I/O gather)
+        let p0 = ProcFigures::parse("10 1.2 0.5\n1000018 1 20 6 1 0.5\n1000030 0 5 1 0 0\n");
+        // process 1: 9 s; the split loop 6 s with 0.5 s communication (computes 5.5 s)
+        let p1 = ProcFigures::parse("9 0.7 0\n1000018 1 20 6 0.5 0\n1000030 0 5 1 0 0\n");
+        let t = summary(&[p0, p1], &|s| format!("jac.f:{}", s % 1_000_000));
+        // productive: split loop 5 + 5.5; repeated work per process: sequential parts less
+        // their communication plus the whole loop: 3 - 0.2 + 1 = 3.8 (process 0) and
+        // 2 - 0.2 + 1 = 2.8 (process 1): the largest counts once, the rest is lost
+        assert!((figure(&t, "productive time") - (10.5 + 3.8)).abs() < 1e-9, "{t}");
+        assert!((figure(&t, "insufficient parallelism") - 2.8).abs() < 1e-9, "{t}");
+        assert!((figure(&t, "communication") - 1.9).abs() < 1e-9, "{t}");
+        assert!((figure(&t, "(synchronization") - 0.5).abs() < 1e-9, "{t}");
+        assert!((figure(&t, "idle") - 1.0).abs() < 1e-9, "{t}");
+        // the parts add up to processes x execution time (2 x 10 s)
+        let parts = figure(&t, "productive time") + figure(&t, "insufficient parallelism") + figure(&t, "communication") + figure(&t, "idle");
+        assert!((parts - 20.0).abs() < 1e-9, "{t}");
+        assert!((figure(&t, "parallel efficiency") - 71.5).abs() < 1e-9, "{t}");
+        // the split loop: process 0 computes 5 s, process 1 5.5 s: 0.5 s imbalance
+        assert!((figure(&t, "load imbalance in parallel loops (potential loss)") - 0.5).abs() < 1e-9, "{t}");
+        assert!(t.contains("loop jac.f:18"), "{t}");
+        assert!(t.contains("loop jac.f:30") && t.contains("not split"), "{t}");
+        assert!((figure(&t, "execution time") - 10.0).abs() < 1e-9, "{t}");
+        // one process: everything it computes is productive
+        let one = summary(&[ProcFigures::parse("4 0 0\n1000018 1 20 3 0 0\n")], &|s| s.to_string());
+        assert!((figure(&one, "parallel efficiency") - 100.0).abs() < 1e-9, "{one}");
     }
 
     #[test]

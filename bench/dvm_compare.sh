@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# sapfor against the DVM system 5.0 on the same Fortran-DVMH programs (issue 18 item 5).
+#
+# The DVM system is third-party code: it is never committed. Build it once in a scratch
+# directory from the public repository saveasguy/dvm-sys (about 7 minutes on 2 cores):
+#   cd DIR && sed -i 's/^ PFORT="mpif77 -g -O2 -fopenmp"/ PFORT="mpif77 -g -O2 -fopenmp -fallow-argument-mismatch"/' platforms/gnu
+#   PLATFORM=gnu ./dvminstall          (gfortran 12 needs -fallow-argument-mismatch)
+# then: DVM_DIR=DIR bash bench/dvm_compare.sh
+#
+# Programs (written for this comparison, bench/dvm/, and the runtime benchmark's Jacobi):
+#   jac2d   2-D Jacobi 2000x2000 (bench/jac2d.fdv), JAC_ITERS iterations (default 400)
+#   heat3d  3-D 7-point Jacobi 160^3, (BLOCK,BLOCK,BLOCK), HEAT_STEPS steps (default 200)
+#   gs2d    2-D Gauss-Seidel in place (ACROSS) 2000x2000, GS_ITERS sweeps (default 100)
+# Configurations: 1 process, 2 processes, 1 process x 2 threads; each as a user starts it:
+#   sapfor run P.fdv --np N [--threads T] --fflags "$FFLAGS"
+#   dvm f $DVM_FOPTS P; dvm run G1 [G2 [G3]] P   (DVMH_NUM_THREADS=T; statistics off:
+#                                   Is_DVM_STAT=0; DVM_FOPTS default -Opl, DVM's OpenMP
+#                                   code for parallel loops outside regions: without it
+#                                   DVMH_NUM_THREADS=2 does not use a second thread)
+# All three (the sequential build too) compile with the same gfortran flags (FFLAGS,
+# default "-O2 -fvect-cost-model=cheap -g": DVM's PFORT flags plus the vectorizer model
+# sapfor adds at -O2, docs/runtime.md; sapfor and DVM add -fopenmp) and run on the same
+# process grid (2 processes: the last dimension split, 1x2 and 1x1x2, which is sapfor's
+# default and given to DVM as its grid). Every
+# run's output must equal the sequential program's (gfortran FFLAGS, directives are
+# comments). Each configuration runs REPEATS times (default 5), in rounds, each run after
+# waiting for idle cores; prints the median wall-clock time (process start-up included),
+# min-max, and the ratio sapfor / DVM of the medians (the goal: at most 0.5).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DVM_DIR=${DVM_DIR:-}
+if [ -z "$DVM_DIR" ] || [ ! -x "$DVM_DIR/user/dvm" ]; then
+    echo "bench/dvm_compare.sh: set DVM_DIR to a built DVM system (DIR/user/dvm); see the comment at the top" >&2
+    exit 2
+fi
+REPEATS=${REPEATS:-5}
+JAC_ITERS=${JAC_ITERS:-400}
+HEAT_STEPS=${HEAT_STEPS:-200}
+GS_ITERS=${GS_ITERS:-100}
+FFLAGS=${FFLAGS:--O2 -fvect-cost-model=cheap -g}
+DVM_FOPTS=${DVM_FOPTS:--Opl}
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+W=$(mktemp -d "${TMPDIR:-/tmp}/sapfor-dvmcmp.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+
+SAPFOR=${SAPFOR:-}
+if [ -z "$SAPFOR" ]; then
+    echo "bench: building sapfor and the runtime library (release)"
+    (cd "$ROOT" && cargo build -q --release -p shell-gui -p sapfor-rt </dev/null)
+    SAPFOR=$TARGET/release/sapfor
+fi
+export SAPFOR_CACHE=$W/cache
+
+edit() { # FILE FROM TO OUT
+    grep -q "$2" "$1" || { echo "bench: '$2' not found in $1" >&2; exit 1; }
+    sed "s/$2/$3/" "$1" >"$4"
+}
+cd "$W"
+edit "$ROOT/bench/jac2d.fdv" "L=2000, ITMAX=100)" "L=2000, ITMAX=$JAC_ITERS)" jac2d.fdv
+edit "$ROOT/bench/dvm/heat3d.fdv" "N=160, NSTEPS=50)" "N=160, NSTEPS=$HEAT_STEPS)" heat3d.fdv
+edit "$ROOT/bench/dvm/gs2d.fdv" "L=2000, ITMAX=20)" "L=2000, ITMAX=$GS_ITERS)" gs2d.fdv
+cp "$DVM_DIR/par/usr.par" usr.par
+sed -i 's/^Is_DVM_STAT=1;/Is_DVM_STAT=0;/' usr.par
+PROGS="jac2d heat3d gs2d"
+declare -A GRID1=([jac2d]="1 1" [heat3d]="1 1 1" [gs2d]="1 1")
+declare -A GRID2=([jac2d]="1 2" [heat3d]="1 1 2" [gs2d]="1 2")
+for p in $PROGS; do
+    # shellcheck disable=SC2086
+    gfortran $FFLAGS -w -x f77 "$p.fdv" -o "$p.seq"
+    "./$p.seq" >"$p.ref"
+    # shellcheck disable=SC2086
+    if ! PFORT="mpif77 $FFLAGS -fopenmp -fallow-argument-mismatch" "$DVM_DIR/user/dvm" f $DVM_FOPTS "$p" >"$p.dvmc.log" 2>&1 || [ ! -x "$p" ]; then
+        echo "bench: DVM could not compile $p.fdv:" >&2
+        tail -5 "$p.dvmc.log" >&2
+        exit 1
+    fi
+    "$SAPFOR" build "$p.fdv" --fflags "$FFLAGS" -o "$p.sapfor" >"$p.sapc.log" 2>&1 || {
+        echo "bench: sapfor could not build $p.fdv" >&2
+        tail -5 "$p.sapc.log" >&2
+        exit 1
+    }
+done
+
+QUIET_WAIT=${QUIET_WAIT:-30}
+BUSY=0
+cpu() { awk '/^cpu /{print $2+$3+$4+$5+$6+$7+$8+$9, $5+$6}' /proc/stat; }
+waitquiet() {
+    local t0 i0 t1 i1 waited=0
+    while :; do
+        read -r t0 i0 < <(cpu)
+        sleep 1
+        read -r t1 i1 < <(cpu)
+        [ $((100 * (i1 - i0) / (t1 - t0 + 1))) -ge 90 ] && return 0
+        waited=$((waited + 1))
+        [ "$waited" -ge "$QUIET_WAIT" ] && { BUSY=$((BUSY + 1)); return 0; }
+    done
+}
+declare -A TIMES
+# run NAME REF CMD...: one timed run, its output (lines from " IT" or " CHECKSUM") must
+# equal the sequential program's
+run() {
+    local name=$1 ref=$2 t0 t1
+    shift 2
+    waitquiet
+    t0=$(date +%s.%N)
+    "$@" >"out.$name" 2>"err.$name" || { echo "bench: $name failed:" >&2; tail -5 "err.$name" >&2; exit 1; }
+    t1=$(date +%s.%N)
+    if ! cmp -s <(grep -E '^ (IT|CHECKSUM)' "out.$name") <(grep -E '^ (IT|CHECKSUM)' "$ref"); then
+        echo "bench: $name printed something else than the sequential program" >&2
+        diff <(grep -E '^ (IT|CHECKSUM)' "$ref") <(grep -E '^ (IT|CHECKSUM)' "out.$name") | head -5 >&2
+        exit 1
+    fi
+    TIMES[$name]="${TIMES[$name]:-} $(python3 -c "print(f'{$t1 - $t0:.3f}')")"
+}
+dvm() { "$DVM_DIR/user/dvm" run "$@"; }
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+for _ in $(seq "$REPEATS"); do
+    for p in $PROGS; do
+        run "$p.seq" "$p.ref" "./$p.seq"
+        run "$p.s1" "$p.ref" "$SAPFOR" run "$p.fdv" --np 1 --fflags "$FFLAGS"
+        # shellcheck disable=SC2086
+        run "$p.d1" "$p.ref" dvm ${GRID1[$p]} "$p"
+        run "$p.s2" "$p.ref" "$SAPFOR" run "$p.fdv" --np 2 --fflags "$FFLAGS"
+        # shellcheck disable=SC2086
+        run "$p.d2" "$p.ref" dvm ${GRID2[$p]} "$p"
+        run "$p.st" "$p.ref" "$SAPFOR" run "$p.fdv" --np 1 --threads 2 --fflags "$FFLAGS"
+        # shellcheck disable=SC2086
+        run "$p.dt" "$p.ref" env DVMH_NUM_THREADS=2 "$DVM_DIR/user/dvm" run ${GRID1[$p]} "$p"
+    done
+done
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# median and min-max of a list of times
+stat() { python3 -c "import statistics,sys; v=sorted(map(float,sys.argv[1:])); print(f'{statistics.median(v):.3f} ({v[0]:.3f}-{v[-1]:.3f})')" $1; }
+med() { python3 -c "import statistics,sys; print(statistics.median(map(float,sys.argv[1:])))" $1; }
+ratio() { python3 -c "print(f'{$(med "$1") / $(med "$2"):.2f}')"; }
+echo
+echo "machine: $(getconf _NPROCESSORS_ONLN) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "load average before: $LOAD0; after: $LOAD1; runs started on a busy machine: $BUSY"
+echo "flags: $FFLAGS (all; DVM converter options: $DVM_FOPTS); jac2d $JAC_ITERS iterations, heat3d $HEAT_STEPS steps, gs2d $GS_ITERS sweeps"
+echo "median wall-clock seconds of $REPEATS runs (min-max), process start-up included"
+printf '%-8s %-22s %-22s %-22s %-22s %-22s %-22s %-22s\n' program sequential "sapfor np 1" "DVM np 1" "sapfor np 2" "DVM np 2" "sapfor 2 threads" "DVM 2 threads"
+for p in $PROGS; do
+    printf '%-8s' "$p"
+    for c in seq s1 d1 s2 d2 st dt; do
+        printf ' %-22s' "$(stat "${TIMES[$p.$c]}")"
+    done
+    echo
+done
+echo
+echo "ratio sapfor / DVM (medians; goal <= 0.5)"
+printf '%-8s %8s %8s %10s\n' program "np 1" "np 2" "2 threads"
+for p in $PROGS; do
+    printf '%-8s %8s %8s %10s\n' "$p" "$(ratio "${TIMES[$p.s1]}" "${TIMES[$p.d1]}")" \
+        "$(ratio "${TIMES[$p.s2]}" "${TIMES[$p.d2]}")" "$(ratio "${TIMES[$p.st]}" "${TIMES[$p.dt]}")"
+done
