@@ -2344,6 +2344,7 @@ fn data_module(cx: &Cx) -> String {
                 ));
             }
         }
+        s.push_str(&format!("    call sapfor_owned_bounds(sh_{k}, {r})\n"));
         let dims = (1..=r).map(|d| format!("sapfor_alb(sh_{k}, {d}):sapfor_aub(sh_{k}, {d})")).collect::<Vec<_>>().join(", ");
         s.push_str(&format!("    allocate(sd_{k}({dims}))\n"));
         let zero = if a.ty.starts_with("logical") { ".false." } else { "0" };
