@@ -1496,7 +1496,7 @@ fn variant(
         .filter(|(i, _)| !host.contains_key(i))
         .map(|(_, n)| n.clone())
         .collect();
-    scheme.remote = sequential_remote(analysis, &parallel, &dist, aligns);
+    scheme.remote = sequential_remote(analysis, &parallel, &dist, aligns, m);
     scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, m);
     // what the host nests cost: their whole work on every process, and the distributed
     // elements they read, through the runtime's read caches (boxes of about 2,048 elements
@@ -1530,17 +1530,51 @@ fn variant(
     Ok(scheme)
 }
 
+/// Estimated executions of every statement of a unit (the product of the trip counts of the
+/// loops around it), and the outermost DO loop around it.
+fn stmt_times(analysis: &Analysis, ui: usize, m: &MachineModel) -> BTreeMap<StmtId, (f64, Option<StmtId>)> {
+    type Out = BTreeMap<StmtId, (f64, Option<StmtId>)>;
+    fn walk(nodes: &[Node], times: f64, outer: Option<StmtId>, loops: &BTreeMap<StmtId, &LoopInfo>, m: &MachineModel, out: &mut Out) {
+        for n in nodes {
+            match n {
+                Node::Do { header, body, .. } => {
+                    out.insert(*header, (times, outer));
+                    let t = loops.get(header).map_or(m.unknown_trip_count as f64, |l| trips(l, m));
+                    walk(body, times * t, outer.or(Some(*header)), loops, m, out);
+                }
+                Node::If { arms, .. } => {
+                    for (_, b) in arms {
+                        walk(b, times, outer, loops, m, out);
+                    }
+                }
+                Node::Stmt(id) => {
+                    out.insert(*id, (times, outer));
+                }
+            }
+        }
+    }
+    let loops = loop_map(analysis, ui);
+    let mut out = BTreeMap::new();
+    walk(&analysis.program.units[ui].body, 1.0, None, &loops, m, &mut out);
+    out
+}
+
 /// Standalone REMOTE_ACCESS for element reads of distributed arrays outside mapped nests.
 fn sequential_remote(
     analysis: &Analysis,
     nests: &[Nest],
     dist: &BTreeSet<usize>,
     aligns: &BTreeMap<ArrayId, AlignMap>,
+    m: &MachineModel,
 ) -> Vec<RemoteAccess> {
     let prog = &analysis.program;
     let mut out = vec![];
     for (ui, unit) in prog.units.iter().enumerate() {
         let sema = &prog.semas[ui];
+        let mut times: Option<BTreeMap<StmtId, (f64, Option<StmtId>)>> = None;
+        // arrays each outermost DO loop writes (assignments, input, calls by their
+        // summaries): the runtime caches reads only in a loop that does not write the array
+        let mut written: BTreeMap<StmtId, BTreeSet<Name>> = BTreeMap::new();
         let nest_lines: Vec<(u32, u32)> = nests
             .iter()
             .filter(|n| n.unit == ui)
@@ -1551,7 +1585,7 @@ fn sequential_remote(
             sema,
             summaries: &prog.summaries,
         };
-        for st in &unit.stmts {
+        for (si, st) in unit.stmts.iter().enumerate() {
             if !st.kind.is_executable()
                 || nest_lines
                     .iter()
@@ -1597,10 +1631,28 @@ fn sequential_remote(
                 }
             }
             if !refs.is_empty() {
+                let times = times.get_or_insert_with(|| stmt_times(analysis, ui, m));
+                let (n, outer) = times.get(&StmtId(si as u32)).copied().unwrap_or((1.0, None));
+                let cached = outer.is_some_and(|h| {
+                    let w = written.entry(h).or_insert_with(|| {
+                        let mut w = BTreeSet::new();
+                        for (id, (_, o)) in times.iter() {
+                            if *o == Some(h) || *id == h {
+                                let (mut acc, mut calls) = (vec![], vec![]);
+                                cx.stmt_accesses(unit.stmt(*id), &mut acc, &mut calls);
+                                w.extend(acc.into_iter().filter(|a| a.write).map(|a| a.name));
+                            }
+                        }
+                        w
+                    });
+                    refs.iter().all(|r| !w.contains(&r.array))
+                });
                 out.push(RemoteAccess {
                     at: unit_ref(prog, ui),
                     line: st.span.line,
                     refs,
+                    times: n.round().max(1.0) as u64,
+                    cached,
                 });
             }
         }
@@ -1775,8 +1827,22 @@ fn estimate(
                 seconds: (comp - comp0) + (comm - comm0),
             });
         }
+        // Element reads outside parallel loops: one broadcast a read, or, in a loop nest that
+        // does not write the array, through the runtime's read cache, which fetches a box of
+        // about 2,048 elements a message (docs/runtime.md)
+        let bcast = |bytes: f64| p.log2().ceil().max(1.0) * m.message_s(bytes);
         for r in remote {
-            comm += r.refs.len() as f64 * p.log2().ceil().max(1.0) * m.message_s(8.0);
+            let times = r.times as f64;
+            let per_ref = if !r.cached {
+                times * bcast(8.0)
+            } else {
+                times * m.cached_read_us * 1e-6 + (times / 2048.0).ceil() * bcast(2048.0 * 8.0)
+            };
+            comm += r.refs.len() as f64 * per_ref;
+        }
+        // Starting the processes (a distributed scheme; the replicated one runs on one)
+        if p > 1.0 {
+            comm += m.startup_s;
         }
         let total = comp + comm;
         if best.as_ref().is_none_or(|b| total < b.total) {

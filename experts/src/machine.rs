@@ -25,6 +25,13 @@ pub struct MachineModel {
     pub memref_ns: f64,
     /// Runtime cost of starting one distributed parallel loop on a process, microseconds.
     pub loop_overhead_us: f64,
+    /// Start-up of a run on `processes` processes (mpirun, MPI_Init, MPI_Finalize), seconds:
+    /// a distributed scheme pays it, the replicated program run on one process does not.
+    /// 0: not known (`sapfor calibrate` measures it).
+    pub startup_s: f64,
+    /// One element read of a distributed array outside parallel loops served from the
+    /// runtime's read cache (a sequential loop printing an array), microseconds.
+    pub cached_read_us: f64,
     /// Iterations assumed for loops whose count is not known statically.
     pub unknown_trip_count: u64,
     /// Pipeline blocks per process for ACROSS loops.
@@ -58,6 +65,8 @@ impl Default for MachineModel {
             flop_ns: 1.0,
             memref_ns: 1.0,
             loop_overhead_us: 20.0,
+            startup_s: 0.0,
+            cached_read_us: 0.2,
             unknown_trip_count: 100,
             across_blocks: 8,
             grid: vec![],
@@ -93,6 +102,8 @@ impl MachineModel {
             ("flop_ns", self.flop_ns),
             ("memref_ns", self.memref_ns),
             ("loop_overhead_us", self.loop_overhead_us),
+            ("startup_s", self.startup_s),
+            ("cached_read_us", self.cached_read_us),
             ("device_tstart_us", self.device_tstart_us),
             ("device_tbyte_us", self.device_tbyte_us),
             ("kernel_launch_us", self.kernel_launch_us),

@@ -170,6 +170,17 @@ pub struct RemoteAccess {
     pub at: UnitRef,
     pub line: u32,
     pub refs: Vec<ArrayRef>,
+    /// Estimated executions of the statement (the trip counts of the loops around it).
+    #[serde(default = "one")]
+    pub times: u64,
+    /// The reads go through the runtime's read cache (the statement is in a DO loop nest that
+    /// does not write the arrays it reads).
+    #[serde(default)]
+    pub cached: bool,
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// Estimated time of a scheme, in seconds, broken down.

@@ -175,3 +175,53 @@ fn grid_shapes_are_all_factorizations() {
     assert_eq!(dvm::grids(8, 3).len(), 10);
     assert_eq!(dvm::grids(7, 1), vec![vec![7]]);
 }
+
+#[test]
+fn starting_the_processes_counts_against_every_distributed_scheme() {
+    let a = jacobi();
+    let free = dvm::run(&a, &MachineModel::default());
+    assert_ne!(free.schemes[free.chosen].name, "replicated");
+    let slow = dvm::run(
+        &a,
+        &MachineModel {
+            startup_s: 10.0,
+            ..Default::default()
+        },
+    );
+    assert_eq!(slow.schemes[slow.chosen].name, "replicated");
+    for (f, s) in free.schemes.iter().zip(&slow.schemes) {
+        let d = s.estimate.total - f.estimate.total;
+        let want = if f.name == "replicated" { 0.0 } else { 10.0 };
+        assert!((d - want).abs() < 1e-9, "{}: {d}", f.name);
+    }
+}
+
+#[test]
+fn element_reads_in_a_print_loop_are_costed_per_read() {
+    // a distributed array printed element by element: every read goes through the read
+    // cache (docs/runtime.md), 250,000 of them
+    let dir = std::env::temp_dir().join(format!("sapfor-cost-print-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("pr.f");
+    std::fs::write(
+        &f,
+        "      PROGRAM PR\n      PARAMETER (N = 500)\n      DOUBLE PRECISION A(N,N)\n\
+         \x20     DO 10 J = 1, N\n      DO 10 I = 1, N\n         A(I,J) = I + J\n   10 CONTINUE\n\
+         \x20     DO 20 J = 1, N\n      DO 20 I = 1, N\n         WRITE (*, *) A(I,J)\n   20 CONTINUE\n\
+         \x20     END\n",
+    )
+    .unwrap();
+    let a = analyzer::report::analyze(&[f], &Default::default());
+    let _ = std::fs::remove_dir_all(&dir);
+    let m = MachineModel::default();
+    let r = dvm::run(&a, &m);
+    let dist: Vec<&Scheme> = r.schemes.iter().filter(|s| s.name != "replicated").collect();
+    assert!(!dist.is_empty());
+    for s in dist {
+        let ra = s.remote.iter().find(|x| x.line == 10).unwrap_or_else(|| panic!("{}: {:?}", s.name, s.remote));
+        assert_eq!(ra.times, 250_000, "{}", s.name);
+        assert!(s.estimate.communication >= 250_000.0 * m.cached_read_us * 1e-6, "{}: {:?}", s.name, s.estimate);
+    }
+    // the reads cost more than distributing the first loop saves
+    assert_eq!(r.schemes[r.chosen].name, "replicated");
+}

@@ -743,6 +743,8 @@ fn free_form_header_continuation_and_shared_lines() {
         at: at(&p, "long_header"),
         line: 5,
         refs: vec![aref("b", vec![var("i")])],
+        times: 1,
+        cached: false,
     });
     assert!(
         generate(&prog, &bad).is_ok(),
@@ -930,6 +932,8 @@ fn errors_name_file_and_line() {
         at: at(&p, "jac"),
         line: 3,
         refs: vec![aref("a", vec![RefSub::All, RefSub::Const(1)])],
+        times: 1,
+        cached: false,
     });
     assert_eq!(
         generate(&prog, &s),
@@ -988,6 +992,8 @@ fn align_offsets_constants_and_remote_access_read_back() {
                 ],
             ),
         ],
+        times: 1,
+        cached: false,
     });
     s.loops[0]
         .across

@@ -205,7 +205,7 @@ fn scheme_s(
     let remote =
         vec(
             (at(), line_s(do_lines), vec(ref_s(), 1..3))
-                .prop_map(|(at, line, refs)| RemoteAccess { at, line, refs }),
+                .prop_map(|(at, line, refs)| RemoteAccess { at, line, refs, times: 1, cached: false }),
             0..2,
         );
     (dists, aligns, shadows, loops, remote).prop_map(

@@ -52,6 +52,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (reps == 0) { MPI_Finalize(); return 0; } /* start-up only */
     if (size < 2) { fprintf(stderr, "needs two processes\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
     long big = 1 << 20;
     char *buf = malloc(big);
@@ -117,6 +118,8 @@ pub struct Measured {
     pub tbyte_us: f64,
     pub memref_ns: f64,
     pub flop_ns: f64,
+    /// Wall-clock seconds of `mpirun` starting and finishing the processes (best of three).
+    pub startup_s: f64,
 }
 
 /// Read the program's result line.
@@ -146,6 +149,7 @@ pub fn parse(out: &str) -> Result<Measured> {
         tbyte_us: ((large - lat) / bytes * 1e6).max(0.0),
         memref_ns,
         flop_ns,
+        startup_s: 0.0,
     })
 }
 
@@ -170,6 +174,8 @@ pub fn machine_toml(m: &Measured, processes: u32, per_node: u32, gpus: u32, host
          # one arithmetic operation and one memory reference (ns)\n\
          flop_ns = {:.4}\n\
          memref_ns = {:.4}\n\
+         # mpirun starting {processes} processes that only call MPI_Init and MPI_Finalize (s)\n\
+         startup_s = {:.4}\n\
          # not measured: the default\n\
          loop_overhead_us = {}\n\
          # {}\n\
@@ -181,6 +187,7 @@ pub fn machine_toml(m: &Measured, processes: u32, per_node: u32, gpus: u32, host
         m.tbyte_us,
         m.flop_ns,
         m.memref_ns,
+        m.startup_s,
         d.loop_overhead_us,
         if gpus == 0 { "no GPU found here (/dev/nvidia0)".to_string() } else { format!("GPUs found here: {gpus} (/dev/nvidia*)") },
         gpus,
@@ -244,7 +251,9 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<ExitCode> {
                 String::from_utf8_lossy(&out.stderr)
             );
         }
-        parse(&String::from_utf8_lossy(&out.stdout))
+        let mut m = parse(&String::from_utf8_lossy(&out.stdout))?;
+        m.startup_s = startup(&exe, a.processes.unwrap_or(cores()), a.hosts.is_some())?;
+        Ok(m)
     })();
     let _ = std::fs::remove_dir_all(&dir);
     let m = result?;
@@ -254,15 +263,38 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<ExitCode> {
     experts::machine::MachineModel::from_toml(&text).map_err(|e| anyhow::anyhow!("internal error: the written description does not parse: {e}"))?;
     crate::commands::write_atomically(&a.output, text.as_bytes())?;
     println!(
-        "message start-up {:.2} us, {:.5} us/byte ({:.2} GB/s); operation {:.3} ns, memory reference {:.3} ns",
+        "message start-up {:.2} us, {:.5} us/byte ({:.2} GB/s); operation {:.3} ns, memory reference {:.3} ns; starting the processes {:.3} s",
         m.tstart_us,
         m.tbyte_us,
         if m.tbyte_us > 0.0 { 1e-3 / m.tbyte_us } else { f64::INFINITY },
         m.flop_ns,
-        m.memref_ns
+        m.memref_ns,
+        m.startup_s
     );
     println!("wrote {} (use: sapfor --auto prog.f --machine {})", a.output.display(), a.output.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Seconds mpirun takes to start `np` processes that do nothing but MPI_Init and MPI_Finalize
+/// (the best of three runs); 0 for one process, which `sapfor run --np 1` starts without
+/// mpirun. Across nodes (`--hosts`) it is not measured (0: unknown).
+fn startup(exe: &Path, np: u32, across_nodes: bool) -> Result<f64> {
+    if np <= 1 || across_nodes {
+        return Ok(0.0);
+    }
+    let opts = runtime::driver::RunOptions { np: np as usize, threads: 1, ..Default::default() };
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let mut c = runtime::driver::mpirun_command(exe, &opts).map_err(anyhow::Error::msg)?;
+        c.args(["0", "0"]);
+        let t = std::time::Instant::now();
+        let out = c.stdin(std::process::Stdio::null()).output().context("cannot run mpirun")?;
+        if !out.status.success() {
+            bail!("mpirun -np {np} of an empty program failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Ok(best)
 }
 
 fn tempdir() -> Result<PathBuf> {
@@ -290,8 +322,11 @@ mod tests {
         assert!((m.memref_ns - (0.02 * 1e9 / 4194304.0 - 4.0 * f) / 5.0).abs() < 1e-9);
         assert!(parse("nothing here").is_err());
         assert!(parse("SAPFOR-CALIBRATE latency_s=nan large_s=1 bytes=1 copy_s=1 arith_s=1 n=1").is_err());
+        let mut m = m;
+        m.startup_s = 0.375;
         let text = machine_toml(&m, 8, 8, 0, None);
         let back = experts::machine::MachineModel::from_toml(&text).unwrap();
+        assert!((back.startup_s - 0.375).abs() < 1e-9, "{text}");
         assert_eq!(back.processes, 8);
         assert_eq!(back.gpus_per_node, 0);
         assert!((back.flop_ns - m.flop_ns).abs() < 1e-3);

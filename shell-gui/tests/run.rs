@@ -1164,6 +1164,8 @@ fn calibrate_measures_this_machine_into_a_description_the_experts_read() {
     // measured on one machine: the same figures inside and between nodes, all cores one node
     assert_eq!(m.tstart_us, m.tstart_intra_us);
     assert_eq!(m.processes, m.processes_per_node);
+    // starting several processes takes time (one starts without mpirun)
+    assert_eq!(m.startup_s > 0.0, m.processes > 1, "startup_s = {}", m.startup_s);
     // not replaced without --force
     let out = sapfor(&dir).args(["calibrate", "-o", "m.toml", "--quick"]).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("use --force"), "{}", text(&out));
