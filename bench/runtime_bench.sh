@@ -60,20 +60,8 @@ mpicc -O2 "$W/empty.c" -o "$W/mpi_empty"
 # in BEST[NAME]. Before it, waits (at most QUIET_WAIT seconds, default 60) until both cores
 # are idle, since the machine may be shared; runs started on a busy machine are counted.
 declare -A BEST
-BUSY=0
-QUIET_WAIT=${QUIET_WAIT:-60}
-cpu() { awk '/^cpu /{print $2+$3+$4+$5+$6+$7+$8+$9, $5+$6}' /proc/stat; }
-waitquiet() {
-    local t0 i0 t1 i1 waited=0
-    while :; do
-        read -r t0 i0 < <(cpu)
-        sleep 2
-        read -r t1 i1 < <(cpu)
-        [ $((100 * (i1 - i0) / (t1 - t0 + 1))) -ge 90 ] && return 0
-        waited=$((waited + 2))
-        [ "$waited" -ge "$QUIET_WAIT" ] && { BUSY=$((BUSY + 1)); return 0; }
-    done
-}
+# shellcheck source=bench/quiet.sh
+. "$ROOT/bench/quiet.sh"
 run() {
     local name=$1 ref=$2 t0 t1 t
     shift 2
