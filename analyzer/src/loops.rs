@@ -550,6 +550,22 @@ impl<'a> Analyzer<'a> {
                     .map(|(a, _)| a.line)
                     .unwrap_or(info.line)
             };
+            // A module's variable this unit does not declare: its reads elsewhere in the unit
+            // look like calls of an unknown function, so nothing here can show it private
+            if let Some(m) = self.sema.module_vars.get(v) {
+                info.blockers.push(Blocker {
+                    code: BlockerCode::Call,
+                    message: format!(
+                        "{} at line {} is a variable of module {} (USE {}): variables of modules are not analyzed yet",
+                        v.to_uppercase(),
+                        line_of(true),
+                        m.to_uppercase(),
+                        m.to_uppercase()
+                    ),
+                    line: line_of(true),
+                });
+                continue;
+            }
             // A call that updates a local scalar the iteration has already set (`X = S(K);
             // CALL STEP(X)`) works on this iteration's value: the scalar can be private. Not
             // for storage the callee might also reach another way (COMMON, a dummy argument,
@@ -651,7 +667,10 @@ impl<'a> Analyzer<'a> {
                 }),
             });
             // (only for candidates: the look after the loop scans the rest of the unit)
-            let used_after = invariant && live_after.contains(x) && self.array_used_after(header, x);
+            // a module's array: its reads are not analyzed yet (they look like calls of an
+            // unknown function), so nothing shows it dead after the loop
+            let used_after = invariant
+                && (self.sema.module_vars.contains_key(x) || (live_after.contains(x) && self.array_used_after(header, x)));
             if invariant && must_arrays_ok.contains(x) && !used_after {
                 private_arrays.insert(x.clone());
                 info.private.push(x.clone());

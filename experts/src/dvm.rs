@@ -616,6 +616,10 @@ fn candidate_arrays(
                 ))
             } else if sym.allocatable {
                 Some("it is ALLOCATABLE (bounds unknown here)".into())
+            } else if sym.data_init {
+                Some("it is initialized by DATA (the runtime cannot distribute such an array yet)".into())
+            } else if matches!(sym.ty.base, analyzer::ast::BaseType::Character | analyzer::ast::BaseType::Derived(_)) {
+                Some("it is of CHARACTER or derived type (the runtime distributes numeric and logical arrays)".into())
             } else if sym.bounds().iter().any(|b| b.is_none()) {
                 Some("its bounds are not constant".into())
             } else if sema.host_assoc.contains(&a.array) {
@@ -673,6 +677,20 @@ fn shared_reason(
     let ArrayId::Common { block, index } = id else {
         return None;
     };
+    // DATA in any unit declaring the block (BLOCK DATA): the runtime cannot distribute it
+    if let Some(u) = units.iter().find(|u| {
+        prog.semas[**u]
+            .commons
+            .get(block)
+            .and_then(|m| m.get(*index))
+            .and_then(|m| prog.semas[**u].symbol(&m.name))
+            .is_some_and(|s| s.data_init)
+    }) {
+        return Some(format!(
+            "{} initializes it by DATA (the runtime cannot distribute such an array yet)",
+            upper(&prog.units[*u].name)
+        ));
+    }
     // Every unit declaring the block must see the same shape at that position.
     let shapes: BTreeSet<Vec<Option<(i64, i64)>>> = units
         .into_iter()
