@@ -667,10 +667,7 @@ impl<'a> Analyzer<'a> {
                 }),
             });
             // (only for candidates: the look after the loop scans the rest of the unit)
-            // a module's array: its reads are not analyzed yet (they look like calls of an
-            // unknown function), so nothing shows it dead after the loop
-            let used_after = invariant
-                && (self.sema.module_vars.contains_key(x) || (live_after.contains(x) && self.array_used_after(header, x)));
+            let used_after = invariant && live_after.contains(x) && self.array_used_after(header, x);
             if invariant && must_arrays_ok.contains(x) && !used_after {
                 private_arrays.insert(x.clone());
                 info.private.push(x.clone());
@@ -998,17 +995,7 @@ impl<'a> Analyzer<'a> {
     /// the conservative answer.
     fn array_used_after(&self, header: StmtId, x: &str) -> bool {
         let backward = self.unit.stmts.iter().any(|st| {
-            let mut t = BTreeSet::new();
-            let k = st.kind.action();
-            match k {
-                StmtKind::Goto(l) => {
-                    t.insert(*l);
-                }
-                StmtKind::ArithIf(_, ls) => t.extend(ls.iter().copied()),
-                StmtKind::ComputedGoto(ls, _) => t.extend(ls.iter().copied()),
-                _ => {}
-            }
-            t.iter().any(|l| {
+            cfg::jump_labels(&st.kind).iter().any(|l| {
                 self.unit
                     .stmts
                     .iter()

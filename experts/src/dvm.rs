@@ -1589,10 +1589,11 @@ fn sequential_remote(
     let mut out = vec![];
     for (ui, unit) in prog.units.iter().enumerate() {
         let sema = &prog.semas[ui];
-        let mut times: Option<BTreeMap<StmtId, (f64, Option<StmtId>)>> = None;
-        // arrays each outermost DO loop writes (assignments, input, calls by their
-        // summaries): the runtime caches reads only in a loop that does not write the array
-        let mut written: BTreeMap<StmtId, BTreeSet<Name>> = BTreeMap::new();
+        // executions and outermost DO loop of each statement, and the arrays each outermost
+        // loop writes (assignments, input, calls by their summaries): the runtime caches reads
+        // only in a loop that does not write the array. Once per unit that needs them.
+        type Places = (BTreeMap<StmtId, (f64, Option<StmtId>)>, BTreeMap<StmtId, BTreeSet<Name>>);
+        let mut places: Option<Places> = None;
         let nest_lines: Vec<(u32, u32)> = nests
             .iter()
             .filter(|n| n.unit == ui)
@@ -1649,22 +1650,21 @@ fn sequential_remote(
                 }
             }
             if !refs.is_empty() {
-                let times = times.get_or_insert_with(|| stmt_times(analysis, ui, m));
-                let (n, outer) = times.get(&StmtId(si as u32)).copied().unwrap_or((1.0, None));
-                let cached = outer.is_some_and(|h| {
-                    let w = written.entry(h).or_insert_with(|| {
-                        let mut w = BTreeSet::new();
-                        for (id, (_, o)) in times.iter() {
-                            if *o == Some(h) || *id == h {
-                                let (mut acc, mut calls) = (vec![], vec![]);
-                                cx.stmt_accesses(unit.stmt(*id), &mut acc, &mut calls);
-                                w.extend(acc.into_iter().filter(|a| a.write).map(|a| a.name));
-                            }
+                let (times, written) = places.get_or_insert_with(|| {
+                    let times = stmt_times(analysis, ui, m);
+                    let mut written: BTreeMap<StmtId, BTreeSet<Name>> = BTreeMap::new();
+                    for (id, (_, o)) in &times {
+                        // (an outermost DO statement itself writes only its variable)
+                        if let Some(h) = o {
+                            let (mut acc, mut calls) = (vec![], vec![]);
+                            cx.stmt_accesses(unit.stmt(*id), &mut acc, &mut calls);
+                            written.entry(*h).or_default().extend(acc.into_iter().filter(|a| a.write).map(|a| a.name));
                         }
-                        w
-                    });
-                    refs.iter().all(|r| !w.contains(&r.array))
+                    }
+                    (times, written)
                 });
+                let (n, outer) = times.get(&StmtId(si as u32)).copied().unwrap_or((1.0, None));
+                let cached = outer.is_some_and(|h| written.get(&h).is_none_or(|w| refs.iter().all(|r| !w.contains(&r.array))));
                 out.push(RemoteAccess {
                     at: unit_ref(prog, ui),
                     line: st.span.line,

@@ -846,22 +846,22 @@ fn unit(cx: &mut Cx, ui: usize) {
         // slower). It goes where the specification part ends (before the first DATA,
         // statement function or executable statement: after every IMPLICIT, also one from an
         // INCLUDE file), and only when the program has no SAVE of its own
-        let sema = &cx.p.semas[ui];
-        let static_arrays: Vec<&str> = sema
-            .symbols
-            .values()
-            .filter(|s| {
-                s.is_array()
-                    && s.param.is_none()
-                    && s.common.is_none()
-                    && s.dummy.is_none()
-                    && !s.external
-                    && !vis.contains_key(&s.name.to_ascii_lowercase())
-                    && s.aliases.iter().all(|a| sema.symbol(a).is_some_and(|x| x.common.is_none()))
-            })
-            .map(|s| s.name.as_str())
-            .collect();
-        if u.kind == UnitKind::Program && has_header && !static_arrays.is_empty() {
+        if u.kind == UnitKind::Program && has_header {
+            let sema = &cx.p.semas[ui];
+            let static_arrays: Vec<&str> = sema
+                .symbols
+                .values()
+                .filter(|s| {
+                    s.is_array()
+                        && s.param.is_none()
+                        && s.common.is_none()
+                        && s.dummy.is_none()
+                        && !s.external
+                        && !vis.contains_key(&s.name.to_ascii_lowercase())
+                        && s.aliases.iter().all(|a| sema.symbol(a).is_some_and(|x| x.common.is_none()))
+                })
+                .map(|s| s.name.as_str())
+                .collect();
             let saves = sema.symbols.values().any(|s| s.save)
                 || u.stmts.iter().any(|s| matches!(&s.kind, StmtKind::AttrStmt { attr, .. } if attr == "save"));
             let end_of_spec = u
@@ -869,7 +869,7 @@ fn unit(cx: &mut Cx, ui: usize) {
                 .iter()
                 .find(|s| s.span.file == fid && (s.kind.is_executable() || matches!(s.kind, StmtKind::Data(_))))
                 .map(|s| s.span.line);
-            if let (false, Some(l)) = (saves, end_of_spec) {
+            if let (false, Some(l), false) = (saves, end_of_spec, static_arrays.is_empty()) {
                 // after the last line of the specification part (a declaration, or an
                 // INCLUDE, whose file is inlined there), before the runtime's start-up calls
                 let lines = &cx.lines[fid.0 as usize];

@@ -595,7 +595,7 @@ fn jumps_only_from(unit: &Unit, nodes: &[Node], label: u32) -> bool {
     });
     unit.stmts
         .iter()
-        .filter(|s| walk::targets(&s.kind).contains(&label))
+        .filter(|s| analyzer::cfg::jump_labels(&s.kind).contains(&label))
         .all(|s| inside.contains(&s.id))
 }
 

@@ -147,7 +147,7 @@ impl<'u, 'h, S: State, H: Hooks<S>> Walk<'u, 'h, S, H> {
                         let inside = analyzer::cfg::labels_within(self.unit, body);
                         let s = s.clone();
                         for_each_stmt(self.unit, body, &mut |x| {
-                            for l in targets(&x.kind) {
+                            for l in analyzer::cfg::jump_labels(&x.kind) {
                                 if !inside.contains(&l) {
                                     self.labels
                                         .entry(l)
@@ -249,7 +249,7 @@ impl<'u, 'h, S: State, H: Hooks<S>> Walk<'u, 'h, S, H> {
             StmtKind::LogicalIf(_, inner) => (&inner.kind, true),
             k => (k, false),
         };
-        for l in targets(inner) {
+        for l in analyzer::cfg::jump_labels(inner) {
             self.jump(l, &s);
         }
         let leaves = match inner {
@@ -283,13 +283,3 @@ impl<'u, 'h, S: State, H: Hooks<S>> Walk<'u, 'h, S, H> {
     }
 }
 
-/// Labels a statement may jump to.
-pub fn targets(k: &StmtKind) -> Vec<u32> {
-    match k {
-        StmtKind::Goto(l) => vec![*l],
-        StmtKind::ArithIf(_, ls) => ls.to_vec(),
-        StmtKind::ComputedGoto(ls, _) => ls.clone(),
-        StmtKind::LogicalIf(_, inner) => targets(&inner.kind),
-        _ => vec![],
-    }
-}

@@ -150,6 +150,15 @@ struct ReadCache {
     last: Option<((usize, Vec<i64>), Vec<i64>, Vec<i64>)>,
 }
 
+impl ReadCache {
+    /// The last box read, when it holds `idx`.
+    fn last_box(&self, idx: &[i64]) -> Option<&(Layout, Vec<u8>)> {
+        let (k, lo, hi) = self.last.as_ref()?;
+        let inside = idx.iter().zip(lo.iter().zip(hi)).all(|(i, (a, b))| i >= a && i <= b);
+        self.boxes.get(k).filter(|_| inside)
+    }
+}
+
 /// Elements per fetched box, and the bytes a cache may hold before it starts over.
 const CACHE_BOX_ELEMS: i64 = 2048;
 const CACHE_MAX_BYTES: usize = 256 << 20;
@@ -270,15 +279,16 @@ impl Rt {
     fn comm_secs(&self) -> f64 {
         self.shadow.secs + self.across.secs + self.reduce.secs + self.remote.secs + self.gather.secs + self.sync.secs
     }
-    /// Under `--profile`, before a collective operation: wait for every process, timed as
-    /// synchronization (the time this process waits for slower ones); the operation timed
-    /// after it is then the communication itself.
-    fn sync_point(&mut self) {
+    /// Before a collective operation, under `--profile`: wait for every process, timed as
+    /// synchronization (the time this process waits for slower ones). Returns the moment the
+    /// operation itself starts, for its own timing (communication without the wait).
+    fn sync_point(&mut self) -> Instant {
         if self.profiling && self.size > 1 {
             let t = Instant::now();
             self.comm().barrier();
             self.sync.add(t, 0);
         }
+        Instant::now()
     }
     /// The MPI communicator; only reached with more than one process (there are no
     /// neighbours to talk to otherwise), so single-process mode never gets here.
@@ -758,42 +768,37 @@ pub unsafe extern "C" fn sapfor_get(h: i64, a: *const u8, idx: *const i64, out: 
 }
 
 unsafe fn get_element(rt: &mut Rt, h: i64, a: *const u8, idx: *const i64, out: *mut u8, src: i64) {
-    {
-        let t = Instant::now();
-        let l = rt.layout_rc(h).clone();
-        let idx = slice(idx, l.dims.len());
-        check_global(rt, &l, idx, src);
-        if let Some(c) = rt.caches.get_mut(&h) {
-            if let Some((k, lo, hi)) = &c.last {
-                if idx.iter().zip(lo.iter().zip(hi)).all(|(i, (a, b))| i >= a && i <= b) {
-                    if let Some((bl, data)) = c.boxes.get(k) {
-                        let es = l.esize;
-                        let off = bl.offset(idx) * es;
-                        std::slice::from_raw_parts_mut(out, es).copy_from_slice(&data[off..off + es]);
-                        rt.cached.add(t, 0);
-                        return;
-                    }
-                }
-            }
-        }
-        let oc = l.owner_coords(idx, &rt.grid);
-        let owner = rt.rank_of(&oc);
-        let es = l.esize;
-        let buf = std::slice::from_raw_parts_mut(out, es);
-        if rt.caches.contains_key(&h) {
-            cached_get(rt, h, &l, a, idx, &oc, owner, buf);
-            return;
-        }
-        rt.sync_point();
-        let t = if rt.profiling { Instant::now() } else { t };
-        if owner == rt.rank {
-            gpu_abi::host_needs(a, &l, idx, idx);
-            let off = l.offset(idx) * es;
-            buf.copy_from_slice(slice(a.add(off), es));
-        }
-        rt.bcast(owner, buf);
-        rt.remote.add(t, es as u64);
+    let t = Instant::now();
+    let l = rt.layout_rc(h).clone();
+    let idx = slice(idx, l.dims.len());
+    check_global(rt, &l, idx, src);
+    let es = l.esize;
+    let buf = std::slice::from_raw_parts_mut(out, es);
+    if let Some((bl, data)) = rt.caches.get(&h).and_then(|c| c.last_box(idx)) {
+        box_element(bl, data, idx, buf);
+        rt.cached.add(t, 0);
+        return;
     }
+    let oc = l.owner_coords(idx, &rt.grid);
+    let owner = rt.rank_of(&oc);
+    if rt.caches.contains_key(&h) {
+        cached_get(rt, h, &l, a, idx, &oc, owner, buf);
+        return;
+    }
+    let t = rt.sync_point();
+    if owner == rt.rank {
+        gpu_abi::host_needs(a, &l, idx, idx);
+        let off = l.offset(idx) * es;
+        buf.copy_from_slice(slice(a.add(off), es));
+    }
+    rt.bcast(owner, buf);
+    rt.remote.add(t, es as u64);
+}
+
+/// Element `idx` of a cached box (`bl` its layout, `data` its elements) into `out`.
+fn box_element(bl: &Layout, data: &[u8], idx: &[i64], out: &mut [u8]) {
+    let off = bl.offset(idx) * out.len();
+    out.copy_from_slice(&data[off..off + out.len()]);
 }
 
 /// One element through the read cache of array `h`: from a cached box, or the owner sends
@@ -806,20 +811,17 @@ unsafe fn cached_get(rt: &mut Rt, h: i64, l: &Layout, a: *const u8, idx: &[i64],
     let k = (owner, key);
     if let Some(c) = rt.caches.get_mut(&h) {
         if let Some((bl, data)) = c.boxes.get(&k) {
-            let off = bl.offset(idx) * es;
-            out.copy_from_slice(&data[off..off + es]);
+            box_element(bl, data, idx, out);
             c.last = Some((k, lo, hi));
             rt.cached.add(t, 0);
             return;
         }
     }
-    rt.sync_point();
-    let t = if rt.profiling { Instant::now() } else { t };
+    let t = rt.sync_point();
     let mut data = if owner == rt.rank { l.pack(a, &lo, &hi) } else { vec![0u8; l.count(&lo, &hi) * es] };
     rt.bcast(owner, &mut data);
     let bl = Layout::whole(es, &lo, &hi);
-    let off = bl.offset(idx) * es;
-    out.copy_from_slice(&data[off..off + es]);
+    box_element(&bl, &data, idx, out);
     rt.remote.add(t, data.len() as u64);
     let c = rt.caches.entry(h).or_default();
     if c.bytes + data.len() > CACHE_MAX_BYTES {
@@ -862,8 +864,7 @@ pub extern "C" fn sapfor_cache_end(h: i64) {
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64) {
     with(|rt| {
-        rt.sync_point();
-        let t = Instant::now();
+        let t = rt.sync_point();
         let l = rt.layout(h).clone();
         let r = l.dims.len();
         let (wlo, whi) = (slice(wlo, r), slice(whi, r));
@@ -1259,8 +1260,7 @@ pub unsafe extern "C" fn sapfor_merge_begin(x: *mut u8, n: i64) {
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
     with(|rt| {
-        rt.sync_point();
-        let t = Instant::now();
+        let t = rt.sync_point();
         let n = n.max(0) as usize;
         let Some(pos) = rt.merges.iter().rposition(|(p, b)| *p == x as usize && b.len() == n) else {
             rt.fail(0, "sapfor_merge_end without sapfor_merge_begin (converter bug)");
@@ -1291,8 +1291,7 @@ pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_gather(h: i64, a: *const u8, full: *mut u8, all: i32) {
     with(|rt| {
-        rt.sync_point();
-        let t = Instant::now();
+        let t = rt.sync_point();
         let l = rt.layout(h).clone();
         let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
         let ghi: Vec<i64> = l.dims.iter().map(|d| d.ghi).collect();
@@ -1344,8 +1343,7 @@ pub unsafe extern "C" fn sapfor_gather(h: i64, a: *const u8, full: *mut u8, all:
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_scatter(h: i64, a: *mut u8, full: *mut u8) {
     with(|rt| {
-        rt.sync_point();
-        let t = Instant::now();
+        let t = rt.sync_point();
         let l = rt.layout(h).clone();
         let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
         let ghi: Vec<i64> = l.dims.iter().map(|d| d.ghi).collect();
@@ -1559,8 +1557,7 @@ fn tsize(ty: i32) -> usize {
 #[no_mangle]
 pub extern "C" fn sapfor_red_end(h: i64, split: i32) {
     with(|rt| {
-        rt.sync_point();
-        let t = Instant::now();
+        let t = rt.sync_point();
         let reds = std::mem::take(&mut rt.reds);
         let sizes = red_item_sizes(&reds);
         rt.red_pos = 0;
