@@ -225,6 +225,8 @@ pub enum DirectiveKind {
         dims: Vec<DExpr>,
     },
     Dynamic(Vec<String>),
+    /// `INHERIT A, B`: dummy arguments that take the distribution of their actual arguments.
+    Inherit(Vec<String>),
     Redistribute {
         arrays: Vec<String>,
         formats: Vec<DistFormat>,
@@ -711,6 +713,7 @@ const DVM_KEYWORDS: &[&str] = &[
     "TEMPLATE",
     "PROCESSORS",
     "DYNAMIC",
+    "INHERIT",
     "PARALLEL",
     "REGION",
     "GET_ACTUAL",
@@ -1695,6 +1698,10 @@ impl<'a> Parser<'a> {
                     K::Dynamic(self.comma_list(|p| p.expect_ident("an array name"))?)
                 }
             }
+            "INHERIT" => {
+                self.eat_dcolon();
+                K::Inherit(self.comma_list(|p| p.expect_ident("a dummy array name"))?)
+            }
             "PARALLEL" => {
                 if self.peek() != Some('(') {
                     return Err(self.error_here(
@@ -2113,6 +2120,7 @@ impl fmt::Display for DirectiveKind {
                 Ok(())
             }
             K::Dynamic(v) => write!(f, "DYNAMIC {}", join_names(v)),
+            K::Inherit(v) => write!(f, "INHERIT {}", join_names(v)),
             K::Parallel { vars, on, clauses } => {
                 write!(f, "PARALLEL ({})", join_names(vars))?;
                 if let Some(t) = on {
@@ -2776,10 +2784,13 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
 
     #[test]
     fn unknown_keywords_are_kept_not_errors() {
+        assert_eq!(kind("!DVM$ INHERIT A, B"), K::Inherit(names(&["a", "b"])));
+        assert_eq!(kind("!DVM$ INHERIT :: A"), K::Inherit(names(&["a"])));
+        assert_eq!(kind_fixed("CDVM$ INHERIT A"), K::Inherit(names(&["a"])));
         assert_eq!(
-            kind("!DVM$ INHERIT A, B"),
+            kind("!DVM$ NEW_VALUE A, B"),
             K::Unknown {
-                keyword: "inherit".into(),
+                keyword: "new_value".into(),
                 text: "a,b".into()
             }
         );
@@ -3467,6 +3478,7 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
                 .prop_map(|(name, dims)| K::Processors { name, dims })
                 .boxed(),
             vec(name_s(safe), 1..3).prop_map(K::Dynamic).boxed(),
+            vec(name_s(safe), 1..3).prop_map(K::Inherit).boxed(),
             (vec(name_s(safe), 1..3), vec(format_s(safe), 0..3))
                 .prop_map(|(arrays, formats)| K::Redistribute { arrays, formats })
                 .boxed(),
@@ -3511,7 +3523,6 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             vec(spf_hint_s(safe), 1..4).prop_map(K::Spf).boxed(),
             (
                 prop::sample::select(vec![
-                    "inherit",
                     "new_value",
                     "prefetch",
                     "task_region",

@@ -54,6 +54,12 @@ enum Mapping {
     Dist(Vec<bool>),
     /// `ALIGN ... WITH target`: per dimension (target dimension 1-based or 0, offset).
     Align(String, Vec<(i32, i64)>),
+    /// `INHERIT`: a dummy argument (at position `pos` of its procedure) that takes the
+    /// distribution of its actual argument. `actual` is the key of one of the actual
+    /// arguments (every call passes a distributed array of the same bounds and split
+    /// dimensions). Its handle `sh_<key>` is set by the caller before each call, and the
+    /// dummy is declared with the actual's allocated bounds (`sapfor_alo/ahi`).
+    Inherit { actual: String, pos: usize },
 }
 
 #[derive(Clone, Debug)]
@@ -73,6 +79,8 @@ struct DArray {
     /// Position of the directive, for messages.
     file: FileId,
     line: u32,
+    /// For an INHERIT dummy: the keys of every actual argument its calls pass.
+    actuals: Vec<String>,
 }
 
 struct Cx<'a> {
@@ -424,6 +432,7 @@ fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
 fn declarations(cx: &mut Cx) {
     let p = cx.p;
     let mut pending_align = vec![];
+    let mut pending_inherit: Vec<(usize, FileId, u32, String)> = vec![];
     let mut shadows: Vec<(usize, FileId, u32, ShadowSpec)> = vec![];
     for (fid, dirs) in &p.directives {
         for d in dirs {
@@ -463,6 +472,11 @@ fn declarations(cx: &mut Cx) {
                 }
                 DirectiveKind::Align { arrays, source, target } => {
                     pending_align.push((ui, *fid, d.line, arrays.clone(), source.clone(), target.clone()));
+                }
+                DirectiveKind::Inherit(names) => {
+                    for n in names {
+                        pending_inherit.push((ui, *fid, d.line, n.clone()));
+                    }
                 }
                 DirectiveKind::Shadow(specs) => {
                     for s in specs {
@@ -561,6 +575,7 @@ fn declarations(cx: &mut Cx) {
     for (_, fid, line, _, _, target) in left {
         cx.err(fid, line, format!("ALIGN target {} is not a distributed array", target.name));
     }
+    inherits(cx, pending_inherit);
     // default shadow widths: 1 on split dimensions
     let keys: Vec<String> = cx.arrays.keys().cloned().collect();
     for k in &keys {
@@ -586,11 +601,156 @@ fn declarations(cx: &mut Cx) {
             }
         }
     }
+    // an INHERIT dummy lives in its actual's storage: both need the widest shadow either uses
+    let links: Vec<(String, String)> = cx
+        .arrays
+        .values()
+        .flat_map(|a| a.actuals.iter().map(|k| (a.key.clone(), k.clone())))
+        .collect();
+    loop {
+        let mut changed = false;
+        for (dk, ak) in &links {
+            let (d, a) = (cx.arrays[dk].shadow.clone(), cx.arrays[ak].shadow.clone());
+            let w: Vec<(i64, i64)> = d.iter().zip(&a).map(|(x, y)| (x.0.max(y.0), x.1.max(y.1))).collect();
+            if w != d || w != a {
+                changed = true;
+                cx.arrays.get_mut(dk).unwrap().shadow = w.clone();
+                cx.arrays.get_mut(ak).unwrap().shadow = w;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
 }
+
+/// The calls of procedure `name` in the whole program: (calling unit, statement).
+fn calls_of<'p>(p: &'p Program, name: &str) -> Vec<(usize, &'p Stmt)> {
+    let mut v = vec![];
+    for (ui, u) in p.units.iter().enumerate() {
+        for s in &u.stmts {
+            let inner = match &s.kind {
+                StmtKind::LogicalIf(_, inner) => inner.as_ref(),
+                _ => s,
+            };
+            if let StmtKind::Call { name: n, .. } = &inner.kind {
+                if n.eq_ignore_ascii_case(name) {
+                    v.push((ui, s));
+                }
+            }
+        }
+    }
+    v
+}
+
+/// `INHERIT` dummies: each takes the distribution of the distributed arrays its procedure's
+/// calls pass in its place. Resolved in passes, since the actual may itself be an INHERIT
+/// dummy of the caller.
+fn inherits(cx: &mut Cx, mut left: Vec<(usize, FileId, u32, String)>) {
+    let p = cx.p;
+    for _ in 0..=left.len() {
+        let mut next = vec![];
+        let pending: BTreeSet<(usize, String)> = left.iter().map(|x| (x.0, x.3.to_ascii_lowercase())).collect();
+        for (ui, fid, line, name) in std::mem::take(&mut left) {
+            let u = &p.units[ui];
+            let sema = &p.semas[ui];
+            let (uname, dname) = (u.name.to_ascii_uppercase(), name.to_ascii_uppercase());
+            let Some(sym) = sema.symbol(&name) else {
+                cx.err(fid, line, format!("INHERIT {dname}: {dname} is not declared in {}", uname));
+                continue;
+            };
+            let Some(pos) = sym.dummy.filter(|_| sym.is_array()) else {
+                cx.err(fid, line, format!("INHERIT {dname}: {dname} is not a dummy array of {}", uname));
+                continue;
+            };
+            if u.kind != UnitKind::Subroutine {
+                cx.err(fid, line, format!("INHERIT {dname}: only dummy arguments of subroutines may inherit a distribution (not of a {})", format!("{:?}", u.kind).to_lowercase()));
+                continue;
+            }
+            let sites = calls_of(p, &u.name);
+            if sites.is_empty() {
+                cx.err(fid, line, format!("INHERIT {dname}: {} is never called, so {dname} has no distribution to inherit", uname));
+                continue;
+            }
+            let mut actuals: Vec<(String, FileId, u32)> = vec![];
+            let mut wait = false;
+            let mut bad = false;
+            for (cu, s) in &sites {
+                let inner = match &s.kind {
+                    StmtKind::LogicalIf(_, inner) => inner.as_ref(),
+                    _ => s,
+                };
+                let StmtKind::Call { args, .. } = &inner.kind else { continue };
+                let actual = match args.get(pos) {
+                    Some(analyzer::ast::Arg::Expr(Expr::Var(n))) => n.clone(),
+                    _ => {
+                        cx.err(s.span.file, s.span.line, format!("the call of {} passes no whole array for its INHERIT dummy argument {dname} (argument {}): only a whole distributed array can be passed there", uname, pos + 1));
+                        bad = true;
+                        continue;
+                    }
+                };
+                match key_of(cx, *cu, &actual) {
+                    Some(k) => actuals.push((k, s.span.file, s.span.line)),
+                    None if pending.contains(&(*cu, actual.to_ascii_lowercase())) => wait = true,
+                    None => {
+                        cx.err(s.span.file, s.span.line, format!("{} is passed to the INHERIT dummy argument {dname} of {uname}, but it is not a distributed array", actual.to_ascii_uppercase()));
+                        bad = true;
+                    }
+                }
+            }
+            if bad {
+                continue;
+            }
+            if wait {
+                next.push((ui, fid, line, name));
+                continue;
+            }
+            let (first, _, _) = actuals[0].clone();
+            let (fb, fs) = (cx.arrays[&first].bounds.clone(), split_dims(cx, &first));
+            let mut ok = true;
+            for (k, f, l) in &actuals {
+                let a = &cx.arrays[k];
+                if a.bounds.len() != sym.rank() {
+                    cx.err(*f, *l, format!("{} (rank {}) is passed to the INHERIT dummy argument {dname} of {} (rank {})", a.name.to_ascii_uppercase(), a.bounds.len(), uname, sym.rank()));
+                    ok = false;
+                } else if a.bounds != fb || split_dims(cx, k) != fs {
+                    let fa = &cx.arrays[&first];
+                    cx.err(*f, *l, format!("the calls of {} pass {} and {} for the INHERIT dummy argument {dname}: their bounds or distributions differ", uname, fa.name.to_ascii_uppercase(), a.name.to_ascii_uppercase()));
+                    ok = false;
+                }
+            }
+            if !ok {
+                continue;
+            }
+            if let Some(mut arr) = new_array(cx, ui, &name, Mapping::Inherit { actual: first.clone(), pos }, fid, line) {
+                arr.bounds = fb;
+                let ty = cx.arrays[&first].ty.clone();
+                if !arr.ty.eq_ignore_ascii_case(&ty) {
+                    cx.err(fid, line, format!("INHERIT {dname}: {dname} is {} in {}, its actual argument {} is {ty}", arr.ty, uname, cx.arrays[&first].name.to_ascii_uppercase()));
+                    continue;
+                }
+                let mut ks: Vec<String> = actuals.into_iter().map(|x| x.0).collect();
+                ks.sort();
+                ks.dedup();
+                arr.actuals = ks;
+                cx.arrays.insert(arr.key.clone(), arr);
+            }
+        }
+        left = next;
+        if left.is_empty() {
+            return;
+        }
+    }
+    for (_, fid, line, name) in left {
+        cx.err(fid, line, format!("INHERIT {}: its actual arguments are INHERIT dummies of each other in a cycle", name.to_ascii_uppercase()));
+    }
+}
+
 
 fn split_dims(cx: &Cx, key: &str) -> Vec<bool> {
     match &cx.arrays[key].map {
         Mapping::Dist(f) => f.clone(),
+        Mapping::Inherit { actual, .. } => split_dims(cx, actual),
         Mapping::Align(t, m) => {
             let ts = split_dims(cx, t);
             m.iter()
@@ -680,8 +840,9 @@ fn new_array(cx: &mut Cx, ui: usize, name: &str, map: Mapping, fid: FileId, line
         cx.err(fid, line, format!("{name} is not an array"));
         return None;
     }
-    if sym.dummy.is_some() {
-        cx.err(fid, line, format!("{name} is a dummy argument: distributed dummy arguments are not supported by the runtime yet (put the array in COMMON or in the main program)"));
+    let inherit = matches!(map, Mapping::Inherit { .. });
+    if sym.dummy.is_some() && !inherit {
+        cx.err(fid, line, format!("{name} is a dummy argument: distribute the actual argument and declare the dummy `INHERIT {name}`"));
         return None;
     }
     if sym.allocatable || sym.data_init || !sym.aliases.is_empty() {
@@ -692,6 +853,7 @@ fn new_array(cx: &mut Cx, ui: usize, name: &str, map: Mapping, fid: FileId, line
     for b in sym.bounds() {
         match b {
             Some(x) => bounds.push(x),
+            None if inherit => bounds.push((1, 1)),
             None => {
                 cx.err(fid, line, format!("{name}: the bounds of a distributed array must be constants (PARAMETERs)"));
                 return None;
@@ -736,6 +898,7 @@ fn new_array(cx: &mut Cx, ui: usize, name: &str, map: Mapping, fid: FileId, line
         temps: 0,
         file: fid,
         line,
+        actuals: vec![],
     })
 }
 
@@ -832,7 +995,8 @@ fn unit(cx: &mut Cx, ui: usize) {
     if toplevel {
         let mut uses = String::from("use sapfor_data");
         for (name, key) in &vis {
-            if cx.arrays[key].unit.is_some() || true {
+            // an INHERIT dummy stays the dummy (its storage is the actual argument's)
+            if !matches!(cx.arrays[key].map, Mapping::Inherit { .. }) {
                 uses.push_str(&format!(", {name} => sd_{key}"));
             }
         }
@@ -892,12 +1056,16 @@ fn unit(cx: &mut Cx, ui: usize) {
         // internal procedures: the host's USE covers locals; COMMON members need renames too
         let mut uses = String::from("use sapfor_data");
         for (name, key) in &vis {
-            uses.push_str(&format!(", {name} => sd_{key}"));
+            if !matches!(cx.arrays[key].map, Mapping::Inherit { .. }) {
+                uses.push_str(&format!(", {name} => sd_{key}"));
+            }
         }
         cx.after.entry((fid.0, header_end)).or_default().push(uses);
     }
 
-    // --- remove declarations of distributed arrays
+    // --- remove declarations of distributed arrays; an INHERIT dummy is declared again with
+    // the allocated bounds of its actual argument (set by the caller)
+    let mut redeclared: BTreeSet<String> = BTreeSet::new();
     for s in &u.stmts {
         let names: Vec<&str> = match &s.kind {
             StmtKind::TypeDecl { entities, .. }
@@ -919,9 +1087,20 @@ fn unit(cx: &mut Cx, ui: usize) {
         };
         if names.iter().any(|n| vis.contains_key(*n)) {
             let t = cx.stmt_text(s);
+            let mut again = vec![];
+            for n in &names {
+                if let Some(a) = vis.get(*n).map(|k| &cx.arrays[k]) {
+                    if matches!(a.map, Mapping::Inherit { .. }) && redeclared.insert(a.name.clone()) {
+                        let k = &a.key;
+                        let dims = (1..=a.bounds.len()).map(|d| format!("sapfor_alo(sh_{k}, {d}):sapfor_ahi(sh_{k}, {d})")).collect::<Vec<_>>().join(", ");
+                        again.push(format!("{} :: {}({dims})", a.ty, a.name));
+                    }
+                }
+            }
             match remove_entities(&t, &vis, matches!(s.kind, StmtKind::Common(_))) {
-                Ok(Some(new)) => cx.replace_stmt(s, vec![new]),
-                Ok(None) => cx.replace_stmt(s, vec![String::new()]),
+                Ok(Some(new)) => cx.replace_stmt(s, std::iter::once(new).chain(again).collect()),
+                Ok(None) if again.is_empty() => cx.replace_stmt(s, vec![String::new()]),
+                Ok(None) => cx.replace_stmt(s, again),
                 Err(m) => cx.err(s.span.file, s.span.line, m),
             }
         }
@@ -952,6 +1131,9 @@ fn unit(cx: &mut Cx, ui: usize) {
     }
     for key in vis.values() {
         setup.push(format!("call sapfor_setup_{key}()"));
+        if let Some(check) = inherit_check(cx, ui, key) {
+            setup.push(check);
+        }
     }
     setup.extend(gpu::entry_forgets(cx, ui, &regions));
     gpu::allocations(cx, ui, &regions);
@@ -1050,6 +1232,15 @@ fn unit(cx: &mut Cx, ui: usize) {
             if let StmtKind::Io { .. } = &s.kind {
                 cx.err(s.span.file, s.span.line, "I/O inside a parallel loop is not supported");
             }
+            let inner = match &s.kind {
+                StmtKind::LogicalIf(_, inner) => inner.as_ref(),
+                _ => s,
+            };
+            if let StmtKind::Call { name, .. } = &inner.kind {
+                if !inherit_dummies(cx, name).is_empty() {
+                    cx.err(s.span.file, s.span.line, format!("{} has INHERIT dummy arguments: it cannot be called inside a parallel loop", name.to_ascii_uppercase()));
+                }
+            }
             continue;
         }
         sequential(cx, ui, &vis, s, &do_labels);
@@ -1089,6 +1280,79 @@ fn unit(cx: &mut Cx, ui: usize) {
         v.push(rest);
         cx.replace.insert((fid.0, endl), Some(v));
     }
+}
+
+/// The INHERIT dummies of procedure `name`: argument position -> key.
+fn inherit_dummies(cx: &Cx, name: &str) -> BTreeMap<usize, String> {
+    cx.arrays
+        .values()
+        .filter_map(|a| match &a.map {
+            Mapping::Inherit { pos, .. } if a.unit.as_deref().is_some_and(|u| u.eq_ignore_ascii_case(name)) => Some((*pos, a.key.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The entry check of an INHERIT dummy in its own procedure: the caller set the handle, and
+/// the declared bounds (those that are integer expressions we can print) equal the actual's.
+fn inherit_check(cx: &Cx, ui: usize, key: &str) -> Option<String> {
+    let a = &cx.arrays[key];
+    if !matches!(a.map, Mapping::Inherit { .. }) || a.unit.as_deref() != Some(cx.p.units[ui].name.as_str()) {
+        return None;
+    }
+    let dims = cx.p.semas[ui].symbol(&a.name)?.dims.clone()?;
+    let (mut lo, mut hi, mut known) = (vec![], vec![], vec![]);
+    for d in &dims {
+        let l = match &d.lo_expr {
+            None => Some("1".to_string()),
+            Some(e) => fexpr(e),
+        };
+        let h = if d.star || d.assumed { None } else { d.hi_expr.as_ref().and_then(fexpr) };
+        known.push(if l.is_some() { "1" } else { "0" });
+        known.push(if h.is_some() { "1" } else { "0" });
+        lo.push(format!("int({}, c_int64_t)", l.unwrap_or_else(|| "0".into())));
+        hi.push(format!("int({}, c_int64_t)", h.unwrap_or_else(|| "0".into())));
+    }
+    Some(format!(
+        "call sapfor_inherit_check(sh_{key}, {}, [{}], [{}], [integer(c_int) :: {}], '{}'//c_null_char, {}_8)",
+        dims.len(),
+        lo.join(", "),
+        hi.join(", "),
+        known.join(", "),
+        a.name.to_ascii_uppercase(),
+        cx.src(a.file, a.line)
+    ))
+}
+
+/// Fortran text of an integer specification expression (names, constants, + - * / **,
+/// function references); None for anything else.
+fn fexpr(e: &Expr) -> Option<String> {
+    use analyzer::ast::{BinOp, UnOp};
+    Some(match e {
+        Expr::Int(i) => i.to_string(),
+        Expr::Var(n) => n.clone(),
+        Expr::Ref(n, args) => {
+            let xs: Option<Vec<String>> = args.iter().map(|a| match a {
+                analyzer::ast::Arg::Expr(x) => fexpr(x),
+                _ => None,
+            }).collect();
+            format!("{n}({})", xs?.join(", "))
+        }
+        Expr::Unary(UnOp::Neg, x) => format!("(-{})", fexpr(x)?),
+        Expr::Unary(UnOp::Plus, x) => fexpr(x)?,
+        Expr::Binary(op, x, y) => {
+            let o = match op {
+                BinOp::Add => "+",
+                BinOp::Sub => "-",
+                BinOp::Mul => "*",
+                BinOp::Div => "/",
+                BinOp::Pow => "**",
+                _ => return None,
+            };
+            format!("({} {o} {})", fexpr(x)?, fexpr(y)?)
+        }
+        _ => return None,
+    })
 }
 
 /// Remove distributed arrays from a declaration / COMMON statement. None: nothing left.
@@ -2121,9 +2385,22 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
         StmtKind::Stop => {
             new_action = Some(format!("call sapfor_finalize()\n{action}"));
         }
-        StmtKind::Call { .. } => {
-            if let Some(n) = vis.keys().find(|n| !text::idents(&action, n).is_empty()) {
-                return err(cx, format!("passing distributed array {n} (or its elements) to a procedure is not supported by the runtime yet"));
+        StmtKind::Call { name: callee, args } => {
+            // a whole distributed array given to an INHERIT dummy: the callee's handle is set
+            // first; any other use of a distributed array in the call is refused
+            let dummies = inherit_dummies(cx, callee);
+            let mut passed: BTreeMap<&str, usize> = BTreeMap::new();
+            for (i, a) in args.iter().enumerate() {
+                if let analyzer::ast::Arg::Expr(Expr::Var(v)) = a {
+                    let v = v.to_ascii_lowercase();
+                    if let (Some(ak), Some(dk)) = (vis.get(&v), dummies.get(&i)) {
+                        calls.push(format!("sh_{dk} = sh_{ak}"));
+                        *passed.entry(vis.get_key_value(&v).unwrap().0.as_str()).or_default() += 1;
+                    }
+                }
+            }
+            if let Some(n) = vis.keys().find(|n| text::idents(&action, n).len() > passed.get(n.as_str()).copied().unwrap_or(0)) {
+                return err(cx, format!("passing distributed array {} (or its elements) to {} is not supported: only a whole distributed array, to a dummy argument declared `INHERIT`", n.to_ascii_uppercase(), callee.to_ascii_uppercase()));
             }
         }
         StmtKind::IfThen(_) | StmtKind::ArithIf(..) => {
@@ -2308,7 +2585,9 @@ fn data_module(cx: &Cx) -> String {
         let colons = vec![":"; r].join(",");
         let k = &a.key;
         s.push_str(&format!("  integer(c_int64_t) :: sh_{k} = -1\n"));
-        s.push_str(&format!("  {}, allocatable, target :: sd_{k}({colons})\n", a.ty));
+        if !matches!(a.map, Mapping::Inherit { .. }) {
+            s.push_str(&format!("  {}, allocatable, target :: sd_{k}({colons})\n", a.ty));
+        }
         if a.full {
             s.push_str(&format!("  {}, allocatable :: sf_{k}({colons})\n", a.ty));
         }
@@ -2324,6 +2603,22 @@ fn data_module(cx: &Cx) -> String {
         let ghi: Vec<i64> = a.bounds.iter().map(|b| b.1).collect();
         let slo: Vec<i64> = a.shadow.iter().map(|b| b.0).collect();
         let shi: Vec<i64> = a.shadow.iter().map(|b| b.1).collect();
+        let zero = if a.ty.starts_with("logical") { ".false." } else { "0" };
+        let full_copy = |s: &mut String| {
+            let fd = a.bounds.iter().map(|b| format!("{}:{}", b.0, b.1)).collect::<Vec<_>>().join(", ");
+            s.push_str(&format!("    allocate(sf_{k}({fd}))\n    sf_{k} = {zero}\n"));
+        };
+        if matches!(a.map, Mapping::Inherit { .. }) {
+            // the caller set the handle; the storage is the actual argument's: only the
+            // full copy for I/O is this array's own
+            s.push_str(&format!("  subroutine sapfor_setup_{k}()\n"));
+            if a.full {
+                s.push_str(&format!("    if (allocated(sf_{k})) return\n"));
+                full_copy(&mut s);
+            }
+            s.push_str(&format!("  end subroutine sapfor_setup_{k}\n"));
+            continue;
+        }
         s.push_str(&format!("  subroutine sapfor_setup_{k}()\n    if (sh_{k} >= 0) return\n"));
         let esize = format!("int(storage_size(sd_{k}), c_int64_t) / 8");
         match &a.map {
@@ -2334,6 +2629,7 @@ fn data_module(cx: &Cx) -> String {
                     i64list(&glo), i64list(&ghi), i64list(&slo), i64list(&shi)
                 ));
             }
+            Mapping::Inherit { .. } => unreachable!("handled above"),
             Mapping::Align(t, m) => {
                 let td = m.iter().map(|x| x.0.to_string()).collect::<Vec<_>>().join(", ");
                 let off: Vec<i64> = m.iter().map(|x| x.1).collect();
@@ -2347,11 +2643,9 @@ fn data_module(cx: &Cx) -> String {
         s.push_str(&format!("    call sapfor_owned_bounds(sh_{k}, {r})\n"));
         let dims = (1..=r).map(|d| format!("sapfor_alb(sh_{k}, {d}):sapfor_aub(sh_{k}, {d})")).collect::<Vec<_>>().join(", ");
         s.push_str(&format!("    allocate(sd_{k}({dims}))\n"));
-        let zero = if a.ty.starts_with("logical") { ".false." } else { "0" };
         s.push_str(&format!("    sd_{k} = {zero}\n"));
         if a.full {
-            let fd = a.bounds.iter().map(|b| format!("{}:{}", b.0, b.1)).collect::<Vec<_>>().join(", ");
-            s.push_str(&format!("    allocate(sf_{k}({fd}))\n    sf_{k} = {zero}\n"));
+            full_copy(&mut s);
         }
         s.push_str(&format!("  end subroutine sapfor_setup_{k}\n"));
     }

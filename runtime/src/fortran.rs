@@ -58,6 +58,14 @@ module sapfor_rt
       integer(c_int64_t), value :: h
       integer(c_int), value :: d
     end function
+    subroutine sapfor_inherit_check(h, rank, lo, hi, known, name, src) bind(C, name='sapfor_inherit_check')
+      import :: c_int, c_int64_t, c_char
+      integer(c_int64_t), value :: h, src
+      integer(c_int), value :: rank
+      integer(c_int64_t), intent(in) :: lo(*), hi(*)
+      integer(c_int), intent(in) :: known(*)
+      character(kind=c_char), intent(in) :: name(*)
+    end subroutine
     integer(c_int64_t) function sapfor_alb(h, d) bind(C, name='sapfor_alb')
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: h
@@ -332,6 +340,9 @@ module sapfor_rt
     end subroutine
   end interface
   integer, allocatable :: sapfor_lo(:,:), sapfor_hi(:,:)
+  ! allocated bounds (owned part plus shadow edges): the declared bounds of a dummy array that
+  ! takes the distribution of its actual argument (INHERIT)
+  integer, allocatable :: sapfor_alo(:,:), sapfor_ahi(:,:)
 contains
   ! true on the I/O process
   logical function sapfor_io()
@@ -349,6 +360,7 @@ contains
     integer :: n, d
     if (.not. allocated(sapfor_lo)) then
       allocate(sapfor_lo(0:max(63_c_int64_t, h), 7), sapfor_hi(0:max(63_c_int64_t, h), 7))
+      allocate(sapfor_alo(0:max(63_c_int64_t, h), 7), sapfor_ahi(0:max(63_c_int64_t, h), 7))
     end if
     n = ubound(sapfor_lo, 1)
     if (h > n) then
@@ -358,10 +370,18 @@ contains
       allocate(t(0:2*h+1, 7))
       t(0:n, :) = sapfor_hi
       call move_alloc(t, sapfor_hi)
+      allocate(t(0:2*h+1, 7))
+      t(0:n, :) = sapfor_alo
+      call move_alloc(t, sapfor_alo)
+      allocate(t(0:2*h+1, 7))
+      t(0:n, :) = sapfor_ahi
+      call move_alloc(t, sapfor_ahi)
     end if
     do d = 1, r
       sapfor_lo(h, d) = int(sapfor_lb(h, int(d, c_int)))
       sapfor_hi(h, d) = int(sapfor_ub(h, int(d, c_int)))
+      sapfor_alo(h, d) = int(sapfor_alb(h, int(d, c_int)))
+      sapfor_ahi(h, d) = int(sapfor_aub(h, int(d, c_int)))
     end do
   end subroutine
   ! owner-computes test for an assignment outside parallel loops

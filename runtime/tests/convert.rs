@@ -81,7 +81,24 @@ fn refusals_name_file_and_line() {
     let e = err_of("      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\n      A = 0\n      END\n");
     assert!(e.contains("bad.fdv:4:") && e.contains("whole distributed array"), "{e}");
     let e = err_of("      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\n      CALL F(A)\n      END\n");
-    assert!(e.contains("bad.fdv:4:") && e.contains("procedure"), "{e}");
+    assert!(e.contains("bad.fdv:4:") && e.contains("passing distributed array A") && e.contains("INHERIT"), "{e}");
+    // an INHERIT dummy is declared with its actual's allocated bounds, its handle set by the
+    // caller, and its declared shape checked on entry
+    let out = conv(
+        "ok.fdv",
+        "      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\n   5  CALL F(A, 10)\n      END\n      SUBROUTINE F(X, N)\n      REAL X(N)\nCDVM$ INHERIT X\n      X(1) = 0\n      END\n",
+    )
+    .unwrap();
+    for want in [
+        "sh_p_a = sapfor_distribute(",
+        "\n5 sh_f_x = sh_p_a\nCALL F(A, 10)",
+        "real :: x(sapfor_alo(sh_f_x, 1):sapfor_ahi(sh_f_x, 1))",
+        "call sapfor_inherit_check(sh_f_x, 1, [int(1, c_int64_t)], [int(n, c_int64_t)], [integer(c_int) :: 1, 1], 'X'//c_null_char, 1000008_8)",
+        "if (sapfor_owns(sh_f_x, [int(1, c_int64_t)], 1000009_8)) x(1) = st_f_x_1",
+    ] {
+        assert!(out.contains(want), "missing `{want}` in:\n{out}");
+    }
+    assert!(!out.contains("sd_f_x"), "{out}");
     let e = err_of("      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(GEN_BLOCK(M))\n      END\n");
     assert!(e.contains("bad.fdv:3:"), "{e}");
     let e = err_of("      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\nCDVM$ PARALLEL (I) ON A(I)\n      DO I = 1, 10, K\n      A(I) = 0\n      ENDDO\n      END\n");

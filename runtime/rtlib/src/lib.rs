@@ -717,6 +717,50 @@ pub extern "C" fn sapfor_aub(h: i64, d: i32) -> i64 {
     with(|rt| rt.layout(h).ahi[d as usize - 1])
 }
 
+/// The entry check of a procedure whose dummy array takes the distribution of its actual
+/// argument (`INHERIT`): the caller set handle `h` (-1: nothing was passed, the procedure was
+/// reached by a call the converter did not see), and the dummy's declared bounds, where
+/// `known` says they could be evaluated (`known[2d]` lower, `known[2d+1]` upper), must be
+/// the actual's global bounds: the dummy is declared with the actual's allocated bounds, so
+/// another shape would silently index other elements.
+///
+/// # Safety
+/// `lo`, `hi` hold `rank` elements, `known` 2 x `rank`; `name` is NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_inherit_check(h: i64, rank: i32, lo: *const i64, hi: *const i64, known: *const i32, name: *const c_char, src: i64) {
+    let name = CStr::from_ptr(name).to_string_lossy().into_owned();
+    with(|rt| {
+        if h < 0 || rt.arrays.get(h as usize).is_none() {
+            rt.fail(src, &format!("the INHERIT dummy argument {name} was given no distributed array (a call the converter did not see, e.g. through a procedure argument)"));
+        }
+        let l = rt.layout(h);
+        let r = rank as usize;
+        if l.dims.len() != r {
+            rt.fail(src, &format!("the INHERIT dummy argument {name} has rank {r}, its actual argument rank {}", l.dims.len()));
+        }
+        let (lo, hi, known) = (slice(lo, r), slice(hi, r), slice(known, 2 * r));
+        for d in 0..r {
+            let g = &l.dims[d];
+            let bad_lo = known[2 * d] != 0 && lo[d] != g.glo;
+            let bad_hi = known[2 * d + 1] != 0 && hi[d] != g.ghi;
+            if bad_lo || bad_hi {
+                let show = |k: i32, v: i64| if k != 0 { v.to_string() } else { "*".to_string() };
+                rt.fail(
+                    src,
+                    &format!(
+                        "the INHERIT dummy argument {name} is declared {}:{} in dimension {}, its distributed actual argument is {}:{} (the shapes must be equal)",
+                        show(known[2 * d], lo[d]),
+                        show(known[2 * d + 1], hi[d]),
+                        d + 1,
+                        g.glo,
+                        g.ghi
+                    ),
+                );
+            }
+        }
+    })
+}
+
 /// True (1) if this process owns the element (every replica of it does).
 ///
 /// # Safety
