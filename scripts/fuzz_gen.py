@@ -20,7 +20,11 @@ compiler goes wrong:
   look-alikes that are not reductions;
 - work arrays filled by a call in every iteration (private when the callee surely writes
   what the loop reads) and look-alikes (the callee adds to old values, writes under a
-  condition, or fills fewer elements).
+  condition, or fills fewer elements);
+- whole 2-D arrays passed to subroutines that compute on them in loops (stencils, sums,
+  updates, a second level of calls): dummies every call binds to one array (they inherit
+  its distribution) and look-alikes that must not be bound (two arrays for one dummy, a
+  dummy of another shape or lower bound, an element or a column passed, a call in a loop).
 
 Every value is an INTEGER kept small with MOD, and the program prints integer checksums, so
 outputs compare exactly. Subscripts stay inside the declared bounds by construction (the
@@ -448,6 +452,43 @@ class Gen:
             self.emit(f"call col({x}(1,j), {y}(1,j), j)", 1)
         self.emit("end do")
 
+    def whole_call(self):
+        """A whole 2-D array passed to a subroutine computing on it in loops."""
+        r = self.r
+        x = "b" if r.random() < 0.5 else "e"
+        y = "e" if x == "b" else "b"
+        kind = r.choice(["sten", "sum", "chain", "two", "shape", "loop", "col"])
+        if kind == "sten":
+            self.used_procs.add("wst")
+            self.emit(f"call wst({x}, {y}, n1, n2)")
+        elif kind == "sum":
+            self.used_procs.add("wsm")
+            self.emit(f"call wsm({x}, n1, n2, s)")
+            self.emit("print *, 'wsm', s")
+        elif kind == "chain":
+            self.used_procs.update(["wch", "wup"])
+            self.emit(f"call wch({x}, n1, n2)")
+        elif kind == "two":
+            # one dummy, two arrays: not bound (both stay as they are)
+            self.used_procs.add("wup")
+            self.emit(f"call wup({x}, n1, n2)")
+            self.emit(f"call wup({y}, n1, n2)")
+        elif kind == "shape":
+            # the dummy has another lower bound: not bound
+            self.used_procs.add("wlb")
+            self.emit(f"call wlb({x}, n1, n2)")
+        elif kind == "loop":
+            self.used_procs.add("wup")
+            self.emit("do it = 1, 2")
+            self.emit(f"call wup({x}, n1, n2)", 1)
+            self.emit(f"print *, 'wl', {x}(2, 2)", 1)
+            self.emit("end do")
+        else:
+            # a column passed besides the whole array: the dummy is not bound
+            self.used_procs.update(["wup", "col"])
+            self.emit(f"call wup({x}, n1, n2)")
+            self.emit(f"call col({x}(1,2), {y}(1,1), 2)")
+
     def indirect(self):
         r = self.r
         x = "a" if r.random() < 0.5 else "d"
@@ -520,7 +561,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work] * 2
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work] * 2 + [self.whole_call] * 2
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # checksums (sequential recurrences)
@@ -636,6 +677,56 @@ class Gen:
                 "end if",
                 "end",
             ],
+            "wst": [
+                "subroutine wst(x, y, m1, m2)",
+                "integer m1, m2, x(m1, m2), y(m1, m2), i, j",
+                "do j = 2, m2 - 1",
+                "do i = 2, m1 - 1",
+                "y(i,j) = mod(x(i-1,j) + x(i+1,j) + x(i,j-1) + x(i,j+1) + y(i,j), 1000)",
+                "end do",
+                "end do",
+                "end",
+            ],
+            "wsm": [
+                "subroutine wsm(x, m1, m2, t)",
+                "integer m1, m2, x(m1, *), t, i, j",
+                "t = 0",
+                "do j = 1, m2",
+                "do i = 1, m1",
+                "t = t + x(i,j) * mod(i + j, 5)",
+                "end do",
+                "end do",
+                "end",
+            ],
+            "wch": [
+                "subroutine wch(x, m1, m2)",
+                "integer m1, m2, x(m1, m2), i",
+                "call wup(x, m1, m2)",
+                "do i = 1, m1",
+                "x(i,1) = mod(x(i,1) + x(i,m2), 1000)",
+                "end do",
+                "end",
+            ],
+            "wup": [
+                "subroutine wup(x, m1, m2)",
+                "integer m1, m2, x(m1, m2), i, j",
+                "do j = 1, m2",
+                "do i = 1, m1",
+                "x(i,j) = mod(x(i,j) * 3 + i + j, 1000)",
+                "end do",
+                "end do",
+                "end",
+            ],
+            "wlb": [
+                "subroutine wlb(x, m1, m2)",
+                "integer m1, m2, x(0:m1-1, m2), i, j",
+                "do j = 1, m2",
+                "do i = 0, m1 - 1",
+                "x(i,j) = mod(x(i,j) + i * j, 1000)",
+                "end do",
+                "end do",
+                "end",
+            ],
             "show": [
                 "subroutine show",
                 "integer kc",
@@ -644,7 +735,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wfl", "wad", "wcd", "show"]:
+        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)

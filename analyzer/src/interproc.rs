@@ -264,3 +264,158 @@ fn portable(e: &Expr, var: &dyn Fn(&str) -> Option<Expr>) -> Option<Expr> {
         _ => return None,
     })
 }
+
+/// The storage an array name stands for: a unit's own array, or a COMMON member (the same
+/// storage in every unit declaring the block, whatever its name there).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub enum ArrayRoot {
+    Local { unit: usize, name: Name },
+    Common { block: Name, index: usize },
+}
+
+/// The storage of array `name` of unit `u` when it is not a dummy argument.
+pub fn own_root(semas: &[UnitSema], u: usize, name: &str) -> Option<ArrayRoot> {
+    let sym = semas[u].symbol(name)?;
+    if sym.dummy.is_some() || !sym.is_array() {
+        return None;
+    }
+    Some(match &sym.common {
+        Some((block, index)) => ArrayRoot::Common { block: block.clone(), index: *index },
+        None => ArrayRoot::Local { unit: u, name: name.to_string() },
+    })
+}
+
+/// Dummy array arguments bound to one array: (subroutine, dummy) -> the storage every call
+/// of the subroutine passes whole in that position, directly or through dummies of its
+/// callers bound themselves (`CALL INIT(A, N)` from the main program only: INIT's dummy is
+/// the main program's A). Such a dummy can take the distribution of that array (`INHERIT`).
+///
+/// A dummy is bound only when the subroutine is called at least once and every call passes,
+/// in that position, a bare array name of the same storage, of the dummy's rank and type,
+/// not also passed in another position of the same call (aliasing), and when the dummy's
+/// bounds, where they can be evaluated at the call (constants, PARAMETERs, and dummy
+/// integers given constants at the call), equal that array's. A subroutine that also sees
+/// the storage through its COMMON block binds nothing to it. Functions bind nothing (a
+/// function reference is an expression: no place to hand the distribution over).
+pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(usize, Name), ArrayRoot> {
+    let index = unit_index(units);
+    // calls of each subroutine: (caller, args)
+    let mut calls: BTreeMap<usize, Vec<(usize, &Vec<Arg>)>> = BTreeMap::new();
+    for (ui, u) in units.iter().enumerate() {
+        for st in &u.stmts {
+            if let StmtKind::Call { name, args } = st.kind.action() {
+                if let Some(&ci) = index.get(name) {
+                    calls.entry(ci).or_default().push((ui, args));
+                }
+            }
+        }
+    }
+    let mut out: BTreeMap<(usize, Name), ArrayRoot> = BTreeMap::new();
+    // bindings through dummies of callers need those first: iterate to a fixpoint (the call
+    // graph is shallow; a cycle (recursion) just never binds)
+    for _ in 0..units.len().min(64) + 1 {
+        let mut changed = false;
+        for (&ci, sites) in &calls {
+            let callee = &units[ci];
+            if callee.kind != UnitKind::Subroutine {
+                continue;
+            }
+            let cs = &semas[ci];
+            for sym in cs.symbols.values() {
+                let Some(pos) = sym.dummy.filter(|_| sym.is_array()) else { continue };
+                if out.contains_key(&(ci, sym.name.clone())) {
+                    continue;
+                }
+                let mut root: Option<ArrayRoot> = None;
+                let mut ok = true;
+                for (caller, args) in sites {
+                    let actual = match args.get(pos) {
+                        Some(Arg::Expr(Expr::Var(n))) => n,
+                        _ => {
+                            ok = false;
+                            break;
+                        }
+                    };
+                    let twice = args.iter().filter(|a| matches!(a, Arg::Expr(Expr::Var(m)) if m == actual)).count() > 1;
+                    let r = own_root(semas, *caller, actual).or_else(|| out.get(&(*caller, actual.clone())).cloned());
+                    let asym = semas[*caller].symbol(actual);
+                    match (r, asym) {
+                        (Some(r), Some(a))
+                            if !twice
+                                && root.as_ref().is_none_or(|x| *x == r)
+                                && a.rank() == sym.rank()
+                                && a.ty == sym.ty
+                                && same_bounds(semas, *caller, args, a, ci, sym) =>
+                        {
+                            root = Some(r)
+                        }
+                        _ => {
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+                let Some(root) = root.filter(|_| ok) else { continue };
+                if let ArrayRoot::Common { block, .. } = &root {
+                    if cs.commons.contains_key(block) {
+                        continue;
+                    }
+                }
+                out.insert((ci, sym.name.clone()), root);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    out
+}
+
+/// Whether dummy `d` of unit `ci`, as called with `args` from `caller`, has the bounds of
+/// the actual `a` wherever both can be evaluated (an assumed-size last dimension, or a last
+/// dimension of 1 in the F77 manner, is any size).
+fn same_bounds(semas: &[UnitSema], caller: usize, args: &[Arg], a: &crate::sema::Symbol, ci: usize, d: &crate::sema::Symbol) -> bool {
+    let (Some(ad), Some(dd)) = (&a.dims, &d.dims) else { return false };
+    let cs = &semas[ci];
+    let lookup = |n: &str| -> Option<crate::sema::Const> {
+        if let Some(c) = cs.param(n) {
+            return Some(c.clone());
+        }
+        let s = cs.symbol(n)?;
+        let q = s.dummy?;
+        let e = args.get(q)?.expr()?;
+        semas[caller].eval(e)
+    };
+    let ev = |e: &Option<Expr>, dflt: Option<i64>| match e {
+        None => dflt,
+        Some(e) => crate::sema::eval_const(e, &lookup).and_then(|c| c.as_int()),
+    };
+    let r = dd.len();
+    for (k, (x, y)) in ad.iter().zip(dd).enumerate() {
+        let last = k + 1 == r;
+        let (alo, ahi) = (x.lo, x.hi);
+        let dlo = ev(&y.lo_expr, Some(1)).or(y.lo);
+        if let (Some(p), Some(q)) = (alo, dlo) {
+            if p != q {
+                return false;
+            }
+        }
+        if y.star || y.assumed {
+            if last {
+                continue;
+            }
+            return false;
+        }
+        let dhi = ev(&y.hi_expr, None).or(y.hi);
+        if last && d.size_unknown() {
+            continue;
+        }
+        if let (Some(p), Some(q)) = (ahi, dhi) {
+            if p != q {
+                return false;
+            }
+        }
+    }
+    true
+}

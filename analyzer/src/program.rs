@@ -25,6 +25,9 @@ pub struct Program {
     pub semas: Vec<UnitSema>,
     pub summaries: BTreeMap<Name, Summary>,
     pub call_graph: CallGraph,
+    /// Dummy arrays of subroutines that every call passes the same whole array for
+    /// (`interproc::dummy_bindings`): they can inherit its distribution.
+    pub bindings: BTreeMap<(usize, Name), crate::interproc::ArrayRoot>,
     /// Directives found in every file (including INCLUDE files).
     pub directives: BTreeMap<FileId, Vec<Directive>>,
     pub diags: Vec<Diagnostic>,
@@ -171,12 +174,14 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         dirs.insert(FileId(i as u32), v);
     }
     let (summaries, call_graph) = interproc::summarize(&units, &semas);
+    let bindings = interproc::dummy_bindings(&units, &semas);
     Program {
         map,
         units,
         semas,
         summaries,
         call_graph,
+        bindings,
         directives: dirs,
         diags,
         foreign,

@@ -60,12 +60,9 @@ pub(crate) struct Nest {
     pub(crate) dep_arrays: BTreeSet<Name>,
 }
 
-/// An array that may be distributed: identity across units for COMMON members.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum ArrayId {
-    Local { unit: usize, name: Name },
-    Common { block: Name, index: usize },
-}
+/// An array that may be distributed: its storage (identity across units for COMMON members,
+/// and for dummy arguments bound to one array, `Program::bindings`).
+type ArrayId = analyzer::interproc::ArrayRoot;
 
 /// Result of the DVM expert.
 pub struct DvmResult {
@@ -277,6 +274,9 @@ fn name_of(prog: &analyzer::program::Program, id: &ArrayId) -> Name {
 }
 
 fn array_id(prog: &analyzer::program::Program, unit: usize, name: &str) -> Option<ArrayId> {
+    if let Some(r) = prog.bindings.get(&(unit, name.to_string())) {
+        return Some(r.clone());
+    }
     let sym = prog.semas[unit].symbol(name)?;
     Some(match &sym.common {
         Some((block, index)) => ArrayId::Common {
@@ -299,6 +299,26 @@ fn name_in(prog: &analyzer::program::Program, unit: usize, id: &ArrayId) -> Opti
             .get(block)
             .and_then(|m| m.get(*index))
             .map(|m| m.name.clone()),
+    }
+}
+
+/// Name of an array identity inside a unit, also as a dummy argument bound to it (the unit's
+/// loops over that dummy work on the array).
+fn seen_name_in(prog: &analyzer::program::Program, unit: usize, id: &ArrayId) -> Option<Name> {
+    name_in(prog, unit, id).or_else(|| bound_dummy(prog, unit, id))
+}
+
+/// The dummy argument of `unit` bound to array `id`, if any.
+fn bound_dummy(prog: &analyzer::program::Program, unit: usize, id: &ArrayId) -> Option<Name> {
+    prog.bindings.range((unit, Name::new())..(unit + 1, Name::new())).find(|(_, r)| *r == id).map(|((_, n), _)| n.clone())
+}
+
+/// A unit declaring array `id` itself, and its name there (a COMMON member: the first unit
+/// declaring the block).
+fn home_of(prog: &analyzer::program::Program, id: &ArrayId) -> Option<(usize, Name)> {
+    match id {
+        ArrayId::Local { unit, name } => Some((*unit, name.clone())),
+        ArrayId::Common { .. } => (0..prog.units.len()).find_map(|u| name_in(prog, u, id).map(|n| (u, n))),
     }
 }
 
@@ -545,10 +565,45 @@ fn candidate_arrays(
             }
         })
         .collect();
-    // Arrays passed to procedures anywhere (by unit and name).
+    // Arrays passed to procedures anywhere (by unit and name), but for a whole array given
+    // to a dummy bound to it (`Program::bindings`: the dummy inherits the distribution) by
+    // a call that no loop which may run in parallel encloses (the runtime sets the callee's
+    // handle before the call, which threads cannot do)
+    let index = analyzer::interproc::unit_index(&prog.units);
     let mut passed: BTreeSet<(usize, Name)> = BTreeSet::new();
     for (ui, u) in prog.units.iter().enumerate() {
+        let in_loops = inside_parallel_candidates(analysis, ui);
         for st in &u.stmts {
+            if let StmtKind::Call { name, args } = st.kind.action() {
+                if let Some(&ci) = index.get(name).filter(|_| !in_loops.contains(&st.id)) {
+                    let inherits = |pos: usize| prog.semas[ci].symbols.values().any(|s| s.dummy == Some(pos) && prog.bindings.contains_key(&(ci, s.name.clone())));
+                    for (pos, a) in args.iter().enumerate() {
+                        match a.expr() {
+                            Some(Expr::Var(n)) if prog.semas[ui].is_array(n) && inherits(pos) => {}
+                            Some(e) => {
+                                if let Some(n) = e.base_name().filter(|n| prog.semas[ui].is_array(n)) {
+                                    passed.insert((ui, n.to_string()));
+                                }
+                            }
+                            None => {}
+                        }
+                    }
+                    for e in analyzer::sema::stmt_exprs(st.kind.action()) {
+                        e.walk(&mut |x| {
+                            if let Expr::Ref(f, args) = x {
+                                if prog.semas[ui].ref_kind(f) == analyzer::sema::RefKind::Function {
+                                    for a in args.iter().filter_map(|a| a.expr()) {
+                                        if let Some(n) = a.base_name().filter(|n| prog.semas[ui].is_array(n)) {
+                                            passed.insert((ui, n.to_string()));
+                                        }
+                                    }
+                                }
+                            }
+                        });
+                    }
+                    continue;
+                }
+            }
             let mut mark = |e: &Expr| {
                 if let Some(n) = e.base_name() {
                     if prog.semas[ui].is_array(n) {
@@ -595,11 +650,16 @@ fn candidate_arrays(
             if !seen.insert((n.unit, a.array.clone())) {
                 continue;
             }
-            let sema = &prog.semas[n.unit];
-            let Some(sym) = sema.symbol(&a.array) else {
+            let Some(id) = array_id(prog, n.unit, &a.array) else {
                 continue;
             };
-            let Some(id) = array_id(prog, n.unit, &a.array) else {
+            // a dummy bound to an array is that array: its checks are the array's
+            let (hu, hname) = match prog.bindings.get(&(n.unit, a.array.clone())).and_then(|r| home_of(prog, r)) {
+                Some(h) => h,
+                None => (n.unit, a.array.clone()),
+            };
+            let sema = &prog.semas[hu];
+            let Some(sym) = sema.symbol(&hname) else {
                 continue;
             };
             let why: Option<String> = if no_dist.contains(a.array.as_str()) {
@@ -647,13 +707,46 @@ fn candidate_arrays(
                 None
             };
             match why {
-                Some(w) => notes.push(format!("array {} stays replicated: {w}", upper(&a.array))),
+                Some(w) => notes.push(format!("array {} stays replicated: {w}", upper(&hname))),
                 None => {
                     out.insert(id, sym.rank());
                 }
             }
         }
     }
+    out
+}
+
+/// The statements of unit `ui` inside a loop that may run in parallel (any verdict but
+/// sequential), at any depth.
+fn inside_parallel_candidates(analysis: &Analysis, ui: usize) -> BTreeSet<StmtId> {
+    fn walk(u: &Unit, nodes: &[Node], loops: &BTreeMap<StmtId, &LoopInfo>, inside: bool, out: &mut BTreeSet<StmtId>) {
+        for n in nodes {
+            match n {
+                Node::Do { header, body, .. } => {
+                    if inside {
+                        out.insert(*header);
+                    }
+                    let par = loops.get(header).is_some_and(|l| l.verdict != Verdict::Sequential);
+                    walk(u, body, loops, inside || par, out);
+                }
+                Node::If { arms, .. } => {
+                    for (_, b) in arms {
+                        walk(u, b, loops, inside, out);
+                    }
+                }
+                Node::Stmt(id) => {
+                    if inside {
+                        out.insert(*id);
+                    }
+                }
+            }
+        }
+    }
+    let u = &analysis.program.units[ui];
+    let loops = loop_map(analysis, ui);
+    let mut out = BTreeSet::new();
+    walk(u, &u.body, &loops, false, &mut out);
     out
 }
 
@@ -667,7 +760,7 @@ fn shared_reason(
     let units = units_sharing(prog, id);
     if let Some(u) = units
         .iter()
-        .find(|u| name_in(prog, **u, id).is_some_and(|nm| passed.contains(&(**u, nm))))
+        .find(|u| seen_name_in(prog, **u, id).is_some_and(|nm| passed.contains(&(**u, nm))))
     {
         return Some(format!(
             "it is passed to a procedure in {}",
@@ -712,12 +805,17 @@ fn shared_reason(
 }
 
 fn units_sharing(prog: &analyzer::program::Program, id: &ArrayId) -> Vec<usize> {
-    match id {
+    let mut v: Vec<usize> = match id {
         ArrayId::Local { unit, .. } => vec![*unit],
         ArrayId::Common { block, .. } => (0..prog.units.len())
             .filter(|u| prog.semas[*u].commons.contains_key(block))
             .collect(),
-    }
+    };
+    // and the units whose dummies are bound to it
+    v.extend(prog.bindings.iter().filter(|(_, r)| *r == id).map(|((u, _), _)| *u));
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// How an array is aligned with the template: for each of its dimensions, the template
@@ -739,7 +837,7 @@ fn alignments(
     type Offsets = Vec<Vec<(i64, f64)>>;
     let mut votes: BTreeMap<ArrayId, BTreeMap<Vec<Option<usize>>, (f64, Offsets)>> = BTreeMap::new();
     for n in nests {
-        let Some(tn) = name_in(prog, n.unit, tid) else {
+        let Some(tn) = seen_name_in(prog, n.unit, tid) else {
             continue;
         };
         let t_accs: Vec<&Vec<SubForm>> = n
@@ -861,7 +959,9 @@ pub fn grids(p: u32, k: usize) -> Vec<Vec<u32>> {
 /// Mapping of one nest in one variant.
 struct Mapped {
     on: ArrayRef,
-    /// For each distributed template dim: (nest var, template index = var + shift).
+    /// For each distributed template dim: (nest var, template index = var + shift); a
+    /// variable the nest does not change (`ON A(I, J, K)` in a sequential loop over K: the
+    /// iterations of one execution run where plane K lives), or "" and the constant.
     owner: BTreeMap<usize, (Name, i64)>,
     shadow: Vec<ArrayWidths>,
     across: Vec<ArrayWidths>,
@@ -1249,7 +1349,6 @@ pub(crate) fn parallel_loop(
     n: &Nest,
     on: Option<ArrayRef>,
 ) -> ParallelLoop {
-    let first = &n.levels[0];
     let mut private: BTreeSet<Name> = n
         .levels
         .iter()
@@ -1259,15 +1358,19 @@ pub(crate) fn parallel_loop(
     for v in &n.vars {
         private.remove(v);
     }
-    let reductions: Vec<ReductionSpec> = first
-        .reductions
-        .iter()
-        .map(|r| ReductionSpec {
-            op: r.op.as_str().to_string(),
-            var: r.var.clone(),
-            loc: r.loc.clone(),
-        })
-        .collect();
+    // every level's reductions: a level with one iteration (`DO K = 3, 3`) carries no
+    // dependence and lists none, while the loops inside it reduce (a fuzzed histogram lost
+    // its REDUCTION that way and summed only one process's part)
+    let mut reductions: Vec<ReductionSpec> = vec![];
+    for r in n.levels.iter().flat_map(|l| &l.reductions) {
+        if !reductions.iter().any(|x| x.var == r.var) {
+            reductions.push(ReductionSpec {
+                op: r.op.as_str().to_string(),
+                var: r.var.clone(),
+                loc: r.loc.clone(),
+            });
+        }
+    }
     for r in &reductions {
         private.remove(&r.var);
         for l in &r.loc {
@@ -1309,6 +1412,7 @@ fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> 
         name: "replicated".into(),
         distributions: vec![],
         alignments: vec![],
+        inherits: vec![],
         shadows: vec![],
         loops: vec![],
         remote: vec![],
@@ -1359,6 +1463,7 @@ fn variant(
         name,
         distributions: vec![],
         alignments: vec![],
+        inherits: vec![],
         shadows: vec![],
         loops: vec![],
         remote: vec![],
@@ -1384,8 +1489,13 @@ fn variant(
             }
             Ok(Some(mp)) => {
                 for w in mp.shadow.iter().chain(&mp.across) {
+                    // a dummy's shadow is its array's (declared where the array is)
+                    let key = match prog.bindings.get(&(n.unit, w.array.clone())).and_then(|r| home_of(prog, r)) {
+                        Some(h) => h,
+                        None => (n.unit, w.array.clone()),
+                    };
                     let e = max_shadow
-                        .entry((n.unit, w.array.clone()))
+                        .entry(key)
                         .or_insert_with(|| vec![(0, 0); w.widths.len()]);
                     for (d, (lo, hi)) in w.widths.iter().enumerate() {
                         e[d].0 = e[d].0.max(*lo);
@@ -1407,6 +1517,15 @@ fn variant(
     }
     for (ui, u) in prog.units.iter().enumerate() {
         let at = unit_ref(prog, ui);
+        // dummies bound to the template or to an array distributed by alignment with it
+        // take their actual's distribution
+        for (id, _) in aligns.iter().filter(|(id, map)| *id == tid || split_by(map, &dist)) {
+            if name_in(prog, ui, id).is_none() {
+                if let Some(d) = bound_dummy(prog, ui, id) {
+                    scheme.inherits.push(Inherit { at: at.clone(), array: d });
+                }
+            }
+        }
         let Some(tname) = name_in(prog, ui, tid) else {
             // Aligned arrays of this unit need the template declared here too.
             if aligns

@@ -76,6 +76,14 @@ pub struct Distribution {
     pub formats: Vec<Format>,
 }
 
+/// `!DVM$ INHERIT array`: a dummy argument that takes the distribution of the array every
+/// call passes in its place.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inherit {
+    pub at: UnitRef,
+    pub array: String,
+}
+
 /// A subscript of the target of an ALIGN: `a*I + b` over one align-dummy, a constant, or `*`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AlignSub {
@@ -357,6 +365,9 @@ pub struct Scheme {
     pub name: String,
     pub distributions: Vec<Distribution>,
     pub alignments: Vec<Alignment>,
+    /// Dummy arguments inheriting the distribution of their actual arguments.
+    #[serde(default)]
+    pub inherits: Vec<Inherit>,
     pub shadows: Vec<Shadow>,
     pub loops: Vec<ParallelLoop>,
     pub remote: Vec<RemoteAccess>,

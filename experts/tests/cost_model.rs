@@ -225,3 +225,36 @@ fn element_reads_in_a_print_loop_are_costed_per_read() {
     // the reads cost more than distributing the first loop saves
     assert_eq!(r.schemes[r.chosen].name, "replicated");
 }
+
+/// Arrays passed whole to subroutines (analyzer/test_data/inherit_dummies.f): the dummies
+/// every call binds to A and B are INHERIT in their subroutines and the subroutines' loops
+/// are mapped on them; C, passed as an element to a procedure whose dummy is not bound,
+/// stays replicated with the reason.
+#[test]
+fn dummies_bound_to_one_array_inherit_its_distribution() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../analyzer/test_data/inherit_dummies.f");
+    let a = analyzer::report::analyze(&[p], &Default::default());
+    let b = |u: &str, d: &str| a.program.bindings.get(&(a.program.unit_by_name(u).unwrap(), d.to_string())).cloned();
+    let root = |n: &str| Some(analyzer::interproc::ArrayRoot::Local { unit: a.program.unit_by_name("inhdum").unwrap(), name: n.into() });
+    assert_eq!(b("init", "x"), root("a"));
+    assert_eq!(b("init", "y"), root("b"));
+    assert_eq!(b("sweep", "u"), root("a"));
+    assert_eq!(b("total", "x"), root("a"), "assumed-size X(M, *) binds");
+    assert_eq!(b("zero", "w"), root("c"));
+    assert_eq!(b("twice", "w"), root("c"));
+    assert_eq!(b("scale2", "w"), None, "called with ZERO's W and with C(3)");
+    let r = dvm::run(&a, &MachineModel { processes: 4, tstart_us: 0.0, tbyte_us: 0.0, ..Default::default() });
+    let s = by_name(&r, "(BLOCK,*)");
+    assert_eq!(s.distributions.len(), 1);
+    assert_eq!((s.distributions[0].at.unit.as_str(), s.distributions[0].array.as_str()), ("inhdum", "a"));
+    let mut inh: Vec<(String, String)> = s.inherits.iter().map(|i| (i.at.unit.clone(), i.array.clone())).collect();
+    inh.sort();
+    let want: Vec<(String, String)> =
+        [("init", "x"), ("init", "y"), ("sweep", "u"), ("sweep", "v"), ("total", "x")].iter().map(|(u, d)| (u.to_string(), d.to_string())).collect();
+    assert_eq!(inh, want);
+    let on: Vec<(String, u32, String)> = s.loops.iter().map(|l| (l.at.unit.clone(), l.line, l.on.as_ref().map(|o| o.array.clone()).unwrap_or_default())).collect();
+    for (u, arr) in [("init", "x"), ("sweep", "v"), ("sweep", "u"), ("total", "x")] {
+        assert!(on.iter().any(|(lu, _, la)| lu == u && la == arr), "no loop of {u} on {arr}: {on:?}");
+    }
+    assert!(r.notes.iter().any(|n| n.contains("array C stays replicated: it is passed to a procedure")), "{:?}", r.notes);
+}

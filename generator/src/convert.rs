@@ -8,7 +8,7 @@ use analyzer::directives::{
 };
 use experts::scheme::{
     ActualKind, Actualization, AlignSub, Alignment, ArrayRef, ArrayWidths, Bound, Distribution,
-    Format, ParallelLoop, ReductionSpec, RefSub, Region, RegionUse, RemoteAccess, Shadow,
+    Format, Inherit, ParallelLoop, ReductionSpec, RefSub, Region, RegionUse, RemoteAccess, Shadow,
     SubRange, VarPart,
 };
 
@@ -254,6 +254,11 @@ pub fn align(x: &Alignment, at: At) -> Result<DirectiveKind, GenError> {
 }
 
 /// `SHADOW A(1:1,1:1)`.
+/// `INHERIT array`.
+pub fn inherit(x: &Inherit, at: At) -> Result<DirectiveKind, GenError> {
+    Ok(DirectiveKind::Inherit(vec![name(&x.array, at)?]))
+}
+
 pub fn shadow(x: &Shadow, at: At) -> Result<DirectiveKind, GenError> {
     Ok(DirectiveKind::Shadow(vec![ShadowSpec {
         name: name(&x.array, at)?,

@@ -234,6 +234,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
         };
     }
     declarations!(scheme.distributions, 0, "DISTRIBUTE", convert::distribute);
+    declarations!(scheme.inherits, 0, "INHERIT", convert::inherit);
     declarations!(scheme.alignments, 1, "ALIGN", convert::align);
     declarations!(scheme.shadows, 2, "SHADOW", convert::shadow);
 

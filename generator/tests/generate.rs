@@ -58,6 +58,7 @@ fn scheme() -> Scheme {
         name: "hand-built".into(),
         distributions: vec![],
         alignments: vec![],
+        inherits: vec![],
         shadows: vec![],
         loops: vec![],
         remote: vec![],

@@ -208,12 +208,14 @@ fn scheme_s(
                 .prop_map(|(at, line, refs)| RemoteAccess { at, line, refs, times: 1, cached: false }),
             0..2,
         );
-    (dists, aligns, shadows, loops, remote).prop_map(
-        |(distributions, alignments, shadows, loops, remote)| Scheme {
+    let inherits = vec((at(), name_s()).prop_map(|(at, array)| Inherit { at, array }), 0..2);
+    (dists, aligns, shadows, loops, remote, inherits).prop_map(
+        |(distributions, alignments, shadows, loops, remote, inherits)| Scheme {
             expert: "fuzz".into(),
             name: "fuzz".into(),
             distributions,
             alignments,
+            inherits,
             shadows,
             loops,
             remote,

@@ -1300,14 +1300,18 @@ fn inherit_check(cx: &Cx, ui: usize, key: &str) -> Option<String> {
     if !matches!(a.map, Mapping::Inherit { .. }) || a.unit.as_deref() != Some(cx.p.units[ui].name.as_str()) {
         return None;
     }
-    let dims = cx.p.semas[ui].symbol(&a.name)?.dims.clone()?;
+    let sym = cx.p.semas[ui].symbol(&a.name)?;
+    let dims = sym.dims.clone()?;
     let (mut lo, mut hi, mut known) = (vec![], vec![], vec![]);
-    for d in &dims {
+    for (k, d) in dims.iter().enumerate() {
         let l = match &d.lo_expr {
             None => Some("1".to_string()),
             Some(e) => fexpr(e),
         };
-        let h = if d.star || d.assumed { None } else { d.hi_expr.as_ref().and_then(fexpr) };
+        // the last dimension of an assumed-size dummy, or of one declared (..., 1) in the
+        // F77 manner, is any size
+        let any_size = k + 1 == dims.len() && sym.size_unknown();
+        let h = if d.star || d.assumed || any_size { None } else { d.hi_expr.as_ref().and_then(fexpr) };
         known.push(if l.is_some() { "1" } else { "0" });
         known.push(if h.is_some() { "1" } else { "0" });
         lo.push(format!("int({}, c_int64_t)", l.unwrap_or_else(|| "0".into())));

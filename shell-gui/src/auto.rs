@@ -144,7 +144,7 @@ pub fn scheme_record(s: &Scheme, chosen: bool, m: &MachineModel) -> SchemeRecord
     SchemeRecord {
         expert: s.expert.clone(),
         name: s.name.clone(),
-        distribution: json!({"distributions": s.distributions, "shadows": s.shadows}),
+        distribution: json!({"distributions": s.distributions, "shadows": s.shadows, "inherits": s.inherits}),
         alignment: json!(s.alignments),
         loops: json!({"loops": s.loops, "remote": s.remote}),
         regions: json!({"regions": s.regions, "actualizations": s.actualizations}),
@@ -236,6 +236,8 @@ pub fn scheme_from_record(r: &SchemeRecord) -> Result<Scheme> {
         name: r.name.clone(),
         distributions: de(get(&r.distribution, "distributions"))?,
         shadows: de(get(&r.distribution, "shadows"))?,
+        // absent in schemes stored before INHERIT existed
+        inherits: de(get(&r.distribution, "inherits")).unwrap_or_default(),
         alignments: de(r.alignment.clone())?,
         loops: de(get(&r.loops, "loops"))?,
         remote: de(get(&r.loops, "remote"))?,
