@@ -26,6 +26,12 @@ pub(crate) enum SubForm {
         offset: i64,
     },
     Const(i64),
+    /// `var + offset`, var a scalar the nest does not change (an enclosing loop's variable,
+    /// say): the same element in every iteration of one execution of the nest.
+    Invariant {
+        var: Name,
+        offset: i64,
+    },
     Other,
 }
 
@@ -497,6 +503,8 @@ fn make_nest(
         }
     });
     let f = |n: &str| sema.param(n).and_then(|c| c.as_int());
+    // scalars the nest writes (also through calls): not invariant
+    let written: BTreeSet<&str> = raw.iter().filter(|a| a.write).map(|a| a.name.as_str()).collect();
     let accesses = raw
         .iter()
         .filter(|a| sema.is_array(&a.name))
@@ -515,6 +523,11 @@ fn make_nest(
                                 SubForm::Var {
                                     var: v.clone(),
                                     coeff: *c,
+                                    offset: l.constant,
+                                }
+                            } else if *c == 1 && !written.contains(v.as_str()) && !sema.is_array(v) && sema.param(v).is_none() {
+                                SubForm::Invariant {
+                                    var: v.clone(),
                                     offset: l.constant,
                                 }
                             } else {
@@ -980,6 +993,10 @@ fn ref_subs(subs: &[SubForm]) -> Vec<RefSub> {
                 offset: *offset,
             },
             SubForm::Const(c) => RefSub::Const(*c),
+            SubForm::Invariant { var, offset } => RefSub::Var {
+                var: var.clone(),
+                offset: *offset,
+            },
             _ => RefSub::All,
         })
         .collect()
@@ -1011,10 +1028,11 @@ fn distributed_map<'a>(
 
 /// Whether nest `n` can run as ordinary code on every process when this distribution does
 /// not fit it: no procedure it calls touches a distributed array, it assigns no whole
-/// distributed array, and it does not both read and write one distributed array (what it
-/// only reads comes through the runtime's read caches, what it only writes the owners
-/// store; a Gauss-Seidel sweep would fetch element by element and keeps the variant
-/// rejected).
+/// distributed array, and it does not both read and write one distributed array when its
+/// loops carry a dependence (a Gauss-Seidel sweep would fetch element by element: the
+/// variant is rejected). What it reads comes from the owners (through the runtime's read
+/// caches, or one broadcast an element of an array it also writes), what it writes the
+/// owners store; the cost model weighs it.
 fn host_runnable(
     prog: &analyzer::program::Program,
     n: &Nest,
@@ -1027,9 +1045,10 @@ fn host_runnable(
         .filter(|a| distributed_map(prog, n.unit, &a.array, dist, aligns).is_some())
         .collect();
     touched.iter().all(|a| !a.via_call && (a.subs.is_some() || !a.write))
-        && !touched
-            .iter()
-            .any(|a| a.write && touched.iter().any(|b| !b.write && b.array == a.array))
+        && !(n.across
+            && touched
+                .iter()
+                .any(|a| a.write && touched.iter().any(|b| !b.write && b.array == a.array)))
 }
 
 /// Map a nest onto the distribution `dist` (template dims that are BLOCK). Err: why not.
@@ -1054,7 +1073,10 @@ fn map_nest(
     }
     // Owner candidates: accesses whose subscripts on every distributed template dim are
     // distinct nest variables with coefficient 1, covering all distributed dims.
-    let owner_of = |a: &Acc| -> Option<BTreeMap<usize, (Name, i64)>> {
+    // Second choice (issue 17 cause 4): a distributed dimension indexed by a scalar the nest
+    // does not change or by a constant: one execution of the nest runs on the processes
+    // owning that index (a nest inside a sequential loop over the distributed dimension).
+    let owner_with = |a: &Acc, invariant: bool| -> Option<BTreeMap<usize, (Name, i64)>> {
         let m = dist_of(&a.array)?;
         let subs = a.subs.as_ref()?;
         let mut own = BTreeMap::new();
@@ -1069,6 +1091,12 @@ fn map_nest(
                         } => {
                             own.insert(*t, (var.clone(), offset + off));
                         }
+                        SubForm::Invariant { var, offset } if invariant => {
+                            own.insert(*t, (var.clone(), offset + off));
+                        }
+                        SubForm::Const(c) if invariant => {
+                            own.insert(*t, (format!("#{t}"), c + off));
+                        }
                         _ => return None,
                     }
                 }
@@ -1079,13 +1107,22 @@ fn map_nest(
         let vars: BTreeSet<&Name> = own.values().map(|(v, _)| v).collect();
         (own.len() == dist.len() && vars.len() == own.len()).then_some(own)
     };
-    let best = touched
-        .iter()
-        .filter(|a| a.write)
-        .find_map(|a| owner_of(a).map(|o| (*a, o)))
-        .or_else(|| touched.iter().find_map(|a| owner_of(a).map(|o| (*a, o))));
+    let choose = |inv: bool| {
+        touched
+            .iter()
+            .filter(|a| a.write)
+            .find_map(|a| owner_with(a, inv).map(|o| (*a, o)))
+            .or_else(|| touched.iter().find_map(|a| owner_with(a, inv).map(|o| (*a, o))))
+    };
+    let plain = choose(false);
+    // an ON with invariant subscripts that does not fit the nest's other references leaves
+    // the nest unalignable (it may still run as ordinary code, costed)
+    let via_invariant = plain.is_none();
+    let unalignable = format!("the loop at line {} cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable)", n.line);
+    let unfit = |text: String| if via_invariant { Unfit::Unalignable(unalignable.clone()) } else { Unfit::Other(text) };
+    let best = plain.or_else(|| choose(true));
     let Some((on_acc, owner)) = best else {
-        return Err(Unfit::Unalignable(format!("the loop at line {} cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable)", n.line)));
+        return Err(Unfit::Unalignable(unalignable));
     };
     let mut shadow: BTreeMap<Name, (Vec<(u32, u32)>, bool)> = BTreeMap::new();
     let mut remote: Vec<ArrayRef> = vec![];
@@ -1093,7 +1130,7 @@ fn map_nest(
         let m = dist_of(&a.array).expect("touched");
         let Some(subs) = &a.subs else {
             if a.write {
-                return Err(Unfit::Other(format!(
+                return Err(unfit(format!(
                     "line {}: the whole array {} is written inside the parallel loop at line {}",
                     a.line,
                     upper(&a.array),
@@ -1107,7 +1144,7 @@ fn map_nest(
             continue;
         };
         if a.via_call {
-            return Err(Unfit::Other(format!("line {}: a procedure called in the loop at line {} accesses the distributed array {}", a.line, n.line, upper(&a.array))));
+            return Err(unfit(format!("line {}: a procedure called in the loop at line {} accesses the distributed array {}", a.line, n.line, upper(&a.array))));
         }
         let mut shifts = vec![0i64; subs.len()];
         let mut local = true;
@@ -1122,12 +1159,14 @@ fn map_nest(
                     coeff: 1,
                     offset,
                 } if var == ov => shifts[d] = offset + off - oshift,
+                SubForm::Invariant { var, offset } if var == ov => shifts[d] = offset + off - oshift,
+                SubForm::Const(c) if *ov == format!("#{t}") => shifts[d] = c + off - oshift,
                 _ => local = false,
             }
         }
         if !local {
             if a.write {
-                return Err(Unfit::Other(format!("line {}: {} is written at an element that is not owned by the iteration (loop at line {})", a.line, upper(&a.array), n.line)));
+                return Err(unfit(format!("line {}: {} is written at an element that is not owned by the iteration (loop at line {})", a.line, upper(&a.array), n.line)));
             }
             remote.push(ArrayRef {
                 array: a.array.clone(),
@@ -1138,8 +1177,19 @@ fn map_nest(
         if shifts.iter().all(|s| *s == 0) {
             continue;
         }
+        let invariant_shift = shifts.iter().enumerate().any(|(d, s)| {
+            *s != 0 && m[d].is_some_and(|(t, _)| owner.get(&t).is_some_and(|(v, _)| !n.vars.contains(v)))
+        });
+        if invariant_shift && n.across {
+            return Err(unfit(format!(
+                "line {}: {} is read at another index of a distributed dimension the pipelined (ACROSS) loop at line {} does not iterate over",
+                a.line,
+                upper(&a.array),
+                n.line
+            )));
+        }
         if a.write {
-            return Err(Unfit::Other(format!("line {}: {} is written at a neighbour's element (shift {:?}) in the loop at line {}", a.line, upper(&a.array), shifts, n.line)));
+            return Err(unfit(format!("line {}: {} is written at a neighbour's element (shift {:?}) in the loop at line {}", a.line, upper(&a.array), shifts, n.line)));
         }
         let e = shadow
             .entry(a.array.clone())
@@ -1157,7 +1207,7 @@ fn map_nest(
     }
     let mut across = vec![];
     let mut renew = vec![];
-    let mut local_across = across_local_widths(n, &|a: &str| dist_of(a).cloned(), dist).map_err(Unfit::Other)?;
+    let mut local_across = across_local_widths(n, &|a: &str| dist_of(a).cloned(), dist).map_err(unfit)?;
     for (array, (widths, corner)) in shadow {
         let mut aw = ArrayWidths {
             array: array.clone(),
@@ -1185,6 +1235,16 @@ fn map_nest(
     }
     remote.sort_by(|a, b| a.array.cmp(&b.array));
     remote.dedup();
+    // a REMOTE_ACCESS reads a copy gathered before the loop: of an array the loop also
+    // writes, it could be stale (the runtime refuses it)
+    if let Some(r) = remote.iter().find(|r| touched.iter().any(|a| a.write && a.array == r.array)) {
+        return Err(unfit(format!(
+            "the loop at line {} reads elements of {} other processes own and also writes {}",
+            n.line,
+            upper(&r.array),
+            upper(&r.array)
+        )));
+    }
     Ok(Some(Mapped {
         on: ArrayRef {
             array: on_acc.array.clone(),
@@ -1195,6 +1255,24 @@ fn map_nest(
         across,
         remote,
     }))
+}
+
+/// Replicated arrays a nest assigns (not distributed in this variant, not private, not
+/// reductions), with their size in bytes (1,000 elements when unknown): a distributed loop
+/// merges them after it.
+fn merged_arrays(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Vec<(Name, f64)> {
+    let sema = &prog.semas[n.unit];
+    let private: BTreeSet<&Name> = n.levels.iter().flat_map(|l| l.private.iter()).collect();
+    let reduced: BTreeSet<&Name> = n.levels.iter().flat_map(|l| l.reductions.iter().map(|r| &r.var)).collect();
+    let mut out: Vec<(Name, f64)> = vec![];
+    for a in n.accesses.iter().filter(|a| a.write && !a.via_call) {
+        if distributed_map(prog, n.unit, &a.array, dist, aligns).is_some() || private.contains(&a.array) || reduced.contains(&a.array) || out.iter().any(|(x, _)| *x == a.array) {
+            continue;
+        }
+        let Some(s) = sema.symbol(&a.array) else { continue };
+        out.push((a.array.clone(), s.elements().unwrap_or(1000).max(1) as f64 * s.ty.bytes() as f64));
+    }
+    out
 }
 
 /// The dimensions of `array` along which an ACROSS clause can name a dependence carried by
@@ -1642,14 +1720,22 @@ fn variant(
     let hops = procs.log2().ceil().max(1.0);
     for i in host.keys() {
         let n = &nests[*i];
-        let reads = n
-            .accesses
-            .iter()
-            .filter(|a| !a.write && distributed_map(prog, n.unit, &a.array, &dist, aligns).is_some())
-            .count() as f64
-            * n.iterations
-            * n.times;
-        let comm = (reads / 2048.0).ceil() * hops * m.message_s(2048.0 * 8.0);
+        // reads of arrays the nest does not write come through the read cache (a box of
+        // about 2,048 elements a message), the others one broadcast each
+        let dist_reads = |written: bool| {
+            n.accesses
+                .iter()
+                .filter(|a| {
+                    !a.write
+                        && distributed_map(prog, n.unit, &a.array, &dist, aligns).is_some()
+                        && n.accesses.iter().any(|b| b.write && b.array == a.array) == written
+                })
+                .count() as f64
+                * n.iterations
+                * n.times
+        };
+        let (cached, single) = (dist_reads(false), dist_reads(true));
+        let comm = (cached / 2048.0).ceil() * hops * m.message_s(2048.0 * 8.0) + single * hops * m.message_s(8.0);
         let comp = n.work_s * n.times;
         scheme.estimate.computation += comp;
         scheme.estimate.communication += comm;
@@ -1853,10 +1939,23 @@ fn estimate(
                 continue;
             };
             // Computation: the iterations of the distributed dimensions are split over the grid.
+            // A dimension the nest does not iterate over (ON A(I, J, K) inside a sequential
+            // loop over K) splits the executions instead: each process runs those of its
+            // planes, concurrently only when nothing synchronizes the processes at every
+            // execution (shadow renewal, a pipeline, reduction, gather or merge); otherwise
+            // the others wait for the owner and the dimension saves nothing.
+            let merged = merged_arrays(prog, n, dist, aligns);
+            let sema = &prog.semas[n.unit];
+            let synchronized = !mp.shadow.is_empty()
+                || !mp.across.is_empty()
+                || !mp.remote.is_empty()
+                || !merged.is_empty()
+                || n.levels.iter().any(|l| !l.reductions.is_empty());
             let split: f64 = mp
                 .owner
-                .keys()
-                .map(|t| {
+                .iter()
+                .filter(|(_, (v, _))| n.vars.contains(v) || !synchronized)
+                .map(|(t, _)| {
                     let k = dims
                         .iter()
                         .position(|x| x == t)
@@ -1918,15 +2017,25 @@ fn estimate(
             // Reductions: a tree over the processes.
             // (an array reduction carries the whole array: its declared size, 8 bytes an
             // element; one of unknown size counts as 1,000 elements)
-            let sema = &prog.semas[n.unit];
-            let nred: f64 = n.levels[0]
-                .reductions
+            let mut seen_red = BTreeSet::new();
+            let nred: f64 = n
+                .levels
                 .iter()
+                .flat_map(|l| &l.reductions)
+                .filter(|r| seen_red.insert(r.var.clone()))
                 .map(|r| match sema.symbol(&r.var).filter(|s| s.is_array()) {
                     Some(s) => s.elements().unwrap_or(1000).max(1) as f64,
                     None => 1.0,
                 })
                 .sum();
+            // Replicated arrays the distributed loop writes: every process gets the others'
+            // elements after it (sapfor_merge_begin/end), the whole array each execution
+            for (name, bytes) in &merged {
+                let _ = name;
+                if p > 1.0 {
+                    msg_time += p.log2().ceil() * m.message_s(*bytes);
+                }
+            }
             if nred > 0.0 && p > 1.0 {
                 msg_time += p.log2().ceil() * m.message_s(8.0 * nred);
             }

@@ -1516,6 +1516,9 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     // ON: clip the bounds. `on_split`: the ON array and its dimensions that divide the
     // iterations between processes (for combining reductions: see sapfor_red_end)
     let mut on_split: (String, i32) = (String::new(), 0);
+    // ON subscripts that no loop of the tuple indexes (`ON A(I, J, K)` inside a sequential
+    // loop over K, `ON A(I, J, 1)`): the iterations run on the processes owning that index
+    let mut guards: Vec<String> = vec![];
     if let Some(on) = &pl.on {
         let Some(key) = vis.get(&on.name.to_ascii_lowercase()).cloned() else {
             cx.err(fid, line, format!("PARALLEL ON {}: not a distributed array", on.name));
@@ -1557,14 +1560,31 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         }
                     }
                     if !done && split[d] {
-                        cx.err(fid, line, "PARALLEL ON: a distributed dimension must be indexed by a loop variable");
-                        return;
+                        guards.push(format!("sapfor_on(sh_{key}, {}, int({e}))", d + 1));
+                        on_split.1 |= 1 << d;
                     }
                 }
                 Subscript::Range(..) => {
                     cx.err(fid, line, "PARALLEL ON: ranges are not allowed");
                     return;
                 }
+            }
+        }
+    }
+    if !guards.is_empty() {
+        // the outermost loop is empty on the other processes (its upper bound moved below
+        // the lower one): the host loop, the kernel and OpenMP all take these bounds
+        let h = headers[0];
+        let step = match &h.kind {
+            StmtKind::Do { step: Some(st), .. } => sema.eval_int(st).unwrap_or(1),
+            _ => 1,
+        };
+        let t = cx.current_lines(h).swap_remove(0);
+        match guard_header(&t, &guards.join(" * "), step) {
+            Some(new) => cx.replace_stmt(h, vec![new]),
+            None => {
+                cx.err(h.span.file, h.span.line, "cannot read this DO statement");
+                return;
             }
         }
     }
@@ -2089,21 +2109,31 @@ fn clip_header(t: &str, key: &str, d: usize, c: i64, step: i64) -> Option<String
         1 => format!("{}= max({first}, {lo}), min({last}, {hi})", &t[..eq]),
         // the first of first, first + step, ... at or above the local lower bound: the
         // iterations keep their values, only the ones of other processes are left out
-        s if s > 1 => format!(
-            "{}= ({first}) + ((max({first}, {lo}) - ({first}) + {}) / {s}) * {s}, min({last}, {hi}), {s}",
-            &t[..eq],
-            s - 1
-        ),
+        // (a function of the runtime module: gfortran 12 fails (ICE in gfc_trans_omp_do) on
+        // some such expressions written out in the bounds of an OpenMP loop)
+        s if s > 1 => format!("{}= sapfor_first_up(int({first}), {lo}, {s}), min({last}, {hi}), {s}", &t[..eq]),
         // downwards: the first at or below the local upper bound
-        s => {
-            let a = -s;
-            format!(
-                "{}= ({first}) - ((({first}) - min({first}, {hi}) + {}) / {a}) * {a}, max({last}, {lo}), {s}",
-                &t[..eq],
-                a - 1
-            )
-        }
+        s => format!("{}= sapfor_first_down(int({first}), {hi}, {}), max({last}, {lo}), {s}", &t[..eq], -s),
     })
+}
+
+/// `DO [label] var = lo, hi [, step]` -> the same loop where `on` (an integer expression, 1
+/// or 0) is 1, no iteration elsewhere: the last bound becomes one step before the first
+/// (integer arithmetic: gfortran 12 fails on MERGE in the bounds of an OpenMP loop).
+fn guard_header(t: &str, on: &str, step: i64) -> Option<String> {
+    let eq = text::assign_eq(t)?;
+    let parts = text::split_top(&t[eq + 1..], ',');
+    if parts.len() < 2 || parts.len() > 3 {
+        return None;
+    }
+    let (first, last) = (parts[0].trim(), parts[1].trim());
+    let rest = parts.get(2).map(|x| format!(", {}", x.trim())).unwrap_or_default();
+    let last = if step < 0 {
+        format!("({first}) + 1 + (({last}) - ({first}) - 1) * {on}")
+    } else {
+        format!("({first}) - 1 + (({last}) - ({first}) + 1) * {on}")
+    };
+    Some(format!("{}= {first}, {last}{rest}", &t[..eq]))
 }
 
 /// `do [label] var = lo, hi [, step]` -> (`do [label] sapfor_okN = a, b`, the statement that

@@ -384,6 +384,24 @@ contains
       sapfor_ahi(h, d) = int(sapfor_aub(h, int(d, c_int)))
     end do
   end subroutine
+  ! the first of f, f + s, f + 2s, ... at or above lo (a stepped parallel loop's first local
+  ! iteration; s > 0), and the first of f, f - a, ... at or below hi (a > 0)
+  integer function sapfor_first_up(f, lo, s)
+    integer, intent(in) :: f, lo, s
+    sapfor_first_up = f + ((max(f, lo) - f + s - 1) / s) * s
+  end function
+  integer function sapfor_first_down(f, hi, a)
+    integer, intent(in) :: f, hi, a
+    sapfor_first_down = f - ((f - min(f, hi) + a - 1) / a) * a
+  end function
+  ! 1 when this process owns index i of dimension d of array h (its owned range), else 0:
+  ! a parallel loop whose ON subscript there is not a loop variable runs only where it is 1
+  integer function sapfor_on(h, d, i)
+    integer(c_int64_t), intent(in) :: h
+    integer, intent(in) :: d, i
+    sapfor_on = 0
+    if (sapfor_lo(h, d) <= i .and. i <= sapfor_hi(h, d)) sapfor_on = 1
+  end function
   ! owner-computes test for an assignment outside parallel loops
   logical function sapfor_owns(h, idx, src)
     integer(c_int64_t), intent(in) :: h, src

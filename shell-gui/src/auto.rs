@@ -110,6 +110,39 @@ pub fn for_target(
     r
 }
 
+/// `--auto` never chooses a variant the runtime refuses: the chosen scheme's program goes
+/// through the runtime's converter, and while it is refused the next cheapest is taken (the
+/// replicated scheme always converts), with a note naming the refusal.
+pub fn settle_runnable(analysis: &analyzer::report::Analysis, result: &mut experts::dvm::DvmResult) -> Result<()> {
+    let mut refused: BTreeSet<usize> = BTreeSet::new();
+    loop {
+        let s = &result.schemes[result.chosen];
+        if s.distributions.is_empty() && s.inherits.is_empty() {
+            return Ok(());
+        }
+        let (files, _) = generate_settled(analysis, s)?;
+        let why = runtime_refusals(&analysis.program, &files)?;
+        if why.is_empty() {
+            return Ok(());
+        }
+        refused.insert(result.chosen);
+        let Some(next) = (0..result.schemes.len())
+            .filter(|i| !refused.contains(i))
+            .min_by(|a, b| result.schemes[*a].estimate.total.total_cmp(&result.schemes[*b].estimate.total))
+        else {
+            return Ok(());
+        };
+        result.notes.push(format!(
+            "variant {} is the cheapest but the runtime refuses its program ({}{}): {} is chosen instead",
+            result.schemes[result.chosen].name,
+            why[0],
+            if why.len() > 1 { format!(" and {} more", why.len() - 1) } else { String::new() },
+            result.schemes[next].name
+        ));
+        result.chosen = next;
+    }
+}
+
 pub fn machine_model(path: Option<&Path>, procs: Option<u32>) -> Result<MachineModel> {
     let mut m = match path {
         Some(p) => {
@@ -453,7 +486,43 @@ pub fn verify_actuality(
     program: &analyzer::program::Program,
     files: &[generator::GeneratedFile],
 ) -> Result<Vec<String>> {
-    let dir = std::env::temp_dir().join(format!("sapfor-check-{}", std::process::id()));
+    let reread = read_back(program, files)?;
+    let mut out: Vec<String> = experts::dvmh::check::check(&reread)
+        .into_iter()
+        .map(|f| {
+            let file = std::path::Path::new(&f.file)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or(f.file.clone());
+            format!("{file}:{}: {}", f.line, f.message)
+        })
+        .collect();
+    if reread.has_errors() {
+        out.push("the generated text does not read back without errors".into());
+    }
+    Ok(out)
+}
+
+/// What the runtime's converter refuses in the generated program (`sapfor build` would stop
+/// there), one message per refusal with the generated file's name and line; empty when it
+/// converts.
+pub fn runtime_refusals(program: &analyzer::program::Program, files: &[generator::GeneratedFile]) -> Result<Vec<String>> {
+    let reread = read_back(program, files)?;
+    Ok(match runtime::convert::convert(&reread) {
+        Ok(_) => vec![],
+        Err(diags) => diags
+            .iter()
+            .map(|d| match &d.location {
+                Some(l) => format!("{}:{}: {}", std::path::Path::new(&l.file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), l.line, d.message),
+                None => d.message.clone(),
+            })
+            .collect(),
+    })
+}
+
+/// The generated text read back by the analyzer, as `sapfor build` would read it.
+fn read_back(program: &analyzer::program::Program, files: &[generator::GeneratedFile]) -> Result<analyzer::program::Program> {
+    let dir = std::env::temp_dir().join(format!("sapfor-check-{}-{}", std::process::id(), READ_BACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut paths = vec![];
     let mut include_dirs = vec![];
@@ -485,22 +554,11 @@ pub fn verify_actuality(
         overrides: vec![],
     };
     let reread = analyzer::program::load(&paths, &opts);
-    let mut out: Vec<String> = experts::dvmh::check::check(&reread)
-        .into_iter()
-        .map(|f| {
-            let file = std::path::Path::new(&f.file)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or(f.file.clone());
-            format!("{file}:{}: {}", f.line, f.message)
-        })
-        .collect();
-    if reread.has_errors() {
-        out.push("the generated text does not read back without errors".into());
-    }
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(out)
+    Ok(reread)
 }
+
+static READ_BACKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn fmt_s(s: f64) -> String {
     format!("{s:.6} s")
@@ -529,6 +587,7 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
         bail!("the program has errors (see above): no parallel version was generated");
     }
     let mut result = schemes_for(&analysis, &machine, a.target);
+    settle_runnable(&analysis, &mut result)?;
     lap("experts", &mut phases);
     let (written, settled) = plan_program(
         &analysis,
@@ -782,4 +841,42 @@ pub fn verify(v: VerifyArgs) -> Result<ExitCode> {
         println!("{} problem(s) with the data movement", findings.len());
     }
     Ok(ExitCode::from(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use experts::scheme::{Distribution, Format, UnitRef};
+
+    /// The cheapest variant distributes an array the runtime cannot distribute (an
+    /// ALLOCATABLE one): `--auto` takes the next cheapest, the replicated one, and says why.
+    #[test]
+    fn a_variant_the_runtime_refuses_is_never_chosen() {
+        let dir = std::env::temp_dir().join(format!("sapfor-settle-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = dir.join("al.f90");
+        std::fs::write(
+            &src,
+            "program al\n  real, allocatable :: a(:)\n  integer :: i\n  allocate(a(100))\n  do i = 1, 100\n    a(i) = i\n  end do\n  print *, sum(a)\nend program\n",
+        )
+        .unwrap();
+        let analysis = analyzer::report::analyze(&[src.clone()], &Default::default());
+        let mut result = schemes_for(&analysis, &MachineModel::default(), Target::Dvm);
+        assert_eq!(result.schemes.len(), 1, "only the replicated scheme: {:?}", result.notes);
+        let mut bad = result.schemes[0].clone();
+        bad.name = "(BLOCK)".into();
+        bad.distributions = vec![Distribution {
+            at: UnitRef { file: src.display().to_string(), unit: "al".into() },
+            array: "a".into(),
+            formats: vec![Format::Block],
+        }];
+        bad.estimate.total = -1.0;
+        result.schemes.insert(0, bad);
+        result.chosen = 0;
+        settle_runnable(&analysis, &mut result).unwrap();
+        assert_eq!(result.schemes[result.chosen].name, "replicated");
+        let note = result.notes.iter().find(|n| n.contains("variant (BLOCK) is the cheapest but the runtime refuses")).expect("a note");
+        assert!(note.contains("al.f90:") && note.contains("ALLOCATABLE"), "{note}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

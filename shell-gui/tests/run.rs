@@ -576,6 +576,22 @@ fn inherit_dummies_take_the_distribution_of_their_actual_arguments() {
     );
 }
 
+/// PARALLEL loops whose ON subscript in a distributed dimension is not one of their loop
+/// variables (inside a sequential loop over that dimension, a constant plane, downwards,
+/// with a reduction, a shadow edge and a replicated array written): each execution runs on
+/// the processes owning that index.
+#[test]
+fn parallel_loops_on_an_invariant_plane_run_where_it_lives() {
+    handwritten(
+        "on_invariant",
+        &[
+            &["--np", "5"],
+            &["--np", "3", "--check"],
+            &["--devices", "emu", "--np", "2"],
+        ],
+    );
+}
+
 /// What INHERIT cannot take is refused with the file and line: a dummy declared with another
 /// shape (at run time, by the entry check), a non-distributed actual, a call inside a
 /// parallel loop, a distributed element passed to a procedure.

@@ -16,7 +16,7 @@ C     variants (the reasons name the file and the unit; two sweeps).
    40 CONTINUE
       DO 50 J = 2, N - 1
       DO 50 I = 2, N - 1
-         A(I,J) = (A(I+1,J-1) + A(I-1,J+1) + A(I,J)) / 3
+         A(I,J) = (A(I-1,J) + A(I+1,J-1) + A(I-1,J+1)) / 3
    50 CONTINUE
       S = 0.0D0
       DO 60 J = 1, N
