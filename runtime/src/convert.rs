@@ -1560,7 +1560,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         }
                     }
                     if !done && split[d] {
-                        guards.push(format!("sapfor_on(sh_{key}, {}, int({e}))", d + 1));
+                        guards.push(format!("sapfor_on(sh_{key}, {}, ({e}))", d + 1));
                         on_split.1 |= 1 << d;
                     }
                 }
@@ -2111,15 +2111,17 @@ fn clip_header(t: &str, key: &str, d: usize, c: i64, step: i64) -> Option<String
         // iterations keep their values, only the ones of other processes are left out
         // (a function of the runtime module: gfortran 12 fails (ICE in gfc_trans_omp_do) on
         // some such expressions written out in the bounds of an OpenMP loop)
-        s if s > 1 => format!("{}= sapfor_first_up(int({first}), {lo}, {s}), min({last}, {hi}), {s}", &t[..eq]),
+        s if s > 1 => format!("{}= sapfor_first_up(({first}), {lo}, {s}), min({last}, {hi}), {s}", &t[..eq]),
         // downwards: the first at or below the local upper bound
-        s => format!("{}= sapfor_first_down(int({first}), {hi}, {}), max({last}, {lo}), {s}", &t[..eq], -s),
+        s => format!("{}= sapfor_first_down(({first}), {hi}, {}), max({last}, {lo}), {s}", &t[..eq], -s),
     })
 }
 
 /// `DO [label] var = lo, hi [, step]` -> the same loop where `on` (an integer expression, 1
-/// or 0) is 1, no iteration elsewhere: the last bound becomes one step before the first
-/// (integer arithmetic: gfortran 12 fails on MERGE in the bounds of an OpenMP loop).
+/// or 0) is 1, no iteration elsewhere: the last bound becomes one step before the first.
+/// A function of the runtime module computes it: gfortran 12 fails (an internal compiler
+/// error in gfc_trans_omp_do) on such arithmetic, or a MERGE, written out in the bounds of
+/// an OpenMP loop.
 fn guard_header(t: &str, on: &str, step: i64) -> Option<String> {
     let eq = text::assign_eq(t)?;
     let parts = text::split_top(&t[eq + 1..], ',');
@@ -2128,12 +2130,7 @@ fn guard_header(t: &str, on: &str, step: i64) -> Option<String> {
     }
     let (first, last) = (parts[0].trim(), parts[1].trim());
     let rest = parts.get(2).map(|x| format!(", {}", x.trim())).unwrap_or_default();
-    let last = if step < 0 {
-        format!("({first}) + 1 + (({last}) - ({first}) - 1) * {on}")
-    } else {
-        format!("({first}) - 1 + (({last}) - ({first}) + 1) * {on}")
-    };
-    Some(format!("{}= {first}, {last}{rest}", &t[..eq]))
+    Some(format!("{}= {first}, sapfor_on_last(({first}), ({last}), {step}, {on}){rest}", &t[..eq]))
 }
 
 /// `do [label] var = lo, hi [, step]` -> (`do [label] sapfor_okN = a, b`, the statement that

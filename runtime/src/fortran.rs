@@ -384,21 +384,35 @@ contains
       sapfor_ahi(h, d) = int(sapfor_aub(h, int(d, c_int)))
     end do
   end subroutine
+  ! (arguments by value: gfortran 12 failed, an internal compiler error, on a temporary such
+  ! as int(J) given by reference inside the bounds of an OpenMP loop)
   ! the first of f, f + s, f + 2s, ... at or above lo (a stepped parallel loop's first local
   ! iteration; s > 0), and the first of f, f - a, ... at or below hi (a > 0)
   integer function sapfor_first_up(f, lo, s)
-    integer, intent(in) :: f, lo, s
+    integer, value :: f, lo, s
     sapfor_first_up = f + ((max(f, lo) - f + s - 1) / s) * s
   end function
   integer function sapfor_first_down(f, hi, a)
-    integer, intent(in) :: f, hi, a
+    integer, value :: f, hi, a
     sapfor_first_down = f - ((f - min(f, hi) + a - 1) / a) * a
+  end function
+  ! the last bound of a loop from f to l by s that runs only where on is 1 (else one step
+  ! before f: no iteration)
+  integer function sapfor_on_last(f, l, s, on)
+    integer, value :: f, l, s, on
+    if (on /= 0) then
+      sapfor_on_last = l
+    else if (s < 0) then
+      sapfor_on_last = f + 1
+    else
+      sapfor_on_last = f - 1
+    end if
   end function
   ! 1 when this process owns index i of dimension d of array h (its owned range), else 0:
   ! a parallel loop whose ON subscript there is not a loop variable runs only where it is 1
   integer function sapfor_on(h, d, i)
-    integer(c_int64_t), intent(in) :: h
-    integer, intent(in) :: d, i
+    integer(c_int64_t), value :: h
+    integer, value :: d, i
     sapfor_on = 0
     if (sapfor_lo(h, d) <= i .and. i <= sapfor_hi(h, d)) sapfor_on = 1
   end function

@@ -106,7 +106,7 @@ fn refusals_name_file_and_line() {
     // a constant step: the first local iteration keeps the loop's own values
     let out = conv("ok.fdv", "      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\nCDVM$ PARALLEL (I) ON A(I)\n      DO I = 10, 1, -3\n      A(I) = 0\n      ENDDO\n      END\n").unwrap();
     assert!(
-        out.contains("DO I = sapfor_first_down(int(10), sapfor_hi(sh_p_a, 1), 3), max(1, sapfor_lo(sh_p_a, 1)), -3"),
+        out.contains("DO I = sapfor_first_down((10), sapfor_hi(sh_p_a, 1), 3), max(1, sapfor_lo(sh_p_a, 1)), -3"),
         "{out}"
     );
     let e = err_of("      PROGRAM P\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\nCDVM$ PARALLEL (I) ON A(I)\n      DO I = 1, 10\n      A(I) = 0\n      PRINT *, I\n      ENDDO\n      END\n");
