@@ -487,6 +487,10 @@ impl<'a> Analyzer<'a> {
         }
         if info.trip_count.is_none() {
             info.trip_estimate = self.trip_estimate(&var, info.step, &accesses);
+            // compressed rows `DO K = P(J), P(J+1) - 1`: the rows share those elements
+            if let (Some(t), Some(rows)) = (info.trip_estimate, self.csr_rows(lo, hi)) {
+                info.trip_estimate = Some((t / rows).max(1));
+            }
         }
         // Also the loop's own header: its bounds are read once, not per iteration.
         self.control_blockers(&stmts, body, &mut info);
@@ -1914,6 +1918,30 @@ impl<'a> Analyzer<'a> {
         }
         let step = step.filter(|s| *s != 0).unwrap_or(1).abs();
         best.map(|b| ((b + step - 1) / step) as u64)
+    }
+
+    /// The rows of a compressed-row loop `DO K = P(J), P(J+1) - 1` (a row pointer array P of
+    /// constant extent): its extent less one. The arrays K indexes hold every row's
+    /// elements, so one row has about their extent divided by this (NPB CG's
+    /// `DO K = ROWSTR(J), ROWSTR(J+1)-1` over COLIDX(K): 1.8 million elements in 7,000
+    /// rows, not 1.8 million a row).
+    fn csr_rows(&self, lo: &Expr, hi: &Expr) -> Option<u64> {
+        let Expr::Ref(p, a) = lo else { return None };
+        let Expr::Binary(crate::ast::BinOp::Sub, x, one) = hi else { return None };
+        if !matches!(**one, Expr::Int(1)) {
+            return None;
+        }
+        let Expr::Ref(p2, b) = &**x else { return None };
+        if p != p2 || a.len() != 1 || b.len() != 1 || !self.sema.is_array(p) {
+            return None;
+        }
+        let cl = const_lin(self.sema);
+        let (la, lb) = (linearize(a[0].expr()?, &cl)?, linearize(b[0].expr()?, &cl)?);
+        if la.terms != lb.terms || lb.constant != la.constant + 1 || la.terms.is_empty() {
+            return None;
+        }
+        let extent = self.sema.symbol(p)?.dims.as_ref()?.first()?.extent()?;
+        (extent > 1).then(|| (extent - 1) as u64)
     }
 
     /// `lin` where statement `at` evaluates the expression: a scalar assigned a linear form

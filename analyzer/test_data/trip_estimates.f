@@ -4,10 +4,13 @@ C     known, but the arrays they index are
 C     declared with constant extents, and a legal program stays inside
 C     them. The cost model uses those extents (U(0:11,...): at most 12
 C     iterations) instead of a default of 100. A dummy declared B(1) is
-C     the F77 "any size" idiom: it bounds nothing.
+C     the F77 "any size" idiom: it bounds nothing. Compressed rows
+C     DO K = IA(J), IA(J+1) - 1 share the 60 elements of V between the
+C     10 rows IA describes: about 6 a row.
       PROGRAM TRIPS
       INTEGER NX, NZ
-      DOUBLE PRECISION U(0:11, 0:11, 0:5), W(40)
+      DOUBLE PRECISION U(0:11, 0:11, 0:5), W(40), V(60)
+      INTEGER IA(11)
       NX = ICHAR('A') - 53
       NZ = ICHAR('0') - 42
 C EXPECT: parallel
@@ -17,7 +20,17 @@ C EXPECT: parallel
             U(I, 3, K) = I + K
    10 CONTINUE
       CALL FILL(W, NX)
-      WRITE (*, *) U(1, 3, 1), W(2)
+C EXPECT: parallel
+      DO J = 1, 11
+         IA(J) = 1 + (J - 1) * 6
+      END DO
+C EXPECT: sequential blockers(dep)
+      DO 30 J = 1, 10
+C EXPECT: parallel
+         DO 30 KK = IA(J), IA(J + 1) - 1
+            V(KK) = J
+   30 CONTINUE
+      WRITE (*, *) U(1, 3, 1), W(2), V(7)
       END
 
       SUBROUTINE FILL(B, N)

@@ -15,6 +15,8 @@ fn unknown_trip_counts_are_bounded_by_the_extents_the_loop_indexes() {
     // K indexes the third dimension (0:5), I the first (0:11)
     assert_eq!((by_var("k").trip_count, by_var("k").trip_estimate), (None, Some(6)));
     assert_eq!((by_var("i").trip_count, by_var("i").trip_estimate), (None, Some(12)));
+    // compressed rows: 60 elements of V over the 10 rows IA(1..11) describes
+    assert_eq!((by_var("kk").trip_count, by_var("kk").trip_estimate), (None, Some(6)));
     // B(1) in FILL bounds nothing
     let fill = &a.loops[unit("fill")];
     assert_eq!((fill[0].trip_count, fill[0].trip_estimate), (None, None));
