@@ -356,27 +356,11 @@ contains
   subroutine sapfor_owned_bounds(h, r)
     integer(c_int64_t), intent(in) :: h
     integer, intent(in) :: r
-    integer, allocatable :: t(:,:)
-    integer :: n, d
-    if (.not. allocated(sapfor_lo)) then
-      allocate(sapfor_lo(0:max(63_c_int64_t, h), 7), sapfor_hi(0:max(63_c_int64_t, h), 7))
-      allocate(sapfor_alo(0:max(63_c_int64_t, h), 7), sapfor_ahi(0:max(63_c_int64_t, h), 7))
-    end if
-    n = ubound(sapfor_lo, 1)
-    if (h > n) then
-      allocate(t(0:2*h+1, 7))
-      t(0:n, :) = sapfor_lo
-      call move_alloc(t, sapfor_lo)
-      allocate(t(0:2*h+1, 7))
-      t(0:n, :) = sapfor_hi
-      call move_alloc(t, sapfor_hi)
-      allocate(t(0:2*h+1, 7))
-      t(0:n, :) = sapfor_alo
-      call move_alloc(t, sapfor_alo)
-      allocate(t(0:2*h+1, 7))
-      t(0:n, :) = sapfor_ahi
-      call move_alloc(t, sapfor_ahi)
-    end if
+    integer :: d
+    call sapfor_room(sapfor_lo, h)
+    call sapfor_room(sapfor_hi, h)
+    call sapfor_room(sapfor_alo, h)
+    call sapfor_room(sapfor_ahi, h)
     do d = 1, r
       sapfor_lo(h, d) = int(sapfor_lb(h, int(d, c_int)))
       sapfor_hi(h, d) = int(sapfor_ub(h, int(d, c_int)))
@@ -416,6 +400,22 @@ contains
     sapfor_on = 0
     if (sapfor_lo(h, d) <= i .and. i <= sapfor_hi(h, d)) sapfor_on = 1
   end function
+  ! a table of bounds by handle (0:..., 7 dimensions) with a row for handle h
+  subroutine sapfor_room(a, h)
+    integer, allocatable, intent(inout) :: a(:,:)
+    integer(c_int64_t), intent(in) :: h
+    integer, allocatable :: t(:,:)
+    integer :: n
+    if (.not. allocated(a)) then
+      allocate(a(0:max(63_c_int64_t, h), 7))
+      return
+    end if
+    n = ubound(a, 1)
+    if (h <= n) return
+    allocate(t(0:2*h+1, 7))
+    t(0:n, :) = a
+    call move_alloc(t, a)
+  end subroutine
   ! owner-computes test for an assignment outside parallel loops
   logical function sapfor_owns(h, idx, src)
     integer(c_int64_t), intent(in) :: h, src
