@@ -21,6 +21,10 @@ compiler goes wrong:
 - work arrays filled by a call in every iteration (private when the callee surely writes
   what the loop reads) and look-alikes (the callee adds to old values, writes under a
   condition, or fills fewer elements);
+- work arrays filled over a run-time range in every iteration and read at offsets and fixed
+  points, some of them outside what the iteration wrote (private, each copy starting with the
+  values from before the loop), and look-alikes (an element past the range written after it
+  is read, the array printed after the loop);
 - whole 2-D arrays passed to subroutines that compute on them in loops (stencils, sums,
   updates, a second level of calls): dummies every call binds to one array (they inherit
   its distribution) and look-alikes that must not be bound (two arrays for one dummy, a
@@ -336,6 +340,32 @@ class Gen:
             # the work array's last values used after the loop: not private then
             self.emit("print *, 'wk', wk")
 
+    def work_sym(self):
+        """A work array WS filled for I = 0..M (M known at run time only) in every iteration of
+        loop J, then read at I-1, I+1 (WS(M+1) is written by no iteration) and at a fixed
+        point (inside or outside the filled part): private, each copy starting with the values
+        from before the loop. Look-alikes: WS(M+1) written after the reads (the next iteration
+        reads it: sequential), WS printed after the loop (not private)."""
+        r = self.r
+        kind = r.choice(["edge", "edge", "late", "after"])
+        tgt = self.pick_array(min_rank=2, max_rank=3)
+        rest = ",".join(["1"] * (ARRAYS[tgt] - 2))
+        rest = f",{rest}" if rest else ""
+        self.emit(f"m = min(n1 - 1, mod(a({r.randint(1, 3)}), 5) + 1)")
+        self.emit("do j = 1, n2")
+        self.emit("do i = 0, m", 1)
+        self.emit(f"ws(i) = mod({tgt}(i+1,j{rest}) + j, 100)", 2)
+        self.emit("end do", 1)
+        self.emit("do i = 1, m", 1)
+        self.emit(f"{tgt}(i,j{rest}) = mod({tgt}(i,j{rest}) + ws(i-1) + ws(i+1) * 2, 1000)", 2)
+        self.emit("end do", 1)
+        self.emit(f"{tgt}(n1,j{rest}) = mod({tgt}(n1,j{rest}) + ws({r.randint(1, 4)}), 1000)", 1)
+        if kind == "late":
+            self.emit("ws(m + 1) = j", 1)
+        self.emit("end do")
+        if kind == "after":
+            self.emit("print *, 'ws', ws")
+
     def call_stmt(self):
         r = self.r
         kind = r.choice(["upd", "acc", "two", "fun", "funcnt"])
@@ -529,7 +559,7 @@ class Gen:
         self.emit(f"parameter (n1 = {n1}, n2 = {n2}, n3 = {n3})")
         self.emit("integer a(n1), d(n1), idx(n1), b(n1,n2), e(n1,n2), c(n1,n2,n3)")
         self.emit("integer i, j, k, it, s, t, m, im, p, q, cs, l, h(0:6), wk(5)")
-        self.emit("integer ifn, icn")
+        self.emit("integer ifn, icn, ws(0:n1 + 2)")
         self.emit(f"integer f(n1 + 2), g(n1)")
         self.emit(f"equivalence (f({self.eo + 1}), g(1))")
         if self.main_declares_cnt:
@@ -548,6 +578,9 @@ class Gen:
         self.emit("do i = 1, 5")
         self.emit("wk(i) = i", 1)
         self.emit("end do")
+        self.emit("do i = 0, n1 + 2")
+        self.emit(f"ws(i) = mod(i * {r.randint(2, 9)}, 37)", 1)
+        self.emit("end do")
         self.emit("do j = 1, n2")
         self.emit("do i = 1, n1", 1)
         self.emit(f"b(i,j) = mod(i * {r.randint(2, 9)} + j * {r.randint(2, 9)}, 101)", 2)
@@ -561,7 +594,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work] * 2 + [self.whole_call] * 2
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym] * 2 + [self.whole_call] * 2
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # checksums (sequential recurrences)

@@ -35,7 +35,13 @@ pub fn common_flow(program: &Program) -> CommonFlow {
         let cx = AccessCtx { unit: u, sema, summaries: &program.summaries };
         // liveness inside the unit alone: COMMON is not live where it ends
         let g = cfg::build_with_flow(u, sema, &program.summaries, false, &Some(BTreeMap::new()));
+        // an array stays live across a write of some of its elements: where the unit surely
+        // writes what it reads of an array first, that array carries nothing in
+        let per_stmt = crate::interproc::stmt_accesses(u, sema, &program.summaries);
+        let is_array = |n: &Name| sema.symbol(n).is_some_and(|s| s.is_array());
+        let exposed = crate::loops::unit_must_writes(u, sema, &program.summaries, &per_stmt).map(|(_, e)| e);
         let mut live: BTreeSet<Name> = g.entry.map(|e| g.live_in[e.0 as usize].clone()).unwrap_or_default();
+        live.retain(|n| !is_array(n) || exposed.as_ref().is_none_or(|e| e.contains(n)));
         for st in u.stmts.iter().filter(|s| s.kind.is_executable()) {
             let (mut acc, mut calls) = (vec![], vec![]);
             cx.stmt_accesses(st, &mut acc, &mut calls);
@@ -52,7 +58,17 @@ pub fn common_flow(program: &Program) -> CommonFlow {
                 return None;
             }
             if let Some(&(b, k)) = g.item_of.get(&st.id) {
-                live.extend(g.live_at(b, k + 1));
+                let mut after = g.live_at(b, k + 1);
+                // an array carries a value from the call when the callee may write it and what
+                // follows may read it before writing it (only COMMON members matter here: the
+                // walk is done only for them)
+                let common_array = |n: &Name| sema.symbol(n).is_some_and(|s| s.is_array() && s.common.is_some());
+                if matches!(st.kind.action(), crate::ast::StmtKind::Call { .. }) && after.iter().any(common_array) {
+                    let read = crate::loops::arrays_read_after(u, sema, &program.summaries, &per_stmt, st.id);
+                    let set = |n: &Name| acc.iter().any(|a| a.write && a.via_call.is_some() && &a.name == n);
+                    after.retain(|n| !is_array(n) || (set(n) && read.as_ref().is_none_or(|r| r.contains(n))));
+                }
+                live.extend(after);
             }
         }
         for n in &live {

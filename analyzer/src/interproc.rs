@@ -230,6 +230,14 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
             }
             eff.own_reads = !exposed.contains(name);
         }
+        // COMMON arrays too: a caller's read of one through this call is then no use of the
+        // value it holds (NPB BT's FJAC, filled by X_SOLVE before it reads it)
+        for (name, sym) in &sema.symbols {
+            let Some((block, idx)) = sym.common.clone().filter(|_| sym.is_array() && sym.aliases.is_empty()) else { continue };
+            if let Some(eff) = s.commons.get_mut(&(block, idx)) {
+                eff.own_reads = !exposed.contains(name);
+            }
+        }
     }
     for st in &unit.stmts {
         let k = st.kind.action();

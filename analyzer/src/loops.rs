@@ -161,6 +161,10 @@ pub struct LoopInfo {
     pub trip_estimate: Option<u64>,
     pub verdict: Verdict,
     pub private: Vec<Name>,
+    /// Private arrays an iteration may read where it wrote nothing first (elements no
+    /// iteration writes): each private copy must start with the values from before the loop.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copy_in: Vec<Name>,
     pub reductions: Vec<Reduction>,
     pub dependences: Vec<Dependence>,
     pub blockers: Vec<Blocker>,
@@ -251,6 +255,30 @@ pub fn unit_must_writes(
     let mut st = Exposure::default();
     an.expose_nodes(body, &mut st);
     Some((st.must_arr, st.exposed_arr))
+}
+
+/// The arrays a unit's code after statement `at` may read before overwriting them (to the
+/// unit's end, not beyond); None when that is not known (backward jumps).
+pub fn arrays_read_after(
+    unit: &Unit,
+    sema: &UnitSema,
+    summaries: &BTreeMap<Name, Summary>,
+    acc: &[(Vec<Access>, Vec<CallSite>)],
+    at: StmtId,
+) -> Option<BTreeSet<Name>> {
+    let targets = cfg::jump_sources(unit);
+    let refinements = BTreeMap::new();
+    let an = Analyzer {
+        unit,
+        sema,
+        summaries,
+        fine: None,
+        targets: &targets,
+        refinements: &refinements,
+        acc,
+        written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
+    };
+    an.exposed_after(at)
 }
 
 struct Analyzer<'a> {
@@ -430,6 +458,7 @@ impl<'a> Analyzer<'a> {
             trip_estimate: None,
             verdict: Verdict::Sequential,
             private: vec![],
+            copy_in: vec![],
             reductions: vec![],
             dependences: vec![],
             blockers: vec![],
@@ -507,7 +536,7 @@ impl<'a> Analyzer<'a> {
             })
             .map(|(a, _)| a.name.clone())
             .collect();
-        let (exposed, must_arrays_ok) = self.exposure(body);
+        let (exposed, must_arrays_ok, copy_in) = self.exposure(body);
         let live_after = self.live_after(header);
         let red = self.reductions(header, &stmts, body, &written_scalars, &accesses);
         let loc_vars: BTreeSet<Name> = red.iter().flat_map(|r| r.loc.iter().cloned()).collect();
@@ -637,6 +666,9 @@ impl<'a> Analyzer<'a> {
             .collect();
         let mut private_arrays = BTreeSet::new();
         let mut work_like: BTreeSet<Name> = BTreeSet::new();
+        // arrays each iteration writes before it reads them, whose values after the loop
+        // are used (private copies would lose them)
+        let mut kept_after: BTreeSet<Name> = BTreeSet::new();
         for x in arrays.iter() {
             if let Some(note) = refine.private.get(x) {
                 private_arrays.insert(x.clone());
@@ -672,9 +704,15 @@ impl<'a> Analyzer<'a> {
             });
             // (only for candidates: the look after the loop scans the rest of the unit)
             let used_after = invariant && live_after.contains(x) && self.array_used_after(header, x);
+            if invariant && must_arrays_ok.contains(x) && used_after {
+                kept_after.insert(x.clone());
+            }
             if invariant && must_arrays_ok.contains(x) && !used_after {
                 private_arrays.insert(x.clone());
                 info.private.push(x.clone());
+                if copy_in.contains(x) {
+                    info.copy_in.push(x.clone());
+                }
             } else if invariant && !used_after && accs.iter().all(|a| a.via_call.is_none()) {
                 // a work array the iteration writes before it reads it (in the order of the
                 // text) but for reads the analysis cannot show covered (NPB's UE read at
@@ -790,6 +828,20 @@ impl<'a> Analyzer<'a> {
                 b.message.push_str(&format!(
                     "; {} is indexed alike in every iteration: if each element an iteration reads of it was written earlier in the same iteration (the analysis could not show it), `sapfor refine private` on this loop with {} makes it private",
                     x.to_uppercase(),
+                    x.to_uppercase()
+                ));
+            }
+        }
+        for x in &kept_after {
+            let head = dep_blocker_head(x);
+            let out = if self.fine.is_some_and(|f| f.exit_live.contains(x)) && !self.array_used_after_here(header, x) {
+                "after the unit returns (another unit, or the next call, may read it first)"
+            } else {
+                "after the loop"
+            };
+            for b in info.blockers.iter_mut().filter(|b| b.code == BlockerCode::Dep && b.message.starts_with(&head)) {
+                b.message.push_str(&format!(
+                    "; every iteration writes what it reads of {} first, but what the last one leaves there may be read {out}: private copies would lose it",
                     x.to_uppercase()
                 ));
             }
@@ -996,8 +1048,21 @@ impl<'a> Analyzer<'a> {
     /// Whether elements of array `x` may be read after the loop before being overwritten:
     /// a structured walk over the code that follows (the rest of each enclosing body, the next
     /// iteration of each enclosing loop, and what follows it). Units with backward jumps get
-    /// the conservative answer.
+    /// the conservative answer. What is left at the unit's end outlives it where the array is
+    /// live there (a COMMON block another unit reads first, a dummy argument, a SAVE variable).
     fn array_used_after(&self, header: StmtId, x: &str) -> bool {
+        self.array_used_after_here(header, x) || self.fine.is_some_and(|f| f.exit_live.contains(x))
+    }
+
+    /// Whether the rest of this unit may read elements of `x` the loop leaves (see
+    /// `array_used_after`, without what outlives the unit).
+    fn array_used_after_here(&self, header: StmtId, x: &str) -> bool {
+        self.exposed_after(header).is_none_or(|exposed| exposed.contains(x))
+    }
+
+    /// The arrays the code after statement (or loop) `at` may read before overwriting them,
+    /// to the unit's end (see `array_used_after`); None where the unit jumps backward.
+    fn exposed_after(&self, at: StmtId) -> Option<BTreeSet<Name>> {
         let backward = self.unit.stmts.iter().any(|st| {
             cfg::jump_labels(&st.kind).iter().any(|l| {
                 self.unit
@@ -1007,11 +1072,11 @@ impl<'a> Analyzer<'a> {
             })
         });
         if backward {
-            return true;
+            return None;
         }
         let mut path: Vec<(&[Node], usize)> = vec![];
-        if !find_path(&self.unit.body, header, &mut path) {
-            return true;
+        if !find_path(&self.unit.body, at, &mut path) {
+            return None;
         }
         let mut st = Exposure::default();
         // Innermost level first: the siblings after the loop, then outward.
@@ -1028,13 +1093,15 @@ impl<'a> Analyzer<'a> {
                 }
             }
         }
-        st.exposed_arr.contains(x)
+        Some(st.exposed_arr)
     }
 
-    /// Scalars read before being surely written in an iteration, and the arrays whose every
-    /// read is covered by earlier sure writes in the same iteration.
-    fn exposure(&self, body: &[Node]) -> (BTreeSet<Name>, BTreeSet<Name>) {
-        let mut st = Exposure::default();
+    /// Scalars read before being surely written in an iteration; the arrays whose every read
+    /// is covered by earlier sure writes in the same iteration, or reads elements no iteration
+    /// writes (see `may_covered`); and of those, the ones with such reads (a private copy of
+    /// them must start with the values from before the loop).
+    fn exposure(&self, body: &[Node]) -> (BTreeSet<Name>, BTreeSet<Name>, BTreeSet<Name>) {
+        let mut st = Exposure { may: self.may_writes(body), ..Default::default() };
         self.expose_nodes(body, &mut st);
         let ok: BTreeSet<Name> = st
             .written_arr
@@ -1042,7 +1109,106 @@ impl<'a> Analyzer<'a> {
             .filter(|k| !st.exposed_arr.contains(*k))
             .cloned()
             .collect();
-        (st.exposed, ok)
+        let copy_in = st.pristine.intersection(&ok).cloned().collect();
+        (st.exposed, ok, copy_in)
+    }
+
+    /// Every element of each array that an iteration of a loop with this body may write, as
+    /// rectangles in terms of scalars the body does not change (the loops inside widened over
+    /// their ranges); None for an array some write of which cannot be bounded so (a write
+    /// through a call, a subscript that is not linear, a scalar the body assigns).
+    fn may_writes(&self, body: &[Node]) -> BTreeMap<Name, Option<Vec<SymRect>>> {
+        let written = self.scalars_written(body);
+        let mut out: BTreeMap<Name, Option<Vec<SymRect>>> = BTreeMap::new();
+        self.may_nodes(body, &mut vec![], &written, &mut out);
+        out
+    }
+
+    fn may_nodes(
+        &self,
+        nodes: &[Node],
+        around: &mut Vec<Option<(Name, Lin, Lin)>>,
+        written: &BTreeSet<Name>,
+        out: &mut BTreeMap<Name, Option<Vec<SymRect>>>,
+    ) {
+        let stmt = |id: StmtId, around: &[Option<(Name, Lin, Lin)>], out: &mut BTreeMap<Name, Option<Vec<SymRect>>>| {
+            for a in self.acc[id.0 as usize].0.iter().filter(|a| a.write && self.sema.is_array(&a.name)) {
+                let mut rect = if a.via_call.is_some() { None } else { self.sym_rect(a) };
+                for r in around.iter().rev() {
+                    rect = match (rect, r) {
+                        (Some(x), Some((v, lo, hi))) => x.widen_over(v, lo, hi),
+                        (Some(x), None) => Some(x),
+                        (None, _) => None,
+                    };
+                }
+                // (a DO whose range is unknown leaves its variable in the rectangle)
+                let rect = rect.filter(|x| !written.iter().any(|w| x.mentions(w)));
+                let e = out.entry(a.name.clone()).or_insert_with(|| Some(vec![]));
+                match (e.as_mut(), rect) {
+                    (Some(v), Some(x)) => v.push(x),
+                    _ => *e = None,
+                }
+            }
+        };
+        for n in nodes {
+            match n {
+                Node::Stmt(id) => stmt(*id, around, out),
+                Node::Do { header, body, .. } => {
+                    stmt(*header, around, out);
+                    let range = match &self.unit.stmt(*header).kind {
+                        StmtKind::Do { var, lo, hi, step, .. } => {
+                            let cl = const_lin(self.sema);
+                            let step = match step {
+                                None => Some(1),
+                                Some(e) => linearize(e, &cl).and_then(|l| l.as_const()),
+                            };
+                            match (self.lin(lo), self.lin(hi), step) {
+                                (Some(lo), Some(hi), Some(s)) if s > 0 => Some((var.clone(), lo, hi)),
+                                (Some(lo), Some(hi), Some(s)) if s < 0 => Some((var.clone(), hi, lo)),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    around.push(range);
+                    self.may_nodes(body, around, written, out);
+                    around.pop();
+                }
+                Node::If { arms, .. } => {
+                    for (h, b) in arms {
+                        stmt(*h, around, out);
+                        self.may_nodes(b, around, written, out);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A read of `x` not covered by what the iteration surely wrote before it: it still sees no
+    /// other iteration's value when everything any iteration may write of `x` has surely been
+    /// written earlier in this one (what it reads outside that, no iteration writes: the
+    /// values from before the loop). NPB BT's `UE(I+2,M)` at `I = 1` after `UE(0:GP-1,1:5)`:
+    /// covered only when GP >= 4, and otherwise never written.
+    fn may_covered(&self, s: &Exposure, x: &str) -> bool {
+        let (Some(Some(may)), Some(set)) = (s.may.get(x), s.must_arr.get(x)) else { return false };
+        let decl = self.decl_bounds(x);
+        may.iter().all(|r| set.covers_within(r, &decl))
+    }
+
+    /// The declared bounds of an array, where constant (the last one of an assumed-size array
+    /// is not, nor the last one of a dummy `B(1)` used as assumed-size).
+    fn decl_bounds(&self, x: &str) -> Vec<Option<(i64, i64)>> {
+        match self.sema.symbol(x) {
+            Some(sym) => {
+                let ds = sym.dims.as_deref().unwrap_or(&[]);
+                let unknown_last = sym.size_unknown();
+                ds.iter()
+                    .enumerate()
+                    .map(|(k, d)| if d.assumed || d.star || (unknown_last && k + 1 == ds.len()) { None } else { Some((d.lo?, d.hi?)) })
+                    .collect()
+            }
+            None => vec![],
+        }
     }
 
     /// The elements an access names, with symbolic bounds: a point per subscript, a range
@@ -1121,19 +1287,7 @@ impl<'a> Analyzer<'a> {
     fn read_covered(&self, s: &Exposure, a: &Access) -> bool {
         let Some(set) = s.must_arr.get(&a.name) else { return false };
         let Some(mut r) = self.sym_rect(a) else { return false };
-        // the declared bounds, where constant (the last one of an assumed-size array is not)
-        // (and not the last one of a dummy `B(1)` used as assumed-size)
-        let decl: Vec<Option<(i64, i64)>> = match self.sema.symbol(&a.name) {
-            Some(sym) => {
-                let ds = sym.dims.as_deref().unwrap_or(&[]);
-                let unknown_last = sym.size_unknown();
-                ds.iter()
-                    .enumerate()
-                    .map(|(k, d)| if d.assumed || d.star || (unknown_last && k + 1 == ds.len()) { None } else { Some((d.lo?, d.hi?)) })
-                    .collect()
-            }
-            None => vec![],
-        };
+        let decl = self.decl_bounds(&a.name);
         if set.covers_within(&r, &decl) {
             return true;
         }
@@ -1273,18 +1427,29 @@ impl<'a> Analyzer<'a> {
     /// The reads of one statement against what is surely written so far.
     fn expose_reads(&self, id: StmtId, s: &mut Exposure, skip: &BTreeSet<Name>) {
         for a in self.acc[id.0 as usize].0.iter().filter(|a| !a.write) {
-            if a.via_call.is_some() && skip.contains(&a.name) && self.sema.is_array(&a.name) {
+            if a.via_call.is_some() && (skip.contains(&a.name) || self.callee_owns_common(a)) && self.sema.is_array(&a.name) {
                 // a callee reading only what it wrote itself first
                 continue;
             }
             if self.sema.is_array(&a.name) {
-                if !self.read_covered(s, a) {
+                if self.read_covered(s, a) {
+                } else if self.may_covered(s, &a.name) {
+                    s.pristine.insert(a.name.clone());
+                } else {
                     s.exposed_arr.insert(a.name.clone());
                 }
             } else if !s.must.contains(&a.name) && !skip.contains(&a.name) {
                 s.exposed.insert(a.name.clone());
             }
         }
+    }
+
+    /// A read through a call of a COMMON array the callee reads only where it wrote first
+    /// (`Effect::own_reads` of the callee's summary, the member named alike there).
+    fn callee_owns_common(&self, a: &Access) -> bool {
+        let Some(callee) = a.via_call.as_ref().and_then(|c| self.summaries.get(c)).filter(|s| !s.recursive) else { return false };
+        let Some(key) = self.sema.symbol(&a.name).filter(|s| s.aliases.is_empty()).and_then(|s| s.common.clone()) else { return false };
+        callee.commons.get(&key).is_some_and(|e| e.own_reads) && callee.common_names.get(&key) == Some(&a.name)
     }
 
     /// A statement a jump may arrive at: what is surely assigned there is what was on the way
@@ -2184,6 +2349,11 @@ struct Exposure {
     written_arr: BTreeSet<Name>,
     exposed: BTreeSet<Name>,
     exposed_arr: BTreeSet<Name>,
+    /// What an iteration of the loop analyzed may write of each array (`may_writes`; empty
+    /// outside that analysis).
+    may: BTreeMap<Name, Option<Vec<SymRect>>>,
+    /// Arrays read where only `may_covered` shows the read sees no other iteration's value.
+    pristine: BTreeSet<Name>,
     /// The DO loops of the walk around the current node, outermost first: (variable, lowest
     /// value, highest value).
     bound: Vec<(Name, Lin, Lin)>,

@@ -1,7 +1,7 @@
       PROGRAM PLANES
 C     Parallel loops inside a sequential loop over the planes K of a
 C     3-D array (a work array W, written for a symbolic range and read
-C     at W(3), which the analysis cannot show written first, keeps K
+C     at W(3) before that, the value of the iteration before, keeps K
 C     sequential): distributed along K, each
 C     execution of the inner nest runs where plane K lives (ON with K
 C     not a loop variable; the hint below asks for that distribution).
@@ -11,6 +11,7 @@ C     Plane 1 is set apart with a constant subscript; a sum at the end.
       DOUBLE PRECISION U(N, N, NK), W(0:N+1), S
 C$SPF DISTRIBUTE U(*,*,BLOCK)
       INTEGER I, J, K, G
+      DATA W /16 * 0.5D0/
       CALL SETG(G, N)
 C EXPECT: parallel
       DO K = 1, NK
@@ -26,6 +27,7 @@ C EXPECT: sequential blockers(dep)
       DO K = 2, NK
 C EXPECT: sequential blockers(dep)
         DO J = 1, N
+          U(1, J, K) = U(1, J, K) + W(3)
 C EXPECT: parallel
           DO I = 0, G + 1
             W(I) = DBLE(I + J) / K
@@ -34,7 +36,6 @@ C EXPECT: parallel
           DO I = 2, G - 1
             U(I, J, K) = U(I, J, K) + W(I - 1) - W(I + 1)
           END DO
-          U(1, J, K) = U(1, J, K) + W(3)
         END DO
       END DO
 C EXPECT: parallel

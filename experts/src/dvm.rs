@@ -1475,6 +1475,7 @@ pub(crate) fn parallel_loop(
         line: n.line,
         vars: n.vars.clone(),
         on,
+        copy_in: n.levels.iter().flat_map(|l| l.copy_in.iter()).filter(|x| private.contains(*x)).cloned().collect::<BTreeSet<_>>().into_iter().collect(),
         private: private.into_iter().collect(),
         reductions,
         shadow_renew: vec![],

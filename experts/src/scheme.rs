@@ -161,6 +161,11 @@ pub struct ParallelLoop {
     /// None: a parallel loop without ON (no distribution; threads/GPU only).
     pub on: Option<ArrayRef>,
     pub private: Vec<String>,
+    /// Private arrays an iteration may read where nothing was written first (elements no
+    /// iteration writes): each copy must start with the values from before the loop, which
+    /// threads and processes do and kernels do not (the loop stays out of regions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copy_in: Vec<String>,
     pub reductions: Vec<ReductionSpec>,
     pub shadow_renew: Vec<ArrayWidths>,
     pub across: Vec<ArrayWidths>,

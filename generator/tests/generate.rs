@@ -140,6 +140,7 @@ fn par(file: &Path, unit: &str, line: u32, vars: &[&str], on: Option<ArrayRef>) 
         vars: vars.iter().map(|s| s.to_string()).collect(),
         on,
         private: vec![],
+        copy_in: vec![],
         reductions: vec![],
         shadow_renew: vec![],
         across: vec![],

@@ -192,6 +192,7 @@ fn scheme_s(
                         vars,
                         on,
                         private,
+                        copy_in: vec![],
                         reductions,
                         shadow_renew,
                         across,

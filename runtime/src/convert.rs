@@ -1869,8 +1869,15 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     }
     if omp_ok {
         let mut omp: String = "!$omp parallel do schedule(static)".into();
-        if !private.is_empty() {
-            omp.push_str(&format!(" private({})", private.iter().cloned().collect::<Vec<_>>().join(",")));
+        // a private array starts each thread with the values from before the loop, as each
+        // process's copy does: an iteration may read elements no iteration writes (NPB BT's
+        // UE(I+2,M) at I = 1 when GP < 4)
+        let (arrays, scalars): (Vec<&String>, Vec<&String>) = private.iter().partition(|v| sema.is_array(v));
+        if !scalars.is_empty() {
+            omp.push_str(&format!(" private({})", scalars.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(",")));
+        }
+        if !arrays.is_empty() {
+            omp.push_str(&format!(" firstprivate({})", arrays.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(",")));
         }
         for r in &omp_red {
             omp.push_str(&format!(" {r}"));

@@ -396,9 +396,17 @@ fn form_regions(
         .map(|n| match n {
             Node::Do { header, .. } if par.contains_key(&unit.stmt(*header).span.line) => {
                 // kernels combine scalar reductions only; an array reduction runs on the host
-                let array_red = par[&unit.stmt(*header).span.line].reductions.iter().find(|r| cx.sema.is_array(&r.var)).map(|r| {
+                let pl = par[&unit.stmt(*header).span.line];
+                let array_red = pl.reductions.iter().find(|r| cx.sema.is_array(&r.var)).map(|r| {
                     format!("it combines the array {} (REDUCTION on an array runs on the host)", r.var.to_uppercase())
                 });
+                let copy_in = pl.copy_in.first().map(|x| {
+                    format!(
+                        "it may read elements of the private array {} that no iteration writes (each copy must start with the values from before the loop, which a kernel's copy does not)",
+                        x.to_uppercase()
+                    )
+                });
+                let array_red = array_red.or(copy_in);
                 match array_red.or_else(|| region_blocker(cx, n, summaries)) {
                     None => K::R,
                     Some(why) => {
