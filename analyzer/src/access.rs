@@ -566,7 +566,10 @@ impl<'a> AccessCtx<'a> {
     }
 
     /// `A(s1, s2, ...)` passed to a 1-D dummy `D(lo:hi)`: callee `D(e)` is `A(s1 + e - lo, s2, ...)`
-    /// when `s1 + (hi - lo)` stays within A's first dimension.
+    /// when `s1 + (hi - lo)` stays within A's first dimension. A k-D dummy `D(l1:h1, ..., lk:hk)`
+    /// maps alike when its first k-1 extents are A's and the element starts those dimensions
+    /// (NPB BT's `LHS(1,1,BB,I)` passed to `LHS(5,5)`): callee `D(e1, ..., ek)` is
+    /// `A(e1 - l1 + s1, ..., ek - lk + sk, s(k+1), ...)`.
     pub(crate) fn column_map(
         &self,
         array: &str,
@@ -577,41 +580,49 @@ impl<'a> AccessCtx<'a> {
         sum: &Summary,
     ) -> Option<Vec<Arg>> {
         let dims = dims?;
-        if dims.len() != 1 || cs.len() != 1 {
+        let k = dims.len();
+        if k == 0 || cs.len() != k || asubs.len() < k {
             return None;
         }
         let sym = self.sema.symbol(array)?;
-        let first = sym.dims.as_ref()?.first()?;
-        let (alo, ahi) = (first.lo?, first.hi?);
+        let adims = sym.dims.as_ref()?;
         let eval = |e: &Expr| -> Option<i64> {
             match self.map_arg(&Arg::Expr(e.clone()), args, sum) {
                 Arg::Expr(x) => self.sema.eval_int(&x),
                 _ => None,
             }
         };
-        let dlo = match &dims[0].0 {
-            Some(e) => eval(e)?,
-            None => 1,
-        };
-        let dhi = eval(dims[0].1.as_ref()?)?;
-        let s1 = self.sema.eval_int(asubs.first()?.expr()?)?;
-        if s1 < alo || s1 + (dhi - dlo) > ahi {
-            return None;
-        }
-        let off = s1 - dlo;
-        let plus = |e: Expr| {
-            if off == 0 {
-                e
-            } else {
-                Expr::Binary(BinOp::Add, Box::new(e), Box::new(Expr::Int(off)))
+        let mut out = vec![];
+        for d in 0..k {
+            let a = adims.get(d)?;
+            let (alo, ahi) = (a.lo?, a.hi?);
+            let dlo = match &dims[d].0 {
+                Some(e) => eval(e)?,
+                None => 1,
+            };
+            let dhi = eval(dims[d].1.as_ref()?)?;
+            let s1 = self.sema.eval_int(asubs[d].expr()?)?;
+            let inner = d + 1 < k;
+            if inner && (s1 != alo || dhi - dlo != ahi - alo) {
+                return None;
             }
-        };
-        let first_sub = match self.map_arg(&cs[0], args, sum) {
-            Arg::Expr(e) => Arg::Expr(plus(e)),
-            _ => Arg::Range(Some(Expr::Int(s1)), Some(Expr::Int(s1 + dhi - dlo)), None),
-        };
-        let mut out = vec![first_sub];
-        out.extend(asubs[1..].iter().cloned());
+            if s1 < alo || s1 + (dhi - dlo) > ahi {
+                return None;
+            }
+            let off = s1 - dlo;
+            let plus = |e: Expr| {
+                if off == 0 {
+                    e
+                } else {
+                    Expr::Binary(BinOp::Add, Box::new(e), Box::new(Expr::Int(off)))
+                }
+            };
+            out.push(match self.map_arg(&cs[d], args, sum) {
+                Arg::Expr(e) => Arg::Expr(plus(e)),
+                _ => Arg::Range(Some(Expr::Int(s1)), Some(Expr::Int(s1 + dhi - dlo)), None),
+            });
+        }
+        out.extend(asubs[k..].iter().cloned());
         Some(out)
     }
 

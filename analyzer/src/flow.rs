@@ -65,7 +65,18 @@ pub fn common_flow(program: &Program) -> CommonFlow {
                 let common_array = |n: &Name| sema.symbol(n).is_some_and(|s| s.is_array() && s.common.is_some());
                 if matches!(st.kind.action(), crate::ast::StmtKind::Call { .. }) && after.iter().any(common_array) {
                     let read = crate::loops::arrays_read_after(u, sema, &program.summaries, &per_stmt, st.id);
-                    let set = |n: &Name| acc.iter().any(|a| a.write && a.via_call.is_some() && &a.name == n);
+                    // (as the COMMON member: values a callee writes through an argument do not
+                    // pass through the block from one unit to another)
+                    let set = |n: &Name| {
+                        let Some((block, idx)) = sema.symbol(n).and_then(|s| s.common.clone()) else { return true };
+                        calls.iter().any(|c| match program.summaries.get(&c.name) {
+                            None => true,
+                            Some(sum) => sum
+                                .commons
+                                .iter()
+                                .any(|((b, i), e)| b == &block && (*i == idx || *i == usize::MAX) && !e.write.is_empty()),
+                        })
+                    };
                     after.retain(|n| !is_array(n) || (set(n) && read.as_ref().is_none_or(|r| r.contains(n))));
                 }
                 live.extend(after);

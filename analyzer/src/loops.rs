@@ -682,11 +682,11 @@ impl<'a> Analyzer<'a> {
                 .filter(|(a, _)| &a.name == x)
                 .map(|(a, _)| *a)
                 .collect();
-            // through calls only where the call defines the array (see `call_defines`)
-            let defined_by_call = |a: &Access| {
-                self.call_defines(self.unit.stmt(a.stmt)).get(x).is_some_and(|(_, own)| *own)
-            };
-            if !accs.iter().any(|a| a.write) || accs.iter().any(|a| a.via_call.is_some() && !defined_by_call(a)) {
+            // (through calls too: what a call reads is checked against what was surely written
+            // before it, unless the call defines the array, see `call_defines`; but not when a
+            // callee reaches the array through its COMMON block: a private copy passes to calls
+            // as an argument only)
+            if !accs.iter().any(|a| a.write) || accs.iter().any(|a| self.reached_through_common(a)) {
                 continue;
             }
             let fixed = |e: &Expr, at: StmtId| match self.lin_at(e, at) {
@@ -1162,7 +1162,7 @@ impl<'a> Analyzer<'a> {
                                 None => Some(1),
                                 Some(e) => linearize(e, &cl).and_then(|l| l.as_const()),
                             };
-                            match (self.lin(lo), self.lin(hi), step) {
+                            match (self.lin_at(lo, *header), self.lin_at(hi, *header), step) {
                                 (Some(lo), Some(hi), Some(s)) if s > 0 => Some((var.clone(), lo, hi)),
                                 (Some(lo), Some(hi), Some(s)) if s < 0 => Some((var.clone(), hi, lo)),
                                 _ => None,
@@ -1380,26 +1380,31 @@ impl<'a> Analyzer<'a> {
             let mut rects = vec![];
             for r in &eff.must_write {
                 // the whole array passed: the callee's section in the caller's names; an element
-                // passed to a 1-D dummy: that stretch of the column (sequence association)
+                // passed to an array dummy: that stretch of the column, or those planes
+                // (sequence association, see `AccessCtx::column_map`)
                 let mapped: Option<Vec<Arg>> = match actual {
                     Expr::Var(_) if r.len() == sym.rank() => Some(r.iter().map(|d| cx.map_arg(d, args, sum)).collect()),
-                    Expr::Ref(_, asubs) => match r.as_slice() {
-                        [Arg::Range(Some(lo), Some(hi), None)] => {
-                            let end = |e: &Expr| cx.column_map(&x, asubs, &[Arg::Expr(e.clone())], sum.arg_dims.get(&k), args, sum);
-                            match (end(lo), end(hi)) {
-                                (Some(a), Some(b)) => match (a.first().and_then(|s| s.expr()), b.first().and_then(|s| s.expr())) {
-                                    (Some(l), Some(h)) => {
-                                        let mut m = vec![Arg::Range(Some(l.clone()), Some(h.clone()), None)];
-                                        m.extend(a[1..].iter().cloned());
-                                        Some(m)
-                                    }
-                                    _ => None,
-                                },
+                    Expr::Ref(_, asubs) => {
+                        let ends: Option<Vec<(Arg, Arg)>> = r
+                            .iter()
+                            .map(|d| match d {
+                                Arg::Range(Some(lo), Some(hi), None) => Some((Arg::Expr(lo.clone()), Arg::Expr(hi.clone()))),
+                                Arg::Expr(e) => Some((Arg::Expr(e.clone()), Arg::Expr(e.clone()))),
                                 _ => None,
+                            })
+                            .collect();
+                        ends.and_then(|ends| {
+                            let (los, his): (Vec<Arg>, Vec<Arg>) = ends.into_iter().unzip();
+                            let a = cx.column_map(&x, asubs, &los, sum.arg_dims.get(&k), args, sum)?;
+                            let b = cx.column_map(&x, asubs, &his, sum.arg_dims.get(&k), args, sum)?;
+                            let mut m = vec![];
+                            for d in 0..r.len() {
+                                m.push(Arg::Range(Some(a.get(d)?.expr()?.clone()), Some(b.get(d)?.expr()?.clone()), None));
                             }
-                        }
-                        _ => None,
-                    },
+                            m.extend(a[r.len()..].iter().cloned());
+                            Some(m)
+                        })
+                    }
                     _ => None,
                 };
                 let Some(mapped) = mapped.filter(|m| m.len() == sym.rank()) else { continue };
@@ -1441,6 +1446,16 @@ impl<'a> Analyzer<'a> {
             } else if !s.must.contains(&a.name) && !skip.contains(&a.name) {
                 s.exposed.insert(a.name.clone());
             }
+        }
+    }
+
+    /// An access through a call whose callee (or what it calls) uses the array's COMMON block.
+    fn reached_through_common(&self, a: &Access) -> bool {
+        let Some(c) = &a.via_call else { return false };
+        let Some(sum) = self.summaries.get(c) else { return true };
+        match self.sema.symbol(&a.name).and_then(|s| s.common.clone()) {
+            Some((block, _)) => sum.commons.keys().any(|(b, _)| b == &block),
+            None => false,
         }
     }
 
@@ -1507,12 +1522,10 @@ impl<'a> Analyzer<'a> {
                             let rect = (sure && a.via_call.is_none())
                                 .then(|| self.sym_rect(a))
                                 .flatten();
-                            match rect {
-                                Some(r) => s.must_arr.entry(a.name.clone()).or_default().add(r),
-                                // part of the array changes, which part is not known
-                                None => {
-                                    s.exposed_arr.insert(a.name.clone());
-                                }
+                            // (a write whose elements are not known adds nothing: what is
+                            // surely written stays this iteration's, and every read is checked)
+                            if let Some(r) = rect {
+                                s.must_arr.entry(a.name.clone()).or_default().add(r);
                             }
                         } else {
                             self.kill_scalar(s, &a.name);
@@ -1553,7 +1566,9 @@ impl<'a> Analyzer<'a> {
                             None => 1,
                             Some(e) => linearize(e, &cl)?.as_const()?,
                         };
-                        let (lo, hi) = (self.lin(lo)?, self.lin(hi)?);
+                        // (in the terms subscripts use: a scalar set to a linear form before
+                        // stands for that form, `ISIZE` for `GP(1)-1`)
+                        let (lo, hi) = (self.lin_at(lo, *header)?, self.lin_at(hi, *header)?);
                         if lo.vars().chain(hi.vars()).any(|v| killed.contains(v)) {
                             return None;
                         }

@@ -139,8 +139,20 @@ impl RectSet {
             self.0.retain(|o| !o.within(&r));
             match self.0.iter().position(|o| o.join(&r).is_some()) {
                 Some(k) => {
-                    let o = self.0.remove(k);
-                    r = o.join(&r).expect("joined above");
+                    let j = self.0[k].join(&r).expect("joined above");
+                    if self.0[k].within(&j) && r.within(&j) {
+                        self.0.remove(k);
+                        r = j;
+                    } else {
+                        // inside the union, but smaller than a piece for some values of the
+                        // symbols (`T(0:0) + T(1:N-1)` is `T(0:N-1)`, empty when N < 1): the
+                        // pieces stay too
+                        if !self.0.iter().any(|x| j.within(x)) {
+                            self.0.push(j);
+                        }
+                        self.0.push(r);
+                        return;
+                    }
                 }
                 None => {
                     self.0.push(r);

@@ -1,8 +1,9 @@
 C     A block solver step in the shape of NPB BT's x_solve: a procedure with 5x5
 C     dummies, every element written and read in straight-line code, called with
-C     elements LHS(1,1,K,I) of a 4-D array. The callee's elements all map to the
-C     whole of LHS in the caller; the analysis keeps one access each (a call with
-C     hundreds of identical accesses made the dependence test quadratic).
+C     elements LHS(1,1,K,I) of a 4-D array. Each element of a dummy is one
+C     element of the 5x5 block LHS(:,:,K,I) (its first two extents are LHS's):
+C     iteration I writes block 3 of plane I and reads blocks 1 and 2, which no
+C     iteration writes, so the loop of calls is parallel.
       PROGRAM BLKSOL
       INTEGER N
       PARAMETER (N = 8)
@@ -18,7 +19,7 @@ C EXPECT: parallel
                DO 10 M = 1, 5
                   LHS(M,J,K,I) = 1.0D0 / (M + J + K + I)
    10 CONTINUE
-C EXPECT: sequential blockers(call)
+C EXPECT: parallel
       DO 20 I = 2, N
          CALL MATMUL(LHS(1,1,1,I-1), LHS(1,1,2,I), LHS(1,1,3,I))
    20 CONTINUE

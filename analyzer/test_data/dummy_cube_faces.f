@@ -5,7 +5,8 @@ C     with a recurrence stays on the host). The accelerator then holds
 C     one copy per cube; the host's rewrite of the big array must make
 C     every one of them stale, or the next call computes with old
 C     values of the elements the face loop does not touch. (The loop of
-C     calls stays sequential: FACE's cube size N is a dummy argument.)
+C     calls is parallel: the cube A(N,N,N) with N = 5 passed is exactly
+C     T(:,:,:,IE), a cube of its own in every iteration.)
       PROGRAM CUBES
       PARAMETER (N = 5, NE = 7)
       DOUBLE PRECISION T(N,N,N,NE), X, S
@@ -23,7 +24,7 @@ C EXPECT: sequential blockers(scalar)
                      X = X * 0.999D0 + 1.0D0
                      T(I,J,K,IE) = X + IE
    20    CONTINUE
-C EXPECT: sequential blockers(call)
+C EXPECT: parallel
          DO 30 IE = 1, NE
             CALL FACE(T(1,1,1,IE), MOD(IE+IT,6) + 1, -1.0D0*IT, N)
    30    CONTINUE

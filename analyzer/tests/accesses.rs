@@ -1,6 +1,7 @@
-//! The accesses a call contributes to its caller: a callee's many element accesses that map to
-//! the same caller access are kept once (test_data/block_solver_calls.f, in the shape of NPB
-//! BT's x_solve calling the 5x5 block routines of solve_subs.f).
+//! The accesses a call contributes to its caller: each element of a 5x5 dummy given an element
+//! LHS(1,1,K,I) is that element of the block, and accesses that map to the same caller access
+//! are kept once (test_data/block_solver_calls.f, in the shape of NPB BT's x_solve calling the
+//! 5x5 block routines of solve_subs.f).
 
 use analyzer::access::AccessCtx;
 use analyzer::ast::StmtKind;
@@ -27,11 +28,26 @@ fn a_call_contributes_each_caller_access_once() {
     let (mut out, mut calls) = (vec![], vec![]);
     ctx.stmt_accesses(call, &mut out, &mut calls);
     let lhs: Vec<_> = out.iter().filter(|x| x.name == "lhs").collect();
-    // every element of the 5x5 dummies is the whole of LHS here: one read, one write (the
-    // callee reads 75 elements and writes 25)
-    assert_eq!(lhs.iter().filter(|x| x.write).count(), 1, "{lhs:#?}");
-    assert_eq!(lhs.iter().filter(|x| !x.write).count(), 1, "{lhs:#?}");
-    assert!(lhs.iter().all(|x| x.subs.is_none() && x.via_call.as_deref() == Some("matmul")));
+    // each element of a 5x5 dummy is one element of LHS here (LHS(1,1,K,I) starts a 5x5
+    // block of LHS(5,5,3,N)): the callee writes the 25 of C = LHS(:,:,3,I) and reads those 25
+    // and the 50 of A = LHS(:,:,1,I-1) and B = LHS(:,:,2,I), each kept once
+    let writes: Vec<_> = lhs.iter().filter(|x| x.write).collect();
+    let reads: Vec<_> = lhs.iter().filter(|x| !x.write).collect();
+    assert_eq!(writes.len(), 25, "{lhs:#?}");
+    assert_eq!(reads.len(), 75, "{lhs:#?}");
+    assert!(lhs.iter().all(|x| x.via_call.as_deref() == Some("matmul")));
+    let plane = |x: &analyzer::access::Access| match x.subs.as_deref() {
+        Some([_, _, k, i]) => Some((k.expr().cloned(), i.expr().cloned())),
+        _ => None,
+    };
+    let int = |k: i64| Some(analyzer::ast::Expr::Int(k));
+    for w in &writes {
+        let (k, _) = plane(w).expect("an element of LHS");
+        assert_eq!(k, int(3), "{w:?}");
+    }
+    for k in 1..=3 {
+        assert_eq!(reads.iter().filter(|r| plane(r).is_some_and(|(p, _)| p == int(k))).count(), 25, "plane {k}: {reads:#?}");
+    }
     let via: Vec<_> = out.iter().filter(|x| x.via_call.is_some()).collect();
     for (i, x) in via.iter().enumerate() {
         assert!(!via[i + 1..].contains(x), "{x:?} twice");

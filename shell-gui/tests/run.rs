@@ -592,6 +592,18 @@ fn parallel_loops_on_an_invariant_plane_run_where_it_lives() {
     );
 }
 
+/// Work arrays of a COMMON block private to a distributed loop (NPB BT's x_solve): set whole
+/// by a call, 5x5 blocks passed to calls, an element read that no iteration writes (each copy,
+/// a thread's too, starts with the values from before the loop; with OpenMP `private` this
+/// printed other numbers), a replicated array written in the loop and merged.
+#[test]
+fn private_work_arrays_start_with_the_values_from_before_the_loop() {
+    handwritten(
+        "private_work_blocks",
+        &[&["--np", "3", "--threads", "2"], &["--np", "4", "--check"], &["--devices", "emu", "--np", "2"]],
+    );
+}
+
 /// What INHERIT cannot take is refused with the file and line: a dummy declared with another
 /// shape (at run time, by the entry check), a non-distributed actual, a call inside a
 /// parallel loop, a distributed element passed to a procedure.
