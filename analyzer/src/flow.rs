@@ -28,7 +28,7 @@ pub fn member_flows(flow: &CommonFlow, block: &str, offset: Option<u64>, bytes: 
 
 /// The flow of COMMON storage between the units of `program`.
 pub fn common_flow(program: &Program) -> CommonFlow {
-    let c_idents = c_identifiers(program);
+    let c_idents = c_identifiers(&program.foreign);
     let mut out: BTreeMap<Name, Vec<(u64, u64)>> = BTreeMap::new();
     for (i, u) in program.units.iter().enumerate() {
         let sema = &program.semas[i];
@@ -40,7 +40,11 @@ pub fn common_flow(program: &Program) -> CommonFlow {
         let per_stmt = crate::interproc::stmt_accesses(u, sema, &program.summaries);
         let is_array = |n: &Name| sema.symbol(n).is_some_and(|s| s.is_array());
         let exposed = crate::loops::unit_must_writes(u, sema, &program.summaries, &per_stmt).map(|(_, e)| e);
-        let mut live: BTreeSet<Name> = g.entry.map(|e| g.live_in[e.0 as usize].clone()).unwrap_or_default();
+        // (where the main program starts, no unit has run: nothing reaches it from another)
+        let mut live: BTreeSet<Name> = match u.kind {
+            crate::ast::UnitKind::Program => BTreeSet::new(),
+            _ => g.entry.map(|e| g.live_in[e.0 as usize].clone()).unwrap_or_default(),
+        };
         live.retain(|n| !is_array(n) || exposed.as_ref().is_none_or(|e| e.contains(n)));
         for st in u.stmts.iter().filter(|s| s.kind.is_executable()) {
             let (mut acc, mut calls) = (vec![], vec![]);
@@ -100,9 +104,9 @@ pub fn common_flow(program: &Program) -> CommonFlow {
 }
 
 /// Identifiers of the C sources given with the program (lower case).
-fn c_identifiers(program: &Program) -> BTreeSet<String> {
+pub(crate) fn c_identifiers(foreign: &[std::path::PathBuf]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for p in &program.foreign {
+    for p in foreign {
         let Ok(text) = std::fs::read_to_string(p) else { continue };
         for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
             if !w.is_empty() {

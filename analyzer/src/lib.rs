@@ -10,6 +10,7 @@ pub mod cfg;
 pub mod deptest;
 pub mod diag;
 pub mod directives;
+pub mod facts;
 pub mod flow;
 pub mod interproc;
 pub mod loops;

@@ -216,10 +216,9 @@ pub fn analyze_unit(
 }
 
 /// What a procedure does to its arrays on every execution that returns: the elements it
-/// surely writes (rectangles in its own names), and the arrays of which it may read an element
-/// it has not written itself first (or writes a part it cannot describe). None when control
-/// may leave the body other than through its end (RETURN, STOP, GO TO...), or a jump target
-/// makes the walk forget.
+/// surely writes (rectangles in its own names; none when control may leave the body other
+/// than through its end, RETURN, STOP, GO TO..., or a jump target makes the walk forget), and
+/// the arrays of which it may read an element it has not written itself first.
 pub fn unit_must_writes(
     unit: &Unit,
     sema: &UnitSema,
@@ -227,9 +226,6 @@ pub fn unit_must_writes(
     acc: &[(Vec<Access>, Vec<CallSite>)],
 ) -> Option<(BTreeMap<Name, RectSet>, BTreeSet<Name>)> {
     let targets = cfg::jump_sources(unit);
-    if !targets.is_empty() {
-        return None;
-    }
     let refinements = BTreeMap::new();
     let an = Analyzer {
         unit,
@@ -249,12 +245,12 @@ pub fn unit_must_writes(
         }
         body = rest;
     }
-    if an.leaves_early(body) {
-        return None;
-    }
+    // (with jumps, what is read first is still known: a statement jumped to forgets what was
+    // written before it; what is surely written is not)
+    let sure = targets.is_empty() && !an.leaves_early(body);
     let mut st = Exposure::default();
     an.expose_nodes(body, &mut st);
-    Some((st.must_arr, st.exposed_arr))
+    Some((if sure { st.must_arr } else { BTreeMap::new() }, st.exposed_arr))
 }
 
 /// The arrays a unit's code after statement `at` may read before overwriting them (to the
@@ -703,7 +699,9 @@ impl<'a> Analyzer<'a> {
                 }),
             });
             // (only for candidates: the look after the loop scans the rest of the unit)
-            let used_after = invariant && live_after.contains(x) && self.array_used_after(header, x);
+            // (the structured walk alone: the name-level liveness at the exit of the inner loop
+            // of a nest sharing its terminal label said dead an array the unit's end keeps)
+            let used_after = invariant && self.array_used_after(header, x);
             if invariant && must_arrays_ok.contains(x) && used_after {
                 kept_after.insert(x.clone());
             }
@@ -1036,7 +1034,9 @@ impl<'a> Analyzer<'a> {
         let Some(fine) = self.fine else { return live };
         if let Some(h) = fine.loop_header.get(&header) {
             for (t, e) in fine.succs(*h) {
-                if e.kind == EdgeKind::LoopExit {
+                // (the inner loop of a nest sharing its terminal label leaves by the outer
+                // loop's back edge: that is its exit too)
+                if e.kind == EdgeKind::LoopExit || (e.kind == EdgeKind::Back && t != *h) {
                     // a DO right after the loop assigns its variable before reading it
                     live.extend(fine.entering(t, &e));
                 }
@@ -2133,6 +2133,11 @@ impl<'a> Analyzer<'a> {
             if let Some(by) = self.forward_value(at, &v) {
                 l = l.substitute(&v, &by)?;
             }
+        }
+        // COMMON scalars the program set once before this unit runs (`crate::facts`)
+        let known: Vec<Name> = l.vars().filter(|v| self.sema.facts.contains_key(*v) && !self.written.contains(*v)).cloned().collect();
+        for v in known {
+            l = l.substitute(&v, &self.sema.facts[&v])?;
         }
         Some(l)
     }

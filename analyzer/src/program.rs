@@ -173,7 +173,16 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         }
         dirs.insert(FileId(i as u32), v);
     }
-    let (summaries, call_graph) = interproc::summarize(&units, &semas);
+    let (mut summaries, mut call_graph) = interproc::summarize(&units, &semas);
+    // what the program sets once before it is read (`facts`); the procedures' summaries
+    // (what they surely write, what they read first) are then made again with it
+    let facts = crate::facts::common_facts(&units, &semas, &summaries, &crate::flow::c_identifiers(&foreign));
+    if facts.iter().any(|f| !f.is_empty()) {
+        for (s, f) in semas.iter_mut().zip(facts) {
+            s.facts = f;
+        }
+        (summaries, call_graph) = interproc::summarize(&units, &semas);
+    }
     let bindings = interproc::dummy_bindings(&units, &semas);
     Program {
         map,

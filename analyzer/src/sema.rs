@@ -141,6 +141,10 @@ pub struct UnitSema {
     /// declared again here): their values outlive the procedure's execution.
     #[serde(skip)]
     pub host_assoc: BTreeSet<Name>,
+    /// COMMON scalars whose values are these linear forms everywhere in this unit (set once by
+    /// the program before the unit runs: `crate::facts`).
+    #[serde(skip)]
+    pub facts: BTreeMap<Name, crate::affine::Lin>,
 }
 
 /// What a `name(args)` reference is.
