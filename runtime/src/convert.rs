@@ -1328,6 +1328,119 @@ fn inherit_check(cx: &Cx, ui: usize, key: &str) -> Option<String> {
     ))
 }
 
+/// Fortran text of the number of elements of array `n`, from its first one, that the
+/// assignments `N(...) = ...` inside loop `nest` may reach: each subscript linear in the DO
+/// variables of the nest (bounds free of other DO variables, positive or negative constant
+/// steps) and in names the nest does not assign; its largest value over the ranges, then the
+/// element's position in column order (strides are positive: the largest subscripts give the
+/// last element). None when some assignment does not fit.
+fn merge_extent(u: &Unit, sema: &UnitSema, nest: &Node, n: &str) -> Option<String> {
+    use analyzer::affine::{linearize, Lin};
+    let cl = |x: &str| sema.param(x).and_then(|c| c.as_int());
+    let mut assigned: BTreeSet<String> = BTreeSet::new();
+    analyzer::ast::for_each_stmt(u, std::slice::from_ref(nest), &mut |st| match st.kind.action() {
+        StmtKind::Assign { lhs: Expr::Var(v), .. } => {
+            assigned.insert(v.clone());
+        }
+        StmtKind::Do { var, .. } => {
+            assigned.insert(var.clone());
+        }
+        StmtKind::Call { .. } | StmtKind::Io { .. } => {
+            assigned.insert("*".into());
+        }
+        _ => {}
+    });
+    // text of a linear form, with the DO variables at their end that makes it largest
+    fn largest(l: &Lin, ranges: &BTreeMap<String, (String, String)>, assigned: &BTreeSet<String>) -> Option<String> {
+        let mut t = l.constant.to_string();
+        for (v, c) in &l.terms {
+            let x = match ranges.get(v) {
+                Some((lo, hi)) => if *c > 0 { hi.clone() } else { lo.clone() },
+                None if !assigned.contains(v) && !assigned.contains("*") && v.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') => v.clone(),
+                None => return None,
+            };
+            t = format!("{t} + ({c}) * ({x})");
+        }
+        Some(format!("({t})"))
+    }
+    fn walk(
+        u: &Unit,
+        nodes: &[Node],
+        n: &str,
+        ranges: &mut BTreeMap<String, (String, String)>,
+        cl: &dyn Fn(&str) -> Option<i64>,
+        assigned: &BTreeSet<String>,
+        rank: usize,
+        out: &mut Option<Vec<String>>,
+    ) {
+        for node in nodes {
+            if out.is_none() {
+                return;
+            }
+            match node {
+                Node::Stmt(id) => {
+                    let st = u.stmt(*id);
+                    if let StmtKind::Assign { lhs: Expr::Ref(name, subs), .. } = st.kind.action() {
+                        if name != n {
+                            continue;
+                        }
+                        let last: Option<Vec<String>> = (subs.len() == rank)
+                            .then(|| subs.iter().map(|a| largest(&linearize(a.expr()?, cl)?, ranges, assigned)).collect::<Option<Vec<String>>>())
+                            .flatten();
+                        match (last, out.as_mut()) {
+                            (Some(ds), Some(o)) => {
+                                // column order: (s1 - l1) + e1 * ((s2 - l2) + e2 * (...)), plus one
+                                let mut t = String::new();
+                                for (d, x) in ds.iter().enumerate().rev() {
+                                    let k = d + 1;
+                                    t = if t.is_empty() {
+                                        format!("({x} - lbound({n}, {k}))")
+                                    } else {
+                                        format!("({x} - lbound({n}, {k}) + size({n}, {k}) * {t})")
+                                    };
+                                }
+                                o.push(format!("({t} + 1)"));
+                            }
+                            _ => *out = None,
+                        }
+                    }
+                }
+                Node::Do { header, body, .. } => {
+                    let StmtKind::Do { var, lo, hi, step, .. } = &u.stmt(*header).kind else {
+                        *out = None;
+                        return;
+                    };
+                    let step = match step {
+                        None => Some(1),
+                        Some(e) => linearize(e, cl).and_then(|l| l.as_const()),
+                    };
+                    let text = |e: &Expr| fexpr(e).filter(|_| {
+                        linearize(e, cl).is_some_and(|l| l.vars().all(|v| !ranges.contains_key(v) && !assigned.contains(v)))
+                    });
+                    let (Some(s), Some(a), Some(b)) = (step.filter(|s| *s != 0), text(lo), text(hi)) else {
+                        *out = None;
+                        return;
+                    };
+                    let r = if s > 0 { (a, b) } else { (b, a) };
+                    ranges.insert(var.clone(), r);
+                    walk(u, body, n, ranges, cl, assigned, rank, out);
+                    ranges.remove(var);
+                }
+                Node::If { arms, .. } => {
+                    for (_, b) in arms {
+                        walk(u, b, n, ranges, cl, assigned, rank, out);
+                    }
+                }
+            }
+        }
+    }
+    let rank = sema.symbol(n)?.rank();
+    let mut out = Some(vec![]);
+    walk(u, std::slice::from_ref(nest), n, &mut BTreeMap::new(), &cl, &assigned, rank, &mut out);
+    let parts = out.filter(|v| !v.is_empty())?;
+    Some(if parts.len() == 1 { parts[0].clone() } else { format!("max({})", parts.join(", ")) })
+}
+
 /// Fortran text of an integer specification expression (names, constants, + - * / **,
 /// function references); None for anything else.
 fn fexpr(e: &Expr) -> Option<String> {
@@ -1823,7 +1936,15 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             }
         }
         for n in written {
-            let bytes = format!("int(storage_size({n}), c_int64_t) / 8 * size({n}, kind=c_int64_t)");
+            // up to the last element the loop may write (a dummy may be declared larger than
+            // its actual argument: NPB LU's TV(5,LDMX/2*2+1,LDMY) given TV(5*ISIZ1*ISIZ2);
+            // the whole dummy would overrun the caller's array)
+            let whole = format!("size({n}, kind=c_int64_t)");
+            let count = match merge_extent(u, sema, dos[pl.outer], &n) {
+                Some(last) => format!("max(0_c_int64_t, min({whole}, int({last}, c_int64_t)))"),
+                None => whole,
+            };
+            let bytes = format!("int(storage_size({n}), c_int64_t) / 8 * {count}");
             pre.insert(1, format!("call sapfor_merge_begin({n}, {bytes})"));
             let at = post.iter().position(|x| x.starts_with("call sapfor_red_put")).unwrap_or(post.len());
             post.insert(at, format!("call sapfor_merge_end({n}, {bytes})"));

@@ -214,3 +214,39 @@ CDVM$ PARALLEL (J,I) ON A(I,J)
     assert!(ends[0] < lines.iter().position(|l| l.starts_with("30 CONTINUE")).unwrap(), "{out}");
     assert!(ends[1] > lines.iter().position(|l| l.starts_with("50 CONTINUE")).unwrap(), "{out}");
 }
+
+/// A replicated array written in a distributed loop is merged afterwards only up to the last
+/// element the loop may write: a dummy may be declared larger than its actual argument (NPB
+/// LU's TV(5,LDMX/2*2+1,LDMY) given TV(5*ISIZ1*ISIZ2): merging the whole dummy wrote past the
+/// caller's array and crashed LU at 2 processes). Where the subscripts do not allow it (here
+/// an element of an array), the whole array.
+#[test]
+fn merges_stop_at_the_last_element_the_loop_may_write() {
+    let src = "      PROGRAM P
+      DOUBLE PRECISION T(5*4*4), U(3,6)
+      INTEGER IX(3)
+      IX(1) = 2
+      CALL S(T, 4, 3, U, IX)
+      PRINT *, T(7), U(2,2)
+      END
+      SUBROUTINE S(TV, N, M, U, IX)
+      INTEGER N, M, I, J, IX(3)
+      DOUBLE PRECISION TV(5, N+1, N), D(6), U(3,6)
+CDVM$ DISTRIBUTE D(BLOCK)
+CDVM$ PARALLEL (J) ON D(J)
+      DO 10 J = 1, M
+      D(J) = J
+      DO 10 I = M, 1, -1
+         TV(2, I, J) = I + J
+   10 CONTINUE
+CDVM$ PARALLEL (J) ON D(J)
+      DO 20 J = 1, 6
+   20 U(IX(1), J) = J
+      END
+";
+    let out = conv("merge.fdv", src).unwrap();
+    let want = "call sapfor_merge_begin(tv, int(storage_size(tv), c_int64_t) / 8 * max(0_c_int64_t, min(size(tv, kind=c_int64_t), int((((2) - lbound(tv, 1) + size(tv, 1) * ((0 + (1) * (m)) - lbound(tv, 2) + size(tv, 2) * ((0 + (1) * (m)) - lbound(tv, 3)))) + 1), c_int64_t))))";
+    assert!(out.contains(want), "missing `{want}` in:\n{out}");
+    assert!(out.contains("call sapfor_merge_end(tv, int(storage_size(tv), c_int64_t) / 8 * max(0_c_int64_t, min(size(tv, kind=c_int64_t),"), "{out}");
+    assert!(out.contains("call sapfor_merge_begin(u, int(storage_size(u), c_int64_t) / 8 * size(u, kind=c_int64_t))"), "{out}");
+}
