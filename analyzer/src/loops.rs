@@ -225,6 +225,33 @@ pub fn unit_must_writes(
     summaries: &BTreeMap<Name, Summary>,
     acc: &[(Vec<Access>, Vec<CallSite>)],
 ) -> Option<(BTreeMap<Name, RectSet>, BTreeSet<Name>)> {
+    walker(unit, sema, summaries, acc, |an, targets| {
+        // a RETURN that ends the body is its end
+        let mut body: &[Node] = &unit.body;
+        while let [rest @ .., Node::Stmt(last)] = body {
+            if !matches!(unit.stmt(*last).kind, StmtKind::Return) {
+                break;
+            }
+            body = rest;
+        }
+        // (with jumps, what is read first is still known: a statement jumped to forgets what was
+        // written before it; what is surely written is not)
+        let sure = targets.is_empty() && !an.leaves_early(body);
+        let mut st = Exposure::default();
+        an.expose_nodes(body, &mut st);
+        Some((if sure { st.must_arr } else { BTreeMap::new() }, st.exposed_arr))
+    })
+}
+
+/// An analyzer of a whole unit without loop refinements or a statement CFG, for the walks of
+/// `unit_must_writes` and `arrays_read_after`; `f` also gets the unit's jump targets.
+fn walker<R>(
+    unit: &Unit,
+    sema: &UnitSema,
+    summaries: &BTreeMap<Name, Summary>,
+    acc: &[(Vec<Access>, Vec<CallSite>)],
+    f: impl FnOnce(&Analyzer, &BTreeMap<u32, usize>) -> R,
+) -> R {
     let targets = cfg::jump_sources(unit);
     let refinements = BTreeMap::new();
     let an = Analyzer {
@@ -237,20 +264,7 @@ pub fn unit_must_writes(
         acc,
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
     };
-    // a RETURN that ends the body is its end
-    let mut body: &[Node] = &unit.body;
-    while let [rest @ .., Node::Stmt(last)] = body {
-        if !matches!(unit.stmt(*last).kind, StmtKind::Return) {
-            break;
-        }
-        body = rest;
-    }
-    // (with jumps, what is read first is still known: a statement jumped to forgets what was
-    // written before it; what is surely written is not)
-    let sure = targets.is_empty() && !an.leaves_early(body);
-    let mut st = Exposure::default();
-    an.expose_nodes(body, &mut st);
-    Some((if sure { st.must_arr } else { BTreeMap::new() }, st.exposed_arr))
+    f(&an, &targets)
 }
 
 /// The arrays a unit's code after statement `at` may read before overwriting them (to the
@@ -262,19 +276,7 @@ pub fn arrays_read_after(
     acc: &[(Vec<Access>, Vec<CallSite>)],
     at: StmtId,
 ) -> Option<BTreeSet<Name>> {
-    let targets = cfg::jump_sources(unit);
-    let refinements = BTreeMap::new();
-    let an = Analyzer {
-        unit,
-        sema,
-        summaries,
-        fine: None,
-        targets: &targets,
-        refinements: &refinements,
-        acc,
-        written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
-    };
-    an.exposed_after(at)
+    walker(unit, sema, summaries, acc, |an, _| an.exposed_after(at))
 }
 
 struct Analyzer<'a> {
