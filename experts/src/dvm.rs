@@ -1124,6 +1124,14 @@ fn map_nest(
     let Some((on_acc, owner)) = best else {
         return Err(Unfit::Unalignable(unalignable));
     };
+    // the runtime pipelines an ACROSS loop along the distributed dimensions it iterates over
+    // only (`C(I,9,3) = C(I+1,9,3)` with C distributed along its second dimension: refused)
+    if n.across && owner.values().any(|(v, _)| !n.vars.contains(v)) {
+        return Err(unfit(format!(
+            "the pipelined (ACROSS) loop at line {} does not iterate over a distributed dimension of its ON array",
+            n.line
+        )));
+    }
     let mut shadow: BTreeMap<Name, (Vec<(u32, u32)>, bool)> = BTreeMap::new();
     let mut remote: Vec<ArrayRef> = vec![];
     for a in &touched {
