@@ -60,6 +60,14 @@ pub struct Summary {
     pub arg_bytes: BTreeMap<usize, u64>,
 }
 
+impl Summary {
+    /// Whether the procedure (or what it calls) may write member `idx` of COMMON block `block`
+    /// through the block itself (not through an argument).
+    pub fn writes_common(&self, block: &str, idx: usize) -> bool {
+        self.commons.iter().any(|((b, i), e)| b == block && (*i == idx || *i == usize::MAX) && !e.write.is_empty())
+    }
+}
+
 /// Context for access extraction.
 pub struct AccessCtx<'a> {
     pub unit: &'a Unit,

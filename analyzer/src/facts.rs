@@ -58,15 +58,10 @@ pub fn common_facts(
         for st in u.stmts.iter().filter(|s| s.kind.is_executable()) {
             let (mut acc, mut calls) = (vec![], vec![]);
             cx.stmt_accesses(st, &mut acc, &mut calls);
+            if crate::flow::calls_unknown(&calls, summaries, c_idents) {
+                return out;
+            }
             for c in &calls {
-                let in_c = |n: &str| c_idents.contains(n) || c_idents.contains(&format!("{n}_"));
-                let unknown = match summaries.get(&c.name) {
-                    Some(sum) => !sum.unknown_calls.iter().all(|n| in_c(n)),
-                    None => c.unknown && !in_c(&c.name),
-                };
-                if unknown {
-                    return out;
-                }
                 callees[ui].insert(c.name.clone());
                 calls_at[ui].entry(st.id).or_default().insert(c.name.clone());
             }
@@ -77,9 +72,7 @@ pub fn common_facts(
                     // a callee's own write of the block is counted where it is; through an
                     // argument, the variable changes where no statement says so
                     Some(c) => {
-                        let by_block = summaries
-                            .get(c)
-                            .is_some_and(|sum| sum.commons.iter().any(|((b, i), e)| b == &key.0 && (*i == key.1 || *i == usize::MAX) && !e.write.is_empty()));
+                        let by_block = summaries.get(c).is_some_and(|sum| sum.writes_common(&key.0, key.1));
                         if !by_block || passed(&st.kind, &a.name) {
                             spoiled.insert(key);
                         }

@@ -9,7 +9,7 @@
 //! storage, so every block then carries values; a function of a C source given with the
 //! program (`wtime.c`) is assumed not to read Fortran COMMON blocks.
 
-use crate::access::AccessCtx;
+use crate::access::{CallSite, Summary};
 use crate::ast::Name;
 use crate::cfg;
 use crate::program::Program;
@@ -28,11 +28,9 @@ pub fn member_flows(flow: &CommonFlow, block: &str, offset: Option<u64>, bytes: 
 
 /// The flow of COMMON storage between the units of `program`.
 pub fn common_flow(program: &Program) -> CommonFlow {
-    let c_idents = c_identifiers(&program.foreign);
     let mut out: BTreeMap<Name, Vec<(u64, u64)>> = BTreeMap::new();
     for (i, u) in program.units.iter().enumerate() {
         let sema = &program.semas[i];
-        let cx = AccessCtx { unit: u, sema, summaries: &program.summaries };
         // liveness inside the unit alone: COMMON is not live where it ends
         let g = cfg::build_with_flow(u, sema, &program.summaries, false, &Some(BTreeMap::new()));
         // an array stays live across a write of some of its elements: where the unit surely
@@ -47,18 +45,11 @@ pub fn common_flow(program: &Program) -> CommonFlow {
         };
         live.retain(|n| !is_array(n) || exposed.as_ref().is_none_or(|e| e.contains(n)));
         for st in u.stmts.iter().filter(|s| s.kind.is_executable()) {
-            let (mut acc, mut calls) = (vec![], vec![]);
-            cx.stmt_accesses(st, &mut acc, &mut calls);
+            let calls = &per_stmt[st.id.0 as usize].1;
             if calls.is_empty() {
                 continue;
             }
-            // the bodiless procedures reached: this one, or those its callee reaches
-            let in_c = |n: &str| c_idents.contains(n) || c_idents.contains(&format!("{n}_"));
-            let reached_unknown = calls.iter().filter(|c| c.unknown).any(|c| match program.summaries.get(&c.name) {
-                Some(sum) => !sum.unknown_calls.iter().all(|n| in_c(n)),
-                None => !in_c(&c.name),
-            });
-            if reached_unknown {
+            if calls_unknown(calls, &program.summaries, &program.c_idents) {
                 return None;
             }
             if let Some(&(b, k)) = g.item_of.get(&st.id) {
@@ -73,13 +64,7 @@ pub fn common_flow(program: &Program) -> CommonFlow {
                     // pass through the block from one unit to another)
                     let set = |n: &Name| {
                         let Some((block, idx)) = sema.symbol(n).and_then(|s| s.common.clone()) else { return true };
-                        calls.iter().any(|c| match program.summaries.get(&c.name) {
-                            None => true,
-                            Some(sum) => sum
-                                .commons
-                                .iter()
-                                .any(|((b, i), e)| b == &block && (*i == idx || *i == usize::MAX) && !e.write.is_empty()),
-                        })
+                        calls.iter().any(|c| program.summaries.get(&c.name).is_none_or(|sum| sum.writes_common(&block, idx)))
                     };
                     after.retain(|n| !is_array(n) || (set(n) && read.as_ref().is_none_or(|r| r.contains(n))));
                 }
@@ -101,6 +86,17 @@ pub fn common_flow(program: &Program) -> CommonFlow {
         }
     }
     Some(out)
+}
+
+/// Whether some of these calls reaches a procedure without a body (this one, or one its
+/// callee reaches) other than a function of the C sources given with the program (identifiers
+/// `c_idents`), which could read or write any COMMON block.
+pub(crate) fn calls_unknown(calls: &[CallSite], summaries: &BTreeMap<Name, Summary>, c_idents: &BTreeSet<String>) -> bool {
+    let in_c = |n: &str| c_idents.contains(n) || c_idents.contains(&format!("{n}_"));
+    calls.iter().filter(|c| c.unknown).any(|c| match summaries.get(&c.name) {
+        Some(sum) => !sum.unknown_calls.iter().all(|n| in_c(n)),
+        None => !in_c(&c.name),
+    })
 }
 
 /// Identifiers of the C sources given with the program (lower case).

@@ -667,6 +667,7 @@ impl<'a> Analyzer<'a> {
         // arrays each iteration writes before it reads them, whose values after the loop
         // are used (private copies would lose them)
         let mut kept_after: BTreeSet<Name> = BTreeSet::new();
+        let later: std::cell::OnceCell<UsedAfter> = std::cell::OnceCell::new();
         for x in arrays.iter() {
             if let Some(note) = refine.private.get(x) {
                 private_arrays.insert(x.clone());
@@ -700,10 +701,11 @@ impl<'a> Analyzer<'a> {
                     _ => s.expr().is_some_and(|e| fixed(e, a.stmt)),
                 }),
             });
-            // (only for candidates: the look after the loop scans the rest of the unit)
-            // (the structured walk alone: the name-level liveness at the exit of the inner loop
-            // of a nest sharing its terminal label said dead an array the unit's end keeps)
-            let used_after = invariant && self.array_used_after(header, x);
+            // (only for candidates: the look after the loop scans the rest of the unit, once
+            // for all of them; that walk alone: the name-level liveness at the exit of the
+            // inner loop of a nest sharing its terminal label said dead an array the unit's
+            // end keeps)
+            let used_after = invariant && later.get_or_init(|| self.used_after(header)).any(x);
             if invariant && must_arrays_ok.contains(x) && used_after {
                 kept_after.insert(x.clone());
             }
@@ -834,7 +836,8 @@ impl<'a> Analyzer<'a> {
         }
         for x in &kept_after {
             let head = dep_blocker_head(x);
-            let out = if self.fine.is_some_and(|f| f.exit_live.contains(x)) && !self.array_used_after_here(header, x) {
+            let after = later.get().expect("set where kept_after is");
+            let out = if after.outlives(x) && !after.here(x) {
                 "after the unit returns (another unit, or the next call, may read it first)"
             } else {
                 "after the loop"
@@ -1047,23 +1050,19 @@ impl<'a> Analyzer<'a> {
         live
     }
 
-    /// Whether elements of array `x` may be read after the loop before being overwritten:
-    /// a structured walk over the code that follows (the rest of each enclosing body, the next
-    /// iteration of each enclosing loop, and what follows it). Units with backward jumps get
-    /// the conservative answer. What is left at the unit's end outlives it where the array is
-    /// live there (a COMMON block another unit reads first, a dummy argument, a SAVE variable).
-    fn array_used_after(&self, header: StmtId, x: &str) -> bool {
-        self.array_used_after_here(header, x) || self.fine.is_some_and(|f| f.exit_live.contains(x))
-    }
-
-    /// Whether the rest of this unit may read elements of `x` the loop leaves (see
-    /// `array_used_after`, without what outlives the unit).
-    fn array_used_after_here(&self, header: StmtId, x: &str) -> bool {
-        self.exposed_after(header).is_none_or(|exposed| exposed.contains(x))
+    /// What the code after the loop at `header` may read of the arrays the loop leaves (see
+    /// `UsedAfter`).
+    fn used_after(&self, header: StmtId) -> UsedAfter<'_> {
+        UsedAfter {
+            here: self.exposed_after(header),
+            exit_live: self.fine.map(|f| &f.exit_live),
+        }
     }
 
     /// The arrays the code after statement (or loop) `at` may read before overwriting them,
-    /// to the unit's end (see `array_used_after`); None where the unit jumps backward.
+    /// to the unit's end: a structured walk over the rest of each enclosing body, the next
+    /// iteration of each enclosing loop, and what follows it; None where the unit jumps
+    /// backward.
     fn exposed_after(&self, at: StmtId) -> Option<BTreeSet<Name>> {
         let backward = self.unit.stmts.iter().any(|st| {
             cfg::jump_labels(&st.kind).iter().any(|l| {
@@ -1157,22 +1156,7 @@ impl<'a> Analyzer<'a> {
                 Node::Stmt(id) => stmt(*id, around, out),
                 Node::Do { header, body, .. } => {
                     stmt(*header, around, out);
-                    let range = match &self.unit.stmt(*header).kind {
-                        StmtKind::Do { var, lo, hi, step, .. } => {
-                            let cl = const_lin(self.sema);
-                            let step = match step {
-                                None => Some(1),
-                                Some(e) => linearize(e, &cl).and_then(|l| l.as_const()),
-                            };
-                            match (self.lin_at(lo, *header), self.lin_at(hi, *header), step) {
-                                (Some(lo), Some(hi), Some(s)) if s > 0 => Some((var.clone(), lo, hi)),
-                                (Some(lo), Some(hi), Some(s)) if s < 0 => Some((var.clone(), hi, lo)),
-                                _ => None,
-                            }
-                        }
-                        _ => None,
-                    };
-                    around.push(range);
+                    around.push(self.do_span(*header).map(|(v, lo, hi, _)| (v, lo, hi)));
                     self.may_nodes(body, around, written, out);
                     around.pop();
                 }
@@ -1183,6 +1167,23 @@ impl<'a> Analyzer<'a> {
                     }
                 }
             }
+        }
+    }
+
+    /// The values a DO loop's variable takes: (variable, lowest, highest, step) for a constant
+    /// step other than 0, the bounds in the terms subscripts use (`lin_at`: a scalar set to a
+    /// linear form before stands for that form, `ISIZE` for `GP(1)-1`). None for DO WHILE.
+    fn do_span(&self, header: StmtId) -> Option<(Name, Lin, Lin, i64)> {
+        let StmtKind::Do { var, lo, hi, step, .. } = &self.unit.stmt(header).kind else { return None };
+        let step = match step {
+            None => 1,
+            Some(e) => linearize(e, &const_lin(self.sema))?.as_const()?,
+        };
+        let (lo, hi) = (self.lin_at(lo, header)?, self.lin_at(hi, header)?);
+        match step {
+            0 => None,
+            s if s > 0 => Some((var.clone(), lo, hi, s)),
+            s => Some((var.clone(), hi, lo, s)),
         }
     }
 
@@ -1546,9 +1547,9 @@ impl<'a> Analyzer<'a> {
                 }
                 Node::Do { header, body, .. } => {
                     let hs = self.unit.stmt(*header);
-                    let (var, bounds) = match &hs.kind {
-                        StmtKind::Do { var, lo, hi, step, .. } => (Some(var.clone()), Some((lo, hi, step))),
-                        _ => (None, None),
+                    let var = match &hs.kind {
+                        StmtKind::Do { var, .. } => Some(var.clone()),
+                        _ => None,
                     };
                     self.arrive(hs, s);
                     // the bounds are read before the loop starts; the DO variable itself is
@@ -1562,24 +1563,10 @@ impl<'a> Analyzer<'a> {
                     }
                     // the range of the DO variable, when the step is 1 or -1 and the bounds
                     // keep their values through the loop
-                    let cl = const_lin(self.sema);
-                    let range = bounds.and_then(|(lo, hi, step)| {
-                        let step = match step {
-                            None => 1,
-                            Some(e) => linearize(e, &cl)?.as_const()?,
-                        };
-                        // (in the terms subscripts use: a scalar set to a linear form before
-                        // stands for that form, `ISIZE` for `GP(1)-1`)
-                        let (lo, hi) = (self.lin_at(lo, *header)?, self.lin_at(hi, *header)?);
-                        if lo.vars().chain(hi.vars()).any(|v| killed.contains(v)) {
-                            return None;
-                        }
-                        match step {
-                            1 => Some((lo, hi)),
-                            -1 => Some((hi, lo)),
-                            _ => None,
-                        }
-                    });
+                    let range = self
+                        .do_span(*header)
+                        .filter(|(_, lo, hi, step)| step.abs() == 1 && !lo.vars().chain(hi.vars()).any(|v| killed.contains(v)))
+                        .map(|(_, lo, hi, _)| (lo, hi));
                     let runs = range
                         .as_ref()
                         .is_some_and(|(lo, hi)| hi.add(lo, -1).and_then(|d| d.as_const()).is_some_and(|d| d >= 0));
@@ -2359,6 +2346,27 @@ struct NormLoop {
     lo: Lin,
     step: i64,
     upper: Option<i64>,
+}
+
+/// What the code after a loop may read of the arrays the loop leaves: the rest of the unit
+/// (`Analyzer::exposed_after`; None: anything), and, where an array is live at the unit's end
+/// (`Cfg::exit_live`: a COMMON block another unit reads first, a dummy argument, a SAVE
+/// variable), what outlives the unit.
+struct UsedAfter<'c> {
+    here: Option<BTreeSet<Name>>,
+    exit_live: Option<&'c BTreeSet<Name>>,
+}
+
+impl UsedAfter<'_> {
+    fn here(&self, x: &str) -> bool {
+        self.here.as_ref().is_none_or(|e| e.contains(x))
+    }
+    fn outlives(&self, x: &str) -> bool {
+        self.exit_live.is_some_and(|l| l.contains(x))
+    }
+    fn any(&self, x: &str) -> bool {
+        self.here(x) || self.outlives(x)
+    }
 }
 
 #[derive(Default)]

@@ -34,6 +34,9 @@ pub struct Program {
     /// C sources given with the program (a mixed program such as NPB's `wtime.c`): not
     /// analyzed; `sapfor build` and `run` compile them with cc and link them in.
     pub foreign: Vec<PathBuf>,
+    /// The identifiers of those C sources (lower case): their functions are taken not to touch
+    /// Fortran COMMON blocks (`flow::calls_unknown`).
+    pub c_idents: BTreeSet<String>,
 }
 
 /// Whether `p` names a C source (by its extension): part of a mixed program, not Fortran.
@@ -176,7 +179,8 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
     let (mut summaries, mut call_graph) = interproc::summarize(&units, &semas);
     // what the program sets once before it is read (`facts`); the procedures' summaries
     // (what they surely write, what they read first) are then made again with it
-    let facts = crate::facts::common_facts(&units, &semas, &summaries, &crate::flow::c_identifiers(&foreign));
+    let c_idents = crate::flow::c_identifiers(&foreign);
+    let facts = crate::facts::common_facts(&units, &semas, &summaries, &c_idents);
     if facts.iter().any(|f| !f.is_empty()) {
         for (s, f) in semas.iter_mut().zip(facts) {
             s.facts = f;
@@ -194,5 +198,6 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         directives: dirs,
         diags,
         foreign,
+        c_idents,
     }
 }
