@@ -105,6 +105,11 @@ struct Cx<'a> {
     /// Iteration-order mode (`--order`): PARALLEL loops take their indices from
     /// `sapfor_order_index` (runtime/rtlib/src/order.rs).
     order: bool,
+    /// Sequential statements (unit, statement) whose element reads of these arrays go to the
+    /// full copy that `sapfor_fetch` filled before their loop nest (`read_caches`).
+    fetched: BTreeMap<(usize, StmtId), BTreeSet<String>>,
+    /// The arrays of `fetched` for the statement `sequential` rewrites now.
+    fetch_now: BTreeSet<String>,
 }
 
 /// The value of a directive's integer expression, PARAMETER names included.
@@ -299,6 +304,8 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         guarded: Default::default(),
         reduced_slots: gpu::reduced_common_slots(p),
         order,
+        fetched: BTreeMap::new(),
+        fetch_now: BTreeSet::new(),
     };
     if p.has_errors() {
         return Err(p
@@ -2335,6 +2342,11 @@ fn hoist_reads(cx: &mut Cx, vis: &BTreeMap<String, String>, t: &str, src: i64, c
         if subs.len() != arr.bounds.len() {
             return Err(format!("{name}: wrong number of subscripts"));
         }
+        if cx.fetch_now.contains(&name) {
+            // the section is in the full copy already (fetched before the loop nest)
+            s.replace_range(a..b, &format!("sf_{key}"));
+            continue;
+        }
         arr.temps += 1;
         let tmp = format!("st_{key}_{}", arr.temps);
         let idx = format!("[{}]", subs.iter().map(|x| format!("int({}, c_int64_t)", x.trim())).collect::<Vec<_>>().join(", "));
@@ -2411,6 +2423,25 @@ fn read_caches(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &
                             continue;
                         }
                         let h = u.stmt(*header);
+                        // the sections the nest reads, fetched once into the full copy
+                        if !unknown_call && h.label.is_none() {
+                            if let Some(boxes) = fetch_boxes(cx, ui, vis, in_par, n, name) {
+                                for (lo, hi) in &boxes {
+                                    let v = |x: &[String]| format!("[{}]", x.iter().map(|e| format!("int({e}, c_int64_t)")).collect::<Vec<_>>().join(", "));
+                                    cx.before.entry((h.span.file.0, h.span.line)).or_default().push(format!(
+                                        "call sapfor_fetch(sh_{key}, {name}, sf_{key}, {}, {})",
+                                        v(lo),
+                                        v(hi)
+                                    ));
+                                }
+                                cx.arrays.get_mut(key).unwrap().full = true;
+                                analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
+                                    if !in_par.contains(&st.id) {
+                                        cx.fetched.entry((ui, st.id)).or_default().insert(name.clone());
+                                    }
+                                });
+                            }
+                        }
                         cx.before.entry((h.span.file.0, h.span.line)).or_default().push(format!("call sapfor_cache_begin(sh_{key})"));
                         let end = last_line(u, n);
                         cx.after.entry((h.span.file.0, end)).or_default().push(format!("call sapfor_cache_end(sh_{key})"));
@@ -2427,6 +2458,225 @@ fn read_caches(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &
             _ => {}
         }
     }
+}
+
+/// The sections of distributed array `name` that the sequential statements of loop nest `n`
+/// read, as the text of their bounds evaluated before the nest (lower, upper per dimension),
+/// or None when a read's section is not known there: a subscript that is not a constant, a
+/// DO variable of the nest, or a scalar the nest does not change, plus a constant; loop
+/// bounds the nest changes or that read distributed data; or a statement whose reads are
+/// not rewritten element by element (I/O, calls, DO bounds). A box covers every value its
+/// loops take (a superset for steps other than 1); reads that differ only in constant
+/// subscripts share one box.
+fn fetch_boxes(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTreeSet<StmtId>, n: &Node, name: &str) -> Option<Vec<(Vec<String>, Vec<String>)>> {
+    use analyzer::affine::linearize;
+    use analyzer::ast::{Arg, BinOp};
+    let p = cx.p;
+    let (u, sema) = (&p.units[ui], &p.semas[ui]);
+    let acc = analyzer::access::AccessCtx {
+        unit: u,
+        sema,
+        summaries: &p.summaries,
+    };
+    // everything the nest may change
+    let mut written: BTreeSet<String> = BTreeSet::new();
+    analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
+        let (mut a, mut calls) = (vec![], vec![]);
+        acc.stmt_accesses(st, &mut a, &mut calls);
+        written.extend(a.into_iter().filter(|x| x.write).map(|x| x.name));
+    });
+    let param = |v: &str| sema.param(v).and_then(|c| c.as_int());
+    let scalar = |v: &str| {
+        sema.symbol(v)
+            .is_some_and(|s| !s.is_array() && s.param.is_none() && !s.pointer && s.aliases.is_empty() && !s.external)
+    };
+    // an expression with the same value anywhere in the nest
+    fn invariant(e: &Expr, ok_var: &dyn Fn(&str) -> bool, ok_array: &dyn Fn(&str) -> bool, intrinsic: &dyn Fn(&str) -> bool) -> bool {
+        let args_ok = |args: &[Arg]| args.iter().all(|a| matches!(a, Arg::Expr(x) if invariant(x, ok_var, ok_array, intrinsic)));
+        match e {
+            Expr::Int(_) | Expr::Real(_) | Expr::Logical(_) => true,
+            Expr::Var(v) => ok_var(v),
+            Expr::Ref(f, args) => (ok_array(f) || intrinsic(f)) && args_ok(args),
+            Expr::Unary(_, x) => invariant(x, ok_var, ok_array, intrinsic),
+            // a division only by a constant: the bound is evaluated where the program may not
+            Expr::Binary(BinOp::Div, a, b) => invariant(a, ok_var, ok_array, intrinsic) && matches!(**b, Expr::Int(d) if d != 0),
+            Expr::Binary(_, a, b) => invariant(a, ok_var, ok_array, intrinsic) && invariant(b, ok_var, ok_array, intrinsic),
+            _ => false,
+        }
+    }
+    let ok_var = |v: &str| param(v).is_some() || (!written.contains(v) && !vis.contains_key(v) && scalar(v));
+    let ok_array = |f: &str| {
+        !written.contains(f) && !vis.contains_key(f) && sema.symbol(f).is_some_and(|s| s.is_array() && s.aliases.is_empty() && !s.pointer)
+    };
+    let intrinsic = |f: &str| {
+        matches!(f, "min" | "max" | "abs" | "mod" | "min0" | "max0" | "iabs") && matches!(sema.ref_kind(f), analyzer::sema::RefKind::Intrinsic)
+    };
+    let inv = |e: &Expr| invariant(e, &ok_var, &ok_array, &intrinsic);
+    // (text of the bounds, whether a dimension is a constant) of every read
+    let mut boxes: Vec<(Vec<(String, String)>, Vec<Option<i64>>)> = vec![];
+    type Chain = Vec<(String, Option<(String, String)>)>;
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        cx: &Cx,
+        u: &Unit,
+        nodes: &[Node],
+        chain: &mut Chain,
+        visit: &mut dyn FnMut(&Stmt, &Chain) -> bool,
+        inv: &dyn Fn(&Expr) -> bool,
+    ) -> bool {
+        for n in nodes {
+            match n {
+                Node::Stmt(id) => {
+                    if !visit(u.stmt(*id), chain) {
+                        return false;
+                    }
+                }
+                Node::Do { header, body, end } => {
+                    let h = u.stmt(*header);
+                    if !visit(h, chain) {
+                        return false;
+                    }
+                    let pushed = match &h.kind {
+                        StmtKind::Do { var, lo, hi, step, .. } => {
+                            let t = cx.stmt_text(h);
+                            let (_, body_t) = text::split_label(&t);
+                            let parts = text::assign_eq(&body_t).map(|eq| text::split_top(&body_t[eq + 1..], ',')).unwrap_or_default();
+                            let step_c = match step {
+                                None => Some(1),
+                                Some(Expr::Int(c)) => Some(*c),
+                                Some(Expr::Unary(analyzer::ast::UnOp::Neg, x)) => match **x {
+                                    Expr::Int(c) => Some(-c),
+                                    _ => None,
+                                },
+                                _ => None,
+                            };
+                            let range = match step_c {
+                                Some(c) if c != 0 && parts.len() >= 2 && inv(lo) && inv(hi) => {
+                                    let (a, b) = (parts[0].trim().to_string(), parts[1].trim().to_string());
+                                    Some(if c > 0 { (a, b) } else { (b, a) })
+                                }
+                                _ => None,
+                            };
+                            chain.push((var.clone(), range));
+                            true
+                        }
+                        _ => false,
+                    };
+                    let ok = walk(cx, u, body, chain, visit, inv) && end.is_none_or(|e| visit(u.stmt(e), chain));
+                    if pushed {
+                        chain.pop();
+                    }
+                    if !ok {
+                        return false;
+                    }
+                }
+                Node::If { arms, end } => {
+                    for (h, b) in arms {
+                        if !visit(u.stmt(*h), chain) || !walk(cx, u, b, chain, visit, inv) {
+                            return false;
+                        }
+                    }
+                    if let Some(e) = end {
+                        if !visit(u.stmt(*e), chain) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+    let mut visit = |st: &Stmt, chain: &Chain| -> bool {
+        if in_par.contains(&st.id) {
+            return true;
+        }
+        let (mut a, mut calls) = (vec![], vec![]);
+        acc.stmt_accesses(st, &mut a, &mut calls);
+        let reads: Vec<_> = a.iter().filter(|x| x.name == name && !x.write && x.via_call.is_none()).collect();
+        if reads.is_empty() {
+            return true;
+        }
+        let rewritten = match &st.kind {
+            StmtKind::Assign { .. } | StmtKind::IfThen(_) | StmtKind::ArithIf(..) => true,
+            StmtKind::LogicalIf(_, inner) => matches!(inner.kind, StmtKind::Assign { .. }),
+            _ => false,
+        };
+        if !rewritten {
+            return false;
+        }
+        for r in reads {
+            let Some(subs) = &r.subs else { return false };
+            let mut dims = vec![];
+            let mut consts = vec![];
+            for sub in subs {
+                let Some(l) = sub.expr().and_then(|e| linearize(e, &param)) else { return false };
+                let c = l.constant;
+                let plus = |t: &str| match c {
+                    0 => t.to_string(),
+                    c if c > 0 => format!("({t}) + {c}"),
+                    c => format!("({t}) - {}", -c),
+                };
+                match l.terms.len() {
+                    0 => {
+                        dims.push((c.to_string(), c.to_string()));
+                        consts.push(Some(c));
+                    }
+                    1 if l.terms.values().all(|k| *k == 1) => {
+                        let v = l.terms.keys().next().expect("one term");
+                        match chain.iter().rev().find(|(x, _)| x == v) {
+                            Some((_, Some((lo, hi)))) => dims.push((plus(lo), plus(hi))),
+                            Some((_, None)) => return false,
+                            None if !written.contains(v) && scalar(v) => dims.push((plus(v), plus(v))),
+                            None => return false,
+                        }
+                        consts.push(None);
+                    }
+                    _ => return false,
+                }
+            }
+            boxes.push((dims, consts));
+        }
+        true
+    };
+    if !walk(cx, u, std::slice::from_ref(n), &mut vec![], &mut visit, &inv) || boxes.is_empty() {
+        return None;
+    }
+    // reads that differ only in constant subscripts: one box from the least to the greatest
+    let mut merged: Vec<(Vec<(String, String)>, Vec<Option<(i64, i64)>>)> = vec![];
+    for (dims, consts) in boxes {
+        let same = |m: &(Vec<(String, String)>, Vec<Option<(i64, i64)>>)| {
+            m.1.iter().zip(&consts).all(|(a, b)| a.is_some() == b.is_some())
+                && m.0.iter().zip(&dims).zip(&consts).all(|((x, y), c)| c.is_some() || x == y)
+        };
+        match merged.iter_mut().find(|m| same(m)) {
+            Some(m) => {
+                for (k, c) in consts.iter().enumerate() {
+                    if let (Some(c), Some((lo, hi))) = (c, &mut m.1[k]) {
+                        *lo = (*lo).min(*c);
+                        *hi = (*hi).max(*c);
+                    }
+                }
+            }
+            None => {
+                let cs = consts.iter().map(|c| c.map(|c| (c, c))).collect();
+                merged.push((dims, cs));
+            }
+        }
+    }
+    Some(
+        merged
+            .into_iter()
+            .map(|(dims, cs)| {
+                dims.into_iter()
+                    .zip(cs)
+                    .map(|((lo, hi), c)| match c {
+                        Some((a, b)) => (a.to_string(), b.to_string()),
+                        None => (lo, hi),
+                    })
+                    .unzip()
+            })
+            .collect(),
+    )
 }
 
 /// Wrap a rewritten statement: `label` goes on the first line, or on a trailing CONTINUE when
@@ -2460,6 +2710,7 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
         }
         _ => (None, body.clone(), s),
     };
+    cx.fetch_now = cx.fetched.get(&(ui, s.id)).cloned().unwrap_or_default();
     let mut calls: Vec<String> = vec![];
     let mut cond_calls: Vec<String> = vec![];
     let mut post: Vec<String> = vec![];

@@ -1162,8 +1162,9 @@ fn main_programs_with_contains_and_big_local_arrays_run() {
 
 /// Sequential loops reading distributed arrays element by element: every configuration
 /// prints what the sequential program prints (also after parallel loops changed the arrays,
-/// and where a nest writes the array or is left by GOTO), and the runtime fetches boxes
-/// around the elements instead of one message per element.
+/// and where a nest writes the array or is left by GOTO), and the runtime fetches the
+/// sections a nest reads once, or boxes around the elements, instead of one message per
+/// element.
 #[test]
 fn sequential_element_reads_go_through_read_caches() {
     handwritten("readcache", &[&["--np", "3"], &["--np", "4", "--threads", "2"]]);
@@ -1178,10 +1179,13 @@ fn sequential_element_reads_go_through_read_caches() {
         let k = w.iter().position(|x| *x == "count").unwrap();
         w[k + 1].parse().unwrap()
     };
-    // About 33,000 element reads: the 5,900 of the nest that writes A and the few of the
-    // nest left by GOTO go one by one, the rest through the caches.
+    // About 33,000 element reads. The nests whose sections are known before them read a
+    // fetched copy (per round: A's rows, U's sparse and full reads, B transposed: 8 fetches);
+    // the 48 reads of the output statements go through the caches (4 messages); the 5,880 of
+    // the nest that writes A and the few of the nest left by GOTO go one by one.
     let (remote, cached) = (count("remote accesses"), count("remote reads from the cache"));
-    assert!(cached > 25_000, "{prof}");
+    assert_eq!(count("section fetches"), 8, "{prof}");
+    assert!((40..=48).contains(&cached), "{prof}");
     assert!(remote < 6_500, "{prof}");
     // the summary lists the reads by statement: they add up to the totals, the statement
     // costing most messages first
@@ -1199,6 +1203,37 @@ fn sequential_element_reads_go_through_read_caches() {
     assert_eq!(rows.iter().map(|r| r.0).sum::<u64>(), remote + cached, "{prof}");
     assert_eq!(rows.iter().map(|r| r.1).sum::<u64>(), remote, "{prof}");
     assert!(rows.windows(2).all(|w| w[0].1 >= w[1].1), "{prof}");
+}
+
+/// Sequential nests that read distributed arrays read a copy of their sections fetched before
+/// the nest: every configuration prints what the sequential program prints (fresh values
+/// after parallel loops, descending and strided loops, offsets, bounds from array elements, a
+/// (BLOCK,BLOCK) array read transposed; nests whose sections are not known before them read
+/// element by element), and replicated arrays of 1-, 2- and 4-byte elements written in
+/// distributed loops merge correctly where blocks end inside a word.
+#[test]
+fn sequential_nests_read_sections_fetched_once() {
+    handwritten("fetch_sections", &[&["--np", "3"], &["--np", "4", "--threads", "2"], &["--np", "4", "--grid", "2x2"], &["--np", "3", "--check"]]);
+    let dir = scratch("fetch-profile");
+    std::fs::copy(root().join("runtime/tests/data/fetch_sections.fdv"), dir.join("f.fdv")).unwrap();
+    let out = sapfor(&dir).args(["run", "f.fdv", "--np", "2", "--profile", "prof.txt"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let prof = std::fs::read_to_string(dir.join("prof.txt")).unwrap();
+    let line = prof.lines().find(|l| l.trim_start().starts_with("section fetches")).unwrap_or_else(|| panic!("{prof}"));
+    // per round: two sections for the offsets nest, three for the descending one (A(I,J),
+    // A(I,KK), A(I+1,J)), one for B read transposed; the triangular, shrinking and labelled
+    // nests fetch nothing
+    assert!(line.split_whitespace().collect::<Vec<_>>().windows(2).any(|w| w == ["count", "18"]), "{prof}");
+    // their element reads are the ones left: the triangle (820), the shrinking nest (80) and
+    // the restarted one (90) per round
+    let reads: u64 = prof
+        .lines()
+        .skip_while(|l| !l.contains("element-wise reads of distributed arrays outside parallel loops"))
+        .skip(1)
+        .take_while(|l| l.starts_with("    ") && l.contains("f.fdv:"))
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(reads, 3 * (820 + 80 + 90), "{prof}");
 }
 
 #[test]

@@ -106,7 +106,9 @@ struct Rt {
     /// After `sapfor_red_end`: item sizes and the next item `sapfor_red_get` returns.
     red_done: Option<(Vec<usize>, usize)>,
     /// Copies of replicated arrays taken before a parallel loop writes them.
-    merges: Vec<(usize, Vec<u8>)>,
+    /// Open merges: the array's address and length, and its bytes before the loop (none on
+    /// one process).
+    merges: Vec<(usize, usize, Vec<u8>)>,
     start: Instant,
     loops: BTreeMap<i64, LoopStat>,
     /// The parallel loop running now: its source position, whether its iterations are split
@@ -129,6 +131,8 @@ struct Rt {
     remote: Stat,
     /// Element reads served from a read cache (`sapfor_cache_begin`), without a message.
     cached: Stat,
+    /// Sections fetched into full copies for sequential loop nests (`sapfor_fetch`).
+    fetch: Stat,
     /// Read caches of distributed arrays, by handle (see `sapfor_cache_begin`).
     caches: BTreeMap<i64, ReadCache>,
     gather: Stat,
@@ -277,7 +281,7 @@ impl Rt {
     }
     /// Seconds spent communicating so far: every kind of message, and the profiling barriers.
     fn comm_secs(&self) -> f64 {
-        self.shadow.secs + self.across.secs + self.reduce.secs + self.remote.secs + self.gather.secs + self.sync.secs
+        self.shadow.secs + self.across.secs + self.reduce.secs + self.remote.secs + self.fetch.secs + self.gather.secs + self.sync.secs
     }
     /// Before a collective operation, under `--profile`: wait for every process, timed as
     /// synchronization (the time this process waits for slower ones). Returns the moment the
@@ -472,6 +476,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         reduce: Stat::new(),
         remote: Stat::new(),
         cached: Stat::new(),
+        fetch: Stat::new(),
         caches: BTreeMap::new(),
         gather: Stat::new(),
         finalized: false,
@@ -1285,19 +1290,40 @@ pub extern "C" fn sapfor_across_tile_size(h: i64, tdim: i32) -> i64 {
 pub unsafe extern "C" fn sapfor_merge_begin(x: *mut u8, n: i64) {
     with(|rt| {
         let n = n.max(0) as usize;
+        let mut b = vec![];
         if rt.size > 1 && n > 0 {
-            rt.bcast(0, std::slice::from_raw_parts_mut(x, n));
+            // the copies are usually equal already (replicated code keeps them so): then a
+            // hash of each says so, without sending the array
+            let h = fx_hash(slice(x, n)).to_ne_bytes();
+            let all = rt.all_gather(&h);
+            if all.chunks(8).any(|c| c != h) {
+                rt.bcast(0, std::slice::from_raw_parts_mut(x, n));
+            }
+            b = slice(x, n).to_vec();
         }
-        let b = slice(x, n).to_vec();
-        rt.merges.push((x as usize, b));
+        rt.merges.push((x as usize, n, b));
     })
+}
+
+/// A 64-bit hash of `b`, a word at a time.
+fn fx_hash(b: &[u8]) -> u64 {
+    let mut h: u64 = b.len() as u64;
+    let mut it = b.chunks_exact(8);
+    for c in &mut it {
+        h = (h.rotate_left(5) ^ u64::from_ne_bytes(c.try_into().unwrap())).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    for &c in it.remainder() {
+        h = (h.rotate_left(5) ^ c as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    h
 }
 
 /// After the loop: every process gets every element that some process changed (each
 /// iteration ran on one process, so each element was written by one process, or by replicas
 /// with the same value). Byte-wise: a byte that differs from the common copy on some process
-/// takes that process's value; a byte no process changed keeps the copy's value, which is
-/// also what a writer wrote there.
+/// takes that process's value (the highest rank's where several changed it, the same on
+/// every process); a byte no process changed keeps the copy's value, which is also what a
+/// writer wrote there. Each process sends only the runs of words it changed.
 ///
 /// # Safety
 /// As `sapfor_merge_begin`, same `x` and `n`.
@@ -1306,25 +1332,103 @@ pub unsafe extern "C" fn sapfor_merge_end(x: *mut u8, n: i64) {
     with(|rt| {
         let t = rt.sync_point();
         let n = n.max(0) as usize;
-        let Some(pos) = rt.merges.iter().rposition(|(p, b)| *p == x as usize && b.len() == n) else {
+        let Some(pos) = rt.merges.iter().rposition(|(p, m, _)| *p == x as usize && *m == n) else {
             rt.fail(0, "sapfor_merge_end without sapfor_merge_begin (converter bug)");
         };
-        let (_, old) = rt.merges.remove(pos);
-        if rt.size > 1 && n > 0 {
-            // every process's values; the copy from before the loop is the same everywhere
-            let all = rt.all_gather(slice(x, n));
-            let out = std::slice::from_raw_parts_mut(x, n);
-            out.copy_from_slice(&old);
-            for v in all.chunks(n) {
-                for k in 0..n {
-                    if v[k] != old[k] {
-                        out[k] = v[k];
-                    }
-                }
+        let (_, _, old) = rt.merges.remove(pos);
+        if rt.size == 1 || n == 0 {
+            return;
+        }
+        let out = std::slice::from_raw_parts_mut(x, n);
+        let mine = changed_runs(&old, out);
+        let all = gather_bytes(rt, &mine);
+        for v in &all {
+            apply_runs(&old, out, v);
+        }
+        rt.reduce.add(t, all.iter().map(|v| v.len() as u64).sum());
+    })
+}
+
+/// The bytes of `new` that differ from `old`, in runs of whole 8-byte words: for each run its
+/// offset and length (u64 each) and its bytes.
+fn changed_runs(old: &[u8], new: &[u8]) -> Vec<u8> {
+    const W: usize = 8;
+    let n = new.len();
+    let differs = |k: usize| {
+        let e = (k + W).min(n);
+        if e - k == W {
+            u64::from_ne_bytes(old[k..e].try_into().unwrap()) != u64::from_ne_bytes(new[k..e].try_into().unwrap())
+        } else {
+            old[k..e] != new[k..e]
+        }
+    };
+    let mut out = vec![];
+    let mut k = 0;
+    while k < n {
+        if !differs(k) {
+            k += W;
+            continue;
+        }
+        let start = k;
+        while k < n && differs(k) {
+            k += W;
+        }
+        let end = k.min(n);
+        out.extend_from_slice(&(start as u64).to_ne_bytes());
+        out.extend_from_slice(&((end - start) as u64).to_ne_bytes());
+        out.extend_from_slice(&new[start..end]);
+    }
+    out
+}
+
+/// Apply one process's runs (`changed_runs`) to `out`: the bytes that differ from `old`.
+fn apply_runs(old: &[u8], out: &mut [u8], runs: &[u8]) {
+    let mut p = 0;
+    while p + 16 <= runs.len() {
+        let off = u64::from_ne_bytes(runs[p..p + 8].try_into().unwrap()) as usize;
+        let len = u64::from_ne_bytes(runs[p + 8..p + 16].try_into().unwrap()) as usize;
+        let data = &runs[p + 16..p + 16 + len];
+        let (o, w) = (&old[off..off + len], &mut out[off..off + len]);
+        let words = len / 8 * 8;
+        for k in (0..words).step_by(8) {
+            let v = u64::from_ne_bytes(data[k..k + 8].try_into().unwrap());
+            let d = v ^ u64::from_ne_bytes(o[k..k + 8].try_into().unwrap());
+            if d == 0 {
+                continue;
+            }
+            // 0xFF in every byte where v differs from old: bit 0 of each byte gathers its
+            // eight bits
+            let mut t = d | (d >> 4);
+            t |= t >> 2;
+            t |= t >> 1;
+            let mask = (t & 0x0101_0101_0101_0101).wrapping_mul(0xFF);
+            let cur = u64::from_ne_bytes(w[k..k + 8].try_into().unwrap());
+            w[k..k + 8].copy_from_slice(&((cur & !mask) | (v & mask)).to_ne_bytes());
+        }
+        for k in words..len {
+            if data[k] != o[k] {
+                w[k] = data[k];
             }
         }
-        rt.reduce.add(t, (n * rt.size) as u64);
-    })
+        p += 16 + len;
+    }
+}
+
+/// Every process's `mine` (of any length), in rank order, on every process.
+fn gather_bytes(rt: &Rt, mine: &[u8]) -> Vec<Vec<u8>> {
+    let lens: Vec<usize> = rt
+        .all_gather(&(mine.len() as u64).to_ne_bytes())
+        .chunks(8)
+        .map(|c| u64::from_ne_bytes(c.try_into().unwrap()) as usize)
+        .collect();
+    let maxl = *lens.iter().max().unwrap_or(&0);
+    if maxl == 0 {
+        return vec![vec![]; rt.size];
+    }
+    let mut padded = mine.to_vec();
+    padded.resize(maxl, 0);
+    let all = rt.all_gather(&padded);
+    (0..rt.size).map(|p| all[p * maxl..p * maxl + lens[p]].to_vec()).collect()
 }
 
 /// Gather the owned parts of array `h` into `full` (global shape) on process 0, or on every
@@ -1376,6 +1480,63 @@ pub unsafe extern "C" fn sapfor_gather(h: i64, a: *const u8, full: *mut u8, all:
             rt.bcast(0, fb);
         }
         rt.gather.add(t, bytes);
+    })
+}
+
+/// Fetch the box `lo..hi` (global indices, clipped to the array's bounds; nothing when empty)
+/// of distributed array `h` into its full-size copy `full` on every process: each block's
+/// owner sends its part of the box to all. A sequential loop nest that reads the array and
+/// never writes it then reads the copy directly, instead of asking for each element (the
+/// converter emits one call per section the nest reads, before the nest). Every process
+/// calls it at the same point with the same box.
+///
+/// # Safety
+/// `a` is the local block of array `h`, `full` has the array's global shape; `lo` and `hi`
+/// hold one index per dimension.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_fetch(h: i64, a: *const u8, full: *mut u8, lo: *const i64, hi: *const i64) {
+    with(|rt| {
+        let t = rt.sync_point();
+        let l = rt.layout(h).clone();
+        let r = l.dims.len();
+        let (lo, hi) = (slice(lo, r), slice(hi, r));
+        let blo: Vec<i64> = lo.iter().zip(&l.dims).map(|(&x, d)| x.max(d.glo)).collect();
+        let bhi: Vec<i64> = hi.iter().zip(&l.dims).map(|(&x, d)| x.min(d.ghi)).collect();
+        if blo.iter().zip(&bhi).any(|(a, b)| a > b) {
+            return;
+        }
+        let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
+        let ghi: Vec<i64> = l.dims.iter().map(|d| d.ghi).collect();
+        let full_l = Layout::whole(l.esize, &glo, &ghi);
+        let mut bytes = 0u64;
+        for p in 0..rt.size {
+            let cc = coords_of(p, &rt.grid);
+            // one copy of each block: the process with coordinate 0 on the unused axes
+            if !(0..rt.grid.len()).all(|ax| l.dims.iter().any(|d| d.axis == Some(ax)) || cc[ax] == 0) {
+                continue;
+            }
+            let pl = l.for_coords(&cc, &rt.grid);
+            if pl.empty() {
+                continue;
+            }
+            let ilo: Vec<i64> = pl.own_lo.iter().zip(&blo).map(|(a, b)| *a.max(b)).collect();
+            let ihi: Vec<i64> = pl.own_hi.iter().zip(&bhi).map(|(a, b)| *a.min(b)).collect();
+            if ilo.iter().zip(&ihi).any(|(a, b)| a > b) {
+                continue;
+            }
+            let mut buf = if p == rt.rank {
+                gpu_abi::host_needs(a, &l, &ilo, &ihi);
+                l.pack(a, &ilo, &ihi)
+            } else {
+                vec![0u8; l.count(&ilo, &ihi) * l.esize]
+            };
+            rt.bcast(p, &mut buf);
+            if p != rt.rank {
+                bytes += buf.len() as u64;
+            }
+            full_l.unpack(full, &ilo, &ihi, &buf);
+        }
+        rt.fetch.add(t, bytes);
     })
 }
 
@@ -1750,19 +1911,7 @@ pub extern "C" fn sapfor_loop_end(src: i64) {
 
 /// Every process's text, gathered on every process (rank order).
 fn gather_texts(rt: &Rt, mine: &str) -> Vec<String> {
-    let bytes = mine.as_bytes();
-    let lens: Vec<usize> = rt
-        .all_gather(&(bytes.len() as u64).to_ne_bytes())
-        .chunks(8)
-        .map(|c| u64::from_ne_bytes(c.try_into().unwrap()) as usize)
-        .collect();
-    let maxl = *lens.iter().max().unwrap_or(&0);
-    let mut padded = bytes.to_vec();
-    padded.resize(maxl, 0);
-    let all = rt.all_gather(&padded);
-    (0..rt.size)
-        .map(|p| String::from_utf8_lossy(&all[p * maxl..p * maxl + lens[p]]).into_owned())
-        .collect()
+    gather_bytes(rt, mine.as_bytes()).into_iter().map(|b| String::from_utf8_lossy(&b).into_owned()).collect()
 }
 
 fn write_profile(rt: &Rt, path: &str, total: f64) {
@@ -1797,6 +1946,7 @@ fn write_profile(rt: &Rt, path: &str, total: f64) {
         ("reductions", &rt.reduce),
         ("remote accesses", &rt.remote),
         ("remote reads from the cache", &rt.cached),
+        ("section fetches", &rt.fetch),
         ("I/O gathers/scatters", &rt.gather),
         ("synchronization", &rt.sync),
     ] {
@@ -1981,7 +2131,52 @@ fn summary(procs: &[ProcFigures], place: &dyn Fn(i64) -> String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{single_process_mode, LAUNCHER_VARS};
+    use super::{apply_runs, changed_runs, single_process_mode, LAUNCHER_VARS};
+
+    /// Merging replicated arrays: processes change disjoint bytes of a common copy (elements
+    /// of 1 to 8 bytes, blocks ending inside words, a tail shorter than a word, bytes written
+    /// with the value they had); applying every process's runs in rank order gives each
+    /// process the same bytes: every change, and the copy's value elsewhere.
+    #[test]
+    fn merged_runs_carry_every_changed_byte_and_nothing_else() {
+        let mut seed = 12345u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for case in 0..200 {
+            let n = 1 + next() % 300;
+            let procs = 1 + next() % 4;
+            let esize = [1, 2, 4, 8][case % 4];
+            let old: Vec<u8> = (0..n).map(|_| next() as u8).collect();
+            // each element to one process (or nobody); a changed element may keep some bytes
+            let mut copies: Vec<Vec<u8>> = vec![old.clone(); procs];
+            let mut want = old.clone();
+            for e in 0..n.div_ceil(esize) {
+                if next() % 4 == 0 {
+                    continue;
+                }
+                let p = next() % procs;
+                for k in e * esize..((e + 1) * esize).min(n) {
+                    let v = if next() % 5 == 0 { old[k] } else { next() as u8 };
+                    copies[p][k] = v;
+                    want[k] = v;
+                }
+            }
+            let runs: Vec<Vec<u8>> = copies.iter().map(|c| changed_runs(&old, c)).collect();
+            for (me, c) in copies.iter().enumerate() {
+                let mut out = c.clone();
+                for r in &runs {
+                    apply_runs(&old, &mut out, r);
+                }
+                assert_eq!(out, want, "case {case}: process {me} of {procs}, {n} bytes, elements of {esize}");
+            }
+            // what is sent is about what changed, not the array
+            let changed = (0..n).filter(|&k| copies.iter().any(|c| c[k] != old[k])).count();
+            let sent: usize = runs.iter().map(|r| r.len()).sum();
+            assert!(sent <= changed * 8 + 16 * (changed + procs), "case {case}: {sent} bytes sent for {changed} changed");
+        }
+    }
 
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |k| {
