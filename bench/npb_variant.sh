@@ -32,7 +32,7 @@ seq=$(secs "$OUT/seq.out")
 files=$(python3 "$ROOT/bench/npb_objs.py" "$DIR/$B/Makefile")
 rm -f "$OUT/v.db"
 (cd "$DIR/$B" && "$SAPFOR" --auto $files --db "$OUT/v.db" --out-dir "$OUT/auto" > "$OUT/auto.out" 2>&1) || { echo "--auto failed: $OUT/auto.out"; exit 1; }
-id=$("$SAPFOR" schemes --db "$OUT/v.db" | awk -v w="$WANT" '$3 == w {print $1; exit}' | tr -d '*')
+id=$("$SAPFOR" schemes --db "$OUT/v.db" | awk -v w="$WANT" '$3 == w && $1 ~ /^[0-9]+\*?$/ {print $1; exit}' | tr -d '*')
 [ -n "$id" ] || { echo "no variant $WANT; the schemes are:"; "$SAPFOR" schemes --db "$OUT/v.db" | grep -v '^ *region'; exit 1; }
 (cd "$DIR/$B" && "$SAPFOR" generate --db "$OUT/v.db" --scheme "$id" --out-dir "$OUT/v" > "$OUT/generate.out" 2>&1) || { echo "generate failed: $OUT/generate.out"; exit 1; }
 fdvs=""

@@ -1124,11 +1124,13 @@ fn map_nest(
     let Some((on_acc, owner)) = best else {
         return Err(Unfit::Unalignable(unalignable));
     };
-    // the runtime pipelines an ACROSS loop along the distributed dimensions it iterates over
-    // only (`C(I,9,3) = C(I+1,9,3)` with C distributed along its second dimension: refused)
-    if n.across && owner.values().any(|(v, _)| !n.vars.contains(v)) {
+    // the runtime pipelines an ACROSS loop only where the ON array's distributed dimensions
+    // are indexed by variables: a constant there is refused (`C(I,9,3) = C(I+1,9,3)` with C
+    // distributed along its second dimension), a plane the nest does not iterate over is
+    // not (NPB LU's blts: `V(M,I,J,K)` with K distributed, K an argument)
+    if n.across && owner.values().any(|(v, _)| v.starts_with('#')) {
         return Err(unfit(format!(
-            "the pipelined (ACROSS) loop at line {} does not iterate over a distributed dimension of its ON array",
+            "the pipelined (ACROSS) loop at line {} indexes a distributed dimension of its ON array by a constant",
             n.line
         )));
     }

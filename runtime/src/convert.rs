@@ -2460,6 +2460,54 @@ fn read_caches(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &
     }
 }
 
+/// An assignment to a distributed element whose right-hand side reads distributed data only
+/// at that same element (`RSD(M,I,J,K) = RSD(M,I,J,K) - T * F(M,J+1)`) and calls no function
+/// (nothing with side effects that every process must see) is evaluated by the owner alone,
+/// from its own block, with no message: the index list for `sapfor_owns`, or None. Not in
+/// programs with regions (a direct read would not make the host copy current).
+#[allow(clippy::too_many_arguments)]
+fn owner_only(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, lbase: &str, l: &str, r: &str, rhs: &Expr) -> Option<String> {
+    if cx.reduced_slots.is_some() {
+        return None;
+    }
+    let sema = &cx.p.semas[ui];
+    let mut calls = false;
+    rhs.walk(&mut |e| {
+        if let Expr::Ref(n, _) = e {
+            calls |= matches!(sema.ref_kind(n), analyzer::sema::RefKind::Function | analyzer::sema::RefKind::StmtFunction);
+        }
+    });
+    if calls {
+        return None;
+    }
+    let norm = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+    // the subscripts after the name at `b`
+    let subs_at = |t: &str, b: usize| -> Option<String> {
+        let rest = &t[b..];
+        let open = b + rest.len() - rest.trim_start().len();
+        if !t[open..].starts_with('(') {
+            return None;
+        }
+        let close = text::matching_paren(t, open)?;
+        Some(t[open + 1..close].to_string())
+    };
+    let lt = l.trim();
+    let (_, lb) = *text::idents(lt, lbase).first()?;
+    let inside = subs_at(lt, lb)?;
+    let subs = text::split_top(&inside, ',');
+    if subs.iter().any(|x| text::split_top(x, ':').len() != 1) {
+        return None;
+    }
+    for name in vis.keys() {
+        for (_, b) in text::idents(r, name) {
+            if name != lbase || subs_at(r, b).map(|x| norm(&x)) != Some(norm(&inside)) {
+                return None;
+            }
+        }
+    }
+    Some(format!("[{}]", subs.iter().map(|x| format!("int({}, c_int64_t)", x.trim())).collect::<Vec<_>>().join(", ")))
+}
+
 /// The sections of distributed array `name` that the sequential statements of loop nest `n`
 /// read, as the text of their bounds evaluated before the nest (lower, upper per dimension),
 /// or None when a read's section is not known there: a subscript that is not a constant, a
@@ -2727,7 +2775,7 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
         }
     }
     match &inner.kind {
-        StmtKind::Assign { lhs, .. } => {
+        StmtKind::Assign { lhs, rhs } => {
             let Some(eq) = text::assign_eq(&action) else { return };
             let (l, r) = (&action[..eq], &action[eq + 1..]);
             let lbase = lhs.base_name().unwrap_or("").to_string();
@@ -2742,7 +2790,16 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
                     return;
                 }
             }
-            let r2 = if rhs_dist {
+            if lhs_dist && !lhs_sub_dist {
+                if let Some(idx) = owner_only(cx, ui, vis, &lbase, l, r, rhs) {
+                    // only the owner evaluates it, reading its own block
+                    let key = &vis[&lbase];
+                    new_action = Some(format!("if (sapfor_owns(sh_{key}, {idx}, {src}_8)) {} = {}", l.trim(), r.trim()));
+                }
+            }
+            let r2 = if new_action.is_some() {
+                String::new()
+            } else if rhs_dist {
                 match hoist_reads(cx, vis, r, src, &mut calls) {
                     Ok(x) => x,
                     Err(m) => return err(cx, m),
@@ -2750,7 +2807,9 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
             } else {
                 r.to_string()
             };
-            if lhs_dist {
+            if new_action.is_some() {
+                // owner-only (above)
+            } else if lhs_dist {
                 let key = vis[&lbase].clone();
                 let lt = l.trim();
                 let Some(open) = lt.find('(') else {
