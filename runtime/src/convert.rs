@@ -2463,13 +2463,9 @@ fn read_caches(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &
 /// An assignment to a distributed element whose right-hand side reads distributed data only
 /// at that same element (`RSD(M,I,J,K) = RSD(M,I,J,K) - T * F(M,J+1)`) and calls no function
 /// (nothing with side effects that every process must see) is evaluated by the owner alone,
-/// from its own block, with no message: the index list for `sapfor_owns`, or None. Not in
-/// programs with regions (a direct read would not make the host copy current).
+/// from its own block, with no message: the index list for `sapfor_owns`, or None.
 #[allow(clippy::too_many_arguments)]
 fn owner_only(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, lbase: &str, l: &str, r: &str, rhs: &Expr) -> Option<String> {
-    if cx.reduced_slots.is_some() {
-        return None;
-    }
     let sema = &cx.p.semas[ui];
     let mut calls = false;
     rhs.walk(&mut |e| {
@@ -2792,9 +2788,15 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
             }
             if lhs_dist && !lhs_sub_dist {
                 if let Some(idx) = owner_only(cx, ui, vis, &lbase, l, r, rhs) {
-                    // only the owner evaluates it, reading its own block
+                    // only the owner evaluates it, reading its own block (made current on
+                    // the host first where it reads the element)
                     let key = &vis[&lbase];
-                    new_action = Some(format!("if (sapfor_owns(sh_{key}, {idx}, {src}_8)) {} = {}", l.trim(), r.trim()));
+                    let test = if rhs_dist {
+                        format!("sapfor_own_read(sh_{key}, {lbase}, {idx}, {src}_8) /= 0")
+                    } else {
+                        format!("sapfor_owns(sh_{key}, {idx}, {src}_8)")
+                    };
+                    new_action = Some(format!("if ({test}) {} = {}", l.trim(), r.trim()));
                 }
             }
             let r2 = if new_action.is_some() {

@@ -81,6 +81,12 @@ module sapfor_rt
       integer(c_int64_t), value :: h, src
       integer(c_int64_t), intent(in) :: idx(*)
     end function
+    integer(c_int) function sapfor_own_read(h, a, idx, src) bind(C, name='sapfor_own_read')
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: h, src
+      type(*), dimension(*) :: a
+      integer(c_int64_t), intent(in) :: idx(*)
+    end function
     subroutine sapfor_get(h, a, idx, out, src) bind(C, name='sapfor_get')
       import :: c_int64_t
       integer(c_int64_t), value :: h, src

@@ -1214,7 +1214,10 @@ fn sequential_element_reads_go_through_read_caches() {
 /// correctly where blocks end inside a word.
 #[test]
 fn sequential_nests_read_sections_fetched_once() {
-    handwritten("fetch_sections", &[&["--np", "3"], &["--np", "4", "--threads", "2"], &["--np", "4", "--grid", "2x2"], &["--np", "3", "--check"]]);
+    handwritten(
+        "fetch_sections",
+        &[&["--np", "3"], &["--np", "4", "--threads", "2"], &["--np", "4", "--grid", "2x2"], &["--np", "3", "--check"], &["--devices", "emu", "--np", "2"]],
+    );
     let dir = scratch("fetch-profile");
     std::fs::copy(root().join("runtime/tests/data/fetch_sections.fdv"), dir.join("f.fdv")).unwrap();
     let out = sapfor(&dir).args(["run", "f.fdv", "--np", "2", "--profile", "prof.txt"]).output().unwrap();
@@ -1229,8 +1232,8 @@ fn sequential_nests_read_sections_fetched_once() {
     // their element reads are the ones left: the triangle (820), the shrinking nest (80) and
     // the restarted one (90) per round; then the update reading a neighbour (2 x 29 x 40) and
     // the one calling a function (29 x 13). The update that reads only its own element (line
-    // 101) reads nothing element-wise: its owner evaluates it
-    assert!(!prof.contains("f.fdv:101 "), "{prof}");
+    // 113) reads nothing element-wise: its owner evaluates it
+    assert!(!prof.contains("f.fdv:113 "), "{prof}");
     let reads: u64 = prof
         .lines()
         .skip_while(|l| !l.contains("element-wise reads of distributed arrays outside parallel loops"))

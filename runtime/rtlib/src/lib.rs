@@ -780,6 +780,26 @@ pub unsafe extern "C" fn sapfor_own(h: i64, idx: *const i64, src: i64) -> i32 {
     })
 }
 
+/// Like `sapfor_own`, for an owner-only update that reads the element it writes: where this
+/// process owns it, its host copy is made current first (it may have been computed on an
+/// accelerator).
+///
+/// # Safety
+/// `idx` must hold one index per dimension; `a` is the local block of array `h`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_own_read(h: i64, a: *const u8, idx: *const i64, src: i64) -> i32 {
+    with(|rt| {
+        let l = rt.layout(h);
+        let idx = slice(idx, l.dims.len());
+        check_global(rt, l, idx, src);
+        let own = l.owns(idx);
+        if own {
+            gpu_abi::host_needs(a, l, idx, idx);
+        }
+        own as i32
+    })
+}
+
 fn check_global(rt: &Rt, l: &Layout, idx: &[i64], src: i64) {
     for (d, (&i, dim)) in idx.iter().zip(&l.dims).enumerate() {
         if i < dim.glo || i > dim.ghi {
