@@ -115,7 +115,8 @@ pub fn run_exactly(analysis: &Analysis, machine: &MachineModel) -> DvmResult {
 fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) -> DvmResult {
     let machine = machine.clone();
     let prog = &analysis.program;
-    let nests = find_nests(analysis, &machine);
+    let counts = unit_counts(analysis, &machine);
+    let nests = nests_with(analysis, &machine, &counts);
     let candidates = candidate_arrays(analysis, &nests, &mut notes);
     // The template: the heaviest candidate of the highest rank.
     let mut weight: BTreeMap<ArrayId, f64> = BTreeMap::new();
@@ -215,7 +216,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
             });
             continue;
         }
-        match variant(analysis, &nests, &tid, &formats, &aligns, &machine) {
+        match variant(analysis, &nests, &tid, &formats, &aligns, &machine, &counts) {
             Ok(s) => schemes.push(s),
             Err(reasons) => {
                 let more = match reasons.len() {
@@ -390,13 +391,104 @@ fn nodes_cost(
 }
 
 pub(crate) fn find_nests(analysis: &Analysis, m: &MachineModel) -> Vec<Nest> {
+    nests_with(analysis, m, &unit_counts(analysis, m))
+}
+
+/// The nests, each executed `counts[unit]` times its loops' trip counts.
+fn nests_with(analysis: &Analysis, m: &MachineModel, counts: &[f64]) -> Vec<Nest> {
     let prog = &analysis.program;
     let mut out = vec![];
     for (ui, unit) in prog.units.iter().enumerate() {
         let loops = loop_map(analysis, ui);
-        walk_nests(analysis, ui, unit, &loops, &unit.body, 1.0, m, &mut out);
+        walk_nests(analysis, ui, unit, &loops, &unit.body, counts[ui], m, &mut out);
     }
     out
+}
+
+/// Estimated executions of every unit: the main program (and any unit nobody calls) once, a
+/// procedure as often as its call sites run (the trip counts of the loops around each call,
+/// times the caller's own executions). A call that closes a cycle (recursion) adds nothing.
+pub(crate) fn unit_counts(analysis: &Analysis, m: &MachineModel) -> Vec<f64> {
+    let prog = &analysis.program;
+    let n = prog.units.len();
+    let index = analyzer::interproc::unit_index(&prog.units);
+    // (callee, executions of the call per execution of the caller) for every unit
+    let mut sites: Vec<Vec<(usize, f64)>> = vec![vec![]; n];
+    let mut called = vec![false; n];
+    for (ui, unit) in prog.units.iter().enumerate() {
+        let cx = AccessCtx {
+            unit,
+            sema: &prog.semas[ui],
+            summaries: &prog.summaries,
+        };
+        let mut times: Option<BTreeMap<StmtId, (f64, Option<StmtId>)>> = None;
+        for st in &unit.stmts {
+            if !st.kind.is_executable() {
+                continue;
+            }
+            let (mut acc, mut calls) = (vec![], vec![]);
+            cx.stmt_accesses(st, &mut acc, &mut calls);
+            for c in calls {
+                let Some(&callee) = index.get(&c.name) else { continue };
+                if callee == ui {
+                    continue;
+                }
+                let t = times.get_or_insert_with(|| stmt_times(analysis, ui, m));
+                let k = t.get(&st.id).map_or(1.0, |x| x.0);
+                sites[ui].push((callee, k));
+                called[callee] = true;
+            }
+        }
+    }
+    // callers before callees: a depth-first post-order from the roots, reversed
+    let mut order = vec![];
+    let mut state = vec![0u8; n]; // 0 new, 1 on the stack, 2 done
+    fn visit(u: usize, sites: &[Vec<(usize, f64)>], state: &mut [u8], order: &mut Vec<usize>) {
+        state[u] = 1;
+        for &(c, _) in &sites[u] {
+            if state[c] == 0 {
+                visit(c, sites, state, order);
+            }
+        }
+        state[u] = 2;
+        order.push(u);
+    }
+    let roots: Vec<usize> = (0..n).filter(|&u| !called[u] || prog.units[u].kind == analyzer::ast::UnitKind::Program).collect();
+    for &r in &roots {
+        if state[r] == 0 {
+            visit(r, &sites, &mut state, &mut order);
+        }
+    }
+    for u in 0..n {
+        if state[u] == 0 {
+            visit(u, &sites, &mut state, &mut order);
+        }
+    }
+    order.reverse();
+    let pos: Vec<usize> = {
+        let mut p = vec![0; n];
+        for (i, &u) in order.iter().enumerate() {
+            p[u] = i;
+        }
+        p
+    };
+    let mut counts = vec![0.0f64; n];
+    for &r in &roots {
+        counts[r] = 1.0;
+    }
+    for &u in &order {
+        if counts[u] == 0.0 {
+            // reached only through a cycle: once
+            counts[u] = 1.0;
+        }
+        for &(c, k) in &sites[u] {
+            // a call back up the order (recursion) adds nothing
+            if pos[c] > pos[u] {
+                counts[c] = (counts[c] + counts[u] * k).min(1e15);
+            }
+        }
+    }
+    counts
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1545,6 +1637,7 @@ fn variant(
     formats: &[Format],
     aligns: &BTreeMap<ArrayId, AlignMap>,
     m: &MachineModel,
+    counts: &[f64],
 ) -> Result<Scheme, Vec<Reason>> {
     let prog = &analysis.program;
     let dist: BTreeSet<usize> = formats
@@ -1737,7 +1830,7 @@ fn variant(
         .filter(|(i, _)| !host.contains_key(i))
         .map(|(_, n)| n.clone())
         .collect();
-    scheme.remote = sequential_remote(analysis, &parallel, &dist, aligns, m);
+    scheme.remote = sequential_remote(analysis, &parallel, &dist, aligns, m, counts);
     scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, m);
     // what the host nests cost: their whole work on every process, and the distributed
     // elements they read, through the runtime's read caches (boxes of about 2,048 elements
@@ -1815,6 +1908,7 @@ fn sequential_remote(
     dist: &BTreeSet<usize>,
     aligns: &BTreeMap<ArrayId, AlignMap>,
     m: &MachineModel,
+    counts: &[f64],
 ) -> Vec<RemoteAccess> {
     let prog = &analysis.program;
     let mut out = vec![];
@@ -1895,6 +1989,7 @@ fn sequential_remote(
                     (times, written)
                 });
                 let (n, outer) = times.get(&StmtId(si as u32)).copied().unwrap_or((1.0, None));
+                let n = n * counts[ui];
                 let cached = outer.is_some_and(|h| written.get(&h).is_none_or(|w| refs.iter().all(|r| !w.contains(&r.array))));
                 out.push(RemoteAccess {
                     at: unit_ref(prog, ui),
