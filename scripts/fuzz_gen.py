@@ -366,6 +366,36 @@ class Gen:
         if kind == "after":
             self.emit("print *, 'ws', ws")
 
+    def seq_update(self):
+        """A sequential loop (a scalar recurrence carries it) that updates elements of an
+        array reading only the element it writes (run by the owner alone under a
+        distribution), or also a neighbour or a fixed element (every process), then a
+        sequential nest that reads the array with an offset and a fixed subscript (a fetched
+        section)."""
+        r = self.r
+        tgt = self.pick_array(min_rank=1, max_rank=2)
+        two = ARRAYS[tgt] == 2
+        jv = f",{r.randint(1, self.n[1])}" if two else ""
+        kind = r.choice(["own", "own", "neighbour", "fixed"])
+        extra = {"own": "", "neighbour": f" + {tgt}(i-1{jv})", "fixed": f" + {tgt}({r.randint(1, self.n[0])}{jv})"}[kind]
+        self.emit("s = 0")
+        self.emit("do i = 2, n1 - 1")
+        self.emit(f"s = mod(s * {r.randint(3, 9)} + i, 13)", 1)
+        self.emit(f"{tgt}(i{jv}) = mod({tgt}(i{jv}) * {r.randint(2, 5)} + s{extra}, 997)", 1)
+        self.emit("end do")
+        self.emit("t = 0")
+        if two:
+            self.emit("do j = 2, n2")
+            self.emit("do i = 1, n1 - 1", 1)
+            self.emit(f"t = mod(t * 3 + {tgt}(i+1,j-1) + {tgt}(i,{r.randint(1, self.n[1])}), 100003)", 2)
+            self.emit("end do", 1)
+            self.emit("end do")
+        else:
+            self.emit("do i = n1 - 1, 1, -1")
+            self.emit(f"t = mod(t * 3 + {tgt}(i+1) + {tgt}({r.randint(1, self.n[0])}), 100003)", 1)
+            self.emit("end do")
+        self.emit("print *, 'su', t")
+
     def call_stmt(self):
         r = self.r
         kind = r.choice(["upd", "acc", "two", "fun", "funcnt"])
@@ -594,7 +624,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym] * 2 + [self.whole_call] * 2
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # checksums (sequential recurrences)
