@@ -258,6 +258,36 @@ impl Layout {
         out
     }
 
+    /// Copy the section lo..hi of the block at `a` straight into the block at `dst` laid out
+    /// as `to` (the same global indices), without a buffer in between.
+    ///
+    /// # Safety
+    /// `a` must be this layout's block, `dst` `to`'s, and the section inside both.
+    pub unsafe fn copy_to(&self, a: *const u8, to: &Layout, dst: *mut u8, lo: &[i64], hi: &[i64]) {
+        let r = self.dims.len();
+        if self.count(lo, hi) == 0 {
+            return;
+        }
+        let es = self.esize;
+        let len = if r == 0 { 1 } else { (hi[0] - lo[0] + 1) as usize };
+        let mut idx: Vec<i64> = lo.to_vec();
+        loop {
+            std::ptr::copy_nonoverlapping(a.add(self.offset(&idx) * es), dst.add(to.offset(&idx) * es), len * es);
+            let mut d = 1;
+            loop {
+                if d >= r {
+                    return;
+                }
+                idx[d] += 1;
+                if idx[d] <= hi[d] {
+                    break;
+                }
+                idx[d] = lo[d];
+                d += 1;
+            }
+        }
+    }
+
     /// Copy a buffer made by `pack` (same section) into the block at `a`.
     ///
     /// # Safety
@@ -335,6 +365,30 @@ mod tests {
         unsafe { l.unpack(a.as_mut_ptr() as *mut u8, &[2, 4], &[3, 5], &zeros) };
         assert_eq!(a[5], 0.0);
         assert_eq!(a[4], 4.0);
+    }
+
+    #[test]
+    fn copy_to_puts_a_section_where_pack_and_unpack_would() {
+        // a block with shadows (allocated 3..6 of columns) into the whole array's layout
+        let l = Layout::new(8, vec![dim(1, 4, None), dim(1, 6, Some(0))], &[2], &[1]);
+        let whole = Layout::whole(8, &[1, 1], &[4, 6]);
+        let n = l.count(&l.alo, &l.ahi);
+        let a: Vec<f64> = (0..n).map(|x| x as f64 + 0.5).collect();
+        for (lo, hi) in [([2, 4], [3, 5]), ([1, 3], [4, 6]), ([4, 6], [4, 6]), ([3, 5], [2, 5])] {
+            let mut via_copy = vec![-1.0f64; 24];
+            let mut via_pack = vec![-1.0f64; 24];
+            unsafe {
+                l.copy_to(a.as_ptr() as *const u8, &whole, via_copy.as_mut_ptr() as *mut u8, &lo, &hi);
+                let buf = l.pack(a.as_ptr() as *const u8, &lo, &hi);
+                whole.unpack(via_pack.as_mut_ptr() as *mut u8, &lo, &hi, &buf);
+            }
+            assert_eq!(via_copy, via_pack, "{lo:?}..{hi:?}");
+        }
+        // element (2,4) of the block is at (2-1) + (4-3)*4 = 5, of the whole array at 1 + 3*4
+        let mut w = vec![0.0f64; 24];
+        unsafe { l.copy_to(a.as_ptr() as *const u8, &whole, w.as_mut_ptr() as *mut u8, &[2, 4], &[2, 4]) };
+        assert_eq!(w[13], 5.5);
+        assert_eq!(w.iter().filter(|x| **x != 0.0).count(), 1);
     }
 
     #[test]

@@ -1517,7 +1517,7 @@ pub unsafe extern "C" fn sapfor_gather(h: i64, a: *const u8, full: *mut u8, all:
 pub unsafe extern "C" fn sapfor_fetch(h: i64, a: *const u8, full: *mut u8, lo: *const i64, hi: *const i64) {
     with(|rt| {
         let t = rt.sync_point();
-        let l = rt.layout(h).clone();
+        let l = rt.layout_rc(h).clone();
         let r = l.dims.len();
         let (lo, hi) = (slice(lo, r), slice(hi, r));
         let blo: Vec<i64> = lo.iter().zip(&l.dims).map(|(&x, d)| x.max(d.glo)).collect();
@@ -1528,6 +1528,13 @@ pub unsafe extern "C" fn sapfor_fetch(h: i64, a: *const u8, full: *mut u8, lo: *
         let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
         let ghi: Vec<i64> = l.dims.iter().map(|d| d.ghi).collect();
         let full_l = Layout::whole(l.esize, &glo, &ghi);
+        if rt.size == 1 {
+            // the whole array is this process's block: one copy, no buffer
+            gpu_abi::host_needs(a, &l, &blo, &bhi);
+            l.copy_to(a, &full_l, full, &blo, &bhi);
+            rt.fetch.add(t, 0);
+            return;
+        }
         let mut bytes = 0u64;
         for p in 0..rt.size {
             let cc = coords_of(p, &rt.grid);
@@ -1545,7 +1552,6 @@ pub unsafe extern "C" fn sapfor_fetch(h: i64, a: *const u8, full: *mut u8, lo: *
                 continue;
             }
             let mut buf = if p == rt.rank {
-                gpu_abi::host_needs(a, &l, &ilo, &ihi);
                 l.pack(a, &ilo, &ihi)
             } else {
                 vec![0u8; l.count(&ilo, &ihi) * l.esize]
