@@ -604,3 +604,36 @@ fn an_array_read_at_symmetric_offsets_aligns_at_the_centre() {
     assert!(text.contains("CDVM$ ALIGN SQ(I,J) WITH U(I,J)"), "{text}");
     assert!(text.contains("SHADOW_RENEW(SQ(0:0,1:1))"), "{text}");
 }
+
+/// An ACROSS nest ON a plane it does not iterate over (`V(I,J,K)` with K an argument, V
+/// distributed along K: NPB LU's blts) is mapped in the `(*,*,BLOCK)` variant, which runs
+/// like the sequential program on 2 and 3 processes, with threads and on the emulated
+/// accelerator. (Session 16's guard against a constant plane subscript, which the runtime
+/// refuses, also rejected this variant and every `(*,*,*,BLOCK)` variant of LU.)
+#[test]
+fn an_across_nest_on_an_invariant_plane_is_mapped() {
+    assert!(have_gfortran());
+    let dir = scratch("across-plane");
+    std::fs::copy(root().join("shell-gui/tests/data/across_plane.f"), dir.join("plane.f")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "plane.f", "-o", "auto.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["scheme"]["name"] == "(*,*,BLOCK)")
+        .and_then(|s| s["id"].as_i64())
+        .unwrap_or_else(|| panic!("no (*,*,BLOCK) variant: {}", String::from_utf8_lossy(&out.stdout)));
+    let out = sapfor().current_dir(&dir).args(["generate", "--scheme", &id.to_string(), "-o", "plane.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(dir.join("plane.fdv")).unwrap();
+    assert!(text.contains("CDVM$ PARALLEL (J,I) ON V(I,J,K), ACROSS(V(1:0,1:0,0:0))"), "{text}");
+    let want = run_sequential(&dir, &dir.join("plane.f"), true);
+    for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+        let out = sapfor().current_dir(&dir).args(["run", "plane.fdv"]).args(cfg).output().unwrap();
+        assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{cfg:?}");
+    }
+}
