@@ -217,31 +217,7 @@ impl Layout {
 
     /// Visit the section lo..hi as runs contiguous in dimension 0: (element offset, length).
     fn runs(&self, lo: &[i64], hi: &[i64], f: &mut dyn FnMut(usize, usize)) {
-        let r = self.dims.len();
-        if self.count(lo, hi) == 0 {
-            return;
-        }
-        if r == 0 {
-            f(0, 1);
-            return;
-        }
-        let len = (hi[0] - lo[0] + 1) as usize;
-        let mut idx: Vec<i64> = lo.to_vec();
-        loop {
-            f(self.offset(&idx), len);
-            let mut d = 1;
-            loop {
-                if d >= r {
-                    return;
-                }
-                idx[d] += 1;
-                if idx[d] <= hi[d] {
-                    break;
-                }
-                idx[d] = lo[d];
-                d += 1;
-            }
-        }
+        rows(lo, hi, &mut |idx, len| f(self.offset(idx), len));
     }
 
     /// Copy the section lo..hi of the block at `a` into a new buffer.
@@ -264,28 +240,10 @@ impl Layout {
     /// # Safety
     /// `a` must be this layout's block, `dst` `to`'s, and the section inside both.
     pub unsafe fn copy_to(&self, a: *const u8, to: &Layout, dst: *mut u8, lo: &[i64], hi: &[i64]) {
-        let r = self.dims.len();
-        if self.count(lo, hi) == 0 {
-            return;
-        }
         let es = self.esize;
-        let len = if r == 0 { 1 } else { (hi[0] - lo[0] + 1) as usize };
-        let mut idx: Vec<i64> = lo.to_vec();
-        loop {
-            std::ptr::copy_nonoverlapping(a.add(self.offset(&idx) * es), dst.add(to.offset(&idx) * es), len * es);
-            let mut d = 1;
-            loop {
-                if d >= r {
-                    return;
-                }
-                idx[d] += 1;
-                if idx[d] <= hi[d] {
-                    break;
-                }
-                idx[d] = lo[d];
-                d += 1;
-            }
-        }
+        rows(lo, hi, &mut |idx, len| {
+            std::ptr::copy_nonoverlapping(a.add(self.offset(idx) * es), dst.add(to.offset(idx) * es), len * es);
+        });
     }
 
     /// Copy a buffer made by `pack` (same section) into the block at `a`.
@@ -300,6 +258,36 @@ impl Layout {
             pos += len * es;
         });
         crate::gpu_abi::host_wrote(a, self, lo, hi);
+    }
+}
+
+/// Visit the section lo..hi row by row along dimension 0: (global index of the row's first
+/// element, row length). Nothing for an empty section.
+fn rows(lo: &[i64], hi: &[i64], f: &mut dyn FnMut(&[i64], usize)) {
+    let r = lo.len();
+    if lo.iter().zip(hi).any(|(l, h)| h < l) {
+        return;
+    }
+    if r == 0 {
+        f(&[], 1);
+        return;
+    }
+    let len = (hi[0] - lo[0] + 1) as usize;
+    let mut idx: Vec<i64> = lo.to_vec();
+    loop {
+        f(&idx, len);
+        let mut d = 1;
+        loop {
+            if d >= r {
+                return;
+            }
+            idx[d] += 1;
+            if idx[d] <= hi[d] {
+                break;
+            }
+            idx[d] = lo[d];
+            d += 1;
+        }
     }
 }
 

@@ -1464,10 +1464,7 @@ pub unsafe extern "C" fn sapfor_gather(h: i64, a: *const u8, full: *mut u8, all:
         let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
         let ghi: Vec<i64> = l.dims.iter().map(|d| d.ghi).collect();
         let full_l = Layout::whole(l.esize, &glo, &ghi);
-        let primary = |coords: &[usize]| -> bool {
-            // one copy of each block: the process with coordinate 0 on the unused axes
-            (0..rt.grid.len()).all(|ax| l.dims.iter().any(|d| d.axis == Some(ax)) || coords[ax] == 0)
-        };
+        let primary = |coords: &[usize]| primary_copy(&l, coords);
         let mut bytes = 0u64;
         if rt.rank == 0 {
             for r in 0..rt.size {
@@ -1501,6 +1498,13 @@ pub unsafe extern "C" fn sapfor_gather(h: i64, a: *const u8, full: *mut u8, all:
         }
         rt.gather.add(t, bytes);
     })
+}
+
+/// Whether the process at grid `coords` holds the copy of its block of an array laid out as
+/// `l` that is sent around (one copy of each block): coordinate 0 on the axes the array's
+/// distribution does not use.
+fn primary_copy(l: &Layout, coords: &[usize]) -> bool {
+    coords.iter().enumerate().all(|(ax, &c)| c == 0 || l.dims.iter().any(|d| d.axis == Some(ax)))
 }
 
 /// Fetch the box `lo..hi` (global indices, clipped to the array's bounds; nothing when empty)
@@ -1538,8 +1542,7 @@ pub unsafe extern "C" fn sapfor_fetch(h: i64, a: *const u8, full: *mut u8, lo: *
         let mut bytes = 0u64;
         for p in 0..rt.size {
             let cc = coords_of(p, &rt.grid);
-            // one copy of each block: the process with coordinate 0 on the unused axes
-            if !(0..rt.grid.len()).all(|ax| l.dims.iter().any(|d| d.axis == Some(ax)) || cc[ax] == 0) {
+            if !primary_copy(&l, &cc) {
                 continue;
             }
             let pl = l.for_coords(&cc, &rt.grid);
