@@ -16,7 +16,8 @@
 #       host (no accelerator), on the GPU (`SAPFOR_DEVICES=cuda`, with the performance
 #       report) and on the GPU with every region loop also run on the host and compared
 #       (`SAPFOR_COMPARE`); prints one table (OUTDIR/summary.md) and keeps every output and
-#       report in OUTDIR. CONFIGS="host cuda" leaves the comparison out.
+#       report in OUTDIR. CONFIGS="host cuda" leaves the comparison out; PROGRAMS="npb-*.S
+#       jacobi" runs only the programs matching one of these patterns.
 #
 # A sample's output must equal its expected.out; an NPB program must print
 # `Verification = SUCCESSFUL`. Times are wall-clock seconds of the whole run (NPB: its own
@@ -26,7 +27,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TIMEOUT=${TIMEOUT:-60}   # seconds per run on the GPU machine
 
 usage() {
-    sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -194,6 +195,14 @@ run() {
         local name
         name=$(basename "$exe")
         case $name in *.seq) continue ;; esac
+        if [ -n "${PROGRAMS:-}" ]; then
+            local want=0 pat
+            for pat in $PROGRAMS; do
+                # shellcheck disable=SC2254
+                case $name in $pat) want=1 ;; esac
+            done
+            [ "$want" = 1 ] || continue
+        fi
         mkdir -p "$W/$name"
         local cells=() t rc
         # the sequential gfortran build (NPB), for its time
@@ -229,7 +238,7 @@ run() {
         # the same output as here, on the host and on the emulator (NPB: but for its timings)
         local same=""
         for d in host emu; do
-            if [ -f "$B/here/$name.$d.out" ]; then
+            if [ -f "$B/here/$name.$d.out" ] && [ -f "$O/$name.cuda.out" ]; then
                 local n
                 n=$(diff <(stable <"$B/here/$name.$d.out") <(stable <"$O/$name.cuda.out") | grep -c '^>')
                 if [ "$n" = 0 ]; then same="$same $d=same"; else same="$same $d:$n-lines-differ"; fi

@@ -81,6 +81,9 @@ struct DArray {
     line: u32,
     /// For an INHERIT dummy: the keys of every actual argument its calls pass.
     actuals: Vec<String>,
+    /// A `TEMPLATE`: an index space with a distribution and no data. Parallel loops map onto
+    /// it (`ON T(K)`) and arrays may be aligned with it; it has no storage of its own.
+    template: bool,
 }
 
 struct Cx<'a> {
@@ -441,6 +444,7 @@ fn declarations(cx: &mut Cx) {
     let mut pending_align = vec![];
     let mut pending_inherit: Vec<(usize, FileId, u32, String)> = vec![];
     let mut shadows: Vec<(usize, FileId, u32, ShadowSpec)> = vec![];
+    templates(cx);
     for (fid, dirs) in &p.directives {
         for d in dirs {
             let Some(ui) = unit_of(p, *fid, d.line) else {
@@ -468,6 +472,18 @@ fn declarations(cx: &mut Cx) {
                     }
                     cx.naxes = cx.naxes.max(fm.iter().filter(|b| **b).count());
                     for a in arrays {
+                        let tkey = format!("{}_{}", p.units[ui].name, a.to_ascii_lowercase());
+                        if let Some(t) = cx.arrays.get_mut(&tkey).filter(|t| t.template) {
+                            if t.bounds.len() != fm.len() {
+                                let msg = format!("DISTRIBUTE {a}: {} formats for a template of rank {}", fm.len(), t.bounds.len());
+                                cx.err(*fid, d.line, msg);
+                            } else if matches!(&t.map, Mapping::Dist(f) if f.iter().any(|b| *b)) {
+                                cx.err(*fid, d.line, format!("template {a} is distributed twice"));
+                            } else {
+                                t.map = Mapping::Dist(fm.clone());
+                            }
+                            continue;
+                        }
                         if let Some(arr) = new_array(cx, ui, a, Mapping::Dist(fm.clone()), *fid, d.line) {
                             if arr.bounds.len() != fm.len() {
                                 cx.err(*fid, d.line, format!("DISTRIBUTE {a}: {} formats for an array of rank {}", fm.len(), arr.bounds.len()));
@@ -491,6 +507,7 @@ fn declarations(cx: &mut Cx) {
                     }
                 }
                 DirectiveKind::Parallel { .. }
+                | DirectiveKind::Template { .. }
                 | DirectiveKind::RemoteAccess { .. }
                 | DirectiveKind::Region { .. }
                 | DirectiveKind::EndRegion
@@ -588,7 +605,8 @@ fn declarations(cx: &mut Cx) {
     for k in &keys {
         let split = split_dims(cx, k);
         let a = cx.arrays.get_mut(k).unwrap();
-        a.shadow = split.iter().map(|&s| if s { (1, 1) } else { (0, 0) }).collect();
+        let w = if a.template { 0 } else { 1 };
+        a.shadow = split.iter().map(|&s| if s { (w, w) } else { (0, 0) }).collect();
     }
     for (ui, fid, line, s) in shadows {
         widen(cx, ui, fid, line, &s, true);
@@ -627,6 +645,69 @@ fn declarations(cx: &mut Cx) {
         }
         if !changed {
             break;
+        }
+    }
+}
+
+/// `TEMPLATE T(N, 0:M)`: an index space of constant bounds in its unit, distributed by a
+/// later `DISTRIBUTE T(BLOCK)` (replicated without one). It has no data: parallel loops map
+/// onto it and arrays align with it, which is how a loop over no distributed array (NPB EP's
+/// batches) has its iterations divided between processes.
+fn templates(cx: &mut Cx) {
+    let p = cx.p;
+    for (fid, dirs) in &p.directives {
+        for d in dirs {
+            let DirectiveKind::Template { name, dims } = &d.kind else { continue };
+            let Some(ui) = unit_of(p, *fid, d.line) else { continue };
+            let (u, sema) = (&p.units[ui], &p.semas[ui]);
+            let lname = name.to_ascii_lowercase();
+            if sema.symbol(&lname).is_some() {
+                cx.err(*fid, d.line, format!("TEMPLATE {}: {} is also a variable of {}", name.to_uppercase(), name.to_uppercase(), u.name.to_uppercase()));
+                continue;
+            }
+            let mut bounds = vec![];
+            for sub in dims {
+                let b = match sub {
+                    Subscript::Expr(e) => dexpr_int(e, sema).map(|n| (1, n)),
+                    Subscript::Range(Some(l), Some(h)) => dexpr_int(l, sema).zip(dexpr_int(h, sema)),
+                    _ => None,
+                };
+                match b {
+                    Some((l, h)) if l <= h => bounds.push((l, h)),
+                    _ => {
+                        cx.err(*fid, d.line, format!("TEMPLATE {}: the bounds of a template must be constants (PARAMETERs), lower not above upper", name.to_uppercase()));
+                        break;
+                    }
+                }
+            }
+            if bounds.len() != dims.len() || bounds.is_empty() {
+                continue;
+            }
+            let key = format!("{}_{}", u.name, lname);
+            if cx.arrays.contains_key(&key) {
+                cx.err(*fid, d.line, format!("TEMPLATE {} is declared twice", name.to_uppercase()));
+                continue;
+            }
+            let r = bounds.len();
+            cx.arrays.insert(
+                key.clone(),
+                DArray {
+                    key,
+                    unit: Some(u.name.clone()),
+                    common: None,
+                    name: lname,
+                    ty: String::new(),
+                    bounds,
+                    map: Mapping::Dist(vec![false; r]),
+                    shadow: vec![],
+                    full: false,
+                    temps: 0,
+                    file: *fid,
+                    line: d.line,
+                    actuals: vec![],
+                    template: true,
+                },
+            );
         }
     }
 }
@@ -788,6 +869,10 @@ fn widen(cx: &mut Cx, ui: usize, fid: FileId, line: u32, s: &ShadowSpec, set: bo
         cx.err(fid, line, format!("{} is not a distributed array", s.name));
         return;
     };
+    if cx.arrays[&key].template {
+        cx.err(fid, line, format!("{} is a TEMPLATE: it has no data, so no shadow edges (name an array aligned with it)", s.name.to_uppercase()));
+        return;
+    }
     let Some(w) = spec_widths(cx, ui, &key, s) else {
         cx.err(fid, line, format!("shadow widths of {} must be constant", s.name));
         return;
@@ -906,6 +991,7 @@ fn new_array(cx: &mut Cx, ui: usize, name: &str, map: Mapping, fid: FileId, line
         file: fid,
         line,
         actuals: vec![],
+        template: false,
     })
 }
 
@@ -1002,8 +1088,9 @@ fn unit(cx: &mut Cx, ui: usize) {
     if toplevel {
         let mut uses = String::from("use sapfor_data");
         for (name, key) in &vis {
-            // an INHERIT dummy stays the dummy (its storage is the actual argument's)
-            if !matches!(cx.arrays[key].map, Mapping::Inherit { .. }) {
+            // an INHERIT dummy stays the dummy (its storage is the actual argument's); a
+            // template has no storage
+            if !matches!(cx.arrays[key].map, Mapping::Inherit { .. }) && !cx.arrays[key].template {
                 uses.push_str(&format!(", {name} => sd_{key}"));
             }
         }
@@ -1063,7 +1150,7 @@ fn unit(cx: &mut Cx, ui: usize) {
         // internal procedures: the host's USE covers locals; COMMON members need renames too
         let mut uses = String::from("use sapfor_data");
         for (name, key) in &vis {
-            if !matches!(cx.arrays[key].map, Mapping::Inherit { .. }) {
+            if !matches!(cx.arrays[key].map, Mapping::Inherit { .. }) && !cx.arrays[key].template {
                 uses.push_str(&format!(", {name} => sd_{key}"));
             }
         }
@@ -1833,7 +1920,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 collect_stmts(u, dos[pl.outer], &mut body_ids);
                 for r in refs {
                     let nm = r.name.to_ascii_lowercase();
-                    let Some(key) = vis.get(&nm).cloned() else {
+                    let Some(key) = vis.get(&nm).cloned().filter(|k| !cx.arrays[k].template) else {
                         cx.err(fid, line, format!("REMOTE_ACCESS: {} is not a distributed array", r.name));
                         return;
                     };
@@ -3056,6 +3143,9 @@ fn data_module(cx: &Cx) -> String {
         let colons = vec![":"; r].join(",");
         let k = &a.key;
         s.push_str(&format!("  integer(c_int64_t) :: sh_{k} = -1\n"));
+        if a.template {
+            continue;
+        }
         if !matches!(a.map, Mapping::Inherit { .. }) {
             s.push_str(&format!("  {}, allocatable, target :: sd_{k}({colons})\n", a.ty));
         }
@@ -3091,7 +3181,8 @@ fn data_module(cx: &Cx) -> String {
             continue;
         }
         s.push_str(&format!("  subroutine sapfor_setup_{k}()\n    if (sh_{k} >= 0) return\n"));
-        let esize = format!("int(storage_size(sd_{k}), c_int64_t) / 8");
+        // (a template's elements have no size: 1 byte, nothing is ever sent)
+        let esize = if a.template { "1_c_int64_t".to_string() } else { format!("int(storage_size(sd_{k}), c_int64_t) / 8") };
         match &a.map {
             Mapping::Dist(f) => {
                 let fm = f.iter().map(|b| if *b { "1" } else { "0" }).collect::<Vec<_>>().join(", ");
@@ -3112,6 +3203,10 @@ fn data_module(cx: &Cx) -> String {
             }
         }
         s.push_str(&format!("    call sapfor_owned_bounds(sh_{k}, {r})\n"));
+        if a.template {
+            s.push_str(&format!("  end subroutine sapfor_setup_{k}\n"));
+            continue;
+        }
         let dims = (1..=r).map(|d| format!("sapfor_alb(sh_{k}, {d}):sapfor_aub(sh_{k}, {d})")).collect::<Vec<_>>().join(", ");
         s.push_str(&format!("    allocate(sd_{k}({dims}))\n"));
         s.push_str(&format!("    sd_{k} = {zero}\n"));

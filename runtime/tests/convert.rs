@@ -6,7 +6,10 @@ use runtime::convert::convert;
 use std::path::PathBuf;
 
 fn conv(name: &str, src: &str) -> Result<String, String> {
-    let d = std::env::temp_dir().join(format!("sapfor-conv-{}-{name}", std::process::id()));
+    // one directory per call: tests run in parallel and reuse names (bad.fdv)
+    static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("sapfor-conv-{}-{n}-{name}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     let p: PathBuf = d.join(name);
     std::fs::write(&p, src).unwrap();
@@ -251,4 +254,37 @@ CDVM$ PARALLEL (J) ON D(J)
     assert!(out.contains(want), "missing `{want}` in:\n{out}");
     assert!(out.contains("call sapfor_merge_end(tv, int(storage_size(tv), c_int64_t) / 8 * max(0_c_int64_t, min(size(tv, kind=c_int64_t),"), "{out}");
     assert!(out.contains("call sapfor_merge_begin(u, int(storage_size(u), c_int64_t) / 8 * size(u, kind=c_int64_t))"), "{out}");
+}
+
+/// `TEMPLATE`: an index space with a distribution and no data. A loop over no distributed
+/// array maps onto it (`ON TB(K)`: its bounds clipped to the block), an array aligns with it,
+/// and its handle is set up without storage; a template named where data is needed, or with
+/// bounds that are not constants, is refused with file:line.
+#[test]
+fn templates_divide_loops_and_align_arrays_without_storage() {
+    let out = conv(
+        "t.fdv",
+        "      PROGRAM P\n      PARAMETER (NP = 12)\n      REAL R(NP), Q(0:3), S\nCDVM$ TEMPLATE TB(NP)\nCDVM$ DISTRIBUTE TB(BLOCK)\nCDVM$ ALIGN R(K) WITH TB(K)\n      S = 0\n      Q = 0\nCDVM$ PARALLEL (K) ON TB(K), REDUCTION(SUM(S), SUM(Q))\n      DO K = 1, NP\n      R(K) = K\n      S = S + K\n      Q(MOD(K, 4)) = Q(MOD(K, 4)) + 1\n      ENDDO\n      PRINT *, S, Q, R\n      END\n",
+    )
+    .unwrap();
+    for want in [
+        "use sapfor_data, r => sd_p_r\n",
+        "sh_p_tb = sapfor_distribute(1, 1_c_int64_t, [integer(c_int64_t) :: 1], [integer(c_int64_t) :: 12], [integer(c_int) :: 1], [integer(c_int64_t) :: 0], [integer(c_int64_t) :: 0])",
+        "call sapfor_setup_p_tb()",
+        "sh_p_r = sapfor_align(sh_p_tb, 1,",
+        "DO K = max(1, sapfor_lo(sh_p_tb, 1)), min(NP, sapfor_hi(sh_p_tb, 1))",
+        "call sapfor_red_arr(1, 3, q, size(q, kind=c_int64_t))",
+        "call sapfor_red_end(sh_p_tb, 1)",
+    ] {
+        assert!(out.contains(want), "missing `{want}` in:\n{out}");
+    }
+    // no storage: no sd_ array, no rename, no allocation for the template
+    assert!(!out.contains("sd_p_tb"), "{out}");
+    let head = "      PROGRAM P\n      PARAMETER (NP = 12)\n      REAL A(NP)\n";
+    let e = err_of(&format!("{head}CDVM$ TEMPLATE TB(NP)\nCDVM$ DISTRIBUTE TB(BLOCK)\nCDVM$ ALIGN A(K) WITH TB(K)\nCDVM$ PARALLEL (K) ON A(K), SHADOW_RENEW(TB)\n      DO K = 2, NP-1\n      A(K) = K\n      ENDDO\n      END\n"));
+    assert!(e.contains("bad.fdv:7:") && e.contains("TB is a TEMPLATE"), "{e}");
+    let e = err_of(&format!("{head}      INTEGER M\nCDVM$ TEMPLATE TB(M)\n      A(1) = 0\n      END\n"));
+    assert!(e.contains("bad.fdv:5:") && e.contains("bounds of a template must be constants"), "{e}");
+    let e = err_of(&format!("{head}CDVM$ TEMPLATE A(NP)\n      A(1) = 0\n      END\n"));
+    assert!(e.contains("bad.fdv:4:") && e.contains("also a variable"), "{e}");
 }

@@ -542,7 +542,7 @@ fn unsupported_directive_is_an_error_with_file_and_line() {
     let out = sapfor(&dir).args(["build", "u.fdv", "-o", "u"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("u.fdv:3") && err.contains("TEMPLATE"), "{}", text(&out));
+    assert!(err.contains("u.fdv:3") && err.contains("PROCESSORS"), "{}", text(&out));
     assert!(!err.contains("panicked"));
     assert!(!dir.join("u").exists());
     // directives of the DVM system the runtime does not have are named by their keyword,
@@ -1242,6 +1242,19 @@ fn sequential_nests_read_sections_fetched_once() {
         .map(|l| l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
         .sum();
     assert_eq!(reads, 3 * (820 + 80 + 90) + 2 * 29 * 40 + 29 * 13, "{prof}");
+}
+
+/// TEMPLATE (NPB EP's shape): a batch loop over no distributed array, mapped on a template,
+/// with a private work array in COMMON written through a call, an array reduction and sums;
+/// an array aligned with the template; a 2-D template carrying a stencil's arrays aligned
+/// with an offset (the shadow read two planes away). Checked mode names any read outside the
+/// block and its shadow.
+#[test]
+fn loops_mapped_on_templates_divide_their_iterations() {
+    handwritten(
+        "templates",
+        &[&["--np", "3"], &["--np", "3", "--check"], &["--np", "4", "--threads", "2"], &["--devices", "emu", "--np", "2"]],
+    );
 }
 
 #[test]
