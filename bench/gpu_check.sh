@@ -15,7 +15,8 @@
 #       on the GPU machine: the device test, then every program with its regions on the
 #       host (no accelerator), on the GPU (`SAPFOR_DEVICES=cuda`, with the performance
 #       report) and on the GPU with every region loop also run on the host and compared
-#       (`SAPFOR_COMPARE`); prints one table (OUTDIR/summary.md) and keeps every output and
+#       (`SAPFOR_COMPARE`), and with CONFIGS naming cuda-np2, on two processes sharing the GPU
+#       (the machine's mpirun); prints one table (OUTDIR/summary.md) and keeps every output and
 #       report in OUTDIR. CONFIGS="host cuda" leaves the comparison out; PROGRAMS="npb-*.S
 #       jacobi" runs only the programs matching one of these patterns.
 #
@@ -27,7 +28,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TIMEOUT=${TIMEOUT:-60}   # seconds per run on the GPU machine
 
 usage() {
-    sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -213,16 +214,30 @@ run() {
         else
             cells+=("-")
         fi
-        for cfg in host cuda compare; do
+        for cfg in host cuda compare cuda-np2; do
             [[ " ${CONFIGS:-host cuda compare} " == *" $cfg "* ]] || { cells+=("-"); continue; }
             local env=(SAPFOR_NO_MPI=1 OMP_NUM_THREADS=1)
+            local launch=()
             case $cfg in
             cuda) env+=(SAPFOR_DEVICES=cuda "SAPFOR_PROFILE=$O/$name.cuda.prof") ;;
             compare) env+=(SAPFOR_DEVICES=cuda SAPFOR_COMPARE=0,1e-9 "SAPFOR_PROFILE=$O/$name.compare.prof") ;;
+            cuda-np2)
+                # two processes sharing the GPU, started by the machine's mpirun
+                # (MPI_LIB=system: the machine's own Open MPI libraries instead of the bundle's)
+                env=(OMP_NUM_THREADS=1 SAPFOR_DEVICES=cuda)
+                if [ "${MPI_LIB:-}" = system ]; then
+                    mkdir -p "$O/lib-sys"
+                    for l in "$B"/lib/*; do
+                        case $(basename "$l") in libmpi* | libopen-* | libevent* | libhwloc*) ;; *) ln -sf "$l" "$O/lib-sys/" ;; esac
+                    done
+                    env+=("LD_LIBRARY_PATH=$O/lib-sys")
+                fi
+                launch=(mpirun --allow-run-as-root --oversubscribe -np 2 -x SAPFOR_DEVICES -x OMP_NUM_THREADS -x LD_LIBRARY_PATH)
+                ;;
             esac
             local s0 s1
             s0=$(date +%s.%N)
-            (cd "$W/$name" && env "${env[@]}" timeout "$TIMEOUT" "$exe" >"$O/$name.$cfg.out" 2>"$O/$name.$cfg.err")
+            (cd "$W/$name" && env "${env[@]}" timeout "$TIMEOUT" "${launch[@]}" "$exe" >"$O/$name.$cfg.out" 2>"$O/$name.$cfg.err")
             rc=$?
             s1=$(date +%s.%N)
             t=$(grep -m1 -i 'time in seconds' "$O/$name.$cfg.out" | awk '{print $NF}')
@@ -246,13 +261,13 @@ run() {
         done
         local k
         k=$(grep -m1 'accelerator total:' "$O/$name.cuda.prof" 2>/dev/null | sed 's/.*accelerator total: //')
-        printf '| %s | %s | %s | %s | %s |%s | %s |\n' "$name" "${cells[0]}" "${cells[1]}" "${cells[2]}" "${cells[3]}" "$same" "${k:--}" | tee -a "$rows"
+        printf '| %s | %s | %s | %s | %s | %s |%s | %s |\n' "$name" "${cells[0]}" "${cells[1]}" "${cells[2]}" "${cells[3]}" "${cells[4]}" "$same" "${k:--}" | tee -a "$rows"
     done
     {
         cat "$O/machine.txt"
         echo
-        echo "| program | sequential gfortran | host (no accelerator) | cuda | cuda + compare | cuda output against here |  cuda profile: accelerator total |"
-        echo "| --- | --- | --- | --- | --- | --- | --- |"
+        echo "| program | sequential gfortran | host (no accelerator) | cuda | cuda + compare | cuda, 2 processes (mpirun) | cuda output against here |  cuda profile: accelerator total |"
+        echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
         cat "$rows"
     } >"$O/summary.md"
 }

@@ -482,8 +482,10 @@ impl<'a> Analyzer<'a> {
             }
         };
         info.var = var.clone();
-        info.lower = self.sema.eval_int(lo);
-        info.upper = self.sema.eval_int(hi);
+        // a bound may be a scalar set to a constant before the loop (NPB EP's `np = nn`,
+        // then `do k = 1, np`): its value where the DO statement reads it
+        info.lower = self.sema.eval_int(lo).or_else(|| self.lin_at(lo, header)?.as_const());
+        info.upper = self.sema.eval_int(hi).or_else(|| self.lin_at(hi, header)?.as_const());
         info.step = match step {
             None => Some(1),
             Some(s) => self.sema.eval_int(s),

@@ -148,9 +148,16 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
         for o in distribute_overrides(analysis) {
             notes.push(format!("{o}: {NOT_APPLIED}: no array of the program is worth distributing (see the notes above)"));
         }
+        // loops over replicated data alone may still divide their iterations, mapped on
+        // templates (NPB EP's batches)
+        let mut schemes = vec![replicated];
+        if let Some(t) = template_scheme(analysis, &nests, &machine, &mut notes) {
+            schemes.push(t);
+        }
+        let chosen = (0..schemes.len()).min_by(|a, b| schemes[*a].estimate.total.total_cmp(&schemes[*b].estimate.total)).unwrap_or(0);
         return DvmResult {
-            schemes: vec![replicated],
-            chosen: 0,
+            schemes,
+            chosen,
             notes,
             rejected: vec![],
         };
@@ -1592,6 +1599,132 @@ pub(crate) fn parallel_loop(
     }
 }
 
+/// The DO loop with this header among `nodes`, at any depth.
+fn do_node(nodes: &[Node], header: StmtId) -> Option<&Node> {
+    nodes.iter().find_map(|n| match n {
+        Node::Do { header: h, .. } if *h == header => Some(n),
+        Node::Do { body, .. } => do_node(body, header),
+        Node::If { arms, .. } => arms.iter().find_map(|(_, b)| do_node(b, header)),
+        Node::Stmt(_) => None,
+    })
+}
+
+/// "Templates": no array is distributed, but each parallel nest that writes only its private
+/// and reduction variables (NPB EP's batches: a work array filled by a call, a histogram and
+/// two sums) is mapped on a template of its own over its outermost loop's iterations
+/// (`TEMPLATE SFTK1(1:4096)`, `DISTRIBUTE SFTK1(BLOCK)`, `PARALLEL (K) ON SFTK1(K)`), so
+/// the processes divide the iterations and combine the reductions. Other nests run as in the
+/// replicated scheme. None when no nest qualifies; why a heavy nest does not is noted.
+fn template_scheme(analysis: &Analysis, nests: &[Nest], m: &MachineModel, notes: &mut Vec<String>) -> Option<Scheme> {
+    let prog = &analysis.program;
+    let p = m.processes.max(1) as f64;
+    let mut s = replicated_scheme(analysis, nests, m);
+    s.name = "templates".into();
+    let (mut comp, mut comm) = (0.0, 0.0);
+    let mut per_nest = vec![];
+    let mut est_notes = vec![];
+    // the heaviest nests first: a note for each one left out, as long as they matter
+    let total: f64 = nests.iter().map(|n| n.work_s * n.times).sum();
+    for n in nests {
+        let whole = n.work_s * n.times;
+        let at = unit_ref(prog, n.unit);
+        let outer = &n.levels[0];
+        let why: Option<String> = (|| {
+            if n.across {
+                return Some("it carries a dependence (ACROSS needs distributed data)".into());
+            }
+            let (Some(lo), Some(hi), Some(st)) = (outer.lower, outer.upper, outer.step) else {
+                return Some("the bounds of its outermost loop are not constants".into());
+            };
+            if st == 0 || (hi - lo) / st + 1 < 2 {
+                return Some("its outermost loop has fewer than 2 iterations".into());
+            }
+            let pl = parallel_loop(prog, n, None);
+            let mine: BTreeSet<String> = pl.private.iter().chain(pl.reductions.iter().map(|r| &r.var)).map(|v| v.to_ascii_lowercase()).collect();
+            if let Some(a) = n.accesses.iter().find(|a| a.write && !mine.contains(&a.array.to_ascii_lowercase())) {
+                return Some(format!("it writes {}, which is neither private nor a reduction variable", upper(&a.array)));
+            }
+            let unit = &prog.units[n.unit];
+            let node = do_node(&unit.body, outer.header)?;
+            let mut io = None;
+            for_each_stmt(unit, std::slice::from_ref(node), &mut |st| {
+                if io.is_none() && matches!(st.kind.action(), StmtKind::Io { .. }) {
+                    io = Some(st.span.line);
+                }
+            });
+            io.map(|l| format!("it does I/O (line {l})"))
+        })();
+        if let Some(why) = why {
+            if whole > 0.05 * total {
+                notes.push(format!("{}:{} (unit {}): not mapped on a template: {why}", short_file(&at.file), n.line, upper(&at.unit)));
+            }
+            comp += whole;
+            per_nest.push(NestEstimate { file: at.file.clone(), line: n.line, seconds: whole });
+            continue;
+        }
+        let (lo, hi) = match (outer.lower, outer.upper) {
+            (Some(a), Some(b)) => (a.min(b), a.max(b)),
+            _ => continue,
+        };
+        // a name no symbol of the unit has, from the loop variable and the templates before
+        // it in the unit (not the line: --auto on its own output must name it alike)
+        let sema = &prog.semas[n.unit];
+        let mut k = s.templates.iter().filter(|t| t.at == at).count() + 1;
+        let mut name = format!("sft{}{k}", n.vars[0]);
+        while sema.symbol(&name).is_some() || s.templates.iter().any(|t| t.at == at && t.name == name) {
+            k += 1;
+            name = format!("sft{}{k}", n.vars[0]);
+        }
+        let pl = parallel_loop(prog, n, Some(ArrayRef { array: name.clone(), subs: vec![RefSub::Var { var: n.vars[0].clone(), offset: 0 }] }));
+        // the iterations split over the processes; each execution combines the reductions
+        // (arrays element by element) in one message
+        let trips = ((hi - lo) / outer.step.unwrap_or(1).abs() + 1) as f64;
+        let share = (trips / p).ceil() / trips;
+        let red_bytes: f64 = pl
+            .reductions
+            .iter()
+            .map(|r| sema.symbol(&r.var).map_or(8.0, |s| s.elements().unwrap_or(1) as f64 * s.ty.bytes() as f64))
+            .sum();
+        let msg = if red_bytes > 0.0 && p > 1.0 { p.log2().ceil() * m.message_s(red_bytes) } else { 0.0 };
+        if whole * (1.0 - share) <= msg * n.times {
+            // dividing saves less than combining the reductions costs
+            comp += whole;
+            per_nest.push(NestEstimate { file: at.file.clone(), line: n.line, seconds: whole });
+            continue;
+        }
+        comp += whole * share;
+        comm += msg * n.times;
+        per_nest.push(NestEstimate { file: at.file.clone(), line: n.line, seconds: whole * share + msg * n.times });
+        est_notes.push(format!(
+            "loop at line {} on template {}({lo}:{hi}): computation {:.6} s, reductions {:.6} s ({} executions)",
+            n.line,
+            upper(&name),
+            whole * share,
+            msg * n.times,
+            n.times
+        ));
+        s.templates.push(Template { at: at.clone(), name: name.clone(), bounds: vec![(lo, hi)] });
+        s.distributions.push(Distribution { at, array: name, formats: vec![Format::Block] });
+        s.loops.push(pl);
+    }
+    if s.templates.is_empty() {
+        return None;
+    }
+    if p > 1.0 {
+        comm += m.startup_s;
+    }
+    s.estimate = Estimate {
+        computation: comp,
+        communication: comm,
+        transfers: 0.0,
+        total: comp + comm,
+        grid: vec![m.processes.max(1)],
+        notes: est_notes,
+        nests: per_nest,
+    };
+    Some(s)
+}
+
 /// "Nothing distributed": every process runs every loop in full.
 fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> Scheme {
     let computation: f64 = nests.iter().map(|n| n.work_s * n.times).sum();
@@ -1606,6 +1739,7 @@ fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> 
     Scheme {
         expert: "dvm".into(),
         name: "replicated".into(),
+        templates: vec![],
         distributions: vec![],
         alignments: vec![],
         inherits: vec![],
@@ -1658,6 +1792,7 @@ fn variant(
     let mut scheme = Scheme {
         expert: "dvm".into(),
         name,
+        templates: vec![],
         distributions: vec![],
         alignments: vec![],
         inherits: vec![],

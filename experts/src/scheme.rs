@@ -76,6 +76,17 @@ pub struct Distribution {
     pub formats: Vec<Format>,
 }
 
+/// `!DVM$ TEMPLATE name(lo:hi, ...)`: an index space with no data, declared in a unit so that
+/// a parallel loop over no distributed array can be mapped on it (`ON name(K)`) and its
+/// iterations divided between processes. Its `DISTRIBUTE` is one of the scheme's
+/// distributions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Template {
+    pub at: UnitRef,
+    pub name: String,
+    pub bounds: Vec<(i64, i64)>,
+}
+
 /// `!DVM$ INHERIT array`: a dummy argument that takes the distribution of the array every
 /// call passes in its place.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -368,6 +379,9 @@ pub struct Scheme {
     pub expert: String,
     /// Short name, e.g. "(BLOCK,BLOCK)" or "replicated".
     pub name: String,
+    /// Templates the scheme declares (a loop mapped on a template, not on an array).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub templates: Vec<Template>,
     pub distributions: Vec<Distribution>,
     pub alignments: Vec<Alignment>,
     /// Dummy arguments inheriting the distribution of their actual arguments.

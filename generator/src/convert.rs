@@ -8,7 +8,7 @@ use analyzer::directives::{
 };
 use experts::scheme::{
     ActualKind, Actualization, AlignSub, Alignment, ArrayRef, ArrayWidths, Bound, Distribution,
-    Format, Inherit, ParallelLoop, ReductionSpec, RefSub, Region, RegionUse, RemoteAccess, Shadow,
+    Format, Inherit, ParallelLoop, Template, ReductionSpec, RefSub, Region, RegionUse, RemoteAccess, Shadow,
     SubRange, VarPart,
 };
 
@@ -179,6 +179,17 @@ fn non_empty<T>(v: Vec<T>) -> Option<Vec<T>> {
     } else {
         Some(v)
     }
+}
+
+/// `TEMPLATE T(1:4096)`.
+pub fn template(x: &Template, at: At) -> Result<DirectiveKind, GenError> {
+    if x.bounds.is_empty() || x.bounds.iter().any(|(l, h)| l > h) {
+        return Err(at.bad(format!("template `{}` has no bounds, or a lower bound above the upper", x.name)));
+    }
+    Ok(DirectiveKind::Template {
+        name: name(&x.name, at)?,
+        dims: x.bounds.iter().map(|(l, h)| Ok(Subscript::Range(Some(int(*l, at)?), Some(int(*h, at)?)))).collect::<Result<_, GenError>>()?,
+    })
 }
 
 /// `DISTRIBUTE A(BLOCK,*)`.

@@ -233,6 +233,24 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             }
         };
     }
+    // TEMPLATEs first (seq 0): a template's DISTRIBUTE must come after it
+    for x in &scheme.templates {
+        let ui = resolve(program, &x.at)?;
+        let a = anchor(ui)?;
+        let path = path_of(ui);
+        let at = convert::At {
+            file: &path,
+            line: a.before,
+        };
+        let kind = convert::template(x, at)?;
+        plan[program.units[ui].file.0 as usize].push(Insertion {
+            before: a.before,
+            cat: 0,
+            seq: 0,
+            kind,
+            indent_line: a.indent_line,
+        });
+    }
     declarations!(scheme.distributions, 0, "DISTRIBUTE", convert::distribute);
     declarations!(scheme.inherits, 0, "INHERIT", convert::inherit);
     declarations!(scheme.alignments, 1, "ALIGN", convert::align);

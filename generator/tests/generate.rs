@@ -56,6 +56,7 @@ fn scheme() -> Scheme {
     Scheme {
         expert: "test".into(),
         name: "hand-built".into(),
+        templates: vec![],
         distributions: vec![],
         alignments: vec![],
         inherits: vec![],

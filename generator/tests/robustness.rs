@@ -210,10 +210,13 @@ fn scheme_s(
             0..2,
         );
     let inherits = vec((at(), name_s()).prop_map(|(at, array)| Inherit { at, array }), 0..2);
-    (dists, aligns, shadows, loops, remote, inherits).prop_map(
-        |(distributions, alignments, shadows, loops, remote, inherits)| Scheme {
+    // templates with any bounds (a lower above the upper is refused, never a panic)
+    let templates = vec((at(), name_s(), vec((-3i64..20, -3i64..20), 0..3)).prop_map(|(at, name, bounds)| Template { at, name, bounds }), 0..2);
+    (dists, aligns, shadows, loops, remote, inherits, templates).prop_map(
+        |(distributions, alignments, shadows, loops, remote, inherits, templates)| Scheme {
             expert: "fuzz".into(),
             name: "fuzz".into(),
+            templates,
             distributions,
             alignments,
             inherits,

@@ -115,6 +115,30 @@ struct Cx<'a> {
     fetch_now: BTreeSet<String>,
 }
 
+/// `SIZE(n)` or `SIZE(n, k)` / `LBOUND(n, k)` (`what`: "size" or "lbound", `dim`: None for
+/// the whole array) as Fortran text: a literal where the declared bounds are constants, else
+/// the intrinsic, which a unit may hide under a variable of the same name (NPB EP's
+/// `character*15 size`): None then.
+fn intrinsic_of(sema: &UnitSema, what: &str, n: &str, dim: Option<usize>) -> Option<String> {
+    let sym = sema.symbol(n)?;
+    let b = sym.bounds();
+    let known: Option<Vec<(i64, i64)>> = b.iter().copied().collect();
+    if let Some(k) = known.filter(|k| !k.is_empty()) {
+        return Some(match (what, dim) {
+            ("lbound", Some(d)) => format!("{}", k.get(d - 1)?.0),
+            ("size", Some(d)) => format!("{}", k.get(d - 1).map(|x| x.1 - x.0 + 1)?),
+            _ => format!("{}_c_int64_t", k.iter().map(|x| (x.1 - x.0 + 1).max(0)).product::<i64>()),
+        });
+    }
+    if sema.symbol(what).is_some() {
+        return None;
+    }
+    Some(match dim {
+        Some(d) => format!("{what}({n}, {d})"),
+        None => format!("{what}({n}, kind=c_int64_t)"),
+    })
+}
+
 /// The value of a directive's integer expression, PARAMETER names included.
 fn dexpr_int(e: &DExpr, sema: &UnitSema) -> Option<i64> {
     e.eval_int(&|n| sema.param(n).and_then(|c| c.as_int()))
@@ -1464,7 +1488,7 @@ fn merge_extent(u: &Unit, sema: &UnitSema, nest: &Node, n: &str) -> Option<Strin
         ranges: &mut BTreeMap<String, (String, String)>,
         cl: &dyn Fn(&str) -> Option<i64>,
         assigned: &BTreeSet<String>,
-        rank: usize,
+        dims: &[(String, String)],
         out: &mut Option<Vec<String>>,
     ) {
         for node in nodes {
@@ -1478,20 +1502,15 @@ fn merge_extent(u: &Unit, sema: &UnitSema, nest: &Node, n: &str) -> Option<Strin
                         if name != n {
                             continue;
                         }
-                        let last: Option<Vec<String>> = (subs.len() == rank)
+                        let last: Option<Vec<String>> = (subs.len() == dims.len())
                             .then(|| subs.iter().map(|a| largest(&linearize(a.expr()?, cl)?, ranges, assigned)).collect::<Option<Vec<String>>>())
                             .flatten();
                         match (last, out.as_mut()) {
                             (Some(ds), Some(o)) => {
                                 // column order: (s1 - l1) + e1 * ((s2 - l2) + e2 * (...)), plus one
                                 let mut t = String::new();
-                                for (d, x) in ds.iter().enumerate().rev() {
-                                    let k = d + 1;
-                                    t = if t.is_empty() {
-                                        format!("({x} - lbound({n}, {k}))")
-                                    } else {
-                                        format!("({x} - lbound({n}, {k}) + size({n}, {k}) * {t})")
-                                    };
+                                for (x, (lb, sz)) in ds.iter().zip(dims).rev() {
+                                    t = if t.is_empty() { format!("({x} - {lb})") } else { format!("({x} - {lb} + {sz} * {t})") };
                                 }
                                 o.push(format!("({t} + 1)"));
                             }
@@ -1517,20 +1536,23 @@ fn merge_extent(u: &Unit, sema: &UnitSema, nest: &Node, n: &str) -> Option<Strin
                     };
                     let r = if s > 0 { (a, b) } else { (b, a) };
                     ranges.insert(var.clone(), r);
-                    walk(u, body, n, ranges, cl, assigned, rank, out);
+                    walk(u, body, n, ranges, cl, assigned, dims, out);
                     ranges.remove(var);
                 }
                 Node::If { arms, .. } => {
                     for (_, b) in arms {
-                        walk(u, b, n, ranges, cl, assigned, rank, out);
+                        walk(u, b, n, ranges, cl, assigned, dims, out);
                     }
                 }
             }
         }
     }
-    let rank = sema.symbol(n)?.rank();
+    // per dimension: LBOUND and SIZE as text
+    let dims: Vec<(String, String)> = (1..=sema.symbol(n)?.rank())
+        .map(|k| Some((intrinsic_of(sema, "lbound", n, Some(k))?, intrinsic_of(sema, "size", n, Some(k))?)))
+        .collect::<Option<_>>()?;
     let mut out = Some(vec![]);
-    walk(u, std::slice::from_ref(nest), n, &mut BTreeMap::new(), &cl, &assigned, rank, &mut out);
+    walk(u, std::slice::from_ref(nest), n, &mut BTreeMap::new(), &cl, &assigned, &dims, &mut out);
     let parts = out.filter(|v| !v.is_empty())?;
     Some(if parts.len() == 1 { parts[0].clone() } else { format!("max({})", parts.join(", ")) })
 }
@@ -1744,6 +1766,24 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     let mut done = false;
                     for (k, v) in pl.vars.iter().enumerate() {
                         if let Some(c) = var_offset(e, v, sema) {
+                            if cx.arrays[&key].template {
+                                // the loop's whole range must lie in the template (outside
+                                // it no process would run those iterations)
+                                if let StmtKind::Do { lo, hi, step, .. } = &headers[k].kind {
+                                    let st = step.as_ref().and_then(|e| sema.eval_int(e)).unwrap_or(1);
+                                    match (fexpr(lo), fexpr(hi)) {
+                                        (Some(l), Some(h)) => pre.push(format!(
+                                            "call sapfor_template_range(sh_{key}, {}, int(({l}) + ({c}), c_int64_t), int(({h}) + ({c}), c_int64_t), {st}_8, {}_8)",
+                                            d + 1,
+                                            cx.src(fid, headers[k].span.line)
+                                        )),
+                                        _ => {
+                                            cx.err(headers[k].span.file, headers[k].span.line, "cannot read the bounds of this DO statement");
+                                            return;
+                                        }
+                                    }
+                                }
+                            }
                             if split[d] {
                                 on_split.1 |= 1 << d;
                                 let h = headers[k];
@@ -1854,7 +1894,11 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                             cx.err(fid, line, format!("REDUCTION on {}: a distributed array cannot be a reduction variable", r.var));
                             return;
                         }
-                        pre.push(format!("call sapfor_red_arr({op}, {tc}, {var}, size({var}, kind=c_int64_t))"));
+                        let Some(count) = intrinsic_of(sema, "size", &var, None) else {
+                            cx.err(fid, line, format!("REDUCTION on {}: its size is not constant and SIZE is a variable of this unit", r.var));
+                            return;
+                        };
+                        pre.push(format!("call sapfor_red_arr({op}, {tc}, {var}, {count})"));
                         red_arrays.push(var.clone());
                         red_vars.insert(var.clone());
                         if let Some(o) = omp {
@@ -2033,7 +2077,10 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             // up to the last element the loop may write (a dummy may be declared larger than
             // its actual argument: NPB LU's TV(5,LDMX/2*2+1,LDMY) given TV(5*ISIZ1*ISIZ2);
             // the whole dummy would overrun the caller's array)
-            let whole = format!("size({n}, kind=c_int64_t)");
+            let Some(whole) = intrinsic_of(sema, "size", &n, None) else {
+                cx.err(fid, line, format!("{}: written in a distributed loop, its size is not constant and SIZE is a variable of this unit", n.to_uppercase()));
+                return;
+            };
             let count = match merge_extent(u, sema, dos[pl.outer], &n) {
                 Some(last) => format!("max(0_c_int64_t, min({whole}, int({last}, c_int64_t)))"),
                 None => whole,

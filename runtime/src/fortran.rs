@@ -58,6 +58,11 @@ module sapfor_rt
       integer(c_int64_t), value :: h
       integer(c_int), value :: d
     end function
+    subroutine sapfor_template_range(h, d, first, last, step, src) bind(C, name='sapfor_template_range')
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: h, first, last, step, src
+      integer(c_int), value :: d
+    end subroutine
     subroutine sapfor_inherit_check(h, rank, lo, hi, known, name, src) bind(C, name='sapfor_inherit_check')
       import :: c_int, c_int64_t, c_char
       integer(c_int64_t), value :: h, src

@@ -177,7 +177,7 @@ pub fn scheme_record(s: &Scheme, chosen: bool, m: &MachineModel) -> SchemeRecord
     SchemeRecord {
         expert: s.expert.clone(),
         name: s.name.clone(),
-        distribution: json!({"distributions": s.distributions, "shadows": s.shadows, "inherits": s.inherits}),
+        distribution: json!({"distributions": s.distributions, "shadows": s.shadows, "inherits": s.inherits, "templates": s.templates}),
         alignment: json!(s.alignments),
         loops: json!({"loops": s.loops, "remote": s.remote}),
         regions: json!({"regions": s.regions, "actualizations": s.actualizations}),
@@ -267,6 +267,8 @@ pub fn scheme_from_record(r: &SchemeRecord) -> Result<Scheme> {
     Ok(Scheme {
         expert: r.expert.clone(),
         name: r.name.clone(),
+        // absent in schemes stored before TEMPLATE existed
+        templates: de(get(&r.distribution, "templates")).unwrap_or_default(),
         distributions: de(get(&r.distribution, "distributions"))?,
         shadows: de(get(&r.distribution, "shadows"))?,
         // absent in schemes stored before INHERIT existed

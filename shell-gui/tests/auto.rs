@@ -637,3 +637,32 @@ fn an_across_nest_on_an_invariant_plane_is_mapped() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{cfg:?}");
     }
 }
+
+/// NPB EP's shape: no array is worth distributing, yet the batch loop (a work array in COMMON
+/// filled by a call, a histogram and two sums) divides its iterations between processes,
+/// mapped on a template over its bounds (a scalar set once from a PARAMETER); the program
+/// prints what the sequential one prints at np 2 and 3, with threads and on the emulator.
+#[test]
+fn a_parallel_loop_over_replicated_data_is_mapped_on_a_template() {
+    assert!(have_gfortran());
+    let dir = scratch("template-batches");
+    std::fs::copy(root().join("shell-gui/tests/data/batches.f"), dir.join("batches.f")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "batches.f", "-o", "b.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("chosen: templates"), "{report}");
+    let text = std::fs::read_to_string(dir.join("b.fdv")).unwrap();
+    for want in ["CDVM$ TEMPLATE SFTK1(1:96)", "CDVM$ DISTRIBUTE SFTK1(BLOCK)", "CDVM$ PARALLEL (K) ON SFTK1(K), PRIVATE(I,L,T,X),", "REDUCTION(SUM(Q),SUM(SX),SUM(SY))"] {
+        assert!(text.contains(want), "missing `{want}`:\n{text}");
+    }
+    let want = run_sequential(&dir, &dir.join("batches.f"), true);
+    for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+        let out = sapfor().current_dir(&dir).args(["run", "b.fdv", "--profile", "p.txt"]).args(cfg).output().unwrap();
+        assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{cfg:?}");
+        // the batch loop is split between the processes (not run whole by each)
+        let prof = std::fs::read_to_string(dir.join("p.txt")).unwrap();
+        let line = prof.lines().find(|l| l.contains("loop b.fdv:")).unwrap_or_else(|| panic!("{prof}"));
+        assert!(!line.contains("not split"), "{cfg:?}: {prof}");
+    }
+}

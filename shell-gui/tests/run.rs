@@ -1255,6 +1255,18 @@ fn loops_mapped_on_templates_divide_their_iterations() {
         "templates",
         &[&["--np", "3"], &["--np", "3", "--check"], &["--np", "4", "--threads", "2"], &["--devices", "emu", "--np", "2"]],
     );
+    // a loop running past its template would leave iterations to no process: the program
+    // stops naming the loop instead
+    let dir = scratch("template-range");
+    std::fs::write(
+        dir.join("r.fdv"),
+        "program r\n  integer :: k, n, s\n  !DVM$ TEMPLATE T(10)\n  !DVM$ DISTRIBUTE T(BLOCK)\n  n = 12\n  s = 0\n  !DVM$ PARALLEL (K) ON T(K), REDUCTION(SUM(S))\n  do k = 1, n\n    s = s + k\n  end do\n  print *, s\nend program\n",
+    )
+    .unwrap();
+    let out = sapfor(&dir).args(["run", "r.fdv", "--np", "2"]).output().unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("r.fdv:8") && err.contains("indices 1:12") && err.contains("outside the template's 1:10"), "{}", text(&out));
 }
 
 #[test]

@@ -766,6 +766,28 @@ pub unsafe extern "C" fn sapfor_inherit_check(h: i64, rank: i32, lo: *const i64,
     })
 }
 
+/// A loop mapped on a template (`ON T(K + c)`) must stay inside it: iterations outside the
+/// template's bounds belong to no process and would silently not run. `first`/`last` are the
+/// template indices of the loop's bounds, `step` its step (an empty loop is never refused);
+/// stops the program naming the loop otherwise.
+#[no_mangle]
+pub extern "C" fn sapfor_template_range(h: i64, d: i32, first: i64, last: i64, step: i64, src: i64) {
+    with(|rt| {
+        let g = &rt.layout(h).dims[d as usize - 1];
+        let runs = if step > 0 { first <= last } else { first >= last };
+        let (lo, hi) = (first.min(last), first.max(last));
+        if runs && (lo < g.glo || hi > g.ghi) {
+            rt.fail(
+                src,
+                &format!(
+                    "the loop mapped on a TEMPLATE runs over indices {lo}:{hi} of its dimension {d}, outside the template's {}:{}",
+                    g.glo, g.ghi
+                ),
+            );
+        }
+    })
+}
+
 /// True (1) if this process owns the element (every replica of it does).
 ///
 /// # Safety
