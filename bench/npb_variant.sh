@@ -8,7 +8,9 @@
 #   bench/npb_variant.sh NPB3.3-SER-DIR BENCH CLASS 'DISTRIBUTION' [CONFIG;CONFIG...]
 #   bench/npb_variant.sh /tmp/npb/NPB3.3-SER BT W '(*,*,*,BLOCK)' '--np 1;--np 2;--threads 2'
 #
-# SAPFOR (default: sapfor on PATH) and OUT (default: a new temporary directory) may be set.
+# SAPFOR (default: sapfor on PATH) and OUT (default: a new temporary directory) may be set;
+# REFINE='parallel ep.f:160;...' records these refinements (`sapfor refine`) before `--auto`:
+#   REFINE='parallel ep.f:160' bench/npb_variant.sh /tmp/npb/NPB3.3-SER EP A templates
 set -u
 DIR=$(cd "${1:?NPB3.3-SER directory}" && pwd)
 B=${2:?benchmark, e.g. BT}
@@ -31,6 +33,14 @@ verif() { grep -m1 -i "verification *=" "$1" | awk '{print $NF}'; }
 seq=$(secs "$OUT/seq.out")
 files=$(python3 "$ROOT/bench/npb_objs.py" "$DIR/$B/Makefile")
 rm -f "$OUT/v.db"
+if [ -n "${REFINE:-}" ]; then
+  (cd "$DIR/$B" && "$SAPFOR" analyze $files --db "$OUT/v.db" > "$OUT/analyze.out" 2>&1) || { echo "analyze failed: $OUT/analyze.out"; exit 1; }
+  IFS=';' read -ra refs <<< "$REFINE"
+  for r in "${refs[@]}"; do
+    # shellcheck disable=SC2086
+    (cd "$DIR/$B" && "$SAPFOR" refine --db "$OUT/v.db" $r >> "$OUT/refine.out" 2>&1) || { echo "refine $r failed: $OUT/refine.out"; exit 1; }
+  done
+fi
 (cd "$DIR/$B" && "$SAPFOR" --auto $files --db "$OUT/v.db" --out-dir "$OUT/auto" > "$OUT/auto.out" 2>&1) || { echo "--auto failed: $OUT/auto.out"; exit 1; }
 id=$("$SAPFOR" schemes --db "$OUT/v.db" | awk -v w="$WANT" '$3 == w && $1 ~ /^[0-9]+\*?$/ {print $1; exit}' | tr -d '*')
 [ -n "$id" ] || { echo "no variant $WANT; the schemes are:"; "$SAPFOR" schemes --db "$OUT/v.db" | grep -v '^ *region'; exit 1; }
