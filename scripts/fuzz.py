@@ -143,7 +143,9 @@ def reason_key(msg: str) -> str:
 def classify_failure(rc: int, err: str) -> str:
     if rc == 124 or "panicked" in err or "timed out" in err:
         return "failed"
-    if re.search(r"not supported|cannot be|is not allowed|must be|refus|unsupported|use fewer processes", err):
+    # (`--grid 1x4` for a program whose distributions use one axis: the runtime says the grid
+    # does not fit, as it must)
+    if re.search(r"not supported|cannot be|is not allowed|must be|refus|unsupported|use fewer processes|does not fit", err):
         return "refused"
     return "failed"
 

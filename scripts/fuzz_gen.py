@@ -25,6 +25,8 @@ compiler goes wrong:
   points, some of them outside what the iteration wrote (private, each copy starting with the
   values from before the loop), and look-alikes (an element past the range written after it
   is read, the array printed after the loop);
+- long loops of batches over no array worth distributing (a work array filled by a call,
+  a histogram, a sum: NPB EP's shape), mapped on templates, and look-alikes;
 - whole 2-D arrays passed to subroutines that compute on them in loops (stencils, sums,
   updates, a second level of calls): dummies every call binds to one array (they inherit
   its distribution) and look-alikes that must not be bound (two arrays for one dummy, a
@@ -340,6 +342,33 @@ class Gen:
             # the work array's last values used after the loop: not private then
             self.emit("print *, 'wk', wk")
 
+    def batches(self):
+        """NPB EP's shape: a long loop of batches that reads and writes no array worth
+        distributing: a work array filled by a call in every batch (private), a histogram and a
+        sum (reductions). Mapped on a template of its own, its iterations are divided between
+        processes. Look-alikes: the callee adds to the old values (the loop is sequential), the
+        work array printed after the loop (not private)."""
+        r = self.r
+        kind = r.choice(["fill", "fill", "fill", "add", "after"])
+        proc = "wad" if kind == "add" else "wfl"
+        self.used_procs.add(proc)
+        nb = r.randint(2000, 6000)
+        self.emit("do l = 0, 6")
+        self.emit("h(l) = 0", 1)
+        self.emit("end do")
+        self.emit("s = 0")
+        self.emit(f"do k = 1, {nb}")
+        self.emit(f"call {proc}(k, 5, wk)", 1)
+        self.emit("do i = 1, 5", 1)
+        self.emit(f"l = mod(wk(i) + k * {r.randint(1, 5)}, 7)", 2)
+        self.emit("h(l) = h(l) + 1", 2)
+        self.emit("s = s + wk(i)", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+        self.emit("print *, 'hb', h, s")
+        if kind == "after":
+            self.emit("print *, 'wkb', wk")
+
     def work_sym(self):
         """A work array WS filled for I = 0..M (M known at run time only) in every iteration of
         loop J, then read at I-1, I+1 (WS(M+1) is written by no iteration) and at a fixed
@@ -624,7 +653,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # checksums (sequential recurrences)

@@ -1609,6 +1609,96 @@ fn do_node(nodes: &[Node], header: StmtId) -> Option<&Node> {
     })
 }
 
+/// A parallel nest over replicated data mapped on a template of its own: the template, the
+/// loop, and the nest's estimated computation and reduction seconds over the run on `p`
+/// processes. Err: why the nest cannot be mapped so; Ok(None): dividing its iterations saves
+/// less than combining its reductions costs.
+struct OnTemplate {
+    template: Template,
+    pl: ParallelLoop,
+    comp: f64,
+    comm: f64,
+    note: String,
+}
+
+fn template_mapping(prog: &analyzer::program::Program, n: &Nest, p: f64, m: &MachineModel, taken: &[Template]) -> Result<Option<OnTemplate>, String> {
+    let at = unit_ref(prog, n.unit);
+    let outer = &n.levels[0];
+    if n.across {
+        return Err("it carries a dependence (ACROSS needs distributed data)".into());
+    }
+    let (Some(lo), Some(hi), Some(st)) = (outer.lower, outer.upper, outer.step) else {
+        return Err("the bounds of its outermost loop are not constants".into());
+    };
+    if st == 0 || (hi - lo) / st + 1 < 2 {
+        return Err("its outermost loop has fewer than 2 iterations".into());
+    }
+    let pl = parallel_loop(prog, n, None);
+    let mine: BTreeSet<String> = pl.private.iter().chain(pl.reductions.iter().map(|r| &r.var)).map(|v| v.to_ascii_lowercase()).collect();
+    if let Some(a) = n.accesses.iter().find(|a| a.write && !mine.contains(&a.array.to_ascii_lowercase())) {
+        return Err(format!("it writes {}, which is neither private nor a reduction variable", upper(&a.array)));
+    }
+    let unit = &prog.units[n.unit];
+    let Some(node) = do_node(&unit.body, outer.header) else {
+        return Err("its loop is not found".into());
+    };
+    let mut io = None;
+    for_each_stmt(unit, std::slice::from_ref(node), &mut |st| {
+        if io.is_none() && matches!(st.kind.action(), StmtKind::Io { .. }) {
+            io = Some(st.span.line);
+        }
+    });
+    if let Some(l) = io {
+        return Err(format!("it does I/O (line {l})"));
+    }
+    // the iterations split over the processes; each execution combines the reductions
+    // (arrays element by element) in one message
+    let (lo, hi) = (lo.min(hi), lo.max(hi));
+    let sema = &prog.semas[n.unit];
+    let whole = n.work_s * n.times;
+    let trips = ((hi - lo) / st.abs() + 1) as f64;
+    let share = (trips / p).ceil() / trips;
+    let red_bytes: f64 = pl
+        .reductions
+        .iter()
+        .map(|r| sema.symbol(&r.var).map_or(8.0, |s| s.elements().unwrap_or(1) as f64 * s.ty.bytes() as f64))
+        .sum();
+    let msg = if red_bytes > 0.0 && p > 1.0 { p.log2().ceil() * m.message_s(red_bytes) } else { 0.0 };
+    if whole * (1.0 - share) <= msg * n.times {
+        return Ok(None);
+    }
+    // a name no symbol of the unit has, from the loop variable and the templates before it
+    // in the unit (not the line: --auto on its own output must name it alike)
+    let mut k = taken.iter().filter(|t| t.at == at).count() + 1;
+    let mut name = format!("sft{}{k}", n.vars[0]);
+    while sema.symbol(&name).is_some() || taken.iter().any(|t| t.at == at && t.name == name) {
+        k += 1;
+        name = format!("sft{}{k}", n.vars[0]);
+    }
+    let pl = parallel_loop(prog, n, Some(ArrayRef { array: name.clone(), subs: vec![RefSub::Var { var: n.vars[0].clone(), offset: 0 }] }));
+    Ok(Some(OnTemplate {
+        note: format!(
+            "loop at line {} on template {}({lo}:{hi}): computation {:.6} s, reductions {:.6} s ({} executions)",
+            n.line,
+            upper(&name),
+            whole * share,
+            msg * n.times,
+            n.times
+        ),
+        template: Template { at, name, bounds: vec![(lo, hi)] },
+        pl,
+        comp: whole * share,
+        comm: msg * n.times,
+    }))
+}
+
+/// Add a template-mapped nest to scheme `s`.
+fn add_on_template(s: &mut Scheme, t: OnTemplate) {
+    s.distributions.push(Distribution { at: t.template.at.clone(), array: t.template.name.clone(), formats: vec![Format::Block] });
+    s.templates.push(t.template);
+    s.loops.push(t.pl);
+}
+
 /// "Templates": no array is distributed, but each parallel nest that writes only its private
 /// and reduction variables (NPB EP's batches: a work array filled by a call, a histogram and
 /// two sums) is mapped on a template of its own over its outermost loop's iterations
@@ -1623,89 +1713,29 @@ fn template_scheme(analysis: &Analysis, nests: &[Nest], m: &MachineModel, notes:
     let (mut comp, mut comm) = (0.0, 0.0);
     let mut per_nest = vec![];
     let mut est_notes = vec![];
-    // the heaviest nests first: a note for each one left out, as long as they matter
     let total: f64 = nests.iter().map(|n| n.work_s * n.times).sum();
     for n in nests {
         let whole = n.work_s * n.times;
         let at = unit_ref(prog, n.unit);
-        let outer = &n.levels[0];
-        let why: Option<String> = (|| {
-            if n.across {
-                return Some("it carries a dependence (ACROSS needs distributed data)".into());
+        match template_mapping(prog, n, p, m, &s.templates) {
+            Ok(Some(t)) => {
+                comp += t.comp;
+                comm += t.comm;
+                per_nest.push(NestEstimate { file: at.file.clone(), line: n.line, seconds: t.comp + t.comm });
+                est_notes.push(t.note.clone());
+                add_on_template(&mut s, t);
             }
-            let (Some(lo), Some(hi), Some(st)) = (outer.lower, outer.upper, outer.step) else {
-                return Some("the bounds of its outermost loop are not constants".into());
-            };
-            if st == 0 || (hi - lo) / st + 1 < 2 {
-                return Some("its outermost loop has fewer than 2 iterations".into());
-            }
-            let pl = parallel_loop(prog, n, None);
-            let mine: BTreeSet<String> = pl.private.iter().chain(pl.reductions.iter().map(|r| &r.var)).map(|v| v.to_ascii_lowercase()).collect();
-            if let Some(a) = n.accesses.iter().find(|a| a.write && !mine.contains(&a.array.to_ascii_lowercase())) {
-                return Some(format!("it writes {}, which is neither private nor a reduction variable", upper(&a.array)));
-            }
-            let unit = &prog.units[n.unit];
-            let node = do_node(&unit.body, outer.header)?;
-            let mut io = None;
-            for_each_stmt(unit, std::slice::from_ref(node), &mut |st| {
-                if io.is_none() && matches!(st.kind.action(), StmtKind::Io { .. }) {
-                    io = Some(st.span.line);
+            other => {
+                if let Err(why) = other {
+                    // the heavy nests left out are named, with the reason
+                    if whole > 0.05 * total {
+                        notes.push(format!("{}:{} (unit {}): not mapped on a template: {why}", short_file(&at.file), n.line, upper(&at.unit)));
+                    }
                 }
-            });
-            io.map(|l| format!("it does I/O (line {l})"))
-        })();
-        if let Some(why) = why {
-            if whole > 0.05 * total {
-                notes.push(format!("{}:{} (unit {}): not mapped on a template: {why}", short_file(&at.file), n.line, upper(&at.unit)));
+                comp += whole;
+                per_nest.push(NestEstimate { file: at.file.clone(), line: n.line, seconds: whole });
             }
-            comp += whole;
-            per_nest.push(NestEstimate { file: at.file.clone(), line: n.line, seconds: whole });
-            continue;
         }
-        let (lo, hi) = match (outer.lower, outer.upper) {
-            (Some(a), Some(b)) => (a.min(b), a.max(b)),
-            _ => continue,
-        };
-        // a name no symbol of the unit has, from the loop variable and the templates before
-        // it in the unit (not the line: --auto on its own output must name it alike)
-        let sema = &prog.semas[n.unit];
-        let mut k = s.templates.iter().filter(|t| t.at == at).count() + 1;
-        let mut name = format!("sft{}{k}", n.vars[0]);
-        while sema.symbol(&name).is_some() || s.templates.iter().any(|t| t.at == at && t.name == name) {
-            k += 1;
-            name = format!("sft{}{k}", n.vars[0]);
-        }
-        let pl = parallel_loop(prog, n, Some(ArrayRef { array: name.clone(), subs: vec![RefSub::Var { var: n.vars[0].clone(), offset: 0 }] }));
-        // the iterations split over the processes; each execution combines the reductions
-        // (arrays element by element) in one message
-        let trips = ((hi - lo) / outer.step.unwrap_or(1).abs() + 1) as f64;
-        let share = (trips / p).ceil() / trips;
-        let red_bytes: f64 = pl
-            .reductions
-            .iter()
-            .map(|r| sema.symbol(&r.var).map_or(8.0, |s| s.elements().unwrap_or(1) as f64 * s.ty.bytes() as f64))
-            .sum();
-        let msg = if red_bytes > 0.0 && p > 1.0 { p.log2().ceil() * m.message_s(red_bytes) } else { 0.0 };
-        if whole * (1.0 - share) <= msg * n.times {
-            // dividing saves less than combining the reductions costs
-            comp += whole;
-            per_nest.push(NestEstimate { file: at.file.clone(), line: n.line, seconds: whole });
-            continue;
-        }
-        comp += whole * share;
-        comm += msg * n.times;
-        per_nest.push(NestEstimate { file: at.file.clone(), line: n.line, seconds: whole * share + msg * n.times });
-        est_notes.push(format!(
-            "loop at line {} on template {}({lo}:{hi}): computation {:.6} s, reductions {:.6} s ({} executions)",
-            n.line,
-            upper(&name),
-            whole * share,
-            msg * n.times,
-            n.times
-        ));
-        s.templates.push(Template { at: at.clone(), name: name.clone(), bounds: vec![(lo, hi)] });
-        s.distributions.push(Distribution { at, array: name, formats: vec![Format::Block] });
-        s.loops.push(pl);
     }
     if s.templates.is_empty() {
         return None;
@@ -1931,6 +1961,7 @@ fn variant(
             }
         }
     }
+    let mut untouched = vec![];
     for (i, mp) in &mapped {
         let n = &nests[*i];
         match mp {
@@ -1941,11 +1972,7 @@ fn variant(
                 pl.remote_access = mp.remote.clone();
                 scheme.loops.push(pl);
             }
-            None => scheme.notes.push(format!(
-                "loop at {}:{} touches no distributed array: it runs on every process",
-                upper(&prog.units[n.unit].name),
-                n.line
-            )),
+            None => untouched.push(*i),
         }
     }
     for (i, why) in &host {
@@ -1967,6 +1994,32 @@ fn variant(
         .collect();
     scheme.remote = sequential_remote(analysis, &parallel, &dist, aligns, m, counts);
     scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, m);
+    // nests that touch no distributed array divide their iterations over a template of their
+    // own where that pays (the estimate counted their whole work on every process); a 1-D
+    // template is divided along the grid's first axis, and copied along the others
+    let p: f64 = scheme.estimate.grid.first().map_or(1.0, |g| *g as f64).max(1.0);
+    for i in untouched {
+        let n = &nests[i];
+        match template_mapping(prog, n, p, m, &scheme.templates) {
+            Ok(Some(t)) => {
+                let whole = n.work_s * n.times;
+                scheme.estimate.computation += t.comp - whole;
+                scheme.estimate.communication += t.comm;
+                scheme.estimate.total += t.comp + t.comm - whole;
+                let file = unit_ref(prog, n.unit).file;
+                if let Some(e) = scheme.estimate.nests.iter_mut().find(|e| e.file == file && e.line == n.line) {
+                    e.seconds = t.comp + t.comm;
+                }
+                scheme.estimate.notes.push(t.note.clone());
+                add_on_template(&mut scheme, t);
+            }
+            _ => scheme.notes.push(format!(
+                "loop at {}:{} touches no distributed array: it runs on every process",
+                upper(&prog.units[n.unit].name),
+                n.line
+            )),
+        }
+    }
     // what the host nests cost: their whole work on every process, and the distributed
     // elements they read, through the runtime's read caches (boxes of about 2,048 elements
     // broadcast by their owners)

@@ -666,3 +666,41 @@ fn a_parallel_loop_over_replicated_data_is_mapped_on_a_template() {
         assert!(!line.contains("not split"), "{cfg:?}: {prof}");
     }
 }
+
+/// Next to a distributed grid, the batch loop touches no distributed array: in the
+/// distributed variant it is mapped on a template of its own instead of running whole on
+/// every process, and the program prints what the sequential one prints.
+#[test]
+fn a_loop_touching_no_distributed_array_is_mapped_on_a_template_in_a_distributed_variant() {
+    assert!(have_gfortran());
+    let dir = scratch("template-grid");
+    std::fs::copy(root().join("shell-gui/tests/data/batches_grid.f"), dir.join("grid.f")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "grid.f", "-o", "g.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("chosen: (*,BLOCK)"), "{report}");
+    let text = std::fs::read_to_string(dir.join("g.fdv")).unwrap();
+    for want in ["CDVM$ DISTRIBUTE G(*,BLOCK)", "CDVM$ TEMPLATE SFTK1(1:96)", "CDVM$ DISTRIBUTE SFTK1(BLOCK)", "CDVM$ PARALLEL (K) ON SFTK1(K),"] {
+        assert!(text.contains(want), "missing `{want}`:\n{text}");
+    }
+    let want = run_sequential(&dir, &dir.join("grid.f"), true);
+    for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "4", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+        let out = sapfor().current_dir(&dir).args(["run", "g.fdv"]).args(cfg).output().unwrap();
+        assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(same_lines(&String::from_utf8_lossy(&out.stdout), &want), "{cfg:?}: {}\nwant:\n{want}", String::from_utf8_lossy(&out.stdout));
+    }
+}
+
+/// The same words, numbers within 1e-12 relative (a reduction adds in another order on
+/// several processes).
+fn same_lines(a: &str, b: &str) -> bool {
+    let (wa, wb): (Vec<&str>, Vec<&str>) = (a.split_whitespace().collect(), b.split_whitespace().collect());
+    wa.len() == wb.len()
+        && wa.iter().zip(&wb).all(|(x, y)| {
+            x == y
+                || match (x.parse::<f64>(), y.parse::<f64>()) {
+                    (Ok(p), Ok(q)) => (p - q).abs() <= 1e-12 * p.abs().max(q.abs()),
+                    _ => false,
+                }
+        })
+}

@@ -406,3 +406,19 @@ fn include_files_from_i_directories_are_found_when_the_program_is_checked() {
     let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
     assert!(text.contains("REGION"), "{text}");
 }
+
+/// Kernels have no complex arithmetic: a loop on COMPLEX data is not a region (it would run
+/// on the host anyway, inside a region that copies its arrays in and out: NPB FT's evolve
+/// moved 4.9 GB to an H100 at class A for nothing), and the note says why.
+#[test]
+fn a_loop_on_complex_data_is_not_a_region() {
+    let src = root().join("shell-gui/tests/data/dvmh/complex_data.f90");
+    let (_dir, _, text, stdout) = auto("complex", &src, &[]);
+    assert!(stdout.contains("loop 13 is not a region: uses Y, of type DOUBLE COMPLEX") || stdout.contains("loop 13 is not a region: uses X, of type DOUBLE COMPLEX"), "{stdout}");
+    let l = lines_of(&text);
+    let cplx = l.iter().position(|x| x.contains("y(i) = dcmplx")).unwrap();
+    let last_region = l.iter().take(cplx).rposition(|x| x.contains("REGION"));
+    assert!(last_region.is_none_or(|k| l[k].contains("END REGION")), "{text}");
+    // the REAL loop before it is a region
+    assert!(text.contains("!DVM$ REGION"), "{text}");
+}

@@ -352,6 +352,13 @@ fn region_blocker(cx: &EffCx, n: &Node, summaries: &BTreeMap<Name, analyzer::acc
                 v.to_uppercase()
             ));
         }
+        // kernels have no complex or character arithmetic (runtime/src/kernel.rs): such a loop
+        // would run on the host inside a region that still copies its arrays in and out
+        if let Some(s) = cx.sema.symbol(v).filter(|s| {
+            matches!(s.ty.base, analyzer::ast::BaseType::Complex | analyzer::ast::BaseType::DoubleComplex | analyzer::ast::BaseType::Character | analyzer::ast::BaseType::Derived(_))
+        }) {
+            return Some(format!("uses {}, of type {} (kernels compute with integer, real and logical scalars and arrays only)", v.to_uppercase(), s.ty.name().to_uppercase()));
+        }
         if cx.sema.symbol(v).is_some_and(|s| s.pointer || s.target) {
             return Some(format!(
                 "uses {}, a {} (pointers and their targets stay on the host)",
