@@ -298,8 +298,17 @@ fn error_focus(n: TsNode) -> TsNode {
 /// Two common mistakes said plainly instead of "syntax error near ...": an END DO / END IF
 /// without its construct (E0010), and a program unit whose END is missing.
 fn explain_error(cx: &Ctx, n: TsNode, snippet: &str) -> Option<(&'static str, String, Option<(FileId, u32, u32)>)> {
-    // a fixed-form statement cut at column 72 (a long line typed as if columns were free)
-    for row in n.start_position().row..=n.end_position().row {
+    // a fixed-form statement cut at column 72 (a long line typed as if columns were free): on
+    // the error's lines, or the statement just before them (the parser may stumble only at
+    // the next statement, a `CONTINUE` after an expression ending in `/`)
+    let start = n.start_position().row;
+    let before = (start.saturating_sub(3)..start).rev().find(|&row| {
+        let (fid, line, _) = cx.buf.origin(row, 0);
+        cx.map.file(fid).line(line).is_some_and(|t| {
+            !t.trim().is_empty() && !matches!(t.chars().next(), Some('c' | 'C' | '*' | 'd' | 'D' | '!'))
+        })
+    });
+    for row in before.into_iter().chain(start..=n.end_position().row) {
         let (fid, line, _) = cx.buf.origin(row, 0);
         let f = cx.map.file(fid);
         if f.form != crate::source::SourceForm::Fixed {
@@ -309,7 +318,10 @@ fn explain_error(cx: &Ctx, n: TsNode, snippet: &str) -> Option<(&'static str, St
         let first = orig.chars().next();
         let comment = matches!(first, Some('c' | 'C' | '*' | 'd' | 'D' | '!'));
         let past: String = orig.chars().skip(72).collect();
-        if !comment && !past.trim().is_empty() && !past.trim().chars().all(|c| c.is_ascii_digit()) {
+        // (card sequence numbers fill columns 73-80 with digits from column 73 on: four at
+        // least, not the `4` of `... / 4` typed one column too far)
+        let sequence = !past.starts_with(' ') && past.trim_end().len() >= 4 && past.trim().chars().all(|c| c.is_ascii_digit());
+        if !comment && !past.trim().is_empty() && !sequence {
             return Some((
                 codes::SYNTAX,
                 format!(

@@ -333,6 +333,15 @@ fn common_mistakes_are_said_plainly() {
             "goes past column 72, and fixed form ignores what follows (`2.0D0` is cut off",
             6,
         ),
+        // cut after `/`: the parser stumbles only at the CONTINUE after it; the `4` in column
+        // 73 is no card sequence number
+        (
+            "slash.f",
+            "      PROGRAM P\n      DOUBLE PRECISION G(5,5), H(5,5)\n      INTEGER I, J\n      DO 220 J = 2, 4\n      DO 220 I = 2, 4\n            H(I, J) = (G(I-1, J) + G(I+1, J) + G(I, J-1) + G(I, J+1)) / 4\n  220 CONTINUE\n      END\n",
+            codes::SYNTAX,
+            "goes past column 72, and fixed form ignores what follows (`4` is cut off",
+            6,
+        ),
     ];
     for (name, text, code, want, line) in cases {
         let f = write(&d, name, text);
