@@ -1667,14 +1667,21 @@ fn template_mapping(prog: &analyzer::program::Program, n: &Nest, p: f64, m: &Mac
     if whole * (1.0 - share) <= msg * n.times {
         return Ok(None);
     }
-    // a name no symbol of the unit has, from the loop variable and the templates before it
-    // in the unit (not the line: --auto on its own output must name it alike)
-    let mut k = taken.iter().filter(|t| t.at == at).count() + 1;
-    let mut name = format!("sft{}{k}", n.vars[0]);
-    while sema.symbol(&name).is_some() || taken.iter().any(|t| t.at == at && t.name == name) {
-        k += 1;
-        name = format!("sft{}{k}", n.vars[0]);
-    }
+    // a template of the unit over the same range serves again; else a name no symbol of the
+    // unit has, from the loop variable and the templates before it in the unit (not the line:
+    // --auto on its own output must name it alike)
+    let name = match taken.iter().find(|t| t.at == at && t.bounds == [(lo, hi)]) {
+        Some(t) => t.name.clone(),
+        None => {
+            let mut k = taken.iter().filter(|t| t.at == at).count() + 1;
+            let mut name = format!("sft{}{k}", n.vars[0]);
+            while sema.symbol(&name).is_some() || taken.iter().any(|t| t.at == at && t.name == name) {
+                k += 1;
+                name = format!("sft{}{k}", n.vars[0]);
+            }
+            name
+        }
+    };
     let pl = parallel_loop(prog, n, Some(ArrayRef { array: name.clone(), subs: vec![RefSub::Var { var: n.vars[0].clone(), offset: 0 }] }));
     Ok(Some(OnTemplate {
         note: format!(
@@ -1692,10 +1699,12 @@ fn template_mapping(prog: &analyzer::program::Program, n: &Nest, p: f64, m: &Mac
     }))
 }
 
-/// Add a template-mapped nest to scheme `s`.
+/// Add a template-mapped nest to scheme `s` (and its template, unless the unit has it).
 fn add_on_template(s: &mut Scheme, t: OnTemplate) {
-    s.distributions.push(Distribution { at: t.template.at.clone(), array: t.template.name.clone(), formats: vec![Format::Block] });
-    s.templates.push(t.template);
+    if !s.templates.contains(&t.template) {
+        s.distributions.push(Distribution { at: t.template.at.clone(), array: t.template.name.clone(), formats: vec![Format::Block] });
+        s.templates.push(t.template);
+    }
     s.loops.push(t.pl);
 }
 

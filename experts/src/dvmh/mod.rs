@@ -218,8 +218,18 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
             p.loops.iter().map(move |l| (u.file.clone(), *l)).collect::<Vec<_>>()
         })
         .collect();
+    // Loops on replicated data kept on the host carry PARALLEL without ON too when each
+    // execution is long enough that starting the loop's threads costs little beside it
+    // (`loop_overhead_us` 10 times over): `--threads` then divides them (NPB BT's x_solve),
+    // while short loops run many times (LU's 5-iteration M loops) stay ordinary code.
+    let threads_worth: BTreeSet<(usize, u32)> = nests
+        .iter()
+        .filter(|n| n.work_s >= 10.0 * machine.loop_overhead_us * 1e-6)
+        .map(|n| (n.unit, n.line))
+        .collect();
     for l in added {
-        if used.contains(&(l.at.file.clone(), l.line)) {
+        let heavy = unit_of(&l.at).is_some_and(|u| threads_worth.contains(&(u, l.line)));
+        if used.contains(&(l.at.file.clone(), l.line)) || heavy {
             s.loops.push(l);
         }
     }
