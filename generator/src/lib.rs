@@ -210,10 +210,12 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             }
         };
 
-    // DISTRIBUTE, ALIGN and SHADOW of a unit go to its declaration anchor, in that order.
+    // TEMPLATE, DISTRIBUTE, ALIGN and SHADOW of a unit go to its declaration anchor, in that
+    // order. `$array` names the array each item declares (checked for duplicates); `$seq`
+    // orders the items of a category.
     macro_rules! declarations {
-        ($items:expr, $cat:expr, $what:expr, $convert:path) => {
-            for (seq, x) in $items.iter().enumerate() {
+        ($items:expr, $cat:expr, $what:expr, $convert:path, $array:expr, $seq:expr) => {
+            for (k, x) in $items.iter().enumerate() {
                 let ui = resolve(program, &x.at)?;
                 let a = anchor(ui)?;
                 let path = path_of(ui);
@@ -222,39 +224,26 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
                     line: a.before,
                 };
                 let kind = $convert(x, at)?;
-                decl(ui, &x.array, $what, a.before)?;
+                if let Some(array) = $array(x) {
+                    decl(ui, &array, $what, a.before)?;
+                }
                 plan[program.units[ui].file.0 as usize].push(Insertion {
                     before: a.before,
                     cat: $cat,
-                    seq,
+                    seq: $seq(k),
                     kind,
                     indent_line: a.indent_line,
                 });
             }
         };
     }
-    // TEMPLATEs first (seq 0): a template's DISTRIBUTE must come after it
-    for x in &scheme.templates {
-        let ui = resolve(program, &x.at)?;
-        let a = anchor(ui)?;
-        let path = path_of(ui);
-        let at = convert::At {
-            file: &path,
-            line: a.before,
-        };
-        let kind = convert::template(x, at)?;
-        plan[program.units[ui].file.0 as usize].push(Insertion {
-            before: a.before,
-            cat: 0,
-            seq: 0,
-            kind,
-            indent_line: a.indent_line,
-        });
-    }
-    declarations!(scheme.distributions, 0, "DISTRIBUTE", convert::distribute);
-    declarations!(scheme.inherits, 0, "INHERIT", convert::inherit);
-    declarations!(scheme.alignments, 1, "ALIGN", convert::align);
-    declarations!(scheme.shadows, 2, "SHADOW", convert::shadow);
+    // TEMPLATEs first (all seq 0: a template's DISTRIBUTE must come after it); a template is
+    // no array of the unit
+    declarations!(scheme.templates, 0, "TEMPLATE", convert::template, |_: &experts::scheme::Template| None::<String>, |_| 0);
+    declarations!(scheme.distributions, 0, "DISTRIBUTE", convert::distribute, |x: &experts::scheme::Distribution| Some(x.array.clone()), |k| k);
+    declarations!(scheme.inherits, 0, "INHERIT", convert::inherit, |x: &experts::scheme::Inherit| Some(x.array.clone()), |k| k);
+    declarations!(scheme.alignments, 1, "ALIGN", convert::align, |x: &experts::scheme::Alignment| Some(x.array.clone()), |k| k);
+    declarations!(scheme.shadows, 2, "SHADOW", convert::shadow, |x: &experts::scheme::Shadow| Some(x.array.clone()), |k| k);
 
     for (seq, x) in scheme.remote.iter().enumerate() {
         let ui = resolve(program, &x.at)?;

@@ -638,33 +638,43 @@ fn an_across_nest_on_an_invariant_plane_is_mapped() {
     }
 }
 
+/// `--auto` on a fixed-form test fixture: the report must choose `chosen`, the program must
+/// hold every line of `wants`; then it runs in each configuration (with a profile, for
+/// `inspect`) and prints what the sequential program prints.
+fn auto_then_runs(tag: &str, fixture: &str, chosen: &str, wants: &[&str], inspect: impl Fn(&[&str], &str)) {
+    assert!(have_gfortran());
+    let dir = scratch(tag);
+    std::fs::copy(root().join("shell-gui/tests/data").join(fixture), dir.join("p.f")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains(&format!("chosen: {chosen}")), "{report}");
+    let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
+    for want in wants {
+        assert!(text.contains(want), "missing `{want}`:\n{text}");
+    }
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "4", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+        let out = sapfor().current_dir(&dir).args(["run", "p.fdv", "--profile", "prof.txt"]).args(cfg).output().unwrap();
+        assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let got = String::from_utf8_lossy(&out.stdout);
+        assert!(same_lines(&got, &want), "{cfg:?}: {got}\nwant:\n{want}");
+        inspect(cfg, &std::fs::read_to_string(dir.join("prof.txt")).unwrap());
+    }
+}
+
 /// NPB EP's shape: no array is worth distributing, yet the batch loop (a work array in COMMON
 /// filled by a call, a histogram and two sums) divides its iterations between processes,
 /// mapped on a template over its bounds (a scalar set once from a PARAMETER); the program
-/// prints what the sequential one prints at np 2 and 3, with threads and on the emulator.
+/// prints what the sequential one prints with processes, threads and on the emulator.
 #[test]
 fn a_parallel_loop_over_replicated_data_is_mapped_on_a_template() {
-    assert!(have_gfortran());
-    let dir = scratch("template-batches");
-    std::fs::copy(root().join("shell-gui/tests/data/batches.f"), dir.join("batches.f")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["--auto", "batches.f", "-o", "b.fdv"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(report.contains("chosen: templates"), "{report}");
-    let text = std::fs::read_to_string(dir.join("b.fdv")).unwrap();
-    for want in ["CDVM$ TEMPLATE SFTK1(1:96)", "CDVM$ DISTRIBUTE SFTK1(BLOCK)", "CDVM$ PARALLEL (K) ON SFTK1(K), PRIVATE(I,L,T,X),", "REDUCTION(SUM(Q),SUM(SX),SUM(SY))"] {
-        assert!(text.contains(want), "missing `{want}`:\n{text}");
-    }
-    let want = run_sequential(&dir, &dir.join("batches.f"), true);
-    for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
-        let out = sapfor().current_dir(&dir).args(["run", "b.fdv", "--profile", "p.txt"]).args(cfg).output().unwrap();
-        assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
-        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{cfg:?}");
+    let wants = ["CDVM$ TEMPLATE SFTK1(1:96)", "CDVM$ DISTRIBUTE SFTK1(BLOCK)", "CDVM$ PARALLEL (K) ON SFTK1(K), PRIVATE(I,L,T,X),", "REDUCTION(SUM(Q),SUM(SX),SUM(SY))"];
+    auto_then_runs("template-batches", "batches.f", "templates", &wants, |cfg, prof| {
         // the batch loop is split between the processes (not run whole by each)
-        let prof = std::fs::read_to_string(dir.join("p.txt")).unwrap();
-        let line = prof.lines().find(|l| l.contains("loop b.fdv:")).unwrap_or_else(|| panic!("{prof}"));
+        let line = prof.lines().find(|l| l.contains("loop p.fdv:")).unwrap_or_else(|| panic!("{prof}"));
         assert!(!line.contains("not split"), "{cfg:?}: {prof}");
-    }
+    });
 }
 
 /// Next to a distributed grid, the batch loop touches no distributed array: in the
@@ -672,23 +682,8 @@ fn a_parallel_loop_over_replicated_data_is_mapped_on_a_template() {
 /// every process, and the program prints what the sequential one prints.
 #[test]
 fn a_loop_touching_no_distributed_array_is_mapped_on_a_template_in_a_distributed_variant() {
-    assert!(have_gfortran());
-    let dir = scratch("template-grid");
-    std::fs::copy(root().join("shell-gui/tests/data/batches_grid.f"), dir.join("grid.f")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["--auto", "grid.f", "-o", "g.fdv"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(report.contains("chosen: (*,BLOCK)"), "{report}");
-    let text = std::fs::read_to_string(dir.join("g.fdv")).unwrap();
-    for want in ["CDVM$ DISTRIBUTE G(*,BLOCK)", "CDVM$ TEMPLATE SFTK1(1:96)", "CDVM$ DISTRIBUTE SFTK1(BLOCK)", "CDVM$ PARALLEL (K) ON SFTK1(K),"] {
-        assert!(text.contains(want), "missing `{want}`:\n{text}");
-    }
-    let want = run_sequential(&dir, &dir.join("grid.f"), true);
-    for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "4", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
-        let out = sapfor().current_dir(&dir).args(["run", "g.fdv"]).args(cfg).output().unwrap();
-        assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
-        assert!(same_lines(&String::from_utf8_lossy(&out.stdout), &want), "{cfg:?}: {}\nwant:\n{want}", String::from_utf8_lossy(&out.stdout));
-    }
+    let wants = ["CDVM$ DISTRIBUTE G(*,BLOCK)", "CDVM$ TEMPLATE SFTK1(1:96)", "CDVM$ DISTRIBUTE SFTK1(BLOCK)", "CDVM$ PARALLEL (K) ON SFTK1(K),"];
+    auto_then_runs("template-grid", "batches_grid.f", "(*,BLOCK)", &wants, |_, _| {});
 }
 
 /// The same words, numbers within 1e-12 relative (a reduction adds in another order on
