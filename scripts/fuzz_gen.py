@@ -26,7 +26,8 @@ compiler goes wrong:
   values from before the loop), and look-alikes (an element past the range written after it
   is read, the array printed after the loop);
 - long loops of batches over no array worth distributing (a work array filled by a call,
-  a histogram, a sum: NPB EP's shape), mapped on templates, and look-alikes;
+  a histogram, a sum: NPB EP's shape; forwards, or backwards with a step), mapped on
+  templates, and look-alikes;
 - whole 2-D arrays passed to subroutines that compute on them in loops (stencils, sums,
   updates, a second level of calls): dummies every call binds to one array (they inherit
   its distribution) and look-alikes that must not be bound (two arrays for one dummy, a
@@ -357,7 +358,11 @@ class Gen:
         self.emit("h(l) = 0", 1)
         self.emit("end do")
         self.emit("s = 0")
-        self.emit(f"do k = 1, {nb}")
+        if r.random() < 0.3:
+            # backwards with a step: the template covers 1..NB, the loop every STEP-th index
+            self.emit(f"do k = {nb}, 1, -{r.randint(1, 3)}")
+        else:
+            self.emit(f"do k = 1, {nb}")
         self.emit(f"call {proc}(k, 5, wk)", 1)
         self.emit("do i = 1, 5", 1)
         self.emit(f"l = mod(wk(i) + k * {r.randint(1, 5)}, 7)", 2)
