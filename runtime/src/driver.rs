@@ -495,14 +495,21 @@ pub const LOCAL_MCA: [(&str, &str); 3] = [
 /// directories: one per `sapfor` process. Open MPI 4 puts every job of a user under one
 /// shared `/tmp/ompi.HOST.UID`, and one job removing it at its end while another creates it
 /// fails the second one's start (`mkdir ... File exists`, seen with concurrent runs). Open
-/// MPI removes its own session directories; the empty directories of earlier `sapfor`
-/// processes are removed here.
+/// MPI removes its own session directories; the empty directories of `sapfor` processes that
+/// have ended are removed here. Not those of running ones: a directory is empty between its
+/// creation and its `mpirun`'s start, and removing it then failed that start (`mkdir
+/// /tmp/sapfor-ompi/PID/ompi.vm.0: No such file or directory`, seen in CI and the fuzzer).
 fn session_base() -> PathBuf {
     let root = std::env::temp_dir().join("sapfor-ompi");
-    if let Ok(rd) = std::fs::read_dir(&root) {
+    let proc_fs = Path::new("/proc/self").exists();
+    if let (true, Ok(rd)) = (proc_fs, std::fs::read_dir(&root)) {
         for e in rd.flatten() {
-            // only empty directories go (remove_dir refuses the others)
-            let _ = std::fs::remove_dir(e.path());
+            let pid = e.file_name().to_string_lossy().to_string();
+            let ended = pid.parse::<u32>().is_ok() && !Path::new("/proc").join(&pid).exists();
+            if ended {
+                // only empty directories go (remove_dir refuses the others)
+                let _ = std::fs::remove_dir(e.path());
+            }
         }
     }
     let dir = root.join(std::process::id().to_string());
@@ -578,6 +585,29 @@ pub fn run_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
 
 #[cfg(test)]
 mod tests {
+
+    /// A running `sapfor`'s session directory is empty until its `mpirun` starts: another
+    /// `sapfor` must not remove it then (CI saw the start fail so); an ended one's goes.
+    #[test]
+    fn session_directories_of_running_processes_are_kept() {
+        if !std::path::Path::new("/proc/self").exists() {
+            return;
+        }
+        let root = std::env::temp_dir().join("sapfor-ompi");
+        let mut live = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let mut done = std::process::Command::new("true").spawn().unwrap();
+        done.wait().unwrap();
+        let (l, d) = (root.join(live.id().to_string()), root.join(done.id().to_string()));
+        std::fs::create_dir_all(&l).unwrap();
+        std::fs::create_dir_all(&d).unwrap();
+        let mine = super::session_base();
+        let (kept, gone) = (l.exists(), !d.exists());
+        let _ = live.kill();
+        let _ = live.wait();
+        let _ = std::fs::remove_dir(&l);
+        assert!(mine.exists() && kept && gone, "mine {} kept {kept} gone {gone}", mine.display());
+    }
+
     use super::with_cost_model;
 
     fn v(s: &str) -> Vec<String> {
