@@ -304,9 +304,7 @@ fn explain_error(cx: &Ctx, n: TsNode, snippet: &str) -> Option<(&'static str, St
     let start = n.start_position().row;
     let before = (start.saturating_sub(3)..start).rev().find(|&row| {
         let (fid, line, _) = cx.buf.origin(row, 0);
-        cx.map.file(fid).line(line).is_some_and(|t| {
-            !t.trim().is_empty() && !matches!(t.chars().next(), Some('c' | 'C' | '*' | 'd' | 'D' | '!'))
-        })
+        cx.map.file(fid).line(line).is_some_and(|t| !t.trim().is_empty() && !crate::source::fixed_comment_line(t))
     });
     for row in before.into_iter().chain(start..=n.end_position().row) {
         let (fid, line, _) = cx.buf.origin(row, 0);
@@ -315,8 +313,7 @@ fn explain_error(cx: &Ctx, n: TsNode, snippet: &str) -> Option<(&'static str, St
             continue;
         }
         let Some(orig) = f.line(line) else { continue };
-        let first = orig.chars().next();
-        let comment = matches!(first, Some('c' | 'C' | '*' | 'd' | 'D' | '!'));
+        let comment = crate::source::fixed_comment_line(orig);
         let past: String = orig.chars().skip(72).collect();
         // (card sequence numbers fill columns 73-80 with digits from column 73 on: four at
         // least, not the `4` of `... / 4` typed one column too far)

@@ -192,13 +192,18 @@ pub fn detect_form_by_content(text: &str) -> SourceForm {
 /// text after column 72 is cut, comment lines (`C`, `c`, `*`, `D`, `!` in column 1) start
 /// with `!`, a continuation mark in column 6 becomes `&` and the previous statement line gets
 /// ` &` appended before its trailing comment. Directive lines (`CDVM$`) stay comments.
+/// A fixed-form comment line: `C`, `c`, `*`, `!` or a `D` debug line in column 1.
+pub fn fixed_comment_line(line: &str) -> bool {
+    matches!(line.chars().next(), Some('c' | 'C' | '*' | 'd' | 'D' | '!'))
+}
+
 pub fn normalize_fixed(lines: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
     let mut last_stmt: Option<usize> = None;
     for raw in lines {
         let line: String = raw.chars().take(72).collect();
         let first = line.chars().next();
-        let is_comment = matches!(first, Some('c' | 'C' | '*' | 'd' | 'D' | '!'))
+        let is_comment = fixed_comment_line(&line)
             || line.trim().is_empty()
             || line
                 .chars()

@@ -1599,16 +1599,6 @@ pub(crate) fn parallel_loop(
     }
 }
 
-/// The DO loop with this header among `nodes`, at any depth.
-fn do_node(nodes: &[Node], header: StmtId) -> Option<&Node> {
-    nodes.iter().find_map(|n| match n {
-        Node::Do { header: h, .. } if *h == header => Some(n),
-        Node::Do { body, .. } => do_node(body, header),
-        Node::If { arms, .. } => arms.iter().find_map(|(_, b)| do_node(b, header)),
-        Node::Stmt(_) => None,
-    })
-}
-
 /// A parallel nest over replicated data mapped on a template of its own: the template, the
 /// loop, and the nest's estimated computation and reduction seconds over the run on `p`
 /// processes. Err: why the nest cannot be mapped so; Ok(None): dividing its iterations saves
@@ -1633,13 +1623,13 @@ fn template_mapping(prog: &analyzer::program::Program, n: &Nest, p: f64, m: &Mac
     if st == 0 || (hi - lo) / st + 1 < 2 {
         return Err("its outermost loop has fewer than 2 iterations".into());
     }
-    let pl = parallel_loop(prog, n, None);
+    let mut pl = parallel_loop(prog, n, None);
     let mine: BTreeSet<String> = pl.private.iter().chain(pl.reductions.iter().map(|r| &r.var)).map(|v| v.to_ascii_lowercase()).collect();
     if let Some(a) = n.accesses.iter().find(|a| a.write && !mine.contains(&a.array.to_ascii_lowercase())) {
         return Err(format!("it writes {}, which is neither private nor a reduction variable", upper(&a.array)));
     }
     let unit = &prog.units[n.unit];
-    let Some(node) = do_node(&unit.body, outer.header) else {
+    let Some(node) = analyzer::cfg::node_of(&unit.body, outer.header) else {
         return Err("its loop is not found".into());
     };
     let mut io = None;
@@ -1682,7 +1672,7 @@ fn template_mapping(prog: &analyzer::program::Program, n: &Nest, p: f64, m: &Mac
             name
         }
     };
-    let pl = parallel_loop(prog, n, Some(ArrayRef { array: name.clone(), subs: vec![RefSub::Var { var: n.vars[0].clone(), offset: 0 }] }));
+    pl.on = Some(ArrayRef { array: name.clone(), subs: vec![RefSub::Var { var: n.vars[0].clone(), offset: 0 }] });
     Ok(Some(OnTemplate {
         note: format!(
             "loop at line {} on template {}({lo}:{hi}): computation {:.6} s, reductions {:.6} s ({} executions)",

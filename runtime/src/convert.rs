@@ -86,6 +86,14 @@ struct DArray {
     template: bool,
 }
 
+impl DArray {
+    /// Whether it has storage of its own in `sapfor_data` (`sd_<key>`): not an INHERIT dummy
+    /// (the actual argument's) nor a template (none).
+    fn own_storage(&self) -> bool {
+        !self.template && !matches!(self.map, Mapping::Inherit { .. })
+    }
+}
+
 struct Cx<'a> {
     p: &'a Program,
     errors: Vec<Diagnostic>,
@@ -496,7 +504,7 @@ fn declarations(cx: &mut Cx) {
                     }
                     cx.naxes = cx.naxes.max(fm.iter().filter(|b| **b).count());
                     for a in arrays {
-                        let tkey = format!("{}_{}", p.units[ui].name, a.to_ascii_lowercase());
+                        let tkey = key_of(cx, ui, &a.to_ascii_lowercase()).unwrap_or_default();
                         if let Some(t) = cx.arrays.get_mut(&tkey).filter(|t| t.template) {
                             if t.bounds.len() != fm.len() {
                                 let msg = format!("DISTRIBUTE {a}: {} formats for a template of rank {}", fm.len(), t.bounds.len());
@@ -1112,9 +1120,8 @@ fn unit(cx: &mut Cx, ui: usize) {
     if toplevel {
         let mut uses = String::from("use sapfor_data");
         for (name, key) in &vis {
-            // an INHERIT dummy stays the dummy (its storage is the actual argument's); a
-            // template has no storage
-            if !matches!(cx.arrays[key].map, Mapping::Inherit { .. }) && !cx.arrays[key].template {
+            // an INHERIT dummy stays the dummy (its storage is the actual argument's)
+            if cx.arrays[key].own_storage() {
                 uses.push_str(&format!(", {name} => sd_{key}"));
             }
         }
@@ -1174,7 +1181,7 @@ fn unit(cx: &mut Cx, ui: usize) {
         // internal procedures: the host's USE covers locals; COMMON members need renames too
         let mut uses = String::from("use sapfor_data");
         for (name, key) in &vis {
-            if !matches!(cx.arrays[key].map, Mapping::Inherit { .. }) && !cx.arrays[key].template {
+            if cx.arrays[key].own_storage() {
                 uses.push_str(&format!(", {name} => sd_{key}"));
             }
         }
@@ -3190,10 +3197,7 @@ fn data_module(cx: &Cx) -> String {
         let colons = vec![":"; r].join(",");
         let k = &a.key;
         s.push_str(&format!("  integer(c_int64_t) :: sh_{k} = -1\n"));
-        if a.template {
-            continue;
-        }
-        if !matches!(a.map, Mapping::Inherit { .. }) {
+        if a.own_storage() {
             s.push_str(&format!("  {}, allocatable, target :: sd_{k}({colons})\n", a.ty));
         }
         if a.full {
