@@ -25,6 +25,8 @@ compiler goes wrong:
   points, some of them outside what the iteration wrote (private, each copy starting with the
   values from before the loop), and look-alikes (an element past the range written after it
   is read, the array printed after the loop);
+- work arrays in COMMON whose edges a called procedure sets through the block and the loop
+  fills between (NPB SP's LHS and LHSINIT: THREADPRIVATE for threads), and look-alikes;
 - long loops of batches over no array worth distributing (a work array filled by a call,
   a histogram, a sum: NPB EP's shape; forwards, or backwards with a step), mapped on
   templates, and look-alikes;
@@ -39,6 +41,7 @@ fuzzer's oracle build uses -fcheck=bounds to make sure).
 """
 
 import argparse
+import os
 import random
 import sys
 
@@ -374,6 +377,43 @@ class Gen:
         if kind == "after":
             self.emit("print *, 'wkb', wk")
 
+    def common_work(self):
+        """A work array WC in COMMON whose edges a called procedure sets through the block
+        (NPB SP's LHSINIT) and the loop fills between, in every iteration of a loop over the
+        last dimension of a 2-D or 3-D array (a variant distributing that dimension maps it,
+        with threads): private to that loop, and THREADPRIVATE for threads. Look-alikes: the
+        callee adds to an old edge (the loop is sequential), sets the low edge only (the high
+        one keeps its value from before the loop: each copy starts with it), WC printed after
+        the loop (not private). Sometimes a later loop sets WC (a shared write: one thread) and
+        another reads it (each thread starts with the master's block)."""
+        r = self.r
+        kind = r.choice(["edge", "edge", "low", "add", "after"])
+        proc = {"edge": "wce", "low": "wc0", "add": "wca", "after": "wce"}[kind]
+        self.used_procs.add(proc)
+        tgt = self.pick_array(min_rank=2, max_rank=3)
+        rank = ARRAYS[tgt]
+        v, hi = ("j", "n2") if rank == 2 else ("k", "n3")
+        mid = ",1" if rank == 3 else ""
+        at = lambda i: f"{tgt}({i}{mid},{v})"
+        self.emit(f"do {v} = 1, {hi}")
+        self.emit(f"call {proc}(n1 + 1, {v})", 1)
+        self.emit("do i = 1, n1", 1)
+        self.emit(f"wc(i) = mod({at('i')} + {v}, 100)", 2)
+        self.emit("end do", 1)
+        self.emit("do i = 1, n1", 1)
+        self.emit(f"{at('i')} = mod({at('i')} + wc(i-1) + wc(i+1) * 2, 1000)", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+        if kind == "after":
+            self.emit("print *, 'wc', wc")
+        if r.random() < 0.4:
+            self.emit("do i = 0, n1 + 1")
+            self.emit(f"wc(i) = mod(i * {r.randint(2, 9)} + {r.randint(0, 9)}, 50)", 1)
+            self.emit("end do")
+            self.emit(f"do {v} = 1, {hi}")
+            self.emit(f"{at('1')} = mod({at('1')} + wc(mod({v}, n1) + 1), 1000)", 1)
+            self.emit("end do")
+
     def work_sym(self):
         """A work array WS filled for I = 0..M (M known at run time only) in every iteration of
         loop J, then read at I-1, I+1 (WS(M+1) is written by no iteration) and at a fixed
@@ -623,7 +663,8 @@ class Gen:
         self.emit(f"parameter (n1 = {n1}, n2 = {n2}, n3 = {n3})")
         self.emit("integer a(n1), d(n1), idx(n1), b(n1,n2), e(n1,n2), c(n1,n2,n3)")
         self.emit("integer i, j, k, it, s, t, m, im, p, q, cs, l, h(0:6), wk(5)")
-        self.emit("integer ifn, icn, ws(0:n1 + 2)")
+        self.emit("integer ifn, icn, ws(0:n1 + 2), wc(0:n1 + 1)")
+        self.emit("common /wcb/ wc")
         self.emit(f"integer f(n1 + 2), g(n1)")
         self.emit(f"equivalence (f({self.eo + 1}), g(1))")
         if self.main_declares_cnt:
@@ -645,6 +686,9 @@ class Gen:
         self.emit("do i = 0, n1 + 2")
         self.emit(f"ws(i) = mod(i * {r.randint(2, 9)}, 37)", 1)
         self.emit("end do")
+        self.emit("do i = 0, n1 + 1")
+        self.emit("wc(i) = mod(i * 5, 29)", 1)
+        self.emit("end do")
         self.emit("do j = 1, n2")
         self.emit("do i = 1, n1", 1)
         self.emit(f"b(i,j) = mod(i * {r.randint(2, 9)} + j * {r.randint(2, 9)}, 101)", 2)
@@ -658,9 +702,14 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
+        # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
+        # run aimed at one construct (the seeds then give other programs than without it)
+        forced = os.environ.get("FUZZ_PIECE")
+        if forced:
+            getattr(self, forced)()
         # checksums (sequential recurrences)
         for name, rank in list(ARRAYS.items()) + [("f", 1)]:
             self.emit("cs = 0")
@@ -748,6 +797,29 @@ class Gen:
                 f"print *, 'kw', kw, wa(1) + wa({n1})",
                 "end",
             ],
+            "wce": [
+                "subroutine wce(ni, v)",
+                f"integer ni, v, wc(0:{n1 + 1})",
+                "common /wcb/ wc",
+                "wc(0) = mod(v, 7)",
+                "wc(ni) = mod(v * 3, 11)",
+                "end",
+            ],
+            "wc0": [
+                "subroutine wc0(ni, v)",
+                f"integer ni, v, wc(0:{n1 + 1})",
+                "common /wcb/ wc",
+                "wc(0) = mod(v + ni, 7)",
+                "end",
+            ],
+            "wca": [
+                "subroutine wca(ni, v)",
+                f"integer ni, v, wc(0:{n1 + 1})",
+                "common /wcb/ wc",
+                "wc(0) = mod(wc(0) + v, 7)",
+                "wc(ni) = mod(v * 3, 11)",
+                "end",
+            ],
             "wfl": [
                 "subroutine wfl(j, n, w)",
                 "integer j, n, w(5), m",
@@ -832,7 +904,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "show"]:
+        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)

@@ -681,7 +681,7 @@ fn exit_live(unit: &Unit, sema: &UnitSema, flow: &CommonFlow) -> BTreeSet<Name> 
     let quiet_common = |s: &crate::sema::Symbol| match &s.common {
         Some((block, idx)) if s.dummy.is_none() && !s.save && !s.data_init && !sema.host_assoc.contains(&s.name) => {
             let m = sema.commons.get(block).and_then(|ms| ms.get(*idx));
-            !member_flows(flow, block, m.and_then(|m| m.offset), m.and_then(|m| m.bytes))
+            !member_flows(flow, &unit.name, block, m.and_then(|m| m.offset), m.and_then(|m| m.bytes))
         }
         _ => false,
     };

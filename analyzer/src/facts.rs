@@ -15,7 +15,7 @@
 
 use crate::access::AccessCtx;
 use crate::access::Summary;
-use crate::affine::{linearize, Lin};
+use crate::affine::Lin;
 use crate::ast::{for_each_stmt, Expr, Name, Node, StmtId, StmtKind, Unit, UnitKind};
 use crate::sema::UnitSema;
 use std::collections::{BTreeMap, BTreeSet};
@@ -40,7 +40,9 @@ pub fn common_facts(
     for sema in semas {
         for (n, s) in &sema.symbols {
             let Some(key) = s.common.clone() else { continue };
-            let ok = !s.is_array() && s.aliases.is_empty() && !s.data_init && !s.save;
+            // (arrays too: an element with constant subscripts may make up a value, NPB SP's
+            // `NX2 = GRID_POINTS(1) - 2`)
+            let ok = s.aliases.is_empty() && !s.data_init && !s.save;
             let e = name_of.entry(key).or_insert_with(|| Some(n.clone()));
             if !ok || e.as_ref() != Some(n) {
                 *e = None;
@@ -107,32 +109,70 @@ pub fn common_facts(
         })
         .collect();
     let top_pos = |ui: usize, id: StmtId| units[ui].body.iter().position(|n| matches!(n, Node::Stmt(s) if *s == id));
+    // the top-level node of a unit holding a statement (inside an IF or a loop too)
+    let node_pos = |ui: usize, id: StmtId| {
+        units[ui].body.iter().position(|n| {
+            let mut found = false;
+            for_each_stmt(&units[ui], std::slice::from_ref(n), &mut |st| found |= st.id == id);
+            found
+        })
+    };
+    // a unit jumping backward may run a statement again after a later one
+    let backward = |ui: usize| {
+        let u = &units[ui];
+        u.stmts.iter().any(|st| crate::cfg::jump_labels(&st.kind).iter().any(|l| u.stmts.iter().any(|o| o.label == Some(*l) && o.id < st.id)))
+    };
     for (key, sites) in &writes {
         let [(d, s)] = sites[..] else { continue };
-        if spoiled.contains(key) || d == main {
+        if spoiled.contains(key) {
             continue;
         }
         let Some(pos) = top_pos(d, s) else { continue };
         let StmtKind::Assign { lhs: Expr::Var(v), rhs } = &units[d].stmts[s.0 as usize].kind else { continue };
+        if semas[d].is_array(v) || backward(d) {
+            continue;
+        }
         let sema = &semas[d];
-        let Some(value) = linearize(rhs, &|n: &str| sema.param(n).and_then(|c| c.as_int())) else { continue };
-        // what it is made of keeps its value from there on
+        // elements of COMMON arrays with constant subscripts are symbols of their own, named
+        // as the loop analysis names an expression it cannot take apart (`Analyzer::lin`)
+        let elements: std::cell::RefCell<BTreeMap<String, Name>> = Default::default();
+        let opaque = |e: &Expr| -> Option<String> {
+            let Expr::Ref(a, subs) = e else { return None };
+            let constant = subs.iter().all(|x| x.expr().is_some_and(|x| sema.eval_int(x).is_some()));
+            (constant && sema.is_array(a) && key_of(d, a).is_some()).then(|| {
+                let n = format!("{e:?}");
+                elements.borrow_mut().insert(n.clone(), a.clone());
+                n
+            })
+        };
+        let Some(value) = crate::affine::linearize_with(rhs, &|n: &str| sema.param(n).and_then(|c| c.as_int()), &opaque) else { continue };
+        let elements = elements.into_inner();
+        let name_in = |w: &str| -> Name { elements.get(w).cloned().unwrap_or_else(|| w.to_string()) };
+        // what it is made of keeps its value from there on: written in D only, before
+        // (scalars at the top level, arrays anywhere in the nodes before it)
         let stable = value.vars().all(|w| {
-            key_of(d, w).is_some_and(|k| {
+            let arr = elements.contains_key(w);
+            key_of(d, &name_in(w)).is_some_and(|k| {
                 !spoiled.contains(&k)
-                    && writes.get(&k).is_some_and(|ws| ws.iter().all(|&(wu, ws)| wu == d && top_pos(d, ws).is_some_and(|p| p < pos)))
+                    && writes.get(&k).is_some_and(|ws| {
+                        ws.iter().all(|&(wu, ws)| wu == d && if arr { node_pos(d, ws) } else { top_pos(d, ws) }.is_some_and(|p| p < pos))
+                    })
             })
         });
         if !stable {
             continue;
         }
-        // D is called once, from a top-level statement of the main program
-        let sites_of_d: Vec<(usize, StmtId)> = (0..units.len())
-            .flat_map(|ui| calls_at[ui].iter().filter(|(_, c)| c.contains(&units[d].name)).map(move |(id, _)| (ui, *id)))
-            .collect();
-        let [(cu, cs)] = sites_of_d[..] else { continue };
-        let Some(call_pos) = top_pos(cu, cs).filter(|_| cu == main) else { continue };
-        let from_d = reach(&callees[d]);
+        // D is the main program, or called once, from a top-level statement of it
+        let (call_pos, from_d) = if d == main {
+            (pos, BTreeSet::new())
+        } else {
+            let sites_of_d: Vec<(usize, StmtId)> = (0..units.len())
+                .flat_map(|ui| calls_at[ui].iter().filter(|(_, c)| c.contains(&units[d].name)).map(move |(id, _)| (ui, *id)))
+                .collect();
+            let [(cu, cs)] = sites_of_d[..] else { continue };
+            let Some(call_pos) = top_pos(cu, cs).filter(|_| cu == main) else { continue };
+            (call_pos, reach(&callees[d]))
+        };
         for (ui, fo) in out.iter_mut().enumerate() {
             if ui == main || ui == d || from_d.contains(&ui) {
                 continue;
@@ -143,7 +183,7 @@ pub fn common_facts(
             }
             // named alike here, with what it is made of
             let here = |n: &str| key_of(ui, n).is_some_and(|k| key_of(d, n) == Some(k));
-            if here(v) && value.vars().all(|w| here(w)) {
+            if here(v) && value.vars().all(|w| here(&name_in(w))) {
                 fo.insert(v.clone(), value.clone());
             }
         }

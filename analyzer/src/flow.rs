@@ -15,24 +15,56 @@ use crate::cfg;
 use crate::program::Program;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Byte ranges `[lo, hi)` per COMMON block that carry values between units; `None`: all.
-pub type CommonFlow = Option<BTreeMap<Name, Vec<(u64, u64)>>>;
+/// Byte ranges `[lo, hi)` per COMMON block.
+pub type BlockRanges = BTreeMap<Name, Vec<(u64, u64)>>;
 
-/// Whether member `idx` of block `block` in a unit (offset and size as that unit declares
-/// them) may carry a value to another unit.
-pub fn member_flows(flow: &CommonFlow, block: &str, offset: Option<u64>, bytes: Option<u64>) -> bool {
+/// The COMMON storage that carries values between units (`None`: all of it).
+#[derive(Clone, Debug, Default)]
+pub struct Flows {
+    /// Storage some unit may read where it starts, before writing it: whatever unit wrote
+    /// it last, its value is used.
+    pub any: BlockRanges,
+    /// Storage a unit reads right after a call, where the callee may have written it: live
+    /// where the callee (or a procedure it calls) ends, not where the caller does (SP's
+    /// X_SOLVE reads the LHS planes LHSINIT wrote: LHSINIT's values are used, X_SOLVE's last
+    /// ones are not). By callee name.
+    pub from_callee: BTreeMap<Name, BlockRanges>,
+}
+
+pub type CommonFlow = Option<Flows>;
+
+/// Whether member `idx` of block `block` in unit `unit` (offset and size as that unit
+/// declares them) may carry a value from that unit to another.
+pub fn member_flows(flow: &CommonFlow, unit: &str, block: &str, offset: Option<u64>, bytes: Option<u64>) -> bool {
     let Some(f) = flow else { return true };
     let (Some(lo), Some(n)) = (offset, bytes) else { return true };
-    f.get(block).is_some_and(|rs| rs.iter().any(|&(a, b)| a < lo + n && lo < b))
+    let hit = |r: &BlockRanges| r.get(block).is_some_and(|rs| rs.iter().any(|&(a, b)| a < lo + n && lo < b));
+    hit(&f.any) || f.from_callee.get(unit).is_some_and(hit)
+}
+
+/// The procedures a call of `name` may run: itself and, transitively, what it calls.
+fn reached(program: &Program, name: &str) -> BTreeSet<Name> {
+    let index = crate::interproc::unit_index(&program.units);
+    let mut out = BTreeSet::new();
+    let mut todo = vec![name.to_string()];
+    while let Some(n) = todo.pop() {
+        if !out.insert(n.clone()) {
+            continue;
+        }
+        if let Some(&u) = index.get(&n) {
+            todo.extend(program.call_graph.edges.iter().filter(|(c, _, _)| *c == u).map(|(_, callee, _)| callee.clone()));
+        }
+    }
+    out
 }
 
 /// The flow of COMMON storage between the units of `program`.
 pub fn common_flow(program: &Program) -> CommonFlow {
-    let mut out: BTreeMap<Name, Vec<(u64, u64)>> = BTreeMap::new();
+    let mut out = Flows::default();
     for (i, u) in program.units.iter().enumerate() {
         let sema = &program.semas[i];
         // liveness inside the unit alone: COMMON is not live where it ends
-        let g = cfg::build_with_flow(u, sema, &program.summaries, false, &Some(BTreeMap::new()));
+        let g = cfg::build_with_flow(u, sema, &program.summaries, false, &Some(Flows::default()));
         // an array stays live across a write of some of its elements: where the unit surely
         // writes what it reads of an array first, that array carries nothing in
         let per_stmt = crate::interproc::stmt_accesses(u, sema, &program.summaries);
@@ -68,24 +100,48 @@ pub fn common_flow(program: &Program) -> CommonFlow {
                     };
                     after.retain(|n| !is_array(n) || (set(n) && read.as_ref().is_none_or(|r| r.contains(n))));
                 }
-                live.extend(after);
+                // what the callees may have set: live where they end
+                let mut from: BlockRanges = BTreeMap::new();
+                for n in &after {
+                    if let Some((block, range)) = member_range(sema, n) {
+                        from.entry(block).or_default().push(range);
+                    }
+                }
+                if !from.is_empty() {
+                    for c in calls {
+                        for r in reached(program, &c.name) {
+                            let e = out.from_callee.entry(r).or_default();
+                            for (b, rs) in &from {
+                                e.entry(b.clone()).or_default().extend(rs.iter().copied());
+                            }
+                        }
+                    }
+                }
             }
         }
         for n in &live {
-            let Some((block, idx)) = sema.symbol(n).and_then(|s| s.common.clone()) else { continue };
-            let m = sema.commons.get(&block).and_then(|ms| ms.get(idx));
-            let range = match m.map(|m| (m.offset, m.bytes)) {
-                Some((Some(o), Some(b))) => (o, o + b),
-                _ => (0, u64::MAX),
-            };
-            out.entry(block).or_default().push(range);
+            if let Some((block, range)) = member_range(sema, n) {
+                out.any.entry(block).or_default().push(range);
+            }
         }
         // storage shared through EQUIVALENCE with a COMMON member: the whole block
         for s in sema.symbols.values().filter(|s| s.common.is_some() && !s.aliases.is_empty()) {
-            out.entry(s.common.clone().unwrap().0).or_default().push((0, u64::MAX));
+            out.any.entry(s.common.clone().unwrap().0).or_default().push((0, u64::MAX));
         }
     }
     Some(out)
+}
+
+/// The COMMON block and byte range of member `n` of a unit (the whole block when its place
+/// is not known); None when `n` is not in COMMON.
+fn member_range(sema: &crate::sema::UnitSema, n: &str) -> Option<(Name, (u64, u64))> {
+    let (block, idx) = sema.symbol(n).and_then(|s| s.common.clone())?;
+    let m = sema.commons.get(&block).and_then(|ms| ms.get(idx));
+    let range = match m.map(|m| (m.offset, m.bytes)) {
+        Some((Some(o), Some(b))) => (o, o + b),
+        _ => (0, u64::MAX),
+    };
+    Some((block, range))
 }
 
 /// Whether some of these calls reaches a procedure without a body (this one, or one its

@@ -219,8 +219,16 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
             let Some(sym) = sema.symbol(name).filter(|x| x.is_array() && !matches!(x.ty.base, BaseType::Derived(_))) else {
                 continue;
             };
-            let Some(k) = sym.dummy else { continue };
-            let eff = s.args.entry(k).or_default();
+            // a dummy array, or a COMMON array the unit names alone (its sections then map
+            // onto the caller's member of the same name: SP's LHSINIT zeroes planes of LHS)
+            let eff = match (sym.dummy, &sym.common) {
+                (Some(k), _) => s.args.entry(k).or_default(),
+                (None, Some((block, idx))) if sym.aliases.is_empty() => match s.commons.get_mut(&(block.clone(), *idx)) {
+                    Some(e) => e,
+                    None => continue,
+                },
+                _ => continue,
+            };
             for r in &rects.0 {
                 let dims: Option<Vec<Arg>> =
                     r.0.iter().map(|(lo, hi)| Some(Arg::Range(Some(lin_expr(lo)?), Some(lin_expr(hi)?), None))).collect();
@@ -228,7 +236,9 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
                     eff.must_write.push(d);
                 }
             }
-            eff.own_reads = !exposed.contains(name);
+            if sym.dummy.is_some() {
+                eff.own_reads = !exposed.contains(name);
+            }
         }
         // COMMON arrays too: a caller's read of one through this call is then no use of the
         // value it holds (NPB BT's FJAC, filled by X_SOLVE before it reads it)

@@ -684,10 +684,10 @@ impl<'a> Analyzer<'a> {
                 .map(|(a, _)| *a)
                 .collect();
             // (through calls too: what a call reads is checked against what was surely written
-            // before it, unless the call defines the array, see `call_defines`; but not when a
-            // callee reaches the array through its COMMON block: a private copy passes to calls
-            // as an argument only)
-            if !accs.iter().any(|a| a.write) || accs.iter().any(|a| self.reached_through_common(a)) {
+            // before it, unless the call defines the array, see `call_defines`; a callee may
+            // reach the array through its COMMON block: each process has its own copy, and
+            // threads one of the block each, THREADPRIVATE, see the runtime's converter)
+            if !accs.iter().any(|a| a.write) {
                 continue;
             }
             let fixed = |e: &Expr, at: StmtId| match self.lin_at(e, at) {
@@ -1431,6 +1431,42 @@ impl<'a> Analyzer<'a> {
                 out.insert(x, (rects, eff.own_reads));
             }
         }
+        // COMMON arrays the callee (or what it calls) surely writes through the block, named
+        // alike in both units (SP's LHSINIT zeroing the edge planes of LHS): the sections in
+        // the caller's names, the callee's dummies replaced by the actual arguments
+        for ((block, idx), eff) in &sum.commons {
+            if eff.must_write.is_empty() {
+                continue;
+            }
+            let Some(member) = self.sema.commons.get(block).and_then(|m| m.get(*idx)) else { continue };
+            let x = member.name.clone();
+            let Some(sym) = self.sema.symbol(&x).filter(|y| {
+                y.is_array() && y.aliases.is_empty() && !matches!(y.ty.base, BaseType::Derived(_))
+            }) else {
+                continue;
+            };
+            if sum.common_names.get(&(block.clone(), *idx)) != Some(&x)
+                || args.iter().any(|a| a.expr().and_then(|e| e.base_name()) == Some(x.as_str()))
+            {
+                continue;
+            }
+            let mut rects = vec![];
+            for r in eff.must_write.iter().filter(|r| r.len() == sym.rank()) {
+                let rect: Option<Vec<(Lin, Lin)>> = r
+                    .iter()
+                    .map(|d| match cx.map_arg(d, args, sum) {
+                        Arg::Range(Some(lo), Some(hi), None) => Some((self.lin_at(&lo, st.id)?, self.lin_at(&hi, st.id)?)),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(rect) = rect {
+                    rects.push(SymRect(rect));
+                }
+            }
+            if !rects.is_empty() {
+                out.insert(x, (rects, eff.own_reads));
+            }
+        }
         out
     }
 
@@ -1451,16 +1487,6 @@ impl<'a> Analyzer<'a> {
             } else if !s.must.contains(&a.name) && !skip.contains(&a.name) {
                 s.exposed.insert(a.name.clone());
             }
-        }
-    }
-
-    /// An access through a call whose callee (or what it calls) uses the array's COMMON block.
-    fn reached_through_common(&self, a: &Access) -> bool {
-        let Some(c) = &a.via_call else { return false };
-        let Some(sum) = self.summaries.get(c) else { return true };
-        match self.sema.symbol(&a.name).and_then(|s| s.common.clone()) {
-            Some((block, _)) => sum.commons.keys().any(|(b, _)| b == &block),
-            None => false,
         }
     }
 

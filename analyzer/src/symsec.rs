@@ -38,9 +38,11 @@ fn within((lo1, hi1): &Interval, (lo2, hi2): &Interval) -> bool {
 /// known, `[lo1, hi2]`, which is inside the union for every value of the symbols (an element
 /// above `hi1` is at least `lo2`), so `T(1:5) + T(6:N)` is `T(1:N)`.
 fn join(a: &Interval, b: &Interval) -> Option<Interval> {
-    let ordered = |(lo1, hi1): &Interval, (lo2, hi2): &Interval| -> Option<Interval> {
+    // (`lo1 <= lo2` only makes the result as large as can be: whenever `lo2 <= hi1 + 1`, an
+    // element of `[lo1, hi2]` above `hi1` is at least `lo2`; `T(0:N-1) + T(N:N)` is `T(0:N)`)
+    let ordered = |(lo1, hi1): &Interval, (lo2, hi2): &Interval, largest: bool| -> Option<Interval> {
         let next = hi1.add(&Lin::constant(1), 1)?;
-        if !(le(lo1, lo2) && le(lo2, &next)) {
+        if !(le(lo2, &next) && (!largest || le(lo1, lo2))) {
             return None;
         }
         let hi = if le(hi2, hi1) { hi1 } else { hi2 };
@@ -52,7 +54,10 @@ fn join(a: &Interval, b: &Interval) -> Option<Interval> {
     if within(b, a) {
         return Some(a.clone());
     }
-    ordered(a, b).or_else(|| ordered(b, a))
+    ordered(a, b, true)
+        .or_else(|| ordered(b, a, true))
+        .or_else(|| ordered(a, b, false))
+        .or_else(|| ordered(b, a, false))
 }
 
 impl SymRect {
@@ -131,34 +136,24 @@ pub struct RectSet(pub Vec<SymRect>);
 
 impl RectSet {
     pub fn add(&mut self, r: SymRect) {
-        let mut r = r;
-        loop {
-            if self.0.iter().any(|o| r.within(o)) {
-                return;
+        // every rectangle joined from two pieces is added too, the pieces staying when it is
+        // smaller than one of them for some values of the symbols (`T(0:0) + T(1:N-1)` is
+        // `T(0:N-1)`, empty when N < 1), and it may join a third in turn (`T(0:N-1) + T(N:N)`:
+        // SP's LHSINIT writes the two edge planes, the loop after it those between)
+        let mut todo = vec![r];
+        let mut steps = 0;
+        while let Some(r) = todo.pop() {
+            steps += 1;
+            if steps > 256 || self.0.iter().any(|o| r.within(o)) {
+                continue;
             }
             self.0.retain(|o| !o.within(&r));
-            match self.0.iter().position(|o| o.join(&r).is_some()) {
-                Some(k) => {
-                    let j = self.0[k].join(&r).expect("joined above");
-                    if self.0[k].within(&j) && r.within(&j) {
-                        self.0.remove(k);
-                        r = j;
-                    } else {
-                        // inside the union, but smaller than a piece for some values of the
-                        // symbols (`T(0:0) + T(1:N-1)` is `T(0:N-1)`, empty when N < 1): the
-                        // pieces stay too
-                        if !self.0.iter().any(|x| j.within(x)) {
-                            self.0.push(j);
-                        }
-                        self.0.push(r);
-                        return;
-                    }
-                }
-                None => {
-                    self.0.push(r);
-                    return;
+            for o in &self.0 {
+                if let Some(j) = o.join(&r).filter(|j| !j.within(o) && !j.within(&r)) {
+                    todo.push(j);
                 }
             }
+            self.0.push(r);
         }
     }
 
@@ -233,6 +228,28 @@ mod tests {
         // a read in terms of another symbol is never inside
         let r4 = SymRect(vec![pt(lin(0, &[("m", 1)]))]);
         assert!(!r4.within(&w));
+    }
+
+    #[test]
+    fn touching_pieces_join_whatever_the_symbols() {
+        // W(0:0) and W(N:N) from a call, then W(1:N-1) from the loop: W(0:N) is written
+        let n = |c: i64| lin(c, &[("n", 1)]);
+        let mut set = RectSet::default();
+        set.add(SymRect(vec![pt(lin(0, &[]))]));
+        set.add(SymRect(vec![pt(n(0))]));
+        set.add(SymRect(vec![(lin(1, &[]), n(-1))]));
+        assert!(set.covers(&SymRect(vec![(lin(0, &[]), n(0))])), "{set:?}");
+        assert!(set.covers(&SymRect(vec![(lin(1, &[]), n(0))])), "{set:?}");
+        // a gap stays a gap: W(0:0) and W(2:N) do not cover W(1)
+        let mut gap = RectSet::default();
+        gap.add(SymRect(vec![pt(lin(0, &[]))]));
+        gap.add(SymRect(vec![(lin(2, &[]), n(0))]));
+        assert!(!gap.covers(&SymRect(vec![pt(lin(1, &[]))])), "{gap:?}");
+        // nor do pieces in other symbols: W(0:N-1) and W(M:M)
+        let mut other = RectSet::default();
+        other.add(SymRect(vec![(lin(0, &[]), n(-1))]));
+        other.add(SymRect(vec![pt(lin(0, &[("m", 1)]))]));
+        assert!(!other.covers(&SymRect(vec![(lin(0, &[]), n(0))])), "{other:?}");
     }
 
     #[test]

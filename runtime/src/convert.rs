@@ -27,6 +27,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 #[path = "convert_gpu.rs"]
 mod gpu;
+#[path = "convert_tp.rs"]
+mod tp;
 
 /// One generated source file.
 pub struct OutFile {
@@ -121,6 +123,8 @@ struct Cx<'a> {
     fetched: BTreeMap<(usize, StmtId), BTreeSet<String>>,
     /// The arrays of `fetched` for the statement `sequential` rewrites now.
     fetch_now: BTreeSet<String>,
+    /// COMMON blocks private to each thread (convert_tp.rs).
+    tp_blocks: BTreeSet<String>,
 }
 
 /// `SIZE(n)` or `SIZE(n, k)` / `LBOUND(n, k)` (`what`: "size" or "lbound", `dim`: None for
@@ -341,6 +345,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         order,
         fetched: BTreeMap::new(),
         fetch_now: BTreeSet::new(),
+        tp_blocks: BTreeSet::new(),
     };
     if p.has_errors() {
         return Err(p
@@ -351,6 +356,9 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
             .collect());
     }
     declarations(&mut cx);
+    if cx.errors.is_empty() {
+        tp::plan(&mut cx);
+    }
     if cx.errors.is_empty() {
         for ui in 0..p.units.len() {
             unit(&mut cx, ui);
@@ -1075,6 +1083,34 @@ struct ParLoop {
     clauses: Vec<Clause>,
 }
 
+/// The PARALLEL directives of unit `ui` with their loops (`dos`: the unit's loops, see
+/// `all_dos`); Err: (line, message) for a directive without its loop.
+fn par_loops(p: &Program, ui: usize, dos: &[&Node]) -> Vec<Result<ParLoop, (u32, &'static str)>> {
+    let u = &p.units[ui];
+    let fid = u.file;
+    let mut out = vec![];
+    let dirs = p.directives.get(&fid).map(|v| v.iter().filter(|d| unit_of(p, fid, d.line) == Some(ui)).collect()).unwrap_or_else(Vec::new);
+    for d in dirs {
+        let DirectiveKind::Parallel { vars, on, clauses } = &d.kind else { continue };
+        let header_line = |n: &Node| match n {
+            Node::Do { header, .. } => Some(u.stmt(*header).span).filter(|s| s.file == fid && s.line > d.end_line).map(|s| s.line),
+            _ => None,
+        };
+        let next = dos.iter().enumerate().filter_map(|(i, n)| header_line(n).map(|l| (l, i))).min();
+        let Some((hl, i)) = next else {
+            out.push(Err((d.line, "PARALLEL directive is not followed by a DO loop")));
+            continue;
+        };
+        // no executable statement between the directive and the loop
+        if u.stmts.iter().any(|s| s.span.file == fid && s.span.line > d.end_line && s.span.line < hl && s.kind.is_executable()) {
+            out.push(Err((d.line, "PARALLEL directive must be followed immediately by its DO loop")));
+            continue;
+        }
+        out.push(Ok(ParLoop { outer: i, dir_line: d.line, dir_end: d.end_line, vars: vars.clone(), on: on.clone(), clauses: clauses.clone() }));
+    }
+    out
+}
+
 /// Pass 2: rewrite one program unit.
 fn unit(cx: &mut Cx, ui: usize) {
     let p = cx.p;
@@ -1296,42 +1332,17 @@ fn unit(cx: &mut Cx, ui: usize) {
     // --- parallel loops
     let mut dos = vec![];
     all_dos(&u.body, &mut dos);
-    let mut par: Vec<ParLoop> = vec![];
     for d in &dirs {
         // directive lines go away (their code, if any, is inserted elsewhere)
         for l in d.line..=d.end_line {
             cx.replace.insert((fid.0, l), None);
         }
-        if let DirectiveKind::Parallel { vars, on, clauses } = &d.kind {
-            let next = dos
-                .iter()
-                .enumerate()
-                .filter(|(_, n)| match n {
-                    Node::Do { header, .. } => {
-                        let h = u.stmt(*header);
-                        h.span.file == fid && h.span.line > d.end_line
-                    }
-                    _ => false,
-                })
-                .min_by_key(|(_, n)| match n {
-                    Node::Do { header, .. } => u.stmt(*header).span.line,
-                    _ => u32::MAX,
-                })
-                .map(|(i, _)| i);
-            let Some(i) = next else {
-                cx.err(fid, d.line, "PARALLEL directive is not followed by a DO loop");
-                continue;
-            };
-            // no executable statement between the directive and the loop
-            let hl = match dos[i] {
-                Node::Do { header, .. } => u.stmt(*header).span.line,
-                _ => 0,
-            };
-            if u.stmts.iter().any(|s| s.span.file == fid && s.span.line > d.end_line && s.span.line < hl && s.kind.is_executable()) {
-                cx.err(fid, d.line, "PARALLEL directive must be followed immediately by its DO loop");
-                continue;
-            }
-            par.push(ParLoop { outer: i, dir_line: d.line, dir_end: d.end_line, vars: vars.clone(), on: on.clone(), clauses: clauses.clone() });
+    }
+    let mut par: Vec<ParLoop> = vec![];
+    for r in par_loops(p, ui, &dos) {
+        match r {
+            Ok(pl) => par.push(pl),
+            Err((l, msg)) => cx.err(fid, l, msg),
         }
     }
     let mut in_par: BTreeSet<StmtId> = BTreeSet::new();
@@ -2136,8 +2147,21 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     } else {
         pre.extend(gpu::host_loop_scalars(cx, ui, dos[pl.outer]));
     }
+    let mut copyin = vec![];
+    if omp_ok {
+        match tp::loop_clauses(cx, ui, dos[pl.outer], &mut private, &red_vars) {
+            Ok(c) => copyin = c,
+            Err(why) => {
+                omp_ok = false;
+                cx.warn(fid, line, format!("this loop runs on one thread per process: {why}"));
+            }
+        }
+    }
     if omp_ok {
         let mut omp: String = "!$omp parallel do schedule(static)".into();
+        for c in &copyin {
+            omp.push_str(&format!(" {c}"));
+        }
         // a private array starts each thread with the values from before the loop, as each
         // process's copy does: an iteration may read elements no iteration writes (NPB BT's
         // UE(I+2,M) at I = 1 when GP < 4)

@@ -6,6 +6,11 @@ use runtime::convert::convert;
 use std::path::PathBuf;
 
 fn conv(name: &str, src: &str) -> Result<String, String> {
+    conv_warned(name, src).map(|(text, _)| text)
+}
+
+/// The converted text and the warnings, each as `file:line: message`.
+fn conv_warned(name: &str, src: &str) -> Result<(String, String), String> {
     // one directory per call: tests run in parallel and reuse names (bad.fdv)
     static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -14,12 +19,14 @@ fn conv(name: &str, src: &str) -> Result<String, String> {
     let p: PathBuf = d.join(name);
     std::fs::write(&p, src).unwrap();
     let prog = load(&[p], &Options::default());
-    let r = match convert(&prog) {
-        Ok(c) => Ok(c.files.iter().map(|f| format!("=== {}\n{}", f.name, f.text)).collect::<String>()),
-        Err(ds) => Err(ds
-            .iter()
+    let lines = |ds: &[analyzer::diag::Diagnostic]| -> String {
+        ds.iter()
             .map(|d| format!("{}:{}: {}\n", d.location.as_ref().map(|l| l.file.clone()).unwrap_or_default().rsplit('/').next().unwrap_or("").to_string(), d.location.as_ref().map(|l| l.line).unwrap_or(0), d.message))
-            .collect()),
+            .collect()
+    };
+    let r = match convert(&prog) {
+        Ok(c) => Ok((c.files.iter().map(|f| format!("=== {}\n{}", f.name, f.text)).collect::<String>(), lines(&c.warnings))),
+        Err(ds) => Err(lines(&ds)),
     };
     let _ = std::fs::remove_dir_all(&d);
     r
@@ -291,4 +298,66 @@ fn templates_divide_loops_and_align_arrays_without_storage() {
     assert!(e.contains("bad.fdv:5:") && e.contains("bounds of a template must be constants"), "{e}");
     let e = err_of(&format!("{head}CDVM$ TEMPLATE A(NP)\n      A(1) = 0\n      END\n"));
     assert!(e.contains("bad.fdv:4:") && e.contains("also a variable"), "{e}");
+}
+
+/// A private COMMON array that a called procedure fills through the block (NPB SP's LHS and
+/// LHSINIT): the block is THREADPRIVATE in every unit declaring it, right after its COMMON
+/// statement, and the loop copies the master's block in instead of a firstprivate copy the
+/// callee would not see. Loops that would lose or share a write of such a block run on one
+/// thread, each with a warning naming it.
+#[test]
+fn a_common_work_array_filled_by_a_callee_is_private_to_each_thread() {
+    let src = "      PROGRAM P
+      DOUBLE PRECISION W(0:9), C, R(10)
+      COMMON /WK/ W, C
+      C = 1
+CDVM$ PARALLEL (K) PRIVATE(W)
+      DO K = 1, 10
+         CALL FILL(K)
+         R(K) = W(0) + W(9) + C
+      ENDDO
+CDVM$ PARALLEL (K) REDUCTION(SUM(C))
+      DO K = 1, 10
+         C = C + R(K)
+      ENDDO
+CDVM$ PARALLEL (K)
+      DO K = 1, 10
+         W(K-1) = R(K)
+      ENDDO
+      CALL OTHER(R)
+      PRINT *, R, C, W
+      END
+      SUBROUTINE FILL(K)
+      DOUBLE PRECISION W(0:9), C
+      COMMON /WK/ W,
+     &  C
+      DO I = 0, 9
+         W(I) = K + I
+      ENDDO
+      END
+      SUBROUTINE OTHER(R)
+      DOUBLE PRECISION R(10)
+CDVM$ PARALLEL (K)
+      DO K = 1, 10
+         CALL FILL(K)
+      ENDDO
+      END
+";
+    let (out, warnings) = conv_warned("tp.fdv", src).unwrap();
+    // after the COMMON statement (its last line) in each of the two units declaring it
+    assert_eq!(out.matches("!$omp threadprivate(/wk/)").count(), 2, "{out}");
+    assert!(out.contains("COMMON /WK/ W, C\n!$omp threadprivate(/wk/)"), "{out}");
+    assert!(out.contains("C\n!$omp threadprivate(/wk/)\n"), "{out}");
+    assert!(out.contains("!$omp parallel do schedule(static) copyin(/wk/) private(k)\n"), "{out}");
+    assert!(!out.contains("firstprivate(w)"), "{out}");
+    // the reduction on C, the shared write of W and the loop in OTHER (no /WK/ there) run on
+    // one thread
+    assert_eq!(out.matches("!$omp parallel do").count(), 1, "{out}");
+    for (line, why) in [
+        (10, "its reduction variable C is in COMMON /WK/"),
+        (14, "it writes W of COMMON /WK/, which is private to each thread, and W is not private"),
+        (31, "a procedure it calls uses COMMON /WK/, which is private to each thread and not declared here"),
+    ] {
+        assert!(warnings.contains(&format!("tp.fdv:{line}: this loop runs on one thread per process: {why}")), "{line}: {warnings}");
+    }
 }

@@ -686,6 +686,16 @@ fn a_loop_touching_no_distributed_array_is_mapped_on_a_template_in_a_distributed
     auto_then_runs("template-grid", "batches_grid.f", "(*,BLOCK)", &wants, |_, _| {});
 }
 
+/// A COMMON work array filled by a called procedure through its block (NPB SP's LHS and
+/// LHSINIT) is private to the solver's K loop, which is then parallel; each thread gets its
+/// own block (THREADPRIVATE): a firstprivate copy of the caller's would not be the one the
+/// callee fills, and the program printed NaN.
+#[test]
+fn a_common_work_array_filled_by_a_callee_is_private_to_the_loop() {
+    let wants = ["CDVM$ PARALLEL (K) ON R(0,*,K), PRIVATE(CV,I,J,LHS)"];
+    auto_then_runs("common-work", "common_work.f", "(*,*,BLOCK)", &wants, |_, _| {});
+}
+
 /// The same words, numbers within 1e-12 relative (a reduction adds in another order on
 /// several processes).
 fn same_lines(a: &str, b: &str) -> bool {
