@@ -36,15 +36,17 @@ pub fn common_facts(
     let mains: Vec<usize> = (0..units.len()).filter(|&i| units[i].kind == UnitKind::Program).collect();
     let [main] = mains[..] else { return out };
     // COMMON scalars by block and position, with the one name every unit gives them
-    let mut name_of: BTreeMap<Key, Option<Name>> = BTreeMap::new();
+    // (arrays too, declared with the same constant bounds everywhere: an element with
+    // constant subscripts may make up a value, NPB SP's `NX2 = GRID_POINTS(1) - 2`)
+    let mut name_of: BTreeMap<Key, Option<(Name, Vec<Option<(i64, i64)>>)>> = BTreeMap::new();
     for sema in semas {
         for (n, s) in &sema.symbols {
             let Some(key) = s.common.clone() else { continue };
-            // (arrays too: an element with constant subscripts may make up a value, NPB SP's
-            // `NX2 = GRID_POINTS(1) - 2`)
-            let ok = s.aliases.is_empty() && !s.data_init && !s.save;
-            let e = name_of.entry(key).or_insert_with(|| Some(n.clone()));
-            if !ok || e.as_ref() != Some(n) {
+            let bounds = s.bounds();
+            let ok = s.aliases.is_empty() && !s.data_init && !s.save && bounds.iter().all(|b| b.is_some());
+            let here = Some((n.clone(), bounds));
+            let e = name_of.entry(key).or_insert_with(|| here.clone());
+            if !ok || *e != here {
                 *e = None;
             }
         }

@@ -42,25 +42,42 @@ pub fn member_flows(flow: &CommonFlow, unit: &str, block: &str, offset: Option<u
     hit(&f.any) || f.from_callee.get(unit).is_some_and(hit)
 }
 
-/// The procedures a call of `name` may run: itself and, transitively, what it calls.
-fn reached(program: &Program, name: &str) -> BTreeSet<Name> {
-    let index = crate::interproc::unit_index(&program.units);
-    let mut out = BTreeSet::new();
-    let mut todo = vec![name.to_string()];
-    while let Some(n) = todo.pop() {
-        if !out.insert(n.clone()) {
-            continue;
+/// The procedures a call of each procedure may run: itself and, transitively, what it calls
+/// (computed on demand, once per callee).
+struct Reach {
+    callees: BTreeMap<Name, BTreeSet<Name>>,
+    memo: BTreeMap<Name, BTreeSet<Name>>,
+}
+
+impl Reach {
+    fn new(program: &Program) -> Reach {
+        let mut callees: BTreeMap<Name, BTreeSet<Name>> = BTreeMap::new();
+        for (c, callee, _) in &program.call_graph.edges {
+            callees.entry(program.units[*c].name.clone()).or_default().insert(callee.clone());
         }
-        if let Some(&u) = index.get(&n) {
-            todo.extend(program.call_graph.edges.iter().filter(|(c, _, _)| *c == u).map(|(_, callee, _)| callee.clone()));
-        }
+        Reach { callees, memo: BTreeMap::new() }
     }
-    out
+
+    fn of(&mut self, name: &str) -> &BTreeSet<Name> {
+        if !self.memo.contains_key(name) {
+            let mut out = BTreeSet::new();
+            let mut todo = vec![name.to_string()];
+            while let Some(n) = todo.pop() {
+                if let Some(cs) = self.callees.get(&n) {
+                    todo.extend(cs.iter().filter(|c| !out.contains(*c)).cloned());
+                }
+                out.insert(n);
+            }
+            self.memo.insert(name.to_string(), out);
+        }
+        &self.memo[name]
+    }
 }
 
 /// The flow of COMMON storage between the units of `program`.
 pub fn common_flow(program: &Program) -> CommonFlow {
     let mut out = Flows::default();
+    let mut reach = Reach::new(program);
     for (i, u) in program.units.iter().enumerate() {
         let sema = &program.semas[i];
         // liveness inside the unit alone: COMMON is not live where it ends
@@ -109,8 +126,8 @@ pub fn common_flow(program: &Program) -> CommonFlow {
                 }
                 if !from.is_empty() {
                     for c in calls {
-                        for r in reached(program, &c.name) {
-                            let e = out.from_callee.entry(r).or_default();
+                        for r in reach.of(&c.name) {
+                            let e = out.from_callee.entry(r.clone()).or_default();
                             for (b, rs) in &from {
                                 e.entry(b.clone()).or_default().extend(rs.iter().copied());
                             }

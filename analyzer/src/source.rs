@@ -26,14 +26,39 @@ pub struct SourceFile {
     pub form: SourceForm,
     /// True when this file was brought in by an INCLUDE line.
     pub included: bool,
+    /// Where each line starts in `text`, built on first use (`line`, `lines_text`).
+    pub line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl SourceFile {
+    pub fn new(path: PathBuf, text: String, form: SourceForm, included: bool) -> SourceFile {
+        SourceFile { path, text, form, included, line_starts: Default::default() }
+    }
+
+    /// Line `line` (from 1) without its end (as `str::lines` gives it), in constant time.
     pub fn line(&self, line: u32) -> Option<&str> {
         if line == 0 {
             return None;
         }
-        self.text.lines().nth(line as usize - 1)
+        let starts = self.line_starts.get_or_init(|| {
+            let mut v = vec![0];
+            v.extend(self.text.match_indices('\n').map(|(i, _)| i + 1).filter(|&i| i < self.text.len()));
+            v
+        });
+        let k = line as usize - 1;
+        let start = *starts.get(k)?;
+        if start >= self.text.len() {
+            return None;
+        }
+        let end = starts.get(k + 1).map_or(self.text.len(), |&e| e - 1);
+        let l = &self.text[start..end];
+        let l = l.strip_suffix('\n').unwrap_or(l);
+        Some(l.strip_suffix('\r').unwrap_or(l))
+    }
+
+    /// Lines `first..=last` joined with newlines (the lines past the end left out).
+    pub fn lines_text(&self, first: u32, last: u32) -> String {
+        (first..=last).map_while(|l| self.line(l)).collect::<Vec<_>>().join("\n")
     }
     pub fn display_path(&self) -> String {
         self.path.display().to_string()
@@ -456,12 +481,7 @@ pub fn load(
         }
     };
     let form = opts.force_form.unwrap_or_else(|| detect_form(path, &text));
-    let id = map.add(SourceFile {
-        path: path.to_path_buf(),
-        text,
-        form,
-        included: false,
-    });
+    let id = map.add(SourceFile::new(path.to_path_buf(), text, form, false));
     if !utf8 {
         diags.push(Diagnostic::warning(
             codes::NOT_UTF8,
@@ -559,12 +579,7 @@ fn expand(
                             .position(|sf| same_file(&sf.path, &p) && sf.form == f);
                         let inc = match existing {
                             Some(k) => FileId(k as u32),
-                            None => map.add(SourceFile {
-                                path: p.clone(),
-                                text,
-                                form: f,
-                                included: true,
-                            }),
+                            None => map.add(SourceFile::new(p.clone(), text, f, true)),
                         };
                         push_line(buf, "", id, lineno);
                         stack.push(p);
@@ -681,5 +696,22 @@ mod tests {
             Some(("b.h".into(), 1))
         );
         assert_eq!(include_target("      includex = 1"), None);
+    }
+}
+
+#[cfg(test)]
+mod line_index_tests {
+    use super::*;
+
+    #[test]
+    fn lines_by_index_are_what_str_lines_gives() {
+        for text in ["", "a", "a\n", "a\nbc", "a\r\nbc\r\n", "\n\nx\n", "  x\n\n"] {
+            let f = SourceFile::new(PathBuf::from("t.f"), text.to_string(), SourceForm::Fixed, false);
+            let want: Vec<&str> = text.lines().collect();
+            let got: Vec<&str> = (1..=want.len() as u32 + 1).map_while(|l| f.line(l)).collect();
+            assert_eq!(got, want, "{text:?}");
+            assert_eq!(f.line(0), None);
+            assert_eq!(f.lines_text(1, 2), want.iter().take(2).cloned().collect::<Vec<_>>().join("\n"), "{text:?}");
+        }
     }
 }

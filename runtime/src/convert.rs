@@ -18,7 +18,7 @@ use crate::text;
 use analyzer::ast::{Expr, IoKind, Node, Stmt, StmtId, StmtKind, Unit, UnitKind};
 use analyzer::diag::{codes, Diagnostic};
 use analyzer::directives::{
-    Clause, DExpr, DirectiveKind, DistFormat, ReductionOp, ShadowSpec, Subscript,
+    Clause, DExpr, Directive, DirectiveKind, DistFormat, ReductionOp, ShadowSpec, Subscript,
 };
 use analyzer::program::Program;
 use analyzer::sema::UnitSema;
@@ -125,6 +125,8 @@ struct Cx<'a> {
     fetch_now: BTreeSet<String>,
     /// COMMON blocks private to each thread (convert_tp.rs).
     tp_blocks: BTreeSet<String>,
+    /// The directives of each unit (by unit index; see `unit_of`).
+    unit_dirs: Vec<Vec<Directive>>,
 }
 
 /// `SIZE(n)` or `SIZE(n, k)` / `LBOUND(n, k)` (`what`: "size" or "lbound", `dim`: None for
@@ -346,7 +348,15 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         fetched: BTreeMap::new(),
         fetch_now: BTreeSet::new(),
         tp_blocks: BTreeSet::new(),
+        unit_dirs: vec![vec![]; p.units.len()],
     };
+    for (fid, ds) in &p.directives {
+        for d in ds {
+            if let Some(ui) = unit_of(p, *fid, d.line) {
+                cx.unit_dirs[ui].push(d.clone());
+            }
+        }
+    }
     if p.has_errors() {
         return Err(p
             .diags
@@ -1085,11 +1095,10 @@ struct ParLoop {
 
 /// The PARALLEL directives of unit `ui` with their loops (`dos`: the unit's loops, see
 /// `all_dos`); Err: (line, message) for a directive without its loop.
-fn par_loops(p: &Program, ui: usize, dos: &[&Node]) -> Vec<Result<ParLoop, (u32, &'static str)>> {
+fn par_loops(p: &Program, ui: usize, dos: &[&Node], dirs: &[Directive]) -> Vec<Result<ParLoop, (u32, &'static str)>> {
     let u = &p.units[ui];
     let fid = u.file;
     let mut out = vec![];
-    let dirs = p.directives.get(&fid).map(|v| v.iter().filter(|d| unit_of(p, fid, d.line) == Some(ui)).collect()).unwrap_or_else(Vec::new);
     for d in dirs {
         let DirectiveKind::Parallel { vars, on, clauses } = &d.kind else { continue };
         let header_line = |n: &Node| match n {
@@ -1272,11 +1281,7 @@ fn unit(cx: &mut Cx, ui: usize) {
         .stmts
         .iter()
         .position(|s| s.kind.is_executable() && !sema.stmt_functions.values().any(|&id| id == s.id) && !matches!(s.kind, StmtKind::Format | StmtKind::Data(_)));
-    let dirs: Vec<_> = p
-        .directives
-        .get(&fid)
-        .map(|v| v.iter().filter(|d| unit_of(p, fid, d.line) == Some(ui)).cloned().collect())
-        .unwrap_or_default();
+    let dirs: Vec<Directive> = cx.unit_dirs[ui].clone();
     let regions = gpu::regions(cx, ui, &vis, &dirs);
     let mut setup = vec![];
     if u.kind == UnitKind::Program {
@@ -1339,7 +1344,7 @@ fn unit(cx: &mut Cx, ui: usize) {
         }
     }
     let mut par: Vec<ParLoop> = vec![];
-    for r in par_loops(p, ui, &dos) {
+    for r in par_loops(p, ui, &dos, &dirs) {
         match r {
             Ok(pl) => par.push(pl),
             Err((l, msg)) => cx.err(fid, l, msg),

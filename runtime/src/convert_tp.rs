@@ -45,7 +45,7 @@ pub(super) fn plan(cx: &mut Cx) {
         let u = &p.units[ui];
         let mut dos = vec![];
         all_dos(&u.body, &mut dos);
-        for d in par_loops(p, ui, &dos).into_iter().flatten() {
+        for d in par_loops(p, ui, &dos, &cx.unit_dirs[ui]).into_iter().flatten() {
             let private: BTreeSet<String> = d
                 .clauses
                 .iter()

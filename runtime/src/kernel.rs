@@ -354,13 +354,7 @@ impl<'a> Gen<'a> {
     }
 
     fn stmt_text(&self, s: &Stmt) -> String {
-        let f = &self.p.map.files[s.span.file.0 as usize];
-        f.text
-            .lines()
-            .skip(s.span.line as usize - 1)
-            .take((s.span.end_line - s.span.line + 1) as usize)
-            .collect::<Vec<_>>()
-            .join("\n")
+        self.p.map.files[s.span.file.0 as usize].lines_text(s.span.line, s.span.end_line)
     }
 
     fn param_value(&self, n: &str) -> Option<Const> {
