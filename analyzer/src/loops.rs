@@ -536,7 +536,7 @@ impl<'a> Analyzer<'a> {
             })
             .map(|(a, _)| a.name.clone())
             .collect();
-        let (exposed, must_arrays_ok, copy_in) = self.exposure(body);
+        let (exposed, must_arrays_ok, copy_in, exposed_at) = self.exposure(body);
         let live_after = self.live_after(header);
         let red = self.reductions(header, &stmts, body, &written_scalars, &accesses);
         let loc_vars: BTreeSet<Name> = red.iter().flat_map(|r| r.loc.iter().cloned()).collect();
@@ -665,7 +665,10 @@ impl<'a> Analyzer<'a> {
             .map(|(a, _)| a.name.clone())
             .collect();
         let mut private_arrays = BTreeSet::new();
-        let mut work_like: BTreeSet<Name> = BTreeSet::new();
+        // work arrays (written first in the text, indexed alike in every iteration) with a
+        // read not shown inside what the iteration wrote before it: (line of that read,
+        // whether `sapfor refine private` would do: no later code needs their last values)
+        let mut uncovered: BTreeMap<Name, (u32, bool)> = BTreeMap::new();
         // arrays each iteration writes before it reads them, whose values after the loop
         // are used (private copies would lose them)
         let mut kept_after: BTreeSet<Name> = BTreeSet::new();
@@ -717,13 +720,16 @@ impl<'a> Analyzer<'a> {
                 if copy_in.contains(x) {
                     info.copy_in.push(x.clone());
                 }
-            } else if invariant && !used_after && accs.iter().all(|a| a.via_call.is_none()) {
+            } else if invariant {
                 // a work array the iteration writes before it reads it (in the order of the
                 // text) but for reads the analysis cannot show covered (NPB's UE read at
-                // UE(2,M) after UE(0:GP(1)-1) was written): the user may know better
+                // UE(2,M) after UE(0:GP(1)-1) was written): say which read, and when no later
+                // code needs its last values, that the user may know better
                 let first = accs.iter().map(|a| a.line).min();
                 if first.is_some_and(|f| !accs.iter().any(|a| a.line == f && !a.write)) {
-                    work_like.insert(x.clone());
+                    if let Some(l) = exposed_at.get(x) {
+                        uncovered.insert(x.clone(), (*l, !used_after));
+                    }
                 }
             }
         }
@@ -826,12 +832,18 @@ impl<'a> Analyzer<'a> {
         }
         info.reductions.sort();
         // say what would make a work array private, where that is all that blocks it
-        for x in &work_like {
-            let head = dep_blocker_head(&x);
+        for (x, (line, refine)) in &uncovered {
+            let head = dep_blocker_head(x);
             for b in info.blockers.iter_mut().filter(|b| b.code == BlockerCode::Dep && b.message.starts_with(&head)) {
                 b.message.push_str(&format!(
-                    "; {} is indexed alike in every iteration: if each element an iteration reads of it was written earlier in the same iteration (the analysis could not show it), `sapfor refine private` on this loop with {} makes it private",
-                    x.to_uppercase(),
+                    "; {X} is indexed alike in every iteration and written before it is read, but the read at line {line} is not shown inside what the iteration wrote before it (a bound or subscript the analysis cannot compare: for instance one that holds only on a large enough grid)",
+                    X = x.to_uppercase()
+                ));
+                // (an uncovered read makes a COMMON array read where its unit starts, so live
+                // where any unit ends: "used after" may stem from the same read)
+                let and_after = if *refine { "" } else { " and no code after the loop reads the values it leaves" };
+                b.message.push_str(&format!(
+                    ": if each element an iteration reads of it was written earlier in the same iteration{and_after}, `sapfor refine private` on this loop with {} makes it private",
                     x.to_uppercase()
                 ));
             }
@@ -1103,7 +1115,10 @@ impl<'a> Analyzer<'a> {
     /// is covered by earlier sure writes in the same iteration, or reads elements no iteration
     /// writes (see `may_covered`); and of those, the ones with such reads (a private copy of
     /// them must start with the values from before the loop).
-    fn exposure(&self, body: &[Node]) -> (BTreeSet<Name>, BTreeSet<Name>, BTreeSet<Name>) {
+    ///
+    /// Also, per array with a read not shown covered, the line of the first such read.
+    #[allow(clippy::type_complexity)]
+    fn exposure(&self, body: &[Node]) -> (BTreeSet<Name>, BTreeSet<Name>, BTreeSet<Name>, BTreeMap<Name, u32>) {
         let mut st = Exposure { may: self.may_writes(body), ..Default::default() };
         self.expose_nodes(body, &mut st);
         let ok: BTreeSet<Name> = st
@@ -1113,7 +1128,7 @@ impl<'a> Analyzer<'a> {
             .cloned()
             .collect();
         let copy_in = st.pristine.intersection(&ok).cloned().collect();
-        (st.exposed, ok, copy_in)
+        (st.exposed, ok, copy_in, st.exposed_at)
     }
 
     /// Every element of each array that an iteration of a loop with this body may write, as
@@ -1482,6 +1497,7 @@ impl<'a> Analyzer<'a> {
                 } else if self.may_covered(s, &a.name) {
                     s.pristine.insert(a.name.clone());
                 } else {
+                    s.exposed_at.entry(a.name.clone()).or_insert(a.line);
                     s.exposed_arr.insert(a.name.clone());
                 }
             } else if !s.must.contains(&a.name) && !skip.contains(&a.name) {
@@ -2412,6 +2428,8 @@ struct Exposure {
     may: BTreeMap<Name, Option<Vec<SymRect>>>,
     /// Arrays read where only `may_covered` shows the read sees no other iteration's value.
     pristine: BTreeSet<Name>,
+    /// The line of the first read of each array of `exposed_arr`.
+    exposed_at: BTreeMap<Name, u32>,
     /// The DO loops of the walk around the current node, outermost first: (variable, lowest
     /// value, highest value).
     bound: Vec<(Name, Lin, Lin)>,

@@ -86,3 +86,18 @@ fn accesses_through_a_dummy_of_another_element_size_name_the_whole_array() {
     let l = a.loops[u].iter().find(|l| l.line == 16).expect("the loop calling SETRE");
     assert_eq!(l.verdict, analyzer::loops::Verdict::Sequential, "{l:#?}");
 }
+
+/// Where a callee's sure writes do not cover a read (EDGE0 sets only W0(0); the read
+/// W0(I+1) at I = N2 is another iteration's value), the loop's `dep` blocker names the line of
+/// the first read not shown covered (test_data/common_work_through_callee.f, SOLVE0).
+#[test]
+fn an_uncovered_read_of_a_work_array_is_named_by_its_line() {
+    let f = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test_data/common_work_through_callee.f");
+    let a = analyze(&[f], &Default::default());
+    let u = a.program.units.iter().position(|u| u.name == "solve0").expect("SOLVE0");
+    let k = a.loops[u].iter().find(|l| l.line == 77).expect("the K loop of SOLVE0");
+    assert_eq!(k.verdict, analyzer::loops::Verdict::Sequential, "{k:#?}");
+    let dep = k.blockers.iter().find(|b| b.message.starts_with("W0 is accessed")).unwrap_or_else(|| panic!("{k:#?}"));
+    assert!(dep.message.contains("the read at line 85 is not shown inside what the iteration wrote before it"), "{}", dep.message);
+    assert!(dep.message.contains("`sapfor refine private` on this loop with W0"), "{}", dep.message);
+}
