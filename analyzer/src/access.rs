@@ -44,6 +44,10 @@ pub struct Summary {
     pub commons: BTreeMap<(Name, usize), Effect>,
     /// Names of the COMMON members in the callee, for messages.
     pub common_names: BTreeMap<(Name, usize), Name>,
+    /// Declared bounds of the COMMON members the callee uses (None where not constant): its
+    /// sections of a member map onto a caller's member of the same name only when the caller
+    /// declares the same bounds.
+    pub common_bounds: BTreeMap<(Name, usize), Vec<Option<(i64, i64)>>>,
     pub has_io: bool,
     pub has_stop: bool,
     /// Writes SAVEd or DATA-initialized locals: state kept between calls.
@@ -552,14 +556,29 @@ impl<'a> AccessCtx<'a> {
                 }
                 continue;
             };
-            let callee_name = sum.common_names.get(&(block.clone(), *idx));
-            let same_shape = callee_name.is_some();
+            // the callee's member at this position is this unit's only when it has the same
+            // name and the same declared bounds (a block laid out otherwise there, or an array
+            // declared with other bounds, puts other storage under the same position or
+            // subscripts): otherwise any member of the block may be touched, whole
+            let key = (block.clone(), *idx);
+            let same_shape = sum.common_names.get(&key) == Some(&member.name)
+                && self.sema.symbol(&member.name).is_some_and(|s| sum.common_bounds.get(&key) == Some(&s.bounds()));
+            if !same_shape {
+                for m in members {
+                    if !eff.write.is_empty() {
+                        out.push(mk(&m.name, None, true));
+                    }
+                    if !eff.read.is_empty() {
+                        out.push(mk(&m.name, None, false));
+                    }
+                }
+                continue;
+            }
             for (subs_list, write) in [(&eff.read, false), (&eff.write, true)] {
                 for subs in subs_list {
                     let mapped = match subs {
                         Some(cs)
-                            if same_shape
-                                && self.sema.symbol(&member.name).map(|s| s.rank())
+                            if self.sema.symbol(&member.name).map(|s| s.rank())
                                     == Some(cs.len()) =>
                         {
                             Some(cs.iter().map(|a| self.map_arg(a, args, sum)).collect())

@@ -168,6 +168,7 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
             push(s.args.entry(k).or_default());
         } else if let Some((block, idx)) = &sym.common {
             s.common_names.insert((block.clone(), *idx), a.name.clone());
+            s.common_bounds.insert((block.clone(), *idx), sym.bounds());
             push(s.commons.entry((block.clone(), *idx)).or_default());
         } else if a.write && (sym.save || sym.data_init) {
             s.keeps_state = true;

@@ -1447,8 +1447,9 @@ impl<'a> Analyzer<'a> {
             }
         }
         // COMMON arrays the callee (or what it calls) surely writes through the block, named
-        // alike in both units (SP's LHSINIT zeroing the edge planes of LHS): the sections in
-        // the caller's names, the callee's dummies replaced by the actual arguments
+        // alike and declared with the same constant bounds in both units (SP's LHSINIT zeroing
+        // the edge planes of LHS): the sections in the caller's names, the callee's dummies
+        // replaced by the actual arguments
         for ((block, idx), eff) in &sum.commons {
             if eff.must_write.is_empty() {
                 continue;
@@ -1460,7 +1461,10 @@ impl<'a> Analyzer<'a> {
             }) else {
                 continue;
             };
+            let bounds = sym.bounds();
             if sum.common_names.get(&(block.clone(), *idx)) != Some(&x)
+                || sum.common_bounds.get(&(block.clone(), *idx)) != Some(&bounds)
+                || bounds.iter().any(|b| b.is_none())
                 || args.iter().any(|a| a.expr().and_then(|e| e.base_name()) == Some(x.as_str()))
             {
                 continue;
