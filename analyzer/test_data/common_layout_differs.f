@@ -6,7 +6,7 @@ C     looked parallel.) A member maps onto the caller's only when both
 C     units give it the same name and bounds; else the call may touch
 C     any member of the block, whole.
       PROGRAM LAYOUT
-      DOUBLE PRECISION X(10), Y(10), S(10)
+      DOUBLE PRECISION X(10), Y(10), S(9)
       COMMON /LAY/ X, Y
       INTEGER I
 C EXPECT: parallel
