@@ -417,6 +417,14 @@ fn nest_kill_and_private_vars(
     go(unit, sema, n, true, kill, vars);
 }
 
+/// Whether some GO TO of the unit jumps to a label at or before itself (a statement may then
+/// run again after a later one).
+pub fn jumps_backward(unit: &Unit) -> bool {
+    unit.stmts
+        .iter()
+        .any(|st| jump_labels(&st.kind).iter().any(|l| unit.stmts.iter().any(|o| o.label == Some(*l) && o.id < st.id)))
+}
+
 /// Labels that are jump targets in a unit.
 pub fn jump_targets(unit: &Unit) -> BTreeSet<u32> {
     jump_sources(unit).into_keys().collect()

@@ -119,11 +119,6 @@ pub fn common_facts(
             found
         })
     };
-    // a unit jumping backward may run a statement again after a later one
-    let backward = |ui: usize| {
-        let u = &units[ui];
-        u.stmts.iter().any(|st| crate::cfg::jump_labels(&st.kind).iter().any(|l| u.stmts.iter().any(|o| o.label == Some(*l) && o.id < st.id)))
-    };
     for (key, sites) in &writes {
         let [(d, s)] = sites[..] else { continue };
         if spoiled.contains(key) {
@@ -131,7 +126,8 @@ pub fn common_facts(
         }
         let Some(pos) = top_pos(d, s) else { continue };
         let StmtKind::Assign { lhs: Expr::Var(v), rhs } = &units[d].stmts[s.0 as usize].kind else { continue };
-        if semas[d].is_array(v) || backward(d) {
+        // (a unit jumping backward may run a statement again after a later one)
+        if semas[d].is_array(v) || crate::cfg::jumps_backward(&units[d]) {
             continue;
         }
         let sema = &semas[d];

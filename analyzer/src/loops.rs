@@ -1078,15 +1078,7 @@ impl<'a> Analyzer<'a> {
     /// iteration of each enclosing loop, and what follows it; None where the unit jumps
     /// backward.
     fn exposed_after(&self, at: StmtId) -> Option<BTreeSet<Name>> {
-        let backward = self.unit.stmts.iter().any(|st| {
-            cfg::jump_labels(&st.kind).iter().any(|l| {
-                self.unit
-                    .stmts
-                    .iter()
-                    .any(|o| o.label == Some(*l) && o.id < st.id)
-            })
-        });
-        if backward {
+        if cfg::jumps_backward(self.unit) {
             return None;
         }
         let mut path: Vec<(&[Node], usize)> = vec![];
