@@ -7,18 +7,26 @@ OMP_BENCH_DIR and SER_BENCH_DIR are one benchmark's directories of NPB3.3-OMP an
 (third-party code: fetch it into a scratch directory, never commit it); ANALYZE_JSON is
 `sapfor analyze --json` of the SER version, run in SER_BENCH_DIR. Prints one line:
 
-    found F/T (exact E, reductions R/Q)
+    found F/T (exact E, of those under run-time tests V, reductions R/Q)
 
 T: the loops that follow an `!$omp do` or `!$omp parallel do` in the OMP sources (of the files
 the SER program is built from, as analyzed) and could be matched to a loop of the SER sources (same DO statement and first body statement, the k-th
 such pair in the OMP file taken as the k-th in the SER file); F: those sapfor calls parallel or
-across, or one of their enclosing loops; E: the matched loop itself; Q: exact ones whose
+across, or parallel under run-time tests (`versioned`: the generated program tests them where
+the loop starts and runs it in parallel only then; V of the exact ones), or one of their
+enclosing loops; E: the matched loop itself; Q: exact ones whose
 directive has a REDUCTION clause, R: of those, the ones where sapfor's reductions include
 every variable of the clause. `--list` also prints every loop not found, with sapfor's first
 reason, and the directives that matched no SER loop.
 """
 
 import json
+
+
+def par(lp):
+    """Whether sapfor runs a loop in parallel: parallel or across, or parallel under run-time
+    tests the generated program makes."""
+    return lp["verdict"] in ("parallel", "across") or bool(lp.get("versioned"))
 import re
 import sys
 from pathlib import Path
@@ -90,7 +98,7 @@ def main():
         for lp in u.get("loops", []):
             loops[(name, lp["line"])] = lp
             by_file.setdefault(name, []).append(lp)
-    total = found = exact = red_ok = red_all = 0
+    total = found = exact = red_ok = red_all = versioned = 0
     missing = []
     unmatched = []
     red_diff = []
@@ -146,8 +154,10 @@ def main():
             used.add((sfile, sline))
             total += 1
             lp = loops.get((sfile, sline))
-            ok = lp is not None and lp["verdict"] in ("parallel", "across")
+            ok = lp is not None and par(lp)
             if ok:
+                if lp["verdict"] == "sequential":
+                    versioned += 1
                 exact += 1
                 reds = clause_vars(dtext, "reduction")
                 if reds:
@@ -159,10 +169,7 @@ def main():
                     else:
                         red_diff.append(f"{ser_dir.name}/{sfile}:{sline}: OMP {sorted(reds)}, sapfor {sorted(ours)}")
             elif lp is not None:
-                ok = any(
-                    o["line"] < sline <= o["end_line"] and o["verdict"] in ("parallel", "across")
-                    for o in by_file.get(sfile, [])
-                )
+                ok = any(o["line"] < sline <= o["end_line"] and par(o) for o in by_file.get(sfile, []))
             if ok:
                 found += 1
             else:
@@ -173,7 +180,7 @@ def main():
                 elif lp is None:
                     why = "no such loop in the analysis"
                 missing.append(f"{ser_dir.name}/{sfile}:{sline}: {why}")
-    print(f"found {found}/{total} (exact {exact}, reductions {red_ok}/{red_all})")
+    print(f"found {found}/{total} (exact {exact}, of those under run-time tests {versioned}, reductions {red_ok}/{red_all})")
     if listing:
         for m in missing:
             print("  not found: " + m)

@@ -29,6 +29,11 @@ pub struct Flows {
     /// X_SOLVE reads the LHS planes LHSINIT wrote: LHSINIT's values are used, X_SOLVE's last
     /// ones are not). By callee name.
     pub from_callee: BTreeMap<Name, BlockRanges>,
+    /// Storage a procedure that runs at most once (`runs_once`) reads where it starts,
+    /// before writing it, by procedure: what any other unit leaves there may be used, what
+    /// the procedure itself leaves is not (it never starts again). NPB SP's EXACT_RHS reads
+    /// its work array UE first where the analysis cannot show it written.
+    pub once: BTreeMap<Name, BlockRanges>,
 }
 
 pub type CommonFlow = Option<Flows>;
@@ -39,7 +44,37 @@ pub fn member_flows(flow: &CommonFlow, unit: &str, block: &str, offset: Option<u
     let Some(f) = flow else { return true };
     let (Some(lo), Some(n)) = (offset, bytes) else { return true };
     let hit = |r: &BlockRanges| r.get(block).is_some_and(|rs| rs.iter().any(|&(a, b)| a < lo + n && lo < b));
-    hit(&f.any) || f.from_callee.get(unit).is_some_and(hit)
+    hit(&f.any) || f.from_callee.get(unit).is_some_and(hit) || f.once.iter().any(|(r, ranges)| r != unit && hit(ranges))
+}
+
+/// The procedures that run at most once in an execution: called from exactly one statement
+/// of the program, a statement at the top level of the main program (not inside a loop or
+/// an IF block), whose body does not jump backward.
+pub fn runs_once(program: &Program) -> BTreeSet<Name> {
+    let mains: Vec<usize> = (0..program.units.len()).filter(|&i| program.units[i].kind == crate::ast::UnitKind::Program).collect();
+    let [main] = mains[..] else { return BTreeSet::new() };
+    let m = &program.units[main];
+    if cfg::jumps_backward(m) {
+        return BTreeSet::new();
+    }
+    let top_lines: BTreeSet<u32> = m
+        .body
+        .iter()
+        .filter_map(|n| match n {
+            crate::ast::Node::Stmt(id) => Some(m.stmt(*id).span.line),
+            _ => None,
+        })
+        .collect();
+    let mut sites: BTreeMap<&Name, Vec<(usize, u32)>> = BTreeMap::new();
+    for (c, callee, line) in &program.call_graph.edges {
+        sites.entry(callee).or_default().push((*c, *line));
+    }
+    sites
+        .into_iter()
+        .filter(|(_, v)| matches!(v[..], [(c, line)] if c == main && top_lines.contains(&line)))
+        .map(|(n, _)| n.clone())
+        .filter(|n| program.units.iter().filter(|u| &u.name == n).count() == 1)
+        .collect()
 }
 
 /// The procedures a call of each procedure may run: itself and, transitively, what it calls
@@ -78,6 +113,7 @@ impl Reach {
 pub fn common_flow(program: &Program) -> CommonFlow {
     let mut out = Flows::default();
     let mut reach = Reach::new(program);
+    let once = runs_once(program);
     for (i, u) in program.units.iter().enumerate() {
         let sema = &program.semas[i];
         // liveness inside the unit alone: COMMON is not live where it ends
@@ -138,7 +174,8 @@ pub fn common_flow(program: &Program) -> CommonFlow {
         }
         for n in &live {
             if let Some((block, range)) = member_range(sema, n) {
-                out.any.entry(block).or_default().push(range);
+                let to = if once.contains(&u.name) { out.once.entry(u.name.clone()).or_default() } else { &mut out.any };
+                to.entry(block).or_default().push(range);
             }
         }
         // storage shared through EQUIVALENCE with a COMMON member: the whole block

@@ -173,6 +173,23 @@ pub struct LoopInfo {
     /// Index (in the unit's loop list) of the enclosing loop.
     #[serde(skip)]
     pub parent: Option<usize>,
+    /// A sequential loop that is parallel whenever tests the program can make where the loop
+    /// starts hold (NPB SP's `X_SOLVE` sweep when the grid has 3 points or more): the
+    /// generated program may run it in parallel under those tests and as it is otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub versioned: Option<Versioned>,
+}
+
+/// What makes a loop parallel at run time: every condition of `when` (Fortran logical
+/// expressions over variables the unit never assigns, evaluated where the loop starts), and
+/// the private variables and reductions it then has.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Versioned {
+    pub when: Vec<String>,
+    pub private: Vec<Name>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copy_in: Vec<Name>,
+    pub reductions: Vec<Reduction>,
 }
 
 /// A statement of a loop body with the loops (inside the analyzed loop) that enclose it.
@@ -210,6 +227,7 @@ pub fn analyze_unit(
         refinements,
         acc: &acc,
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
+        assume: Default::default(),
     };
     cx.walk(&unit.body, 0, None, &mut vec![], &mut out);
     UnitLoops { loops: out }
@@ -263,6 +281,7 @@ fn walker<R>(
         refinements: &refinements,
         acc,
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
+        assume: Default::default(),
     };
     f(&an, &targets)
 }
@@ -293,6 +312,10 @@ struct Analyzer<'a> {
     acc: &'a [(Vec<Access>, Vec<CallSite>)],
     /// Every name some statement of the unit assigns (through calls too).
     written: BTreeSet<Name>,
+    /// While a loop is analyzed again for a run-time test (`versioned`): what the coverage
+    /// of reads needed so far, as forms `d` meaning `d >= 0` over names the unit never
+    /// changes. None otherwise: coverage is shown for every value of the symbols, or not.
+    assume: std::cell::RefCell<Option<Vec<Lin>>>,
 }
 
 /// Marks a refinement note whose assertion the analysis could not use.
@@ -342,7 +365,8 @@ impl<'a> Analyzer<'a> {
             match n {
                 Node::Do { header, body, end } => {
                     let idx = out.len();
-                    let info = self.analyze_loop(*header, body, *end, depth + 1, parent, outer);
+                    let mut info = self.analyze_loop(*header, body, *end, depth + 1, parent, outer);
+                    info.versioned = self.versioned(&info, *header, body, *end, depth + 1, parent, outer);
                     out.push(info);
                     // Only a chain of counted DO loops gives outer levels to the dependence test.
                     let counted = matches!(self.unit.stmt(*header).kind, StmtKind::Do { .. });
@@ -362,6 +386,50 @@ impl<'a> Analyzer<'a> {
                 Node::Stmt(_) => {}
             }
         }
+    }
+
+    /// A sequential loop analyzed again, taking as true what reads of work arrays need to be
+    /// covered (`covers`): when it is then parallel, the tests that makes (see `Versioned`).
+    /// Only for loops whose blockers are all dependences or calls, without the user's verdict.
+    #[allow(clippy::too_many_arguments)]
+    fn versioned(
+        &self,
+        info: &LoopInfo,
+        header: StmtId,
+        body: &[Node],
+        end: Option<StmtId>,
+        depth: u32,
+        parent: Option<usize>,
+        outer: &[StmtId],
+    ) -> Option<Versioned> {
+        let fixable = |b: &Blocker| matches!(b.code, BlockerCode::Dep | BlockerCode::Call);
+        if info.verdict != Verdict::Sequential
+            || info.var.is_empty()
+            || info.blockers.is_empty()
+            || !info.blockers.iter().all(fixable)
+            || self.refinements.get(&info.line).is_some_and(|r| r.verdict.is_some())
+        {
+            return None;
+        }
+        *self.assume.borrow_mut() = Some(vec![]);
+        let again = self.analyze_loop(header, body, end, depth, parent, outer);
+        let need = self.assume.borrow_mut().take().unwrap_or_default();
+        if again.verdict != Verdict::Parallel || need.is_empty() {
+            return None;
+        }
+        // the weakest form of each set of forms that differ by a constant is implied by the
+        // strongest (`GP - 4 >= 0` gives `GP - 3 >= 0`)
+        let mut kept: Vec<Lin> = vec![];
+        for f in need {
+            let c = f.constant;
+            let same = |g: &Lin| g.terms == f.terms;
+            match kept.iter_mut().find(|g| same(g)) {
+                Some(g) => g.constant = g.constant.min(c),
+                None => kept.push(f),
+            }
+        }
+        let when = kept.iter().map(render_condition).collect::<Option<Vec<String>>>()?;
+        Some(Versioned { when, private: again.private, copy_in: again.copy_in, reductions: again.reductions })
     }
 
     fn body_stmts<'b>(
@@ -462,6 +530,7 @@ impl<'a> Analyzer<'a> {
             blockers: vec![],
             overridden_by: vec![],
             parent,
+            versioned: None,
         };
         let (var, lo, hi, step) = match &hs.kind {
             StmtKind::Do {
@@ -1204,7 +1273,32 @@ impl<'a> Analyzer<'a> {
     fn may_covered(&self, s: &Exposure, x: &str) -> bool {
         let (Some(Some(may)), Some(set)) = (s.may.get(x), s.must_arr.get(x)) else { return false };
         let decl = self.decl_bounds(x);
-        may.iter().all(|r| set.covers_within(r, &decl))
+        may.iter().all(|r| self.covers(set, r, &decl))
+    }
+
+    /// `set.covers_within(r, decl)`, or, while a loop is analyzed for a run-time test
+    /// (`assume`), what would make it so, recorded there: forms over names the unit never
+    /// changes (so their values where the loop starts are those everywhere in the unit) that
+    /// the program can test (`render_symbol`), each saying that a size is large enough.
+    fn covers(&self, set: &RectSet, r: &SymRect, decl: &[Option<(i64, i64)>]) -> bool {
+        if set.covers_within(r, decl) {
+            return true;
+        }
+        let mut assume = self.assume.borrow_mut();
+        let Some(need) = assume.as_mut() else { return false };
+        // (only that sizes are large enough: every coefficient positive, `GP(1) - 4 >= 0`)
+        let ok = |f: &Lin| f.terms.iter().all(|(v, k)| *k > 0 && !self.written.contains(v) && render_symbol(v).is_some());
+        match set.assumptions_to_cover(r, decl, &ok, need) {
+            Some(more) => {
+                for f in more {
+                    if !need.contains(&f) {
+                        need.push(f);
+                    }
+                }
+                true
+            }
+            None => false,
+        }
     }
 
     /// The declared bounds of an array, where constant (the last one of an assumed-size array
@@ -1303,16 +1397,20 @@ impl<'a> Analyzer<'a> {
         if set.covers_within(&r, &decl) {
             return true;
         }
+        let mut widened = vec![r.clone()];
         for (v, lo, hi) in s.bound.iter().rev() {
             match r.widen_over(v, lo, hi) {
                 Some(w) => r = w,
-                None => return false,
+                None => break,
             }
             if set.covers_within(&r, &decl) {
                 return true;
             }
+            widened.push(r.clone());
         }
-        false
+        // (a run-time test only where nothing is shown for every value: the point of the
+        // current iteration first, then widened over the loops around it)
+        widened.iter().any(|r| self.covers(set, r, &decl))
     }
 
     /// A scalar was assigned: what was known in terms of it (or of what shares its storage)
@@ -2857,3 +2955,45 @@ fn call_writes(a: &Access, what: &str) -> Blocker {
     }
 }
 
+
+/// A symbol of a linear form as Fortran: a variable's name, or an array element with constant
+/// subscripts (named by its expression's `Debug` text, see `Analyzer::lin`); None otherwise.
+fn render_symbol(v: &str) -> Option<String> {
+    let ident = |t: &str| !t.is_empty() && t.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ident(v) {
+        return Some(v.to_ascii_uppercase());
+    }
+    // `Ref("gp", [Expr(Int(1)), Expr(Int(2))])`
+    let rest = v.strip_prefix("Ref(\"")?;
+    let (name, rest) = rest.split_once("\", [")?;
+    let args = rest.strip_suffix("])")?;
+    if !ident(name) {
+        return None;
+    }
+    let mut subs = vec![];
+    for a in args.split(", ") {
+        let n = a.strip_prefix("Expr(Int(")?.strip_suffix("))")?;
+        subs.push(n.parse::<i64>().ok()?.to_string());
+    }
+    Some(format!("{}({})", name.to_ascii_uppercase(), subs.join(",")))
+}
+
+/// `f >= 0` as a Fortran condition: the terms with positive coefficients on the left, the
+/// others and the constant on the right (`GRID_POINTS(1) .GE. 4`).
+fn render_condition(f: &Lin) -> Option<String> {
+    let term = |k: i64, v: &str| -> Option<String> {
+        let s = render_symbol(v)?;
+        Some(if k == 1 { s } else { format!("{k}*{s}") })
+    };
+    let side = |positive: bool| -> Option<Vec<String>> {
+        f.terms.iter().filter(|(_, k)| (**k > 0) == positive).map(|(v, k)| term(k.abs(), v)).collect()
+    };
+    let (mut left, mut right) = (side(true)?, side(false)?);
+    match f.constant {
+        c if c < 0 => right.push((-c).to_string()),
+        c if c > 0 => left.push(c.to_string()),
+        _ => {}
+    }
+    let join = |v: Vec<String>| if v.is_empty() { "0".to_string() } else { v.join(" + ") };
+    Some(format!("{} .GE. {}", join(std::mem::take(&mut left)), join(std::mem::take(&mut right))))
+}

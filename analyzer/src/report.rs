@@ -371,6 +371,28 @@ pub fn human_line(file: &str, l: &Value) -> String {
             b["message"].as_str().unwrap_or("")
         );
     }
+    if let Some(v) = l.get("versioned").filter(|v| v.is_object()) {
+        let when = strs(&v["when"]).join(" .AND. ");
+        let mut what = vec![];
+        let private = strs(&v["private"]);
+        if !private.is_empty() {
+            what.push(format!("private({})", private.iter().map(|x| x.to_uppercase()).collect::<Vec<_>>().join(",")));
+        }
+        let reds: Vec<String> = v["reductions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| format!("{}:{}", r["op"].as_str().unwrap_or("?"), r["var"].as_str().unwrap_or("?").to_uppercase()))
+            .collect();
+        if !reds.is_empty() {
+            what.push(format!("reduction({})", reds.join(",")));
+        }
+        let what = if what.is_empty() { String::new() } else { format!(", {}", what.join(", ")) };
+        let _ = write!(
+            s,
+            "\n    parallel when {when}{what}: the program can test this where the loop starts (sapfor --auto runs the loop in parallel only then)"
+        );
+    }
     for o in strs(&l["overridden_by"]) {
         let _ = write!(s, "\n    overridden: {o}");
     }
@@ -378,7 +400,7 @@ pub fn human_line(file: &str, l: &Value) -> String {
 }
 
 pub fn loop_json(l: &LoopInfo) -> Value {
-    json!({
+    let mut out = json!({
         "line": l.line,
         "end_line": l.end_line,
         "var": l.var,
@@ -400,5 +422,13 @@ pub fn loop_json(l: &LoopInfo) -> Value {
         })).collect::<Vec<_>>(),
         "blockers": l.blockers.iter().map(|b| json!({"code": b.code.as_str(), "message": b.message, "line": b.line})).collect::<Vec<_>>(),
         "overridden_by": l.overridden_by,
-    })
+    });
+    if let Some(v) = &l.versioned {
+        out["versioned"] = json!({
+            "when": v.when,
+            "private": v.private,
+            "reductions": v.reductions.iter().map(|r| json!({"op": r.op.as_str(), "var": r.var})).collect::<Vec<_>>(),
+        });
+    }
+    out
 }

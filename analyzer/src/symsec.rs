@@ -179,6 +179,44 @@ impl RectSet {
         })
     }
 
+    /// What must hold for `r` to lie inside one of the rectangles, where `covers_within`
+    /// cannot show it for every value of the symbols: forms `d` meaning `d >= 0`, each
+    /// accepted by `ok` (the caller's test that `d` can be checked when the loop starts).
+    /// The rectangle needing the fewest forms not in `have` (what was taken already), none
+    /// contradicting `have` or each other (`d >= 0` and `e >= 0` where `d + e` is a negative
+    /// constant); None when every one needs a form `ok` refuses, or a contradiction.
+    /// `UE(3:3)` inside `UE(0:GP-1)` holds when `GP - 4 >= 0`.
+    pub fn assumptions_to_cover(&self, r: &SymRect, decl: &[Option<(i64, i64)>], ok: &dyn Fn(&Lin) -> bool, have: &[Lin]) -> Option<Vec<Lin>> {
+        let mut best: Option<Vec<Lin>> = None;
+        for o in self.0.iter().filter(|o| o.rank() == r.rank()) {
+            let mut need = vec![];
+            let mut fits = true;
+            for (d, ((olo, ohi), (rlo, rhi))) in o.0.iter().zip(&r.0).enumerate() {
+                let bound = decl.get(d).copied().flatten();
+                let lo_ok = le(olo, rlo) || bound.zip(olo.as_const()).is_some_and(|((dlo, _), c)| c <= dlo);
+                let hi_ok = le(rhi, ohi) || bound.zip(ohi.as_const()).is_some_and(|((_, dhi), c)| c >= dhi);
+                for (shown, lo, hi) in [(lo_ok, olo, rlo), (hi_ok, rhi, ohi)] {
+                    if shown {
+                        continue;
+                    }
+                    // (a constant difference that is negative never holds)
+                    match hi.add(lo, -1).filter(|f| f.as_const().is_none() && ok(f)) {
+                        Some(f) => need.push(f),
+                        None => fits = false,
+                    }
+                }
+            }
+            need.retain(|f| !have.contains(f));
+            let all: Vec<&Lin> = have.iter().chain(&need).collect();
+            let contradicts = |f: &Lin, g: &Lin| f.add(g, 1).and_then(|s| s.as_const()).is_some_and(|c| c < 0);
+            let consistent = all.iter().enumerate().all(|(i, f)| all[i + 1..].iter().all(|g| !contradicts(f, g)));
+            if fits && consistent && best.as_ref().is_none_or(|b| need.len() < b.len()) {
+                best = Some(need);
+            }
+        }
+        best
+    }
+
     pub fn kill(&mut self, v: &str) {
         self.0.retain(|r| !r.mentions(v));
     }
@@ -250,6 +288,30 @@ mod tests {
         other.add(SymRect(vec![(lin(0, &[]), n(-1))]));
         other.add(SymRect(vec![pt(lin(0, &[("m", 1)]))]));
         assert!(!other.covers(&SymRect(vec![(lin(0, &[]), n(0))])), "{other:?}");
+    }
+
+    #[test]
+    fn what_must_hold_for_a_read_to_be_covered() {
+        // UE(0:GP-1) written; UE(3) read: covered when GP - 4 >= 0
+        let mut set = RectSet::default();
+        set.add(SymRect(vec![(lin(0, &[]), lin(-1, &[("gp", 1)]))]));
+        let any = |_: &Lin| true;
+        assert_eq!(set.assumptions_to_cover(&SymRect(vec![pt(lin(3, &[]))]), &[], &any, &[]), Some(vec![lin(-4, &[("gp", 1)])]));
+        // what is shown needs nothing; UE(0) needs the part written not to be empty
+        assert_eq!(set.assumptions_to_cover(&SymRect(vec![(lin(1, &[]), lin(-2, &[("gp", 1)]))]), &[], &any, &[]), Some(vec![]));
+        assert_eq!(set.assumptions_to_cover(&SymRect(vec![pt(lin(0, &[]))]), &[], &any, &[]), Some(vec![lin(-1, &[("gp", 1)])]));
+        // below the written part for every GP: never
+        assert_eq!(set.assumptions_to_cover(&SymRect(vec![pt(lin(-1, &[]))]), &[], &any, &[]), None);
+        // a form the caller cannot check (the loop variable) is refused
+        let no_i = |f: &Lin| f.coeff("i") == 0;
+        assert_eq!(set.assumptions_to_cover(&SymRect(vec![pt(lin(1, &[("i", 1)]))]), &[], &no_i, &[]), None);
+        // nor what contradicts what was taken: GP <= 2 after GP >= 4
+        let taken = [lin(-4, &[("gp", 1)])];
+        let mut point = RectSet::default();
+        point.add(SymRect(vec![pt(lin(1, &[]))]));
+        assert_eq!(point.assumptions_to_cover(&SymRect(vec![pt(lin(-1, &[("gp", 1)]))]), &[], &any, &taken), None);
+        // what was taken costs nothing
+        assert_eq!(set.assumptions_to_cover(&SymRect(vec![pt(lin(3, &[]))]), &[], &any, &taken), Some(vec![]));
     }
 
     #[test]

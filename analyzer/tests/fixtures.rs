@@ -12,6 +12,10 @@ struct Expect {
     private: BTreeSet<String>,
     reductions: BTreeSet<String>,
     blockers: BTreeSet<String>,
+    /// `when[c1; c2]`: the run-time tests of a versioned loop (none: not versioned).
+    when: Option<Vec<String>>,
+    /// `vprivate(...)`: its private variables under those tests.
+    vprivate: BTreeSet<String>,
 }
 
 fn parse_list(s: &str, key: &str) -> Option<BTreeSet<String>> {
@@ -34,6 +38,11 @@ fn parse_expect(text: &str) -> Option<Expect> {
         private: parse_list(rest, "private").unwrap_or_default(),
         reductions: parse_list(rest, "reduction").unwrap_or_default(),
         blockers: parse_list(rest, "blockers").unwrap_or_default(),
+        when: rest.find("when[").and_then(|i| {
+            let body = &rest[i + 5..];
+            Some(body[..body.find(']')?].split(';').map(|c| c.trim().to_string()).collect())
+        }),
+        vprivate: parse_list(rest, "vprivate").unwrap_or_default(),
     })
 }
 
@@ -109,6 +118,14 @@ fn check_file(path: &Path) -> Vec<String> {
                     exp.reductions
                 ));
             }
+        }
+        let got_when = l.versioned.as_ref().map(|v| v.when.clone());
+        if got_when != exp.when {
+            bad.push(format!("versioned when {got_when:?} (want {:?})", exp.when));
+        }
+        let got_vpriv: BTreeSet<String> = l.versioned.iter().flat_map(|v| v.private.iter().cloned()).collect();
+        if got_vpriv != exp.vprivate {
+            bad.push(format!("versioned private {got_vpriv:?} (want {:?})", exp.vprivate));
         }
         if got_block != exp.blockers {
             bad.push(format!("blockers {got_block:?} (want {:?})", exp.blockers));

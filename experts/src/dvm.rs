@@ -64,6 +64,11 @@ pub(crate) struct Nest {
     pub(crate) across: bool,
     /// Arrays with a carried dependence (ACROSS candidates).
     pub(crate) dep_arrays: BTreeSet<Name>,
+    /// Run-time tests under which the nest is parallel (`LoopInfo::versioned`): empty for
+    /// loops the analysis calls parallel outright.
+    pub(crate) when: Vec<String>,
+    /// Last line of the outermost loop.
+    pub(crate) end_line: u32,
 }
 
 /// An array that may be distributed: its storage (identity across units for COMMON members,
@@ -401,6 +406,86 @@ pub(crate) fn find_nests(analysis: &Analysis, m: &MachineModel) -> Vec<Nest> {
     nests_with(analysis, m, &unit_counts(analysis, m))
 }
 
+/// The nests the generated program may run in parallel under run-time tests: the outermost
+/// sequential loops the analysis calls parallel when tests hold (`LoopInfo::versioned`),
+/// outside every parallel nest, each a one-level nest with the tests in `when`. Only loops the
+/// generator can write twice (`IF (tests) THEN` the parallel loop `ELSE` the loop as it is
+/// `END IF`): no statement label inside (a copy would define it twice) and no construct name.
+pub(crate) fn versioned_nests(analysis: &Analysis, m: &MachineModel) -> Vec<Nest> {
+    let prog = &analysis.program;
+    let counts = unit_counts(analysis, m);
+    let mut out = vec![];
+    for (ui, unit) in prog.units.iter().enumerate() {
+        if !analysis.loops[ui].iter().any(|l| l.versioned.is_some()) {
+            continue;
+        }
+        let loops = loop_map(analysis, ui);
+        let text: Vec<&str> = prog.map.file(unit.file).text.lines().collect();
+        walk_versioned(analysis, ui, unit, &loops, &text, &unit.body, counts[ui], m, &mut out);
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn walk_versioned(
+    analysis: &Analysis,
+    ui: usize,
+    unit: &Unit,
+    loops: &BTreeMap<StmtId, &LoopInfo>,
+    text: &[&str],
+    nodes: &[Node],
+    times: f64,
+    m: &MachineModel,
+    out: &mut Vec<Nest>,
+) {
+    for n in nodes {
+        match n {
+            Node::Do { header, body, .. } => {
+                let Some(info) = loops.get(header) else { continue };
+                if info.verdict != Verdict::Sequential {
+                    continue;
+                }
+                let Some(v) = info.versioned.as_ref().filter(|_| !info.var.is_empty() && versionable(unit, text, n)) else {
+                    walk_versioned(analysis, ui, unit, loops, text, body, times * trips(info, m), m, out);
+                    continue;
+                };
+                let mut level = (*info).clone();
+                level.verdict = Verdict::Parallel;
+                level.blockers.clear();
+                level.dependences.clear();
+                level.private = v.private.clone();
+                level.copy_in = v.copy_in.clone();
+                level.reductions = v.reductions.clone();
+                let mut nest = make_nest(analysis, ui, unit, loops, n, vec![level], times, m);
+                nest.when = v.when.clone();
+                out.push(nest);
+            }
+            Node::If { arms, .. } => {
+                for (_, b) in arms {
+                    walk_versioned(analysis, ui, unit, loops, text, b, times, m, out);
+                }
+            }
+            Node::Stmt(_) => {}
+        }
+    }
+}
+
+/// Whether a loop can be written twice: no statement inside it (its own DO and terminal
+/// statement included) has a label, and its DO line names no construct (`OUTER: DO`).
+fn versionable(unit: &Unit, text: &[&str], node: &Node) -> bool {
+    let mut labels = false;
+    // (and every statement in the unit's own file: the lines to copy are that file's)
+    for_each_stmt(unit, std::slice::from_ref(node), &mut |st| labels |= st.label.is_some() || st.span.file != unit.file);
+    let Node::Do { header, .. } = node else { return false };
+    let line = unit.stmt(*header).span.line as usize;
+    let named = text.get(line.wrapping_sub(1)).is_some_and(|t| {
+        let t = t.trim_start();
+        let name_len = t.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(t.len());
+        name_len > 0 && t[name_len..].trim_start().starts_with(':')
+    });
+    !labels && !named
+}
+
 /// The nests, each executed `counts[unit]` times its loops' trip counts.
 fn nests_with(analysis: &Analysis, m: &MachineModel, counts: &[f64]) -> Vec<Nest> {
     let prog = &analysis.program;
@@ -640,6 +725,7 @@ fn make_nest(
         })
         .collect();
     let across = levels.iter().any(|l| l.verdict == Verdict::Across);
+    let levels_end = levels[0].end_line;
     let dep_arrays = levels
         .iter()
         .flat_map(|l| l.dependences.iter().map(|d| d.array.clone()))
@@ -656,6 +742,8 @@ fn make_nest(
         inner_vars,
         across,
         dep_arrays,
+        when: vec![],
+        end_line: levels_end,
     }
 }
 
@@ -1596,6 +1684,8 @@ pub(crate) fn parallel_loop(
             .filter(|l| !l.overridden_by.is_empty() && l.verdict != Verdict::Sequential)
             .map(|l| l.line)
             .collect(),
+        when: n.when.clone(),
+        end_line: if n.when.is_empty() { 0 } else { n.end_line },
     }
 }
 

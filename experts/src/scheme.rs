@@ -186,6 +186,17 @@ pub struct ParallelLoop {
     /// PARALLEL` before each, so that `sapfor verify` of the program trusts them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub asserted: Vec<u32>,
+    /// Run-time tests (Fortran logical expressions) under which the loop is parallel: the
+    /// generator writes `IF (tests) THEN`, the directive and the loop, `ELSE`, the loop as it
+    /// is, `END IF` (the loop's last line is `end_line`). Empty: the loop is parallel always.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub when: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub end_line: u32,
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
 }
 
 /// A standalone `!DVM$ REMOTE_ACCESS (refs)` before a sequential statement at `line`.

@@ -229,3 +229,33 @@ mod tests {
         assert_eq!(dominant_eol(&split_lines("a\r\nb\r\nc\n")), "\r\n");
     }
 }
+
+/// A Fortran statement laid out within the column limits: fixed form from column 7 with
+/// continuation lines marked `&` in column 6, free form after `indent` with `&` at the end of
+/// each continued line and at the start of the next. Lines break at blanks only.
+pub(crate) fn statement(text: &str, fixed: bool, indent: &str) -> Vec<String> {
+    let (limit, first, next) = if fixed {
+        (FIXED_LIMIT, "      ".to_string(), "     &".to_string())
+    } else {
+        (FREE_LIMIT - 2, indent.to_string(), format!("{indent}& "))
+    };
+    let mut out: Vec<String> = vec![];
+    let mut cur = first;
+    let mut empty = true;
+    for w in text.split(' ').filter(|w| !w.is_empty()) {
+        let sep = if empty { "" } else { " " };
+        if !empty && cur.len() + sep.len() + w.len() > limit {
+            if !fixed {
+                cur.push_str(" &");
+            }
+            out.push(std::mem::replace(&mut cur, next.clone()));
+            cur.push_str(w);
+        } else {
+            cur.push_str(sep);
+            cur.push_str(w);
+        }
+        empty = false;
+    }
+    out.push(cur);
+    out
+}

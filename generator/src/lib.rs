@@ -124,6 +124,9 @@ struct Insertion {
     kind: DirectiveKind,
     /// Free form: the line whose indentation the directive copies.
     indent_line: u32,
+    /// Fortran lines written as they are instead of the directive (a versioned loop's `IF`,
+    /// and its `ELSE` branch); `kind` is then not written.
+    raw: Vec<String>,
 }
 
 /// The unit (index in `program.units`) a scheme item is attached to.
@@ -233,6 +236,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
                     seq: $seq(k),
                     kind,
                     indent_line: a.indent_line,
+                    raw: vec![],
                 });
             }
         };
@@ -270,6 +274,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             seq,
             kind,
             indent_line: x.line,
+            raw: vec![],
         });
     }
 
@@ -305,6 +310,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             seq,
             kind,
             indent_line: x.first_line,
+            raw: vec![],
         });
         plan[unit.file.0 as usize].push(Insertion {
             before: x.last_line + 1,
@@ -312,6 +318,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             seq,
             kind: DirectiveKind::EndRegion,
             indent_line: x.first_line,
+            raw: vec![],
         });
     }
     for (seq, x) in scheme.actualizations.iter().enumerate() {
@@ -349,10 +356,13 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             seq,
             kind,
             indent_line: x.before,
+            raw: vec![],
         });
     }
 
     let mut loop_lines: BTreeSet<(FileId, u32)> = BTreeSet::new();
+    // (file, first line, last line) of each loop written twice
+    let mut versioned_ranges: Vec<(usize, u32, u32)> = vec![];
     for (seq, x) in scheme.loops.iter().enumerate() {
         let ui = resolve(program, &x.at)?;
         let unit = &program.units[ui];
@@ -392,12 +402,19 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             line: x.line,
         };
         let kind = convert::parallel(x, at)?;
+        if !x.when.is_empty() {
+            let (if_line, rest) = versioned(program, ui, x, &texts[unit.file.0 as usize], &path)?;
+            versioned_ranges.push((unit.file.0 as usize, x.line, x.end_line));
+            plan[unit.file.0 as usize].push(Insertion { before: x.line, cat: 8, seq: usize::MAX, kind: kind.clone(), indent_line: x.line, raw: if_line });
+            plan[unit.file.0 as usize].push(Insertion { before: x.end_line + 1, cat: 0, seq: 0, kind: kind.clone(), indent_line: x.line, raw: rest });
+        }
         plan[unit.file.0 as usize].push(Insertion {
             before: x.line,
             cat: 9,
             seq,
             kind,
             indent_line: x.line,
+            raw: vec![],
         });
         // the user's assertions travel with the program (`!$SPF PARALLEL` before each
         // asserted DO statement of the tuple, unless the source says so already)
@@ -415,11 +432,22 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
                     seq,
                     kind: DirectiveKind::Spf(vec![analyzer::directives::SpfHint::Parallel]),
                     indent_line: l,
+                    raw: vec![],
                 });
             }
         }
     }
 
+    // the ELSE branch is the loop as it is: nothing else may be written inside it
+    for &(k, first, last) in &versioned_ranges {
+        if let Some(x) = plan[k].iter().find(|x| x.before > first && x.before <= last) {
+            return Err(GenError::Placement {
+                file: files[k].display_path(),
+                line: x.before,
+                message: format!("the scheme puts `{}` inside the loop at line {first}, which runs in parallel only under run-time tests (written twice)", x.kind),
+            });
+        }
+    }
     let mut out = Vec::new();
     for (k, f) in files.iter().enumerate() {
         if f.included {
@@ -458,6 +486,18 @@ fn write_file(
     };
     let mut out_line: u32 = 0;
     let emit = |g: &mut GeneratedFile, out_line: &mut u32, x: &Insertion| -> Result<(), GenError> {
+        if !x.raw.is_empty() {
+            if !g.text.is_empty() && !g.text.ends_with('\n') {
+                g.text.push_str(eol);
+            }
+            for l in &x.raw {
+                g.text.push_str(l);
+                g.text.push_str(eol);
+                *out_line += 1;
+                g.inserted.push(*out_line);
+            }
+            return Ok(());
+        }
         let indent = if fixed {
             ""
         } else {
@@ -584,4 +624,38 @@ mod tests {
             }
         }
     }
+}
+
+/// The lines that write loop `x` twice: `IF (tests) THEN` before its directive, and after its
+/// last line `ELSE`, the loop's lines as they are (DVM lines left out), `END IF`. Refused
+/// unless `x.end_line` is the loop's last line and no statement in it has a label (a copy
+/// would define it twice).
+fn versioned(program: &Program, ui: usize, x: &experts::scheme::ParallelLoop, orig: &[&str], path: &str) -> Result<(Vec<String>, Vec<String>), GenError> {
+    let unit = &program.units[ui];
+    let fixed = program.map.files[unit.file.0 as usize].form == SourceForm::Fixed;
+    let bad = |message: String| GenError::Placement { file: path.to_string(), line: x.line, message };
+    let header = place::stmts_on_line(unit, x.line).first().map(|s| s.id).ok_or_else(|| bad("no DO statement here".into()))?;
+    let node = analyzer::cfg::node_of(&unit.body, header).ok_or_else(|| bad("no DO loop starts here".into()))?;
+    let (mut last, mut labelled) = (x.line, false);
+    analyzer::ast::for_each_stmt(unit, std::slice::from_ref(node), &mut |st| {
+        last = last.max(st.span.end_line);
+        labelled |= st.label.is_some() || st.span.file != unit.file;
+    });
+    if last != x.end_line || labelled || x.end_line as usize > orig.len() {
+        return Err(bad(format!(
+            "the scheme runs this loop in parallel under run-time tests, but it {}",
+            if labelled { "has labelled statements (or lines of an INCLUDE file), which a second copy would define again".to_string() } else { format!("ends at line {last}, not {}", x.end_line) }
+        )));
+    }
+    let indent = if fixed { "      ".to_string() } else { layout::indentation(orig[x.line as usize - 1]).to_string() };
+    let cond = x.when.iter().map(|c| format!("({c})")).collect::<Vec<_>>().join(" .AND. ");
+    let first = layout::statement(&format!("IF ({cond}) THEN"), fixed, &indent);
+    let mut rest = vec![format!("{indent}ELSE")];
+    for l in &orig[x.line as usize - 1..x.end_line as usize] {
+        if !is_dvm_line(l, fixed) {
+            rest.push(l.to_string());
+        }
+    }
+    rest.push(format!("{indent}END IF"));
+    Ok((first, rest))
 }

@@ -147,6 +147,8 @@ fn par(file: &Path, unit: &str, line: u32, vars: &[&str], on: Option<ArrayRef>) 
         across: vec![],
         remote_access: vec![],
         asserted: vec![],
+        when: vec![],
+        end_line: 0,
     }
 }
 

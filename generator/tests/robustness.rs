@@ -198,6 +198,8 @@ fn scheme_s(
                         across,
                         remote_access,
                         asserted: vec![],
+                        when: vec![],
+                        end_line: 0,
                     }
                 },
             ),

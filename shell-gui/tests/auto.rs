@@ -709,3 +709,36 @@ fn same_lines(a: &str, b: &str) -> bool {
                 }
         })
 }
+
+/// A loop parallel only on a large enough grid (a size read at run time) is written twice:
+/// `IF (N .GE. 3) THEN`, the PARALLEL loop, `ELSE`, the loop as it is. Both sizes print what
+/// the sequential program prints with threads, processes and on the emulator; with N = 2 the
+/// parallel loop alone printed another F(0,998) (a value carried between iterations).
+#[test]
+fn a_loop_parallel_only_on_a_large_grid_is_tested_at_run_time() {
+    assert!(have_gfortran());
+    let dir = scratch("versioned");
+    std::fs::copy(root().join("shell-gui/tests/data/versioned.f"), dir.join("p.f")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("parallel when N .GE. 3"), "{report}");
+    let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|l| *l == "      IF ((N .GE. 3)) THEN").unwrap_or_else(|| panic!("no test:\n{text}"));
+    assert_eq!(lines[at + 1], "CDVM$ PARALLEL (J) PRIVATE(I,T)", "{text}");
+    assert_eq!(lines[at + 2].trim(), "DO J = 1, 998", "{text}");
+    let els = lines.iter().position(|l| *l == "      ELSE").unwrap_or_else(|| panic!("no ELSE:\n{text}"));
+    assert_eq!(lines[els + 1].trim(), "DO J = 1, 998", "{text}");
+    assert!(!lines[els..].iter().take_while(|l| **l != "      END IF").any(|l| l.starts_with("CDVM$")), "{text}");
+    for n in ["40", "2"] {
+        std::fs::write(dir.join("grid.dat"), format!("{n}\n")).unwrap();
+        let want = run_sequential(&dir, &dir.join("p.f"), true);
+        for cfg in [&["--threads", "2"][..], &["--np", "2"], &["--np", "3", "--threads", "2"], &["--devices", "emu"]] {
+            let out = sapfor().current_dir(&dir).args(["run", "p.fdv"]).args(cfg).output().unwrap();
+            assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+            let got = String::from_utf8_lossy(&out.stdout);
+            assert!(same_lines(&got, &want), "N = {n}, {cfg:?}: {got}\nwant:\n{want}");
+        }
+    }
+}

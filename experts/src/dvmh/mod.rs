@@ -24,7 +24,7 @@ pub mod effects;
 mod render;
 pub mod walk;
 
-use crate::dvm::{find_nests, parallel_loop};
+use crate::dvm::{find_nests, parallel_loop, versioned_nests};
 use crate::machine::MachineModel;
 use crate::scheme::*;
 use analyzer::ast::*;
@@ -73,6 +73,8 @@ pub struct Expert<'a> {
     analysis: &'a Analysis,
     machine: MachineModel,
     nests: Vec<crate::dvm::Nest>,
+    /// Nests parallel under run-time tests (`versioned_nests`).
+    versioned: Vec<crate::dvm::Nest>,
     cxs: Vec<EffCx<'a>>,
     vars: Vec<Vec<Name>>,
 }
@@ -91,6 +93,7 @@ impl<'a> Expert<'a> {
             analysis,
             machine: machine.clone(),
             nests: find_nests(analysis, machine),
+            versioned: versioned_nests(analysis, machine),
             cxs,
             vars,
         }
@@ -232,6 +235,35 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
         if used.contains(&(l.at.file.clone(), l.line)) || heavy {
             s.loops.push(l);
         }
+    }
+    // Loops parallel only under run-time tests: on replicated data kept on the host and long
+    // enough for threads (as above), with nothing else of the scheme inside them (the copy
+    // the generator writes for the ELSE branch has no directives: PARALLEL loops without ON
+    // inside give way to the outer loop) and in no region on the accelerator.
+    for v in &ex.versioned {
+        let none = BTreeSet::new();
+        let distributed = distributed_in.get(&v.unit).unwrap_or(&none);
+        if v.accesses.iter().any(|a| distributed.contains(&a.array)) || v.work_s < 10.0 * machine.loop_overhead_us * 1e-6 {
+            continue;
+        }
+        let at = crate::dvm::unit_ref(prog, v.unit);
+        let inside = |u: &UnitRef, line: u32| *u == at && line >= v.line && line <= v.end_line;
+        let blocked = s.loops.iter().any(|l| l.on.is_some() && inside(&l.at, l.line))
+            || s.remote.iter().any(|r| inside(&r.at, r.line))
+            || placed.actualizations.iter().any(|a| a.at == at && a.before > v.line && a.before <= v.end_line)
+            || plans.iter().any(|p| p.on_device && p.unit == v.unit && p.first_line <= v.end_line && p.last_line >= v.line);
+        if blocked {
+            continue;
+        }
+        s.loops.retain(|l| !inside(&l.at, l.line));
+        s.loops.push(parallel_loop(prog, v, None));
+        notes.push(format!(
+            "{}:{} (unit {}): parallel when {} (tested where the loop starts; the loop runs as it is otherwise)",
+            at.file,
+            v.line,
+            at.unit.to_uppercase(),
+            v.when.join(" .AND. ")
+        ));
     }
     s.loops.sort_by(|a, b| (&a.at.file, a.line).cmp(&(&b.at.file, b.line)));
     let mut comp_delta = 0.0;

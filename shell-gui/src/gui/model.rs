@@ -76,6 +76,8 @@ pub struct LoopRow {
     pub blockers: Vec<Blocker>,
     /// Refinements that changed this loop's result (as the analyzer prints them).
     pub overridden_by: Vec<String>,
+    /// A sequential loop parallel under run-time tests: the tests and what is private then.
+    pub parallel_when: Option<String>,
     pub iterations: Option<u64>,
     /// Estimated share of the run time of the chosen scheme (the nest headed by this loop).
     pub share: Option<f64>,
@@ -529,6 +531,10 @@ pub fn loops_of(report: &Value) -> Vec<LoopRow> {
                     .flatten()
                     .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
                     .collect(),
+                parallel_when: l.get("versioned").filter(|v| v.is_object()).map(|v| {
+                    let private = strs(&v["private"]).iter().map(|x| x.to_uppercase()).collect::<Vec<_>>().join(",");
+                    format!("{} (private {})", strs(&v["when"]).join(" .AND. "), if private.is_empty() { "none".into() } else { private })
+                }),
                 iterations: l["iterations"].as_u64(),
                 share: None,
             });

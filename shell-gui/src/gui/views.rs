@@ -543,6 +543,9 @@ fn loop_details(app: &mut App, ui: &mut Ui) {
     for o in &l.overridden_by {
         ui.label(format!("Refined: {o}"));
     }
+    if let Some(w) = &l.parallel_when {
+        ui.label(format!("Parallel when: {w} (tested where the loop starts)"));
+    }
     ui.strong(format!("Blockers ({})", l.blockers.len()));
     let blockers = |ui: &mut Ui| {
         for b in &l.blockers {
