@@ -5,8 +5,9 @@
     scripts/fuzz.py --reduce prog.f --config "dvmh --np 2"     # reduce one failing program
 
 Each program (scripts/fuzz_gen.py, seed S, S+1, ...) is built by gfortran with bounds
-checking: that is the oracle. It then goes through `sapfor --auto` for both targets (dvmh, dvm)
-then `sapfor verify` (sapfor's own check must accept what it wrote), and `sapfor run` in
+checking: that is the oracle. It then goes through `sapfor --auto` for both targets (dvmh, dvm;
+dvmh with a machine file where starting a loop's threads costs nothing, so that every
+parallel loop on replicated data runs on threads, however short) then `sapfor verify` (sapfor's own check must accept what it wrote), and `sapfor run` in
 several configurations (processes and grids, threads, iteration orders,
 the emulated accelerator with shuffled threads). One distributed variant `--auto` did not
 choose is also generated (`sapfor generate --scheme`) and run on 2 processes: every stored
@@ -150,6 +151,14 @@ def classify_failure(rc: int, err: str) -> str:
     return "failed"
 
 
+def cheap_threads(work: Path) -> Path:
+    """A machine file where starting a loop's threads costs (almost) nothing."""
+    p = work / "threads.toml"
+    if not p.exists():
+        p.write_text("loop_overhead_us = 0.001\n")
+    return p
+
+
 def check(src: Path, work: Path, want: str, configs, env, stop_first=False):
     """Run every configuration. Returns (runs, problems) where a problem is
     (kind, config text, detail)."""
@@ -158,7 +167,11 @@ def check(src: Path, work: Path, want: str, configs, env, stop_first=False):
     runs = 0
     for target in sorted({t for t, _ in configs}):
         fdv = f"{src.stem}.{target}.fdv"
-        rc, _, err = run([sap, "--auto", src.name, "--no-db", "--target", target, "-o", fdv], work, env)
+        # (dvmh: a machine whose loops start their threads at no cost, so that every parallel
+        # loop on replicated data keeps PARALLEL without ON, the loops parallel under run-time
+        # tests included, and runs on threads)
+        machine = ["--machine", str(cheap_threads(work))] if target == "dvmh" else []
+        rc, _, err = run([sap, "--auto", src.name, "--no-db", "--target", target, "-o", fdv] + machine, work, env)
         if rc != 0:
             problems.append((classify_failure(rc, err), f"{target} --auto", first_error(err)))
             continue

@@ -35,6 +35,11 @@ compiler goes wrong:
   its distribution) and look-alikes that must not be bound (two arrays for one dummy, a
   dummy of another shape or lower bound, an element or a column passed, a call in a loop).
 
+- a subroutine whose loop fills a work array up to a size M it receives (computed at run
+  time) and then updates one element of it in place: parallel only when M is large enough,
+  which the generated program tests where the loop starts (both outcomes occur across
+  seeds); look-alikes that no test makes parallel, or whose array is printed after the loop.
+
 Every value is an INTEGER kept small with MOD, and the program prints integer checksums, so
 outputs compare exactly. Subscripts stay inside the declared bounds by construction (the
 fuzzer's oracle build uses -fcheck=bounds to make sure).
@@ -440,6 +445,20 @@ class Gen:
         if kind == "after":
             self.emit("print *, 'ws', ws")
 
+    def sized(self):
+        """A subroutine whose loop over J fills a work array W for I = 0..M (M a dummy, from a
+        value the main program computes at run time) and then updates W(P) in place: private
+        when M >= P, a value carried from one iteration to the next otherwise. The analysis
+        says "parallel when M .GE. P" and the generated program tests it where the loop starts
+        (M is 1..5 here, so both branches run across seeds). Look-alikes: the update at W(M+1)
+        (never covered: sequential), W printed after the loop (its last values are used)."""
+        r = self.r
+        proc = r.choice(["wsa", "wsa", "wsb", "wsc"])
+        self.used_procs.add(proc)
+        tgt = r.choice(["b", "e"])
+        self.emit(f"m = min(n1 - 1, mod(a({r.randint(1, 3)}), 5) + 1)")
+        self.emit(f"call {proc}({tgt}, m, {r.randint(0, 9)})")
+
     def seq_update(self):
         """A sequential loop (a scalar recurrence carries it) that updates elements of an
         array reading only the element it writes (run by the owner alone under a
@@ -702,7 +721,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -896,6 +915,7 @@ class Gen:
                 "end do",
                 "end",
             ],
+            **{name: self.sized_body(name) for name in ("wsa", "wsb", "wsc")},
             "show": [
                 "subroutine show",
                 "integer kc",
@@ -904,7 +924,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "show"]:
+        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)
@@ -915,6 +935,32 @@ class Gen:
                                     (None, 1, "common /cnt/ kc"), (None, 1, "data kc /3/"),
                                     (None, 0, "end")]))
         return out
+
+
+    def sized_body(self, name):
+        """The subroutine of the `sized` piece: W(P) updated in place (wsa), W(M+1) (wsb), or
+        wsa's loop with W printed after it (wsc). P and Q come from the sizes (the seeds' other
+        programs stay as they were)."""
+        n1, n2 = self.n[0], self.n[1]
+        p, q = n1 % 4 + 1, n2 % 5
+        at = "m + 1" if name == "wsb" else str(p)
+        body = [
+            f"subroutine {name}(x, m, v)",
+            f"integer m, v, x({n1}, {n2}), w2(0:{n1 + 2}), i, j",
+            f"do i = 0, {n1 + 2}",
+            "w2(i) = mod(i * 3 + v, 37)",
+            "end do",
+            f"do j = 1, {n2}",
+            "do i = 0, m",
+            "w2(i) = mod(x(i+1,j) + j, 100)",
+            "end do",
+            f"w2({at}) = mod(w2({at}) + j, 100)",
+            f"x({n1},j) = mod(x({n1},j) + w2({at}) * 3 + w2({q}), 1000)",
+            "end do",
+        ]
+        if name == "wsc":
+            body.append(f"print *, 'w2', w2({p}), w2({q})")
+        return body + ["end"]
 
 
 def generate(seed, form=None):

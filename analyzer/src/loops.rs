@@ -190,6 +190,47 @@ pub struct Versioned {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copy_in: Vec<Name>,
     pub reductions: Vec<Reduction>,
+    /// The tests as linear forms `d` meaning `d >= 0` (what `when` writes).
+    #[serde(skip)]
+    pub tests: Vec<Lin>,
+}
+
+impl Versioned {
+    /// Whether an IF's condition implies every test: a conjunction (`.AND.`) that has, for
+    /// each test `d >= 0`, a comparison `a .GE. b` (or `.LE.`, `.GT.`) with `a - b` the same
+    /// form but for a constant no smaller (`N .GE. 4` implies `N .GE. 3`). `sapfor verify`
+    /// trusts a PARALLEL directive on such a loop inside `IF (tests) THEN`.
+    pub fn implied_by(&self, cond: &Expr, sema: &UnitSema) -> bool {
+        fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+            match e {
+                Expr::Binary(crate::ast::BinOp::And, a, b) => {
+                    conjuncts(a, out);
+                    conjuncts(b, out);
+                }
+                other => out.push(other),
+            }
+        }
+        let mut cs = vec![];
+        conjuncts(cond, &mut cs);
+        // (array elements with constant subscripts are named as `Analyzer::lin` names them)
+        let opaque = |e: &Expr| match e {
+            Expr::Ref(n, args) if sema.is_array(n) && args.iter().all(|a| matches!(a, Arg::Expr(Expr::Int(_)))) => Some(format!("{e:?}")),
+            _ => None,
+        };
+        let lin = |e: &Expr| linearize_with(e, &const_lin(sema), &opaque);
+        let diff = |a: &Expr, b: &Expr, less: i64| lin(a)?.add(&lin(b)?, -1)?.add(&Lin::constant(less), -1);
+        let have: Vec<Lin> = cs
+            .iter()
+            .filter_map(|c| match c {
+                Expr::Binary(crate::ast::BinOp::Ge, a, b) => diff(a, b, 0),
+                Expr::Binary(crate::ast::BinOp::Le, a, b) => diff(b, a, 0),
+                Expr::Binary(crate::ast::BinOp::Gt, a, b) => diff(a, b, 1),
+                Expr::Binary(crate::ast::BinOp::Lt, a, b) => diff(b, a, 1),
+                _ => None,
+            })
+            .collect();
+        self.tests.iter().all(|f| have.iter().any(|g| g.terms == f.terms && g.constant <= f.constant))
+    }
 }
 
 /// A statement of a loop body with the loops (inside the analyzed loop) that enclose it.
@@ -429,7 +470,7 @@ impl<'a> Analyzer<'a> {
             }
         }
         let when = kept.iter().map(render_condition).collect::<Option<Vec<String>>>()?;
-        Some(Versioned { when, private: again.private, copy_in: again.copy_in, reductions: again.reductions })
+        Some(Versioned { when, private: again.private, copy_in: again.copy_in, reductions: again.reductions, tests: kept })
     }
 
     fn body_stmts<'b>(

@@ -64,6 +64,19 @@ pub fn check(analysis: &Analysis) -> Vec<Finding> {
                     continue; // the user's refinement decides
                 }
                 let var = l.var.to_ascii_uppercase();
+                // a loop parallel under run-time tests, written inside `IF (tests) THEN`
+                let versioned = l.versioned.as_ref().filter(|v| guard_of(unit, l.header).is_some_and(|c| v.implied_by(c, &prog.semas[ui])));
+                if let Some(v) = versioned {
+                    for r in v.reductions.iter().filter(|r| !reduced.contains(&r.var.to_ascii_lowercase())) {
+                        say(format!(
+                            "{head}: loop {var} (line {}) combines {} ({}) in every iteration, which no REDUCTION clause names",
+                            l.line,
+                            r.var.to_ascii_uppercase(),
+                            r.op.as_str()
+                        ));
+                    }
+                    continue;
+                }
                 match l.verdict {
                     Verdict::Sequential => {
                         let why = l
@@ -81,8 +94,11 @@ pub fn check(analysis: &Analysis) -> Vec<Finding> {
                                 })
                             })
                             .unwrap_or_else(|| "a dependence between iterations".into());
+                        let tests = l.versioned.as_ref().map_or(String::new(), |v| {
+                            format!("; it is parallel when {}: inside `IF ({}) THEN` the directive is right", v.when.join(" .AND. "), v.when.join(" .AND. "))
+                        });
                         say(format!(
-                            "{head}: loop {var} (line {}) is not parallel: {why}; if it is, say so with `!$SPF PARALLEL` before it or `sapfor refine`",
+                            "{head}: loop {var} (line {}) is not parallel: {why}{tests}; if it is, say so with `!$SPF PARALLEL` before it or `sapfor refine`",
                             l.line
                         ));
                     }
@@ -120,4 +136,39 @@ pub fn check(analysis: &Analysis) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// The condition of the IF block whose first statement is the DO loop `header` (the guard the
+/// generator writes around a loop parallel under run-time tests), if there is one.
+fn guard_of(unit: &analyzer::ast::Unit, header: analyzer::ast::StmtId) -> Option<&analyzer::ast::Expr> {
+    use analyzer::ast::{Node, StmtKind};
+    fn find(unit: &analyzer::ast::Unit, nodes: &[Node], header: analyzer::ast::StmtId) -> Option<analyzer::ast::StmtId> {
+        for n in nodes {
+            match n {
+                Node::Do { body, .. } => {
+                    if let Some(x) = find(unit, body, header) {
+                        return Some(x);
+                    }
+                }
+                Node::If { arms, .. } => {
+                    if let Some((h, first)) = arms.first() {
+                        if matches!(first.first(), Some(Node::Do { header: d, .. }) if *d == header) {
+                            return Some(*h);
+                        }
+                    }
+                    for (_, b) in arms {
+                        if let Some(x) = find(unit, b, header) {
+                            return Some(x);
+                        }
+                    }
+                }
+                Node::Stmt(_) => {}
+            }
+        }
+        None
+    }
+    match &unit.stmt(find(unit, &unit.body, header)?).kind {
+        StmtKind::IfThen(c) => Some(c),
+        _ => None,
+    }
 }

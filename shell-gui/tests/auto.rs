@@ -731,6 +731,13 @@ fn a_loop_parallel_only_on_a_large_grid_is_tested_at_run_time() {
     let els = lines.iter().position(|l| *l == "      ELSE").unwrap_or_else(|| panic!("no ELSE:\n{text}"));
     assert_eq!(lines[els + 1].trim(), "DO J = 1, 998", "{text}");
     assert!(!lines[els..].iter().take_while(|l| **l != "      END IF").any(|l| l.starts_with("CDVM$")), "{text}");
+    // `sapfor verify` trusts the directive under the test, and only under a test that implies it
+    let out = sapfor().current_dir(&dir).args(["verify", "p.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    std::fs::write(dir.join("weak.fdv"), text.replace("IF ((N .GE. 3)) THEN", "IF (N .GE. 2) THEN")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["verify", "weak.fdv"]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success() && said.contains("it is parallel when N .GE. 3"), "{said}");
     for n in ["40", "2"] {
         std::fs::write(dir.join("grid.dat"), format!("{n}\n")).unwrap();
         let want = run_sequential(&dir, &dir.join("p.f"), true);
@@ -740,5 +747,28 @@ fn a_loop_parallel_only_on_a_large_grid_is_tested_at_run_time() {
             let got = String::from_utf8_lossy(&out.stdout);
             assert!(same_lines(&got, &want), "N = {n}, {cfg:?}: {got}\nwant:\n{want}");
         }
+    }
+}
+
+/// A parallel loop calls a procedure whose own loop is long enough for threads too: that
+/// loop runs inside an iteration of the caller's and gets no directive (the program stopped
+/// with "called before sapfor_init" when a thread of the outer loop started it as a PARALLEL
+/// loop of its own); with threads the program prints what the sequential one prints.
+#[test]
+fn a_loop_in_a_procedure_a_parallel_loop_calls_has_no_directive_of_its_own() {
+    assert!(have_gfortran());
+    let dir = scratch("nested-call");
+    std::fs::copy(root().join("shell-gui/tests/data/nested_call.f"), dir.join("p.f")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
+    assert!(text.contains("CDVM$ PARALLEL (K) PRIVATE(I)\n      DO K = 1, 16\n         CALL ROW"), "{text}");
+    let row = text.find("SUBROUTINE ROW").unwrap();
+    assert!(!text[row..].contains("CDVM$"), "{text}");
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    for cfg in [&["--threads", "2"][..], &["--np", "2", "--threads", "2"]] {
+        let out = sapfor().current_dir(&dir).args(["run", "p.fdv"]).args(cfg).output().unwrap();
+        assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(same_lines(&String::from_utf8_lossy(&out.stdout), &want), "{cfg:?}");
     }
 }

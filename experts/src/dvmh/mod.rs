@@ -136,6 +136,11 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
         }
         added.push(parallel_loop(prog, n, None));
     }
+    // A loop in a procedure that some parallel loop calls (directly or further down) runs
+    // inside that loop's iterations: it keeps no directive of its own (a PARALLEL loop started
+    // on a thread of another one; the runtime is the outer loop's)
+    let inside = inside_parallel(analysis, &unit_of, &s.loops, &added, &ex.versioned);
+    added.retain(|l| unit_of(&l.at).is_none_or(|u| !inside.contains(&u)));
     let mut all_loops = s.loops.clone();
     all_loops.extend(added.iter().cloned());
     let mut notes = vec![];
@@ -240,6 +245,7 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     // enough for threads (as above), with nothing else of the scheme inside them (the copy
     // the generator writes for the ELSE branch has no directives: PARALLEL loops without ON
     // inside give way to the outer loop) and in no region on the accelerator.
+    let inside_calls = inside;
     for v in &ex.versioned {
         let none = BTreeSet::new();
         let distributed = distributed_in.get(&v.unit).unwrap_or(&none);
@@ -253,6 +259,9 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
             || placed.actualizations.iter().any(|a| a.at == at && a.before > v.line && a.before <= v.end_line)
             || plans.iter().any(|p| p.on_device && p.unit == v.unit && p.first_line <= v.end_line && p.last_line >= v.line);
         if blocked {
+            continue;
+        }
+        if inside_calls.contains(&v.unit) {
             continue;
         }
         s.loops.retain(|l| !inside(&l.at, l.line));
@@ -304,6 +313,43 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     ));
     s.notes.extend(notes);
     s
+}
+
+/// The units (by index) that a call inside a loop that may carry a PARALLEL directive
+/// reaches, directly or through other procedures: the scheme's loops, the ON-less ones added
+/// (`added`) and the loops parallel under run-time tests (`versioned`).
+fn inside_parallel(
+    analysis: &Analysis,
+    unit_of: &dyn Fn(&UnitRef) -> Option<usize>,
+    loops: &[ParallelLoop],
+    added: &[ParallelLoop],
+    versioned: &[crate::dvm::Nest],
+) -> BTreeSet<usize> {
+    let prog = &analysis.program;
+    let index = analyzer::interproc::unit_index(&prog.units);
+    // (unit, DO line, last line) of each such loop
+    let mut ranges: Vec<(usize, u32, u32)> = versioned.iter().map(|n| (n.unit, n.line, n.end_line)).collect();
+    for l in loops.iter().chain(added) {
+        let Some(u) = unit_of(&l.at) else { continue };
+        let last = analysis.loops.get(u).and_then(|ls| ls.iter().find(|x| x.line == l.line)).map_or(u32::MAX, |x| x.end_line);
+        ranges.push((u, l.line, last));
+    }
+    let mut todo: Vec<usize> = vec![];
+    for (caller, callee, line) in &prog.call_graph.edges {
+        let within = ranges.iter().any(|&(u, first, last)| u == *caller && *line > first && *line <= last);
+        if within {
+            if let Some(&c) = index.get(callee) {
+                todo.push(c);
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    while let Some(u) = todo.pop() {
+        if out.insert(u) {
+            todo.extend(prog.call_graph.edges.iter().filter(|(c, _, _)| *c == u).filter_map(|(_, n, _)| index.get(n).copied()));
+        }
+    }
+    out
 }
 
 /// The arrays each unit (by index; `units` maps a unit's reference to it) distributes or
