@@ -11,6 +11,8 @@
 # SAPFOR (default: sapfor on PATH) and OUT (default: a new temporary directory) may be set;
 # REFINE='parallel ep.f:160;...' records these refinements (`sapfor refine`) before `--auto`:
 #   REFINE='parallel ep.f:160' bench/npb_variant.sh /tmp/npb/NPB3.3-SER EP A templates
+# MACHINE=file.toml describes the machine to `--auto` (`--machine`; `gpus_per_node = 0` for
+# this one, which has no accelerator: then no loop is kept for a region on one).
 set -u
 DIR=$(cd "${1:?NPB3.3-SER directory}" && pwd)
 B=${2:?benchmark, e.g. BT}
@@ -41,7 +43,9 @@ if [ -n "${REFINE:-}" ]; then
     (cd "$DIR/$B" && "$SAPFOR" refine --db "$OUT/v.db" $r >> "$OUT/refine.out" 2>&1) || { echo "refine $r failed: $OUT/refine.out"; exit 1; }
   done
 fi
-(cd "$DIR/$B" && "$SAPFOR" --auto $files --db "$OUT/v.db" --out-dir "$OUT/auto" > "$OUT/auto.out" 2>&1) || { echo "--auto failed: $OUT/auto.out"; exit 1; }
+MACHINE_ARGS=()
+if [ -n "${MACHINE:-}" ]; then MACHINE_ARGS=(--machine "$(cd "$(dirname "$MACHINE")" && pwd)/$(basename "$MACHINE")"); fi
+(cd "$DIR/$B" && "$SAPFOR" --auto $files --db "$OUT/v.db" --out-dir "$OUT/auto" "${MACHINE_ARGS[@]}" > "$OUT/auto.out" 2>&1) || { echo "--auto failed: $OUT/auto.out"; exit 1; }
 id=$("$SAPFOR" schemes --db "$OUT/v.db" | awk -v w="$WANT" '$3 == w && $1 ~ /^[0-9]+\*?$/ {print $1; exit}' | tr -d '*')
 [ -n "$id" ] || { echo "no variant $WANT; the schemes are:"; "$SAPFOR" schemes --db "$OUT/v.db" | grep -v '^ *region'; exit 1; }
 (cd "$DIR/$B" && "$SAPFOR" generate --db "$OUT/v.db" --scheme "$id" --out-dir "$OUT/v" > "$OUT/generate.out" 2>&1) || { echo "generate failed: $OUT/generate.out"; exit 1; }

@@ -38,7 +38,9 @@ compiler goes wrong:
 - a subroutine whose loop fills a work array up to a size M it receives (computed at run
   time) and then updates one element of it in place: parallel only when M is large enough,
   which the generated program tests where the loop starts (both outcomes occur across
-  seeds); look-alikes that no test makes parallel, or whose array is printed after the loop.
+  seeds); look-alikes that no test makes parallel, or whose array is printed after the loop;
+  and two such subroutines sharing a COMMON work array, sizes set once from run-time values
+  (NPB SP's solvers: each is parallel when both sizes are large enough).
 
 Every value is an INTEGER kept small with MOD, and the program prints integer checksums, so
 outputs compare exactly. Subscripts stay inside the declared bounds by construction (the
@@ -459,6 +461,30 @@ class Gen:
         self.emit(f"m = min(n1 - 1, mod(a({r.randint(1, 3)}), 5) + 1)")
         self.emit(f"call {proc}({tgt}, m, {r.randint(0, 9)})")
 
+    def sized_common(self):
+        """NPB SP's solvers in small: SX and SY share the COMMON work array W3, each filling
+        W3(0:NS+1) (NS = GS(d) - 1, set once here from run-time values) and then updating
+        W3(2), written first only when GS(d) >= 2; what one leaves in W3 the other reads first
+        only on the smaller size. Each loop is parallel when both sizes are large enough
+        (its own test and the other's). Once per program (the sizes are set once); again, the
+        `sized` piece. The main program does not declare W3 (SW3 sets it first): a caller that
+        declares the block and calls SX then SY keeps W3 live where SX ends whatever the sizes
+        (what a call reads first is not taken under tests)."""
+        r = self.r
+        if "sx" in self.used_procs:
+            return self.sized()
+        self.used_procs.update({"sx", "sy", "sw3"})
+        tgt = r.choice(["b", "e"])
+        self.emit(f"gs(1) = mod(a({r.randint(1, 3)}), 5) + 1")
+        self.emit(f"gs(2) = mod(d({r.randint(1, 3)}), 5) + 1")
+        self.emit("ns1 = gs(1) - 1")
+        self.emit("ns2 = gs(2) - 1")
+        self.emit("call sw3")
+        self.emit("do it = 1, 2")
+        self.emit(f"call sx({tgt})", 1)
+        self.emit(f"call sy({tgt})", 1)
+        self.emit("end do")
+
     def seq_update(self):
         """A sequential loop (a scalar recurrence carries it) that updates elements of an
         array reading only the element it writes (run by the owner alone under a
@@ -684,6 +710,8 @@ class Gen:
         self.emit("integer i, j, k, it, s, t, m, im, p, q, cs, l, h(0:6), wk(5)")
         self.emit("integer ifn, icn, ws(0:n1 + 2), wc(0:n1 + 1)")
         self.emit("common /wcb/ wc")
+        self.emit("integer gs(2), ns1, ns2")
+        self.emit("common /szb/ gs, ns1, ns2")
         self.emit(f"integer f(n1 + 2), g(n1)")
         self.emit(f"equivalence (f({self.eo + 1}), g(1))")
         if self.main_declares_cnt:
@@ -721,7 +749,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -916,6 +944,43 @@ class Gen:
                 "end",
             ],
             **{name: self.sized_body(name) for name in ("wsa", "wsb", "wsc")},
+            "sw3": [
+                "subroutine sw3",
+                f"integer w3(0:{n1 + 2}), i",
+                "common /w3b/ w3",
+                f"do i = 0, {n1 + 2}",
+                "w3(i) = mod(i * 7, 31)",
+                "end do",
+                "end",
+            ],
+            "sx": [
+                "subroutine sx(x)",
+                f"integer x({n1}, {self.n[1]}), gs(2), ns1, ns2, w3(0:{n1 + 2}), i, k",
+                "common /szb/ gs, ns1, ns2",
+                "common /w3b/ w3",
+                f"do k = 1, {self.n[1]}",
+                "do i = 0, ns1 + 1",
+                "w3(i) = mod(x(i+1,k) + k, 100)",
+                "end do",
+                "w3(2) = mod(w3(2) + k, 100)",
+                f"x({n1},k) = mod(x({n1},k) + w3(2) * 3 + w3(1), 1000)",
+                "end do",
+                "end",
+            ],
+            "sy": [
+                "subroutine sy(x)",
+                f"integer x({n1}, {self.n[1]}), gs(2), ns1, ns2, w3(0:{n1 + 2}), i, k",
+                "common /szb/ gs, ns1, ns2",
+                "common /w3b/ w3",
+                f"do i = 1, {n1}",
+                "do k = 0, ns2 + 1",
+                "w3(k) = mod(x(i,k+1) * 3 + i, 100)",
+                "end do",
+                "w3(2) = mod(w3(2) + i, 100)",
+                f"x(i,{self.n[1]}) = mod(x(i,{self.n[1]}) + w3(2) + w3(1) * 2, 1000)",
+                "end do",
+                "end",
+            ],
             "show": [
                 "subroutine show",
                 "integer kc",
@@ -924,7 +989,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "show"]:
+        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)

@@ -87,6 +87,9 @@ pub struct Cfg {
     /// a later call can see (dummy arguments, COMMON, SAVE and DATA variables, module
     /// variables, the function result, and their EQUIVALENCE aliases); none in a main program.
     pub exit_live: BTreeSet<Name>,
+    /// COMMON arrays of `exit_live` that are live there only because units read them first
+    /// where run-time tests fail: those tests (`flow::member_flows_unless`).
+    pub exit_unless: BTreeMap<Name, Vec<crate::affine::Lin>>,
     /// Reaching definitions at block entry: (variable, defining statement); computed for
     /// the large-block graph only (empty without `collapse`).
     pub reach_in: Vec<BTreeSet<(Name, StmtId)>>,
@@ -710,6 +713,27 @@ fn exit_live(unit: &Unit, sema: &UnitSema, flow: &CommonFlow) -> BTreeSet<Name> 
     out
 }
 
+/// The COMMON arrays of `exit_live` live there only through `flow::Flows::unless`, with the
+/// tests that make them dead.
+fn exit_unless(unit: &Unit, sema: &UnitSema, flow: &CommonFlow, exit_live: &BTreeSet<Name>) -> BTreeMap<Name, Vec<crate::affine::Lin>> {
+    let mut out = BTreeMap::new();
+    if flow.as_ref().is_none_or(|f| f.unless.is_empty()) {
+        return out;
+    }
+    for n in exit_live {
+        let Some(s) = sema.symbol(n) else { continue };
+        let Some((block, idx)) = &s.common else { continue };
+        if !s.is_array() || s.dummy.is_some() || s.save || s.data_init || !s.aliases.is_empty() || sema.host_assoc.contains(n) {
+            continue;
+        }
+        let m = sema.commons.get(block).and_then(|ms| ms.get(*idx));
+        if let Some(t) = crate::flow::member_flows_unless(flow, &unit.name, block, m.and_then(|m| m.offset), m.and_then(|m| m.bytes)).filter(|t| !t.is_empty()) {
+            out.insert(n.clone(), t);
+        }
+    }
+    out
+}
+
 /// Build the CFG of a unit. `collapse` selects large blocks (nests as single items) with their
 /// read/write sections; without it every loop is expanded (statement-level items) and only
 /// names are tracked, which is what the loop analysis needs for liveness after a loop.
@@ -771,6 +795,7 @@ pub fn build_with_flow(
         graph.add_edge(nodes[f.0 as usize], nodes[t.0 as usize], *e);
     }
     let exit_live = exit_live(unit, sema, flow);
+    let exit_unless = exit_unless(unit, sema, flow, &exit_live);
     // Per-block facts.
     let envs = statement_envs(unit, sema);
     let cx = AccessCtx {
@@ -897,6 +922,7 @@ pub fn build_with_flow(
         header_var: BTreeMap::new(),
         live_out: vec![],
         exit_live,
+        exit_unless,
         reach_in: vec![],
     };
     for (h, b) in &cfg.loop_header {

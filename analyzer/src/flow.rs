@@ -34,6 +34,12 @@ pub struct Flows {
     /// the procedure itself leaves is not (it never starts again). NPB SP's EXACT_RHS reads
     /// its work array UE first where the analysis cannot show it written.
     pub once: BTreeMap<Name, BlockRanges>,
+    /// Storage a unit reads first only where tests on values the whole program keeps (COMMON
+    /// elements and scalars set once, `crate::facts`) fail: (block, byte range, tests `d >=
+    /// 0`). Counted as live like `any`; a loop parallel under run-time tests may take them
+    /// as its own (`member_flows_unless`). NPB SP's Y_SOLVE reads LHS at `J = 2` first only
+    /// when `GRID_POINTS(2) < 3`.
+    pub unless: Vec<(Name, (u64, u64), Vec<crate::affine::Lin>)>,
 }
 
 pub type CommonFlow = Option<Flows>;
@@ -44,7 +50,28 @@ pub fn member_flows(flow: &CommonFlow, unit: &str, block: &str, offset: Option<u
     let Some(f) = flow else { return true };
     let (Some(lo), Some(n)) = (offset, bytes) else { return true };
     let hit = |r: &BlockRanges| r.get(block).is_some_and(|rs| rs.iter().any(|&(a, b)| a < lo + n && lo < b));
-    hit(&f.any) || f.from_callee.get(unit).is_some_and(hit) || f.once.iter().any(|(r, ranges)| r != unit && hit(ranges))
+    hit(&f.any) || f.from_callee.get(unit).is_some_and(hit) || f.once.iter().any(|(r, ranges)| r != unit && hit(ranges)) || f.unless.iter().any(|(b, (a, z), _)| b == block && *a < lo + n && lo < *z)
+}
+
+/// For a member that `member_flows` says may carry a value out of `unit`: the tests under
+/// which it carries none (the union of those of `Flows::unless` it meets), when only those
+/// entries make it flow; None when it flows whatever the tests.
+pub fn member_flows_unless(flow: &CommonFlow, unit: &str, block: &str, offset: Option<u64>, bytes: Option<u64>) -> Option<Vec<crate::affine::Lin>> {
+    let f = flow.as_ref()?;
+    let (lo, n) = (offset?, bytes?);
+    let hit = |r: &BlockRanges| r.get(block).is_some_and(|rs| rs.iter().any(|&(a, b)| a < lo + n && lo < b));
+    if hit(&f.any) || f.from_callee.get(unit).is_some_and(hit) || f.once.iter().any(|(r, ranges)| r != unit && hit(ranges)) {
+        return None;
+    }
+    let mut tests = vec![];
+    for (_, _, t) in f.unless.iter().filter(|(b, (a, z), _)| b == block && *a < lo + n && lo < *z) {
+        for x in t {
+            if !tests.contains(x) {
+                tests.push(x.clone());
+            }
+        }
+    }
+    Some(tests)
 }
 
 /// The procedures that run at most once in an execution: called from exactly one statement
@@ -123,6 +150,9 @@ pub fn common_flow(program: &Program) -> CommonFlow {
         let per_stmt = crate::interproc::stmt_accesses(u, sema, &program.summaries);
         let is_array = |n: &Name| sema.symbol(n).is_some_and(|s| s.is_array());
         let exposed = crate::loops::unit_must_writes(u, sema, &program.summaries, &per_stmt).map(|(_, e)| e);
+        // what it still reads first when sizes the whole program keeps are large enough
+        let stable: BTreeSet<String> = sema.facts.values().flat_map(|l| l.vars().cloned()).collect();
+        let assuming = if stable.is_empty() { None } else { crate::loops::unit_exposed_assuming(u, sema, &program.summaries, &per_stmt, &stable) };
         // (where the main program starts, no unit has run: nothing reaches it from another)
         let mut live: BTreeSet<Name> = match u.kind {
             crate::ast::UnitKind::Program => BTreeSet::new(),
@@ -174,6 +204,10 @@ pub fn common_flow(program: &Program) -> CommonFlow {
         }
         for n in &live {
             if let Some((block, range)) = member_range(sema, n) {
+                if let Some((_, tests)) = assuming.as_ref().filter(|(e, t)| is_array(n) && !e.contains(n) && !t.is_empty()) {
+                    out.unless.push((block, range, tests.clone()));
+                    continue;
+                }
                 let to = if once.contains(&u.name) { out.once.entry(u.name.clone()).or_default() } else { &mut out.any };
                 to.entry(block).or_default().push(range);
             }

@@ -269,6 +269,7 @@ pub fn analyze_unit(
         acc: &acc,
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
         assume: Default::default(),
+        stable_only: Default::default(),
     };
     cx.walk(&unit.body, 0, None, &mut vec![], &mut out);
     UnitLoops { loops: out }
@@ -302,6 +303,33 @@ pub fn unit_must_writes(
     })
 }
 
+/// The arrays a unit may read before writing them (`unit_must_writes`'s second part) when the
+/// coverage of its reads may take tests over the symbols `stable` (values the whole program
+/// keeps), with those tests; None when that is not known.
+pub fn unit_exposed_assuming(
+    unit: &Unit,
+    sema: &UnitSema,
+    summaries: &BTreeMap<Name, Summary>,
+    acc: &[(Vec<Access>, Vec<CallSite>)],
+    stable: &BTreeSet<String>,
+) -> Option<(BTreeSet<Name>, Vec<Lin>)> {
+    walker(unit, sema, summaries, acc, |an, _| {
+        let mut body: &[Node] = &unit.body;
+        while let [rest @ .., Node::Stmt(last)] = body {
+            if !matches!(unit.stmt(*last).kind, StmtKind::Return) {
+                break;
+            }
+            body = rest;
+        }
+        *an.assume.borrow_mut() = Some(vec![]);
+        *an.stable_only.borrow_mut() = Some(stable.clone());
+        let mut st = Exposure::default();
+        an.expose_nodes(body, &mut st);
+        let tests = an.assume.borrow_mut().take().unwrap_or_default();
+        Some((st.exposed_arr, tests))
+    })
+}
+
 /// An analyzer of a whole unit without loop refinements or a statement CFG, for the walks of
 /// `unit_must_writes` and `arrays_read_after`; `f` also gets the unit's jump targets.
 fn walker<R>(
@@ -323,6 +351,7 @@ fn walker<R>(
         acc,
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
         assume: Default::default(),
+        stable_only: Default::default(),
     };
     f(&an, &targets)
 }
@@ -357,6 +386,9 @@ struct Analyzer<'a> {
     /// of reads needed so far, as forms `d` meaning `d >= 0` over names the unit never
     /// changes. None otherwise: coverage is shown for every value of the symbols, or not.
     assume: std::cell::RefCell<Option<Vec<Lin>>>,
+    /// While `assume` is set for a whole unit's walk (`unit_exposed_assuming`): the only
+    /// symbols tests may use.
+    stable_only: std::cell::RefCell<Option<BTreeSet<String>>>,
 }
 
 /// Marks a refinement note whose assertion the analysis could not use.
@@ -820,7 +852,10 @@ impl<'a> Analyzer<'a> {
             // for all of them; that walk alone: the name-level liveness at the exit of the
             // inner loop of a nest sharing its terminal label said dead an array the unit's
             // end keeps)
-            let used_after = invariant && later.get_or_init(|| self.used_after(header)).any(x);
+            let used_after = invariant && {
+                let after = later.get_or_init(|| self.used_after(header));
+                after.here(x) || (after.outlives(x) && !self.dead_at_exit_assuming(x))
+            };
             if invariant && must_arrays_ok.contains(x) && used_after {
                 kept_after.insert(x.clone());
             }
@@ -1157,6 +1192,28 @@ impl<'a> Analyzer<'a> {
         }
     }
 
+    /// While a loop is analyzed for a run-time test: whether array `x`, live where the unit
+    /// ends only because other units read it first where tests fail (`Cfg::exit_unless`),
+    /// is dead there once the loop takes those tests as its own (their symbols are values
+    /// this unit also takes from the program's facts, so it can test them).
+    fn dead_at_exit_assuming(&self, x: &str) -> bool {
+        let Some(tests) = self.fine.and_then(|f| f.exit_unless.get(x)) else { return false };
+        let mut assume = self.assume.borrow_mut();
+        let Some(need) = assume.as_mut() else { return false };
+        let stable: BTreeSet<&String> = self.sema.facts.values().flat_map(|l| l.vars()).collect();
+        let contradicts = |f: &Lin, g: &Lin| f.add(g, 1).and_then(|s| s.as_const()).is_some_and(|c| c < 0);
+        let ok = tests.iter().all(|t| t.vars().all(|v| stable.contains(v) && !self.written.contains(v)))
+            && tests.iter().all(|t| need.iter().chain(tests.iter()).all(|g| !contradicts(t, g)));
+        if ok {
+            for t in tests {
+                if !need.contains(t) {
+                    need.push(t.clone());
+                }
+            }
+        }
+        ok
+    }
+
     /// Names live when the loop exits normally (from the statement-level CFG).
     fn live_after(&self, header: StmtId) -> BTreeSet<Name> {
         let mut live = BTreeSet::new();
@@ -1328,7 +1385,10 @@ impl<'a> Analyzer<'a> {
         let mut assume = self.assume.borrow_mut();
         let Some(need) = assume.as_mut() else { return false };
         // (only that sizes are large enough: every coefficient positive, `GP(1) - 4 >= 0`)
-        let ok = |f: &Lin| f.terms.iter().all(|(v, k)| *k > 0 && !self.written.contains(v) && render_symbol(v).is_some());
+        let stable = self.stable_only.borrow();
+        let ok = |f: &Lin| {
+            f.terms.iter().all(|(v, k)| *k > 0 && !self.written.contains(v) && render_symbol(v).is_some() && stable.as_ref().is_none_or(|s| s.contains(v)))
+        };
         match set.assumptions_to_cover(r, decl, &ok, need) {
             Some(more) => {
                 for f in more {
@@ -2542,9 +2602,6 @@ impl UsedAfter<'_> {
     }
     fn outlives(&self, x: &str) -> bool {
         self.exit_live.is_some_and(|l| l.contains(x))
-    }
-    fn any(&self, x: &str) -> bool {
-        self.here(x) || self.outlives(x)
     }
 }
 
