@@ -286,14 +286,7 @@ pub fn unit_must_writes(
     acc: &[(Vec<Access>, Vec<CallSite>)],
 ) -> Option<(BTreeMap<Name, RectSet>, BTreeSet<Name>)> {
     walker(unit, sema, summaries, acc, |an, targets| {
-        // a RETURN that ends the body is its end
-        let mut body: &[Node] = &unit.body;
-        while let [rest @ .., Node::Stmt(last)] = body {
-            if !matches!(unit.stmt(*last).kind, StmtKind::Return) {
-                break;
-            }
-            body = rest;
-        }
+        let body = body_to_end(unit);
         // (with jumps, what is read first is still known: a statement jumped to forgets what was
         // written before it; what is surely written is not)
         let sure = targets.is_empty() && !an.leaves_early(body);
@@ -301,6 +294,19 @@ pub fn unit_must_writes(
         an.expose_nodes(body, &mut st);
         Some((if sure { st.must_arr } else { BTreeMap::new() }, st.exposed_arr))
     })
+}
+
+/// A unit's body without the RETURN statements that end it (a RETURN that ends the body is
+/// its end).
+fn body_to_end(unit: &Unit) -> &[Node] {
+    let mut body: &[Node] = &unit.body;
+    while let [rest @ .., Node::Stmt(last)] = body {
+        if !matches!(unit.stmt(*last).kind, StmtKind::Return) {
+            break;
+        }
+        body = rest;
+    }
+    body
 }
 
 /// The arrays a unit may read before writing them (`unit_must_writes`'s second part) when the
@@ -314,13 +320,7 @@ pub fn unit_exposed_assuming(
     stable: &BTreeSet<String>,
 ) -> Option<(BTreeSet<Name>, Vec<Lin>)> {
     walker(unit, sema, summaries, acc, |an, _| {
-        let mut body: &[Node] = &unit.body;
-        while let [rest @ .., Node::Stmt(last)] = body {
-            if !matches!(unit.stmt(*last).kind, StmtKind::Return) {
-                break;
-            }
-            body = rest;
-        }
+        let body = body_to_end(unit);
         *an.assume.borrow_mut() = Some(vec![]);
         *an.stable_only.borrow_mut() = Some(stable.clone());
         let mut st = Exposure::default();
