@@ -107,6 +107,9 @@ struct Cx<'a> {
     replace: BTreeMap<(u32, u32), Option<Vec<String>>>,
     before: BTreeMap<(u32, u32), Vec<String>>,
     after: BTreeMap<(u32, u32), Vec<String>>,
+    /// Per unit and END IF statement: the IF blocks nested into its construct by ELSE IFs
+    /// that read distributed elements (`sequential`), each closed there.
+    extra_endif: BTreeMap<(usize, analyzer::ast::StmtId), usize>,
     naxes: usize,
     /// Kernels of the parallel loops inside regions (convert_gpu.rs).
     kernels: Vec<crate::kernel::Kernel>,
@@ -340,6 +343,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         replace: BTreeMap::new(),
         before: BTreeMap::new(),
         after: BTreeMap::new(),
+        extra_endif: BTreeMap::new(),
         naxes: 0,
         kernels: vec![],
         guarded: Default::default(),
@@ -2893,6 +2897,33 @@ fn fetch_boxes(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTre
     )
 }
 
+/// The END IF statement of the IF construct that has the arm starting with statement `arm`
+/// (an ELSE IF), searched through `nodes`.
+fn construct_end(nodes: &[analyzer::ast::Node], arm: analyzer::ast::StmtId) -> Option<analyzer::ast::StmtId> {
+    use analyzer::ast::Node;
+    for n in nodes {
+        match n {
+            Node::Do { body, .. } => {
+                if let Some(e) = construct_end(body, arm) {
+                    return Some(e);
+                }
+            }
+            Node::If { arms, end } => {
+                if arms.iter().any(|(h, _)| *h == arm) {
+                    return *end;
+                }
+                for (_, b) in arms {
+                    if let Some(e) = construct_end(b, arm) {
+                        return Some(e);
+                    }
+                }
+            }
+            Node::Stmt(_) => {}
+        }
+    }
+    None
+}
+
 /// Wrap a rewritten statement: `label` goes on the first line, or on a trailing CONTINUE when
 /// it terminates a DO loop.
 fn labelled(label: Option<String>, do_term: bool, mut lines: Vec<String>) -> Vec<String> {
@@ -3043,6 +3074,43 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
             if let Some(n) = vis.keys().find(|n| text::idents(&action, n).len() > passed.get(n.as_str()).copied().unwrap_or(0)) {
                 return err(cx, format!("passing distributed array {} (or its elements) to {} is not supported: only a whole distributed array, to a dummy argument declared `INHERIT`", n.to_ascii_uppercase(), callee.to_ascii_uppercase()));
             }
+        }
+        StmtKind::ElseIf(_) if vis.keys().any(|n| !text::idents(&action, n).is_empty()) => {
+            // no statement can stand before an ELSE IF: it becomes `ELSE`, the reads of the
+            // distributed elements, and an IF nested in the branch, closed where the
+            // construct ends (one more END IF there)
+            let x = match hoist_reads(cx, vis, &action, src, &mut calls) {
+                Ok(x) => x,
+                Err(m) => return err(cx, m),
+            };
+            let nested = match (text::strip_kw(&x, "else"), text::strip_kw(&x, "elseif")) {
+                (Some(r), _) => r.trim().to_string(),
+                (None, Some(r)) => format!("if {}", r.trim()),
+                _ => return err(cx, "ELSE IF statement not understood".into()),
+            };
+            let Some(end) = construct_end(&p.units[ui].body, s.id) else {
+                return err(cx, "the IF construct of this ELSE IF has no END IF".into());
+            };
+            let mut lines = vec!["else".to_string()];
+            lines.append(&mut calls);
+            lines.push(nested);
+            cx.replace_stmt(s, labelled(label, false, lines));
+            let k = {
+                let e = cx.extra_endif.entry((ui, end)).or_default();
+                *e += 1;
+                *e
+            };
+            // (the END IF's label stays on the outermost one: a branch to it from anywhere in
+            // the construct still lands inside it)
+            let es = p.units[ui].stmt(end);
+            let (elabel, ebody) = text::split_label(&cx.stmt_text(es));
+            let mut closing = vec!["end if".to_string(); k];
+            closing.push(match elabel {
+                Some(l) => format!("{l} {}", ebody.trim()),
+                None => ebody.trim().to_string(),
+            });
+            cx.replace_stmt(es, closing);
+            return;
         }
         StmtKind::IfThen(_) | StmtKind::ArithIf(..) => {
             if vis.keys().any(|n| !text::idents(&action, n).is_empty()) {

@@ -1366,3 +1366,10 @@ fn profile_summary_splits_lost_time_like_the_dvm_performance_analyzer() {
     let v: serde_json::Value = serde_json::from_str(line).unwrap();
     assert!((v["wall_seconds"].as_f64().unwrap() - texec).abs() < 1e-5, "{v}\n{summary}");
 }
+
+/// ELSE IF conditions reading distributed elements (a fuzzed program's variant was refused:
+/// "uses distributed array D in a way the runtime does not support yet").
+#[test]
+fn else_if_conditions_read_distributed_elements() {
+    handwritten("elseif_remote", &[&["--np", "3"]]);
+}
