@@ -1024,3 +1024,17 @@ fn a_replicated_scheme_still_gives_each_nest_its_share() {
         r.estimate.computation
     );
 }
+
+/// A loop parallel only under run-time tests shows them next to its blockers.
+#[test]
+fn a_loop_parallel_under_run_time_tests_shows_the_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("versioned_grid.f");
+    std::fs::copy(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../analyzer/test_data/versioned_grid.f"), &src).unwrap();
+    let p = common::Project { db: dir.path().join("sapfor.db"), src: src.clone(), dir };
+    let mut h = open(&p, vec![src]);
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    click(&mut h, "S   35");
+    h.get_by_label("Loop J at versioned_grid.f:35");
+    h.get_by_label("Parallel when: N .GE. 3 (private T) (tested where the loop starts)");
+}
