@@ -772,3 +772,17 @@ fn a_loop_in_a_procedure_a_parallel_loop_calls_has_no_directive_of_its_own() {
         assert!(same_lines(&String::from_utf8_lossy(&out.stdout), &want), "{cfg:?}");
     }
 }
+
+/// Where another choice wins over a loop parallel under run-time tests (here: a machine whose
+/// accelerator makes the loops inside it worth regions, or a variant mapping them on
+/// distributed data), the report says so, with the reason.
+#[test]
+fn a_loop_parallel_under_tests_that_another_choice_keeps_sequential_is_explained() {
+    let dir = scratch("versioned-explained");
+    std::fs::copy(root().join("shell-gui/tests/data/versioned.f"), dir.join("p.f")).unwrap();
+    std::fs::write(dir.join("gpu.toml"), "device_speedup = 1000.0\nkernel_launch_us = 0.001\n").unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv", "--machine", "gpu.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("(unit FILL): parallel when N .GE. 3, but runs as it is: "), "{report}");
+}

@@ -254,14 +254,26 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
         }
         let at = crate::dvm::unit_ref(prog, v.unit);
         let inside = |u: &UnitRef, line: u32| *u == at && line >= v.line && line <= v.end_line;
-        let blocked = s.loops.iter().any(|l| l.on.is_some() && inside(&l.at, l.line))
-            || s.remote.iter().any(|r| inside(&r.at, r.line))
-            || placed.actualizations.iter().any(|a| a.at == at && a.before > v.line && a.before <= v.end_line)
-            || plans.iter().any(|p| p.on_device && p.unit == v.unit && p.first_line <= v.end_line && p.last_line >= v.line);
-        if blocked {
-            continue;
-        }
-        if inside_calls.contains(&v.unit) {
+        // (why not, for the report: the user may prefer the other choice)
+        let why = if s.loops.iter().any(|l| l.on.is_some() && inside(&l.at, l.line)) {
+            Some("a loop inside it is mapped on distributed data")
+        } else if plans.iter().any(|p| p.on_device && p.unit == v.unit && p.first_line <= v.end_line && p.last_line >= v.line) {
+            Some("loops inside it run in regions on the accelerator (with `gpus_per_node = 0` in the machine file, as `sapfor calibrate` writes it on a machine without one, it would run on threads)")
+        } else if s.remote.iter().any(|r| inside(&r.at, r.line)) || placed.actualizations.iter().any(|a| a.at == at && a.before > v.line && a.before <= v.end_line) {
+            Some("statements inside it need directives of their own")
+        } else if inside_calls.contains(&v.unit) {
+            Some("its procedure is called inside another parallel loop")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            notes.push(format!(
+                "{}:{} (unit {}): parallel when {}, but runs as it is: {why}",
+                at.file,
+                v.line,
+                at.unit.to_uppercase(),
+                v.when.join(" .AND. ")
+            ));
             continue;
         }
         s.loops.retain(|l| !inside(&l.at, l.line));
