@@ -266,25 +266,14 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
         } else {
             None
         };
+        let head = format!("{}:{} (unit {}): parallel when {}", at.file, v.line, at.unit.to_uppercase(), v.when.join(" .AND. "));
         if let Some(why) = why {
-            notes.push(format!(
-                "{}:{} (unit {}): parallel when {}, but runs as it is: {why}",
-                at.file,
-                v.line,
-                at.unit.to_uppercase(),
-                v.when.join(" .AND. ")
-            ));
+            notes.push(format!("{head}, but runs as it is: {why}"));
             continue;
         }
         s.loops.retain(|l| !inside(&l.at, l.line));
         s.loops.push(parallel_loop(prog, v, None));
-        notes.push(format!(
-            "{}:{} (unit {}): parallel when {} (tested where the loop starts; the loop runs as it is otherwise)",
-            at.file,
-            v.line,
-            at.unit.to_uppercase(),
-            v.when.join(" .AND. ")
-        ));
+        notes.push(format!("{head} (tested where the loop starts; the loop runs as it is otherwise)"));
     }
     s.loops.sort_by(|a, b| (&a.at.file, a.line).cmp(&(&b.at.file, b.line)));
     let mut comp_delta = 0.0;
