@@ -29,6 +29,11 @@ impl Lin {
             None
         }
     }
+    /// Whether `self >= 0` and `other >= 0` cannot both hold: their sum is a negative
+    /// constant (`GP - 4 >= 0` against `2 - GP >= 0`).
+    pub fn contradicts(&self, other: &Lin) -> bool {
+        self.add(other, 1).and_then(|s| s.as_const()).is_some_and(|c| c < 0)
+    }
     pub fn coeff(&self, v: &str) -> i64 {
         self.terms.get(v).copied().unwrap_or(0)
     }

@@ -1201,9 +1201,8 @@ impl<'a> Analyzer<'a> {
         let mut assume = self.assume.borrow_mut();
         let Some(need) = assume.as_mut() else { return false };
         let stable: BTreeSet<&String> = self.sema.facts.values().flat_map(|l| l.vars()).collect();
-        let contradicts = |f: &Lin, g: &Lin| f.add(g, 1).and_then(|s| s.as_const()).is_some_and(|c| c < 0);
         let ok = tests.iter().all(|t| t.vars().all(|v| stable.contains(v) && !self.written.contains(v)))
-            && tests.iter().all(|t| need.iter().chain(tests.iter()).all(|g| !contradicts(t, g)));
+            && tests.iter().all(|t| need.iter().chain(tests.iter()).all(|g| !t.contradicts(g)));
         if ok {
             for t in tests {
                 if !need.contains(t) {

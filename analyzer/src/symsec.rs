@@ -208,8 +208,7 @@ impl RectSet {
             }
             need.retain(|f| !have.contains(f));
             let all: Vec<&Lin> = have.iter().chain(&need).collect();
-            let contradicts = |f: &Lin, g: &Lin| f.add(g, 1).and_then(|s| s.as_const()).is_some_and(|c| c < 0);
-            let consistent = all.iter().enumerate().all(|(i, f)| all[i + 1..].iter().all(|g| !contradicts(f, g)));
+            let consistent = all.iter().enumerate().all(|(i, f)| all[i + 1..].iter().all(|g| !f.contradicts(g)));
             if fits && consistent && best.as_ref().is_none_or(|b| need.len() < b.len()) {
                 best = Some(need);
             }
