@@ -420,6 +420,23 @@ fn nest_kill_and_private_vars(
     go(unit, sema, n, true, kill, vars);
 }
 
+/// Whether a DO loop can be written a second time in its unit's text (the generated program's
+/// copy for a run-time test): no statement in it (its DO and terminal statement included) has
+/// a label (the copy would define it again) or comes from an INCLUDE file (the lines to copy
+/// are the unit's file's, `text`), and its DO line names no construct (`OUTER: DO`).
+pub fn loop_copyable(unit: &Unit, node: &Node, text: &[&str]) -> bool {
+    let Node::Do { header, .. } = node else { return false };
+    let mut bad = false;
+    crate::ast::for_each_stmt(unit, std::slice::from_ref(node), &mut |st| bad |= st.label.is_some() || st.span.file != unit.file);
+    let line = unit.stmt(*header).span.line as usize;
+    let named = text.get(line.wrapping_sub(1)).is_some_and(|t| {
+        let t = t.trim_start();
+        let name_len = t.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(t.len());
+        name_len > 0 && t[name_len..].trim_start().starts_with(':')
+    });
+    !bad && !named
+}
+
 /// Whether some GO TO of the unit jumps to a label at or before itself (a statement may then
 /// run again after a later one).
 pub fn jumps_backward(unit: &Unit) -> bool {
@@ -689,13 +706,7 @@ fn exit_live(unit: &Unit, sema: &UnitSema, flow: &CommonFlow) -> BTreeSet<Name> 
         return BTreeSet::new();
     }
     // a COMMON member that is nothing else, in storage no unit reads before writing, is not
-    let quiet_common = |s: &crate::sema::Symbol| match &s.common {
-        Some((block, idx)) if s.dummy.is_none() && !s.save && !s.data_init && !sema.host_assoc.contains(&s.name) => {
-            let m = sema.commons.get(block).and_then(|ms| ms.get(*idx));
-            !member_flows(flow, &unit.name, block, m.and_then(|m| m.offset), m.and_then(|m| m.bytes))
-        }
-        _ => false,
-    };
+    let quiet_common = |s: &crate::sema::Symbol| plain_common(sema, s).is_some_and(|(block, offset, bytes)| !member_flows(flow, &unit.name, block, offset, bytes));
     let mut out: BTreeSet<Name> = sema
         .symbols
         .values()
@@ -713,6 +724,17 @@ fn exit_live(unit: &Unit, sema: &UnitSema, flow: &CommonFlow) -> BTreeSet<Name> 
     out
 }
 
+/// A COMMON member that is nothing else (no dummy argument, SAVE, DATA or host variable): its
+/// block, offset and size.
+fn plain_common<'s>(sema: &'s UnitSema, s: &'s crate::sema::Symbol) -> Option<(&'s str, Option<u64>, Option<u64>)> {
+    let (block, idx) = s.common.as_ref()?;
+    if s.dummy.is_some() || s.save || s.data_init || sema.host_assoc.contains(&s.name) {
+        return None;
+    }
+    let m = sema.commons.get(block).and_then(|ms| ms.get(*idx));
+    Some((block, m.and_then(|m| m.offset), m.and_then(|m| m.bytes)))
+}
+
 /// The COMMON arrays of `exit_live` live there only through `flow::Flows::unless`, with the
 /// tests that make them dead.
 fn exit_unless(unit: &Unit, sema: &UnitSema, flow: &CommonFlow, exit_live: &BTreeSet<Name>) -> BTreeMap<Name, Vec<crate::affine::Lin>> {
@@ -721,13 +743,9 @@ fn exit_unless(unit: &Unit, sema: &UnitSema, flow: &CommonFlow, exit_live: &BTre
         return out;
     }
     for n in exit_live {
-        let Some(s) = sema.symbol(n) else { continue };
-        let Some((block, idx)) = &s.common else { continue };
-        if !s.is_array() || s.dummy.is_some() || s.save || s.data_init || !s.aliases.is_empty() || sema.host_assoc.contains(n) {
-            continue;
-        }
-        let m = sema.commons.get(block).and_then(|ms| ms.get(*idx));
-        if let Some(t) = crate::flow::member_flows_unless(flow, &unit.name, block, m.and_then(|m| m.offset), m.and_then(|m| m.bytes)).filter(|t| !t.is_empty()) {
+        let Some(s) = sema.symbol(n).filter(|s| s.is_array() && s.aliases.is_empty()) else { continue };
+        let Some((block, offset, bytes)) = plain_common(sema, s) else { continue };
+        if let Some(t) = crate::flow::member_flows_unless(flow, &unit.name, block, offset, bytes).filter(|t| !t.is_empty()) {
             out.insert(n.clone(), t);
         }
     }

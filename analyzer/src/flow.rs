@@ -47,15 +47,13 @@ pub type CommonFlow = Option<Flows>;
 /// Whether member `idx` of block `block` in unit `unit` (offset and size as that unit
 /// declares them) may carry a value from that unit to another.
 pub fn member_flows(flow: &CommonFlow, unit: &str, block: &str, offset: Option<u64>, bytes: Option<u64>) -> bool {
-    let Some(f) = flow else { return true };
-    let (Some(lo), Some(n)) = (offset, bytes) else { return true };
-    let hit = |r: &BlockRanges| r.get(block).is_some_and(|rs| rs.iter().any(|&(a, b)| a < lo + n && lo < b));
-    hit(&f.any) || f.from_callee.get(unit).is_some_and(hit) || f.once.iter().any(|(r, ranges)| r != unit && hit(ranges)) || f.unless.iter().any(|(b, (a, z), _)| b == block && *a < lo + n && lo < *z)
+    // (it carries none only when no entry, conditional or not, meets it)
+    member_flows_unless(flow, unit, block, offset, bytes).is_none_or(|tests| !tests.is_empty())
 }
 
-/// For a member that `member_flows` says may carry a value out of `unit`: the tests under
-/// which it carries none (the union of those of `Flows::unless` it meets), when only those
-/// entries make it flow; None when it flows whatever the tests.
+/// Under which tests member `idx` of `block` carries no value out of `unit`: None when it may
+/// carry one whatever the tests, else the union of the tests of the `Flows::unless` entries
+/// it meets (empty: it carries none; the entries' tests are never empty).
 pub fn member_flows_unless(flow: &CommonFlow, unit: &str, block: &str, offset: Option<u64>, bytes: Option<u64>) -> Option<Vec<crate::affine::Lin>> {
     let f = flow.as_ref()?;
     let (lo, n) = (offset?, bytes?);
@@ -106,13 +104,13 @@ pub fn runs_once(program: &Program) -> BTreeSet<Name> {
 
 /// The procedures a call of each procedure may run: itself and, transitively, what it calls
 /// (computed on demand, once per callee).
-struct Reach {
+pub struct Reach {
     callees: BTreeMap<Name, BTreeSet<Name>>,
     memo: BTreeMap<Name, BTreeSet<Name>>,
 }
 
 impl Reach {
-    fn new(program: &Program) -> Reach {
+    pub fn new(program: &Program) -> Reach {
         let mut callees: BTreeMap<Name, BTreeSet<Name>> = BTreeMap::new();
         for (c, callee, _) in &program.call_graph.edges {
             callees.entry(program.units[*c].name.clone()).or_default().insert(callee.clone());
@@ -120,7 +118,7 @@ impl Reach {
         Reach { callees, memo: BTreeMap::new() }
     }
 
-    fn of(&mut self, name: &str) -> &BTreeSet<Name> {
+    pub fn of(&mut self, name: &str) -> &BTreeSet<Name> {
         if !self.memo.contains_key(name) {
             let mut out = BTreeSet::new();
             let mut todo = vec![name.to_string()];
@@ -150,9 +148,6 @@ pub fn common_flow(program: &Program) -> CommonFlow {
         let per_stmt = crate::interproc::stmt_accesses(u, sema, &program.summaries);
         let is_array = |n: &Name| sema.symbol(n).is_some_and(|s| s.is_array());
         let exposed = crate::loops::unit_must_writes(u, sema, &program.summaries, &per_stmt).map(|(_, e)| e);
-        // what it still reads first when sizes the whole program keeps are large enough
-        let stable: BTreeSet<String> = sema.facts.values().flat_map(|l| l.vars().cloned()).collect();
-        let assuming = if stable.is_empty() { None } else { crate::loops::unit_exposed_assuming(u, sema, &program.summaries, &per_stmt, &stable) };
         // (where the main program starts, no unit has run: nothing reaches it from another)
         let mut live: BTreeSet<Name> = match u.kind {
             crate::ast::UnitKind::Program => BTreeSet::new(),
@@ -202,10 +197,23 @@ pub fn common_flow(program: &Program) -> CommonFlow {
                 }
             }
         }
+        // what it still reads first when sizes the whole program keeps are large enough (the
+        // walk made only for a unit that reads a COMMON array first and has facts)
+        let assuming = std::cell::OnceCell::new();
+        let assuming = |n: &Name| {
+            if !is_array(n) || sema.facts.is_empty() {
+                return None;
+            }
+            assuming
+                .get_or_init(|| crate::loops::unit_exposed_assuming(u, sema, &program.summaries, &per_stmt, &sema.fact_symbols()))
+                .as_ref()
+                .filter(|(e, t)| !e.contains(n) && !t.is_empty())
+                .map(|(_, t)| t.clone())
+        };
         for n in &live {
             if let Some((block, range)) = member_range(sema, n) {
-                if let Some((_, tests)) = assuming.as_ref().filter(|(e, t)| is_array(n) && !e.contains(n) && !t.is_empty()) {
-                    out.unless.push((block, range, tests.clone()));
+                if let Some(tests) = assuming(n) {
+                    out.unless.push((block, range, tests));
                     continue;
                 }
                 let to = if once.contains(&u.name) { out.once.entry(u.name.clone()).or_default() } else { &mut out.any };

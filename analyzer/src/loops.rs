@@ -1200,15 +1200,11 @@ impl<'a> Analyzer<'a> {
         let Some(tests) = self.fine.and_then(|f| f.exit_unless.get(x)) else { return false };
         let mut assume = self.assume.borrow_mut();
         let Some(need) = assume.as_mut() else { return false };
-        let stable: BTreeSet<&String> = self.sema.facts.values().flat_map(|l| l.vars()).collect();
+        let stable = self.sema.fact_symbols();
         let ok = tests.iter().all(|t| t.vars().all(|v| stable.contains(v) && !self.written.contains(v)))
             && tests.iter().all(|t| need.iter().chain(tests.iter()).all(|g| !t.contradicts(g)));
         if ok {
-            for t in tests {
-                if !need.contains(t) {
-                    need.push(t.clone());
-                }
-            }
+            take_tests(need, tests);
         }
         ok
     }
@@ -1390,11 +1386,7 @@ impl<'a> Analyzer<'a> {
         };
         match set.assumptions_to_cover(r, decl, &ok, need) {
             Some(more) => {
-                for f in more {
-                    if !need.contains(&f) {
-                        need.push(f);
-                    }
-                }
+                take_tests(need, &more);
                 true
             }
             None => false,
@@ -3052,6 +3044,15 @@ fn call_writes(a: &Access, what: &str) -> Blocker {
     }
 }
 
+
+/// Add `more` to the tests `need` a loop takes, each once.
+fn take_tests(need: &mut Vec<Lin>, more: &[Lin]) {
+    for f in more {
+        if !need.contains(f) {
+            need.push(f.clone());
+        }
+    }
+}
 
 /// A symbol of a linear form as Fortran: a variable's name, or an array element with constant
 /// subscripts (named by its expression's `Debug` text, see `Analyzer::lin`); None otherwise.

@@ -422,6 +422,12 @@ pub fn is_intrinsic_function(name: &str) -> bool {
 }
 
 impl UnitSema {
+    /// The symbols the values of `facts` are made of (COMMON scalars and elements the program
+    /// keeps from where it sets them): what tests over the whole run may use.
+    pub fn fact_symbols(&self) -> BTreeSet<String> {
+        self.facts.values().flat_map(|l| l.vars().cloned()).collect()
+    }
+
     /// Whether `name`'s value can be seen outside this unit's execution: a dummy argument, in
     /// COMMON, SAVEd or DATA-initialized, a module variable, or the host's variable.
     pub fn visible_outside(&self, name: &str) -> bool {

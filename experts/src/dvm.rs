@@ -445,7 +445,7 @@ fn walk_versioned(
                 if info.verdict != Verdict::Sequential {
                     continue;
                 }
-                let Some(v) = info.versioned.as_ref().filter(|_| !info.var.is_empty() && versionable(unit, text, n)) else {
+                let Some(v) = info.versioned.as_ref().filter(|_| !info.var.is_empty() && analyzer::cfg::loop_copyable(unit, n, text)) else {
                     walk_versioned(analysis, ui, unit, loops, text, body, times * trips(info, m), m, out);
                     continue;
                 };
@@ -468,22 +468,6 @@ fn walk_versioned(
             Node::Stmt(_) => {}
         }
     }
-}
-
-/// Whether a loop can be written twice: no statement inside it (its own DO and terminal
-/// statement included) has a label, and its DO line names no construct (`OUTER: DO`).
-fn versionable(unit: &Unit, text: &[&str], node: &Node) -> bool {
-    let mut labels = false;
-    // (and every statement in the unit's own file: the lines to copy are that file's)
-    for_each_stmt(unit, std::slice::from_ref(node), &mut |st| labels |= st.label.is_some() || st.span.file != unit.file);
-    let Node::Do { header, .. } = node else { return false };
-    let line = unit.stmt(*header).span.line as usize;
-    let named = text.get(line.wrapping_sub(1)).is_some_and(|t| {
-        let t = t.trim_start();
-        let name_len = t.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(t.len());
-        name_len > 0 && t[name_len..].trim_start().starts_with(':')
-    });
-    !labels && !named
 }
 
 /// The nests, each executed `counts[unit]` times its loops' trip counts.

@@ -628,23 +628,21 @@ mod tests {
 
 /// The lines that write loop `x` twice: `IF (tests) THEN` before its directive, and after its
 /// last line `ELSE`, the loop's lines as they are (DVM lines left out), `END IF`. Refused
-/// unless `x.end_line` is the loop's last line and no statement in it has a label (a copy
-/// would define it twice).
+/// unless `x.end_line` is the loop's last line and the loop can be copied
+/// (`analyzer::cfg::loop_copyable`).
 fn versioned(program: &Program, ui: usize, x: &experts::scheme::ParallelLoop, orig: &[&str], path: &str) -> Result<(Vec<String>, Vec<String>), GenError> {
     let unit = &program.units[ui];
     let fixed = program.map.files[unit.file.0 as usize].form == SourceForm::Fixed;
     let bad = |message: String| GenError::Placement { file: path.to_string(), line: x.line, message };
     let header = place::stmts_on_line(unit, x.line).first().map(|s| s.id).ok_or_else(|| bad("no DO statement here".into()))?;
     let node = analyzer::cfg::node_of(&unit.body, header).ok_or_else(|| bad("no DO loop starts here".into()))?;
-    let (mut last, mut labelled) = (x.line, false);
-    analyzer::ast::for_each_stmt(unit, std::slice::from_ref(node), &mut |st| {
-        last = last.max(st.span.end_line);
-        labelled |= st.label.is_some() || st.span.file != unit.file;
-    });
-    if last != x.end_line || labelled || x.end_line as usize > orig.len() {
+    let mut last = x.line;
+    analyzer::ast::for_each_stmt(unit, std::slice::from_ref(node), &mut |st| last = last.max(st.span.end_line));
+    let copyable = analyzer::cfg::loop_copyable(unit, node, orig);
+    if last != x.end_line || !copyable || x.end_line as usize > orig.len() {
         return Err(bad(format!(
             "the scheme runs this loop in parallel under run-time tests, but it {}",
-            if labelled { "has labelled statements (or lines of an INCLUDE file), which a second copy would define again".to_string() } else { format!("ends at line {last}, not {}", x.end_line) }
+            if copyable { format!("ends at line {last}, not {}", x.end_line) } else { "has labelled statements, lines of an INCLUDE file or a construct name, which a second copy would define again".to_string() }
         )));
     }
     let indent = if fixed { "      ".to_string() } else { layout::indentation(orig[x.line as usize - 1]).to_string() };

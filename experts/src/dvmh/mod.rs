@@ -328,6 +328,7 @@ fn inside_parallel(
 ) -> BTreeSet<usize> {
     let prog = &analysis.program;
     let index = analyzer::interproc::unit_index(&prog.units);
+    let mut reach = analyzer::flow::Reach::new(prog);
     // (unit, DO line, last line) of each such loop
     let mut ranges: Vec<(usize, u32, u32)> = versioned.iter().map(|n| (n.unit, n.line, n.end_line)).collect();
     for l in loops.iter().chain(added) {
@@ -335,19 +336,10 @@ fn inside_parallel(
         let last = analysis.loops.get(u).and_then(|ls| ls.iter().find(|x| x.line == l.line)).map_or(u32::MAX, |x| x.end_line);
         ranges.push((u, l.line, last));
     }
-    let mut todo: Vec<usize> = vec![];
-    for (caller, callee, line) in &prog.call_graph.edges {
-        let within = ranges.iter().any(|&(u, first, last)| u == *caller && *line > first && *line <= last);
-        if within {
-            if let Some(&c) = index.get(callee) {
-                todo.push(c);
-            }
-        }
-    }
     let mut out = BTreeSet::new();
-    while let Some(u) = todo.pop() {
-        if out.insert(u) {
-            todo.extend(prog.call_graph.edges.iter().filter(|(c, _, _)| *c == u).filter_map(|(_, n, _)| index.get(n).copied()));
+    for (caller, callee, line) in &prog.call_graph.edges {
+        if ranges.iter().any(|&(u, first, last)| u == *caller && *line > first && *line <= last) {
+            out.extend(reach.of(callee).iter().filter_map(|n| index.get(n).copied()));
         }
     }
     out
