@@ -421,20 +421,10 @@ fn nest_kill_and_private_vars(
 }
 
 /// Whether a DO loop can be written a second time in its unit's text (the generated program's
-/// copy for a run-time test): no statement in it (its DO and terminal statement included) has
-/// a label (the copy would define it again) or comes from an INCLUDE file (the lines to copy
-/// are the unit's file's, `text`), and its DO line names no construct (`OUTER: DO`).
-pub fn loop_copyable(unit: &Unit, node: &Node, text: &[&str]) -> bool {
-    let Node::Do { header, .. } = node else { return false };
-    let mut bad = false;
-    crate::ast::for_each_stmt(unit, std::slice::from_ref(node), &mut |st| bad |= st.label.is_some() || st.span.file != unit.file);
-    let line = unit.stmt(*header).span.line as usize;
-    let named = text.get(line.wrapping_sub(1)).is_some_and(|t| {
-        let t = t.trim_start();
-        let name_len = t.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(t.len());
-        name_len > 0 && t[name_len..].trim_start().starts_with(':')
-    });
-    !bad && !named
+/// copy for a run-time test, `relabel::loop_copy`, its labels renumbered): `text` is the
+/// unit's file as lines, `fixed` whether it is fixed form.
+pub fn loop_copyable(unit: &Unit, node: &Node, text: &[&str], fixed: bool) -> bool {
+    crate::relabel::loop_copy(unit, node, text, fixed, &mut BTreeSet::new()).is_some()
 }
 
 /// Whether some GO TO of the unit jumps to a label at or before itself (a statement may then

@@ -17,6 +17,7 @@ pub mod loops;
 pub mod lower;
 pub mod overrides;
 pub mod program;
+pub mod relabel;
 pub mod report;
 pub mod sections;
 pub mod sema;

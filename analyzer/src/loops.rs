@@ -190,9 +190,14 @@ pub struct Versioned {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copy_in: Vec<Name>,
     pub reductions: Vec<Reduction>,
-    /// The tests as linear forms `d` meaning `d >= 0` (what `when` writes).
+    /// The tests as linear forms `d` meaning `d >= 0` (what `when` writes after the flags).
     #[serde(skip)]
     pub tests: Vec<Lin>,
+    /// Logical variables the loop never assigns, with the value each must have (`when`
+    /// starts with them: `.NOT. TIMERS_ENABLED`): what runs only under the other value is
+    /// left out of the loop then.
+    #[serde(skip)]
+    pub flags: Vec<(Name, bool)>,
 }
 
 impl Versioned {
@@ -229,7 +234,14 @@ impl Versioned {
                 _ => None,
             })
             .collect();
-        self.tests.iter().all(|f| have.iter().any(|g| g.terms == f.terms && g.constant <= f.constant))
+        let flag = |x: &Name, v: bool| {
+            cs.iter().any(|c| match c {
+                Expr::Var(y) => v && y == x,
+                Expr::Unary(crate::ast::UnOp::Not, inner) => !v && matches!(&**inner, Expr::Var(y) if y == x),
+                _ => false,
+            })
+        };
+        self.flags.iter().all(|(x, v)| flag(x, *v)) && self.tests.iter().all(|f| have.iter().any(|g| g.terms == f.terms && g.constant <= f.constant))
     }
 }
 
@@ -475,7 +487,7 @@ impl<'a> Analyzer<'a> {
         parent: Option<usize>,
         outer: &[StmtId],
     ) -> Option<Versioned> {
-        let fixable = |b: &Blocker| matches!(b.code, BlockerCode::Dep | BlockerCode::Call);
+        let fixable = |b: &Blocker| matches!(b.code, BlockerCode::Dep | BlockerCode::Call | BlockerCode::Io);
         if info.verdict != Verdict::Sequential
             || info.var.is_empty()
             || info.blockers.is_empty()
@@ -484,10 +496,19 @@ impl<'a> Analyzer<'a> {
         {
             return None;
         }
+        // blockers under `IF (FLAG)` on a logical the loop never changes (NPB EP's `IF
+        // (TIMERS_ENABLED) CALL TIMER_START(3)`): the loop is analyzed without those
+        // statements, taking the flag to have the value that skips them
+        let mut flags: Vec<(Name, bool)> = vec![];
+        let pruned = self.without_guarded(info, body, &mut flags)?;
+        if pruned.is_none() && info.blockers.iter().any(|b| b.code == BlockerCode::Io) {
+            return None;
+        }
+        let body = pruned.as_deref().unwrap_or(body);
         *self.assume.borrow_mut() = Some(vec![]);
         let again = self.analyze_loop(header, body, end, depth, parent, outer);
         let need = self.assume.borrow_mut().take().unwrap_or_default();
-        if again.verdict != Verdict::Parallel || need.is_empty() {
+        if again.verdict != Verdict::Parallel || (need.is_empty() && flags.is_empty()) {
             return None;
         }
         // the weakest form of each set of forms that differ by a constant is implied by the
@@ -501,8 +522,104 @@ impl<'a> Analyzer<'a> {
                 None => kept.push(f),
             }
         }
-        let when = kept.iter().map(render_condition).collect::<Option<Vec<String>>>()?;
-        Some(Versioned { when, private: again.private, copy_in: again.copy_in, reductions: again.reductions, tests: kept })
+        let mut when: Vec<String> = flags.iter().map(|(x, v)| if *v { x.to_uppercase() } else { format!(".NOT. {}", x.to_uppercase()) }).collect();
+        when.extend(kept.iter().map(render_condition).collect::<Option<Vec<String>>>()?);
+        Some(Versioned { when, private: again.private, copy_in: again.copy_in, reductions: again.reductions, tests: kept, flags })
+    }
+
+    /// A loop body without the statements that blockers of `info` lie in (or calls, or I/O:
+    /// one blocker stands for all the calls that write the same variable) and that run only
+    /// under a logical test of one variable the loop never assigns (`IF (X) CALL T`, `IF
+    /// (.NOT. X) THEN ... END IF`, either arm of a two-arm block IF), with the value each such
+    /// variable must have for them to be skipped added to `flags`. Some(None) when there is
+    /// no such statement; None when two tests want one variable both ways.
+    fn without_guarded(&self, info: &LoopInfo, body: &[Node], flags: &mut Vec<(Name, bool)>) -> Option<Option<Vec<Node>>> {
+        let lines: BTreeSet<u32> = info.blockers.iter().map(|b| b.line).collect();
+        let mut written: BTreeSet<&str> = BTreeSet::new();
+        for_each_stmt(self.unit, body, &mut |st| {
+            written.extend(self.acc[st.id.0 as usize].0.iter().filter(|a| a.write).map(|a| a.name.as_str()));
+        });
+        // `X` or `.NOT. X` on a plain logical scalar: (X, the value that makes it true)
+        let guard = |e: &Expr| -> Option<(Name, bool)> {
+            let (x, v) = match e {
+                Expr::Var(x) => (x, true),
+                Expr::Unary(crate::ast::UnOp::Not, inner) => match &**inner {
+                    Expr::Var(x) => (x, false),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let s = self.sema.symbol(x)?;
+            let plain = s.ty.base == crate::ast::BaseType::Logical && !s.is_array() && s.param.is_none() && !s.external && s.aliases.is_empty() && !s.pointer;
+            (plain && !written.contains(x.as_str())).then(|| (x.clone(), v))
+        };
+        let blocked = |nodes: &[Node]| {
+            let mut hit = false;
+            for_each_stmt(self.unit, nodes, &mut |st| {
+                hit |= (st.span.line..=st.span.end_line).any(|l| lines.contains(&l))
+                    || !self.acc[st.id.0 as usize].1.is_empty()
+                    || matches!(st.kind.action(), StmtKind::Io { .. })
+            });
+            hit
+        };
+        let mut conflict = false;
+        let mut take = |flags: &mut Vec<(Name, bool)>, x: Name, v: bool| match flags.iter().find(|(y, _)| *y == x) {
+            Some((_, w)) => conflict |= *w != v,
+            None => flags.push((x, v)),
+        };
+        fn go(
+            an: &Analyzer,
+            nodes: &[Node],
+            guard: &dyn Fn(&Expr) -> Option<(Name, bool)>,
+            blocked: &dyn Fn(&[Node]) -> bool,
+            take: &mut dyn FnMut(&mut Vec<(Name, bool)>, Name, bool),
+            flags: &mut Vec<(Name, bool)>,
+        ) -> Vec<Node> {
+            let mut out = vec![];
+            for n in nodes {
+                match n {
+                    Node::Stmt(id) => {
+                        if let StmtKind::LogicalIf(c, _) = &an.unit.stmt(*id).kind {
+                            if let Some((x, v)) = guard(c).filter(|_| blocked(std::slice::from_ref(n))) {
+                                take(flags, x, !v);
+                                continue;
+                            }
+                        }
+                        out.push(n.clone());
+                    }
+                    Node::Do { header, body, end } => out.push(Node::Do { header: *header, body: go(an, body, guard, blocked, take, flags), end: *end }),
+                    Node::If { arms, end } => {
+                        let two = match arms.as_slice() {
+                            [(t, _)] | [(t, _), _] => match (&an.unit.stmt(*t).kind, arms.get(1).map(|(e, _)| &an.unit.stmt(*e).kind)) {
+                                (StmtKind::IfThen(c), None | Some(StmtKind::Else)) => guard(c),
+                                _ => None,
+                            },
+                            _ => None,
+                        };
+                        let empty = vec![];
+                        let other = arms.get(1).map_or(&empty, |(_, b)| b);
+                        match two {
+                            Some((x, v)) if blocked(&arms[0].1) && !blocked(other) => {
+                                take(flags, x, !v);
+                                out.extend(go(an, other, guard, blocked, take, flags));
+                            }
+                            Some((x, v)) if arms.len() == 2 && blocked(other) && !blocked(&arms[0].1) => {
+                                take(flags, x, v);
+                                out.extend(go(an, &arms[0].1, guard, blocked, take, flags));
+                            }
+                            _ => out.push(Node::If { arms: arms.iter().map(|(s, b)| (*s, go(an, b, guard, blocked, take, flags))).collect(), end: *end }),
+                        }
+                    }
+                }
+            }
+            out
+        }
+        let before = flags.len();
+        let pruned = go(self, body, &guard, &blocked, &mut take, flags);
+        if conflict {
+            return None;
+        }
+        Some((flags.len() > before).then_some(pruned))
     }
 
     fn body_stmts<'b>(
@@ -3044,6 +3161,52 @@ fn call_writes(a: &Access, what: &str) -> Blocker {
     }
 }
 
+
+/// Loop `node` as it runs when each logical variable of `flags` has its value there: the
+/// statements under `IF (X)` / `IF (.NOT. X)` that the value skips left out, and a block IF
+/// whose first arm's test it decides reduced to the arm that runs (`Versioned::flags`).
+pub fn under_flags(unit: &Unit, node: &Node, flags: &[(Name, bool)]) -> Node {
+    let value = |e: &Expr| -> Option<bool> {
+        let (x, positive) = match e {
+            Expr::Var(x) => (x, true),
+            Expr::Unary(crate::ast::UnOp::Not, inner) => match &**inner {
+                Expr::Var(x) => (x, false),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        flags.iter().find(|(y, _)| y == x).map(|(_, v)| *v == positive)
+    };
+    fn go(unit: &Unit, nodes: &[Node], value: &dyn Fn(&Expr) -> Option<bool>) -> Vec<Node> {
+        let mut out = vec![];
+        for n in nodes {
+            match n {
+                Node::Stmt(id) => match &unit.stmt(*id).kind {
+                    StmtKind::LogicalIf(c, _) if value(c) == Some(false) => {}
+                    _ => out.push(n.clone()),
+                },
+                Node::Do { header, body, end } => out.push(Node::Do { header: *header, body: go(unit, body, value), end: *end }),
+                Node::If { arms, end } => {
+                    let decided = match (&unit.stmt(arms[0].0).kind, arms.get(1).map(|(e, _)| &unit.stmt(*e).kind), arms.len()) {
+                        (StmtKind::IfThen(c), None | Some(StmtKind::Else), 1 | 2) => value(c),
+                        _ => None,
+                    };
+                    match decided {
+                        Some(true) => out.extend(go(unit, &arms[0].1, value)),
+                        Some(false) => {
+                            if let Some((_, b)) = arms.get(1) {
+                                out.extend(go(unit, b, value));
+                            }
+                        }
+                        None => out.push(Node::If { arms: arms.iter().map(|(s, b)| (*s, go(unit, b, value))).collect(), end: *end }),
+                    }
+                }
+            }
+        }
+        out
+    }
+    go(unit, std::slice::from_ref(node), &value).pop().unwrap_or_else(|| node.clone())
+}
 
 /// Add `more` to the tests `need` a loop takes, each once.
 fn take_tests(need: &mut Vec<Lin>, more: &[Lin]) {

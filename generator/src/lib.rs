@@ -363,6 +363,8 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
     let mut loop_lines: BTreeSet<(FileId, u32)> = BTreeSet::new();
     // (file, first line, last line) of each loop written twice
     let mut versioned_ranges: Vec<(usize, u32, u32)> = vec![];
+    // labels the ELSE copies of versioned loops took, by unit
+    let mut relabelled: BTreeMap<usize, BTreeSet<u32>> = BTreeMap::new();
     for (seq, x) in scheme.loops.iter().enumerate() {
         let ui = resolve(program, &x.at)?;
         let unit = &program.units[ui];
@@ -403,7 +405,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
         };
         let kind = convert::parallel(x, at)?;
         if !x.when.is_empty() {
-            let (if_line, rest) = versioned(program, ui, x, &texts[unit.file.0 as usize], &path)?;
+            let (if_line, rest) = versioned(program, ui, x, &texts[unit.file.0 as usize], &path, relabelled.entry(ui).or_default())?;
             versioned_ranges.push((unit.file.0 as usize, x.line, x.end_line));
             plan[unit.file.0 as usize].push(Insertion { before: x.line, cat: 8, seq: usize::MAX, kind: kind.clone(), indent_line: x.line, raw: if_line });
             plan[unit.file.0 as usize].push(Insertion { before: x.end_line + 1, cat: 0, seq: 0, kind: kind.clone(), indent_line: x.line, raw: rest });
@@ -627,10 +629,11 @@ mod tests {
 }
 
 /// The lines that write loop `x` twice: `IF (tests) THEN` before its directive, and after its
-/// last line `ELSE`, the loop's lines as they are (DVM lines left out), `END IF`. Refused
-/// unless `x.end_line` is the loop's last line and the loop can be copied
-/// (`analyzer::cfg::loop_copyable`).
-fn versioned(program: &Program, ui: usize, x: &experts::scheme::ParallelLoop, orig: &[&str], path: &str) -> Result<(Vec<String>, Vec<String>), GenError> {
+/// last line `ELSE`, the loop's lines (DVM lines left out, the labels its statements define
+/// renumbered, `analyzer::relabel`; `taken` holds the labels earlier copies in the unit
+/// took), `END IF`. Refused unless `x.end_line` is the loop's last line and the loop can be
+/// copied.
+fn versioned(program: &Program, ui: usize, x: &experts::scheme::ParallelLoop, orig: &[&str], path: &str, taken: &mut BTreeSet<u32>) -> Result<(Vec<String>, Vec<String>), GenError> {
     let unit = &program.units[ui];
     let fixed = program.map.files[unit.file.0 as usize].form == SourceForm::Fixed;
     let bad = |message: String| GenError::Placement { file: path.to_string(), line: x.line, message };
@@ -638,20 +641,20 @@ fn versioned(program: &Program, ui: usize, x: &experts::scheme::ParallelLoop, or
     let node = analyzer::cfg::node_of(&unit.body, header).ok_or_else(|| bad("no DO loop starts here".into()))?;
     let mut last = x.line;
     analyzer::ast::for_each_stmt(unit, std::slice::from_ref(node), &mut |st| last = last.max(st.span.end_line));
-    let copyable = analyzer::cfg::loop_copyable(unit, node, orig);
-    if last != x.end_line || !copyable || x.end_line as usize > orig.len() {
+    let copy = analyzer::relabel::loop_copy(unit, node, orig, fixed, taken);
+    let Some(copy) = copy.filter(|_| last == x.end_line) else {
         return Err(bad(format!(
             "the scheme runs this loop in parallel under run-time tests, but it {}",
-            if copyable { format!("ends at line {last}, not {}", x.end_line) } else { "has labelled statements, lines of an INCLUDE file or a construct name, which a second copy would define again".to_string() }
+            if last != x.end_line { format!("ends at line {last}, not {}", x.end_line) } else { "cannot be written a second time (lines of an INCLUDE file, a construct name, or a label a statement other than a jump or DO names)".to_string() }
         )));
-    }
+    };
     let indent = if fixed { "      ".to_string() } else { layout::indentation(orig[x.line as usize - 1]).to_string() };
     let cond = x.when.iter().map(|c| format!("({c})")).collect::<Vec<_>>().join(" .AND. ");
     let first = layout::statement(&format!("IF ({cond}) THEN"), fixed, &indent);
     let mut rest = vec![format!("{indent}ELSE")];
-    for l in &orig[x.line as usize - 1..x.end_line as usize] {
-        if !is_dvm_line(l, fixed) {
-            rest.push(l.to_string());
+    for l in copy {
+        if !is_dvm_line(&l, fixed) {
+            rest.push(l);
         }
     }
     rest.push(format!("{indent}END IF"));

@@ -750,6 +750,50 @@ fn a_loop_parallel_only_on_a_large_grid_is_tested_at_run_time() {
     }
 }
 
+/// Batches whose timer calls run only when a flag file exists (NPB EP's shape): the batch loop
+/// is parallel when `.NOT. TIMING` holds, and `--auto` maps it on a template of its own under
+/// that test; the ELSE copy of the loop defines its labels anew (a jump out of a search loop, a
+/// nest sharing its terminal statement, an arithmetic IF). With and without the flag file the
+/// program prints what the sequential one prints, on processes and threads.
+#[test]
+fn a_loop_parallel_unless_timers_are_on_divides_its_batches_under_that_test() {
+    assert!(have_gfortran());
+    let dir = scratch("flagged-batches");
+    std::fs::copy(root().join("shell-gui/tests/data/flagged_batches.f"), dir.join("p.f")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("parallel when .NOT. TIMING, private(KK,L,T,X), reduction(sum:Q,sum:SX)"), "{report}");
+    assert!(report.contains("chosen: templates"), "{report}");
+    let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
+    assert!(text.contains("      IF ((.NOT. TIMING)) THEN\nCDVM$ PARALLEL (K) ON SFTK1(K), PRIVATE(I,J,KK,L,T,X),\nCDVM$* REDUCTION(SUM(Q),SUM(SX))\n      DO 150 K = 1, NB\n"), "{text}");
+    let els = text.find("      ELSE\n      DO 151 ").unwrap_or_else(|| panic!("no ELSE:\n{text}"));
+    let copy = &text[els..text[els..].find("      END IF").unwrap() + els];
+    for want in ["DO 151 K = 1, NB", "DO 121 I = 1, 20", "GOTO 131", "  121    CONTINUE", "  131    CONTINUE", "DO 141 J", "DO 141 I", "IF (L - 5) 137, 138, 138", "  137          Q(L)", "GOTO 141", "  138          SX", "  151 CONTINUE"] {
+        assert!(copy.contains(want), "{want}:\n{copy}");
+    }
+    assert!(!copy.contains("CDVM$") && !copy.contains(" 150 ") && !copy.contains("GOTO 130"), "{copy}");
+    let out = sapfor().current_dir(&dir).args(["verify", "p.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    std::fs::write(dir.join("weak.fdv"), text.replace("IF ((.NOT. TIMING)) THEN", "IF (TIMING) THEN")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["verify", "weak.fdv"]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success() && said.contains("it is parallel when .NOT. TIMING"), "{said}");
+    for flag in [false, true] {
+        if flag {
+            std::fs::write(dir.join("timing.flag"), "").unwrap();
+        }
+        let want = run_sequential(&dir, &dir.join("p.f"), true);
+        assert_eq!(want.contains("timer calls"), flag, "{want}");
+        for cfg in [&["--np", "2"][..], &["--threads", "2"], &["--np", "3", "--threads", "2"]] {
+            let out = sapfor().current_dir(&dir).args(["run", "p.fdv"]).args(cfg).output().unwrap();
+            assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+            let got = String::from_utf8_lossy(&out.stdout);
+            assert!(same_lines(&got, &want), "flag {flag}, {cfg:?}: {got}\nwant:\n{want}");
+        }
+    }
+}
+
 /// A parallel loop calls a procedure whose own loop is long enough for threads too: that
 /// loop runs inside an iteration of the caller's and gets no directive (the program stopped
 /// with "called before sapfor_init" when a thread of the outer loop started it as a PARALLEL

@@ -124,8 +124,12 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     let distributed_in = distributed_by_unit(&units, &s);
     // Parallel loops: the scheme's plus ON-less ones for nests on replicated data only.
     let mut added: Vec<ParallelLoop> = vec![];
+    // (loops parallel under run-time tests the scheme maps: the copy for the ELSE branch has
+    // no directives, so nothing inside them gets one)
+    let written_twice: Vec<(usize, u32, u32)> =
+        s.loops.iter().filter(|l| !l.when.is_empty()).filter_map(|l| Some((unit_of(&l.at)?, l.line, l.end_line))).collect();
     for n in nests {
-        if scheme_loops.contains_key(&(n.unit, n.line)) {
+        if scheme_loops.contains_key(&(n.unit, n.line)) || written_twice.iter().any(|(u, a, b)| n.unit == *u && n.line > *a && n.line <= *b) {
             continue;
         }
         let none = BTreeSet::new();
@@ -246,7 +250,7 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     // the generator writes for the ELSE branch has no directives: PARALLEL loops without ON
     // inside give way to the outer loop) and in no region on the accelerator.
     let inside_calls = inside;
-    for v in &ex.versioned {
+    for v in ex.versioned.iter().filter(|v| !scheme_loops.contains_key(&(v.unit, v.line))) {
         let none = BTreeSet::new();
         let distributed = distributed_in.get(&v.unit).unwrap_or(&none);
         if v.accesses.iter().any(|a| distributed.contains(&a.array)) || v.work_s < 10.0 * machine.loop_overhead_us * 1e-6 {
