@@ -384,6 +384,56 @@ class Gen:
         if kind == "after":
             self.emit("print *, 'wkb', wk")
 
+    def flagged(self):
+        """NPB EP's batches with its timer calls: a counting call (ACC adds to COMMON /CNT/)
+        runs only when the flag FL, set from a run-time value (true or false across seeds),
+        holds. The loop is parallel when .NOT. FL, and written twice, its labels renumbered in
+        the second copy (a search loop left by GO TO, labelled terminal statements). Look-alikes:
+        the call in the ELSE arm of a block IF (parallel when FL is false again), the flag
+        changed inside the loop, a call in both arms (sequential either way)."""
+        r = self.r
+        kind = r.choice(["guard", "guard", "block", "setin", "both"])
+        self.used_procs.update({"acc", "wfl"})
+        lab, search, found = self.new_label(), self.new_label(), self.new_label()
+        nb = r.randint(500, 3000)
+        self.emit(f"fl = mod(a({r.randint(1, 3)}), 2) .eq. {r.randint(0, 1)}")
+        self.emit("do l = 0, 6")
+        self.emit("h(l) = 0", 1)
+        self.emit("end do")
+        self.emit("s = 0")
+        self.emit(f"do {lab} k = 1, {nb}")
+        self.emit("im = k", 1)
+        self.emit(f"do {search} i = 1, 20", 1)
+        self.emit(f"if (im .le. {r.randint(1, 9)}) goto {found}", 2)
+        self.emit("im = im / 2", 2)
+        self.emit("continue", 1, label=search)
+        self.emit("continue", 1, label=found)
+        if kind == "guard":
+            self.emit("if (fl) call acc(k)", 1)
+        elif kind == "block":
+            self.emit("if (.not. fl) then", 1)
+            self.emit("s = s + 1", 2)
+            self.emit("else", 1)
+            self.emit("call acc(im)", 2)
+            self.emit("end if", 1)
+        elif kind == "setin":
+            self.emit("if (fl) call acc(k)", 1)
+            self.emit(f"if (k .eq. {nb // 2}) fl = .not. fl", 1)
+        else:
+            self.emit("if (fl) then", 1)
+            self.emit("call acc(k)", 2)
+            self.emit("else", 1)
+            self.emit("call acc(im)", 2)
+            self.emit("end if", 1)
+        self.emit("call wfl(k + im, 5, wk)", 1)
+        self.emit("do i = 1, 5", 1)
+        self.emit(f"l = mod(wk(i) + k * {r.randint(1, 5)}, 7)", 2)
+        self.emit("h(l) = h(l) + 1", 2)
+        self.emit("s = s + wk(i)", 2)
+        self.emit("end do", 1)
+        self.emit("continue", 0, label=lab)
+        self.emit("print *, 'fb', h, s")
+
     def common_work(self):
         """A work array WC in COMMON whose edges a called procedure sets through the block
         (NPB SP's LHSINIT) and the loop fills between, in every iteration of a loop over the
@@ -712,6 +762,7 @@ class Gen:
         self.emit("common /wcb/ wc")
         self.emit("integer gs(2), ns1, ns2")
         self.emit("common /szb/ gs, ns1, ns2")
+        self.emit("logical fl")
         self.emit(f"integer f(n1 + 2), g(n1)")
         self.emit(f"equivalence (f({self.eo + 1}), g(1))")
         if self.main_declares_cnt:
@@ -749,7 +800,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a

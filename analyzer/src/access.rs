@@ -70,6 +70,12 @@ impl Summary {
     pub fn writes_common(&self, block: &str, idx: usize) -> bool {
         self.commons.iter().any(|((b, i), e)| b == block && (*i == idx || *i == usize::MAX) && !e.write.is_empty())
     }
+
+    /// Whether the procedure (or what it calls) may use COMMON block `block` through the block
+    /// itself, or reaches procedures without a body (which might).
+    pub fn uses_common(&self, block: &str) -> bool {
+        !self.unknown_calls.is_empty() || self.commons.iter().any(|((b, _), e)| b == block && (!e.write.is_empty() || !e.read.is_empty()))
+    }
 }
 
 /// Context for access extraction.

@@ -58,7 +58,11 @@ pub(super) fn plan(cx: &mut Cx) {
                 if a.via_call.is_none() || !private.contains(&a.name) {
                     continue;
                 }
-                if let Some((block, _)) = sema.symbol(&a.name).and_then(|s| s.common.clone()) {
+                let Some((block, _)) = sema.symbol(&a.name).and_then(|s| s.common.clone()) else { continue };
+                // (a callee given the array as an argument works on the thread's copy: only
+                // one that reaches the block itself needs the block private to each thread)
+                let through_block = a.via_call.as_ref().is_none_or(|c| p.summaries.get(c).is_none_or(|s| s.uses_common(&block)));
+                if through_block {
                     let e = wanted.entry(block).or_default();
                     if !e.contains(&(u.file, d.dir_line)) {
                         e.push((u.file, d.dir_line));

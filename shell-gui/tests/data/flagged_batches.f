@@ -3,15 +3,18 @@ C     timing.flag exists: TSTART and TSTOP count calls in COMMON /TCK/,
 C     so the batch loop is parallel only when .NOT. TIMING holds where
 C     it starts. Its statements carry labels (a search that jumps out
 C     of its loop, a nest sharing its terminal statement, an arithmetic
-C     IF), which the second copy of the loop must define anew.
+C     IF), which the second copy of the loop must define anew. The work
+C     array X and the histogram Q live in COMMON (as in EP) but FILL gets
+C     X as an argument: threads need no THREADPRIVATE block for it.
       PROGRAM BATCH
       INTEGER NB, NK
       PARAMETER (NB = 64, NK = 4000)
       LOGICAL TIMING
       INTEGER K, I, J, L, M, IOS, KK
-      DOUBLE PRECISION X(NK), Q(0:9), SX, T
+      DOUBLE PRECISION X, Q, SX, T
       INTEGER NCALL
       COMMON /TCK/ NCALL(3)
+      COMMON /STORE/ X(NK), Q(0:9)
       OPEN(UNIT=2, FILE='timing.flag', STATUS='OLD', IOSTAT=IOS)
       IF (IOS .EQ. 0) THEN
          TIMING = .TRUE.
