@@ -384,6 +384,24 @@ class Gen:
         if kind == "after":
             self.emit("print *, 'wkb', wk")
 
+    def redblack(self):
+        """A red-black sweep over a 2-D array: `DO I = MOD(J,2)+2, N1-1, 2` updates the points
+        of one colour from their four neighbours of the other (both loops parallel: I is J
+        modulo 2). Look-alikes: a read of the same colour in the row before (J carries it), a
+        start MOD(J,3) (no colour: sequential as written)."""
+        r = self.r
+        kind = r.choice(["colour", "colour", "same", "three"])
+        x = r.choice(["b", "e"])
+        start = {"colour": "mod(j, 2) + 2", "same": "mod(j, 2) + 2", "three": "mod(j, 3) + 2"}[kind]
+        self.emit("do j = 2, n2 - 1")
+        self.emit(f"do i = {start}, n1 - 1, 2", 1)
+        if kind == "same":
+            self.emit(f"{x}(i,j) = mod({x}(i,j) + {x}(i+1,j-1) * {r.randint(2, 5)}, 1000)", 2)
+        else:
+            self.emit(f"{x}(i,j) = mod({x}(i-1,j) + {x}(i+1,j) + {x}(i,j-1) * {r.randint(1, 3)} + {x}(i,j+1), 1000)", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+
     def flagged(self):
         """NPB EP's batches with its timer calls: a counting call (ACC adds to COMMON /CNT/)
         runs only when the flag FL, set from a run-time value (true or false across seeds),
@@ -800,7 +818,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a

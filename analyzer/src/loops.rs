@@ -2163,6 +2163,11 @@ impl<'a> Analyzer<'a> {
                         if i == j { &[(i, i)] } else { &[(i, j), (j, i)] };
                     for &(s, d) in orders {
                         let (sa, sb) = (&accs[s], &accs[d]);
+                        // (red-black sweeps: `DO I = MOD(J,2)+1, N, 2` writes only the points
+                        // of one colour and reads only the other's)
+                        if self.residues_apart((sa.0, &nests[s]), (sb.0, &nests[d]), p, written_scalars, index_vars) {
+                            continue;
+                        }
                         let common = nests[s]
                             .iter()
                             .zip(&nests[d])
@@ -2399,6 +2404,136 @@ impl<'a> Analyzer<'a> {
 
     /// The linear form of an integer expression, PARAMETERs folded, with what the unit never
     /// changes (`G(1)`, NPB's `grid_points(1)`) as symbols of their own.
+    /// Whether accesses `a` and `b` (each with its loop nest, the first `p` loops around the
+    /// analyzed one, shared) can never touch one element, by residues: a DO loop with a
+    /// constant step `s` (|s| > 1) keeps its variable congruent to its first value modulo s
+    /// (`DO I = MOD(J,2)+1, N, 2`: I = J + 1 mod 2, a `MOD(e, k)` with s dividing k being e
+    /// modulo s), and when no residues of the variables modulo the steps' least common multiple
+    /// satisfy those congruences and make every subscript of `a` equal to `b`'s, no iterations
+    /// do (an integer solution would give residues that do).
+    fn residues_apart(&self, (a, na): (&Access, &[StmtId]), (b, nb): (&Access, &[StmtId]), p: usize, written: &BTreeSet<Name>, index_vars: &BTreeSet<Name>) -> bool {
+        let (Some(sa), Some(sb)) = (&a.subs, &b.subs) else { return false };
+        if sa.len() != sb.len() || !a.implied.is_empty() || !b.implied.is_empty() {
+            return false;
+        }
+        // the loop variables of a side, renamed apart beyond the shared loops
+        let side = |nest: &[StmtId], tag: &str| -> BTreeMap<Name, String> {
+            nest.iter()
+                .enumerate()
+                .filter_map(|(k, h)| match &self.unit.stmt(*h).kind {
+                    StmtKind::Do { var, .. } => Some((var.clone(), if k < p { var.clone() } else { format!("{var}'{tag}") })),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (ra, rb) = (side(na, "a"), side(nb, "b"));
+        // a form over this side's loop variables and names the loop does not change
+        let rename = |l: &Lin, r: &BTreeMap<Name, String>| -> Option<Lin> {
+            let mut out = Lin::constant(l.constant);
+            for (v, c) in &l.terms {
+                let name = match r.get(v) {
+                    Some(n) => n.clone(),
+                    None if written.contains(v) || index_vars.contains(v) => return None,
+                    None => v.clone(),
+                };
+                out = out.add(&Lin::var(&name).scale(*c)?, 1)?;
+            }
+            Some(out)
+        };
+        // congruences (variable, modulus, first value)
+        let mut facts: Vec<(String, i64, Lin)> = vec![];
+        for (nest, r) in [(na, &ra), (nb, &rb)] {
+            for (k, h) in nest.iter().enumerate() {
+                let StmtKind::Do { var, lo, step: Some(step), .. } = &self.unit.stmt(*h).kind else { continue };
+                let Some(s) = self.sema.eval_int(step).map(i64::abs).filter(|s| *s > 1 && *s <= 8) else { continue };
+                // (the first value may use the variables of the loops around this one only)
+                let around: BTreeMap<Name, String> = nest[..k]
+                    .iter()
+                    .filter_map(|o| match &self.unit.stmt(*o).kind {
+                        StmtKind::Do { var, .. } => Some((var.clone(), r[var].clone())),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(first) = self.lin_mod(lo, s).and_then(|l| rename(&l, &around)) {
+                    let f = (r[var].clone(), s, first);
+                    if !facts.contains(&f) {
+                        facts.push(f);
+                    }
+                }
+            }
+        }
+        if facts.is_empty() {
+            return false;
+        }
+        let m = facts.iter().fold(1i64, |m, (_, s, _)| m / gcd(m, *s) * s);
+        let mut eqs: Vec<Lin> = vec![];
+        for (x, y) in sa.iter().zip(sb) {
+            let (Some(x), Some(y)) = (x.expr(), y.expr()) else { continue };
+            let (Some(lx), Some(ly)) = (self.lin_at(x, a.stmt), self.lin_at(y, b.stmt)) else { continue };
+            if let Some(d) = rename(&lx, &ra).zip(rename(&ly, &rb)).and_then(|(x, y)| x.add(&y, -1)) {
+                eqs.push(d);
+            }
+        }
+        if eqs.is_empty() {
+            return false;
+        }
+        let mut vars: BTreeSet<String> = BTreeSet::new();
+        for l in eqs.iter().chain(facts.iter().map(|(_, _, l)| l)) {
+            vars.extend(l.vars().cloned());
+        }
+        vars.extend(facts.iter().map(|(v, _, _)| v.clone()));
+        let vars: Vec<String> = vars.into_iter().collect();
+        if (m as f64).powi(vars.len() as i32) > 65536.0 {
+            return false;
+        }
+        let value = |l: &Lin, at: &[i64]| -> i64 { l.constant + l.terms.iter().map(|(v, c)| c * at[vars.binary_search(v).unwrap_or(0)]).sum::<i64>() };
+        let mut at = vec![0i64; vars.len()];
+        loop {
+            let ok = facts.iter().all(|(v, s, first)| (at[vars.binary_search(v).unwrap_or(0)] - value(first, &at)).rem_euclid(*s) == 0)
+                && eqs.iter().all(|d| value(d, &at).rem_euclid(m) == 0);
+            if ok {
+                return false;
+            }
+            // the next assignment of residues
+            let mut k = 0;
+            while k < at.len() {
+                at[k] += 1;
+                if at[k] < m {
+                    break;
+                }
+                at[k] = 0;
+                k += 1;
+            }
+            if k == at.len() {
+                return true;
+            }
+        }
+    }
+
+    /// An integer expression modulo `s` as a linear form, where `MOD(e, k)` with `s` dividing
+    /// `k` is `e` (congruent to it modulo s).
+    fn lin_mod(&self, e: &Expr, s: i64) -> Option<Lin> {
+        use crate::ast::{BinOp, UnOp};
+        match e {
+            Expr::Ref(f, args) if f == "mod" && args.len() == 2 && self.sema.symbol(f).is_none_or(|x| x.intrinsic || !x.explicit_type) && !self.summaries.contains_key(f) => {
+                let k = self.sema.eval_int(args[1].expr()?)?;
+                if k == 0 || k % s != 0 {
+                    return None;
+                }
+                self.lin_mod(args[0].expr()?, s)
+            }
+            Expr::Binary(op @ (BinOp::Add | BinOp::Sub), x, y) => self.lin_mod(x, s)?.add(&self.lin_mod(y, s)?, if *op == BinOp::Add { 1 } else { -1 }),
+            Expr::Binary(BinOp::Mul, x, y) => match (self.sema.eval_int(x), self.sema.eval_int(y)) {
+                (Some(c), _) => self.lin_mod(y, s)?.scale(c),
+                (_, Some(c)) => self.lin_mod(x, s)?.scale(c),
+                _ => None,
+            },
+            Expr::Unary(UnOp::Neg, x) => self.lin_mod(x, s)?.scale(-1),
+            Expr::Unary(UnOp::Plus, x) => self.lin_mod(x, s),
+            _ => self.lin(e),
+        }
+    }
+
     fn lin(&self, e: &Expr) -> Option<Lin> {
         let opaque = |e: &Expr| self.unchanged_in_unit(e).then(|| format!("{e:?}"));
         linearize_with(e, &const_lin(self.sema), &opaque)
@@ -3257,4 +3392,8 @@ fn render_condition(f: &Lin) -> Option<String> {
     }
     let join = |v: Vec<String>| if v.is_empty() { "0".to_string() } else { v.join(" + ") };
     Some(format!("{} .GE. {}", join(std::mem::take(&mut left)), join(std::mem::take(&mut right))))
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 { a.abs() } else { gcd(b, a % b) }
 }

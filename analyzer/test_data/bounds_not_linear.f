@@ -45,8 +45,9 @@ C EXPECT: parallel
             c(k) = j * 2 + k
          end do
       end do
-C     red-black: odd rows in odd columns, even rows in even ones
-C EXPECT: sequential blockers(dep)
+C     red-black: the points with I+J odd, reading only points with I+J
+C     even (I is J+1 modulo 2: test_data/red_black.f)
+C EXPECT: parallel
       do j = 1, n
 C EXPECT: parallel
          do i = mod(j, 2) + 1, n, 2
