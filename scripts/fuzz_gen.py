@@ -384,6 +384,29 @@ class Gen:
         if kind == "after":
             self.emit("print *, 'wkb', wk")
 
+    def strided(self):
+        """NPB MG's RPRJ3: the work array WS written at every other element `WS(2*I-DD)` (DD 0
+        or 1, set by an IF on a run-time value before the loop) and read at `WS(2*I-DD)` and
+        `WS(2*I+2-DD)` in every iteration of J: private to J when counted by twos. Look-alikes:
+        a read of the other parity `WS(2*I+1-DD)` (not written in the iteration: sequential),
+        WS printed after the loop (its last values are used)."""
+        r = self.r
+        kind = r.choice(["even", "even", "odd", "after"])
+        x = r.choice(["b", "e"])
+        self.emit("im = 0")
+        self.emit(f"if (mod(a({r.randint(1, 3)}), 2) .eq. 1) im = 1")
+        self.emit("do j = 1, n2")
+        self.emit("do i = 1, (n1 - 1) / 2", 1)
+        self.emit(f"ws(2*i - im) = mod({x}(2*i - im, j) + j * {r.randint(1, 5)}, 100)", 2)
+        self.emit("end do", 1)
+        self.emit("do i = 1, (n1 - 1) / 2 - 1", 1)
+        other = "ws(2*i + 1 - im)" if kind == "odd" else "ws(2*i + 2 - im)"
+        self.emit(f"{x}(2*i + 1 - im, j) = mod({x}(2*i + 1 - im, j) + ws(2*i - im) + {other} * 2, 1000)", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+        if kind == "after":
+            self.emit("print *, 'wss', ws")
+
     def redblack(self):
         """A red-black sweep over a 2-D array: `DO I = MOD(J,2)+2, N1-1, 2` updates the points
         of one colour from their four neighbours of the other (both loops parallel: I is J
@@ -818,7 +841,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a

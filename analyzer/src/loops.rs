@@ -282,6 +282,7 @@ pub fn analyze_unit(
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
         assume: Default::default(),
         stable_only: Default::default(),
+        strided: Default::default(),
     };
     cx.walk(&unit.body, 0, None, &mut vec![], &mut out);
     UnitLoops { loops: out }
@@ -364,6 +365,7 @@ fn walker<R>(
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
         assume: Default::default(),
         stable_only: Default::default(),
+        strided: Default::default(),
     };
     f(&an, &targets)
 }
@@ -401,6 +403,12 @@ struct Analyzer<'a> {
     /// While `assume` is set for a whole unit's walk (`unit_exposed_assuming`): the only
     /// symbols tests may use.
     stable_only: std::cell::RefCell<Option<BTreeSet<String>>>,
+    /// While a loop body's exposure is worked out (`exposure`): arrays whose subscripts in
+    /// some dimension are all `c*v + r` with the body's loop variables' coefficients multiples
+    /// of `c` and the rest `r0` plus multiples of c (MG's `X1(2*J1-D1-1)`, read at `X1(I1+1)`
+    /// with `I1 = 2*J1-D1`), by dimension: (c, r0). Sections of them are in the coordinate
+    /// `(i - r0) / c` then, so that every c-th element is a dense range.
+    strided: std::cell::RefCell<BTreeMap<Name, Vec<Option<(i64, Lin)>>>>,
 }
 
 /// Marks a refinement note whose assertion the analysis could not use.
@@ -1390,8 +1398,10 @@ impl<'a> Analyzer<'a> {
     /// Also, per array with a read not shown covered, the line of the first such read.
     #[allow(clippy::type_complexity)]
     fn exposure(&self, body: &[Node]) -> (BTreeSet<Name>, BTreeSet<Name>, BTreeSet<Name>, BTreeMap<Name, u32>) {
+        let saved = self.strided.replace(self.strided_dims(body));
         let mut st = Exposure { may: self.may_writes(body), ..Default::default() };
         self.expose_nodes(body, &mut st);
+        self.strided.replace(saved);
         let ok: BTreeSet<Name> = st
             .written_arr
             .iter()
@@ -1400,6 +1410,74 @@ impl<'a> Analyzer<'a> {
             .collect();
         let copy_in = st.pristine.intersection(&ok).cloned().collect();
         (st.exposed, ok, copy_in, st.exposed_at)
+    }
+
+    /// The arrays of `body` whose subscripts in a dimension all step by a multiple of some
+    /// c >= 2 over the body's loops (see `Analyzer::strided`), when every access of the array
+    /// in the body is an element with linear subscripts over those loops' variables and names
+    /// the body does not assign.
+    fn strided_dims(&self, body: &[Node]) -> BTreeMap<Name, Vec<Option<(i64, Lin)>>> {
+        let mut loop_vars: BTreeSet<Name> = BTreeSet::new();
+        let mut assigned: BTreeSet<Name> = BTreeSet::new();
+        let mut forms: BTreeMap<Name, Option<Vec<Vec<Lin>>>> = BTreeMap::new();
+        for_each_stmt(self.unit, body, &mut |st| {
+            if let StmtKind::Do { var, .. } = &st.kind {
+                loop_vars.insert(var.clone());
+            }
+            for a in &self.acc[st.id.0 as usize].0 {
+                if a.write && !self.sema.is_array(&a.name) {
+                    assigned.insert(a.name.clone());
+                }
+                if !self.sema.is_array(&a.name) {
+                    continue;
+                }
+                let rank = self.sema.symbol(&a.name).map_or(0, |s| s.rank());
+                let entry = forms.entry(a.name.clone()).or_insert_with(|| Some(vec![]));
+                let Some(list) = entry.as_mut() else { continue };
+                let one = match &a.subs {
+                    Some(subs) if subs.len() == rank && a.via_call.is_none() && a.implied.is_empty() => {
+                        subs.iter().map(|s| match s {
+                            Arg::Expr(e) => self.lin_at(e, a.stmt),
+                            _ => None,
+                        }).collect::<Option<Vec<Lin>>>()
+                    }
+                    _ => None,
+                };
+                match one {
+                    Some(f) => list.push(f),
+                    None => *entry = None,
+                }
+            }
+        });
+        let mut out = BTreeMap::new();
+        for (x, list) in forms {
+            let Some(list) = list.filter(|l| !l.is_empty()) else { continue };
+            let rank = list[0].len();
+            let dims: Vec<Option<(i64, Lin)>> = (0..rank)
+                .map(|d| {
+                    let c = list.iter().flat_map(|f| f[d].terms.iter().filter(|(v, _)| loop_vars.contains(*v)).map(|(_, k)| *k)).fold(0, gcd);
+                    if c < 2 {
+                        return None;
+                    }
+                    let rest = |f: &Lin| -> Lin {
+                        let mut r = f.clone();
+                        r.terms.retain(|v, _| !loop_vars.contains(v));
+                        r
+                    };
+                    let r0 = rest(&list[0][d]);
+                    let fits = list.iter().all(|f| {
+                        let r = rest(&f[d]);
+                        r.vars().all(|v| !assigned.contains(v))
+                            && r.add(&r0, -1).is_some_and(|g| g.constant % c == 0 && g.terms.values().all(|k| k % c == 0))
+                    });
+                    fits.then_some((c, r0))
+                })
+                .collect();
+            if dims.iter().any(|d| d.is_some()) {
+                out.insert(x, dims);
+            }
+        }
+        out
     }
 
     /// Every element of each array that an iteration of a loop with this body may write, as
@@ -1513,13 +1591,15 @@ impl<'a> Analyzer<'a> {
     /// The declared bounds of an array, where constant (the last one of an assumed-size array
     /// is not, nor the last one of a dummy `B(1)` used as assumed-size).
     fn decl_bounds(&self, x: &str) -> Vec<Option<(i64, i64)>> {
+        let strided = self.strided.borrow();
+        let compressed = |k: usize| strided.get(x).is_some_and(|d| d.get(k).is_some_and(|s| s.is_some()));
         match self.sema.symbol(x) {
             Some(sym) => {
                 let ds = sym.dims.as_deref().unwrap_or(&[]);
                 let unknown_last = sym.size_unknown();
                 ds.iter()
                     .enumerate()
-                    .map(|(k, d)| if d.assumed || d.star || (unknown_last && k + 1 == ds.len()) { None } else { Some((d.lo?, d.hi?)) })
+                    .map(|(k, d)| if d.assumed || d.star || (unknown_last && k + 1 == ds.len()) || compressed(k) { None } else { Some((d.lo?, d.hi?)) })
                     .collect()
             }
             None => vec![],
@@ -1583,6 +1663,25 @@ impl<'a> Analyzer<'a> {
                 }
             }
             Some(_) => return None,
+        }
+        // (every c-th element as a dense range: `Analyzer::strided`)
+        if let Some(dims) = self.strided.borrow().get(&a.name) {
+            for (d, s) in dims.iter().enumerate() {
+                let Some((c, r0)) = s else { continue };
+                let (lo, hi) = &rect[d];
+                if lo != hi {
+                    return None;
+                }
+                let q = lo.add(r0, -1)?;
+                if q.constant % c != 0 || q.terms.values().any(|k| k % c != 0) {
+                    return None;
+                }
+                let mut p = Lin::constant(q.constant / c);
+                for (v, k) in &q.terms {
+                    p = p.add(&Lin::var(v).scale(k / c)?, 1)?;
+                }
+                rect[d] = (p.clone(), p);
+            }
         }
         let mut r = SymRect(rect);
         for (v, lo, hi) in &a.implied {
@@ -2641,10 +2740,15 @@ impl<'a> Analyzer<'a> {
         if matches!(list[i], Node::Stmt(_)) && targeted(self.unit.stmt(at)) {
             return None;
         }
+        // the nodes between the assignment found and `at` (what may run between them)
+        let mut passed: Vec<&[Node]> = vec![];
         for level in (0..path.len()).rev() {
             let (list, i) = path[level];
             for j in (0..i).rev() {
                 let (t, jump) = scan(std::slice::from_ref(&list[j]));
+                if !t {
+                    passed.push(std::slice::from_ref(&list[j]));
+                }
                 if t {
                     let Node::Stmt(d) = &list[j] else { return None };
                     let StmtKind::Assign { lhs: Expr::Var(x), rhs } = &self.unit.stmt(*d).kind else {
@@ -2665,7 +2769,19 @@ impl<'a> Analyzer<'a> {
                             _ => None,
                         })
                         .collect();
-                    let ok = l.vars().all(|n| around.contains(n) || self.unchanged_in_unit(&Expr::Var(n.clone())));
+                    // (a scalar no statement between assigns keeps its value: MG's `I1 = 2*J1 -
+                    // D1` read at `X1(I1-1)`, D1 set before the loops by an IF)
+                    let kept = |n: &Name| {
+                        n != v
+                            && !self.sema.is_array(n)
+                            && self.sema.symbol(n).is_some_and(|s| s.aliases.is_empty() && s.param.is_none())
+                            && passed.iter().all(|ns| {
+                                let mut assigns = false;
+                                for_each_stmt(self.unit, ns, &mut |st| assigns |= self.acc[st.id.0 as usize].0.iter().any(|a| a.write && &a.name == n));
+                                !assigns
+                            })
+                    };
+                    let ok = l.vars().all(|n| around.contains(n) || self.unchanged_in_unit(&Expr::Var(n.clone())) || kept(n));
                     return ok.then_some(l);
                 }
                 if jump {
@@ -2682,6 +2798,7 @@ impl<'a> Analyzer<'a> {
                     if own || scan(body).0 || targeted(hs) {
                         return None;
                     }
+                    passed.push(body);
                 }
             }
         }
