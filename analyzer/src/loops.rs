@@ -549,14 +549,7 @@ impl<'a> Analyzer<'a> {
         });
         // `X` or `.NOT. X` on a plain logical scalar: (X, the value that makes it true)
         let guard = |e: &Expr| -> Option<(Name, bool)> {
-            let (x, v) = match e {
-                Expr::Var(x) => (x, true),
-                Expr::Unary(crate::ast::UnOp::Not, inner) => match &**inner {
-                    Expr::Var(x) => (x, false),
-                    _ => return None,
-                },
-                _ => return None,
-            };
+            let (x, v) = flag_test(e)?;
             let s = self.sema.symbol(x)?;
             let plain = s.ty.base == crate::ast::BaseType::Logical && !s.is_array() && s.param.is_none() && !s.external && s.aliases.is_empty() && !s.pointer;
             (plain && !written.contains(x.as_str())).then(|| (x.clone(), v))
@@ -597,13 +590,7 @@ impl<'a> Analyzer<'a> {
                     }
                     Node::Do { header, body, end } => out.push(Node::Do { header: *header, body: go(an, body, guard, blocked, take, flags), end: *end }),
                     Node::If { arms, end } => {
-                        let two = match arms.as_slice() {
-                            [(t, _)] | [(t, _), _] => match (&an.unit.stmt(*t).kind, arms.get(1).map(|(e, _)| &an.unit.stmt(*e).kind)) {
-                                (StmtKind::IfThen(c), None | Some(StmtKind::Else)) => guard(c),
-                                _ => None,
-                            },
-                            _ => None,
-                        };
+                        let two = if_else_test(an.unit, arms).and_then(guard);
                         let empty = vec![];
                         let other = arms.get(1).map_or(&empty, |(_, b)| b);
                         match two {
@@ -3414,19 +3401,32 @@ fn call_writes(a: &Access, what: &str) -> Blocker {
 }
 
 
+/// `X` or `.NOT. X`: (X, the value of X that makes the test true).
+fn flag_test(e: &Expr) -> Option<(&Name, bool)> {
+    match e {
+        Expr::Var(x) => Some((x, true)),
+        Expr::Unary(crate::ast::UnOp::Not, inner) => match &**inner {
+            Expr::Var(x) => Some((x, false)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The test of a block IF with no ELSE IF (`IF (c) THEN ... [ELSE ...] END IF`).
+fn if_else_test<'u>(unit: &'u Unit, arms: &[(StmtId, Vec<Node>)]) -> Option<&'u Expr> {
+    match (arms.len(), &unit.stmt(arms.first()?.0).kind, arms.get(1).map(|(e, _)| &unit.stmt(*e).kind)) {
+        (1 | 2, StmtKind::IfThen(c), None | Some(StmtKind::Else)) => Some(c),
+        _ => None,
+    }
+}
+
 /// Loop `node` as it runs when each logical variable of `flags` has its value there: the
 /// statements under `IF (X)` / `IF (.NOT. X)` that the value skips left out, and a block IF
 /// whose first arm's test it decides reduced to the arm that runs (`Versioned::flags`).
 pub fn under_flags(unit: &Unit, node: &Node, flags: &[(Name, bool)]) -> Node {
     let value = |e: &Expr| -> Option<bool> {
-        let (x, positive) = match e {
-            Expr::Var(x) => (x, true),
-            Expr::Unary(crate::ast::UnOp::Not, inner) => match &**inner {
-                Expr::Var(x) => (x, false),
-                _ => return None,
-            },
-            _ => return None,
-        };
+        let (x, positive) = flag_test(e)?;
         flags.iter().find(|(y, _)| y == x).map(|(_, v)| *v == positive)
     };
     fn go(unit: &Unit, nodes: &[Node], value: &dyn Fn(&Expr) -> Option<bool>) -> Vec<Node> {
@@ -3439,10 +3439,7 @@ pub fn under_flags(unit: &Unit, node: &Node, flags: &[(Name, bool)]) -> Node {
                 },
                 Node::Do { header, body, end } => out.push(Node::Do { header: *header, body: go(unit, body, value), end: *end }),
                 Node::If { arms, end } => {
-                    let decided = match (&unit.stmt(arms[0].0).kind, arms.get(1).map(|(e, _)| &unit.stmt(*e).kind), arms.len()) {
-                        (StmtKind::IfThen(c), None | Some(StmtKind::Else), 1 | 2) => value(c),
-                        _ => None,
-                    };
+                    let decided = if_else_test(unit, arms).and_then(value);
                     match decided {
                         Some(true) => out.extend(go(unit, &arms[0].1, value)),
                         Some(false) => {
