@@ -705,6 +705,15 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
         }
     }
     println!("chosen: {}", result.schemes[result.chosen].name);
+    // (the default machine has an accelerator; say so where this one has none and the choice
+    // counted on it: its regions run on the host here, and a threaded outer loop may be lost)
+    let on_device = result.schemes[result.chosen].regions.iter().filter(|r| r.estimate.on_device).count();
+    if a.machine.is_none() && machine.gpus_per_node > 0 && on_device > 0 && crate::calibrate::gpus_here() == 0 {
+        println!(
+            "note: the default machine description has {} accelerator(s) per node, and {on_device} region(s) were placed on it; this machine has none (/dev/nvidia0), so they run on the host here. For this machine, `sapfor calibrate -o machine.toml` writes its description (gpus_per_node = 0) and `--machine machine.toml` chooses for it (loops then stay on the host, on threads where they pay)",
+            machine.gpus_per_node
+        );
+    }
     for (input, dest, n, removed, _) in &written {
         let rep = if *removed > 0 {
             format!(" (replacing {removed} existing directive lines)")

@@ -195,7 +195,7 @@ pub fn machine_toml(m: &Measured, processes: u32, per_node: u32, gpus: u32, host
 }
 
 /// NVIDIA GPUs of this machine, by their device files.
-fn gpus_here() -> u32 {
+pub(crate) fn gpus_here() -> u32 {
     (0..64).take_while(|k| Path::new(&format!("/dev/nvidia{k}")).exists()).count() as u32
 }
 

@@ -820,6 +820,29 @@ fn a_loop_in_a_procedure_a_parallel_loop_calls_has_no_directive_of_its_own() {
     }
 }
 
+/// Without `--machine`, `--auto` chooses for the default machine, which has an accelerator:
+/// on a machine without one (no /dev/nvidia0) the report says that the regions it placed there
+/// run on the host here, and how to describe this machine instead; with a machine file, or on
+/// a machine with a GPU, it says nothing of the kind.
+#[test]
+fn the_default_machine_s_accelerator_is_named_where_this_machine_has_none() {
+    let dir = scratch("default-accelerator");
+    std::fs::copy(root().join("shell-gui/tests/data/versioned.f"), dir.join("p.f")).unwrap();
+    let note = "so they run on the host here";
+    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv", "--no-db"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("on the accelerator"), "{report}");
+    let gpu_here = std::path::Path::new("/dev/nvidia0").exists();
+    let said = report.lines().any(|l| l.contains(note) && l.contains("sapfor calibrate -o machine.toml"));
+    assert_eq!(said, !gpu_here, "{report}");
+    std::fs::write(dir.join("m.toml"), "gpus_per_node = 1\n").unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "q.fdv", "--no-db", "--machine", "m.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(!report.contains(note), "{report}");
+}
+
 /// Where another choice wins over a loop parallel under run-time tests (here: a machine whose
 /// accelerator makes the loops inside it worth regions, or a variant mapping them on
 /// distributed data), the report says so, with the reason.
