@@ -105,6 +105,9 @@ fn form_name(f: Option<SourceForm>) -> &'static str {
 fn options_key(db: &Db, opts: &Options) -> String {
     json!({
         "tool": env!("CARGO_PKG_VERSION"),
+        // (the analysis and expert sources of this build, `build.rs`: a build with other
+        // analysis code does not reuse what another stored)
+        "build": env!("SAPFOR_ANALYSIS_DIGEST"),
         "include": opts.include_dirs.iter().map(|d| db.relative(&absolute(d))).collect::<Vec<_>>(),
         "form": form_name(opts.force_form),
         "overrides": opts.overrides,

@@ -193,6 +193,34 @@ fn foreign_or_corrupt_databases_are_refused_untouched() {
     );
 }
 
+/// The key under which an analysis is stored names the analysis code of the build that made it
+/// (a digest of its analyzer and expert sources, beside the version): a build with other
+/// analysis code finds no stored analysis for the same files and analyzes them again, while
+/// the same build reuses its own (the stored report, spoiled here, is printed as it is).
+#[test]
+fn a_stored_analysis_is_reused_only_by_the_build_that_made_it() {
+    let dir = scratch("build-key");
+    std::fs::copy(root().join("samples/jacobi/jac.f"), dir.join("jac.f")).unwrap();
+    let first = run(&dir, &["analyze", "jac.f"]);
+    assert!(first.status.success(), "{}", text(&first));
+    let db = dir.join("sapfor.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let options: String = conn.query_row("SELECT key_options FROM analyses", [], |r| r.get(0)).unwrap();
+    let key: serde_json::Value = serde_json::from_str(&options).unwrap();
+    let build = key["build"].as_str().unwrap_or_default().to_string();
+    assert!(build.len() == 16 && build.chars().all(|c| c.is_ascii_hexdigit()), "{options}");
+    // the same build: the stored (spoiled) report
+    conn.execute_batch("UPDATE analyses SET report = replace(report, '\"parallel\"', '\"sequential\"')").unwrap();
+    let again = run(&dir, &["analyze", "jac.f"]);
+    assert!(text(&again).contains("sequential") && !text(&again).contains("parallel"), "{}", text(&again));
+    // stored under another build's key: analyzed again
+    let other = options.replace(&build, "0123456789abcdef");
+    let digest = database::AnalysisKey { files: serde_json::from_str(&conn.query_row("SELECT key_files FROM analyses", [], |r| r.get::<_, String>(0)).unwrap()).unwrap(), options: other.clone() }.digest();
+    conn.execute("UPDATE analyses SET key_options = ?1, key_digest = ?2", rusqlite::params![other, digest]).unwrap();
+    let fresh = run(&dir, &["analyze", "jac.f"]);
+    assert_eq!(fresh.stdout, first.stdout, "{}", text(&fresh));
+}
+
 /// Values changed by hand (JSON that does not parse, text in an integer column) are named with
 /// what to do: derived data is replaced by running `--auto` again, which then works; an
 /// unreadable refinement (the user's own data) is named by number, and removing it works.
