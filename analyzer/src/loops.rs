@@ -568,6 +568,14 @@ impl<'a> Analyzer<'a> {
             Some((_, w)) => conflict |= *w != v,
             None => flags.push((x, v)),
         };
+        // a value of one flag that makes `e` false: `X` or `.NOT. X`, or a conjunct of an
+        // `.AND.` (`IF (DEBUG .AND. K .LE. 3) WRITE ...` is skipped when DEBUG is false)
+        fn falsify(e: &Expr, guard: &dyn Fn(&Expr) -> Option<(Name, bool)>) -> Option<(Name, bool)> {
+            match e {
+                Expr::Binary(crate::ast::BinOp::And, a, b) => falsify(a, guard).or_else(|| falsify(b, guard)),
+                _ => guard(e).map(|(x, v)| (x, !v)),
+            }
+        }
         fn go(
             an: &Analyzer,
             nodes: &[Node],
@@ -581,8 +589,8 @@ impl<'a> Analyzer<'a> {
                 match n {
                     Node::Stmt(id) => {
                         if let StmtKind::LogicalIf(c, _) = &an.unit.stmt(*id).kind {
-                            if let Some((x, v)) = guard(c).filter(|_| blocked(std::slice::from_ref(n))) {
-                                take(flags, x, !v);
+                            if let Some((x, v)) = falsify(c, guard).filter(|_| blocked(std::slice::from_ref(n))) {
+                                take(flags, x, v);
                                 continue;
                             }
                         }
@@ -590,15 +598,16 @@ impl<'a> Analyzer<'a> {
                     }
                     Node::Do { header, body, end } => out.push(Node::Do { header: *header, body: go(an, body, guard, blocked, take, flags), end: *end }),
                     Node::If { arms, end } => {
-                        let two = if_else_test(an.unit, arms).and_then(guard);
+                        let cond = if_else_test(an.unit, arms);
                         let empty = vec![];
                         let other = arms.get(1).map_or(&empty, |(_, b)| b);
-                        match two {
-                            Some((x, v)) if blocked(&arms[0].1) && !blocked(other) => {
-                                take(flags, x, !v);
+                        let (skip, run) = (cond.and_then(|c| falsify(c, guard)), cond.and_then(guard));
+                        match (skip, run) {
+                            (Some((x, v)), _) if blocked(&arms[0].1) && !blocked(other) => {
+                                take(flags, x, v);
                                 out.extend(go(an, other, guard, blocked, take, flags));
                             }
-                            Some((x, v)) if arms.len() == 2 && blocked(other) && !blocked(&arms[0].1) => {
+                            (_, Some((x, v))) if arms.len() == 2 && blocked(other) && !blocked(&arms[0].1) => {
                                 take(flags, x, v);
                                 out.extend(go(an, &arms[0].1, guard, blocked, take, flags));
                             }
@@ -3425,10 +3434,22 @@ fn if_else_test<'u>(unit: &'u Unit, arms: &[(StmtId, Vec<Node>)]) -> Option<&'u 
 /// statements under `IF (X)` / `IF (.NOT. X)` that the value skips left out, and a block IF
 /// whose first arm's test it decides reduced to the arm that runs (`Versioned::flags`).
 pub fn under_flags(unit: &Unit, node: &Node, flags: &[(Name, bool)]) -> Node {
-    let value = |e: &Expr| -> Option<bool> {
-        let (x, positive) = flag_test(e)?;
-        flags.iter().find(|(y, _)| y == x).map(|(_, v)| *v == positive)
-    };
+    fn value(e: &Expr, flags: &[(Name, bool)]) -> Option<bool> {
+        use crate::ast::BinOp::{And, Or};
+        match e {
+            Expr::Binary(op @ (And | Or), a, b) => match (value(a, flags), value(b, flags), op) {
+                (Some(false), _, And) | (_, Some(false), And) => Some(false),
+                (Some(true), _, Or) | (_, Some(true), Or) => Some(true),
+                (Some(x), Some(y), _) => Some(if *op == And { x && y } else { x || y }),
+                _ => None,
+            },
+            _ => {
+                let (x, positive) = flag_test(e)?;
+                flags.iter().find(|(y, _)| y == x).map(|(_, v)| *v == positive)
+            }
+        }
+    }
+    let value = |e: &Expr| value(e, flags);
     fn go(unit: &Unit, nodes: &[Node], value: &dyn Fn(&Expr) -> Option<bool>) -> Vec<Node> {
         let mut out = vec![];
         for n in nodes {

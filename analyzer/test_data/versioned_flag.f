@@ -6,7 +6,8 @@ C     when .NOT. DEBUG holds where it starts (the guarded statements
 C     do not run then). Look-alikes: a loop that sets the flag itself,
 C     a test on a flag whose other arm blocks too, and one whose
 C     guarded call is not what blocks (no test would help). A debugging
-C     WRITE under the flag blocks the last loop the same way.
+C     WRITE under the flag blocks the last loop the same way (also under
+C     DEBUG .AND. another test: false whenever DEBUG is).
       PROGRAM VFLAG
       LOGICAL DEBUG, VERB
       INTEGER K, IOS
@@ -56,6 +57,7 @@ C EXPECT: sequential blockers(call)
 C EXPECT: sequential blockers(io) when[.NOT. DEBUG] vprivate()
       DO 60 K = 1, 100
          IF (DEBUG) WRITE(*,*) 'K =', K, S(K)
+         IF (DEBUG .AND. K .LE. 3) WRITE(*,*) 'first', K
          S(K) = S(K) * 0.5D0
    60 CONTINUE
       PRINT *, S(1), S(100), Q(3), NT
