@@ -3,9 +3,10 @@
 //! numbers the unit does not use, and every reference to them inside the copy follows (the
 //! DO statement's terminal label, GO TO, computed GO TO, arithmetic IF, in a logical IF
 //! too). A copy that cannot be made so is refused: a statement of another kind that names
-//! one of those labels (a READ with `ERR=` or a FORMAT inside the loop), a line shared by
-//! two statements, lines of an INCLUDE file, a construct name on the DO line, a fixed-form
-//! line the new numbers would push past column 72.
+//! one of those labels (a READ with `ERR=` or a FORMAT inside the loop), a jump from outside
+//! the loop to one of its statements (the original lines end up inside an IF block), a line
+//! shared by two statements, lines of an INCLUDE file, a construct name on the DO line, a
+//! fixed-form line the new numbers would push past column 72.
 
 use std::collections::BTreeSet;
 
@@ -31,6 +32,13 @@ pub fn loop_copy(unit: &Unit, node: &Node, text: &[&str], fixed: bool, taken: &m
     let defined: Vec<u32> = stmts.iter().filter_map(|s| s.label).collect();
     if defined.is_empty() {
         return Some(lines);
+    }
+    // (the original lines go inside `IF (tests) THEN`: a jump from outside the loop to one of
+    // its statements, the DO statement included, would jump into that block)
+    let inside: BTreeSet<_> = stmts.iter().map(|s| s.id).collect();
+    let targets: BTreeSet<u32> = stmts.iter().filter(|s| !matches!(s.kind, StmtKind::Format)).filter_map(|s| s.label).collect();
+    if unit.stmts.iter().filter(|s| !inside.contains(&s.id)).any(|s| referenced(&s.kind).iter().any(|l| targets.contains(l))) {
+        return None;
     }
     let mut used: BTreeSet<u32> = unit.stmts.iter().filter_map(|s| s.label).collect();
     used.extend(taken.iter().copied());

@@ -94,6 +94,23 @@ end program q
 }
 
 #[test]
+fn a_loop_jumped_into_from_outside_is_refused() {
+    // (`GO TO 10` would jump into the IF block that holds the original loop)
+    let src = "\
+      PROGRAM J
+      INTEGER K, N
+      N = 0
+   10 DO 20 K = 1, 3
+         N = N + K
+   20 CONTINUE
+      IF (N .LT. 20) GO TO 10
+      PRINT *, N
+      END
+";
+    assert_eq!(copies("j.f", src), vec![None]);
+}
+
+#[test]
 fn a_label_named_by_io_inside_the_loop_is_refused() {
     let src = "\
       PROGRAM R
