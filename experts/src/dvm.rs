@@ -67,6 +67,9 @@ pub(crate) struct Nest {
     /// Run-time tests under which the nest is parallel (`LoopInfo::versioned`): empty for
     /// loops the analysis calls parallel outright.
     pub(crate) when: Vec<String>,
+    /// The logical flags among those tests, with their values (`Versioned::flags`): what runs
+    /// only under the other values is not part of the nest.
+    pub(crate) flags: Vec<(Name, bool)>,
     /// Last line of the outermost loop.
     pub(crate) end_line: u32,
 }
@@ -465,6 +468,7 @@ fn walk_versioned(
                 let runs = analyzer::loops::under_flags(unit, n, &v.flags);
                 let mut nest = make_nest(analysis, ui, unit, loops, &runs, vec![level], times, m);
                 nest.when = v.when.clone();
+                nest.flags = v.flags.clone();
                 out.push(nest);
             }
             Node::If { arms, .. } => {
@@ -734,6 +738,7 @@ fn make_nest(
         across,
         dep_arrays,
         when: vec![],
+        flags: vec![],
         end_line: levels_end,
     }
 }
@@ -1713,8 +1718,10 @@ fn template_mapping(prog: &analyzer::program::Program, n: &Nest, p: f64, m: &Mac
     let Some(node) = analyzer::cfg::node_of(&unit.body, outer.header) else {
         return Err("its loop is not found".into());
     };
+    // (as it runs under the nest's flags: I/O only when debugging is asked for does not count)
+    let runs = analyzer::loops::under_flags(unit, node, &n.flags);
     let mut io = None;
-    for_each_stmt(unit, std::slice::from_ref(node), &mut |st| {
+    for_each_stmt(unit, std::slice::from_ref(&runs), &mut |st| {
         if io.is_none() && matches!(st.kind.action(), StmtKind::Io { .. }) {
             io = Some(st.span.line);
         }

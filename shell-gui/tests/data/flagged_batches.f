@@ -5,7 +5,9 @@ C     it starts. Its statements carry labels (a search that jumps out
 C     of its loop, a nest sharing its terminal statement, an arithmetic
 C     IF), which the second copy of the loop must define anew. The work
 C     array X and the histogram Q live in COMMON (as in EP) but FILL gets
-C     X as an argument: threads need no THREADPRIVATE block for it.
+C     X as an argument: threads need no THREADPRIVATE block for it. The
+C     progress line written only when timing is on keeps no process from
+C     dividing the batches when it is off.
       PROGRAM BATCH
       INTEGER NB, NK
       PARAMETER (NB = 64, NK = 4000)
@@ -39,6 +41,7 @@ C     X as an argument: threads need no THREADPRIVATE block for it.
          IF (TIMING) CALL TSTART(1)
          CALL FILL(NK, KK + K, X)
          IF (TIMING) CALL TSTOP(1)
+         IF (TIMING .AND. MOD(K, 16) .EQ. 0) WRITE(*,*) 'batch', K
          DO 140 J = 1, NK / 2
             DO 140 I = 1, 2
                T = X(2*(J-1)+I)
