@@ -2497,8 +2497,6 @@ impl<'a> Analyzer<'a> {
         })
     }
 
-    /// The linear form of an integer expression, PARAMETERs folded, with what the unit never
-    /// changes (`G(1)`, NPB's `grid_points(1)`) as symbols of their own.
     /// Whether accesses `a` and `b` (each with its loop nest, the first `p` loops around the
     /// analyzed one, shared) can never touch one element, by residues: a DO loop with a
     /// constant step `s` (|s| > 1) keeps its variable congruent to its first value modulo s
@@ -2509,6 +2507,14 @@ impl<'a> Analyzer<'a> {
     fn residues_apart(&self, (a, na): (&Access, &[StmtId]), (b, nb): (&Access, &[StmtId]), p: usize, written: &BTreeSet<Name>, index_vars: &BTreeSet<Name>) -> bool {
         let (Some(sa), Some(sb)) = (&a.subs, &b.subs) else { return false };
         if sa.len() != sb.len() || !a.implied.is_empty() || !b.implied.is_empty() {
+            return false;
+        }
+        // (only loops with a constant step other than 1 or -1 give congruences)
+        let step_of = |h: &StmtId| match &self.unit.stmt(*h).kind {
+            StmtKind::Do { step: Some(step), .. } => self.sema.eval_int(step).map(i64::abs).filter(|s| *s > 1 && *s <= 8),
+            _ => None,
+        };
+        if !na.iter().chain(nb).any(|h| step_of(h).is_some()) {
             return false;
         }
         // the loop variables of a side, renamed apart beyond the shared loops
@@ -2539,8 +2545,7 @@ impl<'a> Analyzer<'a> {
         let mut facts: Vec<(String, i64, Lin)> = vec![];
         for (nest, r) in [(na, &ra), (nb, &rb)] {
             for (k, h) in nest.iter().enumerate() {
-                let StmtKind::Do { var, lo, step: Some(step), .. } = &self.unit.stmt(*h).kind else { continue };
-                let Some(s) = self.sema.eval_int(step).map(i64::abs).filter(|s| *s > 1 && *s <= 8) else { continue };
+                let (StmtKind::Do { var, lo, .. }, Some(s)) = (&self.unit.stmt(*h).kind, step_of(h)) else { continue };
                 // (the first value may use the variables of the loops around this one only)
                 let around: BTreeMap<Name, String> = nest[..k]
                     .iter()
@@ -2629,6 +2634,8 @@ impl<'a> Analyzer<'a> {
         }
     }
 
+    /// The linear form of an integer expression, PARAMETERs folded, with what the unit never
+    /// changes (`G(1)`, NPB's `grid_points(1)`) as symbols of their own.
     fn lin(&self, e: &Expr) -> Option<Lin> {
         let opaque = |e: &Expr| self.unchanged_in_unit(e).then(|| format!("{e:?}"));
         linearize_with(e, &const_lin(self.sema), &opaque)

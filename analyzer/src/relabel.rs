@@ -49,15 +49,19 @@ pub fn loop_copy(unit: &Unit, node: &Node, text: &[&str], fixed: bool, taken: &m
         }
         let n = fresh(l, &used)?;
         used.insert(n);
-        taken.insert(n);
         map.push((l, n));
     }
     let new_of = |l: u64| map.iter().find(|(o, _)| u64::from(*o) == l).map(|(_, n)| *n);
     for st in &stmts {
         let refs = referenced(&st.kind);
+        let scanned = matches!(st.kind.action(), StmtKind::Io { .. } | StmtKind::Call { .. } | StmtKind::Unsupported { .. } | StmtKind::Error);
+        let wanted = refs.iter().filter(|l| new_of(u64::from(**l)).is_some()).count();
+        if !scanned && wanted == 0 && st.label.is_none() {
+            continue;
+        }
         let (lo, hi) = (st.span.line as usize - first, st.span.end_line as usize - first);
         let code = Code::read(&lines, lo, hi, fixed, st.label.is_some());
-        if matches!(st.kind.action(), StmtKind::Io { .. } | StmtKind::Call { .. } | StmtKind::Unsupported { .. } | StmtKind::Error) {
+        if scanned {
             // statements that may name labels the rules below do not read (`READ (5, 100)`,
             // `ERR=200`, `CALL S(*10)`, `ASSIGN 10 TO L`): refused when any number in one is
             // a renamed label
@@ -70,7 +74,6 @@ pub fn loop_copy(unit: &Unit, node: &Node, text: &[&str], fixed: bool, taken: &m
             let (from, to) = label_field(&lines[lo], fixed)?;
             edits.push((lo, from, to, new_of(u64::from(l))?, true));
         }
-        let wanted = refs.iter().filter(|l| new_of(u64::from(**l)).is_some()).count();
         if wanted > 0 {
             for r in code.label_refs(st.kind.action(), matches!(st.kind, StmtKind::LogicalIf(..)), fixed)? {
                 if let Some(n) = new_of(r.value) {
@@ -106,6 +109,7 @@ pub fn loop_copy(unit: &Unit, node: &Node, text: &[&str], fixed: bool, taken: &m
             }
         }
     }
+    taken.extend(map.iter().map(|(_, n)| *n));
     Some(lines)
 }
 

@@ -421,8 +421,13 @@ pub(crate) fn find_nests(analysis: &Analysis, m: &MachineModel) -> Vec<Nest> {
 /// `END IF`): no statement label inside (a copy would define it twice) and no construct name.
 pub(crate) fn versioned_nests(analysis: &Analysis, m: &MachineModel) -> Vec<Nest> {
     let prog = &analysis.program;
-    let counts = unit_counts(analysis, m);
     let mut out = vec![];
+    // (the units' execution counts only for a program that has such a loop: the templates
+    // scheme asks for these nests on every program)
+    if !analysis.loops.iter().flatten().any(|l| l.versioned.is_some()) {
+        return out;
+    }
+    let counts = unit_counts(analysis, m);
     for (ui, unit) in prog.units.iter().enumerate() {
         if !analysis.loops[ui].iter().any(|l| l.versioned.is_some()) {
             continue;

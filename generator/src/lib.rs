@@ -645,7 +645,7 @@ fn versioned(program: &Program, ui: usize, x: &experts::scheme::ParallelLoop, or
     let Some(copy) = copy.filter(|_| last == x.end_line) else {
         return Err(bad(format!(
             "the scheme runs this loop in parallel under run-time tests, but it {}",
-            if last != x.end_line { format!("ends at line {last}, not {}", x.end_line) } else { "cannot be written a second time (lines of an INCLUDE file, a construct name, or a label a statement other than a jump or DO names)".to_string() }
+            if last != x.end_line { format!("ends at line {last}, not {}", x.end_line) } else { "cannot be written a second time (`analyzer::relabel` refuses it: lines of an INCLUDE file, a construct name, a jump into it from outside, a line shared by two statements, a label an I/O statement or CALL inside names, or a line the new labels would push past column 72)".to_string() }
         )));
     };
     let indent = if fixed { "      ".to_string() } else { layout::indentation(orig[x.line as usize - 1]).to_string() };
