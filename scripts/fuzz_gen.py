@@ -247,12 +247,16 @@ class Gen:
         depth = r.randint(1, 2)
         src = self.pick_array(min_rank=depth)
         kind = r.choice(["sum", "prod", "max", "min", "maxloc", "cond", "recur", "live", "sum2"])
+        # FUZZ_REDUCTION=maxloc (with FUZZ_PIECE=reduction): that kind in every program
+        kind = os.environ.get("FUZZ_REDUCTION", kind)
         init = {"sum": "s = 0", "prod": "p = 1", "max": "m = -1", "min": "m = 100000",
                 "maxloc": "m = -1", "cond": "s = 0", "recur": "s = 1", "live": "t = 0",
                 "sum2": "s = 0"}[kind]
         self.emit(init)
         if kind == "maxloc":
             self.emit("im = 0")
+            loc_ties = r.random() < 0.5
+            loc_cmp = r.choice([".gt.", ".gt.", ".ge."])
         if kind == "sum2":
             self.emit("q = 0")
 
@@ -272,9 +276,12 @@ class Gen:
             elif kind == "min":
                 self.emit(f"m = min({x}, m)", ind)
             elif kind == "maxloc":
-                self.emit(f"if ({x} .gt. m) then", ind)
-                self.emit(f"m = {x}", ind + 1)
-                self.emit(f"im = {v}", ind + 1)
+                # few distinct values (ties between processes' parts), a strict or non-strict
+                # comparison (the first or the last of equal maxima), the index of any loop
+                y = f"mod({x}, 5)" if loc_ties else x
+                self.emit(f"if ({y} {loc_cmp} m) then", ind)
+                self.emit(f"m = {y}", ind + 1)
+                self.emit(f"im = {r.choice(list(dimvar.values()))}", ind + 1)
                 self.emit("end if", ind)
             elif kind == "cond":
                 self.emit(f"if ({x} .gt. {r.randint(100, 800)}) s = s + {x}", ind)

@@ -801,7 +801,9 @@ impl<'a> Analyzer<'a> {
             .collect();
         let (exposed, must_arrays_ok, copy_in, exposed_at) = self.exposure(body);
         let live_after = self.live_after(header);
-        let red = self.reductions(header, &stmts, body, &written_scalars, &accesses);
+        // extremum searches that keep the last of equal values: (extremum, locations, line)
+        let mut last_wins = vec![];
+        let red = self.reductions(header, &stmts, body, &written_scalars, &accesses, &mut last_wins);
         let loc_vars: BTreeSet<Name> = red.iter().flat_map(|r| r.loc.iter().cloned()).collect();
         let refine = self
             .refinements
@@ -876,6 +878,21 @@ impl<'a> Analyzer<'a> {
                 continue;
             }
             if red.iter().any(|r| &r.var == v) || loc_vars.contains(v) {
+                continue;
+            }
+            if let Some((m, ks, l)) = last_wins.iter().find(|(m, ks, _)| m == v || ks.contains(v)) {
+                if m == v {
+                    let ks: Vec<String> = ks.iter().map(|k| k.to_uppercase()).collect();
+                    info.blockers.push(Blocker {
+                        code: BlockerCode::Scalar,
+                        message: format!(
+                            "the search for the extremum {} at line {l} keeps the last of equal values in {} (.GE./.LE.): a combined MAXLOC/MINLOC keeps the first, so the loop stays sequential (with .GT./.LT. it would be a reduction)",
+                            m.to_uppercase(),
+                            ks.join(", ")
+                        ),
+                        line: *l,
+                    });
+                }
                 continue;
             }
             if !exposed.contains(v) {
@@ -2088,11 +2105,12 @@ impl<'a> Analyzer<'a> {
         body: &[Node],
         written: &BTreeSet<Name>,
         accesses: &[(&Access, usize)],
+        last_wins: &mut Vec<(Name, Vec<Name>, u32)>,
     ) -> Vec<Reduction> {
         let mut out = vec![];
         // MAXLOC / MINLOC: IF (X .GT. M) THEN; M = X; K = ...; END IF
         let mut loc_stmts: BTreeMap<StmtId, Name> = BTreeMap::new();
-        let mut locs: Vec<(RedOp, Name, Vec<Name>, Vec<StmtId>)> = vec![];
+        let mut locs: Vec<LocSearch> = vec![];
         find_loc_patterns(self.unit, body, &mut locs);
         if let StmtKind::Do {
             label: Some(term), ..
@@ -2100,11 +2118,14 @@ impl<'a> Analyzer<'a> {
         {
             find_skip_patterns(self.unit, body, *term, &mut locs);
         }
-        for (op, m, ks, ids) in &locs {
-            for id in ids {
-                loc_stmts.insert(*id, m.clone());
+        for l in locs.iter().filter(|l| !l.strict) {
+            last_wins.push((l.value.clone(), l.locs.clone(), l.line));
+        }
+        locs.retain(|l| l.strict);
+        for l in &locs {
+            for id in &l.stmts {
+                loc_stmts.insert(*id, l.value.clone());
             }
-            let _ = (op, ks);
         }
         for v in written {
             // Which statements touch v?
@@ -2119,7 +2140,7 @@ impl<'a> Analyzer<'a> {
             {
                 continue;
             }
-            if let Some((op, _, ks, ids)) = locs.iter().find(|(_, m, _, _)| m == v) {
+            if let Some(LocSearch { op, locs: ks, stmts: ids, .. }) = locs.iter().find(|l| &l.value == v) {
                 let idset: BTreeSet<StmtId> = ids.iter().copied().collect();
                 let others_touch = |name: &Name| {
                     accesses
@@ -3229,6 +3250,11 @@ fn compare_op(cond: &Expr, v: &str, val: &Expr) -> Option<RedOp> {
     }
 }
 
+/// `a .GT. b` or `a .LT. b`: equal values do not satisfy the comparison.
+fn strict(cond: &Expr) -> bool {
+    matches!(cond, Expr::Binary(BinOp::Gt | BinOp::Lt, _, _))
+}
+
 fn flip(op: BinOp) -> Option<BinOp> {
     Some(match op {
         BinOp::Gt => BinOp::Lt,
@@ -3239,11 +3265,35 @@ fn flip(op: BinOp) -> Option<BinOp> {
     })
 }
 
+/// An extremum search: `IF (X .GT. M) THEN; M = X; K = I; END IF` and its F77 form.
+struct LocSearch {
+    /// MAXLOC or MINLOC.
+    op: RedOp,
+    /// The extremum (M).
+    value: Name,
+    /// Where it was found (K, ...).
+    locs: Vec<Name>,
+    /// The statements of the search.
+    stmts: Vec<StmtId>,
+    /// The update needs a strictly better value, so the first of equal extrema is kept: what
+    /// the combined reduction gives. With `.GE.`/`.LE.` the last one is kept.
+    strict: bool,
+    /// The comparison's line.
+    line: u32,
+}
+
+impl LocSearch {
+    fn new(op: RedOp, value: Name, locs: Vec<Name>, stmts: Vec<StmtId>, strict: bool, line: u32) -> Self {
+        let op = if op == RedOp::Max { RedOp::MaxLoc } else { RedOp::MinLoc };
+        LocSearch { op, value, locs, stmts, strict, line }
+    }
+}
+
 /// Block-IF extremum searches: `IF (X .GT. M) THEN; M = X; K = I; END IF`.
 fn find_loc_patterns(
     unit: &Unit,
     nodes: &[Node],
-    out: &mut Vec<(RedOp, Name, Vec<Name>, Vec<StmtId>)>,
+    out: &mut Vec<LocSearch>,
 ) {
     for n in nodes {
         match n {
@@ -3272,6 +3322,8 @@ fn find_loc_patterns(
                 let found = assigns
                     .iter()
                     .find_map(|(m, val, _)| compare_op(cond, m, val).map(|op| (op, (*m).clone())));
+                // only a strict comparison keeps the first of equal extrema, which is what
+                // the combined reduction gives; with `.GE.`/`.LE.` the last one wins
                 if let Some((op, m)) = found {
                     let ks: Vec<Name> = assigns
                         .iter()
@@ -3287,12 +3339,7 @@ fn find_loc_patterns(
                         if let Some(e) = end {
                             ids.push(*e);
                         }
-                        let lop = if op == RedOp::Max {
-                            RedOp::MaxLoc
-                        } else {
-                            RedOp::MinLoc
-                        };
-                        out.push((lop, m, ks, ids));
+                        out.push(LocSearch::new(op, m, ks, ids, strict(cond), unit.stmt(*h).span.line));
                     }
                 }
             }
@@ -3321,7 +3368,7 @@ fn find_skip_patterns(
     unit: &Unit,
     body: &[Node],
     term: u32,
-    out: &mut Vec<(RedOp, Name, Vec<Name>, Vec<StmtId>)>,
+    out: &mut Vec<LocSearch>,
 ) {
     let stmt_of = |n: &Node| match n {
         Node::Stmt(id) => Some(unit.stmt(*id)),
@@ -3367,6 +3414,8 @@ fn find_skip_patterns(
         let update_op = match op {
             BinOp::Le => BinOp::Gt,
             BinOp::Ge => BinOp::Lt,
+            BinOp::Lt => BinOp::Ge,
+            BinOp::Gt => BinOp::Le,
             _ => continue,
         };
         let update = Expr::Binary(update_op, a.clone(), b.clone());
@@ -3385,12 +3434,7 @@ fn find_skip_patterns(
             {
                 let mut ids: Vec<StmtId> = assigns.iter().map(|(_, _, id)| *id).collect();
                 ids.push(st.id);
-                let lop = if op == RedOp::Max {
-                    RedOp::MaxLoc
-                } else {
-                    RedOp::MinLoc
-                };
-                out.push((lop, m, ks, ids));
+                out.push(LocSearch::new(op, m, ks, ids, strict(&update), st.span.line));
             }
         }
     }

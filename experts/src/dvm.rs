@@ -10,7 +10,7 @@ use crate::scheme::*;
 use analyzer::access::{Access, AccessCtx};
 use analyzer::affine::linearize;
 use analyzer::ast::{for_each_stmt, Expr, Name, Node, StmtId, StmtKind, Unit};
-use analyzer::loops::{LoopInfo, Verdict, NOT_APPLIED};
+use analyzer::loops::{LoopInfo, RedOp, Verdict, NOT_APPLIED};
 use analyzer::overrides::Override;
 use analyzer::report::Analysis;
 use analyzer::sema::UnitSema;
@@ -1322,6 +1322,9 @@ fn map_nest(
             n.line
         )));
     }
+    let split: BTreeSet<&Name> = owner.values().map(|(v, _)| v).filter(|v| n.vars.contains(v)).collect();
+    // (such a nest still runs as ordinary code over the distributed data)
+    loc_order(prog, n, &split).map_err(|why| Unfit::Unalignable(format!("the loop at line {} {why}", n.line)))?;
     let mut shadow: BTreeMap<Name, (Vec<(u32, u32)>, bool)> = BTreeMap::new();
     let mut remote: Vec<ArrayRef> = vec![];
     for a in &touched {
@@ -1702,12 +1705,69 @@ struct OnTemplate {
     note: String,
 }
 
+/// Whether a nest with a MAXLOC/MINLOC reduction may divide its iterations between
+/// processes along `split` (its loop variables that index a distributed dimension). Each
+/// process keeps the first of equal extrema in its part; the runtime combines the parts'
+/// results telling equal extrema apart by their location variables (the last one most
+/// significant), then by the processes' order. That finds the loop's first (what the
+/// sequential search keeps) when the location variables, last first, record the nest's loop
+/// variables outermost first (`IY = I`, `JY = J` in `DO J / DO I`, listed `IY, JY`), every
+/// divided loop is among them, and those loops step upwards. Err: why not.
+fn loc_order(prog: &analyzer::program::Program, n: &Nest, split: &BTreeSet<&Name>) -> Result<(), String> {
+    let Some(r) = n.levels.iter().flat_map(|l| &l.reductions).find(|r| matches!(r.op, RedOp::MaxLoc | RedOp::MinLoc)) else {
+        return Ok(());
+    };
+    if split.is_empty() {
+        return Ok(());
+    }
+    let what = format!("searches for an extremum ({}({}))", r.op.as_str().to_uppercase(), upper(&r.var));
+    // the loop variable each location variable records, the most significant first
+    let unit = &prog.units[n.unit];
+    let node = analyzer::cfg::node_of(&unit.body, n.levels[0].header);
+    let recorded = |l: &Name| {
+        let mut vals: BTreeSet<Option<&Name>> = BTreeSet::new();
+        if let Some(node) = node {
+            for_each_stmt(unit, std::slice::from_ref(node), &mut |st| {
+                if let StmtKind::Assign { lhs: Expr::Var(x), rhs } = st.kind.action() {
+                    if x == l {
+                        vals.insert(match rhs {
+                            Expr::Var(v) => Some(v),
+                            _ => None,
+                        });
+                    }
+                }
+            });
+        }
+        match vals.into_iter().collect::<Vec<_>>()[..] {
+            [Some(v)] => Some(v.clone()),
+            _ => None,
+        }
+    };
+    let prefix = r.loc.iter().rev().zip(&n.vars).take_while(|(l, v)| recorded(l).as_ref() == Some(*v)).count();
+    if let Some(v) = split.iter().find(|v| !n.vars[..prefix].contains(**v)) {
+        let locs: Vec<String> = r.loc.iter().map(|l| upper(l)).collect();
+        return Err(format!(
+            "{what} and would be divided along loop {}, which its location ({}) does not record outermost first: of equal extrema in several processes' parts, another than the loop's first could be kept",
+            upper(v),
+            locs.join(", ")
+        ));
+    }
+    if let Some(l) = n.levels[..prefix].iter().find(|l| !l.step.is_some_and(|s| s > 0)) {
+        return Err(format!(
+            "{what} in loop {}, which does not step upwards: of equal extrema in several processes' parts, another than the loop's first could be kept",
+            upper(&l.var)
+        ));
+    }
+    Ok(())
+}
+
 fn template_mapping(prog: &analyzer::program::Program, n: &Nest, p: f64, m: &MachineModel, taken: &[Template]) -> Result<Option<OnTemplate>, String> {
     let at = unit_ref(prog, n.unit);
     let outer = &n.levels[0];
     if n.across {
         return Err("it carries a dependence (ACROSS needs distributed data)".into());
     }
+    loc_order(prog, n, &std::iter::once(&n.vars[0]).collect())?;
     let (Some(lo), Some(hi), Some(st)) = (outer.lower, outer.upper, outer.step) else {
         return Err("the bounds of its outermost loop are not constants".into());
     };

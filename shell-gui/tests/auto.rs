@@ -856,3 +856,49 @@ fn a_loop_parallel_under_tests_that_another_choice_keeps_sequential_is_explained
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(report.contains("(unit FILL): parallel when N .GE. 3, but runs as it is: "), "{report}");
 }
+
+/// Extremum searches with ties: each process keeps the first of equal extrema in its part,
+/// and the runtime tells the parts' results apart by their location variables, then by the
+/// processes' order. A downward search, and a 2-D search that records only the inner index,
+/// run as ordinary code in the variants that would divide them (the report says why); the
+/// 2-D search recording both indices is divided in every variant; a search with `.GE.` keeps
+/// the last of equal values and is sequential. Every stored variant prints what the
+/// sequential program prints with processes, threads and the emulator (before, variant
+/// (*,BLOCK) printed other indices at `--np 2`).
+#[test]
+fn every_variant_keeps_the_first_of_equal_extrema_in_the_loop_s_order() {
+    assert!(have_gfortran());
+    let dir = scratch("extremum-order");
+    std::fs::copy(root().join("shell-gui/tests/data/extremum_order.f"), dir.join("e.f")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "e.f", "-o", "auto.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "e.f:20 (unit EXTORD): not a parallel loop in this variant, it runs on every process over the distributed data: the loop at line 20 searches for an extremum (MINLOC(XM)) in loop J, which does not step upwards",
+        "e.f:39 (unit EXTORD): not a parallel loop in this variant, it runs on every process over the distributed data: the loop at line 39 searches for an extremum (MAXLOC(VM)) and would be divided along loop J, which its location (IV) does not record outermost first",
+        "the search for the extremum WM at line 57 keeps the last of equal values in JW (.GE./.LE.)",
+    ] {
+        assert!(report.contains(want), "missing `{want}`:\n{report}");
+    }
+    let want = run_sequential(&dir, &dir.join("e.f"), true);
+    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<i64> = v.as_array().unwrap().iter().filter_map(|s| s["id"].as_i64()).collect();
+    assert!(ids.len() >= 4, "the distributed variants and replicated: {v}");
+    let mut divided = 0;
+    for id in ids {
+        let name = format!("v{id}.fdv");
+        let out = sapfor().current_dir(&dir).args(["generate", "--scheme", &id.to_string(), "-o", &name]).output().unwrap();
+        assert!(out.status.success(), "#{id}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+        if text.contains("CDVM$ PARALLEL (J,I) ON B(I,J), REDUCTION(MAXLOC(YM,IY,JY))") {
+            divided += 1;
+        }
+        for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+            let out = sapfor().current_dir(&dir).args(["run", &name]).args(cfg).output().unwrap();
+            assert!(out.status.success(), "#{id} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "#{id} {cfg:?}:\n{text}");
+        }
+    }
+    assert_eq!(divided, 3, "the search recording both indices is divided in every distributed variant");
+}
