@@ -2350,16 +2350,21 @@ fn tile_dim(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, he
     let name = on.name.to_ascii_lowercase();
     let key = vis.get(&name)?;
     let split = split_dims(cx, key);
-    let widths = spec_widths(cx, ui, key, specs[0])?;
+    spec_widths(cx, ui, key, specs[0])?;
     let inner = match &headers[headers.len() - 1].kind {
         StmtKind::Do { var, .. } => var.clone(),
         _ => return None,
     };
     // the ON subscript that is exactly the innermost variable
     let td = on.subs.iter().position(|s| matches!(s, Subscript::Expr(DExpr::Name(n)) if n.eq_ignore_ascii_case(&inner)))?;
-    if !split[td] {
-        return None;
-    }
+    let on_vars: Vec<Option<String>> = on
+        .subs
+        .iter()
+        .map(|s| match s {
+            Subscript::Expr(DExpr::Name(n)) => Some(n.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect();
     let mut ok = true;
     let mut body = BTreeSet::new();
     collect_stmts(u, nest[0], &mut body);
@@ -2371,10 +2376,20 @@ fn tile_dim(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, he
                     ok = false;
                     return;
                 }
+                // each process runs its tiles one after the other, whole: an iteration of a
+                // later tile (higher in the tiled dimension) that came earlier in the loop's
+                // order (lower in another dimension) now runs later, so no reference may
+                // read ahead in the tiled dimension and behind in another (its value would
+                // not be computed yet), nor behind and ahead (it would be computed already,
+                // where the loop read the old value); every subscript names the ON
+                // reference's variable of its dimension
                 let ct = subs[td].as_ref().map(|x| x.1).unwrap_or(0);
                 for (d, s) in subs.iter().enumerate() {
-                    let cd = s.as_ref().map(|x| x.1).unwrap_or(0);
-                    if d != td && split[d] && widths[d].0 > 0 && ct > 0 && cd < 0 {
+                    let (v, cd) = s.as_ref().map(|x| (x.0.as_str(), x.1)).unwrap_or(("", 0));
+                    if on_vars[d].as_deref().is_some_and(|w| !w.eq_ignore_ascii_case(v)) {
+                        ok = false;
+                    }
+                    if d != td && ((ct > 0 && cd < 0) || (ct < 0 && cd > 0)) {
                         ok = false;
                     }
                 }

@@ -168,6 +168,23 @@ fn across_is_pipelined_in_tiles_when_the_order_allows_it() {
     assert!(e.contains("gs.fdv:6:") && e.contains("pipelines only from lower to higher"), "{e}");
 }
 
+/// An array divided along its second dimension only: the pipeline tiles the first (the inner
+/// loop's), which no process divides; not when a reference reads ahead in it and behind in J
+/// (`A(I+1,J-1)`), or behind in it and ahead in J (`A(I-1,J+1)`: a tile before would have
+/// updated the point whose old value the loop reads).
+#[test]
+fn across_tiles_an_undivided_dimension_unless_tiles_reorder_a_read() {
+    let src = GS.replace("  a = 0\n", "").replace("A(BLOCK,BLOCK)", "A(*,BLOCK)");
+    let out = conv("gs.fdv", &src).unwrap().to_ascii_lowercase();
+    assert!(out.contains("do sapfor_tile_i = sapfor_lo(sh_gs_a, 1), sapfor_hi(sh_gs_a, 1), sapfor_tile_s"), "{out}");
+    for skew in ["a(i+1,j-1)) / 4", "a(i-1,j+1)) / 4"] {
+        let s = src.replace("a(i,j+1)) / 4", skew);
+        let out = conv("gs.fdv", &s).unwrap().to_ascii_lowercase();
+        assert!(out.contains("sapfor_across"), "{skew}: {out}");
+        assert!(!out.contains("do sapfor_tile_i ="), "{skew}: tiled\n{out}");
+    }
+}
+
 /// Sequential nests that read distributed elements and never write the array get a read
 /// cache around the outermost such nest; not where the nest writes the array (here a
 /// parallel loop inside the time loop does), not where control can leave the nest early

@@ -383,6 +383,15 @@ fn across_1d_with_remote_access() {
     handwritten("across1d", &[&["--np", "3"]]);
 }
 
+/// Arrays divided along their last dimension only: the pipeline tiles the undivided first
+/// dimension (Gauss-Seidel on `(*,BLOCK)` ran one process after the other before), except
+/// where a reference reads ahead in the tiled dimension and behind in another or the other
+/// way round (tiles would reorder those reads).
+#[test]
+fn across_tiles_along_an_undivided_dimension() {
+    handwritten("across_tiles", &[&["--np", "3"], &["--np", "4", "--threads", "2"]]);
+}
+
 #[test]
 fn across_3d_block_block_block() {
     handwritten("across3d", &[&["--np", "8"], &["--np", "4", "--grid", "1x2x2"]]);
