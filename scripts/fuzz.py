@@ -55,6 +55,8 @@ FULL = [
     ("dvmh", ["--np", "2", "--order", "shuffle=7"]),
     ("dvmh", ["--devices", "emu", "--order", "shuffle=3"]),
     ("dvmh", ["--devices", "emu", "--np", "2"]),
+    # regions split between the host and the accelerator
+    ("dvmh", ["--devices", "host,emu", "--weights", "1,3"]),
     ("dvm", ["--np", "2"]),
     ("dvm", ["--np", "4", "--threads", "2"]),
     ("dvm", ["--np", "1", "--order", "shuffle=11"]),

@@ -253,6 +253,26 @@ class Gen:
                 "maxloc": "m = -1", "cond": "s = 0", "recur": "s = 1", "live": "t = 0",
                 "sum2": "s = 0"}[kind]
         self.emit(init)
+        if kind == "maxloc" and r.random() < 0.4:
+            # a search that records only the index (Livermore kernel 24): a MINLOC/MAXLOC
+            # of a value variable the generated program adds
+            n = self.n[0]
+            rest = [str(r.randint(1, d)) for d in self.dims(src)[1:]]
+            cand = self.ref(src, ["i"] + rest)
+            best = self.ref(src, ["im"] + rest)
+            self.emit(f"im = {r.randint(3, n - 2)}")
+            cmp = r.choice([".lt.", ".gt.", ".le."])
+            test = f"{cand} {cmp} {best}" if r.random() < 0.5 else f"{best} {cmp} {cand}"
+            self.emit(r.choice([f"do i = 3, {n - 2}", f"do i = {n - 2}, 3, -1", f"do i = 3, {n - 2}, 2"]))
+            if r.random() < 0.5:
+                self.emit(f"if ({test}) im = i", 1)
+            else:
+                self.emit(f"if ({test}) then", 1)
+                self.emit("im = i", 2)
+                self.emit("end if", 1)
+            self.emit("end do")
+            self.emit(f"print *, 'idxloc', im, {best}")
+            return
         if kind == "maxloc":
             self.emit("im = 0")
             loc_ties = r.random() < 0.5

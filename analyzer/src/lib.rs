@@ -19,6 +19,7 @@ pub mod overrides;
 pub mod program;
 pub mod relabel;
 pub mod report;
+pub mod search;
 pub mod sections;
 pub mod sema;
 pub mod source;

@@ -178,6 +178,10 @@ pub struct LoopInfo {
     /// generated program may run it in parallel under those tests and as it is otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub versioned: Option<Versioned>,
+    /// What the report says beside the verdict (the value variable an extremum search that
+    /// records only the index is given, `crate::search`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// What makes a loop parallel at run time: every condition of `when` (Fortran logical
@@ -459,7 +463,12 @@ impl<'a> Analyzer<'a> {
                 Node::Do { header, body, end } => {
                     let idx = out.len();
                     let mut info = self.analyze_loop(*header, body, *end, depth + 1, parent, outer);
-                    info.versioned = self.versioned(&info, *header, body, *end, depth + 1, parent, outer);
+                    // (a versioned loop is written twice as it is: no extremum search in it is
+                    // written anew with a value variable, `crate::search`)
+                    info.versioned = self.versioned(&info, *header, body, *end, depth + 1, parent, outer).filter(|v| {
+                        let values: Vec<Name> = crate::search::searches_in(self.unit, self.sema, *header, body).into_iter().map(|s| s.value).collect();
+                        !v.reductions.iter().any(|r| values.contains(&r.var))
+                    });
                     out.push(info);
                     // Only a chain of counted DO loops gives outer levels to the dependence test.
                     let counted = matches!(self.unit.stmt(*header).kind, StmtKind::Do { .. });
@@ -725,6 +734,7 @@ impl<'a> Analyzer<'a> {
             overridden_by: vec![],
             parent,
             versioned: None,
+            notes: vec![],
         };
         let (var, lo, hi, step) = match &hs.kind {
             StmtKind::Do {
@@ -803,7 +813,7 @@ impl<'a> Analyzer<'a> {
         let live_after = self.live_after(header);
         // extremum searches that keep the last of equal values: (extremum, locations, line)
         let mut last_wins = vec![];
-        let red = self.reductions(header, &stmts, body, &written_scalars, &accesses, &mut last_wins);
+        let red = self.reductions(header, &stmts, body, &written_scalars, &accesses, &mut last_wins, &mut info.notes);
         let loc_vars: BTreeSet<Name> = red.iter().flat_map(|r| r.loc.iter().cloned()).collect();
         let refine = self
             .refinements
@@ -2106,6 +2116,7 @@ impl<'a> Analyzer<'a> {
         written: &BTreeSet<Name>,
         accesses: &[(&Access, usize)],
         last_wins: &mut Vec<(Name, Vec<Name>, u32)>,
+        notes: &mut Vec<String>,
     ) -> Vec<Reduction> {
         let mut out = vec![];
         // MAXLOC / MINLOC: IF (X .GT. M) THEN; M = X; K = ...; END IF
@@ -2120,6 +2131,35 @@ impl<'a> Analyzer<'a> {
         }
         for l in locs.iter().filter(|l| !l.strict) {
             last_wins.push((l.value.clone(), l.locs.clone(), l.line));
+        }
+        // searches that record only the index (`IF (X(K) .LT. X(M)) M = K`): a MINLOC of a
+        // value variable the generated program keeps X(M) in (`crate::search`), when the loop
+        // leaves the array alone and touches the index only there
+        let hidden_writes = accesses.iter().any(|(a, _)| a.write && a.name.starts_with('/'));
+        for sr in crate::search::searches_in(self.unit, self.sema, header, body) {
+            let ids: BTreeSet<StmtId> = sr.stmts.iter().copied().collect();
+            let array_alone = !hidden_writes
+                && self.sema.symbol(&sr.array).is_some_and(|x| x.aliases.is_empty())
+                && !accesses.iter().any(|(a, _)| a.name == sr.array && a.write);
+            let index_here = !accesses
+                .iter()
+                .any(|(a, k)| a.name == sr.index && (a.via_call.is_some() || !ids.contains(&stmts[*k].st.id)))
+                && self.sema.symbol(&sr.index).is_some_and(|x| x.aliases.is_empty());
+            if array_alone && index_here && written.contains(&sr.index) {
+                notes.push(format!(
+                    "the search at line {} records only where the {} is; {} is a variable the generated program adds to keep {} in (set before the loop), so the loop is a {} reduction",
+                    sr.lines.0,
+                    if sr.op == RedOp::MinLoc { "minimum" } else { "maximum" },
+                    sr.value.to_uppercase(),
+                    sr.best,
+                    sr.op.as_str().to_uppercase()
+                ));
+                out.push(Reduction {
+                    op: sr.op,
+                    var: sr.value.clone(),
+                    loc: vec![sr.index.clone()],
+                });
+            }
         }
         locs.retain(|l| l.strict);
         for l in &locs {

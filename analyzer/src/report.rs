@@ -393,6 +393,9 @@ pub fn human_line(file: &str, l: &Value) -> String {
             "\n    parallel when {when}{what}: the program can test this where the loop starts (sapfor --auto runs the loop in parallel only then)"
         );
     }
+    for n in strs(&l["notes"]) {
+        let _ = write!(s, "\n    note: {n}");
+    }
     for o in strs(&l["overridden_by"]) {
         let _ = write!(s, "\n    overridden: {o}");
     }
@@ -423,6 +426,9 @@ pub fn loop_json(l: &LoopInfo) -> Value {
         "blockers": l.blockers.iter().map(|b| json!({"code": b.code.as_str(), "message": b.message, "line": b.line})).collect::<Vec<_>>(),
         "overridden_by": l.overridden_by,
     });
+    if !l.notes.is_empty() {
+        out["notes"] = json!(l.notes);
+    }
     if let Some(v) = &l.versioned {
         out["versioned"] = json!({
             "when": v.when,

@@ -673,6 +673,25 @@ fn make_nest(
         sema,
         summaries: &prog.summaries,
     };
+    // extremum searches that record only the index (analyzer::search): the generated loop
+    // reads its value variable instead of the element the index names
+    let reduced: BTreeSet<&Name> = levels.iter().flat_map(|l| &l.reductions).map(|r| &r.var).collect();
+    let mut searched: Vec<analyzer::search::IndexSearch> = vec![];
+    fn dos<'a>(n: &'a Node, out: &mut Vec<&'a Node>) {
+        match n {
+            Node::Do { body, .. } => {
+                out.push(n);
+                body.iter().for_each(|b| dos(b, out));
+            }
+            Node::If { arms, .. } => arms.iter().flat_map(|(_, b)| b).for_each(|b| dos(b, out)),
+            Node::Stmt(_) => {}
+        }
+    }
+    let mut loops_in = vec![];
+    dos(node, &mut loops_in);
+    for l in loops_in {
+        searched.extend(analyzer::search::index_searches(unit, sema, l).into_iter().filter(|s| reduced.contains(&s.value)));
+    }
     let mut raw: Vec<Access> = vec![];
     let mut calls = vec![];
     let mut inner_vars = BTreeSet::new();
@@ -689,9 +708,25 @@ fn make_nest(
     let f = |n: &str| sema.param(n).and_then(|c| c.as_int());
     // scalars the nest writes (also through calls): not invariant
     let written: BTreeSet<&str> = raw.iter().filter(|a| a.write).map(|a| a.name.as_str()).collect();
+    let best_read = |a: &Access| {
+        searched.iter().any(|s| {
+            !a.write
+                && a.name == s.array
+                && a.line == s.lines.0
+                && a.subs.as_ref().is_some_and(|subs| {
+                    subs.iter().any(|x| {
+                        let mut hit = false;
+                        if let Some(e) = x.expr() {
+                            e.walk(&mut |y| hit |= matches!(y, Expr::Var(v) if *v == s.index));
+                        }
+                        hit
+                    })
+                })
+        })
+    };
     let accesses = raw
         .iter()
-        .filter(|a| sema.is_array(&a.name))
+        .filter(|a| sema.is_array(&a.name) && !best_read(a))
         .map(|a| Acc {
             array: a.name.clone(),
             write: a.write,

@@ -46,6 +46,10 @@ pub struct GeneratedFile {
     pub inserted: Vec<u32>,
     /// Existing `!DVM$` directive lines (continuation lines included) removed.
     pub removed: usize,
+    /// Lines of the original file written anew (an extremum search that records only the
+    /// index, `analyzer::search`): the lines that replace them are among `inserted`.
+    #[serde(default)]
+    pub dropped: Vec<u32>,
 }
 
 /// Why a scheme could not be written into the program. Each names the file (as the scheme
@@ -212,6 +216,9 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
                 None => Ok(()),
             }
         };
+
+    // (the value variables of extremum searches first: declarations before the directives)
+    let dropped = index_searches(program, scheme, &texts, &mut plan, &mut anchor)?;
 
     // TEMPLATE, DISTRIBUTE, ALIGN and SHADOW of a unit go to its declaration anchor, in that
     // order. `$array` names the array each item declares (checked for duplicates); `$seq`
@@ -464,6 +471,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             f.form == SourceForm::Fixed,
             &texts[k],
             &list,
+            &dropped[k],
         )?);
     }
     Ok(out)
@@ -477,6 +485,7 @@ fn write_file(
     fixed: bool,
     orig: &[&str],
     list: &[Insertion],
+    dropped: &BTreeSet<u32>,
 ) -> Result<GeneratedFile, GenError> {
     let lines = layout::split_lines(text);
     let eol = layout::dominant_eol(&lines);
@@ -485,6 +494,7 @@ fn write_file(
         text: String::with_capacity(text.len() + 80 * list.len()),
         inserted: Vec::new(),
         removed: 0,
+        dropped: dropped.iter().copied().collect(),
     };
     let mut out_line: u32 = 0;
     let emit = |g: &mut GeneratedFile, out_line: &mut u32, x: &Insertion| -> Result<(), GenError> {
@@ -541,6 +551,9 @@ fn write_file(
         }
         if is_dvm_line(l.content, fixed) {
             g.removed += 1;
+            continue;
+        }
+        if dropped.contains(&(lineno as u32)) {
             continue;
         }
         g.text.push_str(l.content);
@@ -626,6 +639,106 @@ mod tests {
             }
         }
     }
+}
+
+/// Extremum searches that record only the index (`IF (X(K) .LT. X(M)) M = K`,
+/// `analyzer::search`) in the scheme's parallel loops, whose REDUCTION names the value variable
+/// the analysis chose (a name the unit does not declare): its declaration at the unit's
+/// declaration anchor, `IF (loop runs) SFVM1 = X(M)` before the loop (with REMOTE_ACCESS when
+/// X is distributed), and the search written anew with it. Returns, per file, the original
+/// lines written anew.
+fn index_searches(
+    program: &Program,
+    scheme: &Scheme,
+    texts: &[Vec<&str>],
+    plan: &mut [Vec<Insertion>],
+    anchor: &mut dyn FnMut(usize) -> Result<place::DeclAnchor, GenError>,
+) -> Result<Vec<BTreeSet<u32>>, GenError> {
+    let files = &program.map.files;
+    let mut dropped: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); files.len()];
+    let mut declared: BTreeSet<(usize, String)> = BTreeSet::new();
+    let none = || DirectiveKind::Spf(vec![]);
+    for x in &scheme.loops {
+        let ui = resolve(program, &x.at)?;
+        let unit = &program.units[ui];
+        let sema = &program.semas[ui];
+        if !x.reductions.iter().any(|r| r.var.starts_with("sfv") && r.loc.len() == 1) {
+            continue;
+        }
+        let k = unit.file.0 as usize;
+        let path = files[k].display_path();
+        let fixed = files[k].form == SourceForm::Fixed;
+        let bad = |message: String| GenError::Placement { file: path.clone(), line: x.line, message };
+        let Some(header) = place::stmts_on_line(unit, x.line).first().map(|s| s.id) else { continue };
+        let Some(node) = analyzer::cfg::node_of(&unit.body, header) else { continue };
+        let searches = analyzer::search::index_searches(unit, sema, node);
+        let wanted: Vec<&experts::scheme::ReductionSpec> = x.reductions.iter().filter(|r| searches.iter().any(|s| s.value == r.var)).collect();
+        if wanted.is_empty() {
+            continue;
+        }
+        if !x.when.is_empty() {
+            return Err(bad("the scheme runs this loop in parallel under run-time tests, but an extremum search in it that records only the index is written anew only in a loop that runs in parallel outright".into()));
+        }
+        let orig = &texts[k];
+        let indent_of = |line: u32| -> String {
+            let l = orig.get(line as usize - 1).copied().unwrap_or("");
+            if fixed {
+                l.chars().skip(6).take_while(|c| *c == ' ').collect()
+            } else {
+                layout::indentation(l).to_string()
+            }
+        };
+        // a statement laid out with `indent` (and a label), continued when it does not fit
+        let write = |text: &str, indent: &str, label: Option<u32>| -> Vec<String> {
+            let lead = match (fixed, label) {
+                (true, Some(l)) => format!("{:>5} {indent}", l),
+                (true, None) => format!("      {indent}"),
+                (false, Some(l)) => format!("{indent}{l} "),
+                (false, None) => indent.to_string(),
+            };
+            let one = format!("{lead}{text}");
+            if one.chars().count() <= if fixed { layout::FIXED_LIMIT } else { layout::FREE_LIMIT } {
+                return vec![one];
+            }
+            let mut v = layout::statement(text, fixed, indent);
+            match label {
+                Some(l) if fixed => v[0] = format!("{:>5}{}", l, &v[0][5..]),
+                Some(l) => v[0] = format!("{l} {}", v[0]),
+                None => {}
+            }
+            v
+        };
+        for r in wanted {
+            let sr = searches.iter().find(|s| s.value == r.var).expect("wanted");
+            let v = sr.value.to_uppercase();
+            if declared.insert((ui, sr.value.clone())) {
+                let a = anchor(ui)?;
+                plan[k].push(Insertion { before: a.before, cat: 0, seq: 0, kind: none(), indent_line: a.indent_line, raw: write(&format!("{} {v}", sr.decl), &indent_of(a.indent_line), None) });
+            }
+            let ind = indent_of(x.line);
+            let mut raw = vec![];
+            let distributed = scheme.distributions.iter().map(|d| (&d.at, &d.array)).chain(scheme.alignments.iter().map(|d| (&d.at, &d.array))).chain(scheme.inherits.iter().map(|d| (&d.at, &d.array))).any(|(at, a)| *at == x.at && a.eq_ignore_ascii_case(&sr.array));
+            if distributed {
+                let di = if fixed { String::new() } else { ind.clone() };
+                raw.extend(layout_directive(&format!("REMOTE_ACCESS ({})", sr.best), fixed, &di));
+            }
+            raw.extend(write(&format!("IF ({}) {v} = {}", sr.runs, sr.best), &ind, None));
+            plan[k].push(Insertion { before: x.line, cat: 6, seq: usize::MAX, kind: none(), indent_line: x.line, raw });
+            let (first, last) = sr.lines;
+            let si = indent_of(first);
+            let deeper = format!("{si}   ");
+            let mut raw = write(&format!("IF ({}) THEN", sr.test), &si, None);
+            raw.extend(write(&format!("{v} = {}", sr.cand), &deeper, None));
+            raw.extend(write(&format!("{} = {}", sr.index.to_uppercase(), sr.var.to_uppercase()), &deeper, None));
+            raw.extend(write("END IF", &si, None));
+            if let Some(l) = sr.label {
+                raw.extend(write("CONTINUE", &si, Some(l)));
+            }
+            plan[k].push(Insertion { before: first, cat: 11, seq: usize::MAX, kind: none(), indent_line: first, raw });
+            dropped[k].extend(first..=last);
+        }
+    }
+    Ok(dropped)
 }
 
 /// The lines that write loop `x` twice: `IF (tests) THEN` before its directive, and after its

@@ -902,3 +902,57 @@ fn every_variant_keeps_the_first_of_equal_extrema_in_the_loop_s_order() {
     }
     assert_eq!(divided, 3, "the search recording both indices is divided in every distributed variant");
 }
+
+/// Extremum searches that record only the index (Livermore kernel 24: `IF (X(K) .LT. X(M)) M
+/// = K`) are MINLOC/MAXLOC reductions of a value variable the generated program adds: it is
+/// declared, set to `X(M)` before the loop when the loop runs (fetched where X is
+/// distributed), and the search is written anew with it (a labelled terminal IF gets its
+/// label on a CONTINUE after it). On a machine where threads cost nothing every variant maps
+/// the searches; each prints what the sequential program prints with processes, threads and
+/// the emulator, and `sapfor verify` accepts it.
+#[test]
+fn a_search_that_records_only_the_index_becomes_a_minloc_of_a_new_variable() {
+    assert!(have_gfortran());
+    let dir = scratch("index-search");
+    std::fs::copy(root().join("shell-gui/tests/data/index_search.f"), dir.join("s.f")).unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "s.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("s.f:23: loop K (depth 1): parallel, reduction(minloc:SFVM1)"), "{report}");
+    assert!(report.contains("SFVM1 is a variable the generated program adds to keep X(M) in"), "{report}");
+    let want = run_sequential(&dir, &dir.join("s.f"), true);
+    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<i64> = v.as_array().unwrap().iter().filter_map(|s| s["id"].as_i64()).collect();
+    assert!(ids.len() >= 4, "{v}");
+    let mut labelled = false;
+    let mut mapped = 0;
+    for id in ids {
+        let name = format!("v{id}.fdv");
+        let out = sapfor().current_dir(&dir).args(["generate", "--scheme", &id.to_string(), "-o", &name]).output().unwrap();
+        assert!(out.status.success(), "#{id}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+        // (a variant may leave the search as it is: X has a copy on every process of an
+        // axis of a (BLOCK,BLOCK) grid, say)
+        if text.contains("REDUCTION(MINLOC(SFVM1,M))") {
+            mapped += 1;
+            for want in ["      DOUBLE PRECISION SFVM1\n", "      IF (2 .LE. N) SFVM1 = X(M)\n", "         IF (X(K) .LT. SFVM1) THEN\n            SFVM1 = X(K)\n            M = K\n         END IF\n   24 CONTINUE\n"] {
+                assert!(text.contains(want), "#{id}: missing `{want}`:\n{text}");
+            }
+            assert!(!text.contains("IF (X(K) .LT. X(M))"), "#{id}: the search as it was:\n{text}");
+        } else {
+            assert!(text.contains("         IF (X(K) .LT. X(M)) M = K\n") && !text.contains("SFVM1"), "#{id}:\n{text}");
+        }
+        labelled |= text.contains("      IF (Y(K) .GT. SFVL1) THEN\n         SFVL1 = Y(K)\n         L = K\n      END IF\n   30 CONTINUE\n");
+        let out = sapfor().current_dir(&dir).args(["verify", &name]).output().unwrap();
+        assert!(out.status.success(), "#{id} verify: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+            let out = sapfor().current_dir(&dir).args(["run", &name]).args(cfg).output().unwrap();
+            assert!(out.status.success(), "#{id} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "#{id} {cfg:?}:\n{text}");
+        }
+    }
+    assert!(labelled, "the labelled terminal search written anew in some variant");
+    assert!(mapped >= 2, "the first search a reduction in the replicated and a distributed variant");
+}

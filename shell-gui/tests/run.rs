@@ -446,6 +446,11 @@ fn build_keep_never_replaces_a_users_file() {
 /// Parallel loops with steps other than 1 (up, down, not dividing a block) over distributed
 /// dimensions, also shuffled and reversed (the order mode counts their iterations).
 #[test]
+fn region_loops_downwards_or_stepped_run_whole_on_the_accelerator_beside_the_host() {
+    handwritten("region_steps", GPU_CONFIGS);
+}
+
+#[test]
 fn stepped_parallel_loops_run_exactly_their_iterations() {
     handwritten(
         "steps",

@@ -498,7 +498,15 @@ fn form_regions(
                         x.to_uppercase()
                     )
                 });
-                let array_red = array_red.or(copy_in);
+                // a search that records only the index keeps the extremum in a variable the
+                // generated program introduces before the loop (analyzer::search): host code
+                let searched = pl.reductions.iter().find(|r| analyzer::search::is_search_value(unit, cx.sema, n, &r.var)).map(|r| {
+                    format!(
+                        "its extremum search keeps the value in {}, a variable the generated program introduces (it runs on the host)",
+                        r.var.to_uppercase()
+                    )
+                });
+                let array_red = array_red.or(copy_in).or(searched);
                 match array_red.or_else(|| region_blocker(cx, n, summaries)) {
                     None => K::R,
                     Some(why) => {

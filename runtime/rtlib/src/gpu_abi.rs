@@ -1243,15 +1243,18 @@ fn split_launch(
         return;
     };
     let splittable = arrays.iter().all(|x| !x.written || x.write.is_some()) && hi >= lo && st == 1;
+    // (the parts as ranges of the outermost variable, low to high; a loop that is not split
+    // runs whole on the accelerator with its own bounds, step and trip count: a downward or
+    // stepped loop's were taken for an upward one's, and it ran nothing or past its end)
     let ((dlo, dhi), (hlo, hhi)) = if splittable {
         let parts = device::split_iterations(lo, hi, &[w.1, w.0]);
+        args[pos] = KArg::I64(parts[0].0);
+        args[pos + 1] = KArg::I64(parts[0].1);
+        trips[0] = (parts[0].1 - parts[0].0 + 1).max(0);
         (parts[0], parts[1])
     } else {
-        ((lo, hi), (hi + 1, hi))
+        ((lo.min(hi), lo.max(hi)), (1, 0))
     };
-    args[pos] = KArg::I64(dlo);
-    args[pos + 1] = KArg::I64(dhi);
-    trips[0] = (dhi - dlo + 1).max(0);
     // `dev` current on the accelerator and (when the host has a part) `host` on the host
     let current = |t: &mut Tracker, var: VarId, dev: &Pcs, host: &Pcs| {
         let res = t.actualize(var, ACC, dev).and_then(|_| if hhi >= hlo { t.get_actual(var, host) } else { Ok(0) });

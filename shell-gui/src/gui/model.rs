@@ -652,7 +652,9 @@ pub fn line_map(original: &str, g: &generator::GeneratedFile) -> Vec<Option<u32>
             out.push(None);
             continue;
         }
-        while g.removed > 0 && o < orig.len() && is_dvm(orig[o]) {
+        // (directive lines the generator removed, and lines it wrote anew: an extremum
+        // search that records only the index, whose new lines are among the inserted ones)
+        while o < orig.len() && ((g.removed > 0 && is_dvm(orig[o])) || g.dropped.contains(&(o as u32 + 1))) {
             o += 1;
         }
         out.push((o < orig.len()).then_some(o as u32 + 1));
