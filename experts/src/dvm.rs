@@ -151,6 +151,15 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
         })
         .map(|(id, r)| (id.clone(), *r));
     let replicated = replicated_scheme(analysis, &nests, &machine);
+    // a scheme that divides the work runs several processes on a node, which share its
+    // memory bandwidth: its nests cost what `memref_busy_ns` says (the replicated program
+    // runs on one process)
+    let busy_machine = machine.busy();
+    let busy_nests = busy_machine.as_ref().map(|b| nests_with(analysis, b, &counts));
+    let (dnests, dmachine) = match (&busy_nests, &busy_machine) {
+        (Some(n), Some(b)) => (n, b),
+        _ => (&nests, &machine),
+    };
     let Some((tid, trank)) = template else {
         notes.push("no array is worth distributing: nothing distributed".into());
         for o in distribute_overrides(analysis) {
@@ -159,7 +168,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
         // loops over replicated data alone may still divide their iterations, mapped on
         // templates (NPB EP's batches)
         let mut schemes = vec![replicated];
-        if let Some(t) = template_scheme(analysis, &nests, &machine, &mut notes) {
+        if let Some(t) = template_scheme(analysis, dnests, dmachine, &mut notes) {
             schemes.push(t);
         }
         let chosen = (0..schemes.len()).min_by(|a, b| schemes[*a].estimate.total.total_cmp(&schemes[*b].estimate.total)).unwrap_or(0);
@@ -231,7 +240,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
             });
             continue;
         }
-        match variant(analysis, &nests, &tid, &formats, &aligns, &machine, &counts) {
+        match variant(analysis, dnests, &tid, &formats, &aligns, dmachine, &counts) {
             Ok(s) => schemes.push(s),
             Err(reasons) => {
                 let more = match reasons.len() {
@@ -251,7 +260,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
         // (nests over replicated data divided over templates may beat every distribution:
         // offered when that saves a twentieth of the replicated estimate at least, not for a
         // near tie; why a nest is not mapped so is said only where nothing is distributed)
-        let templates = template_scheme(analysis, &nests, &machine, &mut vec![]).filter(|t| t.estimate.total < 0.95 * replicated.estimate.total);
+        let templates = template_scheme(analysis, dnests, dmachine, &mut vec![]).filter(|t| t.estimate.total < 0.95 * replicated.estimate.total);
         schemes.push(replicated);
         schemes.extend(templates);
     }

@@ -23,6 +23,10 @@ pub struct MachineModel {
     pub flop_ns: f64,
     /// Time of one memory reference, nanoseconds.
     pub memref_ns: f64,
+    /// Time of one memory reference while every process of a node streams memory at once
+    /// (they share its memory bandwidth), nanoseconds; 0: as `memref_ns`. The computation of
+    /// a scheme that runs several processes on a node is estimated with it.
+    pub memref_busy_ns: f64,
     /// Runtime cost of starting one distributed parallel loop on a process, microseconds.
     pub loop_overhead_us: f64,
     /// Start-up of a run on `processes` processes (mpirun, MPI_Init, MPI_Finalize), seconds:
@@ -64,6 +68,7 @@ impl Default for MachineModel {
             tbyte_intra_us: 0.0005,
             flop_ns: 1.0,
             memref_ns: 1.0,
+            memref_busy_ns: 0.0,
             loop_overhead_us: 20.0,
             startup_s: 0.0,
             cached_read_us: 0.2,
@@ -101,6 +106,7 @@ impl MachineModel {
             ("tbyte_intra_us", self.tbyte_intra_us),
             ("flop_ns", self.flop_ns),
             ("memref_ns", self.memref_ns),
+            ("memref_busy_ns", self.memref_busy_ns),
             ("loop_overhead_us", self.loop_overhead_us),
             ("startup_s", self.startup_s),
             ("cached_read_us", self.cached_read_us),
@@ -131,6 +137,17 @@ impl MachineModel {
             return Err("across_blocks must be at least 1".into());
         }
         Ok(())
+    }
+
+    /// The machine as a scheme that runs several processes on a node sees it: memory
+    /// references at `memref_busy_ns`. None when that is not measured or changes nothing
+    /// (one process, one process per node).
+    pub fn busy(&self) -> Option<MachineModel> {
+        let on_node = self.processes.min(self.processes_per_node);
+        (self.memref_busy_ns > 0.0 && on_node > 1 && self.memref_busy_ns != self.memref_ns).then(|| MachineModel {
+            memref_ns: self.memref_busy_ns,
+            ..self.clone()
+        })
     }
 
     /// Apply a `key = value` refinement (from `sapfor refine machine`).

@@ -8,7 +8,10 @@
 //! - a 5-point stencil over a square array larger than the caches (5 array references and 4
 //!   operations per element, as the cost model counts them: `experts::dvm` `ops`), and the
 //!   same stencil with 16 operations more: the time of an operation is the difference per
-//!   operation, that of a memory reference what remains of the first loop's time.
+//!   operation, that of a memory reference what remains of the first loop's time;
+//! - the first stencil on every process at once (as many as the estimates put on a node):
+//!   a memory reference when they share the node's memory bandwidth (`memref_busy_ns`, what
+//!   a scheme that divides the work between processes of a node pays).
 //!
 //! Each figure is the best of several repetitions (the least disturbed by other work). The
 //! messages go between two processes of this machine: the figures are intra-node ones,
@@ -48,7 +51,7 @@ static double best(double a, double b) { return a < b ? a : b; }
 
 int main(int argc, char **argv) {
     int rank, size, reps = atoi(argv[1]);
-    long n = atol(argv[2]);
+    long n = atol(argv[2]), n0 = n;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -103,9 +106,32 @@ int main(int argc, char **argv) {
             sum += y[m * m / 3];
         }
         n = (m - 2) * (m - 2);
-        printf("SAPFOR-CALIBRATE latency_s=%.9e large_s=%.9e bytes=%ld copy_s=%.9e arith_s=%.9e n=%ld check=%g\n",
-               lat, large, big, copy, arith, n, sum);
+        free(x);
+        free(y);
     }
+    /* the first stencil on every process at once: they share the node's memory bandwidth
+       (the slowest process's time) */
+    double busy = 1e30;
+    {
+        long m = 2;
+        while ((m + 1) * (m + 1) <= n0) m++;
+        double *x = malloc(m * m * sizeof(double)), *y = malloc(m * m * sizeof(double));
+        for (long i = 0; i < m * m; i++) { x[i] = (double)(i % 1000) * 1e-3; y[i] = 0.0; }
+        for (int r = 0; r < reps; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t = MPI_Wtime();
+            for (long j = 1; j < m - 1; j++)
+                for (long i = 1; i < m - 1; i++)
+                    y[j * m + i] = (x[j * m + i - 1] + x[j * m + i + 1] + x[(j - 1) * m + i] + x[(j + 1) * m + i]) * 0.25;
+            double dt = MPI_Wtime() - t, slowest = 0.0;
+            MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            busy = best(busy, slowest);
+            sum += y[m * m / 2];
+        }
+    }
+    if (rank == 0)
+        printf("SAPFOR-CALIBRATE latency_s=%.9e large_s=%.9e bytes=%ld copy_s=%.9e arith_s=%.9e busy_s=%.9e procs=%d n=%ld check=%g\n",
+               lat, large, big, copy, arith, busy, size, n, sum);
     MPI_Finalize();
     return 0;
 }
@@ -117,6 +143,11 @@ pub struct Measured {
     pub tstart_us: f64,
     pub tbyte_us: f64,
     pub memref_ns: f64,
+    /// A memory reference while every measuring process streams memory at once (0: one
+    /// process).
+    pub memref_busy_ns: f64,
+    /// The processes that measured it.
+    pub busy_procs: u32,
     pub flop_ns: f64,
     /// Wall-clock seconds of `mpirun` starting and finishing the processes (best of three).
     pub startup_s: f64,
@@ -144,10 +175,17 @@ pub fn parse(out: &str) -> Result<Measured> {
     // more (floors keep the figures positive when a difference drowns in noise)
     let flop_ns = ((arith - copy) / (16.0 * n) * 1e9).max(0.01);
     let memref_ns = ((copy * 1e9 / n - 4.0 * flop_ns) / 5.0).max(0.01);
+    // the same stencil on every process at once (from a result line without it: not known)
+    let memref_busy_ns = match (get("busy_s"), get("procs")) {
+        (Ok(busy), Ok(p)) if p > 1.0 => ((busy * 1e9 / n - 4.0 * flop_ns) / 5.0).max(memref_ns),
+        _ => 0.0,
+    };
     Ok(Measured {
         tstart_us: lat * 1e6,
         tbyte_us: ((large - lat) / bytes * 1e6).max(0.0),
         memref_ns,
+        memref_busy_ns,
+        busy_procs: get("procs").map_or(1, |p| p as u32),
         flop_ns,
         startup_s: 0.0,
     })
@@ -174,6 +212,8 @@ pub fn machine_toml(m: &Measured, processes: u32, per_node: u32, gpus: u32, host
          # one arithmetic operation and one memory reference (ns)\n\
          flop_ns = {:.4}\n\
          memref_ns = {:.4}\n\
+         # a memory reference while {} processes stream memory at once (ns; 0: not measured)\n\
+         memref_busy_ns = {:.4}\n\
          # mpirun starting {processes} processes that only call MPI_Init and MPI_Finalize (s)\n\
          startup_s = {:.4}\n\
          # not measured: the default\n\
@@ -187,6 +227,8 @@ pub fn machine_toml(m: &Measured, processes: u32, per_node: u32, gpus: u32, host
         m.tbyte_us,
         m.flop_ns,
         m.memref_ns,
+        m.busy_procs,
+        m.memref_busy_ns,
         m.startup_s,
         d.loop_overhead_us,
         if gpus == 0 { "no GPU found here (/dev/nvidia0)".to_string() } else { format!("GPUs found here: {gpus} (/dev/nvidia*)") },
@@ -224,7 +266,10 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<ExitCode> {
         if !out.status.success() {
             bail!("mpicc failed:\n{}", String::from_utf8_lossy(&out.stderr));
         }
-        let opts = runtime::driver::RunOptions { np: 2, threads: 1, ..Default::default() };
+        // (as many processes as the estimates put on a node, at least the two the messages
+        // need: the memory figure under load comes from all of them)
+        let np = if a.hosts.is_some() { 2 } else { a.processes.unwrap_or(cores()).min(cores()).max(2) as usize };
+        let opts = runtime::driver::RunOptions { np, threads: 1, ..Default::default() };
         let mut c = runtime::driver::mpirun_command(&exe, &opts).map_err(anyhow::Error::msg)?;
         let (reps, n) = if a.quick { (3, 1 << 21) } else { (10, 1 << 24) };
         c.args([reps.to_string(), n.to_string()]);
@@ -263,12 +308,14 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<ExitCode> {
     experts::machine::MachineModel::from_toml(&text).map_err(|e| anyhow::anyhow!("internal error: the written description does not parse: {e}"))?;
     crate::commands::write_atomically(&a.output, text.as_bytes())?;
     println!(
-        "message start-up {:.2} us, {:.5} us/byte ({:.2} GB/s); operation {:.3} ns, memory reference {:.3} ns; starting the processes {:.3} s",
+        "message start-up {:.2} us, {:.5} us/byte ({:.2} GB/s); operation {:.3} ns, memory reference {:.3} ns ({:.3} ns with {} processes at once); starting the processes {:.3} s",
         m.tstart_us,
         m.tbyte_us,
         if m.tbyte_us > 0.0 { 1e-3 / m.tbyte_us } else { f64::INFINITY },
         m.flop_ns,
         m.memref_ns,
+        m.memref_busy_ns,
+        m.busy_procs,
         m.startup_s
     );
     println!("wrote {} (use: sapfor --auto prog.f --machine {})", a.output.display(), a.output.display());
@@ -314,12 +361,18 @@ mod tests {
 
     #[test]
     fn figures_from_the_result_line() {
-        let m = parse("noise\nSAPFOR-CALIBRATE latency_s=1.0e-6 large_s=3.0e-4 bytes=1048576 copy_s=0.02 arith_s=0.06 n=4194304 check=1\n").unwrap();
+        let m = parse("noise\nSAPFOR-CALIBRATE latency_s=1.0e-6 large_s=3.0e-4 bytes=1048576 copy_s=0.02 arith_s=0.06 busy_s=0.03 procs=2 n=4194304 check=1\n").unwrap();
         assert!((m.tstart_us - 1.0).abs() < 1e-9);
         assert!((m.tbyte_us - (3.0e-4 - 1.0e-6) / 1048576.0 * 1e6).abs() < 1e-12);
         let f = 0.04 / (16.0 * 4194304.0) * 1e9;
         assert!((m.flop_ns - f).abs() < 1e-9);
         assert!((m.memref_ns - (0.02 * 1e9 / 4194304.0 - 4.0 * f) / 5.0).abs() < 1e-9);
+        // the stencil on both processes at once took 1.5 times as long
+        assert!((m.memref_busy_ns - (0.03 * 1e9 / 4194304.0 - 4.0 * f) / 5.0).abs() < 1e-9);
+        assert_eq!(m.busy_procs, 2);
+        // an older program's line, without the loaded figure: not known
+        let old = parse("SAPFOR-CALIBRATE latency_s=1.0e-6 large_s=3.0e-4 bytes=1048576 copy_s=0.02 arith_s=0.06 n=4194304").unwrap();
+        assert_eq!(old.memref_busy_ns, 0.0);
         assert!(parse("nothing here").is_err());
         assert!(parse("SAPFOR-CALIBRATE latency_s=nan large_s=1 bytes=1 copy_s=1 arith_s=1 n=1").is_err());
         let mut m = m;
@@ -331,5 +384,10 @@ mod tests {
         assert_eq!(back.gpus_per_node, 0);
         assert!((back.flop_ns - m.flop_ns).abs() < 1e-3);
         assert!((back.tstart_intra_us - 1.0).abs() < 1e-3);
+        assert!((back.memref_busy_ns - m.memref_busy_ns).abs() < 1e-3, "{text}");
+        // a scheme of 8 processes on a node sees the loaded figure, one process does not
+        assert_eq!(back.busy().map(|b| b.memref_ns), Some(back.memref_busy_ns));
+        let one = experts::machine::MachineModel { processes: 1, ..back.clone() };
+        assert!(one.busy().is_none());
     }
 }
