@@ -3164,7 +3164,8 @@ fn io_name(k: &IoKind) -> &'static str {
     }
 }
 
-fn mentions(e: &Expr, v: &str) -> bool {
+/// Whether `e` names `v` (a variable, or an array or function).
+pub(crate) fn mentions(e: &Expr, v: &str) -> bool {
     let mut found = false;
     e.walk(&mut |x| {
         if let Expr::Var(n) | Expr::Ref(n, _) = x {

@@ -31,7 +31,7 @@
 //! here is the loop analysis's part (`loops.rs`).
 
 use crate::ast::{Arg, BaseType, BinOp, Expr, Name, Node, StmtId, StmtKind, UnOp, Unit};
-use crate::loops::RedOp;
+use crate::loops::{mentions, RedOp};
 use crate::sema::UnitSema;
 
 /// One search `IF (A(..K..) op A(..M..)) M = K` in a loop over K.
@@ -94,16 +94,6 @@ pub fn expr_text(e: &Expr) -> Option<String> {
         }
         _ => return None,
     })
-}
-
-fn mentions(e: &Expr, v: &str) -> bool {
-    let mut found = false;
-    e.walk(&mut |x| {
-        if matches!(x, Expr::Var(n) if n == v) {
-            found = true;
-        }
-    });
-    found
 }
 
 /// The value variable's name for index `m`: `sfv<m><n>`, the first `n` from 1 that the unit

@@ -857,6 +857,28 @@ fn a_loop_parallel_under_tests_that_another_choice_keeps_sequential_is_explained
     assert!(report.contains("(unit FILL): parallel when N .GE. 3, but runs as it is: "), "{report}");
 }
 
+/// Every variant `--auto` stored in `dir`'s project database (at least `min` of them),
+/// written with `sapfor generate --scheme K`, handed to `inspect` (id, text), then run with
+/// processes, threads and the emulator: each must print `want`.
+fn every_variant_prints(dir: &Path, want: &str, min: usize, mut inspect: impl FnMut(i64, &str)) {
+    let out = sapfor().current_dir(dir).args(["schemes", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<i64> = v.as_array().unwrap().iter().filter_map(|s| s["id"].as_i64()).collect();
+    assert!(ids.len() >= min, "the distributed variants and replicated: {v}");
+    for id in ids {
+        let name = format!("v{id}.fdv");
+        let out = sapfor().current_dir(dir).args(["generate", "--scheme", &id.to_string(), "-o", &name]).output().unwrap();
+        assert!(out.status.success(), "#{id}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+        inspect(id, &text);
+        for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+            let out = sapfor().current_dir(dir).args(["run", &name]).args(cfg).output().unwrap();
+            assert!(out.status.success(), "#{id} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "#{id} {cfg:?}:\n{text}");
+        }
+    }
+}
+
 /// Extremum searches with ties: each process keeps the first of equal extrema in its part,
 /// and the runtime tells the parts' results apart by their location variables, then by the
 /// processes' order. A downward search, and a 2-D search that records only the inner index,
@@ -881,25 +903,12 @@ fn every_variant_keeps_the_first_of_equal_extrema_in_the_loop_s_order() {
         assert!(report.contains(want), "missing `{want}`:\n{report}");
     }
     let want = run_sequential(&dir, &dir.join("e.f"), true);
-    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let ids: Vec<i64> = v.as_array().unwrap().iter().filter_map(|s| s["id"].as_i64()).collect();
-    assert!(ids.len() >= 4, "the distributed variants and replicated: {v}");
     let mut divided = 0;
-    for id in ids {
-        let name = format!("v{id}.fdv");
-        let out = sapfor().current_dir(&dir).args(["generate", "--scheme", &id.to_string(), "-o", &name]).output().unwrap();
-        assert!(out.status.success(), "#{id}: {}", String::from_utf8_lossy(&out.stderr));
-        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+    every_variant_prints(&dir, &want, 4, |_, text| {
         if text.contains("CDVM$ PARALLEL (J,I) ON B(I,J), REDUCTION(MAXLOC(YM,IY,JY))") {
             divided += 1;
         }
-        for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
-            let out = sapfor().current_dir(&dir).args(["run", &name]).args(cfg).output().unwrap();
-            assert!(out.status.success(), "#{id} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
-            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "#{id} {cfg:?}:\n{text}");
-        }
-    }
+    });
     assert_eq!(divided, 3, "the search recording both indices is divided in every distributed variant");
 }
 
@@ -922,17 +931,9 @@ fn a_search_that_records_only_the_index_becomes_a_minloc_of_a_new_variable() {
     assert!(report.contains("s.f:23: loop K (depth 1): parallel, reduction(minloc:SFVM1)"), "{report}");
     assert!(report.contains("SFVM1 is a variable the generated program adds to keep X(M) in"), "{report}");
     let want = run_sequential(&dir, &dir.join("s.f"), true);
-    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let ids: Vec<i64> = v.as_array().unwrap().iter().filter_map(|s| s["id"].as_i64()).collect();
-    assert!(ids.len() >= 4, "{v}");
     let mut labelled = false;
     let mut mapped = 0;
-    for id in ids {
-        let name = format!("v{id}.fdv");
-        let out = sapfor().current_dir(&dir).args(["generate", "--scheme", &id.to_string(), "-o", &name]).output().unwrap();
-        assert!(out.status.success(), "#{id}: {}", String::from_utf8_lossy(&out.stderr));
-        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+    every_variant_prints(&dir, &want, 4, |id, text| {
         // (a variant may leave the search as it is: X has a copy on every process of an
         // axis of a (BLOCK,BLOCK) grid, say)
         if text.contains("REDUCTION(MINLOC(SFVM1,M))") {
@@ -945,14 +946,9 @@ fn a_search_that_records_only_the_index_becomes_a_minloc_of_a_new_variable() {
             assert!(text.contains("         IF (X(K) .LT. X(M)) M = K\n") && !text.contains("SFVM1"), "#{id}:\n{text}");
         }
         labelled |= text.contains("      IF (Y(K) .GT. SFVL1) THEN\n         SFVL1 = Y(K)\n         L = K\n      END IF\n   30 CONTINUE\n");
-        let out = sapfor().current_dir(&dir).args(["verify", &name]).output().unwrap();
+        let out = sapfor().current_dir(&dir).args(["verify", &format!("v{id}.fdv")]).output().unwrap();
         assert!(out.status.success(), "#{id} verify: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
-            let out = sapfor().current_dir(&dir).args(["run", &name]).args(cfg).output().unwrap();
-            assert!(out.status.success(), "#{id} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
-            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "#{id} {cfg:?}:\n{text}");
-        }
-    }
+    });
     assert!(labelled, "the labelled terminal search written anew in some variant");
     assert!(mapped >= 2, "the first search a reduction in the replicated and a distributed variant");
 }
