@@ -815,19 +815,39 @@ fn candidate_arrays(
     // a call that no loop which may run in parallel encloses (the runtime sets the callee's
     // handle before the call, which threads cannot do)
     let index = analyzer::interproc::unit_index(&prog.units);
-    let mut passed: BTreeSet<(usize, Name)> = BTreeSet::new();
+    // (unit, array) -> each call that passes it: (line, what is passed, to what)
+    let mut passed: Passed = BTreeMap::new();
     for (ui, u) in prog.units.iter().enumerate() {
         let in_loops = inside_parallel_candidates(analysis, ui);
+        let sema = &prog.semas[ui];
         for st in &u.stmts {
+            // what an actual argument gives the callee
+            let how = |e: &Expr| match e {
+                Expr::Var(n) => format!("the whole array {}", upper(n)),
+                Expr::Ref(n, args) if args.iter().any(|a| !matches!(a, analyzer::ast::Arg::Expr(_))) => format!("a section of {}", upper(n)),
+                Expr::Ref(n, _) => format!("the element {}", analyzer::search::expr_text(e).unwrap_or_else(|| upper(n))),
+                _ => "an expression".to_string(),
+            };
+            let line = st.span.line;
+            let mut note = |n: &str, what: String| {
+                let calls = passed.entry((ui, n.to_string())).or_default();
+                if !calls.iter().any(|(l, w)| *l == line && *w == what) {
+                    calls.push((line, what));
+                }
+            };
             if let StmtKind::Call { name, args } = st.kind.action() {
                 if let Some(&ci) = index.get(name).filter(|_| !in_loops.contains(&st.id)) {
                     let inherits = |pos: usize| prog.semas[ci].symbols.values().any(|s| s.dummy == Some(pos) && prog.bindings.contains_key(&(ci, s.name.clone())));
                     for (pos, a) in args.iter().enumerate() {
                         match a.expr() {
-                            Some(Expr::Var(n)) if prog.semas[ui].is_array(n) && inherits(pos) => {}
+                            Some(Expr::Var(n)) if sema.is_array(n) && inherits(pos) => {}
                             Some(e) => {
-                                if let Some(n) = e.base_name().filter(|n| prog.semas[ui].is_array(n)) {
-                                    passed.insert((ui, n.to_string()));
+                                if let Some(n) = e.base_name().filter(|n| sema.is_array(n)) {
+                                    let what = match e {
+                                        Expr::Var(_) => format!("{} to {}, whose dummy the calls do not all bind to one array", how(e), upper(name)),
+                                        _ => format!("{} to {}", how(e), upper(name)),
+                                    };
+                                    note(n, what);
                                 }
                             }
                             None => {}
@@ -836,10 +856,10 @@ fn candidate_arrays(
                     for e in analyzer::sema::stmt_exprs(st.kind.action()) {
                         e.walk(&mut |x| {
                             if let Expr::Ref(f, args) = x {
-                                if prog.semas[ui].ref_kind(f) == analyzer::sema::RefKind::Function {
+                                if sema.ref_kind(f) == analyzer::sema::RefKind::Function {
                                     for a in args.iter().filter_map(|a| a.expr()) {
-                                        if let Some(n) = a.base_name().filter(|n| prog.semas[ui].is_array(n)) {
-                                            passed.insert((ui, n.to_string()));
+                                        if let Some(n) = a.base_name().filter(|n| sema.is_array(n)) {
+                                            note(n, format!("{} to the function {}", how(a), upper(f)));
                                         }
                                     }
                                 }
@@ -849,25 +869,28 @@ fn candidate_arrays(
                     continue;
                 }
             }
-            let mut mark = |e: &Expr| {
+            let in_loop = in_loops.contains(&st.id);
+            let mut mark = |e: &Expr, to: &str| {
                 if let Some(n) = e.base_name() {
-                    if prog.semas[ui].is_array(n) {
-                        passed.insert((ui, n.to_string()));
+                    if sema.is_array(n) {
+                        let why = if in_loop { " (in a loop that may run in parallel)" } else { "" };
+                        note(n, format!("{} to {to}{why}", how(e)));
                     }
                 }
             };
             let kind = st.kind.action();
-            if let StmtKind::Call { args, .. } = kind {
+            if let StmtKind::Call { name, args } = kind {
+                let to = if index.contains_key(name) { upper(name) } else { format!("{}, which has no body here", upper(name)) };
                 for a in args.iter().filter_map(|a| a.expr()) {
-                    mark(a);
+                    mark(a, &to);
                 }
             }
             for e in analyzer::sema::stmt_exprs(kind) {
                 e.walk(&mut |x| {
                     if let Expr::Ref(f, args) = x {
-                        if prog.semas[ui].ref_kind(f) == analyzer::sema::RefKind::Function {
+                        if sema.ref_kind(f) == analyzer::sema::RefKind::Function {
                             for a in args.iter().filter_map(|a| a.expr()) {
-                                mark(a);
+                                mark(a, &format!("the function {}", upper(f)));
                             }
                         }
                     }
@@ -995,21 +1018,31 @@ fn inside_parallel_candidates(analysis: &Analysis, ui: usize) -> BTreeSet<StmtId
     out
 }
 
+/// The calls that pass arrays to procedures, by (unit, array): (line, what is passed to what).
+type Passed = BTreeMap<(usize, Name), Vec<(u32, String)>>;
+
 /// Why array `id` must stay replicated because of the units that share it: passed to a
 /// procedure in one of them, or a COMMON member with different shapes in different units.
 fn shared_reason(
     prog: &analyzer::program::Program,
     id: &ArrayId,
-    passed: &BTreeSet<(usize, Name)>,
+    passed: &Passed,
 ) -> Option<String> {
     let units = units_sharing(prog, id);
-    if let Some(u) = units
+    if let Some((u, calls)) = units
         .iter()
-        .find(|u| seen_name_in(prog, **u, id).is_some_and(|nm| passed.contains(&(**u, nm))))
+        .find_map(|u| seen_name_in(prog, *u, id).and_then(|nm| passed.get(&(*u, nm))).map(|c| (*u, c)))
     {
+        // every call, with file:line and what it passes (up to 4)
+        let file = prog.map.file(prog.units[u].file).display_path();
+        let mut each: Vec<String> = calls.iter().take(4).map(|(l, what)| format!("{file}:{l} passes {what}")).collect();
+        if calls.len() > 4 {
+            each.push(format!("and {} more", calls.len() - 4));
+        }
         return Some(format!(
-            "it is passed to a procedure in {}",
-            upper(&prog.units[*u].name)
+            "it is passed to a procedure in {}: {}",
+            upper(&prog.units[u].name),
+            each.join("; ")
         ));
     }
     let ArrayId::Common { block, index } = id else {

@@ -256,5 +256,10 @@ fn dummies_bound_to_one_array_inherit_its_distribution() {
     for (u, arr) in [("init", "x"), ("sweep", "v"), ("sweep", "u"), ("total", "x")] {
         assert!(on.iter().any(|(lu, _, la)| lu == u && la == arr), "no loop of {u} on {arr}: {on:?}");
     }
-    assert!(r.notes.iter().any(|n| n.contains("array C stays replicated: it is passed to a procedure")), "{:?}", r.notes);
+    // the note names each call that keeps C replicated, with file:line and what it passes
+    assert!(
+        r.notes.iter().any(|n| n.starts_with("array C stays replicated: it is passed to a procedure in INHDUM: ") && n.ends_with("inherit_dummies.f:19 passes the element C(3) to SCALE2")),
+        "{:?}",
+        r.notes
+    );
 }
