@@ -684,7 +684,14 @@ fn make_nest(
     };
     // extremum searches that record only the index (analyzer::search): the generated loop
     // reads its value variable instead of the element the index names
-    let reduced: BTreeSet<&Name> = levels.iter().flat_map(|l| &l.reductions).map(|r| &r.var).collect();
+    // (only a one-location MAXLOC/MINLOC of a variable named as the analysis names them can be
+    // one: most nests have none and skip the walk)
+    let reduced: BTreeSet<&Name> = levels
+        .iter()
+        .flat_map(|l| &l.reductions)
+        .filter(|r| matches!(r.op, RedOp::MaxLoc | RedOp::MinLoc) && r.loc.len() == 1 && r.var.starts_with("sfv"))
+        .map(|r| &r.var)
+        .collect();
     let mut searched: Vec<analyzer::search::IndexSearch> = vec![];
     fn dos<'a>(n: &'a Node, out: &mut Vec<&'a Node>) {
         match n {
@@ -697,7 +704,9 @@ fn make_nest(
         }
     }
     let mut loops_in = vec![];
-    dos(node, &mut loops_in);
+    if !reduced.is_empty() {
+        dos(node, &mut loops_in);
+    }
     for l in loops_in {
         searched.extend(analyzer::search::index_searches(unit, sema, l).into_iter().filter(|s| reduced.contains(&s.value)));
     }

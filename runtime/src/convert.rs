@@ -2349,7 +2349,6 @@ fn tile_dim(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, he
     }
     let name = on.name.to_ascii_lowercase();
     let key = vis.get(&name)?;
-    let split = split_dims(cx, key);
     spec_widths(cx, ui, key, specs[0])?;
     let inner = match &headers[headers.len() - 1].kind {
         StmtKind::Do { var, .. } => var.clone(),
@@ -2372,7 +2371,8 @@ fn tile_dim(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, he
         if let Expr::Ref(n, args) = e {
             if n == &name {
                 let subs: Vec<Option<(String, i64)>> = args.iter().map(|a| a.expr().and_then(affine)).collect();
-                if subs.len() != split.len() || subs.iter().any(|s| s.is_none()) {
+                // (the ON reference has the array's rank: checked where the loop is read)
+                if subs.len() != on_vars.len() || subs.iter().any(|s| s.is_none()) {
                     ok = false;
                     return;
                 }

@@ -176,8 +176,9 @@ pub fn parse(out: &str) -> Result<Measured> {
     let flop_ns = ((arith - copy) / (16.0 * n) * 1e9).max(0.01);
     let memref_ns = ((copy * 1e9 / n - 4.0 * flop_ns) / 5.0).max(0.01);
     // the same stencil on every process at once (from a result line without it: not known)
-    let memref_busy_ns = match (get("busy_s"), get("procs")) {
-        (Ok(busy), Ok(p)) if p > 1.0 => ((busy * 1e9 / n - 4.0 * flop_ns) / 5.0).max(memref_ns),
+    let procs = get("procs").ok();
+    let memref_busy_ns = match (get("busy_s"), procs) {
+        (Ok(busy), Some(p)) if p > 1.0 => ((busy * 1e9 / n - 4.0 * flop_ns) / 5.0).max(memref_ns),
         _ => 0.0,
     };
     Ok(Measured {
@@ -185,7 +186,7 @@ pub fn parse(out: &str) -> Result<Measured> {
         tbyte_us: ((large - lat) / bytes * 1e6).max(0.0),
         memref_ns,
         memref_busy_ns,
-        busy_procs: get("procs").map_or(1, |p| p as u32),
+        busy_procs: procs.map_or(1, |p| p as u32),
         flop_ns,
         startup_s: 0.0,
     })
