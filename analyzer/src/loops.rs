@@ -270,6 +270,7 @@ pub fn analyze_unit(
     summaries: &BTreeMap<Name, Summary>,
     refinements: &BTreeMap<u32, LoopRefinement>,
     flow: &crate::flow::CommonFlow,
+    bound_extents: &BTreeMap<Name, Vec<Option<i64>>>,
 ) -> UnitLoops {
     let fine = cfg::build_with_flow(unit, sema, summaries, false, flow);
     let targets = cfg::jump_sources(unit);
@@ -287,6 +288,7 @@ pub fn analyze_unit(
         assume: Default::default(),
         stable_only: Default::default(),
         strided: Default::default(),
+        bound_extents,
     };
     cx.walk(&unit.body, 0, None, &mut vec![], &mut out);
     UnitLoops { loops: out }
@@ -358,6 +360,7 @@ fn walker<R>(
 ) -> R {
     let targets = cfg::jump_sources(unit);
     let refinements = BTreeMap::new();
+    let bound_extents = BTreeMap::new();
     let an = Analyzer {
         unit,
         sema,
@@ -370,6 +373,7 @@ fn walker<R>(
         assume: Default::default(),
         stable_only: Default::default(),
         strided: Default::default(),
+        bound_extents: &bound_extents,
     };
     f(&an, &targets)
 }
@@ -413,6 +417,10 @@ struct Analyzer<'a> {
     /// with `I1 = 2*J1-D1`), by dimension: (c, r0). Sections of them are in the coordinate
     /// `(i - r0) / c` then, so that every c-th element is a dense range.
     strided: std::cell::RefCell<BTreeMap<Name, Vec<Option<(i64, Lin)>>>>,
+    /// Dummy arrays every call binds to one array (`Program::bindings`): that array's
+    /// declared extents, by dimension, where the dummy's own are not known (`V(LDX, LDY, *)`
+    /// bound to `RSD(5,12,12,12)`). Trip estimates use them.
+    bound_extents: &'a BTreeMap<Name, Vec<Option<i64>>>,
 }
 
 /// Marks a refinement note whose assertion the analysis could not use.
@@ -2716,16 +2724,18 @@ impl<'a> Analyzer<'a> {
                 continue;
             }
             let unknown = self.sema.symbol(&a.name).is_some_and(|s| s.size_unknown());
+            let bound = self.bound_extents.get(&a.name).filter(|b| b.len() == dims.len());
             for (k, (sub, d)) in subs.iter().zip(dims).enumerate() {
-                // `A(*)`, or `A(1)` in a dummy: the last dimension bounds nothing
-                if unknown && k + 1 == dims.len() {
-                    continue;
-                }
+                // `A(*)`, or `A(1)` in a dummy: the last dimension bounds nothing (an
+                // assumed-size dimension is often walked in sub-ranges, CG's `COLIDX(*)`); a
+                // dimension with bounds the unit does not know (`V(LDX, LDY, *)`) is bounded by
+                // the array every call binds the dummy to
+                let extent = if unknown && k + 1 == dims.len() { None } else { d.extent().or_else(|| bound.and_then(|b| b[k])) };
                 let Some(l) = sub.expr().and_then(|e| linearize(e, &cl)) else { continue };
                 if l.coeff(var).abs() != 1 {
                     continue;
                 }
-                if let Some(x) = d.extent().filter(|x| *x > 0) {
+                if let Some(x) = extent.filter(|x| *x > 0) {
                     best = Some(best.map_or(x, |b| b.min(x)));
                 }
             }
@@ -2754,7 +2764,8 @@ impl<'a> Analyzer<'a> {
         if la.terms != lb.terms || lb.constant != la.constant + 1 || la.terms.is_empty() {
             return None;
         }
-        let extent = self.sema.symbol(p)?.dims.as_ref()?.first()?.extent()?;
+        // (a dummy's row pointers: the extent of the array every call binds it to)
+        let extent = self.sema.symbol(p)?.dims.as_ref()?.first()?.extent().or_else(|| *self.bound_extents.get(p)?.first()?)?;
         (extent > 1).then(|| (extent - 1) as u64)
     }
 

@@ -2,6 +2,7 @@
 //! the stable versioned JSON report (schema in docs/analysis-json.md), and the text dumps
 //! (`cfg`, `loops`, `deps`).
 
+use crate::ast::Name;
 use crate::cfg;
 use crate::diag::Diagnostic;
 use crate::directives::{DirectiveKind, SpfHint};
@@ -62,7 +63,7 @@ pub fn analyze(paths: &[PathBuf], opts: &Options) -> Analysis {
                     _ => {}
                 }
             }
-            loops::analyze_unit(u, &program.semas[i], &program.summaries, &refine, &flow).loops
+            loops::analyze_unit(u, &program.semas[i], &program.summaries, &refine, &flow, &bound_extents(&program, i)).loops
         })
         .collect();
     Analysis {
@@ -70,6 +71,31 @@ pub fn analyze(paths: &[PathBuf], opts: &Options) -> Analysis {
         loops,
         hints,
     }
+}
+
+/// The declared extents of the arrays the dummies of unit `u` are bound to
+/// (`Program::bindings`), by dummy name.
+fn bound_extents(program: &Program, u: usize) -> BTreeMap<Name, Vec<Option<i64>>> {
+    let mut out = BTreeMap::new();
+    for ((_, dummy), root) in program.bindings.range((u, String::new())..).take_while(|((v, _), _)| *v == u) {
+        let sym = match root {
+            crate::interproc::ArrayRoot::Local { unit, name } => program.semas[*unit].symbol(name),
+            crate::interproc::ArrayRoot::Common { block, index } => program.semas.iter().find_map(|s| {
+                let m = s.commons.get(block)?.get(*index)?;
+                s.symbol(&m.name)
+            }),
+        };
+        if let Some(dims) = sym.and_then(|s| s.dims.as_ref()) {
+            let unknown = sym.is_some_and(|s| s.size_unknown());
+            let ext: Vec<Option<i64>> = dims
+                .iter()
+                .enumerate()
+                .map(|(k, d)| d.extent().filter(|_| !(unknown && k + 1 == dims.len())))
+                .collect();
+            out.insert(dummy.clone(), ext);
+        }
+    }
+    out
 }
 
 /// `!$SPF` hints in the sources, as overrides of the loop whose DO statement follows them

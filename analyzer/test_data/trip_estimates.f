@@ -6,7 +6,9 @@ C     them. The cost model uses those extents (U(0:11,...): at most 12
 C     iterations) instead of a default of 100. A dummy declared B(1) is
 C     the F77 "any size" idiom: it bounds nothing. Compressed rows
 C     DO K = IA(J), IA(J+1) - 1 share the 60 elements of V between the
-C     10 rows IA describes: about 6 a row.
+C     10 rows IA describes: about 6 a row. A dummy whose extents are
+C     other dummies (X(0:LD-1,...) in SCALE) is bounded by the array every
+C     call passes for it (U: 12 elements along I).
       PROGRAM TRIPS
       INTEGER NX, NZ
       DOUBLE PRECISION U(0:11, 0:11, 0:5), W(40), V(60)
@@ -20,6 +22,7 @@ C EXPECT: parallel
             U(I, 3, K) = I + K
    10 CONTINUE
       CALL FILL(W, NX)
+      CALL SCALE(U, 12, NX)
 C EXPECT: parallel
       DO J = 1, 11
          IA(J) = 1 + (J - 1) * 6
@@ -40,4 +43,13 @@ C EXPECT: parallel
       DO 20 I = 1, N
          B(I) = I
    20 CONTINUE
+      END
+
+      SUBROUTINE SCALE(X, LD, N)
+      INTEGER LD, N, I
+      DOUBLE PRECISION X(0:LD-1, 0:11, 0:5)
+C EXPECT: parallel
+      DO 40 I = 0, N - 1
+         X(I, 3, 1) = 2 * X(I, 3, 1)
+   40 CONTINUE
       END

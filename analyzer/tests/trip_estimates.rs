@@ -20,4 +20,7 @@ fn unknown_trip_counts_are_bounded_by_the_extents_the_loop_indexes() {
     // B(1) in FILL bounds nothing
     let fill = &a.loops[unit("fill")];
     assert_eq!((fill[0].trip_count, fill[0].trip_estimate), (None, None));
+    // X(0:LD-1, ...) in SCALE: the call binds it to U, 12 elements along I
+    let scale = &a.loops[unit("scale")];
+    assert_eq!((scale[0].trip_count, scale[0].trip_estimate), (None, Some(12)));
 }

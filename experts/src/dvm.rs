@@ -593,6 +593,15 @@ pub(crate) fn unit_counts(analysis: &Analysis, m: &MachineModel) -> Vec<f64> {
 }
 
 #[allow(clippy::too_many_arguments)]
+/// Whether the runtime can combine every reduction variable of a loop: not an array of
+/// unknown size (an assumed-size dummy: `ROWSTR(*)`, whose copies it could not allocate);
+/// such a loop runs as it is.
+fn reductions_combinable(l: &LoopInfo, sema: &UnitSema) -> bool {
+    l.reductions
+        .iter()
+        .all(|r| !sema.symbol(&r.var).is_some_and(|s| s.is_array() && s.size_unknown()))
+}
+
 fn walk_nests(
     analysis: &Analysis,
     ui: usize,
@@ -613,7 +622,8 @@ fn walk_nests(
                 let descend = |out: &mut Vec<Nest>| {
                     walk_nests(analysis, ui, unit, loops, body, times * trips(info, m), m, out)
                 };
-                if info.verdict == Verdict::Sequential || info.var.is_empty() {
+                let sema = &analysis.program.semas[ui];
+                if info.verdict == Verdict::Sequential || info.var.is_empty() || !reductions_combinable(info, sema) {
                     descend(out);
                     continue;
                 }
@@ -628,7 +638,7 @@ fn walk_nests(
                             body: b2,
                             ..
                         }] if loops.get(h2).is_some_and(|l| {
-                            l.verdict != Verdict::Sequential && !l.var.is_empty()
+                            l.verdict != Verdict::Sequential && !l.var.is_empty() && reductions_combinable(l, sema)
                         }) =>
                         {
                             levels.push((*loops[h2]).clone());
@@ -1616,14 +1626,16 @@ fn first_unnameable_level(n: &Nest) -> Option<usize> {
     [unnameable, first_unpipelinable_level(n)].into_iter().flatten().min()
 }
 
-/// The runtime's ACROSS pipeline sends new values from lower to higher indices of the
-/// distributed dimensions. A reference to an ACROSS array that reads a value of an earlier
-/// iteration (in the nest's order) at a higher index of a dimension, or one not yet
-/// updated at a lower index, would need the other direction there (the converter refuses
-/// it when that dimension is distributed). Any dimension may be distributed in some
-/// variant, so the level that orders such a reference (its first loop variable with a
-/// non-zero offset) stays out of the tuple: inside it, the reference is an ordinary
-/// neighbour read.
+/// The runtime's ACROSS pipeline sends new values along each distributed dimension in the
+/// direction of the loop indexing it (upwards or downwards, one index at a time). A reference
+/// to an ACROSS array that reads a value of an earlier iteration (in the nest's order, each
+/// loop in its own direction) ahead in a dimension's flow, or one not yet updated behind it,
+/// would need the other direction there (the converter refuses it when that dimension is
+/// distributed). Any dimension may be distributed in some variant, so the level that orders
+/// such a reference (its first loop variable with a non-zero offset) stays out of the tuple:
+/// inside it, the reference is an ordinary neighbour read. So do loops with a step other
+/// than 1 or -1, and the first of loops running in opposite directions that index one
+/// dimension of an ACROSS array in different references.
 fn first_unpipelinable_level(n: &Nest) -> Option<usize> {
     if !n.levels.iter().any(|l| l.verdict == Verdict::Across) {
         return None;
@@ -1634,16 +1646,24 @@ fn first_unpipelinable_level(n: &Nest) -> Option<usize> {
         .filter(|l| l.verdict == Verdict::Across)
         .flat_map(|l| l.dependences.iter().map(|d| d.array.as_str()))
         .collect();
-    // the pipeline runs each loop upwards with step 1: a stepped loop (DO I = N, 1, -1)
-    // stays out of an ACROSS tuple
-    let mut cut: Option<usize> = n.levels.iter().position(|l| l.step.is_some_and(|s| s != 1));
+    let dir = |k: usize| n.levels.get(k).and_then(|l| l.step).map_or(1, |s| s.signum());
+    let mut cut: Option<usize> = n.levels.iter().position(|l| l.step.is_some_and(|s| s != 1 && s != -1));
+    let mut cut_at = |k: usize| cut = Some(cut.map_or(k, |c: usize| c.min(k)));
+    // (array, dimension) -> the levels indexing it
+    let mut by_dim: BTreeMap<(&str, usize), BTreeSet<usize>> = BTreeMap::new();
     for a in n.accesses.iter().filter(|a| arrays.contains(a.array.as_str())) {
         let Some(subs) = &a.subs else { continue };
-        let offset = |s: &SubForm| match s {
+        let level = |s: &SubForm| match s {
             SubForm::Var { var, coeff: 1, offset } => n.vars.iter().position(|v| v == var).map(|k| (k, *offset)),
             _ => None,
         };
-        let by_level: Vec<(usize, i64)> = subs.iter().filter_map(offset).collect();
+        for (d, s) in subs.iter().enumerate() {
+            if let Some((k, _)) = level(s) {
+                by_dim.entry((a.array.as_str(), d)).or_default().insert(k);
+            }
+        }
+        // offsets in the nest's order: negative = an earlier iteration
+        let by_level: Vec<(usize, i64)> = subs.iter().filter_map(level).map(|(k, c)| (k, c * dir(k))).collect();
         let Some(&(first, c0)) = by_level
             .iter()
             .filter(|(_, c)| *c != 0)
@@ -1652,7 +1672,12 @@ fn first_unpipelinable_level(n: &Nest) -> Option<usize> {
             continue;
         };
         if by_level.iter().any(|&(_, c)| c != 0 && c.signum() != c0.signum()) {
-            cut = Some(cut.map_or(first, |c: usize| c.min(first)));
+            cut_at(first);
+        }
+    }
+    for levels in by_dim.values() {
+        if levels.iter().any(|&k| dir(k) != dir(*levels.iter().next().unwrap())) {
+            cut_at(*levels.iter().next().unwrap());
         }
     }
     cut

@@ -1748,8 +1748,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         return;
                     }
                     let across = pl.clauses.iter().any(|c| matches!(c, Clause::Across(_)));
-                    if across && k != Some(1) {
-                        cx.err(h.span.file, h.span.line, "ACROSS loops with a step other than 1 are not supported by the runtime yet (the pipeline runs from lower to higher indices, one by one)");
+                    if across && !matches!(k, Some(1) | Some(-1)) {
+                        cx.err(h.span.file, h.span.line, "ACROSS loops with a step other than 1 or -1 are not supported by the runtime yet (the pipeline runs one index after the other, upwards or downwards)");
                         return;
                     }
                 }
@@ -1862,16 +1862,27 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             }
         }
     }
-    if let Some(m) = across_direction(cx, ui, vis, pl, dos[pl.outer]) {
-        cx.err(fid, line, m);
-        return;
-    }
-    let tile = tile_dim(cx, ui, vis, pl, &headers, &nest);
+    // the direction of each loop of the tuple (1 upwards, -1 downwards; checked above)
+    let ldirs: Vec<i64> = headers
+        .iter()
+        .map(|h| match &h.kind {
+            StmtKind::Do { step: Some(st), .. } => sema.eval_int(st).map_or(1, |k| k.signum()),
+            _ => 1,
+        })
+        .collect();
+    let dirs = match across_direction(cx, ui, vis, pl, &ldirs, dos[pl.outer]) {
+        Ok(d) => d,
+        Err(m) => {
+            cx.err(fid, line, m);
+            return;
+        }
+    };
+    let tile = tile_dim(cx, ui, vis, pl, &headers, &nest, &dirs);
     // reduction items (variables, then their index variables) in registration order
     let mut red_items: Vec<String> = vec![];
     // array reductions, in registration order after the scalar items
     let mut red_arrays: Vec<String> = vec![];
-    let mut tiled: Option<(String, String, Vec<i64>, Vec<i64>, usize)> = None;
+    let mut tiled: Option<(String, String, Vec<i64>, Vec<i64>, Vec<i64>, usize)> = None;
     for c in &pl.clauses {
         match c {
             Clause::ShadowRenew(specs) | Clause::Across(specs) => {
@@ -1888,12 +1899,13 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     let lo: Vec<i64> = w.iter().map(|x| x.0).collect();
                     let hi: Vec<i64> = w.iter().map(|x| x.1).collect();
                     let nm = &s.name;
+                    let dl = dirs.get(&s.name.to_ascii_lowercase()).cloned().unwrap_or_else(|| vec![1; lo.len()]);
                     if across && tile.is_some() {
-                        tiled = Some((key.clone(), nm.to_string(), lo.clone(), hi.clone(), tile.unwrap()));
+                        tiled = Some((key.clone(), nm.to_string(), lo.clone(), hi.clone(), dl, tile.unwrap()));
                     } else if across {
-                        pre.push(format!("call sapfor_across_begin(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
+                        pre.push(format!("call sapfor_across_begin(sh_{key}, {nm}, {}, {}, {})", i64list(&lo), i64list(&hi), i64list(&dl)));
                         // before any collective of the epilogue: the successors wait for it
-                        post.insert(0, format!("call sapfor_across_end(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
+                        post.insert(0, format!("call sapfor_across_end(sh_{key}, {nm}, {}, {}, {})", i64list(&lo), i64list(&hi), i64list(&dl)));
                     } else {
                         pre.push(format!("call sapfor_shadow_renew(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
                     }
@@ -2060,19 +2072,27 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         }
     }
     // pipelined ACROSS: a tile loop along dimension td (the innermost loop's) around the nest
-    if let Some((key, nm, lo, hi, td)) = &tiled {
+    if let Some((key, nm, lo, hi, dl, td)) = &tiled {
         let d = td + 1;
-        let (wl, wh) = (i64list(lo), i64list(hi));
-        pre.push(format!("call sapfor_across_start(sh_{key}, {nm}, {wl}, {wh}, {d})"));
+        let (wl, wh, wd) = (i64list(lo), i64list(hi), i64list(dl));
+        pre.push(format!("call sapfor_across_start(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d})"));
         pre.push(format!("sapfor_tile_s = int(sapfor_across_tile_size(sh_{key}, {d}))"));
-        pre.push(format!("do sapfor_tile_i = sapfor_lo(sh_{key}, {d}), sapfor_hi(sh_{key}, {d}), sapfor_tile_s"));
-        pre.push(format!("call sapfor_across_tile(sh_{key}, {nm}, {wl}, {d}, int(sapfor_tile_i, c_int64_t), int(sapfor_tile_i + sapfor_tile_s - 1, c_int64_t), 0)"));
+        // the tiles in the innermost loop's order: downwards from the last tile's start
+        // (every process of the pipeline cuts its owned extent at the same points)
+        if dl[*td] < 0 {
+            pre.push(format!(
+                "do sapfor_tile_i = sapfor_lo(sh_{key}, {d}) + ((sapfor_hi(sh_{key}, {d}) - sapfor_lo(sh_{key}, {d})) / sapfor_tile_s) * sapfor_tile_s, sapfor_lo(sh_{key}, {d}), -sapfor_tile_s"
+            ));
+        } else {
+            pre.push(format!("do sapfor_tile_i = sapfor_lo(sh_{key}, {d}), sapfor_hi(sh_{key}, {d}), sapfor_tile_s"));
+        }
+        pre.push(format!("call sapfor_across_tile(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d}, int(sapfor_tile_i, c_int64_t), int(sapfor_tile_i + sapfor_tile_s - 1, c_int64_t), 0)"));
         post.splice(
             0..0,
             [
-                format!("call sapfor_across_tile(sh_{key}, {nm}, {wl}, {d}, int(sapfor_tile_i, c_int64_t), int(sapfor_tile_i + sapfor_tile_s - 1, c_int64_t), 1)"),
+                format!("call sapfor_across_tile(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d}, int(sapfor_tile_i, c_int64_t), int(sapfor_tile_i + sapfor_tile_s - 1, c_int64_t), 1)"),
                 "end do".to_string(),
-                format!("call sapfor_across_finish(sh_{key}, {nm}, {wl}, {d})"),
+                format!("call sapfor_across_finish(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d})"),
             ],
         );
         // the innermost loop runs over the current tile only
@@ -2216,24 +2236,36 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     cx.after.entry((fid.0, end)).or_default().splice(0..0, post);
 }
 
-/// The ACROSS pipeline sends new values from lower to higher indices of every distributed
-/// dimension. A reference that reads a value written in an earlier iteration (in the loop
-/// nest's order) at a higher index of a distributed dimension (like `A(I+1,J-1)` with J
-/// outer), or one not yet written at a lower index, would need the opposite direction: say
-/// so instead of computing something else.
-fn across_direction(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, outer: &Node) -> Option<String> {
+/// The direction the ACROSS pipeline runs in each dimension of each ACROSS array (by lower-case
+/// name; 1: new values flow from lower to higher indices, -1: from higher to lower): that of
+/// the loop whose variable indexes the dimension (`ldirs`: the tuple's loops' directions,
+/// outer first), 1 where no loop of the tuple does. Err: a reference the pipeline cannot
+/// serve. In the nest's order (each loop's own direction), a reference that reads a value
+/// written in an earlier iteration must not be ahead in a distributed dimension's flow (like
+/// `A(I+1,J-1)` with both loops upwards and J outer), nor one not yet updated behind it: those
+/// would need the opposite flow there; and the loops indexing one dimension must run one way.
+fn across_direction(
+    cx: &Cx,
+    ui: usize,
+    vis: &BTreeMap<String, String>,
+    pl: &ParLoop,
+    ldirs: &[i64],
+    outer: &Node,
+) -> Result<BTreeMap<String, Vec<i64>>, String> {
     let u = &cx.p.units[ui];
     let mut body = BTreeSet::new();
     collect_stmts(u, outer, &mut body);
     let vars: Vec<String> = pl.vars.iter().map(|v| v.to_ascii_lowercase()).collect();
+    let mut out = BTreeMap::new();
     for c in &pl.clauses {
         let Clause::Across(specs) = c else { continue };
         for sp in specs {
             let name = sp.name.to_ascii_lowercase();
             let Some(key) = vis.get(&name) else { continue };
             let split = split_dims(cx, key);
+            let mut refs: Vec<Vec<Option<(String, i64)>>> = vec![];
             let mut msg: Option<String> = None;
-            let mut check = |e: &Expr| {
+            let mut gather = |e: &Expr| {
                 let Expr::Ref(n, args) = e else { return };
                 if n != &name || msg.is_some() {
                     return;
@@ -2251,65 +2283,95 @@ fn across_direction(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &Par
                     msg = Some(format!("ACROSS array {} is indexed by something other than `loop variable + constant`; the runtime cannot pipeline it", sp.name));
                     return;
                 }
-                // offsets by loop depth (outer first) and per distributed dimension
-                let mut by_depth = vec![0i64; vars.len()];
-                for (v, c) in subs.iter().flatten() {
-                    if let Some(k) = vars.iter().position(|x| x == v) {
-                        by_depth[k] = *c;
-                    }
-                }
-                let sign = by_depth.iter().find(|&&c| c != 0).map(|c| c.signum()).unwrap_or(0);
-                for (d, sub) in subs.iter().enumerate() {
-                    let cd = sub.as_ref().map(|x| x.1).unwrap_or(0);
-                    if split[d] && ((sign < 0 && cd > 0) || (sign > 0 && cd < 0)) {
-                        msg = Some(format!(
-                            "ACROSS: a reference to {} reads a value {} at a {} index of distributed dimension {}; the runtime pipelines only from lower to higher indices (not supported yet)",
-                            sp.name,
-                            if sign < 0 { "computed in an earlier iteration" } else { "not yet updated" },
-                            if sign < 0 { "higher" } else { "lower" },
-                            d + 1
-                        ));
-                    }
-                }
+                refs.push(subs);
             };
             for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
                 match &st.kind {
                     StmtKind::Assign { lhs, rhs } => {
-                        lhs.walk(&mut check);
-                        rhs.walk(&mut check);
+                        lhs.walk(&mut gather);
+                        rhs.walk(&mut gather);
                     }
-                    StmtKind::IfThen(c) | StmtKind::ElseIf(c) => c.walk(&mut check),
+                    StmtKind::IfThen(c) | StmtKind::ElseIf(c) => c.walk(&mut gather),
                     StmtKind::LogicalIf(c, inner) => {
-                        c.walk(&mut check);
+                        c.walk(&mut gather);
                         if let StmtKind::Assign { lhs, rhs } = &inner.kind {
-                            lhs.walk(&mut check);
-                            rhs.walk(&mut check);
+                            lhs.walk(&mut gather);
+                            rhs.walk(&mut gather);
                         }
                     }
                     _ => {}
                 }
             }
-            if msg.is_some() {
-                return msg;
+            if let Some(m) = msg {
+                return Err(m);
             }
+            // each dimension's flow: the direction of the loop indexing it
+            let level_dir = |v: &str| vars.iter().position(|x| x == v).map(|k| ldirs[k]);
+            let mut dirs: Vec<Option<i64>> = vec![None; split.len()];
+            for subs in &refs {
+                for (d, (v, _)) in subs.iter().flatten().enumerate() {
+                    if let Some(ld) = level_dir(v) {
+                        if dirs[d].is_some_and(|x| x != ld) {
+                            return Err(format!(
+                                "ACROSS: dimension {} of {} is indexed by loops that run in opposite directions; the runtime cannot pipeline it",
+                                d + 1,
+                                sp.name
+                            ));
+                        }
+                        dirs[d] = Some(ld);
+                    }
+                }
+            }
+            let dirs: Vec<i64> = dirs.iter().map(|x| x.unwrap_or(1)).collect();
+            for subs in &refs {
+                // offsets in the nest's order (negative: an earlier iteration), by loop depth
+                let mut by_depth = vec![0i64; vars.len()];
+                for (v, c) in subs.iter().flatten() {
+                    if let Some(k) = vars.iter().position(|x| x == v) {
+                        by_depth[k] = *c * ldirs[k];
+                    }
+                }
+                let sign = by_depth.iter().find(|&&c| c != 0).map(|c| c.signum()).unwrap_or(0);
+                for (d, sub) in subs.iter().enumerate() {
+                    // the offset along the dimension's flow
+                    let cd = sub.as_ref().map(|x| x.1).unwrap_or(0) * dirs[d];
+                    if split[d] && ((sign < 0 && cd > 0) || (sign > 0 && cd < 0)) {
+                        return Err(format!(
+                            "ACROSS: a reference to {} reads a value {} at a {} index of distributed dimension {}; the runtime pipelines only in the direction of the loop indexing that dimension (not supported yet)",
+                            sp.name,
+                            if sign < 0 { "computed in an earlier iteration" } else { "not yet updated" },
+                            if (sign < 0) == (dirs[d] > 0) { "higher" } else { "lower" },
+                            d + 1
+                        ));
+                    }
+                }
+            }
+            out.insert(name, dirs);
         }
     }
-    None
+    Ok(out)
 }
 
-/// `DO var = lo, hi` -> the same bounds intersected with the current ACROSS tile.
+/// `DO var = lo, hi` (or `DO var = hi, lo, -1`) -> the same bounds intersected with the
+/// current ACROSS tile.
 fn tile_header(t: &str) -> Option<String> {
     let eq = text::assign_eq(t)?;
     let parts = text::split_top(&t[eq + 1..], ',');
-    if parts.len() != 2 {
-        return None;
+    match parts.len() {
+        2 => Some(format!(
+            "{}= max({}, sapfor_tile_i), min({}, sapfor_tile_i + sapfor_tile_s - 1)",
+            &t[..eq],
+            parts[0].trim(),
+            parts[1].trim()
+        )),
+        3 if parts[2].replace(' ', "") == "-1" => Some(format!(
+            "{}= min({}, sapfor_tile_i + sapfor_tile_s - 1), max({}, sapfor_tile_i), -1",
+            &t[..eq],
+            parts[0].trim(),
+            parts[1].trim()
+        )),
+        _ => None,
     }
-    Some(format!(
-        "{}= max({}, sapfor_tile_i), min({}, sapfor_tile_i + sapfor_tile_s - 1)",
-        &t[..eq],
-        parts[0].trim(),
-        parts[1].trim()
-    ))
 }
 
 /// `v + c` for an affine subscript of one variable (None otherwise).
@@ -2335,7 +2397,15 @@ fn affine(e: &Expr) -> Option<(String, i64)> {
 /// the array in the body is affine in the loop variables, and none reads "ahead" in the
 /// tiled dimension and "behind" in another (like A(I+1,J-1)): then running the tiles one
 /// after the other (tile loop outermost) keeps every dependence of the original order.
-fn tile_dim(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) -> Option<usize> {
+fn tile_dim(
+    cx: &Cx,
+    ui: usize,
+    vis: &BTreeMap<String, String>,
+    pl: &ParLoop,
+    headers: &[&Stmt],
+    nest: &[&Node],
+    dirs: &BTreeMap<String, Vec<i64>>,
+) -> Option<usize> {
     let u = &cx.p.units[ui];
     let on = pl.on.as_ref()?;
     let specs: Vec<&ShadowSpec> = pl
@@ -2350,6 +2420,7 @@ fn tile_dim(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, he
     let name = on.name.to_ascii_lowercase();
     let key = vis.get(&name)?;
     spec_widths(cx, ui, key, specs[0])?;
+    let dl = dirs.get(&name).cloned().unwrap_or_default();
     let inner = match &headers[headers.len() - 1].kind {
         StmtKind::Do { var, .. } => var.clone(),
         _ => return None,
@@ -2383,9 +2454,11 @@ fn tile_dim(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, pl: &ParLoop, he
                 // not be computed yet), nor behind and ahead (it would be computed already,
                 // where the loop read the old value); every subscript names the ON
                 // reference's variable of its dimension
-                let ct = subs[td].as_ref().map(|x| x.1).unwrap_or(0);
+                // (offsets along each dimension's flow: a downward loop's tiles run downwards)
+                let dir = |d: usize| dl.get(d).copied().unwrap_or(1);
+                let ct = subs[td].as_ref().map(|x| x.1).unwrap_or(0) * dir(td);
                 for (d, s) in subs.iter().enumerate() {
-                    let (v, cd) = s.as_ref().map(|x| (x.0.as_str(), x.1)).unwrap_or(("", 0));
+                    let (v, cd) = s.as_ref().map(|x| (x.0.as_str(), x.1 * dir(d))).unwrap_or(("", 0));
                     if on_vars[d].as_deref().is_some_and(|w| !w.eq_ignore_ascii_case(v)) {
                         ok = false;
                     }

@@ -113,37 +113,37 @@ module sapfor_rt
       type(*), dimension(*) :: a
       integer(c_int64_t), intent(in) :: wlo(*), whi(*)
     end subroutine
-    subroutine sapfor_across_begin(h, a, wlo, whi) bind(C, name='sapfor_across_begin')
+    subroutine sapfor_across_begin(h, a, wlo, whi, dirs) bind(C, name='sapfor_across_begin')
       import :: c_int64_t
       integer(c_int64_t), value :: h
       type(*), dimension(*) :: a
-      integer(c_int64_t), intent(in) :: wlo(*), whi(*)
+      integer(c_int64_t), intent(in) :: wlo(*), whi(*), dirs(*)
     end subroutine
-    subroutine sapfor_across_end(h, a, wlo, whi) bind(C, name='sapfor_across_end')
+    subroutine sapfor_across_end(h, a, wlo, whi, dirs) bind(C, name='sapfor_across_end')
       import :: c_int64_t
       integer(c_int64_t), value :: h
       type(*), dimension(*) :: a
-      integer(c_int64_t), intent(in) :: wlo(*), whi(*)
+      integer(c_int64_t), intent(in) :: wlo(*), whi(*), dirs(*)
     end subroutine
-    subroutine sapfor_across_start(h, a, wlo, whi, tdim) bind(C, name='sapfor_across_start')
+    subroutine sapfor_across_start(h, a, wlo, whi, dirs, tdim) bind(C, name='sapfor_across_start')
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: h
       type(*), dimension(*) :: a
-      integer(c_int64_t), intent(in) :: wlo(*), whi(*)
+      integer(c_int64_t), intent(in) :: wlo(*), whi(*), dirs(*)
       integer(c_int), value :: tdim
     end subroutine
-    subroutine sapfor_across_tile(h, a, wlo, tdim, tlo, thi, send) bind(C, name='sapfor_across_tile')
+    subroutine sapfor_across_tile(h, a, wlo, whi, dirs, tdim, tlo, thi, send) bind(C, name='sapfor_across_tile')
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: h, tlo, thi
       type(*), dimension(*) :: a
-      integer(c_int64_t), intent(in) :: wlo(*)
+      integer(c_int64_t), intent(in) :: wlo(*), whi(*), dirs(*)
       integer(c_int), value :: tdim, send
     end subroutine
-    subroutine sapfor_across_finish(h, a, wlo, tdim) bind(C, name='sapfor_across_finish')
+    subroutine sapfor_across_finish(h, a, wlo, whi, dirs, tdim) bind(C, name='sapfor_across_finish')
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: h
       type(*), dimension(*) :: a
-      integer(c_int64_t), intent(in) :: wlo(*)
+      integer(c_int64_t), intent(in) :: wlo(*), whi(*), dirs(*)
       integer(c_int), value :: tdim
     end subroutine
     integer(c_int64_t) function sapfor_across_tile_size(h, tdim) bind(C, name='sapfor_across_tile_size')

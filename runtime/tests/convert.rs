@@ -165,7 +165,32 @@ fn across_is_pipelined_in_tiles_when_the_order_allows_it() {
     // have to run from high to low I; refused, with the line of the directive
     let skew = src.replace("a(i,j+1)) / 4", "a(i+1,j-1)) / 4");
     let e = conv("gs.fdv", &skew).expect_err("refused");
-    assert!(e.contains("gs.fdv:6:") && e.contains("pipelines only from lower to higher"), "{e}");
+    assert!(e.contains("gs.fdv:6:") && e.contains("pipelines only in the direction of the loop"), "{e}");
+}
+
+/// Loops that run downwards pipeline downwards: the directions travel with the widths, the
+/// tiles run from the last one down and each tile's loop runs down inside it; the mirror of
+/// the refused skew (`A(I-1,J+1)` with both loops downwards) is refused, and so is a step of 2.
+#[test]
+fn across_downwards_tiles_run_from_the_last_tile_down() {
+    let src = GS.replace("  a = 0\n", "").replace("do j = 2, n - 1", "do j = n - 1, 2, -1").replace("do i = 2, n - 1", "do i = n - 1, 2, -1");
+    let out = conv("gs.fdv", &src).unwrap().to_ascii_lowercase();
+    assert!(out.contains("call sapfor_across_start(sh_gs_a, a, [integer(c_int64_t) :: 1, 1], [integer(c_int64_t) :: 1, 1], [integer(c_int64_t) :: -1, -1], 1)"), "{out}");
+    assert!(
+        out.contains("do sapfor_tile_i = sapfor_lo(sh_gs_a, 1) + ((sapfor_hi(sh_gs_a, 1) - sapfor_lo(sh_gs_a, 1)) / sapfor_tile_s) * sapfor_tile_s, sapfor_lo(sh_gs_a, 1), -sapfor_tile_s"),
+        "{out}"
+    );
+    assert!(out.contains("do i = min(sapfor_first_down((n - 1), sapfor_hi(sh_gs_a, 1), 1), sapfor_tile_i + sapfor_tile_s - 1), max(max(2, sapfor_lo(sh_gs_a, 1)), sapfor_tile_i), -1"), "{out}");
+    // outer loop upwards, inner downwards: a direction per dimension
+    let mixed = GS.replace("  a = 0\n", "").replace("do i = 2, n - 1", "do i = n - 1, 2, -1");
+    let out = conv("gs.fdv", &mixed).unwrap().to_ascii_lowercase();
+    assert!(out.contains("[integer(c_int64_t) :: -1, 1], 1)"), "{out}");
+    let skew = src.replace("a(i,j+1)) / 4", "a(i-1,j+1)) / 4");
+    let e = conv("gs.fdv", &skew).expect_err("refused");
+    assert!(e.contains("gs.fdv:6:") && e.contains("at a lower index of distributed dimension 1"), "{e}");
+    let stepped = src.replace("do i = n - 1, 2, -1", "do i = n - 1, 2, -2");
+    let e = conv("gs.fdv", &stepped).expect_err("refused");
+    assert!(e.contains("a step other than 1 or -1"), "{e}");
 }
 
 /// An array divided along its second dimension only: the pipeline tiles the first (the inner

@@ -952,3 +952,27 @@ fn a_search_that_records_only_the_index_becomes_a_minloc_of_a_new_variable() {
     assert!(labelled, "the labelled terminal search written anew in some variant");
     assert!(mapped >= 2, "the first search a reduction in the replicated and a distributed variant");
 }
+
+/// A symmetric Gauss-Seidel (a sweep upwards, then one downwards): the downward sweep is an
+/// ACROSS loop like the upward one in every distributed variant (it used to stay out of any
+/// PARALLEL directive and run on every process over the distributed array, which made every
+/// distributed variant cost more than the replicated program), and every stored variant
+/// prints what the sequential program prints.
+#[test]
+fn a_sweep_downwards_is_an_across_loop_in_every_distributed_variant() {
+    assert!(have_gfortran());
+    let dir = scratch("sgs-down");
+    std::fs::copy(root().join("shell-gui/tests/data/sgs_down.f"), dir.join("s.f")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "s.f", "-o", "auto.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let want = run_sequential(&dir, &dir.join("s.f"), true);
+    let mut distributed = 0;
+    every_variant_prints(&dir, &want, 4, |id, text| {
+        if text.contains("CDVM$ DISTRIBUTE A(") {
+            distributed += 1;
+            let sweeps = text.matches("CDVM$ PARALLEL (J,I) ON A(I,J), ACROSS(A(1:1,1:1))").count();
+            assert_eq!(sweeps, 2, "#{id}: both sweeps pipelined\n{text}");
+        }
+    });
+    assert_eq!(distributed, 3, "(BLOCK,*), (*,BLOCK), (BLOCK,BLOCK)");
+}

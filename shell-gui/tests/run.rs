@@ -392,6 +392,25 @@ fn across_tiles_along_an_undivided_dimension() {
     handwritten("across_tiles", &[&["--np", "3"], &["--np", "4", "--threads", "2"]]);
 }
 
+/// ACROSS loops that run downwards (and a nest whose outer loop runs upwards, its inner one
+/// downwards): the pipeline carries new values from higher to lower indices there, tiled or
+/// as whole blocks, one and two planes wide, in 1-D, 2-D and 3-D.
+#[test]
+fn across_downwards_pipelines_from_higher_to_lower_indices() {
+    handwritten(
+        "across_down",
+        &[
+            &["--np", "3"],
+            &["--np", "4", "--grid", "4x1x1"],
+            &["--np", "8"],
+            &["--np", "6", "--grid", "1x3x2"],
+            &["--np", "3", "--threads", "2"],
+            &["--devices", "emu", "--np", "2"],
+            &["--devices", "host,emu", "--np", "2"],
+        ],
+    );
+}
+
 #[test]
 fn across_3d_block_block_block() {
     handwritten("across3d", &[&["--np", "8"], &["--np", "4", "--grid", "1x2x2"]]);

@@ -1119,23 +1119,37 @@ struct Slab {
     sect: (Vec<i64>, Vec<i64>),
 }
 
+/// The flow direction of ACROSS dimension `d` and its width: `dirs[d]` = 1 when the loop
+/// indexing it runs upwards (new values flow from lower to higher indices: the low width
+/// `wlo[d]` says how far behind a reference reads), -1 when it runs downwards (from higher to
+/// lower indices: the high width `whi[d]`).
+fn flow(wlo: &[i64], whi: &[i64], dirs: &[i64], d: usize) -> (i64, i64) {
+    if dirs[d] < 0 {
+        (-1, whi[d])
+    } else {
+        (1, wlo[d])
+    }
+}
+
 /// Start of an ACROSS loop: renew all shadows (old values), then wait for the new boundary
-/// values of the predecessors along every dimension with a low (flow) dependence.
+/// values of the predecessors along every dimension with a flow dependence (the low
+/// neighbour's where the loop runs upwards, the high neighbour's where it runs downwards).
 ///
 /// # Safety
-/// As `sapfor_shadow_renew`.
+/// As `sapfor_shadow_renew`; `dirs` holds one element per dimension.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_across_begin(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64) {
+pub unsafe extern "C" fn sapfor_across_begin(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64) {
     sapfor_shadow_renew(h, a, wlo, whi);
     with(|rt| {
         let t = Instant::now();
         let l = rt.layout(h).clone();
         let r = l.dims.len();
-        let wlo = slice(wlo, r);
+        let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
         let mut bytes = 0;
         for d in 0..r {
-            if wlo[d] > 0 {
-                bytes += pipe(rt, &l, a, d, wlo[d], false);
+            let (dir, w) = flow(wlo, whi, dirs, d);
+            if w > 0 {
+                bytes += pipe_in(rt, &l, a, d, w, dir, false, None);
             }
         }
         rt.across.add(t, bytes);
@@ -1145,38 +1159,39 @@ pub unsafe extern "C" fn sapfor_across_begin(h: i64, a: *mut u8, wlo: *const i64
 /// End of an ACROSS loop: send the new boundary planes to the successors.
 ///
 /// # Safety
-/// As `sapfor_shadow_renew`.
+/// As `sapfor_across_begin`.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_across_end(h: i64, a: *mut u8, wlo: *const i64, _whi: *const i64) {
+pub unsafe extern "C" fn sapfor_across_end(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64) {
     with(|rt| {
         let t = Instant::now();
         let l = rt.layout(h).clone();
         let r = l.dims.len();
-        let wlo = slice(wlo, r);
+        let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
         let mut bytes = 0;
         for d in 0..r {
-            if wlo[d] > 0 {
-                bytes += pipe(rt, &l, a, d, wlo[d], true);
+            let (dir, w) = flow(wlo, whi, dirs, d);
+            if w > 0 {
+                bytes += pipe_in(rt, &l, a, d, w, dir, true, None);
             }
         }
         rt.across.add(t, bytes);
     })
 }
 
-/// One pipeline step along dimension d: `send` = give my last `w` planes to the high
-/// neighbour; otherwise receive the low neighbour's into my low shadow.
-unsafe fn pipe(rt: &Rt, l: &Layout, a: *mut u8, d: usize, w: i64, send: bool) -> u64 {
-    pipe_in(rt, l, a, d, w, send, None)
-}
-
-/// `pipe` restricted, in dimension `t.0`, to the global range t.1..=t.2 (one tile; the first
-/// and last tiles extend over the shadow edges so corners travel too).
+/// One pipeline step along dimension d in direction `dir` (1: from lower to higher indices,
+/// -1: from higher to lower): `send` = give my last `w` planes in that direction (the
+/// highest ones upwards, the lowest downwards) to the next neighbour; otherwise receive the
+/// previous neighbour's into my shadow on its side. `t` restricts dimension `t.0` to the
+/// global range t.1..=t.2 (one tile; the first and last tiles extend over the shadow edges
+/// so corners travel too).
+#[allow(clippy::too_many_arguments)]
 unsafe fn pipe_in(
     rt: &Rt,
     l: &Layout,
     a: *mut u8,
     d: usize,
     w: i64,
+    dir: i64,
     send: bool,
     t: Option<(usize, i64, i64)>,
 ) -> u64 {
@@ -1184,7 +1199,8 @@ unsafe fn pipe_in(
     if l.empty() {
         return 0;
     }
-    let c = rt.coords[axis] as i64 + if send { 1 } else { -1 };
+    // the next process in the flow's direction when sending, the previous one when receiving
+    let c = rt.coords[axis] as i64 + if send { dir } else { -dir };
     if c < 0 || c >= rt.grid[axis] as i64 {
         return 0;
     }
@@ -1209,27 +1225,38 @@ unsafe fn pipe_in(
         }
     }
     if send {
-        let w = w.min(nl.own_lo[d] - nl.alo[d]);
+        // as far as the receiver's shadow on my side reaches
+        let w = w.min(if dir > 0 { nl.own_lo[d] - nl.alo[d] } else { nl.ahi[d] - nl.own_hi[d] });
         if w <= 0 {
             return 0;
         }
-        // a width larger than my block reaches into my low shadow, which already holds my
-        // predecessors' final planes (received before I computed mine)
-        lo[d] = l.own_hi[d] - w + 1;
-        if lo[d] < l.alo[d] {
+        // a width larger than my block reaches into my shadow on the predecessor's side,
+        // which already holds its final planes (received before I computed mine)
+        if dir > 0 {
+            lo[d] = l.own_hi[d] - w + 1;
+            hi[d] = l.own_hi[d];
+        } else {
+            lo[d] = l.own_lo[d];
+            hi[d] = l.own_lo[d] + w - 1;
+        }
+        if lo[d] < l.alo[d] || hi[d] > l.ahi[d] {
             rt.fail(0, "an ACROSS width is larger than the array's shadow edge (converter bug)");
         }
-        hi[d] = l.own_hi[d];
         let buf = l.pack(a, &lo, &hi);
         rt.comm().process_at_rank(nr).send(&buf[..]);
         buf.len() as u64
     } else {
-        let w = w.min(l.own_lo[d] - l.alo[d]);
+        let w = w.min(if dir > 0 { l.own_lo[d] - l.alo[d] } else { l.ahi[d] - l.own_hi[d] });
         if w <= 0 {
             return 0;
         }
-        lo[d] = l.own_lo[d] - w;
-        hi[d] = l.own_lo[d] - 1;
+        if dir > 0 {
+            lo[d] = l.own_lo[d] - w;
+            hi[d] = l.own_lo[d] - 1;
+        } else {
+            lo[d] = l.own_hi[d] + 1;
+            hi[d] = l.own_hi[d] + w;
+        }
         let mut buf = vec![0u8; l.count(&lo, &hi) * l.esize];
         rt.comm().process_at_rank(nr).receive_into(&mut buf[..]);
         l.unpack(a, &lo, &hi, &buf);
@@ -1238,40 +1265,45 @@ unsafe fn pipe_in(
 }
 
 /// Tiled ACROSS (pipelined): start. Renews all shadows (old values) and waits for the
-/// predecessor along the tiled dimension `tdim` (1-based) when it has a low dependence.
+/// predecessor along the tiled dimension `tdim` (1-based) when it has a flow dependence.
 ///
 /// # Safety
-/// As `sapfor_shadow_renew`.
+/// As `sapfor_across_begin`.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_across_start(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, tdim: i32) {
+pub unsafe extern "C" fn sapfor_across_start(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64, tdim: i32) {
     sapfor_shadow_renew(h, a, wlo, whi);
     with(|rt| {
         let t = Instant::now();
         let l = rt.layout(h).clone();
-        let wlo = slice(wlo, l.dims.len());
+        let r = l.dims.len();
+        let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
         let td = tdim as usize - 1;
-        let b = if wlo[td] > 0 { pipe(rt, &l, a, td, wlo[td], false) } else { 0 };
+        let (dir, w) = flow(wlo, whi, dirs, td);
+        let b = if w > 0 { pipe_in(rt, &l, a, td, w, dir, false, None) } else { 0 };
         rt.across.add(t, b);
     })
 }
 
 /// One tile (global range tlo..=thi of dimension `tdim`) of a pipelined ACROSS loop:
 /// `send` = 0 before computing it (receive the predecessors' boundary planes of this tile
-/// along every other dimension with a low dependence), 1 after (send ours on).
+/// along every other dimension with a flow dependence), 1 after (send ours on).
 ///
 /// # Safety
-/// As `sapfor_shadow_renew`.
+/// As `sapfor_across_begin`.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_across_tile(h: i64, a: *mut u8, wlo: *const i64, tdim: i32, tlo: i64, thi: i64, send: i32) {
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn sapfor_across_tile(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64, tdim: i32, tlo: i64, thi: i64, send: i32) {
     with(|rt| {
         let t = Instant::now();
         let l = rt.layout(h).clone();
-        let wlo = slice(wlo, l.dims.len());
+        let r = l.dims.len();
+        let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
         let td = tdim as usize - 1;
         let mut b = 0;
-        for d in 0..l.dims.len() {
-            if d != td && wlo[d] > 0 {
-                b += pipe_in(rt, &l, a, d, wlo[d], send != 0, Some((td, tlo, thi)));
+        for d in 0..r {
+            let (dir, w) = flow(wlo, whi, dirs, d);
+            if d != td && w > 0 {
+                b += pipe_in(rt, &l, a, d, w, dir, send != 0, Some((td, tlo, thi)));
             }
         }
         rt.across.add(t, b);
@@ -1281,15 +1313,17 @@ pub unsafe extern "C" fn sapfor_across_tile(h: i64, a: *mut u8, wlo: *const i64,
 /// Tiled ACROSS: end; send the boundary along the tiled dimension to its successor.
 ///
 /// # Safety
-/// As `sapfor_shadow_renew`.
+/// As `sapfor_across_begin`.
 #[no_mangle]
-pub unsafe extern "C" fn sapfor_across_finish(h: i64, a: *mut u8, wlo: *const i64, tdim: i32) {
+pub unsafe extern "C" fn sapfor_across_finish(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64, tdim: i32) {
     with(|rt| {
         let t = Instant::now();
         let l = rt.layout(h).clone();
-        let wlo = slice(wlo, l.dims.len());
+        let r = l.dims.len();
+        let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
         let td = tdim as usize - 1;
-        let b = if wlo[td] > 0 { pipe(rt, &l, a, td, wlo[td], true) } else { 0 };
+        let (dir, w) = flow(wlo, whi, dirs, td);
+        let b = if w > 0 { pipe_in(rt, &l, a, td, w, dir, true, None) } else { 0 };
         rt.across.add(t, b);
     })
 }
