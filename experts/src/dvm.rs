@@ -592,7 +592,6 @@ pub(crate) fn unit_counts(analysis: &Analysis, m: &MachineModel) -> Vec<f64> {
     counts
 }
 
-#[allow(clippy::too_many_arguments)]
 /// Whether the runtime can combine every reduction variable of a loop: not an array of
 /// unknown size (an assumed-size dummy: `ROWSTR(*)`, whose copies it could not allocate);
 /// such a loop runs as it is.
@@ -602,6 +601,7 @@ fn reductions_combinable(l: &LoopInfo, sema: &UnitSema) -> bool {
         .all(|r| !sema.symbol(&r.var).is_some_and(|s| s.is_array() && s.size_unknown()))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn walk_nests(
     analysis: &Analysis,
     ui: usize,
@@ -1676,8 +1676,8 @@ fn first_unpipelinable_level(n: &Nest) -> Option<usize> {
         }
     }
     for levels in by_dim.values() {
-        if levels.iter().any(|&k| dir(k) != dir(*levels.iter().next().unwrap())) {
-            cut_at(*levels.iter().next().unwrap());
+        if let Some(&first) = levels.first().filter(|&&f| levels.iter().any(|&k| dir(k) != dir(f))) {
+            cut_at(first);
         }
     }
     cut

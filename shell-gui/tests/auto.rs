@@ -32,6 +32,16 @@ fn have_gfortran() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// A scratch directory `tag` holding `shell-gui/tests/data/<fixture>` as `name`, and what
+/// `sapfor --auto name -o out` printed there (it must succeed).
+fn auto_on(tag: &str, fixture: &str, name: &str, out: &str) -> (Scratch, String) {
+    let dir = scratch(tag);
+    std::fs::copy(root().join("shell-gui/tests/data").join(fixture), dir.join(name)).unwrap();
+    let o = sapfor().current_dir(&dir).args(["--auto", name, "-o", out]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (dir, String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
 /// Compile a Fortran-DVMH file as plain Fortran and run it in `dir`; return its stdout.
 fn run_sequential(dir: &Path, src: &Path, fixed: bool) -> String {
     let exe = dir.join("prog");
@@ -613,10 +623,7 @@ fn an_array_read_at_symmetric_offsets_aligns_at_the_centre() {
 #[test]
 fn an_across_nest_on_an_invariant_plane_is_mapped() {
     assert!(have_gfortran());
-    let dir = scratch("across-plane");
-    std::fs::copy(root().join("shell-gui/tests/data/across_plane.f"), dir.join("plane.f")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["--auto", "plane.f", "-o", "auto.fdv"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (dir, _) = auto_on("across-plane", "across_plane.f", "plane.f", "auto.fdv");
     let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let id = v
@@ -643,11 +650,7 @@ fn an_across_nest_on_an_invariant_plane_is_mapped() {
 /// `inspect`) and prints what the sequential program prints.
 fn auto_then_runs(tag: &str, fixture: &str, chosen: &str, wants: &[&str], inspect: impl Fn(&[&str], &str)) {
     assert!(have_gfortran());
-    let dir = scratch(tag);
-    std::fs::copy(root().join("shell-gui/tests/data").join(fixture), dir.join("p.f")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report = String::from_utf8_lossy(&out.stdout);
+    let (dir, report) = auto_on(tag, fixture, "p.f", "p.fdv");
     assert!(report.contains(&format!("chosen: {chosen}")), "{report}");
     let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
     for want in wants {
@@ -717,11 +720,7 @@ fn same_lines(a: &str, b: &str) -> bool {
 #[test]
 fn a_loop_parallel_only_on_a_large_grid_is_tested_at_run_time() {
     assert!(have_gfortran());
-    let dir = scratch("versioned");
-    std::fs::copy(root().join("shell-gui/tests/data/versioned.f"), dir.join("p.f")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report = String::from_utf8_lossy(&out.stdout);
+    let (dir, report) = auto_on("versioned", "versioned.f", "p.f", "p.fdv");
     assert!(report.contains("parallel when N .GE. 3"), "{report}");
     let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -758,11 +757,7 @@ fn a_loop_parallel_only_on_a_large_grid_is_tested_at_run_time() {
 #[test]
 fn a_loop_parallel_unless_timers_are_on_divides_its_batches_under_that_test() {
     assert!(have_gfortran());
-    let dir = scratch("flagged-batches");
-    std::fs::copy(root().join("shell-gui/tests/data/flagged_batches.f"), dir.join("p.f")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report = String::from_utf8_lossy(&out.stdout);
+    let (dir, report) = auto_on("flagged-batches", "flagged_batches.f", "p.f", "p.fdv");
     assert!(report.contains("parallel when .NOT. TIMING, private(KK,L,T,X), reduction(sum:Q,sum:SX)"), "{report}");
     assert!(report.contains("chosen: templates"), "{report}");
     let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
@@ -804,10 +799,7 @@ fn a_loop_parallel_unless_timers_are_on_divides_its_batches_under_that_test() {
 #[test]
 fn a_loop_in_a_procedure_a_parallel_loop_calls_has_no_directive_of_its_own() {
     assert!(have_gfortran());
-    let dir = scratch("nested-call");
-    std::fs::copy(root().join("shell-gui/tests/data/nested_call.f"), dir.join("p.f")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (dir, _) = auto_on("nested-call", "nested_call.f", "p.f", "p.fdv");
     let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
     assert!(text.contains("CDVM$ PARALLEL (K) PRIVATE(I)\n      DO K = 1, 16\n         CALL ROW"), "{text}");
     let row = text.find("SUBROUTINE ROW").unwrap();
@@ -890,11 +882,7 @@ fn every_variant_prints(dir: &Path, want: &str, min: usize, mut inspect: impl Fn
 #[test]
 fn every_variant_keeps_the_first_of_equal_extrema_in_the_loop_s_order() {
     assert!(have_gfortran());
-    let dir = scratch("extremum-order");
-    std::fs::copy(root().join("shell-gui/tests/data/extremum_order.f"), dir.join("e.f")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["--auto", "e.f", "-o", "auto.fdv"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report = String::from_utf8_lossy(&out.stdout);
+    let (dir, report) = auto_on("extremum-order", "extremum_order.f", "e.f", "auto.fdv");
     for want in [
         "e.f:20 (unit EXTORD): not a parallel loop in this variant, it runs on every process over the distributed data: the loop at line 20 searches for an extremum (MINLOC(XM)) in loop J, which does not step upwards",
         "e.f:39 (unit EXTORD): not a parallel loop in this variant, it runs on every process over the distributed data: the loop at line 39 searches for an extremum (MAXLOC(VM)) and would be divided along loop J, which its location (IV) does not record outermost first",
@@ -961,10 +949,7 @@ fn a_search_that_records_only_the_index_becomes_a_minloc_of_a_new_variable() {
 #[test]
 fn a_sweep_downwards_is_an_across_loop_in_every_distributed_variant() {
     assert!(have_gfortran());
-    let dir = scratch("sgs-down");
-    std::fs::copy(root().join("shell-gui/tests/data/sgs_down.f"), dir.join("s.f")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["--auto", "s.f", "-o", "auto.fdv"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (dir, _) = auto_on("sgs-down", "sgs_down.f", "s.f", "auto.fdv");
     let want = run_sequential(&dir, &dir.join("s.f"), true);
     let mut distributed = 0;
     every_variant_prints(&dir, &want, 4, |id, text| {

@@ -1119,16 +1119,37 @@ struct Slab {
     sect: (Vec<i64>, Vec<i64>),
 }
 
-/// The flow direction of ACROSS dimension `d` and its width: `dirs[d]` = 1 when the loop
-/// indexing it runs upwards (new values flow from lower to higher indices: the low width
-/// `wlo[d]` says how far behind a reference reads), -1 when it runs downwards (from higher to
-/// lower indices: the high width `whi[d]`).
-fn flow(wlo: &[i64], whi: &[i64], dirs: &[i64], d: usize) -> (i64, i64) {
-    if dirs[d] < 0 {
-        (-1, whi[d])
-    } else {
-        (1, wlo[d])
-    }
+/// One step of the ACROSS pipeline of array `h`: along every dimension `dims` admits that has
+/// a flow dependence, receive the predecessor's boundary planes (`send` false) or send ours
+/// on. A dimension's flow follows the loop indexing it: `dirs[d]` = 1 when that loop runs
+/// upwards (new values flow from lower to higher indices; the low width `wlo[d]` says how far
+/// behind a reference reads), -1 when it runs downwards (from higher to lower; the high width
+/// `whi[d]`). `t`: one tile (see `pipe_in`).
+#[allow(clippy::too_many_arguments)]
+unsafe fn across_step(
+    h: i64,
+    a: *mut u8,
+    wlo: *const i64,
+    whi: *const i64,
+    dirs: *const i64,
+    send: bool,
+    dims: impl Fn(usize) -> bool,
+    t: Option<(usize, i64, i64)>,
+) {
+    with(|rt| {
+        let start = Instant::now();
+        let l = rt.layout(h).clone();
+        let r = l.dims.len();
+        let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
+        let mut bytes = 0;
+        for d in (0..r).filter(|&d| dims(d)) {
+            let (dir, w) = if dirs[d] < 0 { (-1, whi[d]) } else { (1, wlo[d]) };
+            if w > 0 {
+                bytes += pipe_in(rt, &l, a, d, w, dir, send, t);
+            }
+        }
+        rt.across.add(start, bytes);
+    })
 }
 
 /// Start of an ACROSS loop: renew all shadows (old values), then wait for the new boundary
@@ -1140,20 +1161,7 @@ fn flow(wlo: &[i64], whi: &[i64], dirs: &[i64], d: usize) -> (i64, i64) {
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_across_begin(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64) {
     sapfor_shadow_renew(h, a, wlo, whi);
-    with(|rt| {
-        let t = Instant::now();
-        let l = rt.layout(h).clone();
-        let r = l.dims.len();
-        let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
-        let mut bytes = 0;
-        for d in 0..r {
-            let (dir, w) = flow(wlo, whi, dirs, d);
-            if w > 0 {
-                bytes += pipe_in(rt, &l, a, d, w, dir, false, None);
-            }
-        }
-        rt.across.add(t, bytes);
-    })
+    across_step(h, a, wlo, whi, dirs, false, |_| true, None);
 }
 
 /// End of an ACROSS loop: send the new boundary planes to the successors.
@@ -1162,20 +1170,7 @@ pub unsafe extern "C" fn sapfor_across_begin(h: i64, a: *mut u8, wlo: *const i64
 /// As `sapfor_across_begin`.
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_across_end(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64) {
-    with(|rt| {
-        let t = Instant::now();
-        let l = rt.layout(h).clone();
-        let r = l.dims.len();
-        let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
-        let mut bytes = 0;
-        for d in 0..r {
-            let (dir, w) = flow(wlo, whi, dirs, d);
-            if w > 0 {
-                bytes += pipe_in(rt, &l, a, d, w, dir, true, None);
-            }
-        }
-        rt.across.add(t, bytes);
-    })
+    across_step(h, a, wlo, whi, dirs, true, |_| true, None);
 }
 
 /// One pipeline step along dimension d in direction `dir` (1: from lower to higher indices,
@@ -1272,16 +1267,8 @@ unsafe fn pipe_in(
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_across_start(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64, tdim: i32) {
     sapfor_shadow_renew(h, a, wlo, whi);
-    with(|rt| {
-        let t = Instant::now();
-        let l = rt.layout(h).clone();
-        let r = l.dims.len();
-        let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
-        let td = tdim as usize - 1;
-        let (dir, w) = flow(wlo, whi, dirs, td);
-        let b = if w > 0 { pipe_in(rt, &l, a, td, w, dir, false, None) } else { 0 };
-        rt.across.add(t, b);
-    })
+    let td = tdim as usize - 1;
+    across_step(h, a, wlo, whi, dirs, false, |d| d == td, None);
 }
 
 /// One tile (global range tlo..=thi of dimension `tdim`) of a pipelined ACROSS loop:
@@ -1293,21 +1280,8 @@ pub unsafe extern "C" fn sapfor_across_start(h: i64, a: *mut u8, wlo: *const i64
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn sapfor_across_tile(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64, tdim: i32, tlo: i64, thi: i64, send: i32) {
-    with(|rt| {
-        let t = Instant::now();
-        let l = rt.layout(h).clone();
-        let r = l.dims.len();
-        let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
-        let td = tdim as usize - 1;
-        let mut b = 0;
-        for d in 0..r {
-            let (dir, w) = flow(wlo, whi, dirs, d);
-            if d != td && w > 0 {
-                b += pipe_in(rt, &l, a, d, w, dir, send != 0, Some((td, tlo, thi)));
-            }
-        }
-        rt.across.add(t, b);
-    })
+    let td = tdim as usize - 1;
+    across_step(h, a, wlo, whi, dirs, send != 0, |d| d != td, Some((td, tlo, thi)));
 }
 
 /// Tiled ACROSS: end; send the boundary along the tiled dimension to its successor.
@@ -1316,16 +1290,8 @@ pub unsafe extern "C" fn sapfor_across_tile(h: i64, a: *mut u8, wlo: *const i64,
 /// As `sapfor_across_begin`.
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_across_finish(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64, tdim: i32) {
-    with(|rt| {
-        let t = Instant::now();
-        let l = rt.layout(h).clone();
-        let r = l.dims.len();
-        let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
-        let td = tdim as usize - 1;
-        let (dir, w) = flow(wlo, whi, dirs, td);
-        let b = if w > 0 { pipe_in(rt, &l, a, td, w, dir, true, None) } else { 0 };
-        rt.across.add(t, b);
-    })
+    let td = tdim as usize - 1;
+    across_step(h, a, wlo, whi, dirs, true, |d| d == td, None);
 }
 
 /// Tile size of a pipelined ACROSS loop along dimension `tdim`: `SAPFOR_ACROSS_TILE` if set;
