@@ -1443,19 +1443,26 @@ fn map_nest(
         if a.via_call {
             return Err(unfit(format!("line {}: a procedure called in the loop at line {} accesses the distributed array {}", a.line, n.line, upper(&a.array))));
         }
-        // an array replicated along a dimension the nest does not iterate over (aligned with
-        // `*` there) has a copy on every process of that axis: written only where the ON
-        // plane lives, the others' copies would go stale
+        // an array replicated along a distributed template dimension the ON reference indexes
+        // (aligned with `*` there) has a copy on every process of that axis: written only
+        // where the ON plane lives, or by the one process each iteration runs on, the others'
+        // copies would go stale
         if a.write {
-            let invariant_dims = owner.iter().filter(|(_, (v, _))| !n.vars.contains(v)).map(|(t, _)| *t);
-            if let Some(t) = invariant_dims.into_iter().find(|t| !m.iter().flatten().any(|(x, _)| x == t)) {
-                return Err(unfit(format!(
-                    "line {}: {} is written in the loop at line {}, which runs where one index of template dimension {} lives, but it has a copy on every process along that dimension",
-                    a.line,
-                    upper(&a.array),
-                    n.line,
-                    t + 1
-                )));
+            if let Some((t, (v, _))) = owner.iter().find(|(t, _)| !m.iter().flatten().any(|(x, _)| x == *t)) {
+                let (name, t) = (upper(&a.array), t + 1);
+                return Err(if n.vars.contains(v) {
+                    // (such a nest still runs as ordinary code over the distributed data:
+                    // every copy written)
+                    Unfit::Unalignable(format!(
+                        "line {}: {name} is written in the loop at line {}, which divides its iterations along template dimension {t}, but {name} has a copy on every process along that dimension",
+                        a.line, n.line
+                    ))
+                } else {
+                    unfit(format!(
+                        "line {}: {name} is written in the loop at line {}, which runs where one index of template dimension {t} lives, but it has a copy on every process along that dimension",
+                        a.line, n.line
+                    ))
+                });
             }
         }
         let mut shifts = vec![0i64; subs.len()];

@@ -961,3 +961,27 @@ fn a_sweep_downwards_is_an_across_loop_in_every_distributed_variant() {
     });
     assert_eq!(distributed, 3, "(BLOCK,*), (*,BLOCK), (BLOCK,BLOCK)");
 }
+
+/// An array aligned along one of the dimensions a loop divides (E(I,*) WITH C(I,*,*)) and
+/// written in that loop beside B(I,J): on a grid that divides the loop along J, only one of
+/// E's copies along that axis would be written (fuzzer seed 71006 printed another E and B at
+/// `--np 2` on a 1x2 grid). The loop runs as ordinary code in such variants, the report says
+/// why, and every stored variant prints what the sequential program prints, on 1x2 too.
+#[test]
+fn a_loop_is_not_divided_along_an_axis_where_an_array_it_writes_has_copies() {
+    assert!(have_gfortran());
+    let (dir, report) = auto_on("row-copy", "row_copy.f90", "r.f90", "auto.fdv");
+    let why = "r.f90:8 (unit ROWCOPY): not a parallel loop in this variant, it runs on every process over the distributed data: line 11: E is written in the loop at line 8, which divides its iterations along template dimension 2, but E has a copy on every process along that dimension";
+    assert!(report.contains(why), "{report}");
+    let want = run_sequential(&dir, &dir.join("r.f90"), false);
+    let mut both = vec![];
+    every_variant_prints(&dir, &want, 4, |id, text| {
+        if text.contains("DISTRIBUTE C(BLOCK,BLOCK,*)") && text.contains("ALIGN E(I,*) WITH C(I,*,*)") {
+            both.push(format!("v{id}.fdv"));
+        }
+    });
+    assert_eq!(both.len(), 1, "the (BLOCK,BLOCK,*) variant with E aligned along I only");
+    let out = sapfor().current_dir(&dir).args(["run", &both[0], "--np", "2", "--grid", "1x2"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+}
