@@ -562,6 +562,35 @@ fn read_back(program: &analyzer::program::Program, files: &[generator::Generated
 
 static READ_BACKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// A variant that distributes arrays (its name is the distribution, `(*,BLOCK)`).
+fn is_distributed(s: &experts::scheme::Scheme) -> bool {
+    s.name.starts_with('(')
+}
+
+/// The notes every variant carries (when there are at least two), and those every
+/// distributed variant carries besides (when there are at least two of them), in the order
+/// of the first variant that has them.
+fn shared_notes(schemes: &[experts::scheme::Scheme]) -> (Vec<String>, Vec<String>) {
+    let common = |group: Vec<&experts::scheme::Scheme>, skip: &[String]| -> Vec<String> {
+        if group.len() < 2 {
+            return vec![];
+        }
+        group[0]
+            .notes
+            .iter()
+            .filter(|n| !skip.contains(n) && group[1..].iter().all(|s| s.notes.contains(n)))
+            .fold(vec![], |mut v, n| {
+                if !v.contains(n) {
+                    v.push(n.clone());
+                }
+                v
+            })
+    };
+    let every = common(schemes.iter().collect(), &[]);
+    let dist = common(schemes.iter().filter(|s| is_distributed(s)).collect(), &every);
+    (every, dist)
+}
+
 fn fmt_s(s: f64) -> String {
     format!("{s:.6} s")
 }
@@ -657,13 +686,25 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
     // Human summary: the loops, the variants, the outputs.
     print!("{}", analyzer::report::human_from_json(&report));
     println!();
-    for n in &result.notes {
+    // (the expert says why an array stays replicated for each nest that uses it: once here)
+    let mut said = BTreeSet::new();
+    for n in result.notes.iter().filter(|n| said.insert(n.as_str())) {
         println!("note: {n}");
     }
     println!(
         "schemes estimated for {} processes (machine: Tstart {} us, Tbyte {} us):",
         machine.processes, machine.tstart_us, machine.tbyte_us
     );
+    // a note that every variant (or every distributed one) carries is printed once
+    let (every, every_dist) = shared_notes(&result.schemes);
+    for (head, notes) in [("every variant", &every), ("every distributed variant", &every_dist)] {
+        if !notes.is_empty() {
+            println!("  in {head}:");
+            for n in notes {
+                println!("        {n}");
+            }
+        }
+    }
     for (i, s) in result.schemes.iter().enumerate() {
         let id = stored_ids
             .as_ref()
@@ -695,7 +736,7 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
             fmt_s(s.estimate.computation),
             fmt_s(s.estimate.communication)
         );
-        for n in &s.notes {
+        for n in s.notes.iter().filter(|n| !every.contains(n) && !(is_distributed(s) && every_dist.contains(n))) {
             println!("        {n}");
         }
         if i == result.chosen {

@@ -962,6 +962,28 @@ fn a_sweep_downwards_is_an_across_loop_in_every_distributed_variant() {
     assert_eq!(distributed, 3, "(BLOCK,*), (*,BLOCK), (BLOCK,BLOCK)");
 }
 
+/// A note every distributed variant carries (a loop over an array that is never indexed with
+/// the distributed ones runs on every process) is printed once, under "in every distributed
+/// variant", not under each of them; a note of one variant only stays under it; no note line
+/// is printed twice.
+#[test]
+fn a_note_every_variant_shares_is_printed_once() {
+    let (_dir, out) = auto_on("shared_notes", "shared_notes.f", "shn.f", "shn.fdv");
+    let schemes = &out[out.find("schemes estimated").expect(&out)..out.find("\nchosen:").expect(&out)];
+    let shared = "loop at SHN:27 touches no distributed array: it runs on every process";
+    assert_eq!(schemes.matches(shared).count(), 1, "{schemes}");
+    let head = schemes.find("  in every distributed variant:").expect(schemes);
+    let first_variant = schemes.find("#1 ").or_else(|| schemes.find("(BLOCK")).expect(schemes);
+    let at = schemes.find(shared).unwrap();
+    assert!(head < at && at < first_variant, "the shared note is not under its heading:\n{schemes}");
+    // (the W fill at line 6 is aligned with A's first dimension in (BLOCK,*) only)
+    assert!(schemes[first_variant..].contains("loop at SHN:6 touches no distributed array"), "{schemes}");
+    let mut seen = std::collections::BTreeSet::new();
+    for l in out.lines().filter(|l| l.starts_with("        ") || l.starts_with("note:")) {
+        assert!(l.contains("region ") || seen.insert(l), "printed twice: {l}\n{out}");
+    }
+}
+
 /// An array aligned along one of the dimensions a loop divides (E(I,*) WITH C(I,*,*)) and
 /// written in that loop beside B(I,J): on a grid that divides the loop along J, only one of
 /// E's copies along that axis would be written (fuzzer seed 71006 printed another E and B at
