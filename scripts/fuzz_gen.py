@@ -735,9 +735,16 @@ class Gen:
         r = self.r
         x = "b" if r.random() < 0.5 else "e"
         y = "e" if x == "b" else "b"
-        kind = r.choice(["own", "prev", "other"])
+        kind = r.choice(["own", "prev", "other", "beside"])
         self.used_procs.add("col")
-        if kind == "own":
+        if kind == "beside":
+            # beside an assignment to C, which a variant may distribute: the loop is divided
+            # along C's second dimension, and the column the call writes must reach every
+            # copy of X (X, passed to a procedure, stays replicated)
+            self.emit("do j = 1, n2")
+            self.emit("c(1,j,1) = mod(c(1,j,1) + j, 1000)", 1)
+            self.emit(f"call col({x}(1,j), {y}(1,j), j)", 1)
+        elif kind == "own":
             self.emit("do j = 1, n2")
             self.emit(f"call col({x}(1,j), {x}(1,j), j)", 1)
         elif kind == "prev":

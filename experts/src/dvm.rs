@@ -889,9 +889,29 @@ fn candidate_arrays(
                 }
             }
             let in_loop = in_loops.contains(&st.id);
-            let mut mark = |e: &Expr, to: &str| {
+            // An element given to a procedure inside a loop nest that may be divided, where the
+            // callee provably stays in what that element starts (a column `A(1,J)` given to
+            // `X(M)`, an element given to a scalar): the callee works on the iteration's own
+            // part of the array, which a parallel loop mapped with its iterations' owners
+            // keeps local (map_nest checks that per variant).
+            let element_ok = |e: &Expr| -> bool {
+                let Expr::Ref(n, subs) = e else { return false };
+                if !in_loop || subs.iter().any(|a| !matches!(a, analyzer::ast::Arg::Expr(_))) {
+                    return false;
+                }
+                let line = st.span.line;
+                if !nests.iter().any(|x| x.unit == ui && x.line <= line && line <= x.end_line) {
+                    return false;
+                }
+                let acx = AccessCtx { unit: u, sema, summaries: &prog.summaries };
+                let (mut accs, mut calls) = (vec![], vec![]);
+                acx.stmt_accesses(st, &mut accs, &mut calls);
+                let mine: Vec<&Access> = accs.iter().filter(|a| a.name == *n && a.via_call.is_some()).collect();
+                !mine.is_empty() && mine.iter().all(|a| a.subs.is_some())
+            };
+            let mut mark = |e: &Expr, to: &str, has_body: bool| {
                 if let Some(n) = e.base_name() {
-                    if sema.is_array(n) {
+                    if sema.is_array(n) && !(has_body && element_ok(e)) {
                         let why = if in_loop { " (in a loop that may run in parallel)" } else { "" };
                         note(n, format!("{} to {to}{why}", how(e)));
                     }
@@ -901,7 +921,7 @@ fn candidate_arrays(
             if let StmtKind::Call { name, args } = kind {
                 let to = if index.contains_key(name) { upper(name) } else { format!("{}, which has no body here", upper(name)) };
                 for a in args.iter().filter_map(|a| a.expr()) {
-                    mark(a, &to);
+                    mark(a, &to, index.contains_key(name));
                 }
             }
             for e in analyzer::sema::stmt_exprs(kind) {
@@ -909,7 +929,7 @@ fn candidate_arrays(
                     if let Expr::Ref(f, args) = x {
                         if sema.ref_kind(f) == analyzer::sema::RefKind::Function {
                             for a in args.iter().filter_map(|a| a.expr()) {
-                                mark(a, &format!("the function {}", upper(f)));
+                                mark(a, &format!("the function {}", upper(f)), false);
                             }
                         }
                     }
@@ -1311,7 +1331,8 @@ fn distributed_map<'a>(
 }
 
 /// Whether nest `n` can run as ordinary code on every process when this distribution does
-/// not fit it: no procedure it calls touches a distributed array, it assigns no whole
+/// not fit it: the procedures it calls touch distributed arrays only through elements it
+/// gives them (whose reach is known: it then works on full copies), it assigns no whole
 /// distributed array, and it does not both read and write one distributed array when its
 /// loops carry a dependence (a Gauss-Seidel sweep would fetch element by element: the
 /// variant is rejected). What it reads comes from the owners (through the runtime's read
@@ -1328,11 +1349,55 @@ fn host_runnable(
         .iter()
         .filter(|a| distributed_map(prog, n.unit, &a.array, dist, aligns).is_some())
         .collect();
-    touched.iter().all(|a| !a.via_call && (a.subs.is_some() || !a.write))
+    // (an element given to a procedure: the nest runs on a full copy of the array, which
+    // the runtime keeps for arrays with storage of their own, not for a dummy bound to one)
+    touched.iter().all(|a| a.subs.is_some() || (!a.write && !a.via_call))
+        && touched.iter().all(|a| !a.via_call || (!prog.bindings.contains_key(&(n.unit, a.array.clone())) && passed_elements_only(prog, n, &a.array)))
         && !(n.across
             && touched
                 .iter()
                 .any(|a| a.write && touched.iter().any(|b| !b.write && b.array == a.array)))
+}
+
+/// Whether nest `n` reaches array `array` through the procedures it calls only by giving
+/// them elements of it (CALL arguments, whose reach the analysis mapped): it passes one, and
+/// no procedure it calls uses the COMMON block that holds the array (a callee working on the
+/// block itself would see another copy, or run the runtime's collective element reads on
+/// some processes only).
+fn passed_elements_only(prog: &analyzer::program::Program, n: &Nest, array: &str) -> bool {
+    let (u, sema) = (&prog.units[n.unit], &prog.semas[n.unit]);
+    let block = match array_id(prog, n.unit, array) {
+        Some(ArrayId::Common { block, .. }) => Some(block),
+        _ => None,
+    };
+    let uses_block = |callee: &str| block.as_ref().is_some_and(|b| prog.summaries.get(callee).is_none_or(|s| s.uses_common(b)));
+    let (mut passed, mut clash) = (false, false);
+    for st in u.stmts.iter().filter(|s| s.kind.is_executable() && n.line <= s.span.line && s.span.line <= n.end_line) {
+        if let StmtKind::Call { name, args } = st.kind.action() {
+            passed |= args.iter().any(|a| matches!(a.expr(), Some(Expr::Ref(x, subs)) if x == array && subs.iter().all(|g| g.expr().is_some())));
+            clash |= uses_block(name);
+        }
+        for e in analyzer::sema::stmt_exprs(st.kind.action()) {
+            e.walk(&mut |x| {
+                if let Expr::Ref(f, _) = x {
+                    if sema.ref_kind(f) == analyzer::sema::RefKind::Function {
+                        clash |= uses_block(f);
+                    }
+                }
+            });
+        }
+    }
+    passed && !clash
+}
+
+/// The distributed arrays whose elements nest `n` gives to procedures: run as ordinary code,
+/// it works on full copies of them (the runtime's copy nests).
+fn copied_arrays<'a>(prog: &analyzer::program::Program, n: &'a Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> BTreeSet<&'a Name> {
+    n.accesses
+        .iter()
+        .filter(|a| a.via_call && distributed_map(prog, n.unit, &a.array, dist, aligns).is_some())
+        .map(|a| &a.array)
+        .collect()
 }
 
 /// Map a nest onto the distribution `dist` (template dims that are BLOCK). Err: why not.
@@ -1352,7 +1417,9 @@ fn map_nest(
     if touched.is_empty() {
         return Ok(None);
     }
-    if let Some(a) = touched.iter().find(|a| a.via_call) {
+    // (a procedure may be given an element of a distributed array: what it reads and writes
+    // through it must be known, and be the iteration's own part or, read, its shadow edge)
+    if let Some(a) = touched.iter().find(|a| a.via_call && (a.subs.is_none() || !passed_elements_only(prog, n, &a.array))) {
         return Err(Unfit::Other(format!("line {}: a procedure called in the parallel loop at line {} accesses the distributed array {} (it would see only the local part)", a.line, n.line, upper(&a.array))));
     }
     // Owner candidates: accesses whose subscripts on every distributed template dim are
@@ -1440,9 +1507,6 @@ fn map_nest(
             });
             continue;
         };
-        if a.via_call {
-            return Err(unfit(format!("line {}: a procedure called in the loop at line {} accesses the distributed array {}", a.line, n.line, upper(&a.array))));
-        }
         // an array replicated along a distributed template dimension the ON reference indexes
         // (aligned with `*` there) has a copy on every process of that axis: written only
         // where the ON plane lives, or by the one process each iteration runs on, the others'
@@ -1484,6 +1548,9 @@ fn map_nest(
             }
         }
         if !local {
+            if a.via_call {
+                return Err(unfit(format!("line {}: a procedure called in the loop at line {} is given elements of the distributed array {} that the iteration does not own", a.line, n.line, upper(&a.array))));
+            }
             if a.write {
                 return Err(unfit(format!("line {}: {} is written at an element that is not owned by the iteration (loop at line {})", a.line, upper(&a.array), n.line)));
             }
@@ -1584,7 +1651,7 @@ fn merged_arrays(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<us
     let private: BTreeSet<&Name> = n.levels.iter().flat_map(|l| l.private.iter()).collect();
     let reduced: BTreeSet<&Name> = n.levels.iter().flat_map(|l| l.reductions.iter().map(|r| &r.var)).collect();
     let mut out: Vec<(Name, f64)> = vec![];
-    for a in n.accesses.iter().filter(|a| a.write && !a.via_call) {
+    for a in n.accesses.iter().filter(|a| a.write) {
         if distributed_map(prog, n.unit, &a.array, dist, aligns).is_some() || private.contains(&a.array) || reduced.contains(&a.array) || out.iter().any(|(x, _)| *x == a.array) {
             continue;
         }
@@ -1975,6 +2042,37 @@ fn add_on_template(s: &mut Scheme, t: OnTemplate) {
 /// (`TEMPLATE SFTK1(1:4096)`, `DISTRIBUTE SFTK1(BLOCK)`, `PARALLEL (K) ON SFTK1(K)`), so
 /// the processes divide the iterations and combine the reductions. Other nests run as in the
 /// replicated scheme. None when no nest qualifies; why a heavy nest does not is noted.
+/// Drop the loops of `loops` mapped on a template of `templates` (or with no ON at all) that
+/// lie in a procedure some parallel loop calls (a loop of `loops` or `more`, or a nest of
+/// `versioned`, directly or further down): such a loop runs inside an iteration of the
+/// caller's, on the processes and the thread running it, and dividing it again would start a
+/// parallel loop inside another (a wrong sum on a template, or "called before sapfor_init"
+/// on a thread). It runs as it is.
+/// A template no loop is mapped on any more (nor an array aligned with) goes too: its set-up
+/// would run on the caller's thread.
+pub(crate) fn drop_nested_loops(analysis: &Analysis, s: &mut Scheme, more: &[ParallelLoop], versioned: &[Nest]) {
+    let prog = &analysis.program;
+    let units = crate::dvmh::unit_index(prog);
+    let unit_of = |at: &UnitRef| units.get(at).copied();
+    let inside = crate::dvmh::inside_parallel(analysis, &unit_of, &s.loops, more, versioned);
+    if inside.is_empty() {
+        return;
+    }
+    let templates = s.templates.clone();
+    let is_template = |at: &UnitRef, name: &str| templates.iter().any(|t| t.at == *at && t.name.eq_ignore_ascii_case(name));
+    s.loops.retain(|l| {
+        let on_template = l.on.as_ref().is_none_or(|on| is_template(&l.at, &on.array));
+        !on_template || unit_of(&l.at).is_none_or(|u| !inside.contains(&u))
+    });
+    let (loops, alignments) = (&s.loops, &s.alignments);
+    s.templates.retain(|t| {
+        loops.iter().any(|l| l.at == t.at && l.on.as_ref().is_some_and(|on| on.array.eq_ignore_ascii_case(&t.name)))
+            || alignments.iter().any(|a| a.at == t.at && a.target.eq_ignore_ascii_case(&t.name))
+    });
+    let kept = s.templates.clone();
+    s.distributions.retain(|d| !is_template(&d.at, &d.array) || kept.iter().any(|t| t.at == d.at && t.name.eq_ignore_ascii_case(&d.array)));
+}
+
 fn template_scheme(analysis: &Analysis, nests: &[Nest], m: &MachineModel, notes: &mut Vec<String>) -> Option<Scheme> {
     let prog = &analysis.program;
     let p = m.processes.max(1) as f64;
@@ -2025,6 +2123,7 @@ fn template_scheme(analysis: &Analysis, nests: &[Nest], m: &MachineModel, notes:
             }
         }
     }
+    drop_nested_loops(analysis, &mut s, &[], &[]);
     if s.templates.is_empty() {
         return None;
     }
@@ -2280,15 +2379,31 @@ fn variant(
         .filter(|(i, _)| !host.contains_key(i))
         .map(|(_, n)| n.clone())
         .collect();
-    scheme.remote = sequential_remote(analysis, &parallel, &dist, aligns, m, counts);
+    // (a host nest that gives procedures elements of a distributed array works on a full
+    // copy of it, fetched once per execution: no element-wise reads of that array)
+    let copies: Vec<(usize, u32, u32, BTreeSet<Name>)> = host
+        .keys()
+        .map(|i| {
+            let n = &nests[*i];
+            let arrays = copied_arrays(prog, n, &dist, aligns).into_iter().cloned().collect();
+            (n.unit, n.line, n.end_line, arrays)
+        })
+        .collect();
+    scheme.remote = sequential_remote(analysis, &parallel, &copies, &dist, aligns, m, counts);
     scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, m);
     // nests that touch no distributed array divide their iterations over a template of their
     // own where that pays (the estimate counted their whole work on every process); a 1-D
     // template is divided along the grid's first axis, and copied along the others
     let p: f64 = scheme.estimate.grid.first().map_or(1.0, |g| *g as f64).max(1.0);
+    // (not in a procedure that a parallel loop of this variant calls: such a nest runs
+    // inside that loop's iterations, on the processes that own them)
+    let units = crate::dvmh::unit_index(prog);
+    let unit_of = |at: &UnitRef| units.get(at).copied();
+    let inside = crate::dvmh::inside_parallel(analysis, &unit_of, &scheme.loops, &[], &[]);
     for i in untouched {
         let n = &nests[i];
-        match template_mapping(prog, n, p, m, &scheme.templates) {
+        let mapping = if inside.contains(&n.unit) { Ok(None) } else { template_mapping(prog, n, p, m, &scheme.templates) };
+        match mapping {
             Ok(Some(t)) => {
                 let whole = n.work_s * n.times;
                 scheme.estimate.computation += t.comp - whole;
@@ -2314,7 +2429,14 @@ fn variant(
     let procs: f64 = scheme.estimate.grid.iter().map(|g| *g as f64).product::<f64>().max(1.0);
     let hops = procs.log2().ceil().max(1.0);
     for i in host.keys() {
-        let n = &nests[*i];
+        let n = &nests[*i];        // arrays whose elements the nest gives to procedures: it runs on full copies of
+        // them, fetched whole before each execution (the runtime's copy nests)
+        let copied = copied_arrays(prog, n, &dist, aligns);
+        let fetch_bytes: f64 = copied
+            .iter()
+            .filter_map(|a| prog.semas[n.unit].symbol(a))
+            .map(|s| s.elements().unwrap_or(1000).max(1) as f64 * s.ty.bytes() as f64)
+            .sum();
         // reads of arrays the nest does not write come through the read cache (a box of
         // about 2,048 elements a message), the others one broadcast each
         let dist_reads = |written: bool| {
@@ -2322,6 +2444,7 @@ fn variant(
                 .iter()
                 .filter(|a| {
                     !a.write
+                        && !copied.contains(&a.array)
                         && distributed_map(prog, n.unit, &a.array, &dist, aligns).is_some()
                         && n.accesses.iter().any(|b| b.write && b.array == a.array) == written
                 })
@@ -2330,7 +2453,8 @@ fn variant(
                 * n.times
         };
         let (cached, single) = (dist_reads(false), dist_reads(true));
-        let comm = (cached / 2048.0).ceil() * hops * m.message_s(2048.0 * 8.0) + single * hops * m.message_s(8.0);
+        let fetches = if fetch_bytes > 0.0 && procs > 1.0 { n.times * hops * m.message_s(fetch_bytes) } else { 0.0 };
+        let comm = (cached / 2048.0).ceil() * hops * m.message_s(2048.0 * 8.0) + single * hops * m.message_s(8.0) + fetches;
         let comp = n.work_s * n.times;
         scheme.estimate.computation += comp;
         scheme.estimate.communication += comm;
@@ -2381,6 +2505,7 @@ fn stmt_times(analysis: &Analysis, ui: usize, m: &MachineModel) -> BTreeMap<Stmt
 fn sequential_remote(
     analysis: &Analysis,
     nests: &[Nest],
+    copies: &[(usize, u32, u32, BTreeSet<Name>)],
     dist: &BTreeSet<usize>,
     aligns: &BTreeMap<ArrayId, AlignMap>,
     m: &MachineModel,
@@ -2418,7 +2543,9 @@ fn sequential_remote(
             cx.stmt_accesses(st, &mut acc, &mut calls);
             let mut refs = vec![];
             // Reads inside called procedures are handled there (their own loops are mapped).
-            for a in acc.iter().filter(|a| !a.write && a.via_call.is_none()) {
+            let line = st.span.line;
+            let on_copy = |a: &Access| copies.iter().any(|(u, lo, hi, arrays)| *u == ui && *lo <= line && line <= *hi && arrays.contains(&a.name));
+            for a in acc.iter().filter(|a| !a.write && a.via_call.is_none() && !on_copy(a)) {
                 let Some(id) = array_id(prog, ui, &a.name) else {
                     continue;
                 };

@@ -126,6 +126,9 @@ struct Cx<'a> {
     fetched: BTreeMap<(usize, StmtId), BTreeSet<String>>,
     /// The arrays of `fetched` for the statement `sequential` rewrites now.
     fetch_now: BTreeSet<String>,
+    /// Sequential statements (unit, statement) of a loop nest that works on the full copies
+    /// of these arrays (`copy_nests`): every reference goes to the copy.
+    copied: BTreeMap<(usize, StmtId), BTreeSet<String>>,
     /// COMMON blocks private to each thread (convert_tp.rs).
     tp_blocks: BTreeSet<String>,
     /// The directives of each unit (by unit index; see `unit_of`).
@@ -351,6 +354,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         order,
         fetched: BTreeMap::new(),
         fetch_now: BTreeSet::new(),
+        copied: BTreeMap::new(),
         tp_blocks: BTreeSet::new(),
         unit_dirs: vec![vec![]; p.units.len()],
     };
@@ -1361,6 +1365,7 @@ fn unit(cx: &mut Cx, ui: usize) {
     for pl in &par {
         parallel_loop(cx, ui, &vis, &dos, pl, &regions);
     }
+    copy_nests(cx, ui, &vis, &in_par, &u.body);
     read_caches(cx, ui, &vis, &in_par, &u.body, &BTreeSet::new());
 
     // --- sequential statements
@@ -2111,10 +2116,15 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     if pl.on.is_some() {
         let mut body = BTreeSet::new();
         collect_stmts(u, dos[pl.outer], &mut body);
+        // (assigned here, or by a procedure called here: `CALL FILL(B(1,J))` writes B's
+        // column J on the process running iteration J only)
+        let acx = analyzer::access::AccessCtx { unit: u, sema, summaries: &p.summaries };
         let mut written: BTreeSet<String> = BTreeSet::new();
-        for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
-            let k = st.kind.action();
-            if let StmtKind::Assign { lhs: Expr::Ref(n, _), .. } = k {
+        for st in u.stmts.iter().filter(|x| body.contains(&x.id) && x.kind.is_executable()) {
+            let (mut accs, mut calls) = (vec![], vec![]);
+            acx.stmt_accesses(st, &mut accs, &mut calls);
+            for a in accs.iter().filter(|a| a.write) {
+                let n = &a.name;
                 if sema.is_array(n) && !vis.contains_key(n) && !private.contains(n) && !red_vars.contains(n) {
                     written.insert(n.clone());
                 }
@@ -2617,6 +2627,100 @@ fn hoist_reads(cx: &mut Cx, vis: &BTreeMap<String, String>, t: &str, src: i64, c
     }
 }
 
+/// Sequential loop nests that give procedures elements of distributed arrays (`CALL
+/// BINVCRHS(..., RHS(1,I,J,K))` in a sweep along RHS's distributed dimension, which no
+/// distribution divides): the whole nest runs on every process over a full copy of each such
+/// array, fetched before it (`sapfor_fetch`); every reference in the nest, and every element
+/// given to a procedure, is to the copy; after it each process keeps its own block of the
+/// copy (`sapfor_keep`), since every process computed the same values. The nest is the
+/// outermost DO around such calls that contains no parallel loop, that control leaves only by
+/// running to its end, and that calls no procedure without a body here; elsewhere the call
+/// is refused as before (`sequential`).
+fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTreeSet<StmtId>, nodes: &[Node]) {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let acc = analyzer::access::AccessCtx { unit: u, sema: &p.semas[ui], summaries: &p.summaries };
+    for n in nodes {
+        match n {
+            Node::Do { header, body, .. } if !in_par.contains(header) => {
+                let mut passed: BTreeSet<String> = BTreeSet::new();
+                let (mut has_par, mut unknown_call, mut leaves) = (false, false, false);
+                let inside = analyzer::cfg::labels_within(u, std::slice::from_ref(n));
+                analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
+                    has_par |= in_par.contains(&st.id);
+                    if let StmtKind::Call { args, .. } = st.kind.action() {
+                        for a in args {
+                            if let Some(Expr::Ref(x, subs)) = a.expr() {
+                                if vis.contains_key(x) && subs.iter().all(|g| g.expr().is_some()) {
+                                    passed.insert(x.clone());
+                                }
+                            }
+                        }
+                    }
+                    let (mut a, mut calls) = (vec![], vec![]);
+                    acc.stmt_accesses(st, &mut a, &mut calls);
+                    unknown_call |= calls.iter().any(|c| c.unknown || p.summaries.get(&c.name).is_none_or(|s| !s.unknown_calls.is_empty()));
+                    leaves |= analyzer::cfg::stmt_is(&st.kind, &|k| match k {
+                        StmtKind::Return | StmtKind::Exit(_) | StmtKind::Error | StmtKind::Unsupported { .. } => true,
+                        StmtKind::Cycle(name) => name.is_some(),
+                        k => analyzer::cfg::jumps_out(k, &inside),
+                    });
+                });
+                // (a procedure using the array's COMMON block itself would not see the copy)
+                let mut callees: BTreeSet<String> = BTreeSet::new();
+                analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
+                    let (mut a, mut calls) = (vec![], vec![]);
+                    acc.stmt_accesses(st, &mut a, &mut calls);
+                    callees.extend(calls.into_iter().map(|c| c.name));
+                });
+                passed.retain(|x| {
+                    cx.arrays.get(&vis[x]).is_some_and(|a| {
+                        a.own_storage() && a.common.as_ref().is_none_or(|(b, _)| callees.iter().all(|c| p.summaries.get(c).is_some_and(|s| !s.uses_common(b))))
+                    })
+                });
+                let h = u.stmt(*header);
+                if passed.is_empty() || has_par || unknown_call || leaves || h.label.is_some() {
+                    // (inside, a smaller nest may qualify)
+                    copy_nests(cx, ui, vis, in_par, body);
+                    continue;
+                }
+                let end = last_line(u, n);
+                for x in &passed {
+                    let key = vis[x].clone();
+                    let arr = cx.arrays.get_mut(&key).unwrap();
+                    arr.full = true;
+                    let v = |f: &dyn Fn(&(i64, i64)) -> i64| format!("[{}]", arr.bounds.iter().map(|b| format!("{}_c_int64_t", f(b))).collect::<Vec<_>>().join(", "));
+                    let (lo, hi) = (v(&|b| b.0), v(&|b| b.1));
+                    cx.before.entry((h.span.file.0, h.span.line)).or_default().push(format!("call sapfor_fetch(sh_{key}, {x}, sf_{key}, {lo}, {hi})"));
+                    cx.after.entry((h.span.file.0, end)).or_default().insert(0, format!("call sapfor_keep(sh_{key}, {x}, sf_{key}, {lo}, {hi})"));
+                }
+                analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
+                    cx.copied.entry((ui, st.id)).or_default().extend(passed.iter().cloned());
+                });
+                // ACTUAL / GET_ACTUAL of such an array inside the nest are of its copy (what
+                // the nest writes and the procedures' regions work on)
+                let (fid, first) = (h.span.file.0, h.span.line);
+                for ((f, l), lines) in cx.before.range_mut((fid, first)..=(fid, end)) {
+                    if *f != fid || *l < first {
+                        continue;
+                    }
+                    for t in lines.iter_mut().filter(|t| t.starts_with("call sapfor_gpu_actual(") || t.starts_with("call sapfor_gpu_get_actual(")) {
+                        for x in &passed {
+                            *t = rename(t, x, &format!("sf_{}", vis[x]));
+                        }
+                    }
+                }
+            }
+            Node::If { arms, .. } => {
+                for (_, b) in arms {
+                    copy_nests(cx, ui, vis, in_par, b);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Read caches for sequential loop nests: a DO nest outside parallel loops whose sequential
 /// statements read elements of a distributed array that nothing in the nest writes (no
 /// assignment, no input, no parallel loop or called procedure writing it) and that control
@@ -2642,11 +2746,13 @@ fn read_caches(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &
                 analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
                     let (mut a, mut calls) = (vec![], vec![]);
                     acc.stmt_accesses(st, &mut a, &mut calls);
+                    let copied = cx.copied.get(&(ui, st.id));
                     for x in &a {
                         if !vis.contains_key(&x.name) {
                             continue;
                         }
-                        if x.write {
+                        // (a nest on a full copy fetches it itself)
+                        if x.write || copied.is_some_and(|c| c.contains(&x.name)) {
                             written.insert(x.name.clone());
                         } else if !in_par.contains(&st.id) && x.subs.is_some() {
                             read.insert(x.name.clone());
@@ -3029,7 +3135,19 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
     let p = cx.p;
     let sema = &p.semas[ui];
     let src = cx.src(s.span.file, s.span.line);
-    let full = cx.stmt_text(s);
+    let mut full = cx.stmt_text(s);
+    // a statement of a nest on full copies (`copy_nests`): those arrays are the copies here
+    let copied = cx.copied.get(&(ui, s.id)).cloned().unwrap_or_default();
+    let only_others: BTreeMap<String, String>;
+    let vis = if copied.is_empty() {
+        vis
+    } else {
+        for x in &copied {
+            full = rename(&full, x, &format!("sf_{}", vis[x]));
+        }
+        only_others = vis.iter().filter(|(k, _)| !copied.contains(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        &only_others
+    };
     let (label, body) = text::split_label(&full);
     let do_term = s.label.map(|l| do_labels.contains(&l)).unwrap_or(false);
     // a logical IF: rewrite its action inside a block IF when needed
@@ -3070,7 +3188,7 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
                 let ids = text::idents(l, n);
                 ids.len() > usize::from(lhs_dist && n == &lbase)
             });
-            if !rhs_dist && !lhs_dist && !lhs_sub_dist {
+            if !rhs_dist && !lhs_dist && !lhs_sub_dist && copied.is_empty() {
                 if cond_text == cond {
                     return;
                 }
@@ -3226,7 +3344,7 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
             }
         }
     }
-    if new_action.is_none() && calls.is_empty() && post.is_empty() && cond_text == cond {
+    if new_action.is_none() && calls.is_empty() && post.is_empty() && cond_text == cond && copied.is_empty() {
         return;
     }
     let act = new_action.unwrap_or(action);

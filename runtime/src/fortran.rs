@@ -173,6 +173,12 @@ module sapfor_rt
       type(*), dimension(*) :: a, full
       integer(c_int64_t), intent(in) :: lo(*), hi(*)
     end subroutine
+    subroutine sapfor_keep(h, a, full, lo, hi) bind(C, name='sapfor_keep')
+      import :: c_int64_t
+      integer(c_int64_t), value :: h
+      type(*), dimension(*) :: a, full
+      integer(c_int64_t), intent(in) :: lo(*), hi(*)
+    end subroutine
     subroutine sapfor_scatter(h, a, full) bind(C, name='sapfor_scatter')
       import :: c_int64_t
       integer(c_int64_t), value :: h

@@ -795,21 +795,36 @@ fn a_loop_parallel_unless_timers_are_on_divides_its_batches_under_that_test() {
 /// A parallel loop calls a procedure whose own loop is long enough for threads too: that
 /// loop runs inside an iteration of the caller's and gets no directive (the program stopped
 /// with "called before sapfor_init" when a thread of the outer loop started it as a PARALLEL
-/// loop of its own); with threads the program prints what the sequential one prints.
+/// loop of its own); with threads the program prints what the sequential one prints. Every
+/// stored variant is checked: the replicated one runs loop K on threads, `(*,BLOCK)` divides
+/// it `ON A(*,K)` (ROW gets the column `A(1,K)`), the others run it on every process.
 #[test]
 fn a_loop_in_a_procedure_a_parallel_loop_calls_has_no_directive_of_its_own() {
     assert!(have_gfortran());
     let (dir, _) = auto_on("nested-call", "nested_call.f", "p.f", "p.fdv");
-    let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
-    assert!(text.contains("CDVM$ PARALLEL (K) PRIVATE(I)\n      DO K = 1, 16\n         CALL ROW"), "{text}");
-    let row = text.find("SUBROUTINE ROW").unwrap();
-    assert!(!text[row..].contains("CDVM$"), "{text}");
     let want = run_sequential(&dir, &dir.join("p.f"), true);
-    for cfg in [&["--threads", "2"][..], &["--np", "2", "--threads", "2"]] {
-        let out = sapfor().current_dir(&dir).args(["run", "p.fdv"]).args(cfg).output().unwrap();
-        assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
-        assert!(same_lines(&String::from_utf8_lossy(&out.stdout), &want), "{cfg:?}");
+    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut parallel_k = vec![];
+    for id in v.as_array().unwrap().iter().filter_map(|s| s["id"].as_i64()) {
+        let name = format!("v{id}.fdv");
+        let out = sapfor().current_dir(&dir).args(["generate", "--scheme", &id.to_string(), "-o", &name]).output().unwrap();
+        assert!(out.status.success(), "#{id}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+        let k = text.find("      DO K = 1, 16\n         CALL ROW").expect(&text);
+        if text[..k].lines().last().is_some_and(|l| l.starts_with("CDVM$ PARALLEL (K)")) {
+            parallel_k.push(text[..k].lines().last().unwrap().to_string());
+            let row = text.find("SUBROUTINE ROW").unwrap();
+            assert!(!text[row..].contains("CDVM$"), "{text}");
+        }
+        for cfg in [&["--threads", "2"][..], &["--np", "2", "--threads", "2"]] {
+            let out = sapfor().current_dir(&dir).args(["run", &name]).args(cfg).output().unwrap();
+            assert!(out.status.success(), "#{id} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(same_lines(&String::from_utf8_lossy(&out.stdout), &want), "#{id} {cfg:?}");
+        }
     }
+    assert!(parallel_k.contains(&"CDVM$ PARALLEL (K) PRIVATE(I)".to_string()), "{parallel_k:?}");
+    assert!(parallel_k.contains(&"CDVM$ PARALLEL (K) ON A(*,K), PRIVATE(I)".to_string()), "{parallel_k:?}");
 }
 
 /// Without `--machine`, `--auto` chooses for the default machine, which has an accelerator:
@@ -960,6 +975,49 @@ fn a_sweep_downwards_is_an_across_loop_in_every_distributed_variant() {
         }
     });
     assert_eq!(distributed, 3, "(BLOCK,*), (*,BLOCK), (BLOCK,BLOCK)");
+}
+
+/// A replicated array that a procedure writes inside a divided loop (`CALL FILL(B(1,J), M,
+/// J)` in a loop `ON A(1,J)`): each process runs the calls of its iterations, and B is merged
+/// after the loop like an array the loop assigns itself. Before, only assigned arrays were
+/// merged and `(BLOCK,*)` printed another sum at `--np 2` (B's columns stayed zero on the
+/// processes that do not own row 1). Every stored variant prints the sequential output.
+#[test]
+fn a_replicated_array_a_called_procedure_writes_in_a_divided_loop_is_merged() {
+    assert!(have_gfortran());
+    let (dir, _) = auto_on("call-writes-copy", "call_writes_copy.f", "c.f", "auto.fdv");
+    let want = run_sequential(&dir, &dir.join("c.f"), true);
+    let mut divided = 0;
+    every_variant_prints(&dir, &want, 4, |_, text| {
+        if text.contains("PARALLEL (J) ON A(1,J)") && text.contains("CALL FILL(B(1,J), M, J)") {
+            divided += 1;
+        }
+    });
+    assert!(divided >= 2, "the call loop is divided in the distributed variants");
+}
+
+/// Elements of distributed arrays given to procedures (issue 17 cause 3): a column `A(1,J)`
+/// given to `X(M)` in a loop over columns, and `C(1,I,J)` given to `X(5)` in a sweep along J
+/// inside a loop over I. Those arrays are distributed now (before, "passed to a procedure"
+/// kept them replicated). Where the variant divides the calls' loop, each process calls the
+/// procedures on its own columns; where it cannot (SWEEP's loop with J divided), the nest runs
+/// on every process over a full copy of C, each process keeping its own part after it. Every
+/// stored variant prints what the sequential program prints with processes, threads and the
+/// emulator.
+#[test]
+fn elements_of_distributed_arrays_are_given_to_procedures() {
+    assert!(have_gfortran());
+    let (dir, report) = auto_on("column-calls", "column_calls.f", "c.f", "auto.fdv");
+    assert!(!report.contains("stays replicated: it is passed to a procedure"), "{report}");
+    assert!(report.contains("c.f:49 (unit SWEEP): not a parallel loop in this variant, it runs on every process over the distributed data"), "{report}");
+    let want = run_sequential(&dir, &dir.join("c.f"), true);
+    let (mut sweep_divided, mut smooth_divided, mut sweep_on_copy) = (0, 0, 0);
+    every_variant_prints(&dir, &want, 6, |_, text| {
+        sweep_divided += usize::from(text.contains("PARALLEL (I) ON C(*,I,*)"));
+        smooth_divided += usize::from(text.contains("PARALLEL (J) ON A(1,J)\n         DO J = 2, N-1\n            CALL SMOOTH"));
+        sweep_on_copy += usize::from(text.contains("DISTRIBUTE C(*,*,BLOCK)") && !text.contains("ON C(*,I,*)"));
+    });
+    assert!(sweep_divided >= 1 && smooth_divided >= 1 && sweep_on_copy == 1, "{sweep_divided} {smooth_divided} {sweep_on_copy}");
 }
 
 /// A note every distributed variant carries (a loop over an array that is never indexed with

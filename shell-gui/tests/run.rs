@@ -875,6 +875,40 @@ fn same_output_real4(a: &str, b: &str) -> bool {
         })
 }
 
+/// NPB BT's x_solve shape (analyzer/test_data/block_solver_private.f) when communication is
+/// free: `--auto` maps the solver's loop over J (threads) and, before this was fixed, also
+/// mapped loops of the 5x5 block routines that loop calls on templates of their own: on a
+/// thread of the outer loop the program stopped ("called before sapfor_init"), and in a
+/// distributed variant each process summed only part of a block. Such loops run as they are
+/// inside the caller's iterations: no TEMPLATE is left in those routines, and the program
+/// prints the sequential result with threads, processes and both.
+#[test]
+fn loops_of_procedures_a_parallel_loop_calls_are_not_divided_again() {
+    let dir = scratch("nested-templates");
+    std::fs::copy(root().join("analyzer/test_data/block_solver_private.f"), dir.join("b.f")).unwrap();
+    std::fs::write(dir.join("free.toml"), "processes = 4\ntstart_us = 0\ntbyte_us = 0\nloop_overhead_us = 0\nmemref_ns = 0\n").unwrap();
+    let want = sequential(&dir, &dir.join("b.f"), true);
+    let out = sapfor(&dir).args(["--auto", "b.f", "--db", "b.db", "--machine", "free.toml", "-o", "b.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = sapfor(&dir).args(["schemes", "--db", "b.db", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<i64> = v.as_array().unwrap().iter().filter_map(|s| s["id"].as_i64()).collect();
+    assert!(ids.len() >= 2, "{v}");
+    for id in ids {
+        let name = format!("v{id}.fdv");
+        let out = sapfor(&dir).args(["generate", "--db", "b.db", "--scheme", &id.to_string(), "-o", &name]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let fdv = std::fs::read_to_string(dir.join(&name)).unwrap();
+        let mvs = fdv.find("SUBROUTINE MVS").expect(&fdv);
+        assert!(!fdv[mvs..].contains("CDVM$"), "#{id}:\n{fdv}");
+        for cfg in [&["--threads", "2"][..], &["--np", "2"], &["--np", "2", "--threads", "2"]] {
+            let out = sapfor(&dir).args(["run", &name]).args(cfg).output().unwrap();
+            assert!(out.status.success(), "#{id} {cfg:?}: {}", text(&out));
+            assert!(same_output_real4(&String::from_utf8_lossy(&out.stdout), &want), "#{id} {cfg:?}: {}", text(&out));
+        }
+    }
+}
+
 #[test]
 fn every_analyzer_fixture_through_auto_then_run_on_2_processes() {
     // What `--auto` writes for every analyzer fixture when communication is free (so it

@@ -145,6 +145,8 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     // on a thread of another one; the runtime is the outer loop's)
     let inside = inside_parallel(analysis, &unit_of, &s.loops, &added, &ex.versioned);
     added.retain(|l| unit_of(&l.at).is_none_or(|u| !inside.contains(&u)));
+    // (and so does a loop the base scheme maps on a template there)
+    crate::dvm::drop_nested_loops(analysis, &mut s, &added, &ex.versioned);
     let mut all_loops = s.loops.clone();
     all_loops.extend(added.iter().cloned());
     let mut notes = vec![];
@@ -323,7 +325,7 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
 /// The units (by index) that a call inside a loop that may carry a PARALLEL directive
 /// reaches, directly or through other procedures: the scheme's loops, the ON-less ones added
 /// (`added`) and the loops parallel under run-time tests (`versioned`).
-fn inside_parallel(
+pub(crate) fn inside_parallel(
     analysis: &Analysis,
     unit_of: &dyn Fn(&UnitRef) -> Option<usize>,
     loops: &[ParallelLoop],
@@ -367,7 +369,7 @@ fn distributed_by_unit(units: &BTreeMap<UnitRef, usize>, s: &Scheme) -> BTreeMap
 }
 
 /// Each unit's reference, with its index.
-fn unit_index(prog: &analyzer::program::Program) -> BTreeMap<UnitRef, usize> {
+pub(crate) fn unit_index(prog: &analyzer::program::Program) -> BTreeMap<UnitRef, usize> {
     (0..prog.units.len()).map(|ui| (crate::dvm::unit_ref(prog, ui), ui)).collect()
 }
 

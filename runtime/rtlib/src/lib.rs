@@ -1558,6 +1558,9 @@ pub unsafe extern "C" fn sapfor_fetch(h: i64, a: *const u8, full: *mut u8, lo: *
             // the whole array is this process's block: one copy, no buffer
             gpu_abi::host_needs(a, &l, &blo, &bhi);
             l.copy_to(a, &full_l, full, &blo, &bhi);
+            // (the copy's elements an accelerator holds, as parts of it given to procedures
+            // with regions, are older now)
+            gpu_abi::host_wrote(full, &full_l, &blo, &bhi);
             rt.fetch.add(t, 0);
             return;
         }
@@ -1588,6 +1591,38 @@ pub unsafe extern "C" fn sapfor_fetch(h: i64, a: *const u8, full: *mut u8, lo: *
             full_l.unpack(full, &ilo, &ihi, &buf);
         }
         rt.fetch.add(t, bytes);
+    })
+}
+
+/// Keep this process's part of the box `lo..hi` (global indices, clipped to the array's
+/// bounds) of the full copy `full` of distributed array `h`: its allocated block (owned
+/// elements and shadow edges) takes the copy's values there. No message: a sequential loop
+/// nest that every process ran on identical full copies (`sapfor_fetch` before it; it passes
+/// the array's elements to procedures, which work on the copy) has left the same values in
+/// every copy, and each owner takes its own.
+///
+/// # Safety
+/// `a` is the local block of array `h`, `full` has the array's global shape; `lo` and `hi`
+/// hold one index per dimension.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_keep(h: i64, a: *mut u8, full: *const u8, lo: *const i64, hi: *const i64) {
+    with(|rt| {
+        let l = rt.layout_rc(h).clone();
+        if l.empty() {
+            return;
+        }
+        let r = l.dims.len();
+        let (lo, hi) = (slice(lo, r), slice(hi, r));
+        let blo: Vec<i64> = lo.iter().zip(&l.alo).map(|(&x, a)| x.max(*a)).collect();
+        let bhi: Vec<i64> = hi.iter().zip(&l.ahi).map(|(&x, a)| x.min(*a)).collect();
+        if blo.iter().zip(&bhi).any(|(a, b)| a > b) {
+            return;
+        }
+        let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
+        let ghi: Vec<i64> = l.dims.iter().map(|d| d.ghi).collect();
+        let full_l = Layout::whole(l.esize, &glo, &ghi);
+        full_l.copy_to(full, &l, a, &blo, &bhi);
+        gpu_abi::host_wrote(a, &l, &blo, &bhi);
     })
 }
 
