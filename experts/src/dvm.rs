@@ -1390,6 +1390,43 @@ fn passed_elements_only(prog: &analyzer::program::Program, n: &Nest, array: &str
     passed && !clash
 }
 
+/// The distributed arrays nest `n` touches.
+fn touched_distributed<'a>(prog: &analyzer::program::Program, n: &'a Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> BTreeSet<&'a Name> {
+    n.accesses.iter().filter(|a| distributed_map(prog, n.unit, &a.array, dist, aligns).is_some()).map(|a| &a.array).collect()
+}
+
+/// Whether a nest that runs as ordinary code over distributed data (no distribution of the
+/// variant fits it) may still have its outermost loop divided between processes, each
+/// process running its iterations over full copies of the distributed arrays (fetched whole
+/// before it; what it writes of them, and of replicated arrays, merged after it): the loop
+/// is parallel with step 1, carries no ACROSS dependence, has no reductions and does no I/O.
+/// The template range: the loop's constant bounds, else the declared bounds of a dimension
+/// that an access indexes by the loop variable alone (NPB BT's z_solve, `DO J = 1,
+/// GRID_POINTS(2)-2` over `RHS(M,I,J,K)`: RHS's second dimension).
+fn copy_template_range(prog: &analyzer::program::Program, n: &Nest) -> Option<(i64, i64)> {
+    let outer = &n.levels[0];
+    if n.across || outer.step.is_some_and(|s| s != 1) || n.levels.iter().any(|l| !l.reductions.is_empty()) {
+        return None;
+    }
+    loc_order(prog, n, &std::iter::once(&n.vars[0]).collect()).ok()?;
+    let unit = &prog.units[n.unit];
+    let node = analyzer::cfg::node_of(&unit.body, outer.header)?;
+    let mut io = false;
+    for_each_stmt(unit, std::slice::from_ref(node), &mut |st| io |= matches!(st.kind.action(), StmtKind::Io { .. }));
+    if io {
+        return None;
+    }
+    if let (Some(lo), Some(hi)) = (outer.lower, outer.upper) {
+        return (hi > lo).then_some((lo, hi));
+    }
+    let sema = &prog.semas[n.unit];
+    n.accesses.iter().find_map(|a| {
+        let subs = a.subs.as_ref()?;
+        let d = subs.iter().position(|x| matches!(x, SubForm::Var { var, coeff: 1, offset: 0 } if *var == n.vars[0]))?;
+        sema.symbol(&a.array)?.bounds().get(d).copied().flatten().filter(|(lo, hi)| hi > lo)
+    })
+}
+
 /// The distributed arrays whose elements nest `n` gives to procedures: run as ordinary code,
 /// it works on full copies of them (the runtime's copy nests).
 fn copied_arrays<'a>(prog: &analyzer::program::Program, n: &'a Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> BTreeSet<&'a Name> {
@@ -2362,15 +2399,9 @@ fn variant(
             None => untouched.push(*i),
         }
     }
-    for (i, why) in &host {
-        let n = &nests[*i];
-        scheme.notes.push(format!(
-            "{}:{} (unit {}): not a parallel loop in this variant, it runs on every process over the distributed data: {why}",
-            unit_ref(prog, n.unit).file,
-            n.line,
-            upper(&prog.units[n.unit].name)
-        ));
-    }
+    // host nests whose iterations may still be divided between processes, each working on
+    // full copies of the distributed arrays (`copy_template_range`), with the template range
+    let divisible: BTreeMap<usize, (i64, i64)> = host.keys().filter_map(|i| copy_template_range(prog, &nests[*i]).map(|r| (*i, r))).collect();
     // the host nests' statements are ordinary code: their reads of distributed elements
     // are remote accesses like those of any sequential statement
     let parallel: Vec<Nest> = nests
@@ -2385,8 +2416,12 @@ fn variant(
         .keys()
         .map(|i| {
             let n = &nests[*i];
-            let arrays = copied_arrays(prog, n, &dist, aligns).into_iter().cloned().collect();
-            (n.unit, n.line, n.end_line, arrays)
+            let arrays = if divisible.contains_key(i) {
+                touched_distributed(prog, n, &dist, aligns)
+            } else {
+                copied_arrays(prog, n, &dist, aligns)
+            };
+            (n.unit, n.line, n.end_line, arrays.into_iter().cloned().collect())
         })
         .collect();
     scheme.remote = sequential_remote(analysis, &parallel, &copies, &dist, aligns, m, counts);
@@ -2428,8 +2463,58 @@ fn variant(
     // broadcast by their owners)
     let procs: f64 = scheme.estimate.grid.iter().map(|g| *g as f64).product::<f64>().max(1.0);
     let hops = procs.log2().ceil().max(1.0);
-    for i in host.keys() {
-        let n = &nests[*i];        // arrays whose elements the nest gives to procedures: it runs on full copies of
+    for (i, why) in &host {
+        let n = &nests[*i];
+        let at = unit_ref(prog, n.unit);
+        // divided on a template over full copies (along the grid's first axis)
+        if let Some(&(lo, hi)) = divisible.get(i).filter(|_| p > 1.0 && !inside.contains(&n.unit)) {
+            let sema = &prog.semas[n.unit];
+            let bytes = |names: &BTreeSet<&Name>| -> f64 {
+                names.iter().filter_map(|a| sema.symbol(a)).map(|s| s.elements().unwrap_or(1000).max(1) as f64 * s.ty.bytes() as f64).sum()
+            };
+            let all = touched_distributed(prog, n, &dist, aligns);
+            let written: BTreeSet<&Name> = n.accesses.iter().filter(|a| a.write && all.contains(&a.array)).map(|a| &a.array).collect();
+            let replicated_written: f64 = merged_arrays(prog, n, &dist, aligns).iter().map(|(_, b)| b).sum();
+            let trips = (hi - lo + 1).max(1) as f64;
+            let share = (trips / p).ceil() / trips;
+            let whole = n.work_s * n.times;
+            let comp = whole * share;
+            let comm = n.times * (hops * m.message_s(bytes(&all)) + hops * m.message_s(bytes(&written) + replicated_written));
+            let name = {
+                let mut k = scheme.templates.iter().filter(|t| t.at == at).count() + 1;
+                let mut name = format!("sft{}{k}", n.vars[0]);
+                while sema.symbol(&name).is_some() || scheme.templates.iter().any(|t| t.at == at && t.name == name) {
+                    k += 1;
+                    name = format!("sft{}{k}", n.vars[0]);
+                }
+                name
+            };
+            let mut pl = parallel_loop(prog, n, None);
+            pl.on = Some(ArrayRef { array: name.clone(), subs: vec![RefSub::Var { var: n.vars[0].clone(), offset: 0 }] });
+            let list = |xs: &BTreeSet<&Name>| xs.iter().map(|x| upper(x)).collect::<Vec<_>>().join(", ");
+            scheme.notes.push(format!(
+                "{}:{} (unit {}): divided on TEMPLATE {}({lo}:{hi}) over full copies of {} (fetched before it{}): {why}",
+                at.file,
+                n.line,
+                upper(&prog.units[n.unit].name),
+                upper(&name),
+                list(&all),
+                if written.is_empty() { String::new() } else { format!("; what it writes of {} merged after it", list(&written)) }
+            ));
+            add_on_template(&mut scheme, OnTemplate { note: String::new(), template: Template { at: at.clone(), name, bounds: vec![(lo, hi)] }, pl, comp, comm });
+            scheme.estimate.computation += comp;
+            scheme.estimate.communication += comm;
+            scheme.estimate.total += comp + comm;
+            scheme.estimate.nests.push(NestEstimate { file: at.file.clone(), line: n.line, seconds: comp + comm });
+            continue;
+        }
+        scheme.notes.push(format!(
+            "{}:{} (unit {}): not a parallel loop in this variant, it runs on every process over the distributed data: {why}",
+            at.file,
+            n.line,
+            upper(&prog.units[n.unit].name)
+        ));
+        // arrays whose elements the nest gives to procedures: it runs on full copies of
         // them, fetched whole before each execution (the runtime's copy nests)
         let copied = copied_arrays(prog, n, &dist, aligns);
         let fetch_bytes: f64 = copied
@@ -2469,6 +2554,8 @@ fn variant(
             seconds: comp + comm,
         });
     }
+    // (a nest divided over copies may call procedures whose loops were put on templates)
+    drop_nested_loops(analysis, &mut scheme, &[], &[]);
     Ok(scheme)
 }
 

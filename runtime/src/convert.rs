@@ -2147,6 +2147,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             let at = post.iter().position(|x| x.starts_with("call sapfor_red_put")).unwrap_or(post.len());
             post.insert(at, format!("call sapfor_merge_end({n}, {bytes})"));
         }
+        copies_on_template(cx, ui, vis, dos[pl.outer], pl, &mut pre, &mut post);
     }
     // OpenMP: scalars assigned in the body are private unless they are reductions
     let mut body_ids = BTreeSet::new();
@@ -2625,6 +2626,67 @@ fn hoist_reads(cx: &mut Cx, vis: &BTreeMap<String, String>, t: &str, src: i64, c
         calls.push(format!("call sapfor_get(sh_{key}, {name}, {idx}, {tmp}, {src}_8)"));
         s.replace_range(a..close + 1, &tmp);
     }
+}
+
+/// A PARALLEL loop ON a template that references distributed arrays (`--auto` writes one for
+/// a nest no distribution fits, NPB BT's z_solve sweeping along RHS's divided dimension):
+/// each process runs its iterations over full copies of those arrays. Before the loop
+/// `sapfor_fetch` of each whole array into its copy `sf_<array>`; every reference in the loop
+/// is to the copy; the copies of arrays the loop writes (also through procedures it calls)
+/// are merged after it like replicated arrays (`sapfor_merge_begin/end`: each process sends
+/// the words it changed), and each process keeps its own block of them (`sapfor_keep`).
+fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, outer: &Node, pl: &ParLoop, pre: &mut Vec<String>, post: &mut Vec<String>) {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let on_template = pl.on.as_ref().and_then(|o| vis.get(&o.name.to_ascii_lowercase())).is_some_and(|k| cx.arrays[k].template);
+    if !on_template {
+        return;
+    }
+    let acc = analyzer::access::AccessCtx { unit: u, sema: &p.semas[ui], summaries: &p.summaries };
+    let mut body = BTreeSet::new();
+    collect_stmts(u, outer, &mut body);
+    let (mut used, mut written): (BTreeSet<String>, BTreeSet<String>) = (BTreeSet::new(), BTreeSet::new());
+    for st in u.stmts.iter().filter(|x| body.contains(&x.id) && x.kind.is_executable()) {
+        let (mut a, mut calls) = (vec![], vec![]);
+        acc.stmt_accesses(st, &mut a, &mut calls);
+        for x in a.iter().filter(|x| vis.get(&x.name).is_some_and(|k| !cx.arrays[k].template && cx.arrays[k].own_storage())) {
+            used.insert(x.name.clone());
+            if x.write {
+                written.insert(x.name.clone());
+            }
+        }
+    }
+    if used.is_empty() {
+        return;
+    }
+    for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
+        let lines = cx.current_lines(st);
+        let renamed: Vec<String> = lines
+            .iter()
+            .map(|l| used.iter().fold(l.clone(), |t, x| rename(&t, x, &format!("sf_{}", vis[x]))))
+            .collect();
+        if renamed != lines {
+            cx.replace_stmt(st, renamed);
+        }
+    }
+    let at = post.iter().position(|x| x.starts_with("call sapfor_red_put")).unwrap_or(post.len());
+    let mut after = vec![];
+    for x in &used {
+        let key = vis[x].clone();
+        let arr = cx.arrays.get_mut(&key).unwrap();
+        arr.full = true;
+        let v = |f: &dyn Fn(&(i64, i64)) -> i64| format!("[{}]", arr.bounds.iter().map(|b| format!("{}_c_int64_t", f(b))).collect::<Vec<_>>().join(", "));
+        let (lo, hi) = (v(&|b| b.0), v(&|b| b.1));
+        let sf = format!("sf_{key}");
+        if written.contains(x) {
+            let bytes = format!("int(storage_size({sf}), c_int64_t) / 8 * size({sf}, kind=c_int64_t)");
+            pre.insert(1, format!("call sapfor_merge_begin({sf}, {bytes})"));
+            after.push(format!("call sapfor_merge_end({sf}, {bytes})"));
+            after.push(format!("call sapfor_keep(sh_{key}, {x}, {sf}, {lo}, {hi})"));
+        }
+        pre.insert(1, format!("call sapfor_fetch(sh_{key}, {x}, {sf}, {lo}, {hi})"));
+    }
+    post.splice(at..at, after);
 }
 
 /// Sequential loop nests that give procedures elements of distributed arrays (`CALL
