@@ -2628,6 +2628,15 @@ fn hoist_reads(cx: &mut Cx, vis: &BTreeMap<String, String>, t: &str, src: i64, c
     }
 }
 
+/// The whole of distributed array `key` for `sapfor_fetch` / `sapfor_keep` (its global
+/// bounds, as `[lo...]` and `[hi...]` index lists); its full-size copy is declared.
+fn whole_copy(cx: &mut Cx, key: &str) -> (String, String) {
+    let arr = cx.arrays.get_mut(key).unwrap();
+    arr.full = true;
+    let v = |f: &dyn Fn(&(i64, i64)) -> i64| format!("[{}]", arr.bounds.iter().map(|b| format!("{}_c_int64_t", f(b))).collect::<Vec<_>>().join(", "));
+    (v(&|b| b.0), v(&|b| b.1))
+}
+
 /// A PARALLEL loop ON a template that references distributed arrays (`--auto` writes one for
 /// a nest no distribution fits, NPB BT's z_solve sweeping along RHS's divided dimension):
 /// each process runs its iterations over full copies of those arrays. Before the loop
@@ -2673,10 +2682,7 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
     let mut after = vec![];
     for x in &used {
         let key = vis[x].clone();
-        let arr = cx.arrays.get_mut(&key).unwrap();
-        arr.full = true;
-        let v = |f: &dyn Fn(&(i64, i64)) -> i64| format!("[{}]", arr.bounds.iter().map(|b| format!("{}_c_int64_t", f(b))).collect::<Vec<_>>().join(", "));
-        let (lo, hi) = (v(&|b| b.0), v(&|b| b.1));
+        let (lo, hi) = whole_copy(cx, &key);
         let sf = format!("sf_{key}");
         if written.contains(x) {
             let bytes = format!("int(storage_size({sf}), c_int64_t) / 8 * size({sf}, kind=c_int64_t)");
@@ -2706,6 +2712,7 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
         match n {
             Node::Do { header, body, .. } if !in_par.contains(header) => {
                 let mut passed: BTreeSet<String> = BTreeSet::new();
+                let mut callees: BTreeSet<String> = BTreeSet::new();
                 let (mut has_par, mut unknown_call, mut leaves) = (false, false, false);
                 let inside = analyzer::cfg::labels_within(u, std::slice::from_ref(n));
                 analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
@@ -2722,6 +2729,7 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                     let (mut a, mut calls) = (vec![], vec![]);
                     acc.stmt_accesses(st, &mut a, &mut calls);
                     unknown_call |= calls.iter().any(|c| c.unknown || p.summaries.get(&c.name).is_none_or(|s| !s.unknown_calls.is_empty()));
+                    callees.extend(calls.into_iter().map(|c| c.name));
                     leaves |= analyzer::cfg::stmt_is(&st.kind, &|k| match k {
                         StmtKind::Return | StmtKind::Exit(_) | StmtKind::Error | StmtKind::Unsupported { .. } => true,
                         StmtKind::Cycle(name) => name.is_some(),
@@ -2729,12 +2737,6 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                     });
                 });
                 // (a procedure using the array's COMMON block itself would not see the copy)
-                let mut callees: BTreeSet<String> = BTreeSet::new();
-                analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
-                    let (mut a, mut calls) = (vec![], vec![]);
-                    acc.stmt_accesses(st, &mut a, &mut calls);
-                    callees.extend(calls.into_iter().map(|c| c.name));
-                });
                 passed.retain(|x| {
                     cx.arrays.get(&vis[x]).is_some_and(|a| {
                         a.own_storage() && a.common.as_ref().is_none_or(|(b, _)| callees.iter().all(|c| p.summaries.get(c).is_some_and(|s| !s.uses_common(b))))
@@ -2749,10 +2751,7 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                 let end = last_line(u, n);
                 for x in &passed {
                     let key = vis[x].clone();
-                    let arr = cx.arrays.get_mut(&key).unwrap();
-                    arr.full = true;
-                    let v = |f: &dyn Fn(&(i64, i64)) -> i64| format!("[{}]", arr.bounds.iter().map(|b| format!("{}_c_int64_t", f(b))).collect::<Vec<_>>().join(", "));
-                    let (lo, hi) = (v(&|b| b.0), v(&|b| b.1));
+                    let (lo, hi) = whole_copy(cx, &key);
                     cx.before.entry((h.span.file.0, h.span.line)).or_default().push(format!("call sapfor_fetch(sh_{key}, {x}, sf_{key}, {lo}, {hi})"));
                     cx.after.entry((h.span.file.0, end)).or_default().insert(0, format!("call sapfor_keep(sh_{key}, {x}, sf_{key}, {lo}, {hi})"));
                 }
