@@ -1398,7 +1398,7 @@ fn touched_distributed<'a>(prog: &analyzer::program::Program, n: &'a Nest, dist:
 /// Whether a nest that runs as ordinary code over distributed data (no distribution of the
 /// variant fits it) may still have its outermost loop divided between processes, each
 /// process running its iterations over full copies of the distributed arrays (fetched whole
-/// before it; what it writes of them, and of replicated arrays, merged after it): the loop
+/// before it; what it writes of them sent back to the owners, of replicated arrays merged, after it): the loop
 /// is parallel with step 1, carries no ACROSS dependence, has no reductions and does no I/O.
 /// The template range: the loop's constant bounds, else the declared bounds of a dimension
 /// that an access indexes by the loop variable alone (NPB BT's z_solve, `DO J = 1,
@@ -2499,7 +2499,7 @@ fn variant(
                 upper(&prog.units[n.unit].name),
                 upper(&name),
                 list(&all),
-                if written.is_empty() { String::new() } else { format!("; what it writes of {} merged after it", list(&written)) }
+                if written.is_empty() { String::new() } else { format!("; what it writes of {} sent back to the owners after it", list(&written)) }
             ));
             add_on_template(&mut scheme, OnTemplate { note: String::new(), template: Template { at: at.clone(), name, bounds: vec![(lo, hi)] }, pl, comp, comm });
             scheme.estimate.computation += comp;

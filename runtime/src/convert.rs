@@ -2628,6 +2628,20 @@ fn hoist_reads(cx: &mut Cx, vis: &BTreeMap<String, String>, t: &str, src: i64, c
     }
 }
 
+/// Whether array `key` is aligned with `target` (directly or through other alignments): a
+/// loop on that template reads and writes it where its iterations own it.
+fn aligned_with(cx: &Cx, key: &str, target: &str) -> bool {
+    let mut k = key;
+    for _ in 0..64 {
+        match cx.arrays.get(k).map(|a| &a.map) {
+            Some(Mapping::Align(t, _)) if t == target => return true,
+            Some(Mapping::Align(t, _)) => k = t,
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// The whole of distributed array `key` for `sapfor_fetch` / `sapfor_keep` (its global
 /// bounds, as `[lo...]` and `[hi...]` index lists); its full-size copy is declared.
 fn whole_copy(cx: &mut Cx, key: &str) -> (String, String) {
@@ -2655,16 +2669,40 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
     let mut body = BTreeSet::new();
     collect_stmts(u, outer, &mut body);
     let (mut used, mut written): (BTreeSet<String>, BTreeSet<String>) = (BTreeSet::new(), BTreeSet::new());
+    // for each array and dimension, the offsets `c` of its references `var + c` there, reads
+    // and writes (None once a reference indexes the dimension otherwise)
+    type Span = Option<(i64, i64)>;
+    let tkey = vis[&pl.on.as_ref().expect("on a template").name.to_ascii_lowercase()].clone();
+    let var = pl.vars[0].to_ascii_lowercase();
+    let sema = &p.semas[ui];
+    let konst = |n: &str| sema.param(n).and_then(|c| c.as_int());
+    let mut offsets: BTreeMap<String, Vec<(Span, Span)>> = BTreeMap::new();
     for st in u.stmts.iter().filter(|x| body.contains(&x.id) && x.kind.is_executable()) {
         let (mut a, mut calls) = (vec![], vec![]);
         acc.stmt_accesses(st, &mut a, &mut calls);
-        for x in a.iter().filter(|x| vis.get(&x.name).is_some_and(|k| !cx.arrays[k].template && cx.arrays[k].own_storage())) {
+        for x in a.iter().filter(|x| vis.get(&x.name).is_some_and(|k| !cx.arrays[k].template && cx.arrays[k].own_storage() && !aligned_with(cx, k, &tkey))) {
             used.insert(x.name.clone());
             if x.write {
                 written.insert(x.name.clone());
             }
+            let rank = cx.arrays[&vis[&x.name]].bounds.len();
+            let none = Some((i64::MAX, i64::MIN));
+            let e = offsets.entry(x.name.clone()).or_insert_with(|| vec![(none, none); rank]);
+            for (d, (all, writes)) in e.iter_mut().enumerate() {
+                let c = x.subs.as_ref().and_then(|subs| subs.get(d)).and_then(|g| g.expr()).and_then(|g| analyzer::affine::linearize(g, &konst));
+                let c = c.filter(|l| l.terms.len() == 1 && l.terms.get(&var) == Some(&1)).map(|l| l.constant);
+                let add = |span: Span| match (span, c) {
+                    (Some((lo, hi)), Some(c)) => Some((lo.min(c), hi.max(c))),
+                    _ => None,
+                };
+                *all = add(*all);
+                if x.write {
+                    *writes = add(*writes);
+                }
+            }
         }
     }
+
     if used.is_empty() {
         return;
     }
@@ -2684,6 +2722,33 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
         let key = vis[x].clone();
         let (lo, hi) = whole_copy(cx, &key);
         let sf = format!("sf_{key}");
+        // A dimension every reference indexes by the loop variable plus a constant, written
+        // only at the variable itself: each process fetches the planes its iterations read
+        // (its block of the template, widened by the offsets) and returns the planes they
+        // write to their owners (`sapfor_slices`), instead of whole copies and a merge.
+        let one_dim = cx.arrays[&tkey].bounds.len() == 1;
+        let sliced = offsets[x].iter().enumerate().filter(|_| one_dim).find_map(|(d, (all, w))| match (all, w) {
+            (Some(r), Some((0, 0))) if written.contains(x) => Some((d, *r)),
+            (Some(r), _) if !written.contains(x) => Some((d, *r)),
+            _ => None,
+        });
+        if let Some((d, (cl, ch))) = sliced {
+            let b = cx.arrays[&key].bounds.clone();
+            let planes = |from: i64, to: i64| -> (String, String) {
+                let side = |edge: String, upper: bool| {
+                    let v: Vec<String> = b.iter().enumerate().map(|(j, (l, h))| if j == d { edge.clone() } else { format!("{}_c_int64_t", if upper { h } else { l }) }).collect();
+                    format!("[{}]", v.join(", "))
+                };
+                (side(format!("int(sapfor_lo(sh_{tkey}, 1) + ({from}), c_int64_t)"), false), side(format!("int(sapfor_hi(sh_{tkey}, 1) + ({to}), c_int64_t)"), true))
+            };
+            let (flo, fhi) = planes(cl, ch);
+            pre.insert(1, format!("call sapfor_slices(sh_{key}, {x}, {sf}, {flo}, {fhi}, 0)"));
+            if written.contains(x) {
+                let (wlo, whi) = planes(0, 0);
+                after.push(format!("call sapfor_slices(sh_{key}, {x}, {sf}, {wlo}, {whi}, 1)"));
+            }
+            continue;
+        }
         if written.contains(x) {
             let bytes = format!("int(storage_size({sf}), c_int64_t) / 8 * size({sf}, kind=c_int64_t)");
             pre.insert(1, format!("call sapfor_merge_begin({sf}, {bytes})"));

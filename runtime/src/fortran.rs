@@ -173,6 +173,13 @@ module sapfor_rt
       type(*), dimension(*) :: a, full
       integer(c_int64_t), intent(in) :: lo(*), hi(*)
     end subroutine
+    subroutine sapfor_slices(h, a, full, lo, hi, back) bind(C, name='sapfor_slices')
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: h
+      type(*), dimension(*) :: a, full
+      integer(c_int64_t), intent(in) :: lo(*), hi(*)
+      integer(c_int), value :: back
+    end subroutine
     subroutine sapfor_keep(h, a, full, lo, hi) bind(C, name='sapfor_keep')
       import :: c_int64_t
       integer(c_int64_t), value :: h

@@ -1011,7 +1011,7 @@ fn elements_of_distributed_arrays_are_given_to_procedures() {
     let (dir, report) = auto_on("column-calls", "column_calls.f", "c.f", "auto.fdv");
     assert!(!report.contains("stays replicated: it is passed to a procedure"), "{report}");
     assert!(report.contains("c.f:49 (unit SWEEP): not a parallel loop in this variant, it runs on every process over the distributed data"), "{report}");
-    assert!(report.contains("c.f:49 (unit SWEEP): divided on TEMPLATE SFTI1(1:60) over full copies of C (fetched before it; what it writes of C merged after it)"), "{report}");
+    assert!(report.contains("c.f:49 (unit SWEEP): divided on TEMPLATE SFTI1(1:60) over full copies of C (fetched before it; what it writes of C sent back to the owners after it)"), "{report}");
     let want = run_sequential(&dir, &dir.join("c.f"), true);
     let (mut sweep_divided, mut smooth_divided, mut sweep_on_copies) = (0, 0, 0);
     every_variant_prints(&dir, &want, 6, |_, text| {
@@ -1054,8 +1054,8 @@ fn a_loop_is_not_divided_along_an_axis_where_an_array_it_writes_has_copies() {
     assert!(have_gfortran());
     let (dir, report) = auto_on("row-copy", "row_copy.f90", "r.f90", "auto.fdv");
     // (on the default grid of 4x1 the nest is divided on a template of its own over full
-    // copies of B and E instead, merged after it)
-    let why = "r.f90:8 (unit ROWCOPY): divided on TEMPLATE SFTJ1(1:9) over full copies of B, E (fetched before it; what it writes of B, E merged after it): line 11: E is written in the loop at line 8, which divides its iterations along template dimension 2, but E has a copy on every process along that dimension";
+    // copies of B and E instead, sent back to the owners after it)
+    let why = "r.f90:8 (unit ROWCOPY): divided on TEMPLATE SFTJ1(1:9) over full copies of B, E (fetched before it; what it writes of B, E sent back to the owners after it): line 11: E is written in the loop at line 8, which divides its iterations along template dimension 2, but E has a copy on every process along that dimension";
     assert!(report.contains(why), "{report}");
     let want = run_sequential(&dir, &dir.join("r.f90"), false);
     let mut both = vec![];

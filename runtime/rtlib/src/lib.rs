@@ -1594,6 +1594,107 @@ pub unsafe extern "C" fn sapfor_fetch(h: i64, a: *const u8, full: *mut u8, lo: *
     })
 }
 
+/// The boxes of a loop divided on a template over full copies (docs/runtime.md): each process
+/// names its own box `lo..hi` (global indices, clipped to the array's bounds; empty when some
+/// `lo > hi`), the planes of its iterations. `back == 0`: fetch that box of distributed array
+/// `h` into the full copy `full` (each block's owner sends each process the part of its box it
+/// owns: `full` holds current values there). `back != 0`: return the box, which this process
+/// computed in `full`, to the owners (each process sends each owner the part of its box that
+/// owner's block holds; the owners store it in their blocks `a`). Every process calls it at
+/// the same point; the boxes may differ.
+///
+/// # Safety
+/// `a` is the local block of array `h`, `full` has the array's global shape; `lo` and `hi`
+/// hold one index per dimension.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_slices(h: i64, a: *mut u8, full: *mut u8, lo: *const i64, hi: *const i64, back: i32) {
+    with(|rt| {
+        let t = rt.sync_point();
+        let l = rt.layout_rc(h).clone();
+        let r = l.dims.len();
+        let (lo, hi) = (slice(lo, r), slice(hi, r));
+        let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
+        let ghi: Vec<i64> = l.dims.iter().map(|d| d.ghi).collect();
+        let full_l = Layout::whole(l.esize, &glo, &ghi);
+        let mut mine: Vec<u8> = vec![];
+        for (k, x) in lo.iter().chain(hi.iter()).enumerate() {
+            let v = if k < r { (*x).max(glo[k]) } else { (*x).min(ghi[k - r]) };
+            mine.extend_from_slice(&v.to_le_bytes());
+        }
+        let all = rt.all_gather(&mine);
+        let word = |p: usize, k: usize| i64::from_le_bytes(all[(p * 2 * r + k) * 8..(p * 2 * r + k + 1) * 8].try_into().expect("8 bytes"));
+        let box_of = |p: usize| -> (Vec<i64>, Vec<i64>) { ((0..r).map(|k| word(p, k)).collect(), (0..r).map(|k| word(p, r + k)).collect()) };
+        let meet = |alo: &[i64], ahi: &[i64], blo: &[i64], bhi: &[i64]| -> Option<(Vec<i64>, Vec<i64>)> {
+            let ilo: Vec<i64> = alo.iter().zip(blo).map(|(x, y)| *x.max(y)).collect();
+            let ihi: Vec<i64> = ahi.iter().zip(bhi).map(|(x, y)| *x.min(y)).collect();
+            ilo.iter().zip(&ihi).all(|(x, y)| x <= y).then_some((ilo, ihi))
+        };
+        let block_of = |p: usize| -> (Vec<i64>, Vec<i64>, bool) {
+            let cc = coords_of(p, &rt.grid);
+            let pl = l.for_coords(&cc, &rt.grid);
+            (pl.own_lo.clone(), pl.own_hi.clone(), !pl.empty() && primary_copy(&l, &cc))
+        };
+        let me = rt.rank;
+        let mut bytes = 0u64;
+        for q in 0..rt.size {
+            let (qlo, qhi) = box_of(q);
+            if back == 0 {
+                // q's box from the owners (primary copies) of its parts
+                if q == me {
+                    for p in 0..rt.size {
+                        let (plo, phi, primary) = block_of(p);
+                        let Some((ilo, ihi)) = meet(&plo, &phi, &qlo, &qhi).filter(|_| primary) else { continue };
+                        if p == me {
+                            gpu_abi::host_needs(a, &l, &ilo, &ihi);
+                            l.copy_to(a, &full_l, full, &ilo, &ihi);
+                            gpu_abi::host_wrote(full, &full_l, &ilo, &ihi);
+                        } else {
+                            let mut b = vec![0u8; l.count(&ilo, &ihi) * l.esize];
+                            rt.comm().process_at_rank(p as i32).receive_into(&mut b[..]);
+                            bytes += b.len() as u64;
+                            full_l.unpack(full, &ilo, &ihi, &b);
+                        }
+                    }
+                } else {
+                    let (plo, phi, primary) = block_of(me);
+                    if let Some((ilo, ihi)) = meet(&plo, &phi, &qlo, &qhi).filter(|_| primary) {
+                        let b = l.pack(a, &ilo, &ihi);
+                        rt.comm().process_at_rank(q as i32).send(&b[..]);
+                    }
+                }
+            } else {
+                // every process's box, returned to q's block
+                let (olo, ohi, _) = block_of(q);
+                if q == me {
+                    if l.empty() {
+                        continue;
+                    }
+                    for p in 0..rt.size {
+                        let (plo, phi) = box_of(p);
+                        let Some((ilo, ihi)) = meet(&plo, &phi, &olo, &ohi) else { continue };
+                        if p == me {
+                            full_l.copy_to(full, &l, a, &ilo, &ihi);
+                            gpu_abi::host_wrote(a, &l, &ilo, &ihi);
+                        } else {
+                            let mut b = vec![0u8; l.count(&ilo, &ihi) * l.esize];
+                            rt.comm().process_at_rank(p as i32).receive_into(&mut b[..]);
+                            bytes += b.len() as u64;
+                            l.unpack(a, &ilo, &ihi, &b);
+                        }
+                    }
+                } else if !l.for_coords(&coords_of(q, &rt.grid), &rt.grid).empty() {
+                    let (mlo, mhi) = box_of(me);
+                    if let Some((ilo, ihi)) = meet(&mlo, &mhi, &olo, &ohi) {
+                        let b = full_l.pack(full, &ilo, &ihi);
+                        rt.comm().process_at_rank(q as i32).send(&b[..]);
+                    }
+                }
+            }
+        }
+        rt.fetch.add(t, bytes);
+    })
+}
+
 /// Keep this process's part of the box `lo..hi` (global indices, clipped to the array's
 /// bounds) of the full copy `full` of distributed array `h`: its allocated block (owned
 /// elements and shadow edges) takes the copy's values there. No message: a sequential loop
