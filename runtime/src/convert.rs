@@ -2760,6 +2760,27 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
     post.splice(at..at, after);
 }
 
+/// Whether statement `st` of a loop nest (whose labels are `inside`) may leave it other than by
+/// running to its end: RETURN, EXIT, STOP-like errors, a CYCLE of a named loop, a jump to a
+/// label outside, or I/O with END=/ERR=/EOR= (not in the statement model: anywhere).
+fn leaves_nest(cx: &Cx, st: &Stmt, inside: &BTreeSet<u32>) -> bool {
+    let jumps = analyzer::cfg::stmt_is(&st.kind, &|k| match k {
+        StmtKind::Return | StmtKind::Exit(_) | StmtKind::Error | StmtKind::Unsupported { .. } => true,
+        StmtKind::Cycle(name) => name.is_some(),
+        k => analyzer::cfg::jumps_out(k, inside),
+    });
+    jumps
+        || matches!(st.kind.action(), StmtKind::Io { .. }) && {
+            let t: String = cx.stmt_text(st).to_ascii_uppercase().chars().filter(|c| !c.is_whitespace()).collect();
+            ["END=", "ERR=", "EOR="].iter().any(|k| t.contains(&format!(",{k}")) || t.contains(&format!("({k}")))
+        }
+}
+
+/// Whether one of `calls` has effects not known here (no body, or a callee that calls one).
+fn unknown_effects(p: &Program, calls: &[analyzer::access::CallSite]) -> bool {
+    calls.iter().any(|c| c.unknown || p.summaries.get(&c.name).is_none_or(|s| !s.unknown_calls.is_empty()))
+}
+
 /// Sequential loop nests that give procedures elements of distributed arrays (`CALL
 /// BINVCRHS(..., RHS(1,I,J,K))` in a sweep along RHS's distributed dimension, which no
 /// distribution divides): the whole nest runs on every process over a full copy of each such
@@ -2793,13 +2814,9 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                     }
                     let (mut a, mut calls) = (vec![], vec![]);
                     acc.stmt_accesses(st, &mut a, &mut calls);
-                    unknown_call |= calls.iter().any(|c| c.unknown || p.summaries.get(&c.name).is_none_or(|s| !s.unknown_calls.is_empty()));
+                    unknown_call |= unknown_effects(p, &calls);
                     callees.extend(calls.into_iter().map(|c| c.name));
-                    leaves |= analyzer::cfg::stmt_is(&st.kind, &|k| match k {
-                        StmtKind::Return | StmtKind::Exit(_) | StmtKind::Error | StmtKind::Unsupported { .. } => true,
-                        StmtKind::Cycle(name) => name.is_some(),
-                        k => analyzer::cfg::jumps_out(k, &inside),
-                    });
+                    leaves |= leaves_nest(cx, st, &inside);
                 });
                 // (a procedure using the array's COMMON block itself would not see the copy)
                 passed.retain(|x| {
@@ -2826,10 +2843,7 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                 // ACTUAL / GET_ACTUAL of such an array inside the nest are of its copy (what
                 // the nest writes and the procedures' regions work on)
                 let (fid, first) = (h.span.file.0, h.span.line);
-                for ((f, l), lines) in cx.before.range_mut((fid, first)..=(fid, end)) {
-                    if *f != fid || *l < first {
-                        continue;
-                    }
+                for lines in cx.before.range_mut((fid, first)..=(fid, end)).map(|(_, v)| v) {
                     for t in lines.iter_mut().filter(|t| t.starts_with("call sapfor_gpu_actual(") || t.starts_with("call sapfor_gpu_get_actual(")) {
                         for x in &passed {
                             *t = rename(t, x, &format!("sf_{}", vis[x]));
@@ -2884,19 +2898,8 @@ fn read_caches(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &
                             read.insert(x.name.clone());
                         }
                     }
-                    unknown_call |= calls
-                        .iter()
-                        .any(|c| c.unknown || p.summaries.get(&c.name).is_none_or(|s| !s.unknown_calls.is_empty()));
-                    leaves |= analyzer::cfg::stmt_is(&st.kind, &|k| match k {
-                        StmtKind::Return | StmtKind::Exit(_) | StmtKind::Error | StmtKind::Unsupported { .. } => true,
-                        StmtKind::Cycle(name) => name.is_some(),
-                        k => analyzer::cfg::jumps_out(k, &inside),
-                    });
-                    // I/O with END=/ERR=/EOR= (not in the statement model) may jump anywhere
-                    if matches!(st.kind.action(), StmtKind::Io { .. }) {
-                        let t: String = cx.stmt_text(st).to_ascii_uppercase().chars().filter(|c| !c.is_whitespace()).collect();
-                        leaves |= ["END=", "ERR=", "EOR="].iter().any(|k| t.contains(&format!(",{k}")) || t.contains(&format!("({k}")));
-                    }
+                    unknown_call |= unknown_effects(p, &calls);
+                    leaves |= leaves_nest(cx, st, &inside);
                 });
                 // a DO sharing its terminal label with an enclosing one ends where that one
                 // does: nothing can go right after it
