@@ -125,7 +125,19 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
     let prog = &analysis.program;
     let counts = unit_counts(analysis, &machine);
     let nests = nests_with(analysis, &machine, &counts);
-    let candidates = candidate_arrays(analysis, &nests, &mut notes);
+    // a scheme that divides the work runs several processes on a node, which share its
+    // memory bandwidth: its nests cost what `memref_busy_ns` says (the replicated program
+    // runs on one process)
+    let busy_machine = machine.busy();
+    let busy_nests = busy_machine.as_ref().map(|b| nests_with(analysis, b, &counts));
+    let (dnests, dmachine) = match (&busy_nests, &busy_machine) {
+        (Some(n), Some(b)) => (n, b),
+        _ => (&nests, &machine),
+    };
+    // loops parallel under run-time tests (NPB SP's solvers: `DO K` over lines whose work
+    // arrays are private when the grid has three points a side at least)
+    let versioned = versioned_nests(analysis, dmachine);
+    let candidates = candidate_arrays(analysis, &nests, &versioned, &mut notes);
     // The template: the heaviest candidate of the highest rank.
     let mut weight: BTreeMap<ArrayId, f64> = BTreeMap::new();
     for n in &nests {
@@ -151,15 +163,6 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
         })
         .map(|(id, r)| (id.clone(), *r));
     let replicated = replicated_scheme(analysis, &nests, &machine);
-    // a scheme that divides the work runs several processes on a node, which share its
-    // memory bandwidth: its nests cost what `memref_busy_ns` says (the replicated program
-    // runs on one process)
-    let busy_machine = machine.busy();
-    let busy_nests = busy_machine.as_ref().map(|b| nests_with(analysis, b, &counts));
-    let (dnests, dmachine) = match (&busy_nests, &busy_machine) {
-        (Some(n), Some(b)) => (n, b),
-        _ => (&nests, &machine),
-    };
     let Some((tid, trank)) = template else {
         notes.push("no array is worth distributing: nothing distributed".into());
         for o in distribute_overrides(analysis) {
@@ -240,7 +243,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
             });
             continue;
         }
-        match variant(analysis, dnests, &tid, &formats, &aligns, dmachine, &counts) {
+        match variant(analysis, dnests, &versioned, &tid, &formats, &aligns, dmachine, &counts) {
             Ok(s) => schemes.push(s),
             Err(reasons) => {
                 let more = match reasons.len() {
@@ -815,6 +818,7 @@ fn make_nest(
 fn candidate_arrays(
     analysis: &Analysis,
     nests: &[Nest],
+    versioned: &[Nest],
     notes: &mut Vec<String>,
 ) -> BTreeMap<ArrayId, usize> {
     let prog = &analysis.program;
@@ -947,6 +951,17 @@ fn candidate_arrays(
             }
         }
     }
+    // Work arrays private to the iterations of some nest (or of a loop parallel under
+    // run-time tests): each process and thread has its own copy (SP's LHS, which a solver
+    // along K fills as `LHS(K)`, would otherwise be aligned with the K dimension)
+    let mut private: BTreeMap<ArrayId, (usize, u32)> = BTreeMap::new();
+    for n in nests.iter().chain(versioned) {
+        for v in n.levels.iter().flat_map(|l| &l.private) {
+            if let Some(id) = array_id(prog, n.unit, v).filter(|_| prog.semas[n.unit].is_array(v)) {
+                private.entry(id).or_insert((n.unit, n.line));
+            }
+        }
+    }
     let mut out = BTreeMap::new();
     let mut seen = BTreeSet::new();
     // what the units sharing an array say of it, once per array (a COMMON block may be in
@@ -974,6 +989,11 @@ fn candidate_arrays(
             } else if let Some((unit, line)) = reduced.get(&id) {
                 Some(format!(
                     "it is a reduction variable of the loop at {}:{line} (every process combines its own copy)",
+                    prog.map.file(prog.units[*unit].file).display_path()
+                ))
+            } else if let Some((unit, line)) = private.get(&id) {
+                Some(format!(
+                    "it is private in the loop at {}:{line} (every process and thread has its own copy)",
                     prog.map.file(prog.units[*unit].file).display_path()
                 ))
             } else if sym.dummy.is_some() {
@@ -2218,9 +2238,11 @@ fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> 
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn variant(
     analysis: &Analysis,
     nests: &[Nest],
+    versioned: &[Nest],
     tid: &ArrayId,
     formats: &[Format],
     aligns: &BTreeMap<ArrayId, AlignMap>,
@@ -2234,6 +2256,8 @@ fn variant(
         .filter(|(_, f)| **f == Format::Block)
         .map(|(d, _)| d)
         .collect();
+    let mut versioned_notes = vec![];
+    let nests = &with_versioned(prog, nests, versioned, &dist, aligns, &mut versioned_notes);
     let tname_any = name_of(prog, tid);
     let name = format!(
         "({})",
@@ -2254,7 +2278,7 @@ fn variant(
         loops: vec![],
         remote: vec![],
         estimate: Estimate::default(),
-        notes: vec![],
+        notes: versioned_notes,
         regions: vec![],
         actualizations: vec![],
     };
@@ -2557,6 +2581,41 @@ fn variant(
     // (a nest divided over copies may call procedures whose loops were put on templates)
     drop_nested_loops(analysis, &mut scheme, &[], &[]);
     Ok(scheme)
+}
+
+/// The nests a variant maps: `nests`, where a loop parallel under run-time tests
+/// (`versioned`) takes the place of the nests inside it when this distribution fits it: a
+/// reference indexes every distributed dimension by its loop variable (NPB SP's x_solve,
+/// `DO K` over `RHS(M,I,J,K)` with `(*,*,*,BLOCK)`), or it may be divided over full copies
+/// (`copy_template_range`: its z_solve's `DO J`). The generated program tests where the loop
+/// starts and runs the loop as it is, over the distributed data, when the tests fail.
+/// Elsewhere the nests inside keep their own mappings.
+/// Why the others that touch distributed data are not taken goes to `notes`.
+fn with_versioned(prog: &analyzer::program::Program, nests: &[Nest], versioned: &[Nest], dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, notes: &mut Vec<String>) -> Vec<Nest> {
+    let mut taken: Vec<&Nest> = vec![];
+    for v in versioned {
+        let why = match map_nest(prog, v, dist, aligns) {
+            Ok(Some(_)) => None,
+            Ok(None) => continue,
+            Err(Unfit::Unalignable(_)) if host_runnable(prog, v, dist, aligns) && copy_template_range(prog, v).is_some() => None,
+            Err(Unfit::Unalignable(text)) => Some(format!("{text}, and its iterations cannot be divided over full copies (a step other than 1, ACROSS, a reduction or I/O)")),
+            Err(Unfit::Other(text)) => Some(text),
+        };
+        match why {
+            None => taken.push(v),
+            Some(why) => {
+                let at = unit_ref(prog, v.unit);
+                notes.push(format!("{}:{} (unit {}): parallel when {}, but runs as it is in this variant: {why}", at.file, v.line, upper(&at.unit), v.when.join(" .AND. ")));
+            }
+        }
+    }
+    if taken.is_empty() {
+        return nests.to_vec();
+    }
+    let mut out: Vec<Nest> = nests.iter().filter(|n| !taken.iter().any(|v| v.unit == n.unit && v.line <= n.line && n.line <= v.end_line)).cloned().collect();
+    out.extend(taken.into_iter().cloned());
+    out.sort_by_key(|n| (n.unit, n.line));
+    out
 }
 
 /// Estimated executions of every statement of a unit (the product of the trip counts of the

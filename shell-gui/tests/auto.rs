@@ -725,7 +725,8 @@ fn a_loop_parallel_only_on_a_large_grid_is_tested_at_run_time() {
     let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let at = lines.iter().position(|l| *l == "      IF ((N .GE. 3)) THEN").unwrap_or_else(|| panic!("no test:\n{text}"));
-    assert_eq!(lines[at + 1], "CDVM$ PARALLEL (J) PRIVATE(I,T)", "{text}");
+    // (F is distributed by columns: the loop takes their distribution under the test)
+    assert_eq!(lines[at + 1], "CDVM$ PARALLEL (J) ON F(0,J), PRIVATE(I,T)", "{text}");
     assert_eq!(lines[at + 2].trim(), "DO J = 1, 998", "{text}");
     let els = lines.iter().position(|l| *l == "      ELSE").unwrap_or_else(|| panic!("no ELSE:\n{text}"));
     assert_eq!(lines[els + 1].trim(), "DO J = 1, 998", "{text}");
@@ -850,18 +851,21 @@ fn the_default_machine_s_accelerator_is_named_where_this_machine_has_none() {
     assert!(!report.contains(note), "{report}");
 }
 
-/// Where another choice wins over a loop parallel under run-time tests (here: a machine whose
-/// accelerator makes the loops inside it worth regions, or a variant mapping them on
-/// distributed data), the report says so, with the reason.
+/// Where another choice wins over a loop parallel under run-time tests, the report says so,
+/// with the reason. Here the loop steps by 2 over F's columns: a variant distributing F's
+/// rows can neither map it nor divide it over copies, and maps the loop inside it instead.
 #[test]
 fn a_loop_parallel_under_tests_that_another_choice_keeps_sequential_is_explained() {
     let dir = scratch("versioned-explained");
-    std::fs::copy(root().join("shell-gui/tests/data/versioned.f"), dir.join("p.f")).unwrap();
+    let text = std::fs::read_to_string(root().join("shell-gui/tests/data/versioned.f")).unwrap();
+    let loop_head = "      DO J = 1, 998\n         DO I = 0, N - 1\n";
+    assert!(text.contains(loop_head));
+    std::fs::write(dir.join("p.f"), text.replace(loop_head, "      DO J = 1, 998, 2\n         DO I = 0, N - 1\n")).unwrap();
     std::fs::write(dir.join("gpu.toml"), "device_speedup = 1000.0\nkernel_launch_us = 0.001\n").unwrap();
     let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv", "--machine", "gpu.toml"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report = String::from_utf8_lossy(&out.stdout);
-    assert!(report.contains("(unit FILL): parallel when N .GE. 3, but runs as it is: "), "{report}");
+    assert!(report.contains("(unit FILL): parallel when N .GE. 3, but runs as it is in this variant: the loop at line 36 cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable), and its iterations cannot be divided over full copies"), "{report}");
 }
 
 /// Every variant `--auto` stored in `dir`'s project database (at least `min` of them),
@@ -1020,6 +1024,46 @@ fn elements_of_distributed_arrays_are_given_to_procedures() {
         sweep_on_copies += usize::from(text.contains("PARALLEL (I) ON SFTI1(I), PRIVATE(J)\n      DO I = 1, M"));
     });
     assert!(sweep_divided >= 1 && smooth_divided >= 1 && sweep_on_copies >= 2, "{sweep_divided} {smooth_divided} {sweep_on_copies}");
+}
+
+/// Loops parallel only under run-time tests (NPB SP's solvers: work arrays in COMMON private
+/// when a line has three points at least) are mapped in the distributed variants: XSOLVE's
+/// loop over K on R's distributed last dimension, ZSOLVE's loop over J divided over copies;
+/// the work array is not distributed (it is private). Every stored variant prints what the
+/// sequential program prints with processes, threads and the emulator, on a grid where the
+/// tests hold; with two points a side the loops run as they are, over the distributed data.
+#[test]
+fn loops_parallel_under_run_time_tests_are_mapped_on_distributed_data() {
+    assert!(have_gfortran());
+    let dir = scratch("line-solvers");
+    std::fs::copy(root().join("shell-gui/tests/data/line_solvers.f"), dir.join("p.f")).unwrap();
+    std::fs::write(dir.join("grid.dat"), "20 20 20\n").unwrap();
+    let o = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "auto.fdv"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(report.contains("array LHS stays replicated: it is private in the loop at"), "{report}");
+    assert!(!report.contains("(*,*,BLOCK) rejected"), "{report}");
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let (mut on_k, mut on_copies) = (vec![], vec![]);
+    every_variant_prints(&dir, &want, 8, |id, text| {
+        if text.contains("      IF ((NX .GE. 3) .AND. (NZ .GE. 3)) THEN\nCDVM$ PARALLEL (K) ON R(*,*,K), PRIVATE(I,J,LHS)\n      DO K = 1, NZ") {
+            on_k.push(id);
+        }
+        if text.contains("      IF ((NZ .GE. 3) .AND. (NX .GE. 3)) THEN\nCDVM$ PARALLEL (J) ON SFTJ1(J), PRIVATE(I,K,LHS)\n      DO J = 1, NY") {
+            on_copies.push(id);
+        }
+    });
+    assert!(!on_k.is_empty() && !on_copies.is_empty(), "{on_k:?} {on_copies:?}");
+    // the tests fail: the copies of the loops in the ELSE branches run over the distributed data
+    std::fs::write(dir.join("grid.dat"), "2 20 2\n").unwrap();
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    for id in on_k.iter().chain(&on_copies) {
+        for cfg in [&["--np", "2"][..], &["--np", "3", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+            let out = sapfor().current_dir(&dir).args(["run", &format!("v{id}.fdv")]).args(cfg).output().unwrap();
+            assert!(out.status.success(), "#{id} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "#{id} {cfg:?}");
+        }
+    }
 }
 
 /// A note every distributed variant carries (a loop over an array that is never indexed with

@@ -360,6 +360,7 @@ fn distributed_by_unit(units: &BTreeMap<UnitRef, usize>, s: &Scheme) -> BTreeMap
         .iter()
         .map(|d| (&d.at, &d.array))
         .chain(s.alignments.iter().map(|a| (&a.at, &a.array)))
+        .chain(s.inherits.iter().map(|a| (&a.at, &a.array)))
     {
         if let Some(u) = units.get(at) {
             out.entry(*u).or_default().insert(array.to_ascii_lowercase());

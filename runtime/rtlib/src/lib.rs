@@ -1635,64 +1635,81 @@ pub unsafe extern "C" fn sapfor_slices(h: i64, a: *mut u8, full: *mut u8, lo: *c
             (pl.own_lo.clone(), pl.own_hi.clone(), !pl.empty() && primary_copy(&l, &cc))
         };
         let me = rt.rank;
-        let mut bytes = 0u64;
-        for q in 0..rt.size {
-            let (qlo, qhi) = box_of(q);
+        let (mlo, mhi, mprimary) = block_of(me);
+        let (blo, bhi) = box_of(me);
+        // what this process sends each other one and receives from it (one message each way
+        // a pair at most), and the part it copies itself
+        let mut sends: Vec<(usize, Vec<i64>, Vec<i64>)> = vec![];
+        let mut recvs: Vec<(usize, Vec<i64>, Vec<i64>)> = vec![];
+        for p in 0..rt.size {
+            let (plo, phi, pprimary) = block_of(p);
+            let (xlo, xhi) = box_of(p);
             if back == 0 {
-                // q's box from the owners (primary copies) of its parts
-                if q == me {
-                    for p in 0..rt.size {
-                        let (plo, phi, primary) = block_of(p);
-                        let Some((ilo, ihi)) = meet(&plo, &phi, &qlo, &qhi).filter(|_| primary) else { continue };
-                        if p == me {
-                            gpu_abi::host_needs(a, &l, &ilo, &ihi);
-                            l.copy_to(a, &full_l, full, &ilo, &ihi);
-                            gpu_abi::host_wrote(full, &full_l, &ilo, &ihi);
-                        } else {
-                            let mut b = vec![0u8; l.count(&ilo, &ihi) * l.esize];
-                            rt.comm().process_at_rank(p as i32).receive_into(&mut b[..]);
-                            bytes += b.len() as u64;
-                            full_l.unpack(full, &ilo, &ihi, &b);
-                        }
+                // p's box from the owners (primary copies) of its parts
+                if let Some((ilo, ihi)) = meet(&mlo, &mhi, &xlo, &xhi).filter(|_| mprimary) {
+                    if p == me {
+                        gpu_abi::host_needs(a, &l, &ilo, &ihi);
+                        l.copy_to(a, &full_l, full, &ilo, &ihi);
+                        gpu_abi::host_wrote(full, &full_l, &ilo, &ihi);
+                    } else {
+                        sends.push((p, ilo, ihi));
                     }
-                } else {
-                    let (plo, phi, primary) = block_of(me);
-                    if let Some((ilo, ihi)) = meet(&plo, &phi, &qlo, &qhi).filter(|_| primary) {
-                        let b = l.pack(a, &ilo, &ihi);
-                        rt.comm().process_at_rank(q as i32).send(&b[..]);
-                    }
+                }
+                if let Some((ilo, ihi)) = meet(&plo, &phi, &blo, &bhi).filter(|_| pprimary && p != me) {
+                    recvs.push((p, ilo, ihi));
                 }
             } else {
-                // every process's box, returned to q's block
-                let (olo, ohi, _) = block_of(q);
-                if q == me {
-                    if l.empty() {
-                        continue;
-                    }
-                    for p in 0..rt.size {
-                        let (plo, phi) = box_of(p);
-                        let Some((ilo, ihi)) = meet(&plo, &phi, &olo, &ohi) else { continue };
-                        if p == me {
-                            full_l.copy_to(full, &l, a, &ilo, &ihi);
-                            gpu_abi::host_wrote(a, &l, &ilo, &ihi);
-                        } else {
-                            let mut b = vec![0u8; l.count(&ilo, &ihi) * l.esize];
-                            rt.comm().process_at_rank(p as i32).receive_into(&mut b[..]);
-                            bytes += b.len() as u64;
-                            l.unpack(a, &ilo, &ihi, &b);
-                        }
-                    }
-                } else if !l.for_coords(&coords_of(q, &rt.grid), &rt.grid).empty() {
-                    let (mlo, mhi) = box_of(me);
-                    if let Some((ilo, ihi)) = meet(&mlo, &mhi, &olo, &ohi) {
-                        let b = full_l.pack(full, &ilo, &ihi);
-                        rt.comm().process_at_rank(q as i32).send(&b[..]);
+                // every process's box, returned to the blocks that hold its parts (every copy)
+                let theirs = !l.for_coords(&coords_of(p, &rt.grid), &rt.grid).empty();
+                if let Some((ilo, ihi)) = meet(&blo, &bhi, &plo, &phi).filter(|_| theirs) {
+                    if p == me {
+                        full_l.copy_to(full, &l, a, &ilo, &ihi);
+                        gpu_abi::host_wrote(a, &l, &ilo, &ihi);
+                    } else {
+                        sends.push((p, ilo, ihi));
                     }
                 }
+                if let Some((ilo, ihi)) = meet(&xlo, &xhi, &mlo, &mhi).filter(|_| !l.empty() && p != me) {
+                    recvs.push((p, ilo, ihi));
+                }
+            }
+        }
+        // all messages at once: both directions of a pair overlap
+        let out: Vec<(usize, Vec<u8>)> = sends
+            .iter()
+            .map(|(p, lo, hi)| (*p, if back == 0 { l.pack(a, lo, hi) } else { full_l.pack(full, lo, hi) }))
+            .collect();
+        let mut inb: Vec<Vec<u8>> = recvs.iter().map(|(_, lo, hi)| vec![0u8; l.count(lo, hi) * l.esize]).collect();
+        if !out.is_empty() || !inb.is_empty() {
+            exchange_all(rt, &out, &recvs, &mut inb);
+        }
+        let mut bytes = 0u64;
+        for ((_, lo, hi), b) in recvs.iter().zip(&inb) {
+            bytes += b.len() as u64;
+            if back == 0 {
+                full_l.unpack(full, lo, hi, b);
+            } else {
+                l.unpack(a, lo, hi, b);
             }
         }
         rt.fetch.add(t, bytes);
     })
+}
+
+/// Send each `(process, bytes)` of `out` and receive from each process of `recvs` into the
+/// buffer of `inb` beside it, all at once (one message each way a pair at most).
+fn exchange_all(rt: &Rt, out: &[(usize, Vec<u8>)], recvs: &[(usize, Vec<i64>, Vec<i64>)], inb: &mut [Vec<u8>]) {
+    let world = rt.comm();
+    mpi::request::scope(|scope| {
+        let rreqs: Vec<_> = recvs.iter().zip(inb.iter_mut()).map(|((p, _, _), b)| world.process_at_rank(*p as i32).immediate_receive_into(scope, &mut b[..])).collect();
+        let sreqs: Vec<_> = out.iter().map(|(p, b)| world.process_at_rank(*p as i32).immediate_send(scope, &b[..])).collect();
+        for r in rreqs {
+            r.wait();
+        }
+        for r in sreqs {
+            r.wait();
+        }
+    });
 }
 
 /// Keep this process's part of the box `lo..hi` (global indices, clipped to the array's
