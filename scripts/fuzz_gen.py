@@ -589,18 +589,22 @@ class Gen:
         declares the block and calls SX then SY keeps W3 live where SX ends whatever the sizes
         (what a call reads first is not taken under tests)."""
         r = self.r
-        if "sx" in self.used_procs:
+        if "sx" in self.used_procs or "sx3" in self.used_procs:
             return self.sized()
-        self.used_procs.update({"sx", "sy", "sw3"})
-        tgt = r.choice(["b", "e"])
+        # (on C, the usual template, SX3 and SY3 sweep lines of every plane: their outer
+        # loops, parallel under the tests, are mapped on the distributed planes or divided
+        # over copies in the variants that fit them)
+        tgt = r.choice(["b", "e", "c"])
+        sx, sy = ("sx3", "sy3") if tgt == "c" else ("sx", "sy")
+        self.used_procs.update({sx, sy, "sw3"})
         self.emit(f"gs(1) = mod(a({r.randint(1, 3)}), 5) + 1")
-        self.emit(f"gs(2) = mod(d({r.randint(1, 3)}), 5) + 1")
+        self.emit(f"gs(2) = mod(d({r.randint(1, 3)}), {4 if tgt == 'c' else 5}) + 1")
         self.emit("ns1 = gs(1) - 1")
         self.emit("ns2 = gs(2) - 1")
         self.emit("call sw3")
         self.emit("do it = 1, 2")
-        self.emit(f"call sx({tgt})", 1)
-        self.emit(f"call sy({tgt})", 1)
+        self.emit(f"call {sx}({tgt})", 1)
+        self.emit(f"call {sy}({tgt})", 1)
         self.emit("end do")
 
     def seq_update(self):
@@ -1107,6 +1111,38 @@ class Gen:
                 "end do",
                 "end",
             ],
+            "sx3": [
+                "subroutine sx3(x)",
+                f"integer x({n1}, {self.n[1]}, {self.n[2]}), gs(2), ns1, ns2, w3(0:{n1 + 2}), i, j, k",
+                "common /szb/ gs, ns1, ns2",
+                "common /w3b/ w3",
+                f"do k = 1, {self.n[2]}",
+                f"do j = 1, {self.n[1]}",
+                "do i = 0, ns1 + 1",
+                "w3(i) = mod(x(i+1,j,k) + k + j, 100)",
+                "end do",
+                "w3(2) = mod(w3(2) + k, 100)",
+                f"x({n1},j,k) = mod(x({n1},j,k) + w3(2) * 3 + w3(1), 1000)",
+                "end do",
+                "end do",
+                "end",
+            ],
+            "sy3": [
+                "subroutine sy3(x)",
+                f"integer x({n1}, {self.n[1]}, {self.n[2]}), gs(2), ns1, ns2, w3(0:{n1 + 2}), i, j, k",
+                "common /szb/ gs, ns1, ns2",
+                "common /w3b/ w3",
+                f"do j = 1, {self.n[1]}",
+                f"do i = 1, {n1}",
+                "do k = 0, ns2 + 1",
+                "w3(k) = mod(x(i,j,k+1) * 3 + i, 100)",
+                "end do",
+                "w3(2) = mod(w3(2) + i + j, 100)",
+                f"x(i,j,{self.n[2]}) = mod(x(i,j,{self.n[2]}) + w3(2) + w3(1) * 2, 1000)",
+                "end do",
+                "end do",
+                "end",
+            ],
             "show": [
                 "subroutine show",
                 "integer kc",
@@ -1115,7 +1151,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "show"]:
+        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)

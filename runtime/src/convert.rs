@@ -2677,9 +2677,15 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
     let sema = &p.semas[ui];
     let konst = |n: &str| sema.param(n).and_then(|c| c.as_int());
     let mut offsets: BTreeMap<String, Vec<(Span, Span)>> = BTreeMap::new();
+    let mut refused: Option<(u32, String)> = None;
     for st in u.stmts.iter().filter(|x| body.contains(&x.id) && x.kind.is_executable()) {
         let (mut a, mut calls) = (vec![], vec![]);
         acc.stmt_accesses(st, &mut a, &mut calls);
+        // (an INHERIT dummy has no full copy of its own here: its references would read the
+        // local block at global indices)
+        if let Some(x) = a.iter().find(|x| vis.get(&x.name).is_some_and(|k| !cx.arrays[k].template && !cx.arrays[k].own_storage() && !aligned_with(cx, k, &tkey))) {
+            refused.get_or_insert((st.span.line, x.name.to_uppercase()));
+        }
         for x in a.iter().filter(|x| vis.get(&x.name).is_some_and(|k| !cx.arrays[k].template && cx.arrays[k].own_storage() && !aligned_with(cx, k, &tkey))) {
             used.insert(x.name.clone());
             if x.write {
@@ -2703,6 +2709,10 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
         }
     }
 
+    if let Some((line, name)) = refused {
+        cx.err(u.file, line, format!("the loop ON template {} references the INHERIT dummy {name}, which is not aligned with the template: the runtime keeps no full copy of a dummy for such a loop (map the loop on {name}, or give the procedure the array through COMMON)", pl.on.as_ref().map_or(String::new(), |o| o.name.to_uppercase())));
+        return;
+    }
     if used.is_empty() {
         return;
     }

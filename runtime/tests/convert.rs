@@ -84,6 +84,19 @@ fn err_of(src: &str) -> String {
     conv("bad.fdv", src).expect_err("should be refused")
 }
 
+/// A loop ON a template of its own that references an INHERIT dummy not aligned with it is
+/// refused (the runtime keeps no full copy of a dummy for it; the loop would read the local
+/// block at global indices), with the line of the reference.
+#[test]
+fn a_template_loop_over_an_inherit_dummy_is_refused() {
+    let e = err_of(concat!(
+        "      PROGRAM P\n      INTEGER E(8,4)\nCDVM$ DISTRIBUTE E(BLOCK,*)\n      CALL W(E)\n      END\n",
+        "      SUBROUTINE W(X)\n      INTEGER X(8,4), J\nCDVM$ TEMPLATE T(1:4)\nCDVM$ DISTRIBUTE T(BLOCK)\nCDVM$ INHERIT X\n",
+        "CDVM$ PARALLEL (J) ON T(J)\n      DO J = 1, 4\n         X(8,J) = X(1,J) + J\n      END DO\n      END\n",
+    ));
+    assert!(e.contains("bad.fdv:13:") && e.contains("INHERIT dummy X"), "{e}");
+}
+
 #[test]
 fn refusals_name_file_and_line() {
     let e = err_of("      SUBROUTINE S(A)\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\n      A(1) = 0\n      END\n");

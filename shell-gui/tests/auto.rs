@@ -1066,6 +1066,27 @@ fn loops_parallel_under_run_time_tests_are_mapped_on_distributed_data() {
     }
 }
 
+/// A loop parallel under a run-time test over an INHERIT dummy (the subroutine gets E whole):
+/// where E's rows are divided no reference fits it, and the dummy has no full copy of its own
+/// to divide the loop over, so it runs as it is (divided on a template, `(BLOCK,*)` printed
+/// another checksum at `--np 2`: the loop read the local block at global indices). Every
+/// stored variant prints the sequential output.
+#[test]
+fn a_loop_over_an_inherited_dummy_is_not_divided_over_copies() {
+    assert!(have_gfortran());
+    let (dir, _) = auto_on("dummy-on-copies", "dummy_on_copies.f", "p.f", "p.fdv");
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let mut rows = 0;
+    every_variant_prints(&dir, &want, 4, |_, text| {
+        if text.contains("DISTRIBUTE E(BLOCK,*)") {
+            rows += 1;
+            let wsa = text.find("SUBROUTINE WSA").expect(text);
+            assert!(!text[wsa..].contains("ON SFT"), "{text}");
+        }
+    });
+    assert_eq!(rows, 1);
+}
+
 /// A note every distributed variant carries (a loop over an array that is never indexed with
 /// the distributed ones runs on every process) is printed once, under "in every distributed
 /// variant", not under each of them; a note of one variant only stays under it; no note line

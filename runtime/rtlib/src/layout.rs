@@ -215,9 +215,25 @@ impl Layout {
         full.then(|| (self.offset(lo), n))
     }
 
-    /// Visit the section lo..hi as runs contiguous in dimension 0: (element offset, length).
+    /// Visit the section lo..hi as contiguous runs: (element offset, length). Rows along
+    /// dimension 0 that follow one another in memory (a section spanning the block's first
+    /// dimensions, NPB's `RHS(1:5,0:36,J,K)`) make one run.
     fn runs(&self, lo: &[i64], hi: &[i64], f: &mut dyn FnMut(usize, usize)) {
-        rows(lo, hi, &mut |idx, len| f(self.offset(idx), len));
+        let mut run: Option<(usize, usize)> = None;
+        rows(lo, hi, &mut |idx, len| {
+            let off = self.offset(idx);
+            match run.as_mut() {
+                Some((o, l)) if *o + *l == off => *l += len,
+                _ => {
+                    if let Some((o, l)) = run.replace((off, len)) {
+                        f(o, l);
+                    }
+                }
+            }
+        });
+        if let Some((o, l)) = run {
+            f(o, l);
+        }
     }
 
     /// Copy the section lo..hi of the block at `a` into a new buffer.
@@ -241,9 +257,23 @@ impl Layout {
     /// `a` must be this layout's block, `dst` `to`'s, and the section inside both.
     pub unsafe fn copy_to(&self, a: *const u8, to: &Layout, dst: *mut u8, lo: &[i64], hi: &[i64]) {
         let es = self.esize;
+        // (rows contiguous in both layouts are copied as one run, as in `runs`)
+        let mut run: Option<(usize, usize, usize)> = None;
+        let copy = |(from, into, len): (usize, usize, usize)| std::ptr::copy_nonoverlapping(a.add(from * es), dst.add(into * es), len * es);
         rows(lo, hi, &mut |idx, len| {
-            std::ptr::copy_nonoverlapping(a.add(self.offset(idx) * es), dst.add(to.offset(idx) * es), len * es);
+            let (from, into) = (self.offset(idx), to.offset(idx));
+            match run.as_mut() {
+                Some((f, t, l)) if *f + *l == from && *t + *l == into => *l += len,
+                _ => {
+                    if let Some(r) = run.replace((from, into, len)) {
+                        copy(r);
+                    }
+                }
+            }
         });
+        if let Some(r) = run {
+            copy(r);
+        }
     }
 
     /// Copy a buffer made by `pack` (same section) into the block at `a`.
@@ -377,6 +407,35 @@ mod tests {
         unsafe { l.copy_to(a.as_ptr() as *const u8, &whole, w.as_mut_ptr() as *mut u8, &[2, 4], &[2, 4]) };
         assert_eq!(w[13], 5.5);
         assert_eq!(w.iter().filter(|x| **x != 0.0).count(), 1);
+    }
+
+    /// Rows that follow one another in memory are packed as one run: the sections spanning
+    /// the first dimensions (whole planes, a box of whole columns) and those that do not
+    /// give every element in the section's order, each from its own offset.
+    #[test]
+    fn packed_sections_hold_each_element_in_order() {
+        let whole = Layout::whole(8, &[1, 0, 0], &[5, 6, 3]);
+        let n = whole.count(&whole.alo, &whole.ahi);
+        let a: Vec<f64> = (0..n).map(|x| x as f64).collect();
+        for (lo, hi) in [([1, 0, 1], [5, 6, 2]), ([1, 2, 0], [5, 4, 3]), ([2, 0, 0], [4, 6, 3]), ([1, 3, 2], [5, 3, 2])] {
+            let buf = unsafe { whole.pack(a.as_ptr() as *const u8, &lo, &hi) };
+            let got: Vec<f64> = buf.chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+            let mut want = vec![];
+            for k in lo[2]..=hi[2] {
+                for j in lo[1]..=hi[1] {
+                    for i in lo[0]..=hi[0] {
+                        want.push(a[whole.offset(&[i, j, k])]);
+                    }
+                }
+            }
+            assert_eq!(got, want, "{lo:?}..{hi:?}");
+            let mut back = vec![-1.0f64; n];
+            unsafe { whole.unpack(back.as_mut_ptr() as *mut u8, &lo, &hi, &buf) };
+            let mut copied = vec![-1.0f64; n];
+            unsafe { whole.copy_to(a.as_ptr() as *const u8, &whole, copied.as_mut_ptr() as *mut u8, &lo, &hi) };
+            assert_eq!(back, copied, "{lo:?}..{hi:?}");
+            assert_eq!(back.iter().filter(|x| **x >= 0.0).count(), want.len());
+        }
     }
 
     #[test]
