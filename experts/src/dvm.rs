@@ -1240,13 +1240,33 @@ fn alignments(
     // to all offsets seen (weighted), the smallest among equals: an array read at I-1 and I+1
     // as often as at I, or only at I-1 and I+1 (a stencil), aligns at I; one read at I+1
     // everywhere aligns at I+1.
+    // A correspondence that names fewer dimensions and agrees on those it names adds its
+    // weight to the fuller one (NPB LU's flux nests over K and J index RSD(M,I,J,K) with the
+    // inner I not a nest variable: alone they would align RSD with U on J and K only, and
+    // the pipelines along I could not run on RSD).
+    let agrees = |part: &[Option<usize>], full: &[Option<usize>]| part.iter().zip(full).all(|(p, f)| p.is_none() || p == f);
     for (id, _) in candidates.iter().filter(|(id, _)| *id != tid) {
-        match votes.get(id).and_then(|v| v.iter().max_by(|a, b| a.1 .0.total_cmp(&b.1 .0))) {
-            Some((dims, (_, offs))) => {
+        let best = votes.get(id).and_then(|v| {
+            let score = |dims: &[Option<usize>]| -> (f64, usize) {
+                (v.iter().filter(|(d, _)| agrees(d, dims)).map(|(_, (w, _))| w).sum(), dims.iter().flatten().count())
+            };
+            v.keys().max_by(|a, b| {
+                let (sa, sb) = (score(a), score(b));
+                sa.0.total_cmp(&sb.0).then(sa.1.cmp(&sb.1))
+            })
+        });
+        match best {
+            Some(dims) => {
+                let v = &votes[id];
                 let map = dims
                     .iter()
-                    .zip(offs)
-                    .map(|(e, seen)| e.map(|e| (e, central_offset(seen))))
+                    .enumerate()
+                    .map(|(d, e)| {
+                        e.map(|e| {
+                            let seen: Vec<(i64, f64)> = v.iter().filter(|(k, _)| agrees(k, dims) && k[d] == Some(e)).flat_map(|(_, (_, offs))| offs[d].iter().copied()).collect();
+                            (e, central_offset(&seen))
+                        })
+                    })
                     .collect();
                 out.insert(id.clone(), map);
             }

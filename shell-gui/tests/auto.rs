@@ -1087,6 +1087,22 @@ fn a_loop_over_an_inherited_dummy_is_not_divided_over_copies() {
     assert_eq!(rows, 1);
 }
 
+/// R goes with the template U on every dimension the nests name together: the frequent nests
+/// over K and J (their loops over I below a work array's loop) agree with the sweep along I
+/// on J and K, and add their weight to its correspondence (alone they outweighed it, R was
+/// aligned `R(*,J,K)`, and every variant dividing I was rejected: "carries a dependence on R,
+/// which is not distributed"). Every stored variant prints the sequential output.
+#[test]
+fn nests_naming_fewer_dimensions_agree_with_the_fuller_alignment() {
+    assert!(have_gfortran());
+    let (dir, report) = auto_on("partial-align", "partial_align.f", "p.f", "p.fdv");
+    assert!(!report.contains("rejected"), "{report}");
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let mut aligned = 0;
+    every_variant_prints(&dir, &want, 8, |_, text| aligned += usize::from(text.contains("ALIGN R(I,J,K) WITH U(I,J,K)")));
+    assert_eq!(aligned, 7);
+}
+
 /// A note every distributed variant carries (a loop over an array that is never indexed with
 /// the distributed ones runs on every process) is printed once, under "in every distributed
 /// variant", not under each of them; a note of one variant only stays under it; no note line

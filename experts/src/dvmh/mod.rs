@@ -151,9 +151,23 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     all_loops.extend(added.iter().cloned());
     let mut notes = vec![];
     let mut plans: Vec<Plan> = vec![];
+    // (a loop ON a template of its own that references distributed arrays runs over full
+    // copies of them, which the runtime fetches and sends back on the host: no region)
+    let any_nest: BTreeMap<(usize, u32), &crate::dvm::Nest> = nests.iter().chain(&ex.versioned).map(|n| ((n.unit, n.line), n)).collect();
+    let over_copies = |u: usize, l: &ParallelLoop| -> bool {
+        let Some(on) = l.on.as_ref().filter(|on| s.templates.iter().any(|t| t.at == l.at && t.name.eq_ignore_ascii_case(&on.array))) else { return false };
+        let none = BTreeSet::new();
+        let distributed = distributed_in.get(&u).unwrap_or(&none);
+        let aligned_with_it = |a: &str| s.alignments.iter().any(|x| x.at == l.at && x.array.eq_ignore_ascii_case(a) && x.target.eq_ignore_ascii_case(&on.array));
+        any_nest.get(&(u, l.line)).is_some_and(|n| n.accesses.iter().any(|a| distributed.contains(&a.array) && !aligned_with_it(&a.array)))
+    };
     let mut par_of: BTreeMap<usize, BTreeMap<u32, &ParallelLoop>> = BTreeMap::new();
     for l in &all_loops {
         if let Some(u) = unit_of(&l.at) {
+            if over_copies(u, l) {
+                notes.push(format!("{}:{}: loop {} is not a region: it runs over full copies of distributed arrays (fetched and sent back on the host)", l.at.unit, l.line, l.line));
+                continue;
+            }
             par_of.entry(u).or_default().insert(l.line, l);
         }
     }
