@@ -587,7 +587,9 @@ class Gen:
         (its own test and the other's). Once per program (the sizes are set once); again, the
         `sized` piece. The main program does not declare W3 (SW3 sets it first): a caller that
         declares the block and calls SX then SY keeps W3 live where SX ends whatever the sizes
-        (what a call reads first is not taken under tests)."""
+        (what a call reads first is not taken under tests). On C (one program in three),
+        SX3 and SY3 sweep the lines of every plane: the distributed variants map their outer
+        loops on C's planes under the tests."""
         r = self.r
         if "sx" in self.used_procs or "sx3" in self.used_procs:
             return self.sized()
