@@ -2681,12 +2681,13 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
     for st in u.stmts.iter().filter(|x| body.contains(&x.id) && x.kind.is_executable()) {
         let (mut a, mut calls) = (vec![], vec![]);
         acc.stmt_accesses(st, &mut a, &mut calls);
-        // (an INHERIT dummy has no full copy of its own here: its references would read the
-        // local block at global indices)
-        if let Some(x) = a.iter().find(|x| vis.get(&x.name).is_some_and(|k| !cx.arrays[k].template && !cx.arrays[k].own_storage() && !aligned_with(cx, k, &tkey))) {
-            refused.get_or_insert((st.span.line, x.name.to_uppercase()));
-        }
-        for x in a.iter().filter(|x| vis.get(&x.name).is_some_and(|k| !cx.arrays[k].template && cx.arrays[k].own_storage() && !aligned_with(cx, k, &tkey))) {
+        for x in a.iter().filter(|x| vis.get(&x.name).is_some_and(|k| !cx.arrays[k].template && !aligned_with(cx, k, &tkey))) {
+            // (an INHERIT dummy has no full copy of its own here: its references would read
+            // the local block at global indices)
+            if !cx.arrays[&vis[&x.name]].own_storage() {
+                refused.get_or_insert((st.span.line, x.name.to_uppercase()));
+                continue;
+            }
             used.insert(x.name.clone());
             if x.write {
                 written.insert(x.name.clone());

@@ -219,21 +219,10 @@ impl Layout {
     /// dimension 0 that follow one another in memory (a section spanning the block's first
     /// dimensions, NPB's `RHS(1:5,0:36,J,K)`) make one run.
     fn runs(&self, lo: &[i64], hi: &[i64], f: &mut dyn FnMut(usize, usize)) {
-        let mut run: Option<(usize, usize)> = None;
-        rows(lo, hi, &mut |idx, len| {
+        merged_rows(lo, hi, &|idx| {
             let off = self.offset(idx);
-            match run.as_mut() {
-                Some((o, l)) if *o + *l == off => *l += len,
-                _ => {
-                    if let Some((o, l)) = run.replace((off, len)) {
-                        f(o, l);
-                    }
-                }
-            }
-        });
-        if let Some((o, l)) = run {
-            f(o, l);
-        }
+            (off, off)
+        }, &mut |off, _, len| f(off, len));
     }
 
     /// Copy the section lo..hi of the block at `a` into a new buffer.
@@ -257,23 +246,9 @@ impl Layout {
     /// `a` must be this layout's block, `dst` `to`'s, and the section inside both.
     pub unsafe fn copy_to(&self, a: *const u8, to: &Layout, dst: *mut u8, lo: &[i64], hi: &[i64]) {
         let es = self.esize;
-        // (rows contiguous in both layouts are copied as one run, as in `runs`)
-        let mut run: Option<(usize, usize, usize)> = None;
-        let copy = |(from, into, len): (usize, usize, usize)| std::ptr::copy_nonoverlapping(a.add(from * es), dst.add(into * es), len * es);
-        rows(lo, hi, &mut |idx, len| {
-            let (from, into) = (self.offset(idx), to.offset(idx));
-            match run.as_mut() {
-                Some((f, t, l)) if *f + *l == from && *t + *l == into => *l += len,
-                _ => {
-                    if let Some(r) = run.replace((from, into, len)) {
-                        copy(r);
-                    }
-                }
-            }
+        merged_rows(lo, hi, &|idx| (self.offset(idx), to.offset(idx)), &mut |from, into, len| {
+            std::ptr::copy_nonoverlapping(a.add(from * es), dst.add(into * es), len * es)
         });
-        if let Some(r) = run {
-            copy(r);
-        }
     }
 
     /// Copy a buffer made by `pack` (same section) into the block at `a`.
@@ -288,6 +263,27 @@ impl Layout {
             pos += len * es;
         });
         crate::gpu_abi::host_wrote(a, self, lo, hi);
+    }
+}
+
+/// Visit the section lo..hi as runs of rows along dimension 0 that follow one another at both
+/// offsets `off` gives (in one layout, or in the two a copy goes between): (first offset,
+/// second offset, length in elements).
+fn merged_rows(lo: &[i64], hi: &[i64], off: &dyn Fn(&[i64]) -> (usize, usize), f: &mut dyn FnMut(usize, usize, usize)) {
+    let mut run: Option<(usize, usize, usize)> = None;
+    rows(lo, hi, &mut |idx, len| {
+        let (x, y) = off(idx);
+        match run.as_mut() {
+            Some((rx, ry, l)) if *rx + *l == x && *ry + *l == y => *l += len,
+            _ => {
+                if let Some((rx, ry, l)) = run.replace((x, y, len)) {
+                    f(rx, ry, l);
+                }
+            }
+        }
+    });
+    if let Some((rx, ry, l)) = run {
+        f(rx, ry, l);
     }
 }
 
