@@ -609,6 +609,28 @@ class Gen:
         self.emit(f"call {sy}({tgt})", 1)
         self.emit("end do")
 
+    def planes(self):
+        """NPB LU's shape: a sequential loop over K calls PJC, whose loop over (J, I) reads plane K
+        of C next to each point (a shadow renewal limited to plane K), then PLW, a lower-
+        triangular sweep of plane K (ACROSS, pipelined in tiles; the corner behind, and plane
+        K-1); or (one program in three) RIN, a loop over K whose loops
+        over I each keep a work array to one I (under a variant dividing I, the K loop runs in
+        order and the loops inside it are mapped)."""
+        r = self.r
+        if r.random() < 0.34:
+            self.used_procs.add("rin")
+            self.emit("call rin(c)")
+            return
+        self.used_procs.update({"pjc", "plw"})
+        tgt = r.choice(["b", "e"])
+        # (two sweeps: a loop of one trip is parallel, and C passed inside it stays replicated)
+        self.emit("do it = 1, 2")
+        self.emit("do k = 2, n3", 1)
+        self.emit(f"call pjc(c, {tgt}, k)", 2)
+        self.emit("call plw(c, k)", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+
     def seq_update(self):
         """A sequential loop (a scalar recurrence carries it) that updates elements of an
         array reading only the element it writes (run by the owner alone under a
@@ -881,7 +903,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided, self.planes]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -1113,6 +1135,44 @@ class Gen:
                 "end do",
                 "end",
             ],
+            "pjc": [
+                "subroutine pjc(x, y, k)",
+                f"integer x({n1}, {self.n[1]}, {self.n[2]}), y({n1}, {self.n[1]}), k, i, j",
+                f"do j = 2, {self.n[1]}",
+                f"do i = 2, {n1}",
+                "y(i,j) = mod(y(i,j) + x(i-1,j,k) * 2 + x(i,j-1,k) + x(i,j,k), 997)",
+                "end do",
+                "end do",
+                "end",
+            ],
+            "plw": [
+                "subroutine plw(x, k)",
+                f"integer x({n1}, {self.n[1]}, {self.n[2]}), k, i, j",
+                f"do j = 2, {self.n[1]}",
+                f"do i = 2, {n1}",
+                "x(i,j,k) = mod(x(i,j,k) + x(i-1,j,k) * 3 + x(i,j-1,k) + x(i-1,j-1,k) + x(i,j,k-1), 1000)",
+                "end do",
+                "end do",
+                "end",
+            ],
+            "rin": [
+                "subroutine rin(x)",
+                f"integer x({n1}, {self.n[1]}, {self.n[2]}), w({self.n[1]}), i, j, k",
+                f"do k = 1, {self.n[2]}",
+                f"do i = 1, {n1}",
+                f"do j = 1, {self.n[1]}",
+                "w(j) = mod(x(i,j,k) * 7 + j, 100)",
+                "end do",
+                f"do j = 2, {self.n[1]} - 1",
+                "x(i,j,k) = mod(x(i,j,k) + w(j+1) - w(j-1) + 100, 1000)",
+                "end do",
+                "end do",
+                f"do i = 1, {n1}",
+                "x(i,1,k) = mod(x(i,1,k) + x(i,2,k), 1000)",
+                "end do",
+                "end do",
+                "end",
+            ],
             "sx3": [
                 "subroutine sx3(x)",
                 f"integer x({n1}, {self.n[1]}, {self.n[2]}), gs(2), ns1, ns2, w3(0:{n1 + 2}), i, j, k",
@@ -1153,7 +1213,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "show"]:
+        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)

@@ -137,6 +137,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
     // loops parallel under run-time tests (NPB SP's solvers: `DO K` over lines whose work
     // arrays are private when the grid has three points a side at least)
     let versioned = versioned_nests(analysis, dmachine);
+    let inner = inner_nests(analysis, dmachine, dnests.iter().chain(&versioned));
     let candidates = candidate_arrays(analysis, &nests, &versioned, &mut notes);
     // The template: the heaviest candidate of the highest rank.
     let mut weight: BTreeMap<ArrayId, f64> = BTreeMap::new();
@@ -243,7 +244,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
             });
             continue;
         }
-        match variant(analysis, dnests, &versioned, &tid, &formats, &aligns, dmachine, &counts) {
+        match variant(analysis, dnests, &versioned, &inner, &tid, &formats, &aligns, dmachine, &counts) {
             Ok(s) => schemes.push(s),
             Err(reasons) => {
                 let more = match reasons.len() {
@@ -2272,6 +2273,7 @@ fn variant(
     analysis: &Analysis,
     nests: &[Nest],
     versioned: &[Nest],
+    inner: &InnerNests,
     tid: &ArrayId,
     formats: &[Format],
     aligns: &BTreeMap<ArrayId, AlignMap>,
@@ -2287,6 +2289,7 @@ fn variant(
         .collect();
     let mut versioned_notes = vec![];
     let nests = &with_versioned(prog, nests, versioned, &dist, aligns, &mut versioned_notes);
+    let nests = &with_inner(prog, nests, inner, &dist, aligns, &mut versioned_notes);
     let tname_any = name_of(prog, tid);
     let name = format!(
         "({})",
@@ -2647,6 +2650,116 @@ fn with_versioned(prog: &analyzer::program::Program, nests: &[Nest], versioned: 
     out
 }
 
+/// The nests inside a nest's outermost loop, as the nest finder sees them when that loop runs
+/// in order, by (unit, line) of the nest; the same for each of those, two levels down.
+type InnerNests = BTreeMap<(usize, u32), Vec<Nest>>;
+
+fn inner_nests<'a>(analysis: &Analysis, m: &MachineModel, nests: impl Iterator<Item = &'a Nest>) -> InnerNests {
+    fn find<'n>(unit: &Unit, nodes: &'n [Node], line: u32) -> Option<&'n Node> {
+        for n in nodes {
+            match n {
+                Node::Do { header, body, .. } => {
+                    if unit.stmt(*header).span.line == line {
+                        return Some(n);
+                    }
+                    if let Some(x) = find(unit, body, line) {
+                        return Some(x);
+                    }
+                }
+                Node::If { arms, .. } => {
+                    if let Some(x) = arms.iter().find_map(|(_, b)| find(unit, b, line)) {
+                        return Some(x);
+                    }
+                }
+                Node::Stmt(_) => {}
+            }
+        }
+        None
+    }
+    let prog = &analysis.program;
+    let mut out = InnerNests::new();
+    let mut todo: Vec<(Nest, usize)> = nests.map(|n| (n.clone(), 0)).collect();
+    while let Some((n, depth)) = todo.pop() {
+        if out.contains_key(&(n.unit, n.line)) {
+            continue;
+        }
+        let unit = &prog.units[n.unit];
+        let Some(Node::Do { body, .. }) = find(unit, &unit.body, n.line) else { continue };
+        let loops = loop_map(analysis, n.unit);
+        let mut found = vec![];
+        walk_nests(analysis, n.unit, unit, &loops, body, n.times * trips(&n.levels[0], m), m, &mut found);
+        if depth < 2 {
+            todo.extend(found.iter().map(|f| (f.clone(), depth + 1)));
+        }
+        out.insert((n.unit, n.line), found);
+    }
+    out
+}
+
+/// The nests a variant maps, where a nest no reference of which fits this distribution
+/// (`Unfit::Unalignable`) runs in order on every process instead and the parallel loops
+/// inside it are mapped on the distributed data: NPB LU's eta-direction fluxes in RHS, `DO K`
+/// around loops over I that a `(*,BLOCK,*,*)` variant divides (the K loop's iterations touch
+/// every I, and over full copies each execution moved half of U, RHO_I and QS between the
+/// processes). Taken only when every nest inside (two levels down at most) is mapped without
+/// messages (no shadow renewal, pipeline, remote access or merge of a replicated array) or
+/// touches no distributed array (no reduction either: each execution would combine the
+/// processes' results), and the nest touches distributed data nowhere else (that would be
+/// ordinary code); elsewhere the nest stays as it is (divided over full copies or run as
+/// ordinary code). The notes say which were taken.
+fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNests, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, notes: &mut Vec<String>) -> Vec<Nest> {
+    fn expand(prog: &analyzer::program::Program, n: &Nest, inner: &InnerNests, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Option<Vec<Nest>> {
+        let alts = inner.get(&(n.unit, n.line)).filter(|a| !a.is_empty())?;
+        let mut out = vec![];
+        let mut mapped = false;
+        for a in alts {
+            match map_nest(prog, a, dist, aligns) {
+                Ok(Some(mp))
+                    if mp.shadow.is_empty()
+                        && mp.across.is_empty()
+                        && mp.remote.is_empty()
+                        && a.levels.iter().all(|l| l.reductions.is_empty())
+                        && merged_arrays(prog, a, dist, aligns).is_empty() =>
+                {
+                    out.push(a.clone());
+                    mapped = true;
+                }
+                Ok(None) => out.push(a.clone()),
+                Err(Unfit::Unalignable(_)) => {
+                    out.extend(expand(prog, a, inner, dist, aligns)?);
+                    mapped = true;
+                }
+                _ => return None,
+            }
+        }
+        mapped.then_some(out)
+    }
+    let mut out = vec![];
+    for n in nests {
+        if matches!(map_nest(prog, n, dist, aligns), Err(Unfit::Unalignable(_))) {
+            // (what the nest does with distributed data outside the loops inside it would be
+            // ordinary code: element reads one at a time, or refused, `CALL ROW(A(1,K))`)
+            let inside = |l: u32, list: &[Nest]| list.iter().any(|x| x.line <= l && l <= x.end_line);
+            let covered = |list: &Vec<Nest>| n.accesses.iter().filter(|a| distributed_map(prog, n.unit, &a.array, dist, aligns).is_some()).all(|a| !a.via_call && inside(a.line, list));
+            if let Some(list) = expand(prog, n, inner, dist, aligns).filter(covered) {
+                let at = unit_ref(prog, n.unit);
+                let lines: Vec<String> = list.iter().map(|x| x.line.to_string()).collect();
+                notes.push(format!(
+                    "{}:{} (unit {}): runs in order on every process (its iterations touch every index of a distributed dimension), and the parallel loops inside it at lines {} are mapped on the distributed data",
+                    at.file,
+                    n.line,
+                    upper(&at.unit),
+                    lines.join(", ")
+                ));
+                out.extend(list);
+                continue;
+            }
+        }
+        out.push(n.clone());
+    }
+    out
+}
+
 /// Estimated executions of every statement of a unit (the product of the trip counts of the
 /// loops around it), and the outermost DO loop around it.
 fn stmt_times(analysis: &Analysis, ui: usize, m: &MachineModel) -> BTreeMap<StmtId, (f64, Option<StmtId>)> {
@@ -2885,7 +2998,15 @@ fn estimate(
                     if grid[k] <= 1 {
                         continue;
                     }
-                    let face: f64 = (0..tbounds.len()).filter(|x| *x != t).map(local).product();
+                    // (a dimension the nest's references index by one value, a plane it does
+                    // not change: the runtime exchanges that plane only, `sapfor_limit`)
+                    let face: f64 = (0..tbounds.len())
+                        .filter(|x| *x != t)
+                        .map(|x| {
+                            let narrowed = map.iter().enumerate().find(|(_, s)| s.is_some_and(|(tx, _)| tx == x)).and_then(|(dd, _)| limited_extent(n, &w.array, dd));
+                            narrowed.map_or(local(x), |e| e.min(local(x)))
+                        })
+                        .product();
                     for wd in [*lo, *hi] {
                         if wd > 0 {
                             msg_time += m.message_s(face * wd as f64 * elem);
@@ -3003,6 +3124,30 @@ fn estimate(
         }
     }
     best.unwrap_or_default()
+}
+
+/// How many indices of dimension `d` of `array` the nest references, where every reference
+/// indexes it by one value the nest does not change (plus constants) or by constants: the
+/// runtime then limits the array's shadow exchanges for the nest to that range (`sapfor_limit`;
+/// NPB LU's `JACLD(K)` exchanges one plane of U, not the whole face). None otherwise.
+fn limited_extent(n: &Nest, array: &str, d: usize) -> Option<f64> {
+    let mut form: Option<(Option<&Name>, i64, i64)> = None;
+    for a in n.accesses.iter().filter(|a| a.array == array) {
+        if a.via_call {
+            return None;
+        }
+        let (var, c) = match a.subs.as_ref()?.get(d)? {
+            SubForm::Invariant { var, offset } => (Some(var), *offset),
+            SubForm::Const(c) => (None, *c),
+            _ => return None,
+        };
+        form = match form {
+            None => Some((var, c, c)),
+            Some((v, lo, hi)) if v == var => Some((v, lo.min(c), hi.max(c))),
+            Some(_) => return None,
+        };
+    }
+    form.map(|(_, lo, hi)| (hi - lo + 1) as f64)
 }
 
 /// The loops of a unit, by line, that no variant maps (for reports): nests with a reason.

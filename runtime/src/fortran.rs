@@ -113,6 +113,15 @@ module sapfor_rt
       type(*), dimension(*) :: a
       integer(c_int64_t), intent(in) :: wlo(*), whi(*)
     end subroutine
+    subroutine sapfor_limit(h, mask, lo, hi) bind(C, name='sapfor_limit')
+      import :: c_int64_t
+      integer(c_int64_t), value :: h, mask
+      integer(c_int64_t), intent(in) :: lo(*), hi(*)
+    end subroutine
+    subroutine sapfor_unlimit(h) bind(C, name='sapfor_unlimit')
+      import :: c_int64_t
+      integer(c_int64_t), value :: h
+    end subroutine
     subroutine sapfor_across_begin(h, a, wlo, whi, dirs) bind(C, name='sapfor_across_begin')
       import :: c_int64_t
       integer(c_int64_t), value :: h

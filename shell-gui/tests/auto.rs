@@ -1150,3 +1150,59 @@ fn a_loop_is_not_divided_along_an_axis_where_an_array_it_writes_has_copies() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), want);
 }
+
+/// Plane sweeps in NPB LU's shape: a sequential loop over K calls a procedure whose loop reads
+/// plane K of U next to each point, and a lower-triangular sweep over plane K (ACROSS, with a
+/// constant first subscript `V(1,I-1,J,K)` and plane K-1). Each such loop exchanges only the
+/// planes it references (`sapfor_limit`; before, the whole face of U and V travelled at every
+/// call), and the sweep is pipelined in tiles (before, the constant subscript kept it whole:
+/// each process waited for the previous one to finish its plane). Every stored variant prints
+/// what the sequential program prints with processes, threads and the emulator.
+#[test]
+fn loops_over_one_plane_exchange_that_plane_and_sweeps_pipeline() {
+    assert!(have_gfortran());
+    let (dir, _) = auto_on("plane-sweeps", "plane_sweeps.f", "p.f", "auto.fdv");
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let mut on_i = vec![];
+    every_variant_prints(&dir, &want, 4, |id, text| {
+        if text.contains("CDVM$ DISTRIBUTE U(*,BLOCK,*,*)") {
+            on_i.push(id);
+        }
+    });
+    assert_eq!(on_i.len(), 1, "{on_i:?}");
+    // the converted program of the (*,BLOCK,*,*) variant
+    let name = format!("v{}", on_i[0]);
+    let keep = dir.join("keep");
+    let out = sapfor().current_dir(&dir).args(["build", &format!("{name}.fdv"), "-o", &name, "--keep"]).arg(&keep).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let f90 = std::fs::read_to_string(keep.join(format!("{name}.f90"))).unwrap();
+    for want in [
+        "call sapfor_limit(sh_c_fld_u, 8_c_int64_t, [0_c_int64_t, 0_c_int64_t, 0_c_int64_t, int(k + (0), c_int64_t)], [0_c_int64_t, 0_c_int64_t, 0_c_int64_t, int(k + (0), c_int64_t)])",
+        "call sapfor_limit(sh_lower_v, 8_c_int64_t, [0_c_int64_t, 0_c_int64_t, 0_c_int64_t, int(k + (-1), c_int64_t)], [0_c_int64_t, 0_c_int64_t, 0_c_int64_t, int(k + (0), c_int64_t)])",
+        "call sapfor_across_tile(sh_lower_v,",
+    ] {
+        assert!(f90.contains(want), "missing `{want}`:\n{f90}");
+    }
+}
+
+/// A parallel loop over K whose iterations touch every I (its loops over I keep the work array
+/// F to one I each, NPB LU's eta-direction fluxes): a variant that divides I runs the K loop in
+/// order on every process and maps the loops over I inside it on the distributed data, with
+/// no message, instead of dividing K over full copies of R and U (each execution moved half
+/// of them between the processes). Every stored variant prints what the sequential program
+/// prints with processes, threads and the emulator.
+#[test]
+fn a_loop_whose_iterations_span_a_divided_dimension_maps_the_loops_inside_it() {
+    assert!(have_gfortran());
+    let (dir, report) = auto_on("inner-loops", "inner_loops.f", "p.f", "auto.fdv");
+    let note = "p.f:20 (unit ETA): runs in order on every process (its iterations touch every index of a distributed dimension), and the parallel loops inside it at lines 21, 34 are mapped on the distributed data";
+    assert!(report.contains(note), "{report}");
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let mut inner = vec![];
+    every_variant_prints(&dir, &want, 8, |id, text| {
+        if text.contains("         do k = 2, n - 1\nCDVM$ PARALLEL (I) ON R(*,I,*,K), PRIVATE(F,J,M)\n            do i = 2, n - 1\n") {
+            inner.push(id);
+        }
+    });
+    assert!(!inner.is_empty());
+}

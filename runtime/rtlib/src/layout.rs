@@ -219,10 +219,8 @@ impl Layout {
     /// dimension 0 that follow one another in memory (a section spanning the block's first
     /// dimensions, NPB's `RHS(1:5,0:36,J,K)`) make one run.
     fn runs(&self, lo: &[i64], hi: &[i64], f: &mut dyn FnMut(usize, usize)) {
-        merged_rows(lo, hi, &|idx| {
-            let off = self.offset(idx);
-            (off, off)
-        }, &mut |off, _, len| f(off, len));
+        let me = (&self.alo[..], &self.ahi[..]);
+        merged_rows(lo, hi, me, me, &mut |off, _, len| f(off, len));
     }
 
     /// Copy the section lo..hi of the block at `a` into a new buffer.
@@ -246,7 +244,7 @@ impl Layout {
     /// `a` must be this layout's block, `dst` `to`'s, and the section inside both.
     pub unsafe fn copy_to(&self, a: *const u8, to: &Layout, dst: *mut u8, lo: &[i64], hi: &[i64]) {
         let es = self.esize;
-        merged_rows(lo, hi, &|idx| (self.offset(idx), to.offset(idx)), &mut |from, into, len| {
+        merged_rows(lo, hi, (&self.alo, &self.ahi), (&to.alo, &to.ahi), &mut |from, into, len| {
             std::ptr::copy_nonoverlapping(a.add(from * es), dst.add(into * es), len * es)
         });
     }
@@ -266,52 +264,60 @@ impl Layout {
     }
 }
 
-/// Visit the section lo..hi as runs of rows along dimension 0 that follow one another at both
-/// offsets `off` gives (in one layout, or in the two a copy goes between): (first offset,
-/// second offset, length in elements).
-fn merged_rows(lo: &[i64], hi: &[i64], off: &dyn Fn(&[i64]) -> (usize, usize), f: &mut dyn FnMut(usize, usize, usize)) {
-    let mut run: Option<(usize, usize, usize)> = None;
-    rows(lo, hi, &mut |idx, len| {
-        let (x, y) = off(idx);
-        match run.as_mut() {
-            Some((rx, ry, l)) if *rx + *l == x && *ry + *l == y => *l += len,
-            _ => {
-                if let Some((rx, ry, l)) = run.replace((x, y, len)) {
-                    f(rx, ry, l);
-                }
-            }
-        }
-    });
-    if let Some((rx, ry, l)) = run {
-        f(rx, ry, l);
-    }
-}
-
-/// Visit the section lo..hi row by row along dimension 0: (global index of the row's first
-/// element, row length). Nothing for an empty section.
-fn rows(lo: &[i64], hi: &[i64], f: &mut dyn FnMut(&[i64], usize)) {
+/// Visit the section lo..hi as runs of elements that follow one another in two layouts at
+/// once (allocated bounds `a` and `b`; the same twice for one layout): (offset in the first,
+/// offset in the second, length in elements). Rows along dimension 0 make one run with the
+/// rows after them for as long as every dimension below spans its allocated range in both
+/// (a section spanning the block's first dimensions, NPB's `RHS(1:5,0:36,J,K)`, is one run per
+/// (J,K)); the offsets of the runs are stepped, not computed per row. Nothing for an empty
+/// section.
+fn merged_rows(lo: &[i64], hi: &[i64], a: (&[i64], &[i64]), b: (&[i64], &[i64]), f: &mut dyn FnMut(usize, usize, usize)) {
     let r = lo.len();
     if lo.iter().zip(hi).any(|(l, h)| h < l) {
         return;
     }
     if r == 0 {
-        f(&[], 1);
+        f(0, 0, 1);
         return;
     }
-    let len = (hi[0] - lo[0] + 1) as usize;
+    let strides = |(alo, ahi): (&[i64], &[i64])| -> Vec<i64> {
+        let mut s = Vec::with_capacity(r);
+        let mut m = 1i64;
+        for d in 0..r {
+            s.push(m);
+            m *= (ahi[d] - alo[d] + 1).max(0);
+        }
+        s
+    };
+    let (sa, sb) = (strides(a), strides(b));
+    let ext: Vec<i64> = (0..r).map(|d| hi[d] - lo[d] + 1).collect();
+    let full = |d: usize| lo[d] == a.0[d] && hi[d] == a.1[d] && lo[d] == b.0[d] && hi[d] == b.1[d];
+    // the run: dimensions 0..=k (all but the last of them full in both layouts)
+    let mut k = 0;
+    let mut len = ext[0];
+    while k + 1 < r && full(k) {
+        k += 1;
+        len *= ext[k];
+    }
+    let mut oa: i64 = (0..r).map(|d| (lo[d] - a.0[d]) * sa[d]).sum();
+    let mut ob: i64 = (0..r).map(|d| (lo[d] - b.0[d]) * sb[d]).sum();
     let mut idx: Vec<i64> = lo.to_vec();
     loop {
-        f(&idx, len);
-        let mut d = 1;
+        f(oa as usize, ob as usize, len as usize);
+        let mut d = k + 1;
         loop {
             if d >= r {
                 return;
             }
             idx[d] += 1;
+            oa += sa[d];
+            ob += sb[d];
             if idx[d] <= hi[d] {
                 break;
             }
             idx[d] = lo[d];
+            oa -= ext[d] * sa[d];
+            ob -= ext[d] * sb[d];
             d += 1;
         }
     }
@@ -431,6 +437,33 @@ mod tests {
             unsafe { whole.copy_to(a.as_ptr() as *const u8, &whole, copied.as_mut_ptr() as *mut u8, &lo, &hi) };
             assert_eq!(back, copied, "{lo:?}..{hi:?}");
             assert_eq!(back.iter().filter(|x| **x >= 0.0).count(), want.len());
+        }
+    }
+
+    /// A copy between two layouts that differ (a block with shadow edges along its divided
+    /// second dimension, the whole array) puts every element of the section at its own global
+    /// index and nothing else, whether the section's first dimensions span both layouts (one
+    /// run per outer index) or not.
+    #[test]
+    fn copies_between_layouts_keep_global_indices() {
+        let l = Layout::new(8, vec![dim(1, 5, None), dim(1, 8, Some(0)), dim(0, 3, None)], &[2], &[1]);
+        let whole = Layout::whole(8, &[1, 1, 0], &[5, 8, 3]);
+        let n = l.count(&l.alo, &l.ahi);
+        let a: Vec<f64> = (0..n).map(|x| x as f64 + 1.0).collect();
+        let own = (l.own_lo.clone(), l.own_hi.clone());
+        for (lo, hi) in [(own.0.clone(), own.1.clone()), (vec![1, 5, 1], vec![5, 7, 2]), (vec![2, 6, 0], vec![4, 8, 3]), (vec![1, 5, 3], vec![5, 5, 3])] {
+            let mut w = vec![0.0f64; whole.count(&whole.alo, &whole.ahi)];
+            unsafe { l.copy_to(a.as_ptr() as *const u8, &whole, w.as_mut_ptr() as *mut u8, &lo, &hi) };
+            let mut count = 0;
+            for k in lo[2]..=hi[2] {
+                for j in lo[1]..=hi[1] {
+                    for i in lo[0]..=hi[0] {
+                        assert_eq!(w[whole.offset(&[i, j, k])], a[l.offset(&[i, j, k])], "({i},{j},{k}) of {lo:?}..{hi:?}");
+                        count += 1;
+                    }
+                }
+            }
+            assert_eq!(w.iter().filter(|x| **x != 0.0).count(), count, "{lo:?}..{hi:?}");
         }
     }
 

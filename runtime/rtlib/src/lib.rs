@@ -135,6 +135,10 @@ struct Rt {
     fetch: Stat,
     /// Read caches of distributed arrays, by handle (see `sapfor_cache_begin`).
     caches: BTreeMap<i64, ReadCache>,
+    /// Boxes that the shadow exchanges and ACROSS messages of an array are limited to while a
+    /// parallel loop that reads only that box runs (`sapfor_limit`), by handle: lower and upper
+    /// global bounds per dimension (`i64::MIN`/`i64::MAX` where a dimension is not limited).
+    limits: BTreeMap<i64, (Vec<i64>, Vec<i64>)>,
     gather: Stat,
     finalized: bool,
 }
@@ -495,6 +499,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         cached: Stat::new(),
         fetch: Stat::new(),
         caches: BTreeMap::new(),
+        limits: BTreeMap::new(),
         gather: Stat::new(),
         finalized: false,
     };
@@ -976,27 +981,60 @@ pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64
         let l = rt.layout(h).clone();
         let r = l.dims.len();
         let (wlo, whi) = (slice(wlo, r), slice(whi, r));
+        let lim = rt.limits.get(&h).cloned();
         let mut bytes = 0;
         for d in 0..r {
-            bytes += exchange(rt, &l, a, d, wlo[d], whi[d], true, true);
+            bytes += exchange(rt, &l, a, d, wlo[d], whi[d], lim.as_ref());
         }
         rt.shadow.add(t, bytes);
     })
 }
 
+/// The next shadow renewals and ACROSS messages of array `h` carry only the box `lo..hi` in
+/// the dimensions whose bit is set in `mask` (bit 0 for the first dimension), until
+/// `sapfor_unlimit`: what a parallel loop does with the array lies in that box (its references
+/// index such a dimension by one value the loop does not change, plus constants: NPB LU's
+/// `JACLD(K)` reads plane K of U, whose shadow edges along a divided I used to travel whole).
+/// The box is the same on every process, so the messages stay paired (a message may become
+/// empty).
+///
+/// # Safety
+/// `lo`/`hi` hold one bound per dimension of the array.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_limit(h: i64, mask: i64, lo: *const i64, hi: *const i64) {
+    with(|rt| {
+        let r = rt.layout(h).dims.len();
+        let (lo, hi) = (slice(lo, r), slice(hi, r));
+        let limited = |d: usize| mask >> d & 1 == 1;
+        let lo = (0..r).map(|d| if limited(d) { lo[d] } else { i64::MIN }).collect();
+        let hi = (0..r).map(|d| if limited(d) { hi[d] } else { i64::MAX }).collect();
+        rt.limits.insert(h, (lo, hi));
+    })
+}
+
+/// The end of the loop `sapfor_limit` was called for: exchanges of `h` carry whole planes again.
+#[no_mangle]
+pub extern "C" fn sapfor_unlimit(h: i64) {
+    with(|rt| {
+        rt.limits.remove(&h);
+    })
+}
+
+/// A section's bounds `lo..hi` narrowed to a limit box (see `sapfor_limit`) in every dimension
+/// but `d` (the one the message crosses). The section may become empty.
+fn clip(lim: Option<&(Vec<i64>, Vec<i64>)>, d: usize, lo: &mut [i64], hi: &mut [i64]) {
+    if let Some((llo, lhi)) = lim {
+        for k in (0..lo.len()).filter(|&k| k != d) {
+            lo[k] = lo[k].max(llo[k]);
+            hi[k] = hi[k].min(lhi[k]);
+        }
+    }
+}
+
 /// Exchange along dimension `d`: the low shadow (width wl) is filled from the low
-/// neighbour, the high shadow (width wh) from the high neighbour. `fill_low`/`fill_high`
-/// select the directions. Returns bytes received.
-unsafe fn exchange(
-    rt: &Rt,
-    l: &Layout,
-    a: *mut u8,
-    d: usize,
-    wl: i64,
-    wh: i64,
-    fill_low: bool,
-    fill_high: bool,
-) -> u64 {
+/// neighbour, the high shadow (width wh) from the high neighbour, within the limit box `lim`
+/// in the other dimensions. Returns bytes received.
+unsafe fn exchange(rt: &Rt, l: &Layout, a: *mut u8, d: usize, wl: i64, wh: i64, lim: Option<&(Vec<i64>, Vec<i64>)>) -> u64 {
     let Some(axis) = l.dims[d].axis else { return 0 };
     if l.empty() {
         return 0;
@@ -1027,8 +1065,8 @@ unsafe fn exchange(
         }
     }
     // my own edges, below and above
-    let my_low = if fill_low && wl > 0 { (l.own_lo[d] - wl, l.own_lo[d] - 1) } else { (1, 0) };
-    let my_high = if fill_high && wh > 0 { (l.own_hi[d] + 1, l.own_hi[d] + wh) } else { (1, 0) };
+    let my_low = if wl > 0 { (l.own_lo[d] - wl, l.own_lo[d] - 1) } else { (1, 0) };
+    let my_high = if wh > 0 { (l.own_hi[d] + 1, l.own_hi[d] + wh) } else { (1, 0) };
     // What I send to another process: the planes of mine that fall into its shadow edge on
     // my side (widths are requested alike on every process, clipped to each one's allocated
     // range). A contiguous slab travels straight from and into the block; any other one
@@ -1041,6 +1079,7 @@ unsafe fn exchange(
         let mut hi = l.ahi.clone();
         lo[d] = from;
         hi[d] = to;
+        clip(lim, d, &mut lo, &mut hi);
         match l.contiguous(&lo, &hi) {
             Some((off, n)) => {
                 if fill {
@@ -1073,10 +1112,10 @@ unsafe fn exchange(
         let below = nl.own_hi[d] < l.own_lo[d];
         // its shadow edge facing me, and mine facing it
         let (theirs, mine) = if below {
-            let nwh = if fill_high { wh_req.min(nl.ahi[d] - nl.own_hi[d]).max(0) } else { 0 };
+            let nwh = wh_req.min(nl.ahi[d] - nl.own_hi[d]).max(0);
             ((nl.own_hi[d] + 1, nl.own_hi[d] + nwh), my_low)
         } else {
-            let nwl = if fill_low { wl_req.min(nl.own_lo[d] - nl.alo[d]).max(0) } else { 0 };
+            let nwl = wl_req.min(nl.own_lo[d] - nl.alo[d]).max(0);
             ((nl.own_lo[d] - nwl, nl.own_lo[d] - 1), my_high)
         };
         let (slo, shi) = (theirs.0.max(l.own_lo[d]), theirs.1.min(l.own_hi[d]));
@@ -1158,11 +1197,12 @@ unsafe fn across_step(
         let l = rt.layout(h).clone();
         let r = l.dims.len();
         let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
+        let lim = rt.limits.get(&h).cloned();
         let mut bytes = 0;
         for d in (0..r).filter(|&d| dims(d)) {
             let (dir, w) = if dirs[d] < 0 { (-1, whi[d]) } else { (1, wlo[d]) };
             if w > 0 {
-                bytes += pipe_in(rt, &l, a, d, w, dir, send, t);
+                bytes += pipe_in(rt, &l, a, d, w, dir, send, t, lim.as_ref());
             }
         }
         rt.across.add(start, bytes);
@@ -1195,7 +1235,7 @@ pub unsafe extern "C" fn sapfor_across_end(h: i64, a: *mut u8, wlo: *const i64, 
 /// highest ones upwards, the lowest downwards) to the next neighbour; otherwise receive the
 /// previous neighbour's into my shadow on its side. `t` restricts dimension `t.0` to the
 /// global range t.1..=t.2 (one tile; the first and last tiles extend over the shadow edges
-/// so corners travel too).
+/// so corners travel too); `lim` narrows the other dimensions (see `sapfor_limit`).
 #[allow(clippy::too_many_arguments)]
 unsafe fn pipe_in(
     rt: &Rt,
@@ -1206,6 +1246,7 @@ unsafe fn pipe_in(
     dir: i64,
     send: bool,
     t: Option<(usize, i64, i64)>,
+    lim: Option<&(Vec<i64>, Vec<i64>)>,
 ) -> u64 {
     let Some(axis) = l.dims[d].axis else { return 0 };
     if l.empty() {
@@ -1236,6 +1277,7 @@ unsafe fn pipe_in(
             return 0;
         }
     }
+    clip(lim, d, &mut lo, &mut hi);
     if send {
         // as far as the receiver's shadow on my side reaches
         let w = w.min(if dir > 0 { nl.own_lo[d] - nl.alo[d] } else { nl.ahi[d] - nl.own_hi[d] });
