@@ -263,3 +263,26 @@ fn dummies_bound_to_one_array_inherit_its_distribution() {
         r.notes
     );
 }
+
+/// A loop that reads one plane of U (`JAC(K)` of the plane-sweeps fixture, called for each K)
+/// renews only that plane's shadow edge, as the runtime does (`sapfor_limit`): the model's
+/// message carries the face of one plane, 5 x 16 elements, not the local block's whole face
+/// (5 x 16 x 16).
+#[test]
+fn a_loop_over_one_plane_exchanges_that_plane() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shell-gui/tests/data/plane_sweeps.f");
+    let a = analyzer::report::analyze(&[p], &Default::default());
+    let m = MachineModel {
+        processes: 2,
+        ..Default::default()
+    };
+    let r = dvm::run(&a, &m);
+    let s = by_name(&r, "(*,BLOCK,*,*)");
+    // JAC's loop (line 45) runs 3 sweeps x 15 planes = 45 times; one message a run (width 1
+    // below, on the process that has a neighbour there) of 5 x 16 doubles
+    let note = s.estimate.notes.iter().find(|n| n.starts_with("loop at line 45:")).expect("JAC's loop");
+    let comm: f64 = note.split("communication ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    let plane = 45.0 * m.message_s(5.0 * 16.0 * 8.0);
+    let whole = 45.0 * m.message_s(5.0 * 16.0 * 16.0 * 8.0);
+    assert!((comm - plane).abs() < 1e-6 && (whole - plane) > 1e-5, "{note}: one plane {plane}, whole face {whole}");
+}
