@@ -164,7 +164,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
         })
         .map(|(id, r)| (id.clone(), *r));
     let replicated = replicated_scheme(analysis, &nests, &machine);
-    let Some((tid, trank)) = template else {
+    let Some((_, trank)) = template else {
         notes.push("no array is worth distributing: nothing distributed".into());
         for o in distribute_overrides(analysis) {
             notes.push(format!("{o}: {NOT_APPLIED}: no array of the program is worth distributing (see the notes above)"));
@@ -183,82 +183,110 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
             rejected: vec![],
         };
     };
-    let tname = name_of(prog, &tid);
-    notes.push(format!("template: array {} (rank {trank})", upper(&tname)));
-    // Alignment of the other candidates with the template.
-    let aligns = alignments(analysis, &nests, &candidates, &tid, &mut notes);
-    // Distribution overrides restrict the variants.
-    let forced: Option<Vec<Format>> = analysis.hints.iter().find_map(|o| match o {
-        Override::Distribute { array, formats } if *array == tname && formats.len() == trank => {
-            Some(
-                formats
-                    .iter()
-                    .map(|f| {
-                        if f.trim() == "*" {
-                            Format::Star
-                        } else {
-                            Format::Block
-                        }
-                    })
-                    .collect(),
-            )
-        }
-        _ => None,
+    // The template: the heaviest candidate of the highest rank; where every variant of it is
+    // rejected, the next heaviest of that rank (three at most; NPB CG: the nonzeros A, whose
+    // only variant a setup loop rejects, then the vectors). Not with a distribution
+    // refinement, which names its template.
+    let mut order: Vec<(ArrayId, usize)> = candidates.iter().map(|(id, r)| (id.clone(), *r)).collect();
+    order.sort_by(|(a, ra), (b, rb)| {
+        rb.cmp(ra)
+            .then(weight.get(b).unwrap_or(&0.0).total_cmp(weight.get(a).unwrap_or(&0.0)))
+            .then(a.cmp(b))
     });
-    // distribution refinements the variants below cannot honour
-    for o in distribute_overrides(analysis) {
-        let Override::Distribute { array, formats } = o else { continue };
-        if *array != tname {
-            let why = match candidates.iter().find(|(id, _)| name_of(prog, id) == *array) {
-                Some(_) => format!("the distribution follows the template {}: {} is aligned with it (refine the template instead)", upper(&tname), upper(array)),
-                None => format!("{} is not a candidate for distribution (see the notes above)", upper(array)),
-            };
-            notes.push(format!("{o}: {NOT_APPLIED}: {why}"));
-        } else if formats.len() != trank {
-            notes.push(format!("{o}: {NOT_APPLIED}: {} has rank {trank}, the refinement gives {} format(s)", upper(array), formats.len()));
-        }
-    }
+    let tries: Vec<(ArrayId, usize)> = order.iter().filter(|(_, r)| *r == trank).take(if distribute_overrides(analysis).next().is_some() { 1 } else { 3 }).cloned().collect();
     let mut schemes = vec![];
-    let mut rejected = vec![];
-    for mask in 1u32..(1 << trank) {
-        let formats: Vec<Format> = (0..trank)
-            .map(|d| {
-                if mask & (1 << d) != 0 {
-                    Format::Block
-                } else {
-                    Format::Star
-                }
-            })
-            .collect();
-        let name = format!("({})", formats.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(","));
-        if let Some(f) = forced.as_ref().filter(|f| **f != formats) {
-            let want = f.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(",");
-            rejected.push(Rejected {
-                expert: "dvm".into(),
-                name,
-                reasons: vec![Reason {
-                    at: None,
-                    line: None,
-                    text: format!("not considered: a refinement distributes {} as ({want})", upper(&tname)),
-                }],
-            });
-            continue;
-        }
-        match variant(analysis, dnests, &versioned, &inner, &tid, &formats, &aligns, dmachine, &counts) {
-            Ok(s) => schemes.push(s),
-            Err(reasons) => {
-                let more = match reasons.len() {
-                    1 => String::new(),
-                    n => format!(" (and {} more: `sapfor schemes`)", n - 1),
+    let mut rejected: Vec<Rejected> = vec![];
+    let mut forced: Option<Vec<Format>> = None;
+    for (attempt, (tid, trank)) in tries.iter().enumerate() {
+        let (tid, trank) = (tid.clone(), *trank);
+        let mut tnotes: Vec<String> = vec![];
+        let mut trejected: Vec<Rejected> = vec![];
+        let tname = name_of(prog, &tid);
+        tnotes.push(format!("template: array {} (rank {trank})", upper(&tname)));
+        // Alignment of the other candidates with the template.
+        let aligns = alignments(analysis, &nests, &candidates, &tid, &mut tnotes);
+        // Distribution overrides restrict the variants.
+        forced = analysis.hints.iter().find_map(|o| match o {
+            Override::Distribute { array, formats } if *array == tname && formats.len() == trank => {
+                Some(
+                    formats
+                        .iter()
+                        .map(|f| {
+                            if f.trim() == "*" {
+                                Format::Star
+                            } else {
+                                Format::Block
+                            }
+                        })
+                        .collect(),
+                )
+            }
+            _ => None,
+        });
+        // distribution refinements the variants below cannot honour
+        for o in distribute_overrides(analysis) {
+            let Override::Distribute { array, formats } = o else { continue };
+            if *array != tname {
+                let why = match candidates.iter().find(|(id, _)| name_of(prog, id) == *array) {
+                    Some(_) => format!("the distribution follows the template {}: {} is aligned with it (refine the template instead)", upper(&tname), upper(array)),
+                    None => format!("{} is not a candidate for distribution (see the notes above)", upper(array)),
                 };
-                notes.push(format!("variant {name} rejected: {}{more}", reasons[0].describe()));
-                rejected.push(Rejected {
-                    expert: "dvm".into(),
-                    name,
-                    reasons,
-                });
+                tnotes.push(format!("{o}: {NOT_APPLIED}: {why}"));
+            } else if formats.len() != trank {
+                tnotes.push(format!("{o}: {NOT_APPLIED}: {} has rank {trank}, the refinement gives {} format(s)", upper(array), formats.len()));
             }
         }
+            for mask in 1u32..(1 << trank) {
+            let formats: Vec<Format> = (0..trank)
+                .map(|d| {
+                    if mask & (1 << d) != 0 {
+                        Format::Block
+                    } else {
+                        Format::Star
+                    }
+                })
+                .collect();
+            let name = format!("({})", formats.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(","));
+            if let Some(f) = forced.as_ref().filter(|f| **f != formats) {
+                let want = f.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(",");
+                trejected.push(Rejected {
+                    expert: "dvm".into(),
+                    name,
+                    reasons: vec![Reason {
+                        at: None,
+                        line: None,
+                        text: format!("not considered: a refinement distributes {} as ({want})", upper(&tname)),
+                    }],
+                });
+                continue;
+            }
+            match variant(analysis, dnests, &versioned, &inner, &tid, &formats, &aligns, dmachine, &counts) {
+                Ok(s) => schemes.push(s),
+                Err(reasons) => {
+                    let more = match reasons.len() {
+                        1 => String::new(),
+                        n => format!(" (and {} more: `sapfor schemes`)", n - 1),
+                    };
+                    tnotes.push(format!("variant {name} rejected: {}{more}", reasons[0].describe()));
+                    trejected.push(Rejected {
+                        expert: "dvm".into(),
+                        name,
+                        reasons,
+                    });
+                }
+            }
+        }
+        if !schemes.is_empty() || attempt + 1 == tries.len() || forced.is_some() {
+            notes.extend(tnotes);
+            rejected.extend(trejected);
+            break;
+        }
+        let tname = upper(&name_of(prog, &tid));
+        notes.push(format!("template {tname}: every variant is rejected (`sapfor schemes`); the next candidate is tried"));
+        rejected.extend(trejected.into_iter().map(|mut r| {
+            r.name = format!("{} of {tname}", r.name);
+            r
+        }));
     }
     if forced.is_none() {
         // (nests over replicated data divided over templates may beat every distribution:

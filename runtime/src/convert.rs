@@ -1781,6 +1781,27 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     // split: the ON clause divides the iterations between processes (the profile counts an
     // ON-less loop, which every process runs whole, as insufficient parallelism)
     let mut pre: Vec<String> = vec![format!("call sapfor_loop_begin({src}_8, {})", pl.on.is_some() as i32)];
+    // the outermost loop's bounds are evaluated once, on every process, before the loop: a
+    // distributed element they read is fetched from its owner first (`sapfor_get`, every
+    // process takes part), not read from a shadow edge nobody renewed (a loop ON ROWSTR(J)
+    // over `DO K = ROWSTR(J), ROWSTR(J+1)-1` ran no iteration for a row J that ended a block)
+    {
+        let h = headers[0];
+        let t = cx.current_lines(h).swap_remove(0);
+        if vis.keys().any(|n| !text::idents(&t, n).is_empty()) {
+            let mut calls = vec![];
+            match hoist_reads(cx, vis, &t, src, &mut calls) {
+                Ok(x) => {
+                    cx.replace_stmt(h, vec![x]);
+                    pre.extend(calls);
+                }
+                Err(m) => {
+                    cx.err(h.span.file, h.span.line, m);
+                    return;
+                }
+            }
+        }
+    }
     let mut post: Vec<String> = vec![];
     let mut omp_ok = true;
     let mut omp_red: Vec<String> = vec![];
@@ -3597,7 +3618,11 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
             cx.replace_stmt(es, closing);
             return;
         }
-        StmtKind::IfThen(_) | StmtKind::ArithIf(..) => {
+        // a DO statement's bounds and step are evaluated once, where the loop starts: their
+        // reads of distributed elements are fetched just before it (NPB CG's `DO K =
+        // ROWSTR(J), ROWSTR(J+1)-1` under a distribution of ROWSTR); not a DO WHILE, whose
+        // condition is evaluated at every iteration
+        StmtKind::IfThen(_) | StmtKind::ArithIf(..) | StmtKind::Do { .. } => {
             if vis.keys().any(|n| !text::idents(&action, n).is_empty()) {
                 match hoist_reads(cx, vis, &action, src, &mut calls) {
                     Ok(x) => new_action = Some(x),

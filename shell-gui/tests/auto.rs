@@ -1206,3 +1206,29 @@ fn a_loop_whose_iterations_span_a_divided_dimension_maps_the_loops_inside_it() {
     });
     assert!(!inner.is_empty());
 }
+
+/// A matrix in CSR form (NPB CG's shape): the nonzeros A are the heaviest array, but a loop
+/// that shifts them along a row carries a dependence on COLIDX, which stays replicated, so
+/// every variant of A is rejected; the next candidate, the vector R, is tried and its
+/// variant divides the vectors with the row pointers ROWSTR along them. Sequential loops over
+/// a row take their bounds from ROWSTR (fetched from the owner before the DO), and a loop
+/// mapped ON ROWSTR(J) has bounds reading ROWSTR(J+1), fetched before it too (read from an
+/// unrenewed shadow edge, it ran no iteration for the last row of a block: the program
+/// printed another X at `--np 2`). Every stored variant prints what the sequential program
+/// prints.
+#[test]
+fn the_next_template_is_tried_when_every_variant_of_the_first_is_rejected() {
+    assert!(have_gfortran());
+    let (dir, report) = auto_on("csr-rows", "csr_rows.f", "p.f", "auto.fdv");
+    for want in ["note: template A: every variant is rejected (`sapfor schemes`); the next candidate is tried", "note: template: array R (rank 1)"] {
+        assert!(report.contains(want), "missing `{want}`:\n{report}");
+    }
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let mut on_r = 0;
+    every_variant_prints(&dir, &want, 2, |_, text| {
+        if text.contains("CDVM$ DISTRIBUTE R(BLOCK)") && text.contains("CDVM$ ALIGN ROWSTR(I) WITH R(I)") && text.contains("CDVM$ PARALLEL (K) ON ROWSTR(J)") {
+            on_r += 1;
+        }
+    });
+    assert_eq!(on_r, 1);
+}
