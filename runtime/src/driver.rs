@@ -562,9 +562,20 @@ pub fn mpirun_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
     if let Some((k, v)) = wait_policy(r.np, r.threads, cores()).filter(|_| std::env::var_os("OMP_WAIT_POLICY").is_none()) {
         c.env(k, v).args(["-x", k]);
     }
+    // every local array of a procedure is on the stack (-fopenmp implies -frecursive): `sapfor
+    // run` raises the main thread's stack limit, and the other threads get THREAD_STACK
+    // (libgomp's default follows that limit, 2 MB when it is unlimited: NPB CG class A at
+    // `--threads 2` ended on a signal). Not over the user's own OMP_STACKSIZE.
+    if r.threads > 1 && std::env::var_os("OMP_STACKSIZE").is_none() {
+        c.env("OMP_STACKSIZE", THREAD_STACK).args(["-x", "OMP_STACKSIZE"]);
+    }
     c.arg(exe);
     Ok(c)
 }
+
+/// The stack of each OpenMP thread but the first (`OMP_STACKSIZE`): address space, which the
+/// pages a thread does not touch do not occupy.
+const THREAD_STACK: &str = "256M";
 
 /// The cores this process may run on.
 fn cores() -> usize {

@@ -1440,3 +1440,12 @@ fn profile_summary_splits_lost_time_like_the_dvm_performance_analyzer() {
 fn else_if_conditions_read_distributed_elements() {
     handwritten("elseif_remote", &[&["--np", "3"]]);
 }
+
+/// Each iteration of a parallel loop calls a function whose local work array takes 6 MB of
+/// the thread's stack (-fopenmp puts every local array there). `sapfor run` raises the main
+/// thread's stack limit, and libgomp's other threads then got 2 MB: the run ended on a signal
+/// at `--threads 2` (NPB CG class A did). They get `OMP_STACKSIZE` 256M now.
+#[test]
+fn threads_have_room_for_big_local_arrays() {
+    handwritten("big_stack", &[&["--np", "2", "--threads", "2"]]);
+}
