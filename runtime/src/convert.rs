@@ -259,6 +259,22 @@ fn i64list(v: &[i64]) -> String {
     )
 }
 
+/// What the statements of unit `ui` read and write (through calls too, by the summaries).
+fn access_ctx(p: &Program, ui: usize) -> analyzer::access::AccessCtx<'_> {
+    analyzer::access::AccessCtx {
+        unit: &p.units[ui],
+        sema: &p.semas[ui],
+        summaries: &p.summaries,
+    }
+}
+
+/// A variable that holds one value at a time and nothing else can reach: not an array, a
+/// PARAMETER, a pointer, in an EQUIVALENCE, or EXTERNAL.
+fn plain_scalar(sema: &UnitSema, v: &str) -> bool {
+    sema.symbol(v)
+        .is_some_and(|s| !s.is_array() && s.param.is_none() && !s.pointer && s.aliases.is_empty() && !s.external)
+}
+
 fn last_line(u: &Unit, n: &Node) -> u32 {
     match n {
         Node::Stmt(id) => u.stmt(*id).span.end_line,
@@ -2160,7 +2176,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         collect_stmts(u, dos[pl.outer], &mut body);
         // (assigned here, or by a procedure called here: `CALL FILL(B(1,J))` writes B's
         // column J on the process running iteration J only)
-        let acx = analyzer::access::AccessCtx { unit: u, sema, summaries: &p.summaries };
+        let acx = access_ctx(p, ui);
         let mut written: BTreeSet<String> = BTreeSet::new();
         for st in u.stmts.iter().filter(|x| body.contains(&x.id) && x.kind.is_executable()) {
             let (mut accs, mut calls) = (vec![], vec![]);
@@ -2725,7 +2741,7 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
     if !on_template {
         return;
     }
-    let acc = analyzer::access::AccessCtx { unit: u, sema: &p.semas[ui], summaries: &p.summaries };
+    let acc = access_ctx(p, ui);
     let mut body = BTreeSet::new();
     collect_stmts(u, outer, &mut body);
     let (mut used, mut written): (BTreeSet<String>, BTreeSet<String>) = (BTreeSet::new(), BTreeSet::new());
@@ -2864,7 +2880,7 @@ fn unknown_effects(p: &Program, calls: &[analyzer::access::CallSite]) -> bool {
 fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTreeSet<StmtId>, nodes: &[Node]) {
     let p = cx.p;
     let u = &p.units[ui];
-    let acc = analyzer::access::AccessCtx { unit: u, sema: &p.semas[ui], summaries: &p.summaries };
+    let acc = access_ctx(p, ui);
     for n in nodes {
         match n {
             Node::Do { header, body, .. } if !in_par.contains(header) => {
@@ -2942,11 +2958,7 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
 fn read_caches(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTreeSet<StmtId>, nodes: &[Node], done: &BTreeSet<String>) {
     let p = cx.p;
     let u = &p.units[ui];
-    let acc = analyzer::access::AccessCtx {
-        unit: u,
-        sema: &p.semas[ui],
-        summaries: &p.summaries,
-    };
+    let acc = access_ctx(p, ui);
     for n in nodes {
         match n {
             Node::Do { header, body, .. } if !in_par.contains(header) => {
@@ -3085,11 +3097,7 @@ fn fetch_boxes(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTre
     use analyzer::ast::{Arg, BinOp};
     let p = cx.p;
     let (u, sema) = (&p.units[ui], &p.semas[ui]);
-    let acc = analyzer::access::AccessCtx {
-        unit: u,
-        sema,
-        summaries: &p.summaries,
-    };
+    let acc = access_ctx(p, ui);
     // everything the nest may change
     let mut written: BTreeSet<String> = BTreeSet::new();
     analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
@@ -3098,10 +3106,7 @@ fn fetch_boxes(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTre
         written.extend(a.into_iter().filter(|x| x.write).map(|x| x.name));
     });
     let param = |v: &str| sema.param(v).and_then(|c| c.as_int());
-    let scalar = |v: &str| {
-        sema.symbol(v)
-            .is_some_and(|s| !s.is_array() && s.param.is_none() && !s.pointer && s.aliases.is_empty() && !s.external)
-    };
+    let scalar = |v: &str| plain_scalar(sema, v);
     // an expression with the same value anywhere in the nest
     fn invariant(e: &Expr, ok_var: &dyn Fn(&str) -> bool, ok_array: &dyn Fn(&str) -> bool, intrinsic: &dyn Fn(&str) -> bool) -> bool {
         let args_ok = |args: &[Arg]| args.iter().all(|a| matches!(a, Arg::Expr(x) if invariant(x, ok_var, ok_array, intrinsic)));
@@ -3300,11 +3305,7 @@ fn limit_box(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, n: &Node, name:
     use analyzer::affine::linearize;
     let p = cx.p;
     let (u, sema) = (&p.units[ui], &p.semas[ui]);
-    let acc = analyzer::access::AccessCtx {
-        unit: u,
-        sema,
-        summaries: &p.summaries,
-    };
+    let acc = access_ctx(p, ui);
     let name = name.to_ascii_lowercase();
     let mut written: BTreeSet<String> = BTreeSet::new();
     let mut refs: Vec<analyzer::access::Access> = vec![];
@@ -3329,13 +3330,7 @@ fn limit_box(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, n: &Node, name:
         return None;
     }
     let param = |v: &str| sema.param(v).and_then(|c| c.as_int());
-    let invariant = |v: &str| {
-        !written.contains(v)
-            && !vis.contains_key(v)
-            && sema
-                .symbol(v)
-                .is_some_and(|s| !s.is_array() && s.param.is_none() && !s.pointer && s.aliases.is_empty() && !s.external)
-    };
+    let invariant = |v: &str| !written.contains(v) && !vis.contains_key(v) && plain_scalar(sema, v);
     let (mut mask, mut los, mut his) = (0i64, vec![], vec![]);
     for d in 0..rank {
         // (the variable, or none for a constant; the least and greatest constant)
