@@ -834,6 +834,27 @@ class Gen:
             self.emit(f"{x}(idx(i)) = mod({x}(idx(i)) + {y}(i), 1000)", 1)
             self.emit("end do")
 
+    def rows(self):
+        """Loops whose bounds read a distributed array (NPB CG's rows, `DO K = ROWSTR(J),
+        ROWSTR(J+1)-1`): IDX is first indexed with the rows of C, the usual template (so it is
+        aligned with them), then a sequential loop over J runs a loop over K from one element of IDX to
+        the next, parallel (mapped on a column: every process evaluates its bounds, which are
+        fetched from their owners first; read locally they came from a shadow edge nobody
+        renewed) or carrying a value from one K to the next (a DO statement of ordinary
+        code)."""
+        r = self.r
+        self.emit("do i = 1, n1")
+        self.emit("c(i,1,1) = mod(c(i,1,1) + idx(i) * 3, 1000)", 1)
+        self.emit("end do")
+        self.emit("do j = 1, n1 - 1")
+        self.emit("do k = min(idx(j), idx(j + 1)), max(idx(j), idx(j + 1))", 1)
+        if r.random() < 0.5:
+            self.emit(f"c(k,2,1) = mod(c(k,2,1) + j * {r.randint(2, 9)}, 1000)", 2)
+        else:
+            self.emit("c(k,2,1) = mod(c(k,2,1) * 3 + c(max(k - 1, 1),2,1) + j, 1000)", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+
     def diagonal(self):
         """A loop over the diagonal of a 2-D or 3-D array: no reference fits a distribution
         of both its dimensions, so under one the loop runs on every process over the
@@ -903,7 +924,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided, self.planes]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided, self.planes, self.rows]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a

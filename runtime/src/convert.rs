@@ -1868,7 +1868,9 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                             if split[d] {
                                 on_split.1 |= 1 << d;
                                 let h = headers[k];
-                                let t = cx.stmt_text(h);
+                                // (as rewritten so far: the outermost loop's bounds may read
+                                // fetched elements)
+                                let t = cx.current_lines(h).swap_remove(0);
                                 let step = match &h.kind {
                                     StmtKind::Do { step: Some(st), .. } => sema.eval_int(st).unwrap_or(1),
                                     _ => 1,

@@ -1449,3 +1449,12 @@ fn else_if_conditions_read_distributed_elements() {
 fn threads_have_room_for_big_local_arrays() {
     handwritten("big_stack", &[&["--np", "2", "--threads", "2"]]);
 }
+
+/// A parallel loop `ON C(K,2)` whose bounds read the distributed IDX: they are fetched before
+/// the loop on every process (before, the bounds clipped to the owned part kept the text that
+/// read IDX locally, from a shadow edge nobody renewed: the fuzzer's `rows` piece printed
+/// another checksum at `--np 2`).
+#[test]
+fn parallel_loop_bounds_read_distributed_elements_from_their_owners() {
+    handwritten("bounds_from_distributed", &[&["--np", "3"]]);
+}
