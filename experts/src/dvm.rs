@@ -139,7 +139,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
     let versioned = versioned_nests(analysis, dmachine);
     let inner = inner_nests(analysis, dmachine, dnests.iter().chain(&versioned));
     let candidates = candidate_arrays(analysis, &nests, &versioned, &mut notes);
-    // The template: the heaviest candidate of the highest rank.
+    // each candidate's weight: the iterations of the nests that touch it
     let mut weight: BTreeMap<ArrayId, f64> = BTreeMap::new();
     for n in &nests {
         for a in &n.accesses {
@@ -150,21 +150,18 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
             }
         }
     }
-    let template = candidates
-        .iter()
-        .max_by(|(a, ra), (b, rb)| {
-            ra.cmp(rb)
-                .then(
-                    weight
-                        .get(*a)
-                        .unwrap_or(&0.0)
-                        .total_cmp(weight.get(*b).unwrap_or(&0.0)),
-                )
-                .then(b.cmp(a))
-        })
-        .map(|(id, r)| (id.clone(), *r));
+    // The template: the heaviest candidate of the highest rank; where every variant of it is
+    // rejected, the next heaviest of that rank (three at most; NPB CG: the nonzeros A, whose
+    // only variant a setup loop rejects, then the vectors). Not with a distribution
+    // refinement, which names its template.
+    let mut order: Vec<(ArrayId, usize)> = candidates.iter().map(|(id, r)| (id.clone(), *r)).collect();
+    order.sort_by(|(a, ra), (b, rb)| {
+        rb.cmp(ra)
+            .then(weight.get(b).unwrap_or(&0.0).total_cmp(weight.get(a).unwrap_or(&0.0)))
+            .then(a.cmp(b))
+    });
     let replicated = replicated_scheme(analysis, &nests, &machine);
-    let Some((_, trank)) = template else {
+    let Some(&(_, trank)) = order.first() else {
         notes.push("no array is worth distributing: nothing distributed".into());
         for o in distribute_overrides(analysis) {
             notes.push(format!("{o}: {NOT_APPLIED}: no array of the program is worth distributing (see the notes above)"));
@@ -183,16 +180,6 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
             rejected: vec![],
         };
     };
-    // The template: the heaviest candidate of the highest rank; where every variant of it is
-    // rejected, the next heaviest of that rank (three at most; NPB CG: the nonzeros A, whose
-    // only variant a setup loop rejects, then the vectors). Not with a distribution
-    // refinement, which names its template.
-    let mut order: Vec<(ArrayId, usize)> = candidates.iter().map(|(id, r)| (id.clone(), *r)).collect();
-    order.sort_by(|(a, ra), (b, rb)| {
-        rb.cmp(ra)
-            .then(weight.get(b).unwrap_or(&0.0).total_cmp(weight.get(a).unwrap_or(&0.0)))
-            .then(a.cmp(b))
-    });
     let tries: Vec<(ArrayId, usize)> = order.iter().filter(|(_, r)| *r == trank).take(if distribute_overrides(analysis).next().is_some() { 1 } else { 3 }).cloned().collect();
     let mut schemes = vec![];
     let mut rejected: Vec<Rejected> = vec![];
@@ -236,7 +223,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
                 tnotes.push(format!("{o}: {NOT_APPLIED}: {} has rank {trank}, the refinement gives {} format(s)", upper(array), formats.len()));
             }
         }
-            for mask in 1u32..(1 << trank) {
+        for mask in 1u32..(1 << trank) {
             let formats: Vec<Format> = (0..trank)
                 .map(|d| {
                     if mask & (1 << d) != 0 {
@@ -276,7 +263,7 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
                 }
             }
         }
-        if !schemes.is_empty() || attempt + 1 == tries.len() || forced.is_some() {
+        if !schemes.is_empty() || attempt + 1 == tries.len() {
             notes.extend(tnotes);
             rejected.extend(trejected);
             break;
@@ -2683,28 +2670,22 @@ fn with_versioned(prog: &analyzer::program::Program, nests: &[Nest], versioned: 
 type InnerNests = BTreeMap<(usize, u32), Vec<Nest>>;
 
 fn inner_nests<'a>(analysis: &Analysis, m: &MachineModel, nests: impl Iterator<Item = &'a Nest>) -> InnerNests {
-    fn find<'n>(unit: &Unit, nodes: &'n [Node], line: u32) -> Option<&'n Node> {
+    // the DO nodes of a unit by the line of their header
+    fn dos<'n>(unit: &Unit, nodes: &'n [Node], out: &mut BTreeMap<u32, &'n Node>) {
         for n in nodes {
             match n {
                 Node::Do { header, body, .. } => {
-                    if unit.stmt(*header).span.line == line {
-                        return Some(n);
-                    }
-                    if let Some(x) = find(unit, body, line) {
-                        return Some(x);
-                    }
+                    out.entry(unit.stmt(*header).span.line).or_insert(n);
+                    dos(unit, body, out);
                 }
-                Node::If { arms, .. } => {
-                    if let Some(x) = arms.iter().find_map(|(_, b)| find(unit, b, line)) {
-                        return Some(x);
-                    }
-                }
+                Node::If { arms, .. } => arms.iter().for_each(|(_, b)| dos(unit, b, out)),
                 Node::Stmt(_) => {}
             }
         }
-        None
     }
     let prog = &analysis.program;
+    // (per unit, once: its loops and its DO nodes)
+    let mut units: BTreeMap<usize, (BTreeMap<StmtId, &LoopInfo>, BTreeMap<u32, &Node>)> = BTreeMap::new();
     let mut out = InnerNests::new();
     let mut todo: Vec<(Nest, usize)> = nests.map(|n| (n.clone(), 0)).collect();
     while let Some((n, depth)) = todo.pop() {
@@ -2712,10 +2693,14 @@ fn inner_nests<'a>(analysis: &Analysis, m: &MachineModel, nests: impl Iterator<I
             continue;
         }
         let unit = &prog.units[n.unit];
-        let Some(Node::Do { body, .. }) = find(unit, &unit.body, n.line) else { continue };
-        let loops = loop_map(analysis, n.unit);
+        let (loops, at) = units.entry(n.unit).or_insert_with(|| {
+            let mut at = BTreeMap::new();
+            dos(unit, &unit.body, &mut at);
+            (loop_map(analysis, n.unit), at)
+        });
+        let Some(Node::Do { body, .. }) = at.get(&n.line) else { continue };
         let mut found = vec![];
-        walk_nests(analysis, n.unit, unit, &loops, body, n.times * trips(&n.levels[0], m), m, &mut found);
+        walk_nests(analysis, n.unit, unit, loops, body, n.times * trips(&n.levels[0], m), m, &mut found);
         if depth < 2 {
             todo.extend(found.iter().map(|f| (f.clone(), depth + 1)));
         }
@@ -2764,7 +2749,9 @@ fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNe
     }
     let mut out = vec![];
     for n in nests {
-        if matches!(map_nest(prog, n, dist, aligns), Err(Unfit::Unalignable(_))) {
+        // (a nest with no nest inside keeps its mapping, which `variant` finds)
+        let has_inner = inner.get(&(n.unit, n.line)).is_some_and(|a| !a.is_empty());
+        if has_inner && matches!(map_nest(prog, n, dist, aligns), Err(Unfit::Unalignable(_))) {
             // (what the nest does with distributed data outside the loops inside it would be
             // ordinary code: element reads one at a time, or refused, `CALL ROW(A(1,K))`)
             let inside = |l: u32, list: &[Nest]| list.iter().any(|x| x.line <= l && l <= x.end_line);

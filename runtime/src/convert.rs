@@ -275,6 +275,32 @@ fn plain_scalar(sema: &UnitSema, v: &str) -> bool {
         .is_some_and(|s| !s.is_array() && s.param.is_none() && !s.pointer && s.aliases.is_empty() && !s.external)
 }
 
+/// What loop nest `n` of unit `ui` does: the names it may change (DO variables included, and
+/// what the procedures it calls change), every access of its statements, and whether it
+/// calls a procedure whose effects are unknown.
+struct NestAccesses {
+    written: BTreeSet<String>,
+    accesses: Vec<analyzer::access::Access>,
+    unknown_calls: bool,
+}
+
+fn nest_accesses(p: &Program, ui: usize, n: &Node) -> NestAccesses {
+    let acc = access_ctx(p, ui);
+    let mut out = NestAccesses {
+        written: BTreeSet::new(),
+        accesses: vec![],
+        unknown_calls: false,
+    };
+    analyzer::ast::for_each_stmt(&p.units[ui], std::slice::from_ref(n), &mut |st| {
+        let (mut a, mut calls) = (vec![], vec![]);
+        acc.stmt_accesses(st, &mut a, &mut calls);
+        out.unknown_calls |= unknown_effects(p, &calls);
+        out.written.extend(a.iter().filter(|x| x.write).map(|x| x.name.clone()));
+        out.accesses.extend(a);
+    });
+    out
+}
+
 fn last_line(u: &Unit, n: &Node) -> u32 {
     match n {
         Node::Stmt(id) => u.stmt(*id).span.end_line,
@@ -1939,8 +1965,10 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     // array reductions, in registration order after the scalar items
     let mut red_arrays: Vec<String> = vec![];
     let mut tiled: Option<(String, String, Vec<i64>, Vec<i64>, Vec<i64>, usize)> = None;
-    // arrays whose exchanges this loop limits to the box it references (`limit_box`)
+    // arrays whose exchanges this loop limits to the box it references (`limit_box`), and the
+    // nest's accesses that tells (walked once, for the first such array)
     let mut limited: Vec<String> = vec![];
+    let mut nest_acc: Option<NestAccesses> = None;
     for c in &pl.clauses {
         match c {
             Clause::ShadowRenew(specs) | Clause::Across(specs) => {
@@ -1958,7 +1986,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     let hi: Vec<i64> = w.iter().map(|x| x.1).collect();
                     let nm = &s.name;
                     let dl = dirs.get(&s.name.to_ascii_lowercase()).cloned().unwrap_or_else(|| vec![1; lo.len()]);
-                    if let Some((mask, blo, bhi)) = limit_box(cx, ui, vis, dos[pl.outer], nm, lo.len()) {
+                    let na = nest_acc.get_or_insert_with(|| nest_accesses(p, ui, dos[pl.outer]));
+                    if let Some((mask, blo, bhi)) = limit_box(cx, ui, vis, na, nm, lo.len()) {
                         if !limited.contains(&key) {
                             pre.push(format!("call sapfor_limit(sh_{key}, {mask}_c_int64_t, [{}], [{}])", blo.join(", "), bhi.join(", ")));
                             post.push(format!("call sapfor_unlimit(sh_{key})"));
@@ -3101,12 +3130,7 @@ fn fetch_boxes(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTre
     let (u, sema) = (&p.units[ui], &p.semas[ui]);
     let acc = access_ctx(p, ui);
     // everything the nest may change
-    let mut written: BTreeSet<String> = BTreeSet::new();
-    analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
-        let (mut a, mut calls) = (vec![], vec![]);
-        acc.stmt_accesses(st, &mut a, &mut calls);
-        written.extend(a.into_iter().filter(|x| x.write).map(|x| x.name));
-    });
+    let written = nest_accesses(p, ui, n).written;
     let param = |v: &str| sema.param(v).and_then(|c| c.as_int());
     let scalar = |v: &str| plain_scalar(sema, v);
     // an expression with the same value anywhere in the nest
@@ -3298,37 +3322,18 @@ fn fetch_boxes(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTre
     )
 }
 
-/// The box a parallel loop nest `n` keeps to in array `name` (rank `rank`), for the limit of its
-/// shadow exchanges (`sapfor_limit`): the dimensions that every reference of the nest indexes
-/// by one variable the nest does not change plus constants (`V(M,I,J,K)` and `V(M,I,J,K-1)` in
-/// NPB LU's `BLTS(K)`), or by constants only, with their ranges as Fortran text; `None` when no
-/// dimension is so indexed, or when a procedure the nest calls may reach the array.
-fn limit_box(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, n: &Node, name: &str, rank: usize) -> Option<(i64, Vec<String>, Vec<String>)> {
+/// The box a parallel loop nest keeps to in array `name` (rank `rank`), for the limit of its
+/// shadow exchanges (`sapfor_limit`): the dimensions that every reference of the nest (`na`,
+/// its accesses) indexes by one variable the nest does not change plus constants (`V(M,I,J,K)`
+/// and `V(M,I,J,K-1)` in NPB LU's `BLTS(K)`), or by constants only, with their ranges as
+/// Fortran text; `None` when no dimension is so indexed, or when a procedure the nest calls
+/// may reach the array.
+fn limit_box(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, na: &NestAccesses, name: &str, rank: usize) -> Option<(i64, Vec<String>, Vec<String>)> {
     use analyzer::affine::linearize;
-    let p = cx.p;
-    let (u, sema) = (&p.units[ui], &p.semas[ui]);
-    let acc = access_ctx(p, ui);
-    let name = name.to_ascii_lowercase();
-    let mut written: BTreeSet<String> = BTreeSet::new();
-    let mut refs: Vec<analyzer::access::Access> = vec![];
-    let mut calls_ok = true;
-    analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
-        if let StmtKind::Do { var, .. } = &st.kind {
-            written.insert(var.to_ascii_lowercase());
-        }
-        let (mut a, mut calls) = (vec![], vec![]);
-        acc.stmt_accesses(st, &mut a, &mut calls);
-        calls_ok &= !unknown_effects(p, &calls);
-        for x in a {
-            if x.write {
-                written.insert(x.name.to_ascii_lowercase());
-            }
-            if x.name.eq_ignore_ascii_case(&name) {
-                refs.push(x);
-            }
-        }
-    });
-    if !calls_ok || refs.is_empty() || refs.iter().any(|r| r.via_call.is_some() || r.subs.as_ref().is_none_or(|s| s.len() != rank)) {
+    let sema = &cx.p.semas[ui];
+    let written = &na.written;
+    let refs: Vec<&analyzer::access::Access> = na.accesses.iter().filter(|x| x.name.eq_ignore_ascii_case(name)).collect();
+    if na.unknown_calls || refs.is_empty() || refs.iter().any(|r| r.via_call.is_some() || r.subs.as_ref().is_none_or(|s| s.len() != rank)) {
         return None;
     }
     let param = |v: &str| sema.param(v).and_then(|c| c.as_int());
