@@ -631,6 +631,20 @@ class Gen:
         self.emit("end do", 1)
         self.emit("end do")
 
+    def owned(self):
+        """NPB LU's TV: OWC's local work array W(N1*N2), handed to OWW only, which sees it as
+        W(L1,L2), writes it in one loop over plane K of C and reads it in the next: at the
+        iteration's own (I,J) (each element touched by its owner only: not merged), at I+1 or
+        J-1 (elements of other processes where I or J is divided: merged), or also read back
+        by OWC after the call (merged). A sequential loop over K calls OWC."""
+        r = self.r
+        if not hasattr(self, "own_kind"):
+            self.own_kind = r.choice(["own", "own", "iplus", "jminus", "leak"])
+        self.used_procs.update({"owc", "oww"})
+        self.emit("do k = 2, n3")
+        self.emit("call owc(c, k)", 1)
+        self.emit("end do")
+
     def seq_update(self):
         """A sequential loop (a scalar recurrence carries it) that updates elements of an
         array reading only the element it writes (run by the owner alone under a
@@ -924,7 +938,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided, self.planes, self.rows]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided, self.planes, self.rows, self.owned]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -1172,6 +1186,30 @@ class Gen:
                 f"do j = 2, {self.n[1]}",
                 f"do i = 2, {n1}",
                 "x(i,j,k) = mod(x(i,j,k) + x(i-1,j,k) * 3 + x(i,j-1,k) + x(i-1,j-1,k) + x(i,j,k-1), 1000)",
+                "end do",
+                "end do",
+                "end",
+            ],
+            "owc": [
+                "subroutine owc(x, k)",
+                f"integer x({n1}, {self.n[1]}, {self.n[2]}), k, w({n1} * {self.n[1]})",
+                f"call oww(x, w, k, {n1}, {self.n[1]})",
+            ] + ([f"x(1,1,k) = mod(x(1,1,k) + w({n1} + 2), 1000)"] if getattr(self, "own_kind", "") == "leak" else []) + [
+                "end",
+            ],
+            "oww": [
+                "subroutine oww(x, w, k, l1, l2)",
+                "integer l1, l2",
+                f"integer x({n1}, {self.n[1]}, {self.n[2]}), w(l1, l2), k, i, j",
+                f"do j = 1, {self.n[1]}",
+                f"do i = 1, {n1}",
+                "w(i,j) = mod(x(i,j,k) * 3 + i + x(i,j,k-1), 1009)",
+                "end do",
+                "end do",
+                f"do j = 2, {self.n[1]} - 1",
+                f"do i = 2, {n1} - 1",
+                "w(i,j) = mod(w(i,j) * 2 + j, 1009)",
+                "x(i,j,k) = mod(x(i,j,k) + {}, 1000)".format({"iplus": "w(i+1,j)", "jminus": "w(i,j-1)"}.get(getattr(self, "own_kind", ""), "w(i,j)")),
                 "end do",
                 "end do",
                 "end",

@@ -282,6 +282,11 @@ pub enum SpfHint {
         array: String,
         formats: Vec<DistFormat>,
     },
+    /// `OWNED(A, ...)`, a declaration of the unit: each element of these non-distributed
+    /// arrays is only ever accessed by parallel-loop iterations of the process that owns it,
+    /// so the copies need not agree and the runtime does not merge what a loop writes
+    /// (written by the DVM expert where it proves it; DVM itself never merges such arrays).
+    Owned(Vec<String>),
 }
 
 impl DirectiveKind {
@@ -732,6 +737,7 @@ const SPF_KEYWORDS: &[&str] = &[
     "SEQUENTIAL",
     "NODISTRIBUTE",
     "DISTRIBUTE",
+    "OWNED",
 ];
 
 /// Lower case outside quotes; blanks kept only between two identifier characters.
@@ -1803,6 +1809,8 @@ impl<'a> Parser<'a> {
                 hints.push(SpfHint::NoDistribute(
                     self.paren_list("after NODISTRIBUTE", |p| p.expect_ident("an array name"))?,
                 ));
+            } else if self.eat_kw("OWNED") {
+                hints.push(SpfHint::Owned(self.paren_list("after OWNED", |p| p.expect_ident("an array name"))?));
             } else if self.eat_kw("DISTRIBUTE") {
                 let array = self.expect_ident("an array name")?;
                 let formats = self.formats()?;
@@ -2020,6 +2028,7 @@ impl fmt::Display for SpfHint {
             SpfHint::Private(v) => write!(f, "PRIVATE({})", join_names(v)),
             SpfHint::Reduction(v) => write!(f, "REDUCTION({})", join(v, ",")),
             SpfHint::NoDistribute(v) => write!(f, "NODISTRIBUTE({})", join_names(v)),
+            SpfHint::Owned(v) => write!(f, "OWNED({})", join_names(v)),
             SpfHint::Distribute { array, formats } => {
                 write!(f, "DISTRIBUTE {}({})", up(array), join(formats, ","))
             }
@@ -2770,6 +2779,12 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             "NODISTRIBUTE(A,B)",
         );
         check(
+            "!$SPF OWNED(TV, TW)",
+            "C$SPF OWNED(TV,TW)",
+            K::Spf(vec![SpfHint::Owned(names(&["tv", "tw"]))]),
+            "OWNED(TV,TW)",
+        );
+        check(
             "!$SPF DISTRIBUTE A(BLOCK,*)",
             "C$SPF DISTRIBUTEA(BLOCK,*)",
             K::Spf(vec![SpfHint::Distribute {
@@ -3416,6 +3431,7 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             vec(name_s(safe), 1..3).prop_map(SpfHint::Private),
             vec(reduction_s(safe), 1..3).prop_map(SpfHint::Reduction),
             vec(name_s(safe), 1..3).prop_map(SpfHint::NoDistribute),
+            vec(name_s(safe), 1..3).prop_map(SpfHint::Owned),
             (name_s(safe), vec(format_s(safe), 1..3))
                 .prop_map(|(array, formats)| SpfHint::Distribute { array, formats }),
         ]

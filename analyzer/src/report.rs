@@ -148,6 +148,9 @@ pub fn source_hints(program: &Program) -> Vec<Override> {
                         array: array.clone(),
                         formats: formats.iter().map(|f| f.to_string()).collect(),
                     }),
+                    // a declaration for the runtime (where the DVM expert proved it), not a
+                    // refinement of the analysis
+                    SpfHint::Owned(_) => {}
                 }
             }
         }

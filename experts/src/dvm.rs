@@ -2262,6 +2262,7 @@ fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> 
         distributions: vec![],
         alignments: vec![],
         inherits: vec![],
+        owned: vec![],
         shadows: vec![],
         loops: vec![],
         remote: vec![],
@@ -2321,6 +2322,7 @@ fn variant(
         distributions: vec![],
         alignments: vec![],
         inherits: vec![],
+        owned: vec![],
         shadows: vec![],
         loops: vec![],
         remote: vec![],
@@ -2496,16 +2498,28 @@ fn variant(
         })
         .collect();
     scheme.remote = sequential_remote(analysis, &parallel, &copies, &dist, aligns, m, counts);
-    scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, m);
+    // (the procedures that a parallel loop of this variant calls: their nests run inside
+    // that loop's iterations, on the processes that own them)
+    let units = crate::dvmh::unit_index(prog);
+    let unit_of = |at: &UnitRef| units.get(at).copied();
+    let inside = crate::dvmh::inside_parallel(analysis, &unit_of, &scheme.loops, &[], &[]);
+    // work arrays only their owners ever touch: not merged
+    let owned = owned_arrays(prog, nests, &mapped, &inside, &dist, aligns);
+    for (ui, a) in &owned {
+        scheme.owned.push(Owned { at: unit_ref(prog, *ui), array: a.clone() });
+        scheme.notes.push(format!(
+            "{}: array {} is written by parallel loops, and each element only by the process owning the iterations that use it: no merge of the copies (OWNED)",
+            upper(&prog.units[*ui].name),
+            upper(a)
+        ));
+    }
+    scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, &owned, m);
     // nests that touch no distributed array divide their iterations over a template of their
     // own where that pays (the estimate counted their whole work on every process); a 1-D
     // template is divided along the grid's first axis, and copied along the others
     let p: f64 = scheme.estimate.grid.first().map_or(1.0, |g| *g as f64).max(1.0);
     // (not in a procedure that a parallel loop of this variant calls: such a nest runs
     // inside that loop's iterations, on the processes that own them)
-    let units = crate::dvmh::unit_index(prog);
-    let unit_of = |at: &UnitRef| units.get(at).copied();
-    let inside = crate::dvmh::inside_parallel(analysis, &unit_of, &scheme.loops, &[], &[]);
     for i in untouched {
         let n = &nests[i];
         let mapping = if inside.contains(&n.unit) { Ok(None) } else { template_mapping(prog, n, p, m, &scheme.templates) };
@@ -2919,6 +2933,7 @@ fn estimate(
     aligns: &BTreeMap<ArrayId, AlignMap>,
     tid: &ArrayId,
     remote: &[RemoteAccess],
+    owned: &BTreeSet<(usize, Name)>,
     m: &MachineModel,
 ) -> Estimate {
     let dims: Vec<usize> = dist.iter().copied().collect();
@@ -2971,7 +2986,8 @@ fn estimate(
             // planes, concurrently only when nothing synchronizes the processes at every
             // execution (shadow renewal, a pipeline, reduction, gather or merge); otherwise
             // the others wait for the owner and the dimension saves nothing.
-            let merged = merged_arrays(prog, n, dist, aligns);
+            let mut merged = merged_arrays(prog, n, dist, aligns);
+            merged.retain(|(a, _)| !owned.contains(&(n.unit, a.clone())));
             let sema = &prog.semas[n.unit];
             let synchronized = !mp.shadow.is_empty()
                 || !mp.across.is_empty()
@@ -3171,4 +3187,169 @@ pub fn describe_nests(analysis: &Analysis, m: &MachineModel) -> Vec<(usize, u32,
         .into_iter()
         .map(|n| (n.unit, n.line, n.vars))
         .collect()
+}
+
+/// Non-distributed arrays that mapped nests write whose merges are not needed (`!$SPF
+/// OWNED`): every element is only ever accessed by iterations that the process owning it
+/// runs, so each process's copy is right where it is read, and no process reads another's
+/// elements. NPB LU's TV: SSOR's work array, given to BUTS only, which writes it in one
+/// parallel loop and reads and updates it in the next, always at the iteration's own (I, J).
+///
+/// For array `a` of unit `u` (unit, name in the result):
+/// - every statement of `u` that refers to `a` lies in a nest this variant maps (not under
+///   run-time tests), whose every access to `a` is direct, and on every distributed template
+///   dimension the nest's owner is a loop variable of the nest that some subscript of the
+///   access carries with coefficient 1: the template index of the owner is that subscript
+///   plus a constant, and these (dimension, subscript, constant) agree across all accesses;
+/// - `a` has no other storage association: not COMMON, SAVE, DATA, EQUIVALENCE, POINTER or
+///   TARGET, and not in a unit that parallel loops call;
+/// - a dummy argument: `u` is a subroutine, each call passes a bare local array of the
+///   caller in that place that the caller refers to nowhere else (no other call, no other
+///   statement), and the dummy's bounds evaluate to the same constants at every call (so an
+///   element of the dummy is always the same storage).
+fn owned_arrays(
+    prog: &analyzer::program::Program,
+    nests: &[Nest],
+    mapped: &[(usize, Option<Mapped>)],
+    inside: &BTreeSet<usize>,
+    dist: &BTreeSet<usize>,
+    aligns: &BTreeMap<ArrayId, AlignMap>,
+) -> BTreeSet<(usize, Name)> {
+    let mut cands: BTreeSet<(usize, Name)> = BTreeSet::new();
+    for (i, mp) in mapped {
+        if mp.is_some() {
+            let n = &nests[*i];
+            cands.extend(merged_arrays(prog, n, dist, aligns).into_iter().map(|(a, _)| (n.unit, a)));
+        }
+    }
+    let plain = |s: &analyzer::sema::Symbol| s.is_array() && s.common.is_none() && !s.save && !s.data_init && s.aliases.is_empty() && !s.pointer && !s.target;
+    // does statement `st` of unit `ui` refer to `name`
+    let refers = |ui: usize, st: &analyzer::ast::Stmt, name: &str| {
+        let cx = AccessCtx {
+            unit: &prog.units[ui],
+            sema: &prog.semas[ui],
+            summaries: &prog.summaries,
+        };
+        let (mut accs, mut calls) = (vec![], vec![]);
+        cx.stmt_accesses(st, &mut accs, &mut calls);
+        accs.iter().any(|a| a.name == name)
+    };
+    let mut out = BTreeSet::new();
+    'cand: for (ui, a) in cands {
+        let u = &prog.units[ui];
+        let sema = &prog.semas[ui];
+        let Some(sym) = sema.symbol(&a) else { continue };
+        if inside.contains(&ui) || !plain(sym) {
+            continue;
+        }
+        // the nests of the unit that refer to it
+        let here: Vec<(&Nest, &Mapped)> = mapped
+            .iter()
+            .filter_map(|(i, mp)| Some((&nests[*i], mp.as_ref()?)))
+            .filter(|(n, _)| n.unit == ui && n.accesses.iter().any(|x| x.array == a))
+            .collect();
+        let mut sig: Option<Vec<(usize, usize, i64)>> = None;
+        for (n, mp) in &here {
+            if !n.when.is_empty() {
+                continue 'cand;
+            }
+            for x in n.accesses.iter().filter(|x| x.array == a) {
+                let Some(subs) = x.subs.as_ref().filter(|_| !x.via_call) else { continue 'cand };
+                let mut s = vec![];
+                for (t, (v, shift)) in &mp.owner {
+                    if !n.vars.contains(v) {
+                        continue 'cand;
+                    }
+                    let Some((p, c)) = subs.iter().enumerate().find_map(|(p, f)| match f {
+                        SubForm::Var { var, coeff: 1, offset } if var == v => Some((p, *offset)),
+                        _ => None,
+                    }) else {
+                        continue 'cand;
+                    };
+                    s.push((*t, p, shift - c));
+                }
+                match &sig {
+                    Some(g) if *g != s => continue 'cand,
+                    _ => sig = Some(s),
+                }
+            }
+        }
+        if sig.is_none() {
+            continue;
+        }
+        // no reference outside those nests
+        for st in u.stmts.iter().filter(|s| s.kind.is_executable()) {
+            let line = st.span.line;
+            if st.span.file == u.file && here.iter().any(|(n, _)| n.line <= line && line <= n.end_line) {
+                continue;
+            }
+            if refers(ui, st, &a) {
+                continue 'cand;
+            }
+        }
+        if let Some(pos) = sym.dummy {
+            if u.kind != analyzer::ast::UnitKind::Subroutine {
+                continue;
+            }
+            let mut sites = 0;
+            let mut bounds: Option<Vec<Option<(i64, i64)>>> = None;
+            for (ci, cu) in prog.units.iter().enumerate() {
+                let csema = &prog.semas[ci];
+                for st in cu.stmts.iter().filter(|s| s.kind.is_executable()) {
+                    let StmtKind::Call { name, args } = st.kind.action() else { continue };
+                    if *name != u.name {
+                        continue;
+                    }
+                    sites += 1;
+                    let Some(analyzer::ast::Arg::Expr(Expr::Var(x))) = args.get(pos) else { continue 'cand };
+                    let once = args.iter().filter(|g| {
+                        let mut hit = false;
+                        if let Some(e) = g.expr() {
+                            e.walk(&mut |y| hit |= matches!(y, Expr::Var(v) | Expr::Ref(v, _) if v == x));
+                        }
+                        hit
+                    });
+                    if once.count() != 1 || inside.contains(&ci) || !csema.symbol(x).is_some_and(|s| plain(s) && s.dummy.is_none()) {
+                        continue 'cand;
+                    }
+                    // the caller refers to it nowhere else
+                    for other in cu.stmts.iter().filter(|s| s.kind.is_executable()) {
+                        let this_call = matches!(other.kind.action(), StmtKind::Call { name, args } if *name == u.name && matches!(args.get(pos), Some(analyzer::ast::Arg::Expr(Expr::Var(y))) if y == x));
+                        if !this_call && refers(ci, other, x) {
+                            continue 'cand;
+                        }
+                    }
+                    // the dummy's bounds at this call
+                    let lookup = |nm: &str| -> Option<analyzer::sema::Const> {
+                        if let Some(c) = sema.param(nm) {
+                            return Some(c.clone());
+                        }
+                        let q = sema.symbol(nm)?.dummy?;
+                        csema.eval(args.get(q)?.expr()?)
+                    };
+                    let ev = |e: &Option<Expr>, c: Option<i64>| c.or_else(|| analyzer::sema::eval_const(e.as_ref()?, &lookup)?.as_int());
+                    // (lower, upper) of each dimension; no upper for an assumed size
+                    let mut b: Vec<Option<(i64, i64)>> = vec![];
+                    for d in sym.dims.iter().flatten() {
+                        let lo = if d.lo.is_none() && d.lo_expr.is_none() { Some(1) } else { ev(&d.lo_expr, d.lo) };
+                        let Some(lo) = lo else { continue 'cand };
+                        match ev(&d.hi_expr, d.hi) {
+                            Some(hi) => b.push(Some((lo, hi))),
+                            None if d.star => b.push(None),
+                            None => continue 'cand,
+                        }
+                    }
+                    match &bounds {
+                        Some(g) if *g != b => continue 'cand,
+                        _ => bounds = Some(b),
+                    }
+                }
+            }
+            if sites == 0 {
+                continue;
+            }
+        }
+        out.insert((ui, a));
+    }
+    out
 }

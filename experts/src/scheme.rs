@@ -95,6 +95,16 @@ pub struct Inherit {
     pub array: String,
 }
 
+/// `!$SPF OWNED(array)`: a non-distributed array of the unit that parallel loops write, whose
+/// every element only the process owning it ever accesses (each access is made by an
+/// iteration that the same owner runs, in every loop and every call): the runtime keeps each
+/// process's copy as it is instead of merging what a loop wrote.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Owned {
+    pub at: UnitRef,
+    pub array: String,
+}
+
 /// A subscript of the target of an ALIGN: `a*I + b` over one align-dummy, a constant, or `*`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AlignSub {
@@ -398,6 +408,9 @@ pub struct Scheme {
     /// Dummy arguments inheriting the distribution of their actual arguments.
     #[serde(default)]
     pub inherits: Vec<Inherit>,
+    /// Arrays whose copies the runtime need not merge after the loops that write them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub owned: Vec<Owned>,
     pub shadows: Vec<Shadow>,
     pub loops: Vec<ParallelLoop>,
     pub remote: Vec<RemoteAccess>,

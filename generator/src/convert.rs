@@ -270,6 +270,10 @@ pub fn inherit(x: &Inherit, at: At) -> Result<DirectiveKind, GenError> {
     Ok(DirectiveKind::Inherit(vec![name(&x.array, at)?]))
 }
 
+pub fn owned(x: &experts::scheme::Owned, at: At) -> Result<DirectiveKind, GenError> {
+    Ok(DirectiveKind::Spf(vec![analyzer::directives::SpfHint::Owned(vec![name(&x.array, at)?])]))
+}
+
 pub fn shadow(x: &Shadow, at: At) -> Result<DirectiveKind, GenError> {
     Ok(DirectiveKind::Shadow(vec![ShadowSpec {
         name: name(&x.array, at)?,

@@ -255,6 +255,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
     declarations!(scheme.inherits, 0, "INHERIT", convert::inherit, |x: &experts::scheme::Inherit| Some(x.array.clone()), |k| k);
     declarations!(scheme.alignments, 1, "ALIGN", convert::align, |x: &experts::scheme::Alignment| Some(x.array.clone()), |k| k);
     declarations!(scheme.shadows, 2, "SHADOW", convert::shadow, |x: &experts::scheme::Shadow| Some(x.array.clone()), |k| k);
+    declarations!(scheme.owned, 2, "OWNED", convert::owned, |_: &experts::scheme::Owned| None::<String>, |k| 10_000 + k);
 
     for (seq, x) in scheme.remote.iter().enumerate() {
         let ui = resolve(program, &x.at)?;

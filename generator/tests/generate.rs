@@ -60,6 +60,7 @@ fn scheme() -> Scheme {
         distributions: vec![],
         alignments: vec![],
         inherits: vec![],
+        owned: vec![],
         shadows: vec![],
         loops: vec![],
         remote: vec![],

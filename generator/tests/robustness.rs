@@ -222,6 +222,7 @@ fn scheme_s(
             distributions,
             alignments,
             inherits,
+            owned: vec![],
             shadows,
             loops,
             remote,

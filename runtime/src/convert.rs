@@ -619,8 +619,18 @@ fn declarations(cx: &mut Cx) {
                 | DirectiveKind::GetActual(_)
                 | DirectiveKind::Actual(_)
                 | DirectiveKind::Interval(_)
-                | DirectiveKind::EndInterval
-                | DirectiveKind::Spf(_) => {}
+                | DirectiveKind::EndInterval => {}
+                DirectiveKind::Spf(hints) => {
+                    for h in hints {
+                        if let analyzer::directives::SpfHint::Owned(names) = h {
+                            for n in names.iter().map(|n| n.to_ascii_lowercase()) {
+                                if !sema.is_array(&n) {
+                                    cx.err(*fid, d.line, format!("OWNED {}: not an array of unit {}", n.to_uppercase(), p.units[ui].name.to_uppercase()));
+                                }
+                            }
+                        }
+                    }
+                }
                 DirectiveKind::Barrier => {
                     cx.before.entry((fid.0, d.line)).or_default().push("call sapfor_barrier()".into());
                 }
@@ -2202,6 +2212,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     }
     // replicated (non-distributed) arrays written by a distributed loop: each process
     // writes the elements of its iterations; merge them afterwards so every copy is whole
+    let mut owned_written = false;
     if pl.on.is_some() {
         let mut body = BTreeSet::new();
         collect_stmts(u, dos[pl.outer], &mut body);
@@ -2219,7 +2230,26 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 }
             }
         }
-        for n in written {
+        // (arrays the unit declares OWNED: each process keeps its copy, whose elements only
+        // its own iterations touch)
+        let owned: BTreeSet<String> = cx.unit_dirs[ui]
+            .iter()
+            .filter_map(|d| match &d.kind {
+                DirectiveKind::Spf(hints) => Some(hints),
+                _ => None,
+            })
+            .flatten()
+            .filter_map(|h| match h {
+                analyzer::directives::SpfHint::Owned(v) => Some(v),
+                _ => None,
+            })
+            .flatten()
+            .map(|n| n.to_ascii_lowercase())
+            .collect();
+        if written.iter().any(|n| owned.contains(n)) {
+            owned_written = true;
+        }
+        for n in written.into_iter().filter(|n| !owned.contains(n)) {
             // up to the last element the loop may write (a dummy may be declared larger than
             // its actual argument: NPB LU's TV(5,LDMX/2*2+1,LDMY) given TV(5*ISIZ1*ISIZ2);
             // the whole dummy would overrun the caller's array)
@@ -2263,7 +2293,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     }
     // inside a region: the kernel launch, chosen at run time next to the host loop
     if let Some(r) = gpu::region_at(regions, fid, line) {
-        let host_only = if pre.iter().any(|l| l.starts_with("call sapfor_merge_begin")) {
+        let host_only = if owned_written || pre.iter().any(|l| l.starts_with("call sapfor_merge_begin")) {
             Some("it writes a non-distributed array while its iterations are distributed")
         } else if pl.clauses.iter().any(|c| matches!(c, Clause::RemoteAccess(_))) {
             Some("REMOTE_ACCESS reads a gathered copy")

@@ -177,7 +177,7 @@ pub fn scheme_record(s: &Scheme, chosen: bool, m: &MachineModel) -> SchemeRecord
     SchemeRecord {
         expert: s.expert.clone(),
         name: s.name.clone(),
-        distribution: json!({"distributions": s.distributions, "shadows": s.shadows, "inherits": s.inherits, "templates": s.templates}),
+        distribution: json!({"distributions": s.distributions, "shadows": s.shadows, "inherits": s.inherits, "templates": s.templates, "owned": s.owned}),
         alignment: json!(s.alignments),
         loops: json!({"loops": s.loops, "remote": s.remote}),
         regions: json!({"regions": s.regions, "actualizations": s.actualizations}),
@@ -273,6 +273,8 @@ pub fn scheme_from_record(r: &SchemeRecord) -> Result<Scheme> {
         shadows: de(get(&r.distribution, "shadows"))?,
         // absent in schemes stored before INHERIT existed
         inherits: de(get(&r.distribution, "inherits")).unwrap_or_default(),
+        // absent in schemes stored before OWNED existed
+        owned: de(get(&r.distribution, "owned")).unwrap_or_default(),
         alignments: de(r.alignment.clone())?,
         loops: de(get(&r.loops, "loops"))?,
         remote: de(get(&r.loops, "remote"))?,

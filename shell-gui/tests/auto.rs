@@ -1232,3 +1232,48 @@ fn the_next_template_is_tried_when_every_variant_of_the_first_is_rejected() {
     });
     assert_eq!(on_r, 1);
 }
+
+/// Work arrays that a procedure sees with another shape (NPB LU's TV, SSOR's 1-D array that
+/// BUTS declares TV(5,LDX,LDY)): SWEEP writes TV in one parallel loop and reads it in the
+/// next at the iteration's own (I,J), so where a variant divides J each element is only ever
+/// touched by its owner and the copies are not merged (`!$SPF OWNED(TV)`); SMOOTH reads TW
+/// at I+1 and J+1, elements other processes write, and its copies are merged. Where a variant
+/// divides M instead, TW is owned too (every access of an M is on M's owner). Every stored
+/// variant prints what the sequential program prints with processes, threads and the
+/// emulator; OWNED(TW) added by hand to the variant that divides J makes `--np 2` print
+/// another sum (575939.59 against 576119.49), so these runs can tell a wrong OWNED.
+#[test]
+fn work_arrays_only_their_owners_touch_are_not_merged() {
+    assert!(have_gfortran());
+    let (dir, report) = auto_on("owned-work", "owned_work.f", "p.f", "auto.fdv");
+    let note = |u: &str, a: &str| format!("{u}: array {a} is written by parallel loops, and each element only by the process owning the iterations that use it: no merge of the copies (OWNED)");
+    assert!(report.contains(&note("SWEEP", "TV")), "{report}");
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let (mut on_j, mut on_m) = (vec![], vec![]);
+    every_variant_prints(&dir, &want, 8, |id, text| {
+        if text.contains("CDVM$ DISTRIBUTE V(*,*,BLOCK,*)\n") {
+            assert!(text.contains("CDVM$ INHERIT V\nC$SPF OWNED(TV)\n"), "{text}");
+            assert!(!text.contains("OWNED(TW)"), "{text}");
+            on_j.push(id);
+        }
+        if text.contains("CDVM$ DISTRIBUTE V(BLOCK,*,*,*)\n") {
+            assert!(text.contains("C$SPF OWNED(TW)\n"), "{text}");
+            on_m.push(id);
+        }
+    });
+    assert_eq!((on_j.len(), on_m.len()), (1, 1), "{on_j:?} {on_m:?}");
+    // the converted program of the (*,*,BLOCK,*) variant merges TW and not TV
+    let name = format!("v{}", on_j[0]);
+    let keep = dir.join("keep");
+    let out = sapfor().current_dir(&dir).args(["build", &format!("{name}.fdv"), "-o", &name, "--keep"]).arg(&keep).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let f90 = std::fs::read_to_string(keep.join(format!("{name}.f90"))).unwrap();
+    assert!(f90.contains("call sapfor_merge_begin(tw,"), "{f90}");
+    assert!(!f90.contains("call sapfor_merge_begin(tv,"), "{f90}");
+    // OWNED names arrays of its unit
+    let bad = std::fs::read_to_string(dir.join(format!("{name}.fdv"))).unwrap().replace("OWNED(TV)", "OWNED(K)");
+    std::fs::write(dir.join("bad.fdv"), bad).unwrap();
+    let out = sapfor().current_dir(&dir).args(["run", "bad.fdv", "--np", "2"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("OWNED K: not an array of unit SWEEP"), "{}", String::from_utf8_lossy(&out.stderr));
+}
