@@ -1272,7 +1272,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "show"]:
+        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)
