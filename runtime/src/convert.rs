@@ -2557,14 +2557,6 @@ fn tile_dim(
     };
     // the ON subscript that is exactly the innermost variable
     let td = on.subs.iter().position(|s| matches!(s, Subscript::Expr(DExpr::Name(n)) if n.eq_ignore_ascii_case(&inner)))?;
-    let on_vars: Vec<Option<String>> = on
-        .subs
-        .iter()
-        .map(|s| match s {
-            Subscript::Expr(DExpr::Name(n)) => Some(n.to_ascii_lowercase()),
-            _ => None,
-        })
-        .collect();
     let loop_vars: BTreeSet<String> = headers
         .iter()
         .filter_map(|h| match &h.kind {
@@ -2572,6 +2564,20 @@ fn tile_dim(
             _ => None,
         })
         .collect();
+    // each ON subscript as a variable plus an offset (`ON C(I,J+1,K+1)`): the references'
+    // offsets count from these
+    let sema = &cx.p.semas[ui];
+    let on_aff: Vec<Option<(String, i64)>> = on
+        .subs
+        .iter()
+        .map(|s| match s {
+            Subscript::Expr(DExpr::Name(n)) => Some((n.to_ascii_lowercase(), 0)),
+            Subscript::Expr(e) => loop_vars.iter().find_map(|v| var_offset(e, v, sema).map(|c| (v.clone(), c))),
+            _ => None,
+        })
+        .collect();
+    let on_vars: Vec<Option<String>> = on_aff.iter().map(|x| x.as_ref().map(|(v, _)| v.clone())).collect();
+    let on_off = |d: usize| on_aff[d].as_ref().map_or(0, |x| x.1);
     let mut ok = true;
     let mut body = BTreeSet::new();
     collect_stmts(u, nest[0], &mut body);
@@ -2603,9 +2609,12 @@ fn tile_dim(
                 // subscript, `V(1,I+1,J,K)` in NPB LU's BUTS, or a plane the nest does not
                 // change, its K, is the same for every iteration)
                 let dir = |d: usize| dl.get(d).copied().unwrap_or(1);
-                let ct = subs[td].as_ref().map(|x| x.1).unwrap_or(0) * dir(td);
+                // (offsets from the ON reference's: `C(I+1,J,K+1)` in a loop ON C(I,J+1,K+1)
+                // reads one behind in J and one ahead in I, from the iteration j-1 whose tile
+                // of I comes later)
+                let ct = (subs[td].as_ref().map(|x| x.1).unwrap_or(0) - on_off(td)) * dir(td);
                 for (d, s) in subs.iter().enumerate() {
-                    let (v, cd) = s.as_ref().map(|x| (x.0.as_str(), x.1 * dir(d))).unwrap_or(("", 0));
+                    let (v, cd) = s.as_ref().map(|x| (x.0.as_str(), (x.1 - on_off(d)) * dir(d))).unwrap_or(("", 0));
                     if on_vars[d].as_deref().is_some_and(|w| !w.eq_ignore_ascii_case(v)) {
                         ok = false;
                     }

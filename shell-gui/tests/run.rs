@@ -1458,3 +1458,12 @@ fn threads_have_room_for_big_local_arrays() {
 fn parallel_loop_bounds_read_distributed_elements_from_their_owners() {
     handwritten("bounds_from_distributed", &[&["--np", "3"]]);
 }
+
+/// An ACROSS loop ON C(I,J+1,K+1) that reads C(I+1,J,K+1): one behind in the pipelined J and
+/// one ahead in I, counted from the ON subscripts. It may not run in tiles of I (before, the
+/// tiling check compared the raw offsets and tiled it: the fuzzer's seed 111013 printed
+/// another checksum at `--np 2`, and this fixture `c 177556` instead of `c 839222`).
+#[test]
+fn a_sweep_that_reads_ahead_in_the_tiled_dimension_is_not_tiled() {
+    handwritten("across_ahead_in_tile", &[&["--np", "3"], &["--np", "2", "--threads", "2"]]);
+}
