@@ -138,6 +138,9 @@ struct Cx<'a> {
     tp_blocks: BTreeSet<String>,
     /// The directives of each unit (by unit index; see `unit_of`).
     unit_dirs: Vec<Vec<Directive>>,
+    /// (unit, array) of each `!$SPF OWNED(array)`: the unit's parallel loops keep each
+    /// process's copy of the array instead of merging what they write.
+    owned: BTreeSet<(usize, String)>,
 }
 
 /// `SIZE(n)` or `SIZE(n, k)` / `LBOUND(n, k)` (`what`: "size" or "lbound", `dim`: None for
@@ -404,6 +407,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         copied: BTreeMap::new(),
         tp_blocks: BTreeSet::new(),
         unit_dirs: vec![vec![]; p.units.len()],
+        owned: BTreeSet::new(),
     };
     for (fid, ds) in &p.directives {
         for d in ds {
@@ -627,6 +631,7 @@ fn declarations(cx: &mut Cx) {
                                 if !sema.is_array(&n) {
                                     cx.err(*fid, d.line, format!("OWNED {}: not an array of unit {}", n.to_uppercase(), p.units[ui].name.to_uppercase()));
                                 }
+                                cx.owned.insert((ui, n));
                             }
                         }
                     }
@@ -2232,24 +2237,9 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         }
         // (arrays the unit declares OWNED: each process keeps its copy, whose elements only
         // its own iterations touch)
-        let owned: BTreeSet<String> = cx.unit_dirs[ui]
-            .iter()
-            .filter_map(|d| match &d.kind {
-                DirectiveKind::Spf(hints) => Some(hints),
-                _ => None,
-            })
-            .flatten()
-            .filter_map(|h| match h {
-                analyzer::directives::SpfHint::Owned(v) => Some(v),
-                _ => None,
-            })
-            .flatten()
-            .map(|n| n.to_ascii_lowercase())
-            .collect();
-        if written.iter().any(|n| owned.contains(n)) {
-            owned_written = true;
-        }
-        for n in written.into_iter().filter(|n| !owned.contains(n)) {
+        let (owned, merged): (Vec<String>, Vec<String>) = written.into_iter().partition(|n| cx.owned.contains(&(ui, n.clone())));
+        owned_written = !owned.is_empty();
+        for n in merged {
             // up to the last element the loop may write (a dummy may be declared larger than
             // its actual argument: NPB LU's TV(5,LDMX/2*2+1,LDMY) given TV(5*ISIZ1*ISIZ2);
             // the whole dummy would overrun the caller's array)
@@ -2576,7 +2566,7 @@ fn tile_dim(
             _ => None,
         })
         .collect();
-    let on_vars: Vec<Option<String>> = on_aff.iter().map(|x| x.as_ref().map(|(v, _)| v.clone())).collect();
+    let on_var = |d: usize| on_aff[d].as_ref().map(|x| x.0.as_str());
     let on_off = |d: usize| on_aff[d].as_ref().map_or(0, |x| x.1);
     let mut ok = true;
     let mut body = BTreeSet::new();
@@ -2593,7 +2583,7 @@ fn tile_dim(
                     })
                     .collect();
                 // (the ON reference has the array's rank: checked where the loop is read)
-                if subs.len() != on_vars.len() || subs.iter().any(|s| s.is_none()) {
+                if subs.len() != on_aff.len() || subs.iter().any(|s| s.is_none()) {
                     ok = false;
                     return;
                 }
@@ -2615,10 +2605,10 @@ fn tile_dim(
                 let ct = (subs[td].as_ref().map(|x| x.1).unwrap_or(0) - on_off(td)) * dir(td);
                 for (d, s) in subs.iter().enumerate() {
                     let (v, cd) = s.as_ref().map(|x| (x.0.as_str(), (x.1 - on_off(d)) * dir(d))).unwrap_or(("", 0));
-                    if on_vars[d].as_deref().is_some_and(|w| !w.eq_ignore_ascii_case(v)) {
+                    if on_var(d).is_some_and(|w| !w.eq_ignore_ascii_case(v)) {
                         ok = false;
                     }
-                    let ordered = on_vars[d].as_ref().is_some_and(|w| loop_vars.contains(w));
+                    let ordered = on_var(d).is_some_and(|w| loop_vars.contains(w));
                     if d != td && ordered && ((ct > 0 && cd < 0) || (ct < 0 && cd > 0)) {
                         ok = false;
                     }
