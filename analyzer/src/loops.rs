@@ -1823,10 +1823,19 @@ impl<'a> Analyzer<'a> {
                 continue;
             };
             let passes = args.iter().filter(|a| a.expr().and_then(|e| e.base_name()) == Some(x.as_str())).count();
-            if passes != 1 || eff.must_write.is_empty() || sum.arg_bytes.get(&k) != Some(&sym.ty.bytes()) || matches!(sym.ty.base, BaseType::Derived(_)) {
+            if passes != 1 || eff.must_write.is_empty() || matches!(sym.ty.base, BaseType::Derived(_)) {
                 continue;
             }
             let mut rects = vec![];
+            if sum.arg_bytes.get(&k) != Some(&sym.ty.bytes()) {
+                // a 1-D array given whole to a 1-D dummy whose elements are a whole fraction of
+                // its own (DOUBLE COMPLEX TMP given to DOUBLE PRECISION Y(2*N1), NPB FT's initial
+                // conditions): the caller's elements the callee's section covers entirely
+                if let Some(r) = self.whole_elements(&x, actual, eff, sum.arg_bytes.get(&k).copied(), args, sum, st.id) {
+                    out.insert(x, (vec![r], false));
+                }
+                continue;
+            }
             for r in &eff.must_write {
                 // the whole array passed: the callee's section in the caller's names; an element
                 // passed to an array dummy: that stretch of the column, or those planes
@@ -1916,6 +1925,34 @@ impl<'a> Analyzer<'a> {
             }
         }
         out
+    }
+
+    /// For `call_defines`: what a callee surely writes of the 1-D array `x`, given whole to a
+    /// 1-D dummy of `dummy_bytes`-byte elements when `x`'s elements are M times as large: of its
+    /// sections `LO:HI` (in the dummy's elements), the caller's elements both ends of which
+    /// lie inside, `(LO-1)/M+1 : HI/M` when M divides `LO-1` and `HI` (ends not a multiple
+    /// leave the section unmapped). Only for callees that do not read the dummy.
+    #[allow(clippy::too_many_arguments)]
+    fn whole_elements(&self, x: &str, actual: &Expr, eff: &crate::access::Effect, dummy_bytes: Option<u64>, args: &[Arg], sum: &Summary, at: StmtId) -> Option<SymRect> {
+        let sym = self.sema.symbol(x)?;
+        let db = dummy_bytes.filter(|&b| b > 0)?;
+        let m = i64::try_from(sym.ty.bytes() / db).ok()?;
+        if !matches!(actual, Expr::Var(_)) || sym.rank() != 1 || m < 2 || sym.ty.bytes() % db != 0 || !eff.read.is_empty() {
+            return None;
+        }
+        let cx = AccessCtx { unit: self.unit, sema: self.sema, summaries: self.summaries };
+        let divide = |l: &Lin| -> Option<Lin> {
+            (l.constant % m == 0 && l.terms.values().all(|c| c % m == 0)).then(|| Lin {
+                terms: l.terms.iter().map(|(v, c)| (v.clone(), c / m)).collect(),
+                constant: l.constant / m,
+            })
+        };
+        eff.must_write.iter().filter(|r| r.len() == 1).find_map(|r| {
+            let Arg::Range(Some(lo), Some(hi), None) = cx.map_arg(&r[0], args, sum) else { return None };
+            let (lo, hi) = (self.lin_at(&lo, at)?, self.lin_at(&hi, at)?);
+            let lo = divide(&lo.add(&Lin::constant(1), -1)?)?.add(&Lin::constant(1), 1)?;
+            Some(SymRect(vec![(lo, divide(&hi)?)]))
+        })
     }
 
     /// The reads of one statement against what is surely written so far.

@@ -73,6 +73,29 @@ fn a_work_array_of_another_element_size_is_not_defined_by_the_call() {
     assert!(complex.blockers.iter().any(|b| b.message.contains("FILL") && b.message.contains('Z')), "{complex:#?}");
 }
 
+/// NPB FT's initial conditions (multi/cwork_main.f, cwork_fill.f): FILL writes all of its
+/// DOUBLE PRECISION Y(1:2*N1), so a DOUBLE COMPLEX TMP(N1) given to it is defined whole by the
+/// call and private to the loop over planes. Given N1 reals only, FILL writes W(1:N1/2): the
+/// read of W(N1) is the previous iteration's value and that loop stays sequential (taking the
+/// callee's section in the caller's elements without dividing by two makes it parallel).
+#[test]
+fn a_complex_row_defined_through_a_real_dummy_is_private_where_the_call_covers_it() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test_data/multi");
+    let a = analyze(&[dir.join("cwork_main.f"), dir.join("cwork_fill.f")], &Default::default());
+    assert!(!a.program.has_errors());
+    let u = a.program.units.iter().position(|u| u.name == "cwork").expect("the main program");
+    let at = |line: u32| a.loops[u].iter().find(|l| l.line == line).unwrap_or_else(|| panic!("no loop at {line}"));
+    let planes = at(20);
+    assert_eq!(planes.verdict, analyzer::loops::Verdict::Parallel, "{planes:#?}");
+    assert_eq!(planes.private, vec!["tmp".to_string(), "x0".to_string()], "{planes:#?}");
+    let rows = at(23);
+    assert_eq!(rows.verdict, analyzer::loops::Verdict::Sequential, "{rows:#?}");
+    assert!(rows.blockers.iter().all(|b| b.message.contains("X0")), "{rows:#?}");
+    let half = at(36);
+    assert_eq!(half.verdict, analyzer::loops::Verdict::Sequential, "{half:#?}");
+    assert!(!half.private.contains(&"w".to_string()), "{half:#?}");
+}
+
 /// The accesses a callee makes through a dummy of another element size are not mapped element
 /// by element: `SETRE(Z, J)` writes the J-th DOUBLE PRECISION of a DOUBLE COMPLEX Z, which is
 /// half of `Z((J+1)/2)`, not `Z(J)`; the loop reading `Z(J)` after it must stay sequential

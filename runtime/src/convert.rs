@@ -255,6 +255,17 @@ fn type_code(ty: &analyzer::ast::TypeSpec) -> Option<i32> {
     }
 }
 
+/// `type_code` for a reduction of operation `op` (`red_op`): COMPLEX (6) and DOUBLE COMPLEX
+/// (7) too, in a SUM or a PRODUCT (NPB FT's checksum `CSUM = CSUM + U(II,JI,KI)`).
+fn red_type_code(ty: &analyzer::ast::TypeSpec, op: i32) -> Option<i32> {
+    use analyzer::ast::BaseType::*;
+    match (&ty.base, ty.kind) {
+        (Complex, None | Some(4)) if op <= 2 => Some(6),
+        (Complex, Some(8)) | (DoubleComplex, _) if op <= 2 => Some(7),
+        _ => type_code(ty),
+    }
+}
+
 fn i64list(v: &[i64]) -> String {
     format!(
         "[integer(c_int64_t) :: {}]",
@@ -2024,8 +2035,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 for r in reds {
                     let (op, omp) = red_op(r.op);
                     let var = r.var.to_ascii_lowercase();
-                    let Some(tc) = type_code(&sema.type_of(&var)) else {
-                        cx.err(fid, line, format!("REDUCTION variable {} must be INTEGER, REAL, DOUBLE PRECISION or LOGICAL", r.var));
+                    let Some(tc) = red_type_code(&sema.type_of(&var), op) else {
+                        cx.err(fid, line, format!("REDUCTION variable {} must be INTEGER, REAL, DOUBLE PRECISION or LOGICAL, or COMPLEX in a SUM or PRODUCT", r.var));
                         return;
                     };
                     if sema.is_array(&var) {

@@ -1277,3 +1277,52 @@ fn work_arrays_only_their_owners_touch_are_not_merged() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("OWNED K: not an array of unit SWEEP"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// NPB FT's initial conditions in small (`complex_rows.f` with `complex_rows_fill.f`): a
+/// DOUBLE COMPLEX row that FILL writes as DOUBLE PRECISION Y(2*N1) is private to each plane,
+/// so the loop over planes is parallel; the sum of the complex array is a REDUCTION the
+/// runtime combines (before, `sapfor run` refused a COMPLEX reduction variable that `--auto`
+/// had written). Every stored variant prints what the sequential program prints.
+#[test]
+fn a_complex_row_filled_through_a_real_dummy_is_private_and_complex_sums_combine() {
+    assert!(have_gfortran());
+    let dir = scratch("complex-rows");
+    for (from, to) in [("complex_rows.f", "c.f"), ("complex_rows_fill.f", "fill.f")] {
+        std::fs::copy(root().join("shell-gui/tests/data").join(from), dir.join(to)).unwrap();
+    }
+    let out = sapfor().current_dir(&dir).args(["--auto", "c.f", "fill.f", "--out-dir", "gen"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("c.f:17: loop K (depth 1): parallel, private(TMP,X0)"), "{report}");
+    let seq = Command::new("gfortran").current_dir(&dir).args(["-O2", "-w", "c.f", "fill.f", "-o", "seq"]).output().unwrap();
+    assert!(seq.status.success(), "{}", String::from_utf8_lossy(&seq.stderr));
+    let want = String::from_utf8_lossy(&Command::new(dir.join("seq")).output().unwrap().stdout).into_owned();
+    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<i64> = v.as_array().unwrap().iter().filter_map(|s| s["id"].as_i64()).collect();
+    assert!(ids.len() >= 4, "{v}");
+    let mut planes = 0;
+    for id in ids {
+        let gen = format!("v{id}");
+        let out = sapfor().current_dir(&dir).args(["generate", "--scheme", &id.to_string(), "--out-dir", &gen]).output().unwrap();
+        assert!(out.status.success(), "#{id}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(dir.join(&gen).join("c.fdv")).unwrap();
+        let on_planes = text.contains("CDVM$ DISTRIBUTE U(*,*,BLOCK)\n");
+        if on_planes {
+            assert!(text.contains("CDVM$ PARALLEL (K) ON U(*,*,K), PRIVATE(I,J,TMP,X0)\n"), "{text}");
+            assert!(text.contains("REDUCTION(SUM(S))"), "{text}");
+            planes += 1;
+        }
+        let configs: &[&[&str]] = if on_planes {
+            &[&["--np", "2"], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]]
+        } else {
+            &[&["--np", "2"]]
+        };
+        for cfg in configs {
+            let out = sapfor().current_dir(&dir).args(["run", &format!("{gen}/c.fdv"), &format!("{gen}/fill.fdv")]).args(*cfg).output().unwrap();
+            assert!(out.status.success(), "#{id} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "#{id} {cfg:?}:\n{text}");
+        }
+    }
+    assert_eq!(planes, 1);
+}

@@ -2002,13 +2002,21 @@ unsafe fn set_identity(op: i32, ty: i32, x: *mut u8) {
         (2, 4) => *(x as *mut f64) = 1.0,
         (7, 5) => *(x as *mut i32) = 1,
         (8, 5) => *(x as *mut i32) = 0,
+        // COMPLEX and DOUBLE COMPLEX: (re, im)
+        (1, 6) => *(x as *mut [f32; 2]) = [0.0, 0.0],
+        (1, 7) => *(x as *mut [f64; 2]) = [0.0, 0.0],
+        (2, 6) => *(x as *mut [f32; 2]) = [1.0, 0.0],
+        (2, 7) => *(x as *mut [f64; 2]) = [1.0, 0.0],
         _ => {}
     }
 }
 
+/// Bytes of one reduction value of type code `ty` (1 INTEGER, 2 INTEGER*8, 3 REAL, 4 DOUBLE
+/// PRECISION, 5 LOGICAL, 6 COMPLEX, 7 DOUBLE COMPLEX).
 fn tsize(ty: i32) -> usize {
     match ty {
-        2 | 4 => 8,
+        2 | 4 | 6 => 8,
+        7 => 16,
         _ => 4,
     }
 }
@@ -2086,6 +2094,15 @@ fn num(ty: i32, b: &[u8]) -> f64 {
     }
 }
 
+/// A complex sum (`op` 1) or product (2) of (re, im) pairs.
+fn complex_op(op: i32, x: [f64; 2], y: [f64; 2]) -> [f64; 2] {
+    if op == 1 {
+        [x[0] + y[0], x[1] + y[1]]
+    } else {
+        [x[0] * y[0] - x[1] * y[1], x[0] * y[1] + x[1] * y[0]]
+    }
+}
+
 /// `acc = acc op other` for one reduction item (value followed by its index variables).
 fn combine(op: i32, ty: i32, ts: usize, acc: &mut [u8], other: &[u8]) {
     macro_rules! arith {
@@ -2105,6 +2122,18 @@ fn combine(op: i32, ty: i32, ts: usize, acc: &mut [u8], other: &[u8]) {
         (2, 2) => arith!(i64, |x: i64, y: i64| x.wrapping_mul(y)),
         (2, 3) => arith!(f32, |x: f32, y: f32| x * y),
         (2, 4) => arith!(f64, |x: f64, y: f64| x * y),
+        (1 | 2, 6) => {
+            let c = |b: &[u8], k: usize| f32::from_ne_bytes(b[4 * k..4 * k + 4].try_into().unwrap()) as f64;
+            let z = complex_op(op, [c(acc, 0), c(acc, 1)], [c(other, 0), c(other, 1)]);
+            acc[..4].copy_from_slice(&(z[0] as f32).to_ne_bytes());
+            acc[4..8].copy_from_slice(&(z[1] as f32).to_ne_bytes());
+        }
+        (1 | 2, 7) => {
+            let c = |b: &[u8], k: usize| f64::from_ne_bytes(b[8 * k..8 * k + 8].try_into().unwrap());
+            let z = complex_op(op, [c(acc, 0), c(acc, 1)], [c(other, 0), c(other, 1)]);
+            acc[..8].copy_from_slice(&z[0].to_ne_bytes());
+            acc[8..16].copy_from_slice(&z[1].to_ne_bytes());
+        }
         (3, _) | (4, _) => {
             let (x, y) = (num(ty, acc), num(ty, other));
             if (op == 3 && y > x) || (op == 4 && y < x) {
@@ -2394,7 +2423,30 @@ fn summary(procs: &[ProcFigures], place: &dyn Fn(i64) -> String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{apply_runs, changed_runs, single_process_mode, LAUNCHER_VARS};
+    use super::{apply_runs, changed_runs, combine, set_identity, single_process_mode, tsize, LAUNCHER_VARS};
+
+    /// COMPLEX and DOUBLE COMPLEX reductions: the identities, a sum and a product of two
+    /// partial values, both stored as (re, im).
+    #[test]
+    fn complex_sums_and_products_combine_as_complex_numbers() {
+        let pair64 = |re: f64, im: f64| [re.to_ne_bytes(), im.to_ne_bytes()].concat();
+        let mut id = [0xffu8; 16];
+        unsafe { set_identity(2, 7, id.as_mut_ptr()) };
+        assert_eq!(id.to_vec(), pair64(1.0, 0.0));
+        let mut acc = pair64(1.5, -2.0);
+        combine(1, 7, tsize(7), &mut acc, &pair64(0.25, 4.0));
+        assert_eq!(acc, pair64(1.75, 2.0));
+        let mut acc = pair64(1.0, 2.0);
+        combine(2, 7, tsize(7), &mut acc, &pair64(3.0, -1.0));
+        assert_eq!(acc, pair64(5.0, 5.0));
+        let pair32 = |re: f32, im: f32| [re.to_ne_bytes(), im.to_ne_bytes()].concat();
+        let mut acc = pair32(0.0, 1.0);
+        combine(2, 6, tsize(6), &mut acc, &pair32(0.0, 1.0));
+        assert_eq!(acc, pair32(-1.0, 0.0));
+        let mut zero = [0xffu8; 8];
+        unsafe { set_identity(1, 6, zero.as_mut_ptr()) };
+        assert_eq!(zero.to_vec(), pair32(0.0, 0.0));
+    }
 
     /// Merging replicated arrays: processes change disjoint bytes of a common copy (elements
     /// of 1 to 8 bytes, blocks ending inside words, a tail shorter than a word, bytes written
