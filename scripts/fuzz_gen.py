@@ -35,6 +35,8 @@ compiler goes wrong:
   its distribution) and look-alikes that must not be bound (two arrays for one dummy, a
   dummy of another shape or lower bound, an element or a column passed, a call in a loop).
 
+- DOUBLE COMPLEX sums and products over an array (REDUCTION(SUM) and PRODUCT of complex
+  variables), exact in any order, and a look-alike recurrence;
 - a subroutine whose loop fills a work array up to a size M it receives (computed at run
   time) and then updates one element of it in place: parallel only when M is large enough,
   which the generated program tests where the loop starts (both outcomes occur across
@@ -42,8 +44,9 @@ compiler goes wrong:
   and two such subroutines sharing a COMMON work array, sizes set once from run-time values
   (NPB SP's solvers: each is parallel when both sizes are large enough).
 
-Every value is an INTEGER kept small with MOD, and the program prints integer checksums, so
-outputs compare exactly. Subscripts stay inside the declared bounds by construction (the
+Every value is an INTEGER kept small with MOD (or a DOUBLE COMPLEX with integer parts), and the
+program prints integer checksums, so outputs compare exactly. Subscripts stay inside the
+declared bounds by construction (the
 fuzzer's oracle build uses -fcheck=bounds to make sure).
 """
 
@@ -645,6 +648,33 @@ class Gen:
         self.emit("call owc(c, k)", 1)
         self.emit("end do")
 
+    def complex_sums(self):
+        """DOUBLE COMPLEX sums and products over an array (NPB FT's checksum): REDUCTION(SUM(ZS))
+        and REDUCTION(PRODUCT(ZP)) the runtime combines as complex numbers, or a look-alike that
+        turns the running value by a unit factor before adding (a recurrence: sequential).
+        Integer parts and unit factors (1, i, -1, -i) keep every value exact in any order."""
+        r = self.r
+        # (2-D and 3-D: the arrays the variants distribute)
+        tgt = self.pick_array(min_rank=2, max_rank=3)
+        rank = ARRAYS[tgt]
+        kind = r.choice(["sum", "prod", "both", "both", "turn"])
+        vs = ["i", "j", "k"][:rank]
+        self.emit("zs = (0.0d0, 0.0d0)")
+        self.emit("zp = (1.0d0, 0.0d0)")
+        for lvl, v in enumerate(vs[::-1]):
+            self.emit(f"do {v} = 1, n{'ijk'.index(v) + 1}", lvl)
+        el = f"{tgt}({','.join(vs)})"
+        add = f"dcmplx(dble({el}), dble(mod(i * {r.randint(2, 9)}, 7)))"
+        if kind in ("sum", "both"):
+            self.emit(f"zs = zs + {add}", rank)
+        if kind in ("prod", "both"):
+            self.emit(f"zp = zp * zu(mod({el} + i, 4))", rank)
+        if kind == "turn":
+            self.emit(f"zs = zs * zu(mod({el}, 4)) + {add}", rank)
+        for lvl in reversed(range(rank)):
+            self.emit("end do", lvl)
+        self.emit("print *, 'z', nint(dble(zs)), nint(dimag(zs)), nint(dble(zp)), nint(dimag(zp))")
+
     def seq_update(self):
         """A sequential loop (a scalar recurrence carries it) that updates elements of an
         array reading only the element it writes (run by the owner alone under a
@@ -901,6 +931,7 @@ class Gen:
         self.emit("integer gs(2), ns1, ns2")
         self.emit("common /szb/ gs, ns1, ns2")
         self.emit("logical fl")
+        self.emit("double complex zs, zp, zu(0:3)")
         self.emit(f"integer f(n1 + 2), g(n1)")
         self.emit(f"equivalence (f({self.eo + 1}), g(1))")
         if self.main_declares_cnt:
@@ -919,6 +950,10 @@ class Gen:
         self.emit("do i = 1, 5")
         self.emit("wk(i) = i", 1)
         self.emit("end do")
+        self.emit("zu(0) = (1.0d0, 0.0d0)")
+        self.emit("zu(1) = (0.0d0, 1.0d0)")
+        self.emit("zu(2) = (-1.0d0, 0.0d0)")
+        self.emit("zu(3) = (0.0d0, -1.0d0)")
         self.emit("do i = 0, n1 + 2")
         self.emit(f"ws(i) = mod(i * {r.randint(2, 9)}, 37)", 1)
         self.emit("end do")
@@ -938,7 +973,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided, self.planes, self.rows, self.owned]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a

@@ -701,12 +701,33 @@ fn declarations(cx: &mut Cx) {
                 }
                 m.push(found.unwrap_or((0, 0)));
             }
-            for sub in &target.subs {
+            // a constant subscript (`ALIGN X(I) WITH A(I,N+1)`, the DVM system's Gauss example)
+            // picks one index of a target dimension that is not split: the array is laid out
+            // as with `*` there; in a split dimension it would live on one slice of the
+            // processes, which is not supported
+            let split = split_dims(cx, &tkey);
+            let mut fixed_in_split = None;
+            for (td, sub) in target.subs.iter().enumerate() {
                 if let Subscript::Expr(e) = sub {
                     if !source.iter().any(|s| mentions(e, s)) {
-                        bad = true;
+                        match dexpr_int(e, sema) {
+                            Some(c) if !split.get(td).copied().unwrap_or(false) => {
+                                if let Some(&(lo, hi)) = cx.arrays[&tkey].bounds.get(td) {
+                                    if c < lo || c > hi {
+                                        cx.err(fid, line, format!("ALIGN: subscript {c} of {} is outside its bounds {lo}:{hi} in dimension {}", target.name.to_uppercase(), td + 1));
+                                        bad = true;
+                                    }
+                                }
+                            }
+                            Some(_) => fixed_in_split = Some(td + 1),
+                            None => bad = true,
+                        }
                     }
                 }
+            }
+            if let Some(td) = fixed_in_split {
+                cx.err(fid, line, format!("ALIGN: a constant subscript in dimension {td} of {}, which is distributed, is not supported (the array would live on one slice of the processes)", target.name.to_uppercase()));
+                continue;
             }
             if bad {
                 cx.err(fid, line, "ALIGN: only target subscripts `dummy`, `dummy + c`, `dummy - c` and `*` are supported");

@@ -416,3 +416,17 @@ CDVM$ PARALLEL (K)
         assert!(warnings.contains(&format!("tp.fdv:{line}: this loop runs on one thread per process: {why}")), "{line}: {warnings}");
     }
 }
+
+/// A constant subscript in an ALIGN target is refused in a distributed dimension of the target
+/// (the array would live on one slice of the processes) and outside the target's bounds, with
+/// the directive's line; in a dimension that is not distributed it is laid out as `*`.
+#[test]
+fn align_with_a_constant_subscript_only_in_a_dimension_not_distributed() {
+    let head = "      PROGRAM P\n      PARAMETER (N = 8)\n      REAL A(N, N+1), X(N)\n";
+    let ok = conv("ok.fdv", &format!("{head}CDVM$ DISTRIBUTE A(BLOCK, *)\nCDVM$ ALIGN X(I) WITH A(I, N+1)\n      X(1) = 1\n      END\n"));
+    assert!(ok.is_ok(), "{ok:?}");
+    let e = err_of(&format!("{head}CDVM$ DISTRIBUTE A(*, BLOCK)\nCDVM$ ALIGN X(I) WITH A(I, N+1)\n      END\n"));
+    assert!(e.contains("bad.fdv:5:") && e.contains("constant subscript in dimension 2 of A, which is distributed"), "{e}");
+    let e = err_of(&format!("{head}CDVM$ DISTRIBUTE A(BLOCK, *)\nCDVM$ ALIGN X(I) WITH A(I, N+2)\n      END\n"));
+    assert!(e.contains("bad.fdv:5:") && e.contains("subscript 10 of A is outside its bounds 1:9 in dimension 2"), "{e}");
+}

@@ -1467,3 +1467,11 @@ fn parallel_loop_bounds_read_distributed_elements_from_their_owners() {
 fn a_sweep_that_reads_ahead_in_the_tiled_dimension_is_not_tiled() {
     handwritten("across_ahead_in_tile", &[&["--np", "3"], &["--np", "2", "--threads", "2"]]);
 }
+
+/// `ALIGN X(I) WITH A(I,N+1)`, a constant subscript in a dimension of the target that is not
+/// distributed (the DVM system's Gauss example): X is divided like A's rows (before, the
+/// runtime refused every constant in an ALIGN target).
+#[test]
+fn an_array_aligned_with_one_column_of_a_matrix_is_divided_like_its_rows() {
+    handwritten("align_constant", &[&["--np", "3"], &["--np", "4", "--threads", "2"]]);
+}
