@@ -15,6 +15,7 @@
 //! kept, and `# line "file"` markers keep gfortran's messages on the original positions.
 
 use crate::text;
+use analyzer::affine::Lin;
 use analyzer::ast::{Expr, IoKind, Node, Stmt, StmtId, StmtKind, Unit, UnitKind};
 use analyzer::diag::{codes, Diagnostic};
 use analyzer::directives::{
@@ -2152,10 +2153,21 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         StmtKind::Assign { lhs, .. } => lhs.base_name() == Some(nm.as_str()),
                         _ => false,
                     });
-                    if written {
-                        cx.err(fid, line, format!("REMOTE_ACCESS to {} which the loop also writes", r.name));
-                        return;
-                    }
+                    // a loop that also writes the array (the DVM system's Gauss example:
+                    // ON A(J,*), REMOTE_ACCESS(A(I,:)), writing A(J,K) for J > I): only the
+                    // references of the clause's form read the copy, when no write can reach
+                    // what they read and every other reference is the ON element's row
+                    let partial = if written {
+                        match remote_apart(cx, ui, dos[pl.outer], pl, r, &key) {
+                            Ok(pattern) => Some(pattern),
+                            Err(why) => {
+                                cx.err(fid, line, format!("REMOTE_ACCESS to {} which the loop also writes: {why}", r.name));
+                                return;
+                            }
+                        }
+                    } else {
+                        None
+                    };
                     cx.arrays.get_mut(&key).unwrap().full = true;
                     pre.push(format!("call sapfor_gather(sh_{key}, {nm}, sf_{key}, 1)"));
                     for s in u.stmts.iter().filter(|s| body_ids.contains(&s.id)) {
@@ -2166,7 +2178,10 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         if text::idents(&t, &nm).is_empty() {
                             continue;
                         }
-                        let new = rename(&t, &nm, &format!("sf_{key}"));
+                        let new = match &partial {
+                            Some(pattern) => rename_matching(&t, &nm, pattern, &format!("sf_{key}")),
+                            None => rename(&t, &nm, &format!("sf_{key}")),
+                        };
                         if s.span.line != s.span.end_line || cx.replace.contains_key(&(s.span.file.0, s.span.line)) {
                             // multi-line statements are joined; fine
                         }
@@ -2742,6 +2757,151 @@ fn ordered_header(t: &str, n: usize, src: i64) -> Option<(String, String)> {
             ))
         }
     }
+}
+
+/// The subscripts of a reference as normalized text (lower case, no blanks), per dimension.
+fn norm_subs(args: &str) -> Vec<String> {
+    text::split_top(args, ',').iter().map(|a| a.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase()).collect()
+}
+
+/// A REMOTE_ACCESS reference's subscripts as `norm_subs` text (None for `:` or `*`).
+fn pattern_of(r: &analyzer::directives::ArrayRef) -> Option<Vec<Option<String>>> {
+    r.subs
+        .iter()
+        .map(|s| match s {
+            Subscript::Expr(e) => Some(Some(norm_subs(&e.to_string()).concat())),
+            Subscript::Range(None, None) | Subscript::Star => Some(None),
+            Subscript::Range(..) => None,
+        })
+        .collect()
+}
+
+/// Every reference `name(...)` of `t` whose subscripts are `pattern`'s where it has one (the
+/// others any) renamed `to`.
+fn rename_matching(t: &str, name: &str, pattern: &[Option<String>], to: &str) -> String {
+    let mut s = t.to_string();
+    for (a, b) in text::idents(t, name).into_iter().rev() {
+        let rest = &t[b..];
+        let Some(open) = rest.find(|c: char| !c.is_whitespace()).filter(|&i| rest[i..].starts_with('(')) else { continue };
+        let Some(close) = text::matching_paren(t, b + open) else { continue };
+        let subs = norm_subs(&t[b + open + 1..close]);
+        if subs.len() == pattern.len() && subs.iter().zip(pattern).all(|(x, p)| p.as_ref().is_none_or(|p| p == x)) {
+            s.replace_range(a..b, to);
+        }
+    }
+    s
+}
+
+/// For a loop that writes the array of its REMOTE_ACCESS reference `r` (key `key`): the
+/// reference's pattern (see `rename_matching`) when (1) the loop is ON that array, (2) every
+/// reference of the array in the loop either has the pattern's subscripts (it reads the copy
+/// gathered before the loop) or the ON reference's subscripts in each distributed dimension (a
+/// local element), (3) no reference of the pattern's form is written, and (4) in some
+/// dimension where the pattern has an expression E, every write's subscript is a DO variable
+/// of the nest (plus a constant) whose range provably excludes E (`DO J = I+1, N` against
+/// `A(I,:)`), or E plus a nonzero constant. Err: why not.
+fn remote_apart(cx: &Cx, ui: usize, nest: &Node, pl: &ParLoop, r: &analyzer::directives::ArrayRef, key: &str) -> Result<Vec<Option<String>>, String> {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let sema = &p.semas[ui];
+    let nm = r.name.to_ascii_lowercase();
+    let pattern = pattern_of(r).filter(|v| v.iter().any(|x| x.is_some())).ok_or("its clause names no single row, column or element")?;
+    let on = pl.on.as_ref().filter(|o| o.name.eq_ignore_ascii_case(&nm)).ok_or("the loop is not ON that array")?;
+    let on_subs: Vec<Option<String>> = pattern_of(on).ok_or("its ON reference has a section")?;
+    let split = split_dims(cx, key);
+    if pattern.len() != split.len() || on_subs.len() != split.len() {
+        return Err("the clause's or the ON reference's rank differs from the array's".into());
+    }
+    // (2) and (3), on the text of the statements
+    let mut ids = BTreeSet::new();
+    collect_stmts(u, nest, &mut ids);
+    for st in u.stmts.iter().filter(|s| ids.contains(&s.id)) {
+        let t = cx.stmt_text(st);
+        let lhs_end = match &st.kind {
+            StmtKind::Assign { .. } => text::assign_eq(&t).unwrap_or(0),
+            _ => 0,
+        };
+        for (a, b) in text::idents(&t, &nm) {
+            let rest = &t[b..];
+            let open = rest.find(|c: char| !c.is_whitespace()).filter(|&i| rest[i..].starts_with('(')).ok_or("a whole-array reference")?;
+            let close = text::matching_paren(&t, b + open).ok_or("a reference without its parenthesis")?;
+            let subs = norm_subs(&t[b + open + 1..close]);
+            let remote = subs.len() == pattern.len() && subs.iter().zip(&pattern).all(|(x, q)| q.as_ref().is_none_or(|q| q == x));
+            let local = subs.len() == split.len() && (0..split.len()).all(|d| !split[d] || on_subs[d].as_ref() == Some(&subs[d]));
+            if remote && a < lhs_end {
+                return Err(format!("it writes {} of the clause's form", t[a..=close].trim()));
+            }
+            if !remote && !local {
+                return Err(format!("{} is neither of the clause's form nor the ON element's", t[a..=close].trim()));
+            }
+        }
+    }
+    // (4): a dimension that keeps the writes apart from the clause's reference
+    let consts = |n: &str| sema.param(n).and_then(|_| sema.eval_int(&Expr::Var(n.to_string())));
+    let lin = |e: &Expr| analyzer::affine::linearize(e, &consts);
+    let mut ranges: BTreeMap<String, (Option<Lin>, Option<Lin>, i64)> = BTreeMap::new();
+    analyzer::ast::for_each_stmt(u, std::slice::from_ref(nest), &mut |st| {
+        if let StmtKind::Do { var, lo, hi, step, .. } = &st.kind {
+            let stp = step.as_ref().map_or(Some(1), |e| sema.eval_int(e)).unwrap_or(0);
+            ranges.insert(var.to_ascii_lowercase(), (lin(lo), lin(hi), stp));
+        }
+    });
+    let writes: Vec<&Expr> = u
+        .stmts
+        .iter()
+        .filter(|s| ids.contains(&s.id))
+        .filter_map(|s| match &s.kind {
+            StmtKind::Assign { lhs, .. } if lhs.base_name() == Some(nm.as_str()) => Some(lhs),
+            _ => None,
+        })
+        .collect();
+    fn dlin(e: &DExpr, consts: &dyn Fn(&str) -> Option<i64>) -> Option<Lin> {
+        use analyzer::directives::BinOp as B;
+        Some(match e {
+            DExpr::Int(v) => Lin::constant(*v),
+            DExpr::Name(n) => {
+                let n = n.to_ascii_lowercase();
+                consts(&n).map_or_else(|| Lin::var(&n), Lin::constant)
+            }
+            DExpr::Neg(a) => dlin(a, consts)?.scale(-1)?,
+            DExpr::Bin(a, op, b) => {
+                let (a, b) = (dlin(a, consts)?, dlin(b, consts)?);
+                match op {
+                    B::Add => a.add(&b, 1)?,
+                    B::Sub => a.add(&b, -1)?,
+                    B::Mul => match (a.as_const(), b.as_const()) {
+                        (Some(k), _) => b.scale(k)?,
+                        (_, Some(k)) => a.scale(k)?,
+                        _ => return None,
+                    },
+                    B::Div => return None,
+                }
+            }
+            DExpr::Call(..) => return None,
+        })
+    }
+    let apart = |d: usize| -> bool {
+        let Some(Subscript::Expr(e)) = r.subs.get(d) else { return false };
+        let Some(el) = dlin(e, &consts) else { return false };
+        writes.iter().all(|w| {
+            let Expr::Ref(_, args) = w else { return false };
+            let Some(wl) = args.get(d).and_then(|a| a.expr()).and_then(|x| lin(x)) else { return false };
+            let diff = |a: &Lin, b: &Lin| a.add(b, -1).and_then(|x| x.as_const());
+            if diff(&wl, &el).is_some_and(|c| c != 0) {
+                return true;
+            }
+            // W = V + c for a DO variable V of the nest: V's range shifted by c misses E
+            let Some((v, c)) = wl.terms.iter().find(|(_, &k)| k == 1).map(|(v, _)| (v.clone(), wl.add(&Lin::var(v), -1))) else { return false };
+            let Some(c) = c.and_then(|c| c.as_const()) else { return false };
+            let Some((Some(lo), Some(hi), step)) = ranges.get(&v.to_ascii_lowercase()) else { return false };
+            let (first, last) = if *step > 0 { (lo, hi) } else if *step < 0 { (hi, lo) } else { return false };
+            diff(first, &el).is_some_and(|k| k + c > 0) || diff(&el, last).is_some_and(|k| k - c > 0)
+        })
+    };
+    if !(0..split.len()).any(apart) {
+        return Err("the analysis cannot show that its writes miss the elements the clause names".into());
+    }
+    Ok(pattern)
 }
 
 fn rename(t: &str, name: &str, to: &str) -> String {

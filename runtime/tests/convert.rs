@@ -430,3 +430,20 @@ fn align_with_a_constant_subscript_only_in_a_dimension_not_distributed() {
     let e = err_of(&format!("{head}CDVM$ DISTRIBUTE A(BLOCK, *)\nCDVM$ ALIGN X(I) WITH A(I, N+2)\n      END\n"));
     assert!(e.contains("bad.fdv:5:") && e.contains("subscript 10 of A is outside its bounds 1:9 in dimension 2"), "{e}");
 }
+
+/// A loop that writes its REMOTE_ACCESS array is refused where a write may reach what the
+/// clause names (the row I itself, or rows from I on), or where another reference is neither
+/// of the clause's form nor the ON element's, each with the reason and the line.
+#[test]
+fn remote_access_to_an_array_the_loop_writes_needs_writes_apart_from_it() {
+    let head = "      PROGRAM P\n      PARAMETER (N = 8)\n      REAL A(N, N+1)\nCDVM$ DISTRIBUTE A(BLOCK, *)\n      DO 1 I = 1, N - 1\n";
+    let body = |from: &str, stmt: &str| format!("{head}CDVM$ PARALLEL (J) ON A(J, *), REMOTE_ACCESS (A(I, :))\n      DO 5 J = {from}, N\n      DO 5 K = I + 1, N + 1\n      {stmt}\n    5 CONTINUE\n    1 CONTINUE\n      END\n");
+    let ok = conv("ok.fdv", &body("I + 1", "A(J, K) = A(J, K) - A(J, I) * A(I, K)"));
+    assert!(ok.as_ref().is_ok_and(|t| t.contains("A(J, K) = A(J, K) - A(J, I) * sf_p_a(I, K)")), "{ok:?}");
+    let e = err_of(&body("I", "A(J, K) = A(J, K) - A(J, I) * A(I, K)"));
+    assert!(e.contains("bad.fdv:6:") && e.contains("cannot show that its writes miss"), "{e}");
+    let e = err_of(&body("I + 1", "A(I, K) = A(J, K) - A(J, I)"));
+    assert!(e.contains("bad.fdv:6:") && e.contains("it writes A(I, K) of the clause's form"), "{e}");
+    let e = err_of(&body("I + 1", "A(J, K) = A(J, K) - A(J-1, I)"));
+    assert!(e.contains("bad.fdv:6:") && e.contains("A(J-1, I) is neither of the clause's form nor the ON element's"), "{e}");
+}

@@ -1475,3 +1475,13 @@ fn a_sweep_that_reads_ahead_in_the_tiled_dimension_is_not_tiled() {
 fn an_array_aligned_with_one_column_of_a_matrix_is_divided_like_its_rows() {
     handwritten("align_constant", &[&["--np", "3"], &["--np", "4", "--threads", "2"]]);
 }
+
+/// Gaussian elimination by rows (the DVM system's Gauss example): each step's loop is ON
+/// A(J,*) with REMOTE_ACCESS(A(I,:)) and updates the rows J > I. The references of the
+/// clause's form read the copy gathered before the loop, the others the local rows (before,
+/// a loop writing its REMOTE_ACCESS array was refused; reading every reference from the copy
+/// would lose the updates).
+#[test]
+fn a_loop_may_update_the_rows_its_remote_access_does_not_name() {
+    handwritten("gauss_rows", &[&["--np", "3"], &["--np", "4"], &["--np", "2", "--threads", "2"]]);
+}
