@@ -15,9 +15,10 @@
 //!   (see [`SPF_UNKNOWN_KEYWORD`]);
 //! - valid DVM constructs the structured form cannot hold are kept as text
 //!   rather than rejected: `REDISTRIBUTE ... ONTO P` becomes
-//!   `Unknown { keyword: "redistribute", .. }`, a clause with a group name
-//!   (`REDUCTION(RG: SUM(S))`, `REMOTE_ACCESS(GR: B(I))`) becomes
-//!   [`Clause::Other`], `!$SPF PARALLEL(...)` becomes an unknown SPF hint.
+//!   `Unknown { keyword: "redistribute", .. }`, a clause with a group name other
+//!   than a reduction's (`REMOTE_ACCESS(GR: B(I))`) becomes [`Clause::Other`]
+//!   (`REDUCTION(RG: SUM(S))` is [`Clause::GroupReduction`]), `!$SPF PARALLEL(...)`
+//!   becomes an unknown SPF hint.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -185,6 +186,13 @@ pub enum Clause {
     Private(Vec<String>),
     CudaBlock(Vec<DExpr>),
     Tie(Vec<ArrayRef>),
+    /// `REDUCTION(RG : SUM(S), ...)`: reductions of the group RG, combined at its
+    /// `REDUCTION_START`.
+    GroupReduction(String, Vec<Reduction>),
+    /// `SHADOW_START SG`: the shadow group SG is renewed from the values the loop leaves.
+    ShadowStart(String),
+    /// `SHADOW_WAIT SG`: the loop reads the shadow edges of group SG.
+    ShadowWait(String),
     /// A clause we do not model, normalized text including its keyword (`stage(2)`).
     Other(String),
 }
@@ -261,6 +269,22 @@ pub enum DirectiveKind {
     EndInterval,
     /// `BARRIER`: every process waits for all others here.
     Barrier,
+    /// `SHADOW_GROUP SG(A, B(1:1))`: a named set of arrays whose shadow edges are renewed
+    /// together (`SHADOW_START SG`, `SHADOW_WAIT SG`).
+    ShadowGroup {
+        name: String,
+        arrays: Vec<ShadowSpec>,
+    },
+    /// `SHADOW_START SG` as a statement: renew the group's edges here.
+    ShadowStart(String),
+    /// `SHADOW_WAIT SG` as a statement.
+    ShadowWait(String),
+    /// `REDUCTION_GROUP RG[, ...]`: names of reduction groups.
+    ReductionGroup(Vec<String>),
+    /// `REDUCTION_START RG`: combine the group's reductions across processes.
+    ReductionStart(String),
+    /// `REDUCTION_WAIT RG`: the group's combined values are needed from here on.
+    ReductionWait(String),
     /// `!$SPF` hints of one line.
     Spf(Vec<SpfHint>),
     /// A directive with a keyword we do not know: kept, not an error.
@@ -710,6 +734,12 @@ type PResult<T> = Result<T, DirectiveError>;
 const MAX_DEPTH: u32 = 64;
 
 const DVM_KEYWORDS: &[&str] = &[
+    "SHADOW_GROUP",
+    "SHADOW_START",
+    "SHADOW_WAIT",
+    "REDUCTION_GROUP",
+    "REDUCTION_START",
+    "REDUCTION_WAIT",
     "REDISTRIBUTE",
     "DISTRIBUTE",
     "REALIGN",
@@ -1465,6 +1495,13 @@ impl<'a> Parser<'a> {
     fn clause(&mut self) -> PResult<Clause> {
         self.skip_ws();
         let start = self.i;
+        // `SHADOW_START SG`, `SHADOW_WAIT SG` (fixed form glues the group's name on)
+        for (kw, wait) in [("SHADOW_START", false), ("SHADOW_WAIT", true)] {
+            if self.eat_kw(kw) {
+                let g = self.expect_ident("a shadow group name")?;
+                return Ok(if wait { Clause::ShadowWait(g) } else { Clause::ShadowStart(g) });
+            }
+        }
         let Some(name) = self.ident() else {
             return Err(self.error_here("expected a clause such as REDUCTION(...) or PRIVATE(...)"));
         };
@@ -1484,9 +1521,16 @@ impl<'a> Parser<'a> {
         }
         let up = name.to_ascii_uppercase();
         self.expect('(', &format!("after {up}"))?;
+        if name == "reduction" && self.group_prefix() {
+            let g = self.expect_ident("a reduction group name")?;
+            self.expect(':', "after the reduction group's name")?;
+            let v = self.comma_list(|p| p.reduction())?;
+            self.expect(')', "to close REDUCTION(")?;
+            return Ok(Clause::GroupReduction(g, v));
+        }
         if matches!(
             name.as_str(),
-            "reduction" | "shadow_renew" | "across" | "remote_access"
+            "shadow_renew" | "across" | "remote_access"
         ) && self.group_prefix()
         {
             return self.other_clause(start);
@@ -1635,6 +1679,18 @@ impl<'a> Parser<'a> {
             "ENDREGION" => K::EndRegion,
             "ENDINTERVAL" => K::EndInterval,
             "BARRIER" => K::Barrier,
+            "SHADOW_GROUP" => {
+                let name = self.expect_ident("a shadow group name")?;
+                self.expect('(', "after the shadow group's name")?;
+                let arrays = self.comma_list(|p| p.shadow_spec())?;
+                self.expect(')', "to close SHADOW_GROUP's list")?;
+                K::ShadowGroup { name, arrays }
+            }
+            "SHADOW_START" => K::ShadowStart(self.expect_ident("a shadow group name")?),
+            "SHADOW_WAIT" => K::ShadowWait(self.expect_ident("a shadow group name")?),
+            "REDUCTION_GROUP" => K::ReductionGroup(self.comma_list(|p| p.expect_ident("a reduction group name"))?),
+            "REDUCTION_START" => K::ReductionStart(self.expect_ident("a reduction group name")?),
+            "REDUCTION_WAIT" => K::ReductionWait(self.expect_ident("a reduction group name")?),
             "DISTRIBUTE" => {
                 let d = self.distribute_body()?;
                 K::Distribute {
@@ -2003,6 +2059,9 @@ impl fmt::Display for Clause {
             Clause::Private(v) => write!(f, "PRIVATE({})", join_names(v)),
             Clause::CudaBlock(v) => write!(f, "CUDA_BLOCK({})", join(v, ",")),
             Clause::Tie(v) => write!(f, "TIE({})", join(v, ",")),
+            Clause::GroupReduction(g, v) => write!(f, "REDUCTION({}:{})", g.to_uppercase(), join(v, ",")),
+            Clause::ShadowStart(g) => write!(f, "SHADOW_START {}", g.to_uppercase()),
+            Clause::ShadowWait(g) => write!(f, "SHADOW_WAIT {}", g.to_uppercase()),
             Clause::Other(t) => f.write_str(&upper_text(t)),
         }
     }
@@ -2190,6 +2249,12 @@ impl fmt::Display for DirectiveKind {
             },
             K::EndInterval => f.write_str("END INTERVAL"),
             K::Barrier => f.write_str("BARRIER"),
+            K::ShadowGroup { name, arrays } => write!(f, "SHADOW_GROUP {}({})", name.to_uppercase(), join(arrays, ",")),
+            K::ShadowStart(g) => write!(f, "SHADOW_START {}", g.to_uppercase()),
+            K::ShadowWait(g) => write!(f, "SHADOW_WAIT {}", g.to_uppercase()),
+            K::ReductionGroup(v) => write!(f, "REDUCTION_GROUP {}", join_names(v)),
+            K::ReductionStart(g) => write!(f, "REDUCTION_START {}", g.to_uppercase()),
+            K::ReductionWait(g) => write!(f, "REDUCTION_WAIT {}", g.to_uppercase()),
             K::Spf(hints) => {
                 // Consecutive PRIVATE/REDUCTION hints share one ANALYSIS(...).
                 let mut parts: Vec<String> = Vec::new();
@@ -2623,14 +2688,42 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
     fn clauses_with_group_names_are_kept_as_text() {
         let d =
             kind("!DVM$ PARALLEL (I) ON A(I), REDUCTION(RG : SUM(S)), REMOTE_ACCESS(GR: B(I+1))");
+        let sum = Reduction { op: ReductionOp::Sum, var: "s".into(), loc: vec![] };
         match d {
             K::Parallel { clauses, .. } => assert_eq!(
                 clauses,
                 vec![
-                    Clause::Other("reduction(rg:sum(s))".into()),
+                    Clause::GroupReduction("rg".into(), vec![sum]),
                     Clause::Other("remote_access(gr:b(i+1))".into())
                 ]
             ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The asynchronous groups of the DVM system's examples (jacas.fdv), in fixed form where
+    /// the group's name is glued to the keyword, print back in free form.
+    #[test]
+    fn shadow_and_reduction_groups() {
+        let max = Reduction { op: ReductionOp::Max, var: "eps".into(), loc: vec![] };
+        check("!DVM$ SHADOW_GROUP SA(A, B(1:2))", "CDVM$ SHADOW_GROUPSA(A,B(1:2))", K::ShadowGroup {
+            name: "sa".into(),
+            arrays: vec![
+                ShadowSpec { name: "a".into(), widths: vec![], corner: false },
+                ShadowSpec { name: "b".into(), widths: vec![(Some(DExpr::Int(1)), Some(DExpr::Int(2)))], corner: false },
+            ],
+        }, "SHADOW_GROUP SA(A,B(1:2))");
+        check("!DVM$ SHADOW_START SA", "CDVM$ SHADOW_STARTSA", K::ShadowStart("sa".into()), "SHADOW_START SA");
+        check("!DVM$ SHADOW_WAIT SA", "CDVM$ SHADOW_WAIT SA", K::ShadowWait("sa".into()), "SHADOW_WAIT SA");
+        check("!DVM$ REDUCTION_GROUP REPS", "CDVM$ REDUCTION_GROUPREPS", K::ReductionGroup(vec!["reps".into()]), "REDUCTION_GROUP REPS");
+        check("!DVM$ REDUCTION_START REPS", "CDVM$ REDUCTION_START REPS", K::ReductionStart("reps".into()), "REDUCTION_START REPS");
+        check("!DVM$ REDUCTION_WAIT REPS", "CDVM$ REDUCTION_WAITREPS", K::ReductionWait("reps".into()), "REDUCTION_WAIT REPS");
+        match kind("!DVM$ PARALLEL (J,I) ON A(I,J), SHADOW_START SA, REDUCTION(REPS:MAX(EPS))") {
+            K::Parallel { clauses, .. } => assert_eq!(clauses, vec![Clause::ShadowStart("sa".into()), Clause::GroupReduction("reps".into(), vec![max])]),
+            other => panic!("{other:?}"),
+        }
+        match kind("!DVM$ PARALLEL (J,I) ON B(I,J), SHADOW_WAIT SA") {
+            K::Parallel { clauses, .. } => assert_eq!(clauses, vec![Clause::ShadowWait("sa".into())]),
             other => panic!("{other:?}"),
         }
     }
@@ -3416,10 +3509,14 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
                 "stage(2)",
                 "independent",
                 "consistent(a)",
-                "reduction(rg:sum(s))",
             ])
             .prop_map(|t| Clause::Other(t.to_string()))
             .boxed(),
+            (name_s(safe), vec(reduction_s(safe), 1..3))
+                .prop_map(|(g, v)| Clause::GroupReduction(g, v))
+                .boxed(),
+            name_s(safe).prop_map(Clause::ShadowStart).boxed(),
+            name_s(safe).prop_map(Clause::ShadowWait).boxed(),
         ])
         .boxed()
     }
@@ -3536,6 +3633,14 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             option::of(expr_s(safe)).prop_map(K::Interval).boxed(),
             Just(K::EndInterval).boxed(),
             Just(K::Barrier).boxed(),
+            (name_s(safe), vec(shadow_s(safe), 1..3))
+                .prop_map(|(name, arrays)| K::ShadowGroup { name, arrays })
+                .boxed(),
+            name_s(safe).prop_map(K::ShadowStart).boxed(),
+            name_s(safe).prop_map(K::ShadowWait).boxed(),
+            vec(name_s(safe), 1..3).prop_map(K::ReductionGroup).boxed(),
+            name_s(safe).prop_map(K::ReductionStart).boxed(),
+            name_s(safe).prop_map(K::ReductionWait).boxed(),
             vec(spf_hint_s(safe), 1..4).prop_map(K::Spf).boxed(),
             (
                 prop::sample::select(vec![

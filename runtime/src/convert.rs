@@ -142,6 +142,18 @@ struct Cx<'a> {
     /// (unit, array) of each `!$SPF OWNED(array)`: the unit's parallel loops keep each
     /// process's copy of the array instead of merging what they write.
     owned: BTreeSet<(usize, String)>,
+    /// Reduction groups (`REDUCTION_GROUP RG`) of each unit: the reductions its loops add
+    /// (`REDUCTION(RG: ...)`), combined at `REDUCTION_START RG`.
+    red_groups: BTreeMap<(usize, String), RedGroup>,
+}
+
+/// A reduction group's members (operation code, type code, variable) and the ON array and
+/// divided dimensions of the loop that computes them (None: a loop without ON, whose
+/// reductions each process computes whole).
+#[derive(Default)]
+struct RedGroup {
+    items: Vec<(i32, i32, String)>,
+    on: Option<Option<(String, i32)>>,
 }
 
 /// `SIZE(n)` or `SIZE(n, k)` / `LBOUND(n, k)` (`what`: "size" or "lbound", `dim`: None for
@@ -420,6 +432,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         tp_blocks: BTreeSet::new(),
         unit_dirs: vec![vec![]; p.units.len()],
         owned: BTreeSet::new(),
+        red_groups: BTreeMap::new(),
     };
     for (fid, ds) in &p.directives {
         for d in ds {
@@ -648,6 +661,13 @@ fn declarations(cx: &mut Cx) {
                         }
                     }
                 }
+                // (done where they stand: `async_groups`)
+                DirectiveKind::ShadowGroup { .. }
+                | DirectiveKind::ShadowStart(_)
+                | DirectiveKind::ShadowWait(_)
+                | DirectiveKind::ReductionGroup(_)
+                | DirectiveKind::ReductionStart(_)
+                | DirectiveKind::ReductionWait(_) => {}
                 DirectiveKind::Barrier => {
                     cx.before.entry((fid.0, d.line)).or_default().push("call sapfor_barrier()".into());
                 }
@@ -657,8 +677,7 @@ fn declarations(cx: &mut Cx) {
                         // (fixed form runs the keyword into the next name: INHERITA)
                         DirectiveKind::Unknown { keyword, .. } => {
                             const KNOWN: &[&str] = &[
-                                "REDUCTION_GROUP", "REDUCTION_START", "REDUCTION_WAIT", "SHADOW_GROUP", "SHADOW_START",
-                                "SHADOW_WAIT", "TASK_REGION", "END_TASK_REGION", "TASK", "MAP", "INHERIT", "NEW_VALUE",
+                                "TASK_REGION", "END_TASK_REGION", "TASK", "MAP", "INHERIT", "NEW_VALUE",
                                 "PREFETCH", "RESET", "ASYNCHRONOUS", "ASYNCWAIT", "HOST_SECTION", "REDISTRIBUTE",
                                 "REALIGN", "CONSISTENT", "INDIRECT_GROUP", "REMOTE_GROUP", "ON",
                             ];
@@ -1464,9 +1483,17 @@ fn unit(cx: &mut Cx, ui: usize) {
     for pl in &par {
         collect_stmts(u, dos[pl.outer], &mut in_par);
     }
+    for d in &dirs {
+        if let DirectiveKind::ReductionGroup(names) = &d.kind {
+            for n in names {
+                cx.red_groups.entry((ui, n.to_ascii_lowercase())).or_default();
+            }
+        }
+    }
     for pl in &par {
         parallel_loop(cx, ui, &vis, &dos, pl, &regions);
     }
+    async_groups(cx, ui, &vis, &dirs);
     copy_nests(cx, ui, &vis, &in_par, &u.body);
     read_caches(cx, ui, &vis, &in_par, &u.body, &BTreeSet::new());
 
@@ -2189,6 +2216,59 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     }
                 }
             }
+            Clause::GroupReduction(g, reds) => {
+                // the partial values stay in each process until REDUCTION_START combines them
+                let gk = (ui, g.to_ascii_lowercase());
+                if !cx.red_groups.contains_key(&gk) {
+                    cx.err(fid, line, format!("REDUCTION({}: ...): no REDUCTION_GROUP {} in unit {}", g.to_uppercase(), g.to_uppercase(), u.name.to_uppercase()));
+                    return;
+                }
+                let mut items = vec![];
+                for r in reds {
+                    let (op, omp) = red_op(r.op);
+                    let var = r.var.to_ascii_lowercase();
+                    let tc = red_type_code(&sema.type_of(&var), op);
+                    let (Some(tc), Some(o), false) = (tc, omp, sema.is_array(&var)) else {
+                        cx.err(fid, line, format!("REDUCTION({}: ...) of {}: a group takes scalar SUM, PRODUCT, MAX, MIN, AND, OR, EQV and NEQV reductions", g.to_uppercase(), r.var.to_uppercase()));
+                        return;
+                    };
+                    if cx.red_groups.values().any(|rg| rg.items.iter().any(|(_, _, v)| *v == var)) {
+                        cx.err(fid, line, format!("REDUCTION({}: ...): {} is already in a reduction group's loop", g.to_uppercase(), r.var.to_uppercase()));
+                        return;
+                    }
+                    if pl.on.is_some() {
+                        pre.push(format!("call sapfor_red_identity({op}, {tc}, {var})"));
+                    }
+                    omp_red.push(format!("reduction({o}:{var})"));
+                    red_vars.insert(var.clone());
+                    items.push((op, tc, var));
+                }
+                let on = pl.on.as_ref().map(|_| on_split.clone());
+                let rg = cx.red_groups.get_mut(&gk).unwrap();
+                if rg.on.as_ref().is_some_and(|o| *o != on) {
+                    cx.err(fid, line, format!("REDUCTION({}: ...): the group's loops are mapped differently (one ON array and division for a group)", g.to_uppercase()));
+                    return;
+                }
+                rg.on = Some(on);
+                rg.items.extend(items);
+            }
+            Clause::ShadowStart(g) | Clause::ShadowWait(g) => {
+                let Some(specs) = shadow_group(cx, ui, g) else {
+                    cx.err(fid, line, format!("{}: no SHADOW_GROUP {} in unit {}", if matches!(c, Clause::ShadowStart(_)) { "SHADOW_START" } else { "SHADOW_WAIT" }, g.to_uppercase(), u.name.to_uppercase()));
+                    return;
+                };
+                if gpu::region_at(regions, fid, line).is_some() {
+                    cx.err(fid, line, "SHADOW_START and SHADOW_WAIT are not supported in a loop inside a REGION");
+                    return;
+                }
+                // (renewed at once: the edges are complete when the loop has written the array)
+                if matches!(c, Clause::ShadowStart(_)) {
+                    for s in &specs {
+                        let Some(call) = renew_call(cx, ui, vis, fid, line, s) else { return };
+                        post.push(call);
+                    }
+                }
+            }
             Clause::CudaBlock(_) | Clause::Tie(_) => {}
             Clause::Other(t) => {
                 cx.err(fid, line, format!("clause {t} is not supported by the runtime yet"));
@@ -2336,6 +2416,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             Some("REMOTE_ACCESS reads a gathered copy")
         } else if red_vars.iter().any(|v| sema.is_array(v)) {
             Some("it combines an array reduction")
+        } else if pl.clauses.iter().any(|c| matches!(c, Clause::GroupReduction(..))) {
+            Some("it adds to a reduction group")
         } else {
             None
         };
@@ -2755,6 +2837,70 @@ fn ordered_header(t: &str, n: usize, src: i64) -> Option<(String, String)> {
                 format!("{}sapfor_ok{n} = 0, {last}", &head[..start]),
                 format!("{var} = ({lo}) + ({step}) * {}", permuted("0", &last)),
             ))
+        }
+    }
+}
+
+/// The arrays of `SHADOW_GROUP g` in unit `ui`.
+fn shadow_group(cx: &Cx, ui: usize, g: &str) -> Option<Vec<ShadowSpec>> {
+    cx.unit_dirs[ui].iter().find_map(|d| match &d.kind {
+        DirectiveKind::ShadowGroup { name, arrays } if name.eq_ignore_ascii_case(g) => Some(arrays.clone()),
+        _ => None,
+    })
+}
+
+/// The call that renews the shadow edges `s` names (its widths, or the array's).
+fn renew_call(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, fid: FileId, line: u32, s: &ShadowSpec) -> Option<String> {
+    let Some(key) = vis.get(&s.name.to_ascii_lowercase()).cloned().filter(|k| !cx.arrays[k].template) else {
+        cx.err(fid, line, format!("{}: not a distributed array", s.name.to_uppercase()));
+        return None;
+    };
+    let w = spec_widths(cx, ui, &key, s)?;
+    let lo: Vec<i64> = w.iter().map(|x| x.0).collect();
+    let hi: Vec<i64> = w.iter().map(|x| x.1).collect();
+    Some(format!("call sapfor_shadow_renew(sh_{key}, {}, {}, {})", s.name.to_ascii_lowercase(), i64list(&lo), i64list(&hi)))
+}
+
+/// The asynchronous groups' statements of unit `ui`, done at once where they stand (the
+/// DVM system starts and awaits them in the background; the values are the same):
+/// `SHADOW_START SG` renews the group's edges, `REDUCTION_START RG` combines the partial
+/// values the group's loop left in each process, and the WAITs check their group.
+fn async_groups(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dirs: &[Directive]) {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let fid = u.file;
+    for d in dirs {
+        let mut lines = vec![];
+        match &d.kind {
+            DirectiveKind::ShadowStart(g) | DirectiveKind::ShadowWait(g) => {
+                let Some(specs) = shadow_group(cx, ui, g) else {
+                    cx.err(fid, d.line, format!("no SHADOW_GROUP {} in unit {}", g.to_uppercase(), u.name.to_uppercase()));
+                    continue;
+                };
+                if matches!(d.kind, DirectiveKind::ShadowStart(_)) {
+                    for s in &specs {
+                        lines.extend(renew_call(cx, ui, vis, fid, d.line, s));
+                    }
+                }
+            }
+            DirectiveKind::ReductionStart(g) | DirectiveKind::ReductionWait(g) => {
+                let Some(rg) = cx.red_groups.get(&(ui, g.to_ascii_lowercase())) else {
+                    cx.err(fid, d.line, format!("no REDUCTION_GROUP {} in unit {}", g.to_uppercase(), u.name.to_uppercase()));
+                    continue;
+                };
+                if let (DirectiveKind::ReductionStart(_), Some(Some((h, split)))) = (&d.kind, &rg.on) {
+                    for (op, tc, v) in &rg.items {
+                        lines.push(format!("call sapfor_red_var_keep({op}, {tc}, {v})"));
+                    }
+                    lines.extend(rg.items.iter().map(|(_, _, v)| format!("call sapfor_red_put({v})")));
+                    lines.push(format!("call sapfor_red_end(sh_{h}, {split})"));
+                    lines.extend(rg.items.iter().map(|(_, _, v)| format!("call sapfor_red_get({v})")));
+                }
+            }
+            _ => {}
+        }
+        if !lines.is_empty() {
+            cx.before.entry((fid.0, d.line)).or_default().extend(lines);
         }
     }
 }

@@ -215,6 +215,16 @@ module sapfor_rt
       integer(c_int), value :: op, ty
       type(*) :: x
     end subroutine
+    subroutine sapfor_red_identity(op, ty, x) bind(C, name='sapfor_red_identity')
+      import :: c_int
+      integer(c_int), value :: op, ty
+      type(*) :: x
+    end subroutine
+    subroutine sapfor_red_var_keep(op, ty, x) bind(C, name='sapfor_red_var_keep')
+      import :: c_int
+      integer(c_int), value :: op, ty
+      type(*) :: x
+    end subroutine
     subroutine sapfor_red_arr(op, ty, x, n) bind(C, name='sapfor_red_arr')
       import :: c_int, c_int64_t
       integer(c_int), value :: op, ty

@@ -447,3 +447,27 @@ fn remote_access_to_an_array_the_loop_writes_needs_writes_apart_from_it() {
     let e = err_of(&body("I + 1", "A(J, K) = A(J, K) - A(J-1, I)"));
     assert!(e.contains("bad.fdv:6:") && e.contains("A(J-1, I) is neither of the clause's form nor the ON element's"), "{e}");
 }
+
+/// Asynchronous groups: a group a clause or statement names must be declared in the unit,
+/// a reduction group takes scalar reductions only, and a variable belongs to one group loop;
+/// each refusal names the line.
+#[test]
+fn asynchronous_groups_must_be_declared_and_hold_scalars() {
+    let head = "      PROGRAM P\n      PARAMETER (N = 8)\n      REAL A(N), E, V(2)\nCDVM$ DISTRIBUTE A(BLOCK)\n";
+    let lp = |clause: &str| format!("CDVM$ PARALLEL (I) ON A(I), {clause}\n      DO 1 I = 2, N - 1\n      E = MAX(E, A(I))\n      V(1) = V(1) + A(I)\n    1 CONTINUE\n");
+    let ok = conv("ok.fdv", &format!("{head}CDVM$ REDUCTION_GROUP RG\nCDVM$ SHADOW_GROUP SG(A)\n{}CDVM$ REDUCTION_START RG\nCDVM$ REDUCTION_WAIT RG\n      END\n", lp("SHADOW_START SG, REDUCTION(RG: MAX(E))")));
+    let t = ok.unwrap_or_else(|e| panic!("{e}"));
+    assert!(t.contains("call sapfor_red_identity(3, 3, e)"), "{t}");
+    assert!(t.contains("call sapfor_red_var_keep(3, 3, e)") && t.contains("call sapfor_red_end(sh_p_a, 1)"), "{t}");
+    assert!(t.contains("call sapfor_shadow_renew(sh_p_a, a,"), "{t}");
+    let e = err_of(&format!("{head}{}      END\n", lp("REDUCTION(RG: MAX(E))")));
+    assert!(e.contains("bad.fdv:5:") && e.contains("no REDUCTION_GROUP RG in unit P"), "{e}");
+    let e = err_of(&format!("{head}{}      END\n", lp("SHADOW_WAIT SG")));
+    assert!(e.contains("bad.fdv:5:") && e.contains("no SHADOW_GROUP SG in unit P"), "{e}");
+    let e = err_of(&format!("{head}CDVM$ REDUCTION_GROUP RG\n{}      END\n", lp("REDUCTION(RG: SUM(V))")));
+    assert!(e.contains("bad.fdv:6:") && e.contains("a group takes scalar"), "{e}");
+    let e = err_of(&format!("{head}CDVM$ REDUCTION_GROUP RG\n{}{}      END\n", lp("REDUCTION(RG: MAX(E))"), lp("REDUCTION(RG: MAX(E))")));
+    assert!(e.contains("bad.fdv:11:") && e.contains("E is already in a reduction group's loop"), "{e}");
+    let e = err_of(&format!("{head}CDVM$ SHADOW_START SX\n      END\n"));
+    assert!(e.contains("bad.fdv:5:") && e.contains("no SHADOW_GROUP SX in unit P"), "{e}");
+}

@@ -1278,7 +1278,7 @@ fn work_arrays_only_their_owners_touch_are_not_merged() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("OWNED K: not an array of unit SWEEP"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// NPB FT's initial conditions in small (`complex_rows.f` with `complex_rows_fill.f`): a
+/// NPB FT's initial conditions in small (the analyzer's `multi/cwork_main.f` with `cwork_fill.f`): a
 /// DOUBLE COMPLEX row that FILL writes as DOUBLE PRECISION Y(2*N1) is private to each plane,
 /// so the loop over planes is parallel; the sum of the complex array is a REDUCTION the
 /// runtime combines (before, `sapfor run` refused a COMPLEX reduction variable that `--auto`
@@ -1287,13 +1287,13 @@ fn work_arrays_only_their_owners_touch_are_not_merged() {
 fn a_complex_row_filled_through_a_real_dummy_is_private_and_complex_sums_combine() {
     assert!(have_gfortran());
     let dir = scratch("complex-rows");
-    for (from, to) in [("complex_rows.f", "c.f"), ("complex_rows_fill.f", "fill.f")] {
-        std::fs::copy(root().join("shell-gui/tests/data").join(from), dir.join(to)).unwrap();
+    for (from, to) in [("cwork_main.f", "c.f"), ("cwork_fill.f", "fill.f")] {
+        std::fs::copy(root().join("analyzer/test_data/multi").join(from), dir.join(to)).unwrap();
     }
     let out = sapfor().current_dir(&dir).args(["--auto", "c.f", "fill.f", "--out-dir", "gen"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report = String::from_utf8_lossy(&out.stdout);
-    assert!(report.contains("c.f:17: loop K (depth 1): parallel, private(TMP,X0)"), "{report}");
+    assert!(report.contains("c.f:20: loop K (depth 1): parallel, private(TMP,X0)"), "{report}");
     let seq = Command::new("gfortran").current_dir(&dir).args(["-O2", "-w", "c.f", "fill.f", "-o", "seq"]).output().unwrap();
     assert!(seq.status.success(), "{}", String::from_utf8_lossy(&seq.stderr));
     let want = String::from_utf8_lossy(&Command::new(dir.join("seq")).output().unwrap().stdout).into_owned();

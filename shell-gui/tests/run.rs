@@ -583,13 +583,13 @@ fn unsupported_directive_is_an_error_with_file_and_line() {
     // REDISTRIBUTE onto a task (`ONTO MB(1)`) is not a syntax error
     std::fs::write(
         dir.join("k.fdv"),
-        "      PROGRAM K\n      REAL A(10)\nCDVM$ REDUCTION_GROUP RG\nCDVM$ DISTRIBUTE :: A\nCDVM$ REDISTRIBUTE A(BLOCK) ONTO MB(1)\n      CALL S(A)\n      END\n      SUBROUTINE S(A)\n      REAL A(10)\nCDVM$ TASK T(2)\n      A(1) = 1\n      END\n",
+        "      PROGRAM K\n      REAL A(10)\nCDVM$ PREFETCH RG\nCDVM$ DISTRIBUTE :: A\nCDVM$ REDISTRIBUTE A(BLOCK) ONTO MB(1)\n      CALL S(A)\n      END\n      SUBROUTINE S(A)\n      REAL A(10)\nCDVM$ TASK T(2)\n      A(1) = 1\n      END\n",
     )
     .unwrap();
     let out = sapfor(&dir).args(["build", "k.fdv", "-o", "k"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    for want in ["k.fdv:3", "directive REDUCTION_GROUP is not supported", "k.fdv:5", "directive REDISTRIBUTE is not supported", "k.fdv:10", "directive TASK is not supported"] {
+    for want in ["k.fdv:3", "directive PREFETCH is not supported", "k.fdv:5", "directive REDISTRIBUTE is not supported", "k.fdv:10", "directive TASK is not supported"] {
         assert!(err.contains(want), "{want}: {}", text(&out));
     }
 }
@@ -1484,4 +1484,13 @@ fn an_array_aligned_with_one_column_of_a_matrix_is_divided_like_its_rows() {
 #[test]
 fn a_loop_may_update_the_rows_its_remote_access_does_not_name() {
     handwritten("gauss_rows", &[&["--np", "3"], &["--np", "4"], &["--np", "2", "--threads", "2"]]);
+}
+
+/// The DVM system's asynchronous groups (SHADOW_GROUP with SHADOW_START in a loop's clause and
+/// as a statement, SHADOW_WAIT; REDUCTION_GROUP with a maximum and a sum combined at
+/// REDUCTION_START), done where they stand: every configuration prints the sequential
+/// program's values (without the renewal at SHADOW_START the iterations print others).
+#[test]
+fn asynchronous_shadow_and_reduction_groups_give_the_sequential_values() {
+    handwritten("async_groups", &[&["--np", "4"], &["--np", "3"], &["--np", "2", "--threads", "2"]]);
 }

@@ -1885,6 +1885,32 @@ pub unsafe extern "C" fn sapfor_red_var(op: i32, ty: i32, x: *mut u8) {
     })
 }
 
+/// The start of a loop adding to a reduction group (`REDUCTION(RG: MAX(EPS))`): processes
+/// other than 0 start the variable from the operation's identity, as `sapfor_red_var` does,
+/// but nothing is registered: `sapfor_red_var_keep` does that at `REDUCTION_START RG`.
+///
+/// # Safety
+/// `x` points to a variable of type `ty`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_red_identity(op: i32, ty: i32, x: *mut u8) {
+    with(|rt| {
+        if rt.rank != 0 {
+            set_identity(op, ty, x);
+        }
+    })
+}
+
+/// `REDUCTION_START RG`: register a group's variable holding this process's partial value
+/// (no identity: its loop started from it), to be handed over, combined and read back as
+/// for `sapfor_red_var`.
+///
+/// # Safety
+/// `x` points to a variable of type `ty`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_red_var_keep(op: i32, ty: i32, _x: *mut u8) {
+    with(|rt| rt.reds.push(Red { op, ty, nlocs: 0, count: 1 }))
+}
+
 /// Register an array reduction (`REDUCTION(SUM(RMS))`): as `sapfor_red_var` for each of the
 /// array's `n` elements, combined element by element. The array is then handed over and read
 /// back whole with `sapfor_red_put_arr` / `sapfor_red_get_arr`.
