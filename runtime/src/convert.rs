@@ -92,6 +92,9 @@ struct DArray {
     /// from memory at every reference of a loop that stores to another one (NPB LU's JACLD
     /// took 1.6 times the sequential time at `--np 1`).
     target: bool,
+    /// `WGT_BLOCK(W, NB)` and `GEN_BLOCK(M)` dimensions: (1-based dimension, the call that
+    /// hands the runtime W or M before the array is set up, see `sapfor_dim_weights`).
+    weighted: Vec<(usize, String)>,
 }
 
 impl DArray {
@@ -595,14 +598,41 @@ fn declarations(cx: &mut Cx) {
                         continue;
                     }
                     let mut fm = vec![];
-                    for f in formats {
+                    // (dimension, array of weights or sizes, its element count, kind: 1 WGT_BLOCK
+                    // weights, 2 GEN_BLOCK sizes)
+                    let mut weighted: Vec<(usize, String, String, i32)> = vec![];
+                    for (k, f) in formats.iter().enumerate() {
                         match f {
                             DistFormat::Block => fm.push(true),
                             DistFormat::Star => fm.push(false),
+                            DistFormat::WgtBlock(w, nb) => {
+                                fm.push(true);
+                                weighted.push((k + 1, w.to_ascii_lowercase(), nb.to_string().to_ascii_lowercase(), 1));
+                            }
+                            DistFormat::GenBlock(m) => {
+                                fm.push(true);
+                                weighted.push((k + 1, m.to_ascii_lowercase(), format!("size({})", m.to_ascii_lowercase()), 2));
+                            }
                             other => {
-                                cx.err(*fid, d.line, format!("distribution format {other:?} is not supported by the runtime yet (only BLOCK and *)"));
+                                cx.err(*fid, d.line, format!("distribution format {other:?} is not supported by the runtime yet (only BLOCK, WGT_BLOCK, GEN_BLOCK and *)"));
                             }
                         }
+                    }
+                    // the weights or sizes: a 1-D array of the unit, of a type the runtime reads
+                    let mut calls = vec![];
+                    for (k, w, n, kind) in &weighted {
+                        let ty = sema.symbol(w).filter(|s| s.rank() == 1).map(|s| (s.ty.base.clone(), s.ty.kind));
+                        use analyzer::ast::BaseType as B;
+                        let code = match (ty, kind) {
+                            (Some((B::DoublePrecision, _) | (B::Real, Some(8))), 1) => 1,
+                            (Some((B::Real, None | Some(4))), 1) => 2,
+                            (Some((B::Integer, None | Some(4))), _) => 3,
+                            _ => {
+                                cx.err(*fid, d.line, format!("{}: {} must be a one-dimensional {} array of unit {}", if *kind == 1 { "WGT_BLOCK" } else { "GEN_BLOCK" }, w.to_uppercase(), if *kind == 1 { "REAL, DOUBLE PRECISION or INTEGER" } else { "INTEGER" }, p.units[ui].name.to_uppercase()));
+                                continue;
+                            }
+                        };
+                        calls.push((*k, format!("call sapfor_dim_weights({k}, {}, {w}, int({n}, c_int64_t))", code + if *kind == 2 { 1 } else { 0 })));
                     }
                     cx.naxes = cx.naxes.max(fm.iter().filter(|b| **b).count());
                     for a in arrays {
@@ -618,11 +648,17 @@ fn declarations(cx: &mut Cx) {
                             }
                             continue;
                         }
-                        if let Some(arr) = new_array(cx, ui, a, Mapping::Dist(fm.clone()), *fid, d.line) {
+                        if let Some(mut arr) = new_array(cx, ui, a, Mapping::Dist(fm.clone()), *fid, d.line) {
                             if arr.bounds.len() != fm.len() {
                                 cx.err(*fid, d.line, format!("DISTRIBUTE {a}: {} formats for an array of rank {}", fm.len(), arr.bounds.len()));
                                 continue;
                             }
+                            if !calls.is_empty() && arr.common.is_some() {
+                                // (its set-up may run in another unit, which has no W)
+                                cx.err(*fid, d.line, format!("DISTRIBUTE {a}: WGT_BLOCK and GEN_BLOCK are supported for arrays of one unit, not of a COMMON block"));
+                                continue;
+                            }
+                            arr.weighted = calls.clone();
                             cx.arrays.insert(arr.key.clone(), arr);
                         }
                     }
@@ -879,6 +915,7 @@ fn templates(cx: &mut Cx) {
                     actuals: vec![],
                     template: true,
                     target: false,
+                    weighted: vec![],
                 },
             );
         }
@@ -1171,6 +1208,7 @@ fn new_array(cx: &mut Cx, ui: usize, name: &str, map: Mapping, fid: FileId, line
         actuals: vec![],
         template: false,
         target: sym.target,
+        weighted: vec![],
     })
 }
 
@@ -1425,6 +1463,10 @@ fn unit(cx: &mut Cx, ui: usize) {
         setup.push("call sapfor_gpu_program(sapfor_kernels())".into());
     }
     for key in vis.values() {
+        // the weights of WGT_BLOCK / GEN_BLOCK dimensions, read when the array is set up
+        for (_, call) in &cx.arrays[key].weighted {
+            setup.push(format!("if (sh_{key} < 0) {call}"));
+        }
         setup.push(format!("call sapfor_setup_{key}()"));
         if let Some(check) = inherit_check(cx, ui, key) {
             setup.push(check);

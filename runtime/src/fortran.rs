@@ -215,6 +215,12 @@ module sapfor_rt
       integer(c_int), value :: op, ty
       type(*) :: x
     end subroutine
+    subroutine sapfor_dim_weights(d, kind, w, n) bind(C, name='sapfor_dim_weights')
+      import :: c_int, c_int64_t
+      integer(c_int), value :: d, kind
+      type(*), dimension(*) :: w
+      integer(c_int64_t), value :: n
+    end subroutine
     subroutine sapfor_red_identity(op, ty, x) bind(C, name='sapfor_red_identity')
       import :: c_int
       integer(c_int), value :: op, ty

@@ -471,3 +471,18 @@ fn asynchronous_groups_must_be_declared_and_hold_scalars() {
     let e = err_of(&format!("{head}CDVM$ SHADOW_START SX\n      END\n"));
     assert!(e.contains("bad.fdv:5:") && e.contains("no SHADOW_GROUP SX in unit P"), "{e}");
 }
+
+/// WGT_BLOCK and GEN_BLOCK: the weights or sizes are handed to the runtime where the unit sets
+/// the array up (once); they must be a 1-D array of the unit of a type the runtime reads, and
+/// the array not in COMMON, each refusal with the line.
+#[test]
+fn weighted_blocks_hand_their_weights_to_the_runtime() {
+    let t = conv("ok.fdv", "      PROGRAM P\n      REAL A(10, 4)\n      DOUBLE PRECISION WB(5)\n      INTEGER MS(2)\n      DATA WB /5., 4., 3., 2., 1./\nCDVM$ DISTRIBUTE A(WGT_BLOCK(WB, 5), *)\n      A(1, 1) = 0\n      END\n").unwrap_or_else(|e| panic!("{e}"));
+    assert!(t.contains("if (sh_p_a < 0) call sapfor_dim_weights(1, 1, wb, int(5, c_int64_t))"), "{t}");
+    let t = conv("ok.fdv", "      PROGRAM P\n      REAL A(10, 4)\n      INTEGER MS(2)\n      DATA MS /3, 7/\nCDVM$ DISTRIBUTE A(*, GEN_BLOCK(MS))\n      A(1, 1) = 0\n      END\n").unwrap_or_else(|e| panic!("{e}"));
+    assert!(t.contains("call sapfor_dim_weights(2, 4, ms, int(size(ms), c_int64_t))"), "{t}");
+    let e = err_of("      PROGRAM P\n      REAL A(10)\n      LOGICAL WB(5)\nCDVM$ DISTRIBUTE A(WGT_BLOCK(WB, 5))\n      END\n");
+    assert!(e.contains("bad.fdv:4:") && e.contains("WGT_BLOCK: WB must be a one-dimensional"), "{e}");
+    let e = err_of("      PROGRAM P\n      REAL A(10)\n      DOUBLE PRECISION WB(5)\n      COMMON /C/ A\nCDVM$ DISTRIBUTE A(WGT_BLOCK(WB, 5))\n      END\n");
+    assert!(e.contains("bad.fdv:5:") && e.contains("not of a COMMON block"), "{e}");
+}

@@ -1494,3 +1494,12 @@ fn a_loop_may_update_the_rows_its_remote_access_does_not_name() {
 fn asynchronous_shadow_and_reduction_groups_give_the_sequential_values() {
     handwritten("async_groups", &[&["--np", "4"], &["--np", "3"], &["--np", "2", "--threads", "2"]]);
 }
+
+/// Rows divided by weight (WGT_BLOCK, the DVM system's `gauswh` example's format): a stencil
+/// through the shadow edges, an ACROSS sweep pipelined over blocks of unequal size, an aligned
+/// array and reductions give the sequential values, also on more processes than parts (7: the
+/// last block empty) and in checked mode.
+#[test]
+fn blocks_divided_by_weight_give_the_sequential_values() {
+    handwritten("weighted_blocks", &[&["--np", "3"], &["--np", "4", "--check"], &["--np", "7"], &["--np", "2", "--threads", "2"]]);
+}

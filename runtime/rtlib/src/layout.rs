@@ -18,6 +18,10 @@ pub struct Dim {
     /// Shadow widths.
     pub slo: i64,
     pub shi: i64,
+    /// `WGT_BLOCK` / `GEN_BLOCK`: the first template index of each grid coordinate's block
+    /// along `axis`, and one past the last block's end (grid size + 1 entries); None for
+    /// BLOCK's equal blocks.
+    pub cuts: Option<std::sync::Arc<Vec<i64>>>,
 }
 
 #[derive(Clone, Debug)]
@@ -76,6 +80,68 @@ fn block(tlo: i64, thi: i64, p: usize, c: usize) -> (i64, i64) {
     (lo, hi)
 }
 
+/// `block` for explicit cuts (`Dim::cuts`): [cuts[c], cuts[c+1]-1], the first block open
+/// below and the last above, as `block`'s; an empty block is (1, 0).
+fn cut_block(cuts: &[i64], c: usize) -> (i64, i64) {
+    let p = cuts.len() - 1;
+    let (lo, hi) = (cuts[c], cuts[c + 1] - 1);
+    if hi < lo && c != 0 && c != p - 1 {
+        return (1, 0);
+    }
+    (if c == 0 { i64::MIN / 4 } else { lo }, if c == p - 1 { i64::MAX / 4 } else { hi })
+}
+
+/// The cuts (`Dim::cuts`) of template dimension [tlo, thi] over `p` processes. `sizes`
+/// (`GEN_BLOCK`): each process's number of elements, in order (they must add up to the
+/// dimension's extent). Otherwise `weights` (`WGT_BLOCK(W, NB)`): the dimension is cut into
+/// NB = `weights.len()` parts of nearly equal length, part k weighing `weights[k]`, and each
+/// process takes consecutive parts until its running total reaches its share of the whole
+/// (the cut nearest to it). Err: why not.
+pub fn weighted_cuts(tlo: i64, thi: i64, p: usize, weights: &[f64], sizes: Option<&[i64]>) -> Result<Vec<i64>, String> {
+    let n = thi - tlo + 1;
+    let mut cuts = vec![tlo];
+    if let Some(m) = sizes {
+        if m.len() < p || m[..p].iter().any(|&x| x < 0) || m[..p].iter().sum::<i64>() != n {
+            return Err(format!("GEN_BLOCK: the first {p} sizes must be non-negative and add up to the dimension's {n} elements"));
+        }
+        // (neighbours along an axis hold neighbouring blocks: empty blocks only at the end)
+        if m[..p].windows(2).any(|w| w[0] == 0 && w[1] > 0) {
+            return Err("GEN_BLOCK: an empty block before a non-empty one is not supported".into());
+        }
+        for &x in &m[..p] {
+            cuts.push(cuts.last().unwrap() + x);
+        }
+        return Ok(cuts);
+    }
+    let nb = weights.len() as i64;
+    if nb == 0 || nb > n || weights.iter().any(|w| !w.is_finite() || *w < 0.0) || weights.iter().sum::<f64>() <= 0.0 {
+        return Err(format!("WGT_BLOCK: need 1 to {n} non-negative weights, not all zero"));
+    }
+    // part k: [tlo + k*n/nb, tlo + (k+1)*n/nb - 1]
+    let start = |k: i64| tlo + k * n / nb;
+    let total: f64 = weights.iter().sum();
+    let mut acc = 0.0;
+    let mut k = 0i64;
+    let mut prev = 0i64;
+    for c in 1..p {
+        let goal = total * c as f64 / p as f64;
+        while k < nb && (acc + weights[k as usize] / 2.0) < goal {
+            acc += weights[k as usize];
+            k += 1;
+        }
+        // every process at least one part while parts last (neighbours along an axis hold
+        // neighbouring blocks: empty blocks only at the end, as BLOCK's)
+        let (ci, pc) = (c as i64, p as i64);
+        let kc = if nb >= pc { k.clamp(prev + 1, nb - (pc - ci)) } else { ci.min(nb) };
+        k = kc;
+        acc = weights[..kc as usize].iter().sum();
+        prev = kc;
+        cuts.push(start(kc));
+    }
+    cuts.push(thi + 1);
+    Ok(cuts)
+}
+
 /// Block size and the coordinate of the last non-empty block.
 fn block_size(tlo: i64, thi: i64, p: usize) -> (i64, usize) {
     let n = (thi - tlo + 1).max(1);
@@ -102,7 +168,7 @@ impl Layout {
         let dims = glo
             .iter()
             .zip(ghi)
-            .map(|(&lo, &hi)| Dim { glo: lo, ghi: hi, axis: None, tlo: lo, thi: hi, off: 0, slo: 0, shi: 0 })
+            .map(|(&lo, &hi)| Dim { glo: lo, ghi: hi, axis: None, tlo: lo, thi: hi, off: 0, slo: 0, shi: 0, cuts: None })
             .collect();
         Layout::new(esize, dims, &[], &[])
     }
@@ -117,7 +183,10 @@ impl Layout {
             let (lo, hi) = match dim.axis {
                 None => (dim.glo, dim.ghi),
                 Some(ax) => {
-                    let (tl, th) = block(dim.tlo, dim.thi, grid[ax], coords[ax]);
+                    let (tl, th) = match &dim.cuts {
+                        Some(cuts) => cut_block(cuts, coords[ax]),
+                        None => block(dim.tlo, dim.thi, grid[ax], coords[ax]),
+                    };
                     if th < tl {
                         (1, 0)
                     } else {
@@ -173,6 +242,12 @@ impl Layout {
         for (d, dim) in self.dims.iter().enumerate() {
             if let Some(ax) = dim.axis {
                 let t = idx[d] + dim.off;
+                if let Some(cuts) = &dim.cuts {
+                    // the non-empty block holding t; before the first, 0; past the last, the last
+                    let p = cuts.len() - 1;
+                    c[ax] = (0..p).rev().find(|&k| cuts[k] <= t && (t < cuts[k + 1] || k == p - 1)).unwrap_or(0);
+                    continue;
+                }
                 let (b, last) = block_size(dim.tlo, dim.thi, grid[ax]);
                 let k = ((t - dim.tlo).max(0) / b).min(last as i64);
                 c[ax] = k as usize;
@@ -328,7 +403,7 @@ mod tests {
     use super::*;
 
     fn dim(lo: i64, hi: i64, axis: Option<usize>) -> Dim {
-        Dim { glo: lo, ghi: hi, axis, tlo: lo, thi: hi, off: 0, slo: 1, shi: 1 }
+        Dim { glo: lo, ghi: hi, axis, tlo: lo, thi: hi, off: 0, slo: 1, shi: 1, cuts: None }
     }
 
     #[test]
@@ -339,6 +414,34 @@ mod tests {
         assert_eq!(factor_grid(8, 3), vec![2, 2, 2]);
         assert_eq!(factor_grid(3, 1), vec![3]);
         assert_eq!(factor_grid(1, 2), vec![1, 1]);
+    }
+
+    #[test]
+    fn weighted_blocks_follow_weights_and_sizes() {
+        // WGT_BLOCK: rows 1..10 weighing 10, 9, ..., 1 (55 in all) over 2 processes: 27 and 28
+        let w: Vec<f64> = (1..=10).rev().map(|x| x as f64).collect();
+        assert_eq!(weighted_cuts(1, 10, 2, &w, None).unwrap(), vec![1, 4, 11]);
+        // six parts of four rows, the first heavy: every process gets a part, empty blocks
+        // only at the end when parts run out
+        let w6 = [12.0, 8.0, 4.0, 2.0, 1.0, 1.0];
+        assert_eq!(weighted_cuts(1, 24, 4, &w6, None).unwrap(), vec![1, 5, 9, 13, 25]);
+        assert_eq!(weighted_cuts(1, 24, 2, &w6, None).unwrap(), vec![1, 5, 25]);
+        assert_eq!(weighted_cuts(1, 24, 7, &w6, None).unwrap(), vec![1, 5, 9, 13, 17, 21, 25, 25]);
+        // GEN_BLOCK: sizes in order
+        assert_eq!(weighted_cuts(0, 9, 3, &[], Some(&[2, 5, 3])).unwrap(), vec![0, 2, 7, 10]);
+        assert!(weighted_cuts(0, 9, 3, &[], Some(&[2, 5, 2])).is_err());
+        assert!(weighted_cuts(0, 9, 3, &[], Some(&[5, 0, 5])).is_err());
+        assert!(weighted_cuts(1, 4, 2, &[0.0, 0.0], None).is_err());
+        // a layout on cuts: each process owns its block, owners found by index
+        let cuts = std::sync::Arc::new(vec![0, 2, 7, 10]);
+        let mut d = dim(0, 9, Some(0));
+        d.cuts = Some(cuts);
+        let grid = [3];
+        let l = Layout::new(8, vec![d], &grid, &[1]);
+        assert_eq!((l.own_lo[0], l.own_hi[0]), (2, 6));
+        for (i, want) in [(0, 0), (1, 0), (2, 1), (6, 1), (7, 2), (9, 2)] {
+            assert_eq!(l.owner_coords(&[i], &grid), vec![want], "index {i}");
+        }
     }
 
     #[test]

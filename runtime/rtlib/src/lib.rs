@@ -99,6 +99,9 @@ struct Rt {
     arrays: Vec<std::rc::Rc<Layout>>,
     files: BTreeMap<i64, String>,
     reds: Vec<Red>,
+    /// `sapfor_dim_weights` for the next `sapfor_distribute`: (1-based dimension, (weights or
+    /// sizes, whether sizes)).
+    next_weights: Vec<(usize, (Vec<f64>, bool))>,
     /// Values handed over by `sapfor_red_put` (then the results, read by `sapfor_red_get`),
     /// in registration order, and the read position.
     red_vals: Vec<u8>,
@@ -482,6 +485,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         arrays: vec![],
         files: BTreeMap::new(),
         reds: vec![],
+        next_weights: vec![],
         red_vals: vec![],
         red_pos: 0,
         red_done: None,
@@ -647,8 +651,20 @@ pub unsafe extern "C" fn sapfor_distribute(
                 off: 0,
                 slo: slo[d].max(0),
                 shi: shi[d].max(0),
+                cuts: None,
             })
-            .collect();
+            .collect::<Vec<_>>();
+        // WGT_BLOCK / GEN_BLOCK dimensions (`sapfor_dim_weights` before this call)
+        let mut dims = dims;
+        for (d, w) in std::mem::take(&mut rt.next_weights) {
+            let Some(dim) = dims.get_mut(d.wrapping_sub(1)) else { continue };
+            let Some(ax) = dim.axis else { continue };
+            let sizes: Option<Vec<i64>> = w.1.then(|| w.0.iter().map(|&x| x as i64).collect());
+            match layout::weighted_cuts(dim.tlo, dim.thi, rt.grid[ax], &w.0, sizes.as_deref()) {
+                Ok(c) => dim.cuts = Some(std::sync::Arc::new(c)),
+                Err(m) => rt.fail(0, &m),
+            }
+        }
         let l = Layout::new(esize as usize, dims, &rt.grid, &rt.coords);
         publish(&l);
         rt.arrays.push(std::rc::Rc::new(l));
@@ -699,6 +715,7 @@ pub unsafe extern "C" fn sapfor_align(
                         off: off[d] + tdm.off,
                         slo: slo[d].max(0),
                         shi: shi[d].max(0),
+                        cuts: tdm.cuts.clone(),
                     }
                 } else {
                     layout::Dim {
@@ -710,6 +727,7 @@ pub unsafe extern "C" fn sapfor_align(
                         off: 0,
                         slo: 0,
                         shi: 0,
+                        cuts: None,
                     }
                 }
             })
@@ -1883,6 +1901,25 @@ pub unsafe extern "C" fn sapfor_red_var(op: i32, ty: i32, x: *mut u8) {
         }
         rt.reds.push(Red { op, ty, nlocs: 0, count: 1 });
     })
+}
+
+/// Hand over the weights of dimension `d` (1-based) of the array the next
+/// `sapfor_distribute` creates: `WGT_BLOCK(W, N)` with `kind` 1 (DOUBLE PRECISION W), 2 (REAL)
+/// or 3 (INTEGER), `GEN_BLOCK(M)` with 4 (INTEGER sizes); `n` elements.
+///
+/// # Safety
+/// `w` points to `n` elements of the kind's type.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_dim_weights(d: i32, kind: i32, w: *const u8, n: i64) {
+    let n = n.max(0) as usize;
+    let v: Vec<f64> = (0..n)
+        .map(|k| match kind {
+            1 => *(w as *const f64).add(k),
+            2 => *(w as *const f32).add(k) as f64,
+            _ => *(w as *const i32).add(k) as f64,
+        })
+        .collect();
+    with(|rt| rt.next_weights.push((d.max(0) as usize, (v, kind == 4))))
 }
 
 /// The start of a loop adding to a reduction group (`REDUCTION(RG: MAX(EPS))`): processes
