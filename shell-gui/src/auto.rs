@@ -113,6 +113,30 @@ pub fn for_target(
 /// `--auto` never chooses a variant the runtime refuses: the chosen scheme's program goes
 /// through the runtime's converter, and while it is refused the next cheapest is taken (the
 /// replicated scheme always converts), with a note naming the refusal.
+/// The loops whose trip count the analysis knows neither exactly nor as a bound (every
+/// estimate takes `assumed` iterations for each, multiplied through the nests and the calls
+/// around them: NPB FT's butterflies in SWARZTRAUBER made its figures millions of seconds),
+/// as one line naming the first few; None when there is none.
+fn unknown_trips_note(analysis: &analyzer::report::Analysis, assumed: u64) -> Option<String> {
+    let files = &analysis.program.map.files;
+    let mut at: Vec<String> = vec![];
+    for (ui, u) in analysis.program.units.iter().enumerate() {
+        let Some(loops) = analysis.loops.get(ui) else { continue };
+        let name = files.get(u.file.0 as usize).map_or(String::new(), |f| f.path.display().to_string());
+        at.extend(loops.iter().filter(|l| l.trip_count.is_none() && l.trip_estimate.is_none()).map(|l| format!("{name}:{}", l.line)));
+    }
+    if at.is_empty() {
+        return None;
+    }
+    const SHOWN: usize = 5;
+    let more = if at.len() > SHOWN { format!(" and {} more", at.len() - SHOWN) } else { String::new() };
+    Some(format!(
+        "(the estimates take {assumed} iterations for each of the {} loop(s) whose trip count the analysis does not know: {}{more}; `unknown_trip_count` in a machine file, `--machine`, changes that)",
+        at.len(),
+        at[..at.len().min(SHOWN)].join(", ")
+    ))
+}
+
 pub fn settle_runnable(analysis: &analyzer::report::Analysis, result: &mut experts::dvm::DvmResult) -> Result<()> {
     let mut refused: BTreeSet<usize> = BTreeSet::new();
     loop {
@@ -697,6 +721,9 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
         "schemes estimated for {} processes (machine: Tstart {} us, Tbyte {} us):",
         machine.processes, machine.tstart_us, machine.tbyte_us
     );
+    if let Some(line) = unknown_trips_note(&analysis, machine.unknown_trip_count) {
+        println!("  {line}");
+    }
     // a note that every variant (or every distributed one) carries is printed once
     let (every, every_dist) = shared_notes(&result.schemes);
     for (head, notes) in [("every variant", &every), ("every distributed variant", &every_dist)] {

@@ -1326,3 +1326,27 @@ fn a_complex_row_filled_through_a_real_dummy_is_private_and_complex_sums_combine
     }
     assert_eq!(planes, 1);
 }
+
+/// The report says which loops the estimates take the machine's `unknown_trip_count`
+/// iterations for (NPB FT's figures were millions of seconds without a word why), and that a
+/// machine file changes it: the figure follows the file's value. A program whose loops all
+/// have known trip counts gets no such line.
+#[test]
+fn the_report_names_the_loops_whose_trip_count_is_assumed() {
+    let dir = scratch("unknown-trips");
+    let src = "      PROGRAM T\n      INTEGER N, I\n      DOUBLE PRECISION S\n      READ (*, *) N\n      S = 0\n      DO 10 I = 1, N\n         S = S + I\n   10 CONTINUE\n      PRINT *, S\n      END\n";
+    std::fs::write(dir.join("t.f"), src).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "t.f", "-o", "t.fdv", "--no-db"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("(the estimates take 100 iterations for each of the 1 loop(s) whose trip count the analysis does not know: t.f:6;"), "{report}");
+    std::fs::write(dir.join("m.toml"), "unknown_trip_count = 7\n").unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "t.f", "-o", "t2.fdv", "--no-db", "--machine", "m.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("take 7 iterations for each of the 1 loop(s)"), "{}", String::from_utf8_lossy(&out.stdout));
+    let known = src.replace("      READ (*, *) N\n", "      N = 10\n").replace("INTEGER N, I", "INTEGER N, I\n      PARAMETER (M = 1)");
+    std::fs::write(dir.join("k.f"), known.replace("DO 10 I = 1, N", "DO 10 I = 1, 10")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "k.f", "-o", "k.fdv", "--no-db"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("whose trip count the analysis does not know"), "{}", String::from_utf8_lossy(&out.stdout));
+}
