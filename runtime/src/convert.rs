@@ -92,9 +92,9 @@ struct DArray {
     /// from memory at every reference of a loop that stores to another one (NPB LU's JACLD
     /// took 1.6 times the sequential time at `--np 1`).
     target: bool,
-    /// `WGT_BLOCK(W, NB)` and `GEN_BLOCK(M)` dimensions: (1-based dimension, the call that
-    /// hands the runtime W or M before the array is set up, see `sapfor_dim_weights`).
-    weighted: Vec<(usize, String)>,
+    /// For its `WGT_BLOCK(W, NB)` and `GEN_BLOCK(M)` dimensions: the calls that hand the
+    /// runtime W or M before the array is set up (`sapfor_dim_weights`).
+    weighted: Vec<String>,
 }
 
 impl DArray {
@@ -598,20 +598,20 @@ fn declarations(cx: &mut Cx) {
                         continue;
                     }
                     let mut fm = vec![];
-                    // (dimension, array of weights or sizes, its element count, kind: 1 WGT_BLOCK
-                    // weights, 2 GEN_BLOCK sizes)
-                    let mut weighted: Vec<(usize, String, String, i32)> = vec![];
+                    // (dimension, array of weights or sizes, its element count, whether sizes:
+                    // GEN_BLOCK)
+                    let mut weighted: Vec<(usize, String, String, bool)> = vec![];
                     for (k, f) in formats.iter().enumerate() {
                         match f {
                             DistFormat::Block => fm.push(true),
                             DistFormat::Star => fm.push(false),
                             DistFormat::WgtBlock(w, nb) => {
                                 fm.push(true);
-                                weighted.push((k + 1, w.to_ascii_lowercase(), nb.to_string().to_ascii_lowercase(), 1));
+                                weighted.push((k + 1, w.to_ascii_lowercase(), nb.to_string().to_ascii_lowercase(), false));
                             }
                             DistFormat::GenBlock(m) => {
                                 fm.push(true);
-                                weighted.push((k + 1, m.to_ascii_lowercase(), format!("size({})", m.to_ascii_lowercase()), 2));
+                                weighted.push((k + 1, m.to_ascii_lowercase(), format!("size({})", m.to_ascii_lowercase()), true));
                             }
                             other => {
                                 cx.err(*fid, d.line, format!("distribution format {other:?} is not supported by the runtime yet (only BLOCK, WGT_BLOCK, GEN_BLOCK and *)"));
@@ -620,19 +620,21 @@ fn declarations(cx: &mut Cx) {
                     }
                     // the weights or sizes: a 1-D array of the unit, of a type the runtime reads
                     let mut calls = vec![];
-                    for (k, w, n, kind) in &weighted {
+                    for (k, w, n, sizes) in &weighted {
                         let ty = sema.symbol(w).filter(|s| s.rank() == 1).map(|s| (s.ty.base.clone(), s.ty.kind));
                         use analyzer::ast::BaseType as B;
-                        let code = match (ty, kind) {
-                            (Some((B::DoublePrecision, _) | (B::Real, Some(8))), 1) => 1,
-                            (Some((B::Real, None | Some(4))), 1) => 2,
-                            (Some((B::Integer, None | Some(4))), _) => 3,
+                        // (`sapfor_dim_weights`'s kinds)
+                        let code = match (ty, sizes) {
+                            (Some((B::DoublePrecision, _) | (B::Real, Some(8))), false) => 1,
+                            (Some((B::Real, None | Some(4))), false) => 2,
+                            (Some((B::Integer, None | Some(4))), false) => 3,
+                            (Some((B::Integer, None | Some(4))), true) => 4,
                             _ => {
-                                cx.err(*fid, d.line, format!("{}: {} must be a one-dimensional {} array of unit {}", if *kind == 1 { "WGT_BLOCK" } else { "GEN_BLOCK" }, w.to_uppercase(), if *kind == 1 { "REAL, DOUBLE PRECISION or INTEGER" } else { "INTEGER" }, p.units[ui].name.to_uppercase()));
+                                cx.err(*fid, d.line, format!("{}: {} must be a one-dimensional {} array of unit {}", if *sizes { "GEN_BLOCK" } else { "WGT_BLOCK" }, w.to_uppercase(), if *sizes { "INTEGER" } else { "REAL, DOUBLE PRECISION or INTEGER" }, p.units[ui].name.to_uppercase()));
                                 continue;
                             }
                         };
-                        calls.push((*k, format!("call sapfor_dim_weights({k}, {}, {w}, int({n}, c_int64_t))", code + if *kind == 2 { 1 } else { 0 })));
+                        calls.push(format!("call sapfor_dim_weights({k}, {code}, {w}, int({n}, c_int64_t))"));
                     }
                     cx.naxes = cx.naxes.max(fm.iter().filter(|b| **b).count());
                     for a in arrays {
@@ -1464,7 +1466,7 @@ fn unit(cx: &mut Cx, ui: usize) {
     }
     for key in vis.values() {
         // the weights of WGT_BLOCK / GEN_BLOCK dimensions, read when the array is set up
-        for (_, call) in &cx.arrays[key].weighted {
+        for call in &cx.arrays[key].weighted {
             setup.push(format!("if (sh_{key} < 0) {call}"));
         }
         setup.push(format!("call sapfor_setup_{key}()"));
@@ -2964,16 +2966,25 @@ fn pattern_of(r: &analyzer::directives::ArrayRef) -> Option<Vec<Option<String>>>
         .collect()
 }
 
-/// Every reference `name(...)` of `t` whose subscripts are `pattern`'s where it has one (the
-/// others any) renamed `to`.
+/// The reference whose name ends at byte `b` of `t`: the position of its closing
+/// parenthesis and its subscripts as `norm_subs` text; None for a name without subscripts.
+fn ref_subs(t: &str, b: usize) -> Option<(usize, Vec<String>)> {
+    let rest = &t[b..];
+    let open = b + rest.find(|c: char| !c.is_whitespace()).filter(|&i| rest[i..].starts_with('('))?;
+    let close = text::matching_paren(t, open)?;
+    Some((close, norm_subs(&t[open + 1..close])))
+}
+
+/// Whether subscripts (`norm_subs`) have `pattern`'s where it has one (the others any).
+fn of_pattern(subs: &[String], pattern: &[Option<String>]) -> bool {
+    subs.len() == pattern.len() && subs.iter().zip(pattern).all(|(x, p)| p.as_ref().is_none_or(|p| p == x))
+}
+
+/// Every reference `name(...)` of `t` of `pattern`'s form (`of_pattern`) renamed `to`.
 fn rename_matching(t: &str, name: &str, pattern: &[Option<String>], to: &str) -> String {
     let mut s = t.to_string();
     for (a, b) in text::idents(t, name).into_iter().rev() {
-        let rest = &t[b..];
-        let Some(open) = rest.find(|c: char| !c.is_whitespace()).filter(|&i| rest[i..].starts_with('(')) else { continue };
-        let Some(close) = text::matching_paren(t, b + open) else { continue };
-        let subs = norm_subs(&t[b + open + 1..close]);
-        if subs.len() == pattern.len() && subs.iter().zip(pattern).all(|(x, p)| p.as_ref().is_none_or(|p| p == x)) {
+        if ref_subs(t, b).is_some_and(|(_, subs)| of_pattern(&subs, pattern)) {
             s.replace_range(a..b, to);
         }
     }
@@ -3010,11 +3021,8 @@ fn remote_apart(cx: &Cx, ui: usize, nest: &Node, pl: &ParLoop, r: &analyzer::dir
             _ => 0,
         };
         for (a, b) in text::idents(&t, &nm) {
-            let rest = &t[b..];
-            let open = rest.find(|c: char| !c.is_whitespace()).filter(|&i| rest[i..].starts_with('(')).ok_or("a whole-array reference")?;
-            let close = text::matching_paren(&t, b + open).ok_or("a reference without its parenthesis")?;
-            let subs = norm_subs(&t[b + open + 1..close]);
-            let remote = subs.len() == pattern.len() && subs.iter().zip(&pattern).all(|(x, q)| q.as_ref().is_none_or(|q| q == x));
+            let (close, subs) = ref_subs(&t, b).ok_or("a whole-array reference")?;
+            let remote = of_pattern(&subs, &pattern);
             let local = subs.len() == split.len() && (0..split.len()).all(|d| !split[d] || on_subs[d].as_ref() == Some(&subs[d]));
             if remote && a < lhs_end {
                 return Err(format!("it writes {} of the clause's form", t[a..=close].trim()));

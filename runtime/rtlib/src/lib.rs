@@ -641,7 +641,7 @@ pub unsafe extern "C" fn sapfor_distribute(
         if next > rt.grid.len() {
             rt.fail(0, "array has more BLOCK dimensions than the process grid (converter bug)");
         }
-        let dims = (0..r)
+        let mut dims: Vec<layout::Dim> = (0..r)
             .map(|d| layout::Dim {
                 glo: glo[d],
                 ghi: ghi[d],
@@ -653,9 +653,8 @@ pub unsafe extern "C" fn sapfor_distribute(
                 shi: shi[d].max(0),
                 cuts: None,
             })
-            .collect::<Vec<_>>();
+            .collect();
         // WGT_BLOCK / GEN_BLOCK dimensions (`sapfor_dim_weights` before this call)
-        let mut dims = dims;
         for (d, w) in std::mem::take(&mut rt.next_weights) {
             let Some(dim) = dims.get_mut(d.wrapping_sub(1)) else { continue };
             let Some(ax) = dim.axis else { continue };
