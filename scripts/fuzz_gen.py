@@ -616,7 +616,8 @@ class Gen:
         """NPB LU's shape: a sequential loop over K calls PJC, whose loop over (J, I) reads plane K
         of C next to each point (a shadow renewal limited to plane K), then PLW, a lower-
         triangular sweep of plane K (ACROSS, pipelined in tiles; the corner behind, and plane
-        K-1); or (one program in three) RIN, a loop over K whose loops
+        K-1), or PLW only after the loop over K (C held unchanged in it, maybe left by a
+        GOTO); or (one program in three) RIN, a loop over K whose loops
         over I each keep a work array to one I (under a variant dividing I, the K loop runs in
         order and the loops inside it are mapped)."""
         r = self.r
@@ -628,10 +629,24 @@ class Gen:
         tgt = r.choice(["b", "e"])
         # (two sweeps: a loop of one trip is parallel, and C passed inside it stays replicated)
         self.emit("do it = 1, 2")
-        self.emit("do k = 2, n3", 1)
-        self.emit(f"call pjc(c, {tgt}, k)", 2)
-        self.emit("call plw(c, k)", 2)
-        self.emit("end do", 1)
+        if r.random() < 0.5:
+            # the sweep leaves C unchanged: its edges are renewed once for the whole sweep (a
+            # hold); PLW changes it after the sweep, so the next sweep renews them again. A
+            # sweep a GOTO may leave (whether it does depends on the data) holds nothing.
+            out = self.new_label() if r.random() < 0.4 else None
+            self.emit("do k = 2, n3", 1)
+            self.emit(f"call pjc(c, {tgt}, k)", 2)
+            if out:
+                self.emit(f"if (k .eq. mod({tgt}(2,2), 4) + 2) goto {out}", 2)
+            self.emit("end do", 1)
+            if out:
+                self.emit("continue", 1, label=out)
+            self.emit(f"call plw(c, {r.randint(2, self.n[2])})", 1)
+        else:
+            self.emit("do k = 2, n3", 1)
+            self.emit(f"call pjc(c, {tgt}, k)", 2)
+            self.emit("call plw(c, k)", 2)
+            self.emit("end do", 1)
         self.emit("end do")
 
     def owned(self):

@@ -1540,6 +1540,17 @@ fn unit(cx: &mut Cx, ui: usize) {
     async_groups(cx, ui, &vis, &dirs);
     copy_nests(cx, ui, &vis, &in_par, &u.body);
     read_caches(cx, ui, &vis, &in_par, &u.body, &BTreeSet::new());
+    let mut renews: BTreeMap<StmtId, BTreeSet<String>> = BTreeMap::new();
+    for pl in &par {
+        if let Node::Do { header, .. } = dos[pl.outer] {
+            for c in &pl.clauses {
+                if let Clause::ShadowRenew(specs) = c {
+                    renews.entry(*header).or_default().extend(specs.iter().map(|x| x.name.to_ascii_lowercase()));
+                }
+            }
+        }
+    }
+    shadow_holds(cx, ui, &vis, &in_par, &renews, &u.body, &BTreeSet::new());
 
     // --- sequential statements
     let do_labels: BTreeSet<u32> = u
@@ -2276,7 +2287,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         cx.err(fid, line, format!("REDUCTION({}: ...) of {}: a group takes scalar SUM, PRODUCT, MAX, MIN, AND, OR, EQV and NEQV reductions", g.to_uppercase(), r.var.to_uppercase()));
                         return;
                     };
-                    if cx.red_groups.values().any(|rg| rg.items.iter().any(|(_, _, v)| *v == var)) {
+                    if cx.red_groups.iter().any(|((gu, _), rg)| *gu == ui && rg.items.iter().any(|(_, _, v)| *v == var)) {
                         cx.err(fid, line, format!("REDUCTION({}: ...): {} is already in a reduction group's loop", g.to_uppercase(), r.var.to_uppercase()));
                         return;
                     }
@@ -3432,18 +3443,8 @@ fn read_caches(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &
                     unknown_call |= unknown_effects(p, &calls);
                     leaves |= leaves_nest(cx, st, &inside);
                 });
-                // a DO sharing its terminal label with an enclosing one ends where that one
-                // does: nothing can go right after it
-                let shared = match &u.stmt(*header).kind {
-                    StmtKind::Do { label: Some(l), .. } => u
-                        .stmts
-                        .iter()
-                        .filter(|o| o.id < *header)
-                        .any(|o| matches!(&o.kind, StmtKind::Do { label: Some(m), .. } if m == l)),
-                    _ => false,
-                };
                 let mut here = done.clone();
-                if !leaves && !shared {
+                if !leaves && !shares_terminal(u, *header) {
                     for name in read.difference(&written) {
                         let key = &vis[name];
                         let common = cx.arrays.get(key).is_some_and(|a| a.common.is_some());
@@ -3481,6 +3482,73 @@ fn read_caches(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &
             Node::If { arms, .. } => {
                 for (_, b) in arms {
                     read_caches(cx, ui, vis, in_par, b, done);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a DO shares its terminal label with an enclosing one: it ends where that one does,
+/// so nothing can go right after it.
+fn shares_terminal(u: &Unit, header: StmtId) -> bool {
+    match &u.stmt(header).kind {
+        StmtKind::Do { label: Some(l), .. } => u.stmts.iter().filter(|o| o.id < header).any(|o| matches!(&o.kind, StmtKind::Do { label: Some(m), .. } if m == l)),
+        _ => false,
+    }
+}
+
+/// Holds for sequential loops (`sapfor_shadow_hold/free`, docs/runtime.md): a DO nest outside
+/// parallel loops, without a label, that control leaves only by running to its end and in
+/// which nothing writes a distributed array (no assignment, input, parallel loop, full copy
+/// or called procedure: the summaries tell), while a parallel loop in it renews the array's
+/// shadow edges or it calls a procedure of the program (whose loops may). The runtime then
+/// renews the edges whole the first time and skips the later renewals no wider: NPB LU's
+/// JACLD(K) renews plane K of U for each K of SSOR's sweep, and U changes only after it.
+/// Code outside the program (C) cannot change a distributed array: it never sees more than a
+/// process's block. Each array is held at the outermost such nest; `done` holds the arrays
+/// an enclosing one holds. `renews`: the names each parallel loop of the unit renews, by its
+/// DO statement.
+fn shadow_holds(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTreeSet<StmtId>, renews: &BTreeMap<StmtId, BTreeSet<String>>, nodes: &[Node], done: &BTreeSet<String>) {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let acc = access_ctx(p, ui);
+    for n in nodes {
+        match n {
+            Node::Do { header, body, .. } if !in_par.contains(header) => {
+                let (mut renewed, mut written) = (BTreeSet::new(), BTreeSet::new());
+                let mut calls_ours = false;
+                let inside = analyzer::cfg::labels_within(u, std::slice::from_ref(n));
+                let mut leaves = false;
+                analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
+                    let (mut a, mut calls) = (vec![], vec![]);
+                    acc.stmt_accesses(st, &mut a, &mut calls);
+                    let copied = cx.copied.get(&(ui, st.id));
+                    for x in a.iter().filter(|x| vis.contains_key(&x.name)) {
+                        if x.write || copied.is_some_and(|c| c.contains(&x.name)) {
+                            written.insert(x.name.clone());
+                        }
+                    }
+                    calls_ours |= calls.iter().any(|c| p.summaries.contains_key(&c.name));
+                    renewed.extend(renews.get(&st.id).into_iter().flatten().cloned());
+                    leaves |= leaves_nest(cx, st, &inside);
+                });
+                let h = u.stmt(*header);
+                let mut here = done.clone();
+                if !leaves && !shares_terminal(u, *header) && h.label.is_none() {
+                    let candidates: Vec<String> = if calls_ours { vis.keys().cloned().collect() } else { renewed.into_iter().collect() };
+                    for name in candidates.iter().filter(|x| !written.contains(*x) && !done.contains(*x)) {
+                        let key = &vis[name];
+                        cx.before.entry((h.span.file.0, h.span.line)).or_default().push(format!("call sapfor_shadow_hold(sh_{key})"));
+                        cx.after.entry((h.span.file.0, last_line(u, n))).or_default().push(format!("call sapfor_shadow_free(sh_{key})"));
+                        here.insert(name.clone());
+                    }
+                }
+                shadow_holds(cx, ui, vis, in_par, renews, body, &here);
+            }
+            Node::If { arms, .. } => {
+                for (_, b) in arms {
+                    shadow_holds(cx, ui, vis, in_par, renews, b, done);
                 }
             }
             _ => {}

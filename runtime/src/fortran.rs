@@ -107,6 +107,14 @@ module sapfor_rt
       import :: c_int64_t
       integer(c_int64_t), value :: h
     end subroutine
+    subroutine sapfor_shadow_hold(h) bind(C, name='sapfor_shadow_hold')
+      import :: c_int64_t
+      integer(c_int64_t), value :: h
+    end subroutine
+    subroutine sapfor_shadow_free(h) bind(C, name='sapfor_shadow_free')
+      import :: c_int64_t
+      integer(c_int64_t), value :: h
+    end subroutine
     subroutine sapfor_shadow_renew(h, a, wlo, whi) bind(C, name='sapfor_shadow_renew')
       import :: c_int64_t
       integer(c_int64_t), value :: h

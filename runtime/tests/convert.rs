@@ -468,8 +468,28 @@ fn asynchronous_groups_must_be_declared_and_hold_scalars() {
     assert!(e.contains("bad.fdv:6:") && e.contains("a group takes scalar"), "{e}");
     let e = err_of(&format!("{head}CDVM$ REDUCTION_GROUP RG\n{}{}      END\n", lp("REDUCTION(RG: MAX(E))"), lp("REDUCTION(RG: MAX(E))")));
     assert!(e.contains("bad.fdv:11:") && e.contains("E is already in a reduction group's loop"), "{e}");
+    // the same name in another unit's group is another variable
+    let unit = |h: &str| format!("{h}CDVM$ REDUCTION_GROUP RG\n{}CDVM$ REDUCTION_START RG\nCDVM$ REDUCTION_WAIT RG\n      END\n", lp("REDUCTION(RG: MAX(E))"));
+    let two = format!("{}{}", unit(head), unit(&head.replace("PROGRAM P", "SUBROUTINE Q")));
+    conv("ok.fdv", &two).unwrap_or_else(|e| panic!("{e}"));
     let e = err_of(&format!("{head}CDVM$ SHADOW_START SX\n      END\n"));
     assert!(e.contains("bad.fdv:5:") && e.contains("no SHADOW_GROUP SX in unit P"), "{e}");
+}
+
+/// Holds: a sequential loop that calls a procedure of the program, or holds a parallel loop
+/// renewing an array, holds the distributed arrays nothing in it writes (A around the IT loop;
+/// C, which the IT loop writes, around the K loop in it; never B, which the call writes through
+/// its argument); a loop left by a GOTO holds nothing; an array is held at the outermost such
+/// loop only.
+#[test]
+fn sequential_loops_hold_the_arrays_they_never_write() {
+    let src = "      PROGRAM P\n      PARAMETER (N = 8)\n      REAL A(N), B(N), C(N)\n      INTEGER K, IT\nCDVM$ DISTRIBUTE A(BLOCK)\nCDVM$ ALIGN B(I) WITH A(I)\nCDVM$ ALIGN C(I) WITH A(I)\n      DO 20 IT = 1, 3\n      DO 10 K = 1, 4\n      CALL F(B, K)\n   10 CONTINUE\n      C(1) = 0\n   20 CONTINUE\n      DO 30 K = 1, 4\n      CALL F(B, K)\n      IF (K .EQ. 2) GOTO 40\n   30 CONTINUE\n   40 CONTINUE\n      END\n      SUBROUTINE F(X, K)\n      REAL X(8)\n      INTEGER K\nCDVM$ INHERIT X\n      X(K) = K\n      END\n";
+    let t = conv("ok.fdv", src).unwrap_or_else(|e| panic!("{e}"));
+    let holds: Vec<&str> = t.lines().filter(|l| l.starts_with("call sapfor_shadow_hold") || l.starts_with("call sapfor_shadow_free")).collect();
+    assert_eq!(holds, ["call sapfor_shadow_hold(sh_p_a)", "call sapfor_shadow_hold(sh_p_c)", "call sapfor_shadow_free(sh_p_c)", "call sapfor_shadow_free(sh_p_a)"], "{t}");
+    let at = |s: &str| t.lines().position(|l| l.contains(s)).unwrap_or_else(|| panic!("{s}: {t}"));
+    assert!(at("hold(sh_p_a)") < at("DO 20 IT") && at("free(sh_p_a)") > at("20 CONTINUE"), "{t}");
+    assert!(at("hold(sh_p_c)") > at("DO 20 IT") && at("hold(sh_p_c)") < at("DO 10 K") && at("free(sh_p_c)") > at("10 CONTINUE") && at("free(sh_p_c)") < at("C(1) = 0"), "{t}");
 }
 
 /// WGT_BLOCK and GEN_BLOCK: the weights or sizes are handed to the runtime where the unit sets

@@ -625,6 +625,18 @@ fn parallel_loops_on_an_invariant_plane_run_where_it_lives() {
     );
 }
 
+/// Holds (`sapfor_shadow_hold`): a sweep that calls a plane loop for each K renews the edges of
+/// U, which it never writes, whole once and skips the other renewals; V, which it writes, is
+/// renewed every time; a sweep that a GOTO leaves holds nothing. A hold on V, or one left in
+/// force by the GOTO, printed other sums at np 2 and 3.
+#[test]
+fn arrays_a_sweep_never_writes_have_their_edges_renewed_once() {
+    handwritten(
+        "held_shadows",
+        &[&["--np", "3", "--threads", "2"], &["--np", "4", "--check"], &["--devices", "emu", "--np", "2"], &["--devices", "host,emu", "--np", "3"]],
+    );
+}
+
 /// Work arrays of a COMMON block private to a distributed loop (NPB BT's x_solve): set whole
 /// by a call, 5x5 blocks passed to calls, an element read that no iteration writes (each copy,
 /// a thread's too, starts with the values from before the loop; with OpenMP `private` this

@@ -142,6 +142,12 @@ struct Rt {
     /// parallel loop that reads only that box runs (`sapfor_limit`), by handle: lower and upper
     /// global bounds per dimension (`i64::MIN`/`i64::MAX` where a dimension is not limited).
     limits: BTreeMap<i64, (Vec<i64>, Vec<i64>)>,
+    /// Arrays held unchanged while a sequential loop runs (`sapfor_shadow_hold`), by handle:
+    /// the nesting depth of the holds, and the widths per dimension the whole array's shadow
+    /// edges were renewed with since (empty: none yet).
+    held: BTreeMap<i64, (u32, Vec<i64>, Vec<i64>)>,
+    /// Renewals skipped because a held array's edges were already renewed that wide.
+    held_skips: Stat,
     gather: Stat,
     finalized: bool,
 }
@@ -503,6 +509,8 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         cached: Stat::new(),
         fetch: Stat::new(),
         caches: BTreeMap::new(),
+        held: BTreeMap::new(),
+        held_skips: Stat::new(),
         limits: BTreeMap::new(),
         gather: Stat::new(),
         finalized: false,
@@ -994,16 +1002,57 @@ pub extern "C" fn sapfor_cache_end(h: i64) {
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64) {
     with(|rt| {
+        let r = rt.layout(h).dims.len();
+        let (mut wlo, mut whi) = (slice(wlo, r).to_vec(), slice(whi, r).to_vec());
+        let mut lim = rt.limits.get(&h).cloned();
+        if let Some((_, dlo, dhi)) = rt.held.get(&h) {
+            // held unchanged: edges renewed whole once serve every later renewal as wide
+            // (the same decision on every process: they renew alike)
+            if !dlo.is_empty() && (0..r).all(|d| wlo[d] <= dlo[d] && whi[d] <= dhi[d]) {
+                rt.held_skips.add(Instant::now(), 0);
+                return;
+            }
+            for d in 0..r {
+                wlo[d] = wlo[d].max(*dlo.get(d).unwrap_or(&0));
+                whi[d] = whi[d].max(*dhi.get(d).unwrap_or(&0));
+            }
+            lim = None;
+            let e = rt.held.get_mut(&h).unwrap();
+            (e.1, e.2) = (wlo.clone(), whi.clone());
+        }
         let t = rt.sync_point();
         let l = rt.layout(h).clone();
-        let r = l.dims.len();
-        let (wlo, whi) = (slice(wlo, r), slice(whi, r));
-        let lim = rt.limits.get(&h).cloned();
         let mut bytes = 0;
         for d in 0..r {
             bytes += exchange(rt, &l, a, d, wlo[d], whi[d], lim.as_ref());
         }
         rt.shadow.add(t, bytes);
+    })
+}
+
+/// A sequential loop that writes array `h` nowhere (no assignment, input or called procedure
+/// writes it, checked by the converter) starts: until `sapfor_shadow_free`, the first renewal
+/// of its shadow edges renews them whole (not only the box of a `sapfor_limit`), and a later
+/// one no wider is skipped. NPB LU's SSOR renews plane K of U in JACLD for every K; U changes
+/// only after the K loop. Holds nest; a negative handle (an array not set up yet) is ignored.
+#[no_mangle]
+pub extern "C" fn sapfor_shadow_hold(h: i64) {
+    if h < 0 {
+        return;
+    }
+    with(|rt| rt.held.entry(h).or_insert((0, vec![], vec![])).0 += 1)
+}
+
+/// The end of the loop of `sapfor_shadow_hold(h)`: later renewals exchange again.
+#[no_mangle]
+pub extern "C" fn sapfor_shadow_free(h: i64) {
+    with(|rt| {
+        if let Some(e) = rt.held.get_mut(&h) {
+            e.0 -= 1;
+            if e.0 == 0 {
+                rt.held.remove(&h);
+            }
+        }
     })
 }
 
@@ -2296,6 +2345,7 @@ fn write_profile(rt: &Rt, path: &str, total: f64) {
     }
     for (name, s) in [
         ("shadow renewals", &rt.shadow),
+        ("renewals not needed", &rt.held_skips),
         ("ACROSS pipeline", &rt.across),
         ("reductions", &rt.reduce),
         ("remote accesses", &rt.remote),
