@@ -3407,6 +3407,48 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
     }
 }
 
+/// What a DO nest does with the distributed arrays `vis`, for `read_caches` and `shadow_holds`.
+struct NestUse {
+    /// Arrays whose elements statements outside parallel loops read.
+    read: BTreeSet<String>,
+    /// Arrays something in the nest writes: an assignment, input, a called procedure (by its
+    /// summary), or a full copy kept back after the nest.
+    written: BTreeSet<String>,
+    /// A call of unknown effects (no body, or a callee that makes one).
+    unknown_call: bool,
+    /// A call of a procedure of the program.
+    calls_ours: bool,
+    /// Control may leave the nest other than through its end.
+    leaves: bool,
+    stmts: Vec<StmtId>,
+}
+
+fn nest_use(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTreeSet<StmtId>, n: &Node) -> NestUse {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let acc = access_ctx(p, ui);
+    let inside = analyzer::cfg::labels_within(u, std::slice::from_ref(n));
+    let mut r = NestUse { read: BTreeSet::new(), written: BTreeSet::new(), unknown_call: false, calls_ours: false, leaves: false, stmts: vec![] };
+    analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
+        let (mut a, mut calls) = (vec![], vec![]);
+        acc.stmt_accesses(st, &mut a, &mut calls);
+        let copied = cx.copied.get(&(ui, st.id));
+        for x in a.iter().filter(|x| vis.contains_key(&x.name)) {
+            // (a nest on a full copy fetches it itself)
+            if x.write || copied.is_some_and(|c| c.contains(&x.name)) {
+                r.written.insert(x.name.clone());
+            } else if !in_par.contains(&st.id) && x.subs.is_some() {
+                r.read.insert(x.name.clone());
+            }
+        }
+        r.unknown_call |= unknown_effects(p, &calls);
+        r.calls_ours |= calls.iter().any(|c| p.summaries.contains_key(&c.name));
+        r.leaves |= leaves_nest(cx, st, &inside);
+        r.stmts.push(st.id);
+    });
+    r
+}
+
 /// Read caches for sequential loop nests: a DO nest outside parallel loops whose sequential
 /// statements read elements of a distributed array that nothing in the nest writes (no
 /// assignment, no input, no parallel loop or called procedure writing it) and that control
@@ -3417,32 +3459,10 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
 fn read_caches(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTreeSet<StmtId>, nodes: &[Node], done: &BTreeSet<String>) {
     let p = cx.p;
     let u = &p.units[ui];
-    let acc = access_ctx(p, ui);
     for n in nodes {
         match n {
             Node::Do { header, body, .. } if !in_par.contains(header) => {
-                let (mut read, mut written) = (BTreeSet::new(), BTreeSet::new());
-                let mut unknown_call = false;
-                let inside = analyzer::cfg::labels_within(u, std::slice::from_ref(n));
-                let mut leaves = false;
-                analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
-                    let (mut a, mut calls) = (vec![], vec![]);
-                    acc.stmt_accesses(st, &mut a, &mut calls);
-                    let copied = cx.copied.get(&(ui, st.id));
-                    for x in &a {
-                        if !vis.contains_key(&x.name) {
-                            continue;
-                        }
-                        // (a nest on a full copy fetches it itself)
-                        if x.write || copied.is_some_and(|c| c.contains(&x.name)) {
-                            written.insert(x.name.clone());
-                        } else if !in_par.contains(&st.id) && x.subs.is_some() {
-                            read.insert(x.name.clone());
-                        }
-                    }
-                    unknown_call |= unknown_effects(p, &calls);
-                    leaves |= leaves_nest(cx, st, &inside);
-                });
+                let NestUse { read, written, unknown_call, leaves, .. } = nest_use(cx, ui, vis, in_par, n);
                 let mut here = done.clone();
                 if !leaves && !shares_terminal(u, *header) {
                     for name in read.difference(&written) {
@@ -3512,27 +3532,11 @@ fn shares_terminal(u: &Unit, header: StmtId) -> bool {
 fn shadow_holds(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTreeSet<StmtId>, renews: &BTreeMap<StmtId, BTreeSet<String>>, nodes: &[Node], done: &BTreeSet<String>) {
     let p = cx.p;
     let u = &p.units[ui];
-    let acc = access_ctx(p, ui);
     for n in nodes {
         match n {
             Node::Do { header, body, .. } if !in_par.contains(header) => {
-                let (mut renewed, mut written) = (BTreeSet::new(), BTreeSet::new());
-                let mut calls_ours = false;
-                let inside = analyzer::cfg::labels_within(u, std::slice::from_ref(n));
-                let mut leaves = false;
-                analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
-                    let (mut a, mut calls) = (vec![], vec![]);
-                    acc.stmt_accesses(st, &mut a, &mut calls);
-                    let copied = cx.copied.get(&(ui, st.id));
-                    for x in a.iter().filter(|x| vis.contains_key(&x.name)) {
-                        if x.write || copied.is_some_and(|c| c.contains(&x.name)) {
-                            written.insert(x.name.clone());
-                        }
-                    }
-                    calls_ours |= calls.iter().any(|c| p.summaries.contains_key(&c.name));
-                    renewed.extend(renews.get(&st.id).into_iter().flatten().cloned());
-                    leaves |= leaves_nest(cx, st, &inside);
-                });
+                let NestUse { written, calls_ours, leaves, stmts, .. } = nest_use(cx, ui, vis, in_par, n);
+                let renewed: BTreeSet<String> = stmts.iter().filter_map(|s| renews.get(s)).flatten().cloned().collect();
                 let h = u.stmt(*header);
                 let mut here = done.clone();
                 if !leaves && !shares_terminal(u, *header) && h.label.is_none() {
