@@ -1035,9 +1035,11 @@ pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64
 /// of its shadow edges renews them whole (not only the box of a `sapfor_limit`), and a later
 /// one no wider is skipped. NPB LU's SSOR renews plane K of U in JACLD for every K; U changes
 /// only after the K loop. Holds nest; a negative handle (an array not set up yet) is ignored.
+/// `SAPFOR_HOLDS=0` (forwarded by `sapfor run`) ignores every hold (for comparisons).
 #[no_mangle]
 pub extern "C" fn sapfor_shadow_hold(h: i64) {
-    if h < 0 {
+    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if h < 0 || *OFF.get_or_init(|| std::env::var("SAPFOR_HOLDS").is_ok_and(|v| v.trim() == "0")) {
         return;
     }
     with(|rt| rt.held.entry(h).or_insert((0, vec![], vec![])).0 += 1)
