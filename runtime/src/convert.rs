@@ -1076,6 +1076,12 @@ fn spec_widths(cx: &Cx, ui: usize, key: &str, s: &ShadowSpec) -> Option<Vec<(i64
         .collect()
 }
 
+/// `spec_widths` as the lower and the upper widths per dimension.
+fn spec_bounds(cx: &Cx, ui: usize, key: &str, s: &ShadowSpec) -> Option<(Vec<i64>, Vec<i64>)> {
+    let w = spec_widths(cx, ui, key, s)?;
+    Some((w.iter().map(|x| x.0).collect(), w.iter().map(|x| x.1).collect()))
+}
+
 fn widen(cx: &mut Cx, ui: usize, fid: FileId, line: u32, s: &ShadowSpec, set: bool) {
     let Some(key) = key_of(cx, ui, &s.name) else {
         cx.err(fid, line, format!("{} is not a distributed array", s.name));
@@ -2111,9 +2117,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         cx.err(fid, line, format!("{}: not a distributed array", s.name));
                         return;
                     };
-                    let Some(w) = spec_widths(cx, ui, &key, s) else { return };
-                    let lo: Vec<i64> = w.iter().map(|x| x.0).collect();
-                    let hi: Vec<i64> = w.iter().map(|x| x.1).collect();
+                    let Some((lo, hi)) = spec_bounds(cx, ui, &key, s) else { return };
                     let nm = &s.name;
                     let dl = dirs.get(&s.name.to_ascii_lowercase()).cloned().unwrap_or_else(|| vec![1; lo.len()]);
                     let na = nest_acc.get_or_insert_with(|| nest_accesses(p, ui, dos[pl.outer]));
@@ -2131,7 +2135,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         // before any collective of the epilogue: the successors wait for it
                         post.insert(0, format!("call sapfor_across_end(sh_{key}, {nm}, {}, {}, {})", i64list(&lo), i64list(&hi), i64list(&dl)));
                     } else {
-                        pre.push(format!("call sapfor_shadow_renew(sh_{key}, {nm}, {}, {})", i64list(&lo), i64list(&hi)));
+                        pre.push(renew_line(&key, nm, &lo, &hi));
                     }
                 }
             }
@@ -2910,10 +2914,13 @@ fn renew_call(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, fid: FileI
         cx.err(fid, line, format!("{}: not a distributed array", s.name.to_uppercase()));
         return None;
     };
-    let w = spec_widths(cx, ui, &key, s)?;
-    let lo: Vec<i64> = w.iter().map(|x| x.0).collect();
-    let hi: Vec<i64> = w.iter().map(|x| x.1).collect();
-    Some(format!("call sapfor_shadow_renew(sh_{key}, {}, {}, {})", s.name.to_ascii_lowercase(), i64list(&lo), i64list(&hi)))
+    let (lo, hi) = spec_bounds(cx, ui, &key, s)?;
+    Some(renew_line(&key, &s.name.to_ascii_lowercase(), &lo, &hi))
+}
+
+/// `sapfor_shadow_renew` of array `name` (handle `sh_<key>`) with widths `lo`/`hi`.
+fn renew_line(key: &str, name: &str, lo: &[i64], hi: &[i64]) -> String {
+    format!("call sapfor_shadow_renew(sh_{key}, {name}, {}, {})", i64list(lo), i64list(hi))
 }
 
 /// The asynchronous groups' statements of unit `ui`, done at once where they stand (the

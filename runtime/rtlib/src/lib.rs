@@ -978,13 +978,18 @@ unsafe fn cached_get(rt: &mut Rt, h: i64, l: &Layout, a: *const u8, idx: &[i64],
 #[no_mangle]
 pub extern "C" fn sapfor_cache_begin(h: i64) {
     static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let off = *OFF.get_or_init(|| std::env::var("SAPFOR_READ_CACHE").is_ok_and(|v| v.trim() == "0"));
+    let off = *OFF.get_or_init(|| turned_off("SAPFOR_READ_CACHE"));
     with(|rt| {
         rt.layout(h);
         if !off {
             rt.caches.insert(h, ReadCache::default());
         }
     })
+}
+
+/// Whether environment variable `var` is set to 0 (a switch for comparisons).
+pub(crate) fn turned_off(var: &str) -> bool {
+    std::env::var(var).is_ok_and(|v| v.trim() == "0")
 }
 
 /// Stop caching array `h` (the cached boxes are dropped).
@@ -1005,7 +1010,7 @@ pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64
         let r = rt.layout(h).dims.len();
         let (mut wlo, mut whi) = (slice(wlo, r).to_vec(), slice(whi, r).to_vec());
         let mut lim = rt.limits.get(&h).cloned();
-        if let Some((_, dlo, dhi)) = rt.held.get(&h) {
+        if let Some((_, dlo, dhi)) = rt.held.get_mut(&h) {
             // held unchanged: edges renewed whole once serve every later renewal as wide
             // (the same decision on every process: they renew alike)
             if !dlo.is_empty() && (0..r).all(|d| wlo[d] <= dlo[d] && whi[d] <= dhi[d]) {
@@ -1017,8 +1022,7 @@ pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64
                 whi[d] = whi[d].max(*dhi.get(d).unwrap_or(&0));
             }
             lim = None;
-            let e = rt.held.get_mut(&h).unwrap();
-            (e.1, e.2) = (wlo.clone(), whi.clone());
+            (*dlo, *dhi) = (wlo.clone(), whi.clone());
         }
         let t = rt.sync_point();
         let l = rt.layout(h).clone();
@@ -1039,7 +1043,7 @@ pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64
 #[no_mangle]
 pub extern "C" fn sapfor_shadow_hold(h: i64) {
     static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    if h < 0 || *OFF.get_or_init(|| std::env::var("SAPFOR_HOLDS").is_ok_and(|v| v.trim() == "0")) {
+    if h < 0 || *OFF.get_or_init(|| turned_off("SAPFOR_HOLDS")) {
         return;
     }
     with(|rt| rt.held.entry(h).or_insert((0, vec![], vec![])).0 += 1)

@@ -75,7 +75,7 @@ extern "C" fn drain_at_exit() {
 /// processes), unless `SAPFOR_STDOUT_BATCH=0`. Best effort: on any failure output stays as
 /// it was.
 pub fn start() {
-    if std::env::var("SAPFOR_STDOUT_BATCH").is_ok_and(|v| v.trim() == "0") {
+    if crate::turned_off("SAPFOR_STDOUT_BATCH") {
         return;
     }
     let mut slot = RELAY.lock().unwrap_or_else(|e| e.into_inner());
