@@ -2456,10 +2456,15 @@ impl<'a> Analyzer<'a> {
             }
         }
         for ((c, x, line), others) in call_conflicts {
-            let o: Vec<String> = others.iter().map(|l| l.to_string()).collect();
+            let plural = if others.len() > 1 { "lines" } else { "line" };
             info.blockers.push(Blocker {
                 code: BlockerCode::Call,
-                message: format!("call to {} at line {line} accesses {} in a way that conflicts between iterations (with line {})", c.to_uppercase(), x.to_uppercase(), o.join(", ")),
+                message: format!(
+                    "call to {} at line {line} accesses {} in a way that conflicts between iterations (with {plural} {})",
+                    c.to_uppercase(),
+                    x.to_uppercase(),
+                    line_runs(&others)
+                ),
                 line,
             });
         }
@@ -3671,4 +3676,25 @@ fn render_condition(f: &Lin) -> Option<String> {
 
 fn gcd(a: i64, b: i64) -> i64 {
     if b == 0 { a.abs() } else { gcd(b, a % b) }
+}
+
+/// Line numbers as a list with runs of consecutive lines joined: `12, 18-203, 210`.
+pub fn line_runs(lines: &BTreeSet<u32>) -> String {
+    let mut out: Vec<String> = vec![];
+    let mut run: Option<(u32, u32)> = None;
+    let flush = |r: (u32, u32), out: &mut Vec<String>| out.push(if r.0 == r.1 { r.0.to_string() } else if r.1 == r.0 + 1 { format!("{}, {}", r.0, r.1) } else { format!("{}-{}", r.0, r.1) });
+    for &l in lines {
+        run = match run {
+            Some((a, b)) if l == b + 1 => Some((a, l)),
+            Some(r) => {
+                flush(r, &mut out);
+                Some((l, l))
+            }
+            None => Some((l, l)),
+        };
+    }
+    if let Some(r) = run {
+        flush(r, &mut out);
+    }
+    out.join(", ")
 }

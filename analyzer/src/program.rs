@@ -37,6 +37,37 @@ pub struct Program {
     /// The identifiers of those C sources (lower case): their functions are taken not to touch
     /// Fortran COMMON blocks (`flow::calls_unknown`).
     pub c_idents: BTreeSet<String>,
+    /// Where the units lie in their files, to find the unit of a line without scanning every
+    /// unit (`unit_at`; programs of thousands of units).
+    pub unit_lines: UnitLines,
+}
+
+/// The units of each file by their first line: `(first line, last line, unit)` sorted, and the
+/// names of the units that contain internal or module procedures.
+#[derive(Clone, Debug, Default)]
+pub struct UnitLines {
+    by_file: BTreeMap<FileId, Vec<(u32, u32, usize)>>,
+    hosts: BTreeSet<Name>,
+    /// The first unit of each name in each file.
+    by_name: std::collections::HashMap<(FileId, Name), usize>,
+}
+
+impl UnitLines {
+    pub fn new(units: &[Unit]) -> UnitLines {
+        let mut by_file: BTreeMap<FileId, Vec<(u32, u32, usize)>> = BTreeMap::new();
+        for (i, u) in units.iter().enumerate() {
+            by_file.entry(u.file).or_default().push((u.span.line, u.end_line, i));
+        }
+        for v in by_file.values_mut() {
+            v.sort();
+        }
+        let hosts = units.iter().filter_map(|u| u.parent.clone()).collect();
+        let mut by_name = std::collections::HashMap::new();
+        for (i, u) in units.iter().enumerate() {
+            by_name.entry((u.file, u.name.clone())).or_insert(i);
+        }
+        UnitLines { by_file, hosts, by_name }
+    }
 }
 
 /// Whether `p` names a C source (by its extension): part of a mixed program, not Fortran.
@@ -45,6 +76,29 @@ pub fn is_c_source(p: &Path) -> bool {
 }
 
 impl Program {
+    /// The innermost unit of `file` whose lines (its first to its last) hold `line`.
+    pub fn unit_at(&self, file: FileId, line: u32) -> Option<usize> {
+        let v = self.unit_lines.by_file.get(&file)?;
+        // units nest or are disjoint: of those starting at or before the line, the last one
+        // (in start order) that still holds it is the innermost
+        let k = v.partition_point(|(start, _, _)| *start <= line);
+        let mut best: Option<(u32, usize)> = None;
+        for &(start, end, ui) in v[..k].iter().rev() {
+            if line <= end {
+                best = Some((start, ui));
+                break;
+            }
+        }
+        best.map(|(_, ui)| ui)
+    }
+    /// The first unit named `name` (lower case) in `file`.
+    pub fn unit_in(&self, file: FileId, name: &str) -> Option<usize> {
+        self.unit_lines.by_name.get(&(file, name.to_string())).copied()
+    }
+    /// Whether unit `name` contains internal or module procedures.
+    pub fn is_host(&self, name: &str) -> bool {
+        self.unit_lines.hosts.contains(name)
+    }
     pub fn unit_by_name(&self, name: &str) -> Option<usize> {
         self.units.iter().position(|u| u.name == name)
     }
@@ -188,7 +242,9 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         (summaries, call_graph) = interproc::summarize(&units, &semas);
     }
     let bindings = interproc::dummy_bindings(&units, &semas);
+    let unit_lines = UnitLines::new(&units);
     Program {
+        unit_lines,
         map,
         units,
         semas,

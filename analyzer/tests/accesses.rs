@@ -124,3 +124,33 @@ fn an_uncovered_read_of_a_work_array_is_named_by_its_line() {
     assert!(dep.message.contains("the read at line 85 is not shown inside what the iteration wrote before it"), "{}", dep.message);
     assert!(dep.message.contains("`sapfor refine private` on this loop with W0"), "{}", dep.message);
 }
+
+/// A call whose effects conflict with many others names them by runs of lines (a main loop
+/// calling hundreds of drivers listed every line before), and the list helper joins runs.
+#[test]
+fn conflicting_calls_are_named_by_runs_of_lines() {
+    use std::collections::BTreeSet;
+    let runs = |v: &[u32]| analyzer::loops::line_runs(&v.iter().copied().collect::<BTreeSet<u32>>());
+    assert_eq!(runs(&[7]), "7");
+    assert_eq!(runs(&[3, 4]), "3, 4");
+    assert_eq!(runs(&[3, 4, 5, 9, 11, 12, 13, 14]), "3-5, 9, 11-14");
+    let dir = std::env::temp_dir().join(format!("sapfor-runs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("runs.f");
+    let mut src = String::from("      program p\n      common /c/ a(10)\n      do it = 1, 3\n");
+    for k in 1..=5 {
+        src += &format!("      call s{k}\n");
+    }
+    src += "      end do\n      print *, a(1)\n      end\n";
+    for k in 1..=5 {
+        src += &format!("      subroutine s{k}\n      common /c/ a(10)\n      a(1) = a(1) + {k}\n      end\n");
+    }
+    std::fs::write(&path, src).unwrap();
+    let a = analyze(&[path], &Default::default());
+    let main = a.program.units.iter().position(|u| u.name == "p").unwrap();
+    let lp = &a.loops[main][0];
+    let msgs: Vec<&str> = lp.blockers.iter().map(|b| b.message.as_str()).collect();
+    let first = msgs.iter().find(|m| m.starts_with("call to S1 at line 4 accesses A")).unwrap_or_else(|| panic!("{msgs:#?}"));
+    assert!(first.ends_with("(with lines 4-8)"), "{first}");
+    std::fs::remove_dir_all(&dir).ok();
+}

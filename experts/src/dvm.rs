@@ -854,6 +854,11 @@ fn candidate_arrays(
     // a call that no loop which may run in parallel encloses (the runtime sets the callee's
     // handle before the call, which threads cannot do)
     let index = analyzer::interproc::unit_index(&prog.units);
+    // each unit's nests, by their first and last lines
+    let mut nest_ranges: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
+    for x in nests {
+        nest_ranges.entry(x.unit).or_default().push((x.line, x.end_line));
+    }
     // (unit, array) -> each call that passes it: (line, what is passed, to what)
     let mut passed: Passed = BTreeMap::new();
     for (ui, u) in prog.units.iter().enumerate() {
@@ -920,7 +925,7 @@ fn candidate_arrays(
                     return false;
                 }
                 let line = st.span.line;
-                if !nests.iter().any(|x| x.unit == ui && x.line <= line && line <= x.end_line) {
+                if !nest_ranges.get(&ui).is_some_and(|rs| rs.iter().any(|(a, b)| *a <= line && line <= *b)) {
                     return false;
                 }
                 let acx = AccessCtx { unit: u, sema, summaries: &prog.summaries };
@@ -2830,6 +2835,17 @@ fn sequential_remote(
 ) -> Vec<RemoteAccess> {
     let prog = &analysis.program;
     let mut out = vec![];
+    // each unit's nests and copies, gathered once (thousands of units)
+    let mut unit_nests: Vec<Vec<(u32, u32)>> = vec![vec![]; prog.units.len()];
+    for n in nests {
+        unit_nests[n.unit].push((n.line, n.levels[0].end_line));
+    }
+    let mut unit_copies: Vec<Vec<&(usize, u32, u32, BTreeSet<Name>)>> = vec![vec![]; prog.units.len()];
+    for c in copies {
+        if let Some(v) = unit_copies.get_mut(c.0) {
+            v.push(c);
+        }
+    }
     for (ui, unit) in prog.units.iter().enumerate() {
         let sema = &prog.semas[ui];
         // executions and outermost DO loop of each statement, and the arrays each outermost
@@ -2837,11 +2853,7 @@ fn sequential_remote(
         // only in a loop that does not write the array. Once per unit that needs them.
         type Places = (BTreeMap<StmtId, (f64, Option<StmtId>)>, BTreeMap<StmtId, BTreeSet<Name>>);
         let mut places: Option<Places> = None;
-        let nest_lines: Vec<(u32, u32)> = nests
-            .iter()
-            .filter(|n| n.unit == ui)
-            .map(|n| (n.line, n.levels[0].end_line))
-            .collect();
+        let nest_lines = &unit_nests[ui];
         let cx = AccessCtx {
             unit,
             sema,
@@ -2861,7 +2873,7 @@ fn sequential_remote(
             let mut refs = vec![];
             // Reads inside called procedures are handled there (their own loops are mapped).
             let line = st.span.line;
-            let on_copy = |a: &Access| copies.iter().any(|(u, lo, hi, arrays)| *u == ui && *lo <= line && line <= *hi && arrays.contains(&a.name));
+            let on_copy = |a: &Access| unit_copies[ui].iter().any(|(_, lo, hi, arrays)| *lo <= line && line <= *hi && arrays.contains(&a.name));
             for a in acc.iter().filter(|a| !a.write && a.via_call.is_none() && !on_copy(a)) {
                 let Some(id) = array_id(prog, ui, &a.name) else {
                     continue;
@@ -3234,6 +3246,13 @@ fn owned_arrays(
         cx.stmt_accesses(st, &mut accs, &mut calls);
         accs.iter().any(|a| a.name == name)
     };
+    // each unit's mapped nests
+    let mut mapped_in: BTreeMap<usize, Vec<(&Nest, &Mapped)>> = BTreeMap::new();
+    for (i, mp) in mapped {
+        if let Some(mp) = mp {
+            mapped_in.entry(nests[*i].unit).or_default().push((&nests[*i], mp));
+        }
+    }
     let mut out = BTreeSet::new();
     'cand: for (ui, a) in cands {
         let u = &prog.units[ui];
@@ -3243,10 +3262,12 @@ fn owned_arrays(
             continue;
         }
         // the nests of the unit that refer to it
-        let here: Vec<(&Nest, &Mapped)> = mapped
-            .iter()
-            .filter_map(|(i, mp)| Some((&nests[*i], mp.as_ref()?)))
-            .filter(|(n, _)| n.unit == ui && n.accesses.iter().any(|x| x.array == a))
+        let here: Vec<(&Nest, &Mapped)> = mapped_in
+            .get(&ui)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|(n, _)| n.accesses.iter().any(|x| x.array == a))
             .collect();
         let mut sig: Option<Vec<(usize, usize, i64)>> = None;
         for (n, mp) in &here {

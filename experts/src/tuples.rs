@@ -14,16 +14,17 @@ use analyzer::directives::{Clause, DirectiveKind};
 use analyzer::loops::{LoopInfo, Verdict};
 use analyzer::report::Analysis;
 
-use crate::dvmh::check::{unit_directives, Finding};
+use crate::dvmh::check::{directives_by_unit, Finding};
 
 /// Findings for every PARALLEL directive of the program whose tuple the analysis refutes.
 pub fn check(analysis: &Analysis) -> Vec<Finding> {
     let prog = &analysis.program;
     let mut out = vec![];
+    let by_unit = directives_by_unit(prog);
     for (ui, unit) in prog.units.iter().enumerate() {
         let Some(loops) = analysis.loops.get(ui) else { continue };
         let file = prog.map.file(unit.file).display_path();
-        for d in unit_directives(prog, ui) {
+        for d in by_unit[ui].iter().copied() {
             let DirectiveKind::Parallel { vars, clauses, .. } = &d.kind else { continue };
             let Some(next) = unit.next_stmt_after(d.end_line) else { continue };
             // the tuple's loops, outermost first (the converter reports a tuple that does

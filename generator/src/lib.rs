@@ -158,11 +158,7 @@ fn resolve(program: &Program, at: &UnitRef) -> Result<usize, GenError> {
         None => return Err(GenError::IncludeFile(at.file.clone())),
     };
     let unit = at.unit.trim().to_ascii_lowercase();
-    program
-        .units
-        .iter()
-        .position(|u| u.file == fid && u.name == unit)
-        .ok_or_else(|| GenError::UnknownUnit {
+    program.unit_in(fid, &unit).ok_or_else(|| GenError::UnknownUnit {
             file: at.file.clone(),
             unit: at.unit.clone(),
         })

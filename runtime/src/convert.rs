@@ -377,16 +377,7 @@ fn all_dos<'b>(nodes: &'b [Node], out: &mut Vec<&'b Node>) {
 
 fn unit_of(p: &Program, file: FileId, line: u32) -> Option<usize> {
     // innermost unit containing the line
-    let mut best: Option<usize> = None;
-    for (i, u) in p.units.iter().enumerate() {
-        if u.file == file && u.span.line <= line && line <= u.end_line {
-            match best {
-                Some(b) if p.units[b].span.line >= u.span.line => {}
-                _ => best = Some(i),
-            }
-        }
-    }
-    best
+    p.unit_at(file, line)
 }
 
 /// Convert a whole program. Errors: diagnostics naming file:line.

@@ -8,7 +8,7 @@ use database::Db;
 use experts::machine::MachineModel;
 use experts::scheme::Scheme;
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -597,20 +597,20 @@ fn is_distributed(s: &experts::scheme::Scheme) -> bool {
 /// distributed variant carries besides (when there are at least two of them), in the order
 /// of the first variant that has them.
 fn shared_notes(schemes: &[experts::scheme::Scheme]) -> (Vec<String>, Vec<String>) {
+    // (sets: a large program's schemes carry thousands of notes each)
     let common = |group: Vec<&experts::scheme::Scheme>, skip: &[String]| -> Vec<String> {
         if group.len() < 2 {
             return vec![];
         }
+        let others: Vec<HashSet<&String>> = group[1..].iter().map(|s| s.notes.iter().collect()).collect();
+        let skip: HashSet<&String> = skip.iter().collect();
+        let mut seen: HashSet<&String> = HashSet::new();
         group[0]
             .notes
             .iter()
-            .filter(|n| !skip.contains(n) && group[1..].iter().all(|s| s.notes.contains(n)))
-            .fold(vec![], |mut v, n| {
-                if !v.contains(n) {
-                    v.push(n.clone());
-                }
-                v
-            })
+            .filter(|n| !skip.contains(n) && others.iter().all(|o| o.contains(n)) && seen.insert(n))
+            .cloned()
+            .collect()
     };
     let every = common(schemes.iter().collect(), &[]);
     let dist = common(schemes.iter().filter(|s| is_distributed(s)).collect(), &every);
@@ -734,6 +734,7 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
             }
         }
     }
+    let (every_set, every_dist_set): (HashSet<&String>, HashSet<&String>) = (every.iter().collect(), every_dist.iter().collect());
     for (i, s) in result.schemes.iter().enumerate() {
         let id = stored_ids
             .as_ref()
@@ -765,7 +766,7 @@ pub fn auto(a: AutoArgs) -> Result<ExitCode> {
             fmt_s(s.estimate.computation),
             fmt_s(s.estimate.communication)
         );
-        for n in s.notes.iter().filter(|n| !every.contains(n) && !(is_distributed(s) && every_dist.contains(n))) {
+        for n in s.notes.iter().filter(|n| !every_set.contains(n) && !(is_distributed(s) && every_dist_set.contains(n))) {
             println!("        {n}");
         }
         if i == result.chosen {

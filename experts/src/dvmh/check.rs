@@ -468,26 +468,20 @@ impl Hooks<CState> for Checker<'_> {
     }
 }
 
-/// The directives inside unit `ui` (not those of units contained in it).
-pub fn unit_directives(prog: &Program, ui: usize) -> Vec<&analyzer::directives::Directive> {
-    let unit = &prog.units[ui];
-    prog.directives
-        .get(&unit.file)
-        .map(|v| {
-            v.iter()
-                .filter(|d| d.line > unit.span.line && d.line < unit.end_line)
-                .filter(|d| {
-                    !prog.units.iter().enumerate().any(|(k, o)| {
-                        k != ui
-                            && o.file == unit.file
-                            && o.span.line > unit.span.line
-                            && o.span.line <= d.line
-                            && d.line <= o.end_line
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+/// The directives inside each unit (not those of units contained in it), by unit index: one
+/// pass over the directives (`Program::unit_at`).
+pub fn directives_by_unit(prog: &Program) -> Vec<Vec<&analyzer::directives::Directive>> {
+    let mut out: Vec<Vec<&analyzer::directives::Directive>> = vec![vec![]; prog.units.len()];
+    for (fid, ds) in &prog.directives {
+        for d in ds {
+            let Some(ui) = prog.unit_at(*fid, d.line) else { continue };
+            let unit = &prog.units[ui];
+            if d.line > unit.span.line && d.line < unit.end_line {
+                out[ui].push(d);
+            }
+        }
+    }
+    out
 }
 
 /// Check a whole program (read from the generated text).
@@ -498,17 +492,19 @@ pub fn check(prog: &Program) -> Vec<Finding> {
         .values()
         .flatten()
         .any(|d| matches!(d.kind, DirectiveKind::Region { .. }));
+    let by_unit = directives_by_unit(prog);
+    // (a unit holding an internal procedure with a region counts too, as before)
     let with_regions: BTreeSet<usize> = prog
         .units
         .iter()
         .enumerate()
         .filter(|(_, u)| {
             prog.directives.get(&u.file).is_some_and(|ds| {
-                ds.iter().any(|d| {
-                    matches!(d.kind, DirectiveKind::Region { .. })
-                        && d.line > u.span.line
-                        && d.line < u.end_line
-                })
+                let from = ds.partition_point(|d| d.line <= u.span.line);
+                ds[from..]
+                    .iter()
+                    .take_while(|d| d.line < u.end_line)
+                    .any(|d| matches!(d.kind, DirectiveKind::Region { .. }))
             })
         })
         .map(|(k, _)| k)
@@ -520,7 +516,7 @@ pub fn check(prog: &Program) -> Vec<Finding> {
     let mut device_blocks = BTreeSet::new();
     let mut own_directives = BTreeSet::new();
     for (ui, unit) in prog.units.iter().enumerate() {
-        for d in unit_directives(prog, ui) {
+        for d in by_unit[ui].iter().copied() {
             match &d.kind {
                 DirectiveKind::Region { clauses, .. } => {
                     for (_, refs) in clauses {
@@ -542,13 +538,13 @@ pub fn check(prog: &Program) -> Vec<Finding> {
         }
         let sema = &prog.semas[ui];
         let file = prog.map.file(unit.file).display_path();
-        let dirs = unit_directives(prog, ui);
+        let dirs = &by_unit[ui];
         let mut regions = vec![];
         let mut open: Option<RegionText> = None;
         let mut before: BTreeMap<StmtId, Vec<(u32, Act)>> = BTreeMap::new();
         let mut at_end: BTreeMap<Option<StmtId>, Vec<(u32, Act)>> = BTreeMap::new();
         let mut private_by_line: Vec<(u32, Vec<Name>)> = vec![];
-        for d in &dirs {
+        for d in dirs {
             let next = unit.next_stmt_after(d.end_line);
             let act = match &d.kind {
                 DirectiveKind::Region { clauses, .. } => {

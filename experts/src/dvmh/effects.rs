@@ -247,7 +247,7 @@ impl<'a> EffCx<'a> {
         let unit = self.unit;
         let sema = self.sema;
         if unit.parent.is_some()
-            || prog.units.iter().any(|u| u.parent.as_deref() == Some(unit.name.as_str()))
+            || prog.is_host(&unit.name)
             || unit.stmts.iter().any(|s| matches!(s.kind, StmtKind::Use { .. }))
         {
             return self;

@@ -356,9 +356,13 @@ pub(crate) fn inside_parallel(
         let last = analysis.loops.get(u).and_then(|ls| ls.iter().find(|x| x.line == l.line)).map_or(u32::MAX, |x| x.end_line);
         ranges.push((u, l.line, last));
     }
+    let mut by_unit: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
+    for (u, first, last) in ranges {
+        by_unit.entry(u).or_default().push((first, last));
+    }
     let mut out = BTreeSet::new();
     for (caller, callee, line) in &prog.call_graph.edges {
-        if ranges.iter().any(|&(u, first, last)| u == *caller && *line > first && *line <= last) {
+        if by_unit.get(caller).is_some_and(|rs| rs.iter().any(|&(first, last)| *line > first && *line <= last)) {
             out.extend(reach.of(callee).iter().filter_map(|n| index.get(n).copied()));
         }
     }
