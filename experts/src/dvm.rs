@@ -2518,7 +2518,18 @@ fn variant(
             upper(a)
         ));
     }
-    scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, &owned, m);
+    // arrays held around mapped nests: renewed once per execution of the holding loop
+    let mut loop_w: BTreeMap<(usize, usize), BTreeSet<ArrayId>> = BTreeMap::new();
+    let mut holds: BTreeMap<(usize, Name), f64> = BTreeMap::new();
+    for (i, mp) in &mapped {
+        for w in mp.iter().flat_map(|mp| &mp.shadow) {
+            let f = hold_factor(analysis, m, &nests[*i], &w.array, &mut loop_w);
+            if f > 1.0 {
+                holds.insert((*i, w.array.clone()), f);
+            }
+        }
+    }
+    scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, &owned, &holds, m);
     // nests that touch no distributed array divide their iterations over a template of their
     // own where that pays (the estimate counted their whole work on every process); a 1-D
     // template is divided along the grid's first axis, and copied along the others
@@ -2823,6 +2834,79 @@ fn stmt_times(analysis: &Analysis, ui: usize, m: &MachineModel) -> BTreeMap<Stmt
     out
 }
 
+/// How many executions of a mapped nest share one renewal of `array`'s shadow edges. The
+/// runtime holds an array that a sequential DO loop around the nest (or around the call of
+/// its procedure) never writes: it renews the edges once, whole, and skips the nest's later
+/// renewals (docs/runtime.md, holds; `convert::shadow_holds`). The factor is the product of
+/// the trip counts of those loops, outward from the nest until a loop that writes the array
+/// (an assignment, input, or a call whose summary writes it), that control may leave early,
+/// that carries a statement label or shares its terminal statement. Past the procedure's
+/// first statement the walk goes on at its call site when there is exactly one and the caller
+/// sees the array too (its COMMON block, the array itself, or a dummy bound to it). 1 when no
+/// loop holds it.
+fn hold_factor(analysis: &Analysis, m: &MachineModel, n: &Nest, array: &str, writes: &mut BTreeMap<(usize, usize), BTreeSet<ArrayId>>) -> f64 {
+    let prog = &analysis.program;
+    let Some(id) = array_id(prog, n.unit, array) else { return 1.0 };
+    let mut unit = n.unit;
+    let Some(own) = analysis.loops[unit].iter().position(|l| l.line == n.line) else { return 1.0 };
+    let mut cur = analysis.loops[unit][own].parent;
+    let mut factor = 1.0;
+    for _ in 0..64 {
+        while let Some(li) = cur {
+            let l = &analysis.loops[unit][li];
+            let u = &prog.units[unit];
+            let h = u.stmt(l.header);
+            let leaves = l.blockers.iter().any(|b| matches!(b.code, analyzer::loops::BlockerCode::Exit | analyzer::loops::BlockerCode::Stop));
+            let shares = match &h.kind {
+                StmtKind::Do { label: Some(t), .. } => u.stmts.iter().any(|o| o.id != l.header && matches!(&o.kind, StmtKind::Do { label: Some(x), .. } if x == t)),
+                _ => false,
+            };
+            if leaves || shares || h.label.is_some() {
+                return factor;
+            }
+            let w = writes.entry((unit, li)).or_insert_with(|| loop_writes(prog, unit, l));
+            if w.contains(&id) || matches!(&id, ArrayId::Common { block, .. } if w.contains(&ArrayId::Common { block: block.clone(), index: usize::MAX })) {
+                return factor;
+            }
+            factor *= trips(l, m);
+            cur = l.parent;
+        }
+        // the procedure's only call site, for storage its caller names too
+        let name = &prog.units[unit].name;
+        let sites: Vec<&(usize, Name, u32)> = prog.call_graph.edges.iter().filter(|(_, c, _)| c == name).collect();
+        let [&(caller, _, line)] = sites[..] else { return factor };
+        if caller == unit || seen_name_in(prog, caller, &id).is_none() {
+            return factor;
+        }
+        unit = caller;
+        cur = analysis.loops[unit].iter().enumerate().filter(|(_, l)| l.line < line && line <= l.end_line).max_by_key(|(_, l)| l.depth).map(|(i, _)| i);
+    }
+    factor
+}
+
+/// The storage a loop writes: its statements' writes (calls mapped by the summaries), and
+/// the COMMON members its calls write through their blocks (`index == usize::MAX`: a whole
+/// block).
+fn loop_writes(prog: &analyzer::program::Program, unit: usize, l: &LoopInfo) -> BTreeSet<ArrayId> {
+    let u = &prog.units[unit];
+    let cx = AccessCtx { unit: u, sema: &prog.semas[unit], summaries: &prog.summaries };
+    let mut out = BTreeSet::new();
+    for st in u.stmts.iter().filter(|s| s.span.line >= l.line && s.span.line <= l.end_line && s.kind.is_executable()) {
+        let (mut acc, mut calls) = (vec![], vec![]);
+        cx.stmt_accesses(st, &mut acc, &mut calls);
+        out.extend(acc.iter().filter(|a| a.write).filter_map(|a| array_id(prog, unit, &a.name)));
+        for c in &calls {
+            let Some(sum) = prog.summaries.get(&c.name) else { continue };
+            for ((block, index), e) in &sum.commons {
+                if !e.write.is_empty() {
+                    out.insert(ArrayId::Common { block: block.clone(), index: *index });
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Standalone REMOTE_ACCESS for element reads of distributed arrays outside mapped nests.
 fn sequential_remote(
     analysis: &Analysis,
@@ -2946,6 +3030,7 @@ fn estimate(
     tid: &ArrayId,
     remote: &[RemoteAccess],
     owned: &BTreeSet<(usize, Name)>,
+    holds: &BTreeMap<(usize, Name), f64>,
     m: &MachineModel,
 ) -> Estimate {
     let dims: Vec<usize> = dist.iter().copied().collect();
@@ -3023,7 +3108,10 @@ fn estimate(
             let mut msg_time = 0.0;
             let mut pack = 0.0;
             // Shadow exchanges: per process, one message per neighbour side with the face.
-            for w in mp.shadow.iter().chain(&mp.across) {
+            for (k, w) in mp.shadow.iter().chain(&mp.across).enumerate() {
+                // (an array a sequential loop around the nest holds: one renewal of the whole
+                // face per `factor` executions, docs/runtime.md)
+                let factor = if k < mp.shadow.len() { holds.get(&(*i, w.array.clone())).copied().unwrap_or(1.0) } else { 1.0 };
                 let Some(id) = array_id(prog, n.unit, &w.array) else {
                     continue;
                 };
@@ -3047,16 +3135,16 @@ fn estimate(
                         .filter(|x| *x != t)
                         .map(|x| {
                             let narrowed = map.iter().enumerate().find(|(_, s)| s.is_some_and(|(tx, _)| tx == x)).and_then(|(dd, _)| limited_extent(n, &w.array, dd));
-                            narrowed.map_or(local(x), |e| e.min(local(x)))
+                            narrowed.filter(|_| factor <= 1.0).map_or(local(x), |e| e.min(local(x)))
                         })
                         .product();
                     for wd in [*lo, *hi] {
                         if wd > 0 {
-                            msg_time += m.message_s(face * wd as f64 * elem);
+                            msg_time += m.message_s(face * wd as f64 * elem) / factor;
                             // A face across any but the last (outermost in memory) dimension is
                             // strided: it is packed and unpacked element by element.
                             if t + 1 < tbounds.len() {
-                                pack += 2.0 * face * wd as f64 * m.memref_ns * 1e-9;
+                                pack += 2.0 * face * wd as f64 * m.memref_ns * 1e-9 / factor;
                             }
                         }
                     }
@@ -3123,12 +3211,18 @@ fn estimate(
             }
             comm += msg_time * n.times;
             comp += pack * n.times;
+            let held: Vec<String> = mp
+                .shadow
+                .iter()
+                .filter_map(|w| holds.get(&(*i, w.array.clone())).map(|f| format!("; the edges of {} renewed whole once per {f} executions (held by the loops around it)", upper(&w.array))))
+                .collect();
             notes.push(format!(
-                "loop at line {}: computation {:.6} s, communication {:.6} s ({} executions)",
+                "loop at line {}: computation {:.6} s, communication {:.6} s ({} executions){}",
                 n.line,
                 c,
                 msg_time * n.times,
-                n.times
+                n.times,
+                held.concat()
             ));
             per_nest.push(NestEstimate {
                 file: unit_ref(prog, n.unit).file,

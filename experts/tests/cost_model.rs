@@ -271,18 +271,40 @@ fn dummies_bound_to_one_array_inherit_its_distribution() {
 #[test]
 fn a_loop_over_one_plane_exchanges_that_plane() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shell-gui/tests/data/plane_sweeps.f");
-    let a = analyzer::report::analyze(&[p], &Default::default());
+    let a = analyzer::report::analyze(&[p.clone()], &Default::default());
     let m = MachineModel {
         processes: 2,
         ..Default::default()
     };
     let r = dvm::run(&a, &m);
     let s = by_name(&r, "(*,BLOCK,*,*)");
-    // JAC's loop (line 45) runs 3 sweeps x 15 planes = 45 times; one message a run (width 1
-    // below, on the process that has a neighbour there) of 5 x 16 doubles
-    let note = s.estimate.notes.iter().find(|n| n.starts_with("loop at line 45:")).expect("JAC's loop");
-    let comm: f64 = note.split("communication ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
-    let plane = 45.0 * m.message_s(5.0 * 16.0 * 8.0);
-    let whole = 45.0 * m.message_s(5.0 * 16.0 * 16.0 * 8.0);
-    assert!((comm - plane).abs() < 1e-6 && (whole - plane) > 1e-5, "{note}: one plane {plane}, whole face {whole}");
+    // JAC's loop (line 45) runs 3 sweeps x 15 planes = 45 times. Nothing in the sweeps writes
+    // U, so the runtime holds it around them (docs/runtime.md): one renewal of the whole face
+    // (5 x 16 x 16 doubles, width 1 below, on the process with a neighbour there) for the 45
+    let comm_of = |s: &Scheme, line: u32| -> (f64, String) {
+        let note = s.estimate.notes.iter().find(|n| n.starts_with(&format!("loop at line {line}:"))).expect("JAC's loop").clone();
+        (note.split("communication ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap(), note)
+    };
+    let (comm, note) = comm_of(s, 45);
+    let plane = m.message_s(5.0 * 16.0 * 8.0);
+    let whole = m.message_s(5.0 * 16.0 * 16.0 * 8.0);
+    assert!((comm - whole).abs() < 1e-6 && (45.0 * plane - whole) > 1e-5, "{note}: one plane {plane}, whole face {whole}");
+    assert!(note.contains("the edges of U renewed whole once per 45 executions"), "{note}");
+    // U changed after each sweep: held by the loop over K only, one renewal a sweep
+    let text = std::fs::read_to_string(&p).unwrap().replace(
+        "            call lower(v, d, k, n, nk)\n         end do\n",
+        "            call lower(v, d, k, n, nk)\n         end do\n         u(1, 1, 1, 1) = u(1, 1, 1, 1) + 1.0d0\n",
+    );
+    assert!(text.contains("u(1, 1, 1, 1) = u(1, 1, 1, 1) + 1.0d0"));
+    let dir = std::env::temp_dir().join(format!("sapfor-holds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let q = dir.join("plane_sweeps.f");
+    std::fs::write(&q, text).unwrap();
+    let a = analyzer::report::analyze(&[q], &Default::default());
+    let r = dvm::run(&a, &m);
+    // (JAC's loop one line lower)
+    let (comm, note) = comm_of(by_name(&r, "(*,BLOCK,*,*)"), 46);
+    assert!((comm - 3.0 * whole).abs() < 1e-6, "{note}: three whole faces {}", 3.0 * whole);
+    assert!(note.contains("once per 15 executions"), "{note}");
+    std::fs::remove_dir_all(&dir).ok();
 }
