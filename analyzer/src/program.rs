@@ -55,17 +55,15 @@ pub struct UnitLines {
 impl UnitLines {
     pub fn new(units: &[Unit]) -> UnitLines {
         let mut by_file: BTreeMap<FileId, Vec<(u32, u32, usize)>> = BTreeMap::new();
+        let mut by_name = std::collections::HashMap::new();
         for (i, u) in units.iter().enumerate() {
             by_file.entry(u.file).or_default().push((u.span.line, u.end_line, i));
+            by_name.entry((u.file, u.name.clone())).or_insert(i);
         }
         for v in by_file.values_mut() {
             v.sort();
         }
         let hosts = units.iter().filter_map(|u| u.parent.clone()).collect();
-        let mut by_name = std::collections::HashMap::new();
-        for (i, u) in units.iter().enumerate() {
-            by_name.entry((u.file, u.name.clone())).or_insert(i);
-        }
         UnitLines { by_file, hosts, by_name }
     }
 }
@@ -82,14 +80,7 @@ impl Program {
         // units nest or are disjoint: of those starting at or before the line, the last one
         // (in start order) that still holds it is the innermost
         let k = v.partition_point(|(start, _, _)| *start <= line);
-        let mut best: Option<(u32, usize)> = None;
-        for &(start, end, ui) in v[..k].iter().rev() {
-            if line <= end {
-                best = Some((start, ui));
-                break;
-            }
-        }
-        best.map(|(_, ui)| ui)
+        v[..k].iter().rev().find(|(_, end, _)| line <= *end).map(|(_, _, ui)| *ui)
     }
     /// The first unit named `name` (lower case) in `file`.
     pub fn unit_in(&self, file: FileId, name: &str) -> Option<usize> {

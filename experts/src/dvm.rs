@@ -2521,9 +2521,13 @@ fn variant(
     // arrays held around mapped nests: renewed once per execution of the holding loop
     let mut loop_w: BTreeMap<(usize, usize), BTreeSet<ArrayId>> = BTreeMap::new();
     let mut holds: BTreeMap<(usize, Name), f64> = BTreeMap::new();
+    let mut sites: BTreeMap<&str, Vec<(usize, u32)>> = BTreeMap::new();
+    for (caller, callee, line) in &prog.call_graph.edges {
+        sites.entry(callee.as_str()).or_default().push((*caller, *line));
+    }
     for (i, mp) in &mapped {
         for w in mp.iter().flat_map(|mp| &mp.shadow) {
-            let f = hold_factor(analysis, m, &nests[*i], &w.array, &mut loop_w);
+            let f = hold_factor(analysis, m, &nests[*i], &w.array, &sites, &mut loop_w);
             if f > 1.0 {
                 holds.insert((*i, w.array.clone()), f);
             }
@@ -2844,7 +2848,15 @@ fn stmt_times(analysis: &Analysis, ui: usize, m: &MachineModel) -> BTreeMap<Stmt
 /// first statement the walk goes on at its call site when there is exactly one and the caller
 /// sees the array too (its COMMON block, the array itself, or a dummy bound to it). 1 when no
 /// loop holds it.
-fn hold_factor(analysis: &Analysis, m: &MachineModel, n: &Nest, array: &str, writes: &mut BTreeMap<(usize, usize), BTreeSet<ArrayId>>) -> f64 {
+/// `sites`: each procedure's call sites, (caller, line).
+fn hold_factor(
+    analysis: &Analysis,
+    m: &MachineModel,
+    n: &Nest,
+    array: &str,
+    sites: &BTreeMap<&str, Vec<(usize, u32)>>,
+    writes: &mut BTreeMap<(usize, usize), BTreeSet<ArrayId>>,
+) -> f64 {
     let prog = &analysis.program;
     let Some(id) = array_id(prog, n.unit, array) else { return 1.0 };
     let mut unit = n.unit;
@@ -2872,9 +2884,7 @@ fn hold_factor(analysis: &Analysis, m: &MachineModel, n: &Nest, array: &str, wri
             cur = l.parent;
         }
         // the procedure's only call site, for storage its caller names too
-        let name = &prog.units[unit].name;
-        let sites: Vec<&(usize, Name, u32)> = prog.call_graph.edges.iter().filter(|(_, c, _)| c == name).collect();
-        let [&(caller, _, line)] = sites[..] else { return factor };
+        let Some(&[(caller, line)]) = sites.get(prog.units[unit].name.as_str()).map(|v| &v[..]) else { return factor };
         if caller == unit || seen_name_in(prog, caller, &id).is_none() {
             return factor;
         }

@@ -159,9 +159,9 @@ fn resolve(program: &Program, at: &UnitRef) -> Result<usize, GenError> {
     };
     let unit = at.unit.trim().to_ascii_lowercase();
     program.unit_in(fid, &unit).ok_or_else(|| GenError::UnknownUnit {
-            file: at.file.clone(),
-            unit: at.unit.clone(),
-        })
+        file: at.file.clone(),
+        unit: at.unit.clone(),
+    })
 }
 
 /// Write the scheme's directives into the program's text. One entry per top-level

@@ -140,7 +140,7 @@ struct Cx<'a> {
     copied: BTreeMap<(usize, StmtId), BTreeSet<String>>,
     /// COMMON blocks private to each thread (convert_tp.rs).
     tp_blocks: BTreeSet<String>,
-    /// The directives of each unit (by unit index; see `unit_of`).
+    /// The directives of each unit (by unit index; see `Program::unit_at`).
     unit_dirs: Vec<Vec<Directive>>,
     /// (unit, array) of each `!$SPF OWNED(array)`: the unit's parallel loops keep each
     /// process's copy of the array instead of merging what they write.
@@ -375,11 +375,6 @@ fn all_dos<'b>(nodes: &'b [Node], out: &mut Vec<&'b Node>) {
     }
 }
 
-fn unit_of(p: &Program, file: FileId, line: u32) -> Option<usize> {
-    // innermost unit containing the line
-    p.unit_at(file, line)
-}
-
 /// Convert a whole program. Errors: diagnostics naming file:line.
 pub fn convert(p: &Program) -> Result<Converted, Vec<Diagnostic>> {
     convert_with(p, false)
@@ -430,7 +425,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
     };
     for (fid, ds) in &p.directives {
         for d in ds {
-            if let Some(ui) = unit_of(p, *fid, d.line) {
+            if let Some(ui) = p.unit_at(*fid, d.line) {
                 cx.unit_dirs[ui].push(d.clone());
             }
         }
@@ -575,7 +570,7 @@ fn declarations(cx: &mut Cx) {
     templates(cx);
     for (fid, dirs) in &p.directives {
         for d in dirs {
-            let Some(ui) = unit_of(p, *fid, d.line) else {
+            let Some(ui) = p.unit_at(*fid, d.line) else {
                 if !matches!(d.kind, DirectiveKind::Spf(_)) {
                     cx.err(*fid, d.line, "directive outside any program unit");
                 }
@@ -816,7 +811,7 @@ fn declarations(cx: &mut Cx) {
     for (fid, dirs) in &p.directives {
         for d in dirs {
             if let DirectiveKind::Parallel { clauses, .. } = &d.kind {
-                let Some(ui) = unit_of(p, *fid, d.line) else { continue };
+                let Some(ui) = p.unit_at(*fid, d.line) else { continue };
                 for c in clauses {
                     if let Clause::ShadowRenew(v) | Clause::Across(v) = c {
                         for s in v {
@@ -859,7 +854,7 @@ fn templates(cx: &mut Cx) {
     for (fid, dirs) in &p.directives {
         for d in dirs {
             let DirectiveKind::Template { name, dims } = &d.kind else { continue };
-            let Some(ui) = unit_of(p, *fid, d.line) else { continue };
+            let Some(ui) = p.unit_at(*fid, d.line) else { continue };
             let (u, sema) = (&p.units[ui], &p.semas[ui]);
             let lname = name.to_ascii_lowercase();
             if sema.symbol(&lname).is_some() {

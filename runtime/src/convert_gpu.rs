@@ -39,7 +39,7 @@ pub(super) fn reduced_common_slots(p: &analyzer::program::Program) -> Option<BTr
     let mut slots = BTreeSet::new();
     for (fid, ds) in &p.directives {
         for d in ds {
-            let Some(u) = super::unit_of(p, *fid, d.line) else {
+            let Some(u) = p.unit_at(*fid, d.line) else {
                 continue;
             };
             for v in reduction_names(&p.semas[u], std::slice::from_ref(d)) {
