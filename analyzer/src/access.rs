@@ -169,6 +169,17 @@ impl<'a> AccessCtx<'a> {
             }
             StmtKind::Allocate(es) | StmtKind::Deallocate(es) => {
                 for e in es {
+                    if let Expr::Opaque(_) = e {
+                        // SOURCE= / MOLD=: read
+                        self.reads(st, e, &[], out, calls);
+                        continue;
+                    }
+                    if let Expr::Ref(_, bounds) = e {
+                        // the bounds of an allocation (a STAT= element's subscripts) are read
+                        for a in bounds {
+                            self.arg_reads(st, a, &[], out, calls);
+                        }
+                    }
                     if let Some(n) = e.base_name() {
                         out.push(Access {
                             name: n.to_string(),

@@ -307,6 +307,8 @@ pub enum StmtKind {
     Implicit(Option<Vec<(TypeSpec, Vec<(char, char)>)>>),
     Data(Vec<Expr>),
     Equivalence(Vec<Vec<Expr>>),
+    /// The objects allocated (deallocated) and the variables `STAT=` and `ERRMSG=` name (all
+    /// written); a `SOURCE=` or `MOLD=` expression (read) is wrapped in `Expr::Opaque`.
     Allocate(Vec<Expr>),
     Deallocate(Vec<Expr>),
     /// `USE module [, ONLY: names]`

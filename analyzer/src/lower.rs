@@ -878,6 +878,17 @@ fn stmt(cx: &mut Ctx, n: TsNode) -> StmtKind {
                             })
                             .unwrap_or_default();
                         Expr::Ref(name, dims)
+                    } else if k.kind() == "keyword_argument" {
+                        // STAT= / ERRMSG= name a variable the statement sets; SOURCE= / MOLD=
+                        // an expression it reads
+                        let kk = named_kids(*k);
+                        let key = kk.first().map(|x| lname(cx, *x)).unwrap_or_default();
+                        let v = kk.get(1).map(|x| expr(cx, *x)).unwrap_or(Expr::Opaque(vec![]));
+                        if key == "stat" || key == "errmsg" {
+                            v
+                        } else {
+                            Expr::Opaque(vec![v])
+                        }
                     } else {
                         expr(cx, *k)
                     }

@@ -101,6 +101,80 @@ impl Program {
 }
 
 /// Read, parse and model every file. Never panics; problems become diagnostics.
+/// The bounds of ALLOCATABLE array `name` of unit `ui`, when the runtime can lay it out where
+/// the program starts: `ui` is the main program, one ALLOCATE statement of it (at the top level
+/// of its statements, not inside a DO, IF or a procedure it contains) allocates the array,
+/// with constant bounds, and nothing asks whether it is allocated (ALLOCATED, MOVE_ALLOC).
+/// Such an array has those bounds wherever it is used (`load` gives its symbol them, also
+/// in the procedures the program contains): the analysis and the experts treat it as an
+/// array of constant bounds, and the runtime lays it out where the program starts (its
+/// ALLOCATE then only sets the STAT= variable, its DEALLOCATE does nothing). Err: the
+/// condition unmet, as the end of a sentence "... is supported when ...".
+pub fn allocated_once(units: &[Unit], semas: &[UnitSema], ui: usize, name: &str) -> Result<Vec<(i64, i64)>, String> {
+    let u = &units[ui];
+    let sema = &semas[ui];
+    if u.kind != UnitKind::Program {
+        return Err("it belongs to the main program".into());
+    }
+    // the main program and the procedures it contains (they see its arrays)
+    let scope: Vec<usize> = (0..units.len()).filter(|&k| k == ui || units[k].parent.as_deref() == Some(u.name.as_str())).collect();
+    let mut allocs = vec![];
+    for &k in &scope {
+        for st in &units[k].stmts {
+            let own = k == ui || semas[k].symbol(name).is_none() || semas[k].host_assoc.contains(name);
+            let kind = st.kind.action();
+            if let StmtKind::Allocate(items) = kind {
+                if own && items.iter().any(|e| matches!(e, Expr::Ref(n, _) | Expr::Var(n) if n == name)) {
+                    allocs.push((k, st));
+                }
+            }
+            let mut asked = false;
+            for e in sema::stmt_exprs(&st.kind) {
+                e.walk(&mut |x| {
+                    if let Expr::Ref(f, args) = x {
+                        if (f == "allocated" || f == "move_alloc") && args.iter().any(|a| a.expr().and_then(|e| e.base_name()) == Some(name)) {
+                            asked = true;
+                        }
+                    }
+                });
+            }
+            if let StmtKind::Call { name: f, args } = kind {
+                if f == "move_alloc" && args.iter().any(|a| a.expr().and_then(|e| e.base_name()) == Some(name)) {
+                    asked = true;
+                }
+            }
+            if own && asked {
+                return Err(format!("nothing asks whether it is allocated (line {})", st.span.line));
+            }
+        }
+    }
+    let [(k, st)] = allocs[..] else {
+        return Err(format!("one ALLOCATE statement allocates it (there are {})", allocs.len()));
+    };
+    let top = k == ui && u.body.iter().any(|n| matches!(n, Node::Stmt(id) if *id == st.id));
+    if !top || !matches!(st.kind, StmtKind::Allocate(_)) {
+        return Err(format!("its ALLOCATE is a statement of the main program itself, not inside a DO, an IF or a contained procedure (line {})", st.span.line));
+    }
+    let StmtKind::Allocate(items) = &st.kind else { unreachable!() };
+    let Some(Expr::Ref(_, dims)) = items.iter().find(|e| matches!(e, Expr::Ref(n, _) if n == name)) else {
+        return Err(format!("its ALLOCATE gives its bounds (line {})", st.span.line));
+    };
+    let int = |e: &Expr| sema.eval_int(e);
+    let mut out = vec![];
+    for d in dims {
+        let b = match d {
+            Arg::Expr(h) => int(h).map(|h| (1, h)),
+            Arg::Range(Some(l), Some(h), None) => int(l).zip(int(h)),
+            _ => None,
+        };
+        match b {
+            Some(b) => out.push(b),
+            None => return Err(format!("its ALLOCATE gives constant bounds (line {})", st.span.line)),
+        }
+    }
+    Ok(out)
+}
+
 pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
     let mut map = SourceMap::default();
     let mut diags = vec![];
@@ -198,6 +272,25 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         let own = &semas[ui];
         got.retain(|n, _| own.symbols.get(n).is_none_or(|s| !s.explicit_type || s.dims.is_none()));
         semas[ui].module_vars = got;
+    }
+    // ALLOCATABLE arrays of the main program allocated once with constant bounds
+    for ui in (0..units.len()).filter(|&k| units[k].kind == UnitKind::Program) {
+        let names: Vec<Name> = semas[ui].symbols.values().filter(|s| s.allocatable && s.is_array()).map(|s| s.name.clone()).collect();
+        for n in names {
+            let Ok(b) = allocated_once(&units, &semas, ui, &n) else { continue };
+            let dims: Vec<sema::Dim> = b
+                .iter()
+                .map(|&(lo, hi)| sema::Dim { lo: Some(lo), hi: Some(hi), assumed: false, star: false, lo_expr: Some(Expr::Int(lo)), hi_expr: Some(Expr::Int(hi)) })
+                .collect();
+            let scope: Vec<usize> = (0..units.len()).filter(|&k| k == ui || (units[k].parent.as_deref() == Some(units[ui].name.as_str()) && semas[k].host_assoc.contains(&n))).collect();
+            for k in scope {
+                if let Some(s) = semas[k].symbols.get_mut(&n) {
+                    if s.dims.as_ref().is_some_and(|d| d.len() == dims.len()) {
+                        s.dims = Some(dims.clone());
+                    }
+                }
+            }
+        }
     }
     let known: BTreeSet<Name> = units.iter().map(|u| u.name.clone()).collect();
     for (u, s) in units.iter().zip(&semas) {

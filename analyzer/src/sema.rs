@@ -875,9 +875,12 @@ fn apply_attr(sym: &mut Symbol, attr: &str) {
     }
 }
 
-/// A name a declaration of this unit names: no longer the host's (see `host_assoc`).
+/// A name a declaration of this unit names: no longer the host's (see `host_assoc`), and a
+/// new entity: nothing of the host's symbol (ALLOCATABLE, COMMON, bounds, SAVE) carries over.
 fn declare<'a>(s: &'a mut UnitSema, name: &str, line: u32) -> &'a mut Symbol {
-    s.host_assoc.remove(name);
+    if s.host_assoc.remove(name) {
+        s.symbols.remove(name);
+    }
     get_or_implicit(s, name, line)
 }
 

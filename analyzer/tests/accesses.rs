@@ -154,3 +154,37 @@ fn conflicting_calls_are_named_by_runs_of_lines() {
     assert!(first.ends_with("(with lines 4-8)"), "{first}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `ALLOCATE(A(N,N), STAT=IERR, ERRMSG=MSG)` sets IERR and MSG and reads N; `SOURCE=E` reads E;
+/// `DEALLOCATE(A, STAT=IERR)` sets IERR. (`STAT` was taken for a variable: "`stat` is not
+/// declared" under IMPLICIT NONE, and every PolyBench/Fortran program was refused.)
+#[test]
+fn allocate_keywords_set_and_read_what_they_name() {
+    let dir = std::env::temp_dir().join(format!("sapfor-alloc-kw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("a.f90");
+    std::fs::write(
+        &path,
+        "program p\n  implicit none\n  real, allocatable :: a(:,:), v(:)\n  real :: e(4)\n  integer :: ierr, n\n  character(len=40) :: msg\n  n = 3\n  e = 1.0\n  allocate(a(n, n+1), STAT=ierr, ERRMSG=msg)\n  allocate(v, source=e)\n  deallocate(a, stat=ierr)\n  print *, ierr, sum(v)\nend program\n",
+    )
+    .unwrap();
+    let a = analyze(&[path], &Default::default());
+    assert!(!a.program.has_errors(), "{:?}", a.program.diags);
+    let p = &a.program;
+    let unit = &p.units[0];
+    let ctx = AccessCtx { unit, sema: &p.semas[0], summaries: &p.summaries };
+    let of = |k: usize| {
+        let st = unit.stmts.iter().filter(|s| matches!(s.kind, StmtKind::Allocate(_) | StmtKind::Deallocate(_))).nth(k).unwrap();
+        let (mut out, mut calls) = (vec![], vec![]);
+        ctx.stmt_accesses(st, &mut out, &mut calls);
+        let mut v: Vec<(String, bool)> = out.iter().map(|x| (x.name.clone(), x.write)).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let s = |n: &str, w: bool| (n.to_string(), w);
+    assert_eq!(of(0), vec![s("a", true), s("ierr", true), s("msg", true), s("n", false)]);
+    assert_eq!(of(1), vec![s("e", false), s("v", true)]);
+    assert_eq!(of(2), vec![s("a", true), s("ierr", true)]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

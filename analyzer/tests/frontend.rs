@@ -381,3 +381,38 @@ fn substrings_and_module_variables_are_not_called_external_procedures() {
     );
     assert!(!modv.blockers.iter().any(|b| b.message.contains("external procedure")), "{:?}", modv.blockers);
 }
+
+/// A main program's ALLOCATABLE array allocated once, at its top level, with constant bounds
+/// has those bounds (also in the procedures it contains, by host association); a procedure
+/// that declares the name again has an entity of its own, with nothing of the host's
+/// (ALLOCATABLE, COMMON, bounds). Before, a contained procedure's explicit-shape dummy `A(N)`
+/// stayed ALLOCATABLE, and a local `X` stayed in the host's COMMON.
+#[test]
+fn allocated_once_bounds_and_host_names_declared_again() {
+    let dir = tempdir::Dir::new("alloc-once");
+    let p = write(
+        &dir,
+        "m.f90",
+        "program m\n  integer, parameter :: n = 6\n  real, allocatable :: a(:,:), b(:), c(:)\n  real :: x\n  common /cx/ x\n  integer :: k\n  k = 3\n  allocate(a(n, 0:n-1), c(k))\n  if (k > 0) allocate(b(4))\n  call fill(n, a(:, 0))\n  call show()\ncontains\n  subroutine fill(n, a)\n    integer :: n\n    real :: a(n), x\n    x = 1\n    a = x\n  end subroutine\n  subroutine show()\n    print *, a(1, 0)\n  end subroutine\nend program\n",
+    );
+    let prog = load(&[p], &Options::default());
+    assert!(!prog.has_errors(), "{:?}", prog.diags);
+    let unit = |n: &str| prog.units.iter().position(|u| u.name == n).unwrap();
+    let (m, fill, show) = (unit("m"), unit("fill"), unit("show"));
+    let a = prog.semas[m].symbol("a").unwrap();
+    assert!(a.allocatable);
+    assert_eq!(a.bounds(), vec![Some((1, 6)), Some((0, 5))]);
+    // the host's array seen by host association has them too
+    assert_eq!(prog.semas[show].symbol("a").unwrap().bounds(), vec![Some((1, 6)), Some((0, 5))]);
+    // inside an IF, or with bounds not constant: not known
+    assert_eq!(prog.semas[m].symbol("b").unwrap().bounds(), vec![None]);
+    assert_eq!(prog.semas[m].symbol("c").unwrap().bounds(), vec![None]);
+    let why = analyzer::program::allocated_once(&prog.units, &prog.semas, m, "b").unwrap_err();
+    assert!(why.contains("not inside a DO, an IF"), "{why}");
+    // the dummy A of FILL and its local X are its own
+    let fa = prog.semas[fill].symbol("a").unwrap();
+    assert!(!fa.allocatable && fa.dummy == Some(1), "{fa:?}");
+    assert_eq!(fa.rank(), 1);
+    let fx = prog.semas[fill].symbol("x").unwrap();
+    assert!(fx.common.is_none(), "{fx:?}");
+}

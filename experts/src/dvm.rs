@@ -1022,8 +1022,10 @@ fn candidate_arrays(
                     "it is a dummy argument of {}",
                     upper(&prog.units[n.unit].name)
                 ))
-            } else if sym.allocatable {
-                Some("it is ALLOCATABLE (bounds unknown here)".into())
+            } else if sym.allocatable && sym.bounds().iter().any(|b| b.is_none()) {
+                // (one the main program allocates once with constant bounds has those bounds)
+                let why = analyzer::program::allocated_once(&prog.units, &prog.semas, hu, &hname).err().unwrap_or_default();
+                Some(format!("it is ALLOCATABLE, and a distributed ALLOCATABLE array is supported when {why}"))
             } else if sym.data_init {
                 Some("it is initialized by DATA (the runtime cannot distribute such an array yet)".into())
             } else if matches!(sym.ty.base, analyzer::ast::BaseType::Character | analyzer::ast::BaseType::Derived(_)) {

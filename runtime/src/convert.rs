@@ -114,6 +114,12 @@ struct Cx<'a> {
     lines: Vec<Vec<String>>,
     /// Edits: replacement of a line (None = blank it), insertions before/after a line.
     replace: BTreeMap<(u32, u32), Option<Vec<String>>>,
+    /// Lines holding several statements (`A = B(1); CALL S(I)`): per (file, line), each
+    /// statement's column and text, in order (`shared_lines`). A statement of such a line is
+    /// read and replaced alone (`seg_replace`, by file, line and column); the line is then
+    /// written one statement per line.
+    shared: BTreeMap<(u32, u32), Vec<(u32, String)>>,
+    seg_replace: BTreeMap<(u32, u32, u32), Vec<String>>,
     before: BTreeMap<(u32, u32), Vec<String>>,
     after: BTreeMap<(u32, u32), Vec<String>>,
     /// Per unit and END IF statement: the IF blocks nested into its construct by ELSE IFs
@@ -203,7 +209,15 @@ impl<'a> Cx<'a> {
             Some(self.p.map.location(file, line, 1)),
         ));
     }
+    /// The statement's own text on a line it shares with others.
+    fn segment(&self, s: &Stmt) -> Option<&String> {
+        let g = self.shared.get(&(s.span.file.0, s.span.line))?;
+        g.iter().find(|(c, _)| *c == s.span.col).map(|(_, t)| t)
+    }
     fn stmt_text(&self, s: &Stmt) -> String {
+        if let Some(t) = self.segment(s) {
+            return t.clone();
+        }
         let f = &self.lines[s.span.file.0 as usize];
         let lo = s.span.line as usize - 1;
         let hi = (s.span.end_line as usize).min(f.len());
@@ -212,6 +226,9 @@ impl<'a> Cx<'a> {
     }
     /// The text of statement `s` as rewritten so far: its replacement lines, or its own text.
     fn current_lines(&self, s: &Stmt) -> Vec<String> {
+        if self.segment(s).is_some() {
+            return self.seg_replace.get(&(s.span.file.0, s.span.line, s.span.col)).cloned().unwrap_or_else(|| vec![self.stmt_text(s)]);
+        }
         match self.replace.get(&(s.span.file.0, s.span.line)) {
             Some(Some(v)) => v.clone(),
             _ => vec![self.stmt_text(s)],
@@ -220,6 +237,10 @@ impl<'a> Cx<'a> {
     /// Replace the lines of statement `s` by `new` (first line) and blanks.
     fn replace_stmt(&mut self, s: &Stmt, new: Vec<String>) {
         let f = s.span.file.0;
+        if self.segment(s).is_some() {
+            self.seg_replace.insert((f, s.span.line, s.span.col), new);
+            return;
+        }
         self.replace.insert((f, s.span.line), Some(new));
         for l in s.span.line + 1..=s.span.end_line {
             self.replace.insert((f, l), None);
@@ -407,6 +428,8 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         arrays: BTreeMap::new(),
         lines,
         replace: BTreeMap::new(),
+        shared: BTreeMap::new(),
+        seg_replace: BTreeMap::new(),
         before: BTreeMap::new(),
         after: BTreeMap::new(),
         extra_endif: BTreeMap::new(),
@@ -423,6 +446,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         owned: BTreeSet::new(),
         red_groups: BTreeMap::new(),
     };
+    cx.shared = shared_lines(p, &cx.lines);
     for (fid, ds) in &p.directives {
         for d in ds {
             if let Some(ui) = p.unit_at(*fid, d.line) {
@@ -487,6 +511,38 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
     Ok(Converted { files, warnings: cx.warnings, kernel_source, names, foreign: p.foreign.clone() })
 }
 
+/// Lines holding several statements separated by `;` (each statement on one line): per
+/// (file, line), each statement's column and its text (the line split at `;` outside
+/// parentheses and strings, empty parts left out). A line whose parts do not match its
+/// statements one to one is left out (it is then rewritten whole, as any other line).
+fn shared_lines(p: &Program, lines: &[Vec<String>]) -> BTreeMap<(u32, u32), Vec<(u32, String)>> {
+    let mut on: BTreeMap<(u32, u32), Vec<(u32, bool)>> = BTreeMap::new();
+    for u in &p.units {
+        for st in &u.stmts {
+            on.entry((st.span.file.0, st.span.line)).or_default().push((st.span.col, st.span.end_line == st.span.line));
+        }
+    }
+    let mut out = BTreeMap::new();
+    for ((f, l), mut g) in on {
+        if g.len() < 2 || g.iter().any(|(_, single)| !single) {
+            continue;
+        }
+        let Some(text) = lines.get(f as usize).and_then(|ls| ls.get(l as usize - 1)) else { continue };
+        let code = match analyzer::source::comment_start(text) {
+            Some(k) => &text[..k],
+            None => text.as_str(),
+        };
+        let parts: Vec<String> = text::split_top(code, ';').into_iter().map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
+        g.sort();
+        g.dedup();
+        if parts.len() != g.len() {
+            continue;
+        }
+        out.insert((f, l), g.iter().map(|x| x.0).zip(parts).collect());
+    }
+    out
+}
+
 /// Write file `id` with its edits, inlining INCLUDE files (their form may differ).
 fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
     let f = cx.p.map.file(id);
@@ -511,6 +567,23 @@ fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
             marker(out, ln);
             synced = true;
         }
+        let split = cx.shared.get(&key).filter(|g| !cx.replace.contains_key(&key) && g.iter().any(|(c, _)| cx.seg_replace.contains_key(&(id.0, ln, *c))));
+        if let Some(g) = split {
+            // one statement per line, each as rewritten
+            for (c, t) in g {
+                match cx.seg_replace.get(&(id.0, ln, *c)) {
+                    Some(new) => new.iter().for_each(|x| {
+                        out.push_str(x);
+                        out.push('\n');
+                    }),
+                    None => {
+                        out.push_str(t);
+                        out.push('\n');
+                    }
+                }
+            }
+            synced = false;
+        } else {
         match cx.replace.get(&key) {
             Some(Some(new)) => {
                 for (k, x) in new.iter().enumerate() {
@@ -549,6 +622,7 @@ fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
                     out.push('\n');
                 }
             }
+        }
         }
         if let Some(a) = cx.after.get(&key) {
             for x in a {
@@ -1117,7 +1191,9 @@ fn key_of(cx: &Cx, ui: usize, name: &str) -> Option<String> {
     // internal procedures see their host's arrays
     if let Some(host) = &u.parent {
         let k = format!("{host}_{name}");
-        if cx.arrays.contains_key(&k) && cx.p.semas[ui].symbol(name).map(|s| s.line) == None {
+        // (the host's array: no symbol of its own, or the one the host association gives)
+        let sema = &cx.p.semas[ui];
+        if cx.arrays.contains_key(&k) && (sema.symbol(name).is_none() || sema.host_assoc.contains(name)) {
             return Some(k);
         }
     }
@@ -1141,12 +1217,23 @@ fn new_array(cx: &mut Cx, ui: usize, name: &str, map: Mapping, fid: FileId, line
         cx.err(fid, line, format!("{name} is a dummy argument: distribute the actual argument and declare the dummy `INHERIT {name}`"));
         return None;
     }
-    if sym.allocatable || sym.data_init || !sym.aliases.is_empty() {
-        cx.err(fid, line, format!("{name}: distributed arrays that are ALLOCATABLE, DATA-initialized or in EQUIVALENCE are not supported by the runtime yet"));
+    if sym.data_init || !sym.aliases.is_empty() {
+        cx.err(fid, line, format!("{name}: distributed arrays that are DATA-initialized or in EQUIVALENCE are not supported by the runtime yet"));
         return None;
     }
+    let declared = if sym.allocatable {
+        match analyzer::program::allocated_once(&p.units, &p.semas, ui, name) {
+            Ok(b) => b.into_iter().map(Some).collect(),
+            Err(why) => {
+                cx.err(fid, line, format!("{name}: a distributed ALLOCATABLE array is supported when {why}"));
+                return None;
+            }
+        }
+    } else {
+        sym.bounds()
+    };
     let mut bounds = vec![];
-    for b in sym.bounds() {
+    for b in declared {
         match b {
             Some(x) => bounds.push(x),
             None if inherit => bounds.push((1, 1)),
@@ -1215,6 +1302,14 @@ fn visible(cx: &mut Cx, ui: usize) -> BTreeMap<String, String> {
     for a in cx.arrays.values() {
         if a.unit.as_deref() == Some(u.name.as_str()) {
             v.insert(a.name.clone(), a.key.clone());
+        }
+    }
+    // a procedure the unit contains sees the host's arrays it does not declare again
+    if let Some(host) = &u.parent {
+        for a in cx.arrays.values() {
+            if a.unit.as_deref() == Some(host.as_str()) && (sema.symbol(&a.name).is_none() || sema.host_assoc.contains(&a.name)) {
+                v.entry(a.name.clone()).or_insert_with(|| a.key.clone());
+            }
         }
     }
     let mut errs = vec![];
@@ -4113,6 +4208,29 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
                     Err(m) => return err(cx, m),
                 }
             }
+        }
+        // a distributed ALLOCATABLE array is laid out where the program starts
+        // (`allocated_once`): its ALLOCATE sets only the STAT= variable, its DEALLOCATE does
+        // nothing; the statement keeps the other objects
+        StmtKind::Allocate(_) | StmtKind::Deallocate(_) if vis.keys().any(|n| !text::idents(&action, n).is_empty()) => {
+            let kw = if matches!(inner.kind, StmtKind::Allocate(_)) { "allocate" } else { "deallocate" };
+            let inside = text::strip_kw(&action, kw).map(|r| r.trim()).filter(|r| r.starts_with('(') && r.ends_with(')'));
+            let Some(inside) = inside else {
+                return err(cx, format!("cannot read this {} statement", kw.to_uppercase()));
+            };
+            let items = text::split_top(&inside[1..inside.len() - 1], ',');
+            let name_of = |i: &str| -> String { i.trim().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>().to_ascii_lowercase() };
+            let keyword = |i: &str| i.contains('=') && !i.contains('(') || i.split('(').next().is_some_and(|h| h.contains('='));
+            let objects: Vec<&String> = items.iter().filter(|i| !keyword(i) && !vis.contains_key(&name_of(i))).collect();
+            let stat = items.iter().find(|i| keyword(i) && name_of(i) == "stat").and_then(|i| i.split_once('=').map(|(_, v)| v.trim().to_string()));
+            new_action = Some(if !objects.is_empty() {
+                let kept: Vec<&str> = items.iter().filter(|i| keyword(i) || !vis.contains_key(&name_of(i))).map(|i| i.trim()).collect();
+                format!("{kw}({})", kept.join(", "))
+            } else if let Some(v) = stat {
+                format!("{v} = 0")
+            } else {
+                "continue".into()
+            });
         }
         StmtKind::TypeDecl { .. }
         | StmtKind::Dimension(_)

@@ -506,3 +506,34 @@ fn weighted_blocks_hand_their_weights_to_the_runtime() {
     let e = err_of("      PROGRAM P\n      REAL A(10)\n      DOUBLE PRECISION WB(5)\n      COMMON /C/ A\nCDVM$ DISTRIBUTE A(WGT_BLOCK(WB, 5))\n      END\n");
     assert!(e.contains("bad.fdv:5:") && e.contains("not of a COMMON block"), "{e}");
 }
+
+/// A distributed ALLOCATABLE array is laid out where the program starts when the main program
+/// allocates it once, at its top level, with constant bounds: the ALLOCATE then sets only its
+/// STAT= variable and keeps the other objects. Anything else is refused with the line.
+#[test]
+fn distributed_allocatables_are_allocated_once_with_constant_bounds() {
+    let ok = conv(
+        "al.fdv",
+        "program al\n  integer, parameter :: n = 8\n  real, allocatable :: a(:), w(:)\n!DVM$ DISTRIBUTE (BLOCK) :: a\n  integer :: i, k\n  allocate(a(0:n), w(n), stat=k)\n!DVM$ PARALLEL (i) ON a(i)\n  do i = 0, n\n    a(i) = i\n  end do\n  print *, k, a(3)\n  deallocate(a, stat=k)\n  deallocate(w)\nend program\n",
+    )
+    .unwrap();
+    let prog = &ok[ok.find("=== al.f90").expect("the program")..];
+    assert!(prog.contains("allocate(w(n), stat=k)"), "{prog}");
+    assert!(prog.contains("k = 0"), "{prog}");
+    assert!(prog.contains("deallocate(w)"), "{prog}");
+    assert!(!prog.contains("allocate(a"), "{prog}");
+    // the bounds from the ALLOCATE: 0..8
+    assert!(ok.contains("[integer(c_int64_t) :: 0], [integer(c_int64_t) :: 8], [integer(c_int) :: 1]"), "{ok}");
+    let refused = |body: &str, want: &str| {
+        let src = format!("program al\n  integer :: n, i\n  real, allocatable :: a(:)\n!DVM$ DISTRIBUTE (BLOCK) :: a\n  n = 8\n{body}  print *, a(1)\nend program\n");
+        let e = conv("al.fdv", &src).expect_err(body);
+        assert!(e.contains("al.fdv:4") && e.contains(want), "{body}: {e}");
+    };
+    refused("  allocate(a(n))\n", "constant bounds (line 6)");
+    refused("  if (n > 0) allocate(a(8))\n", "not inside a DO, an IF");
+    refused("  allocate(a(8))\n  deallocate(a)\n  allocate(a(8))\n", "one ALLOCATE statement allocates it (there are 2)");
+    refused("  allocate(a(8))\n  if (allocated(a)) n = 1\n", "nothing asks whether it is allocated (line 7)");
+    let sub = "subroutine s\n  real, allocatable :: a(:)\n!DVM$ DISTRIBUTE (BLOCK) :: a\n  allocate(a(8))\n  a = 1\nend subroutine\n";
+    let e = conv("al.fdv", sub).unwrap_err();
+    assert!(e.contains("al.fdv:3") && e.contains("it belongs to the main program"), "{e}");
+}

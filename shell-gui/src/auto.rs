@@ -931,7 +931,8 @@ mod tests {
     use experts::scheme::{Distribution, Format, UnitRef};
 
     /// The cheapest variant distributes an array the runtime cannot distribute (an
-    /// ALLOCATABLE one): `--auto` takes the next cheapest, the replicated one, and says why.
+    /// ALLOCATABLE one whose bounds are not constant): `--auto` takes the next cheapest, the
+    /// replicated one, and says why.
     #[test]
     fn a_variant_the_runtime_refuses_is_never_chosen() {
         let dir = std::env::temp_dir().join(format!("sapfor-settle-{}", std::process::id()));
@@ -939,7 +940,7 @@ mod tests {
         let src = dir.join("al.f90");
         std::fs::write(
             &src,
-            "program al\n  real, allocatable :: a(:)\n  integer :: i\n  allocate(a(100))\n  do i = 1, 100\n    a(i) = i\n  end do\n  print *, sum(a)\nend program\n",
+            "program al\n  real, allocatable :: a(:)\n  integer :: i, n\n  n = 100\n  allocate(a(n))\n  do i = 1, 100\n    a(i) = i\n  end do\n  print *, sum(a)\nend program\n",
         )
         .unwrap();
         let analysis = analyzer::report::analyze(&[src.clone()], &Default::default());
@@ -958,7 +959,7 @@ mod tests {
         settle_runnable(&analysis, &mut result).unwrap();
         assert_eq!(result.schemes[result.chosen].name, "replicated");
         let note = result.notes.iter().find(|n| n.contains("variant (BLOCK) is the cheapest but the runtime refuses")).expect("a note");
-        assert!(note.contains("al.f90:") && note.contains("ALLOCATABLE"), "{note}");
+        assert!(note.contains("al.f90:") && note.contains("ALLOCATABLE") && note.contains("constant bounds"), "{note}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1239,6 +1239,75 @@ fn main_programs_with_contains_and_big_local_arrays_run() {
     }
 }
 
+/// ALLOCATE and DEALLOCATE with STAT=, ERRMSG= and SOURCE= (every PolyBench/Fortran program
+/// allocates its arrays `allocate(A(N,N), STAT=I)`): `--auto` took `STAT` for an undeclared
+/// variable and refused the program; now the statement sets the STAT variable and reads
+/// SOURCE=, and the program runs as the sequential one does.
+#[test]
+fn allocate_with_stat_errmsg_and_source_goes_through() {
+    let dir = scratch("alloc-stat");
+    std::fs::copy(root().join("shell-gui/tests/data/alloc_stat.f90"), dir.join("a.f90")).unwrap();
+    let want = sequential(&dir, &dir.join("a.f90"), false);
+    assert!(want.contains("stat after deallocate:  0"), "{want}");
+    for target in ["dvmh", "dvm"] {
+        let fdv = format!("a_{target}.fdv");
+        let out = sapfor(&dir).args(["--auto", "a.f90", "--no-db", "--target", target, "-o", &fdv]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        if target == "dvmh" {
+            assert!(std::fs::read_to_string(dir.join(&fdv)).unwrap().contains("PARALLEL"), "no parallel loop");
+        } else {
+            // allocatable arrays are not distributed yet, and the notes say so
+            assert!(text(&out).contains("array A stays replicated: it is ALLOCATABLE"), "{}", text(&out));
+        }
+        for args in [&["--np", "1"][..], &["--np", "2"], &["--threads", "2"], &["--devices", "emu"]] {
+            run_and_compare(&dir, &fdv, &want, &[], args);
+        }
+    }
+}
+
+/// The shape of PolyBench/Fortran: the main program allocates its arrays with constant
+/// bounds (`allocate(A(N,N), STAT=I); call check_err(I)`, two statements on a line) and hands
+/// them to kernels with explicit-shape dummies. `--auto` distributes them (they were
+/// "ALLOCATABLE (bounds unknown here)") and every configuration prints what the sequential
+/// program prints.
+#[test]
+fn allocatable_arrays_of_the_main_program_are_distributed_by_auto() {
+    let dir = scratch("alloc-kernel");
+    std::fs::copy(root().join("shell-gui/tests/data/alloc_kernel.f90"), dir.join("k.f90")).unwrap();
+    let want = sequential(&dir, &dir.join("k.f90"), false);
+    for target in ["dvm", "dvmh"] {
+        let fdv = format!("k_{target}.fdv");
+        let out = sapfor(&dir).args(["--auto", "k.f90", "--no-db", "--target", target, "-o", &fdv]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let gen = std::fs::read_to_string(dir.join(&fdv)).unwrap();
+        assert!(gen.contains("!DVM$ DISTRIBUTE A(*,BLOCK)") && gen.contains("!DVM$ INHERIT A"), "{target}: {}\n{gen}", text(&out));
+        let mut configs: Vec<&[&str]> = vec![&["--np", "1"], &["--np", "2"], &["--np", "3"], &["--np", "2", "--threads", "2"]];
+        if target == "dvmh" {
+            configs.push(&["--devices", "emu", "--np", "2"]);
+        }
+        for args in configs {
+            run_and_compare(&dir, &fdv, &want, &[], args);
+        }
+    }
+}
+
+/// Distributed ALLOCATABLE arrays of the main program (allocated once, with constant bounds,
+/// among a replicated one, with STAT=), given to a procedure (INHERIT) and used by a procedure
+/// the program contains (a parallel loop over the host's array and an element read).
+#[test]
+fn distributed_allocatable_arrays_run_everywhere() {
+    handwritten("allocatable", &[&["--np", "3"], &["--np", "4", "--threads", "2"], &["--devices", "emu", "--np", "2"]]);
+}
+
+/// Statements sharing a line (`X = A(5); Y = X + A(N-2); K = 3`) that read and write
+/// distributed elements: each is rewritten alone and keeps its place (the rewrite of one
+/// replaced the whole line: A(3) and A(N) were never written), free and fixed form.
+#[test]
+fn statements_separated_by_semicolons_are_rewritten_one_by_one() {
+    handwritten("semicolons", &[&["--np", "3"]]);
+    handwritten("semicolons_fixed", &[&["--np", "3"]]);
+}
+
 /// Sequential loops reading distributed arrays element by element: every configuration
 /// prints what the sequential program prints (also after parallel loops changed the arrays,
 /// and where a nest writes the array or is left by GOTO), and the runtime fetches the
