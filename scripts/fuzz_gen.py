@@ -53,6 +53,7 @@ fuzzer's oracle build uses -fcheck=bounds to make sure).
 import argparse
 import os
 import random
+import re
 import sys
 
 ARRAYS = {  # name -> rank
@@ -1361,11 +1362,48 @@ class Gen:
         return body + ["end"]
 
 
+SIMPLE_ASSIGN = re.compile(r"^(\s+)([a-z_][a-z0-9_]*(\([^!;'\"]*\))?\s*=[^=][^!;'\"&]*)$", re.I)
+NOT_ASSIGN = ("do ", "if", "else", "end", "call ", "print", "write", "read", "go", "return", "stop", "continue")
+
+
+def join_statements(text, form, r):
+    """Put some pairs of adjacent simple assignments on one line, separated by `;` (the
+    converter rewrites each statement of a shared line alone): at the same indentation,
+    neither labelled nor continued, in fixed form within column 72."""
+    lines = text.split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        a = lines[i]
+        b = lines[i + 1] if i + 1 < len(lines) else None
+        ma = SIMPLE_ASSIGN.match(a) if a else None
+        mb = SIMPLE_ASSIGN.match(b) if b else None
+        ok = ma and mb and ma.group(1) == mb.group(1)
+        if ok:
+            body_a, body_b = ma.group(2).strip(), mb.group(2).strip()
+            ok = not body_a.lower().startswith(NOT_ASSIGN) and not body_b.lower().startswith(NOT_ASSIGN)
+            if form == "fixed":
+                ok = ok and len(ma.group(1)) >= 6 and a[:6].strip() == "" and b[:6].strip() == ""
+                ok = ok and len(a.rstrip()) + 2 + len(body_b) <= 72
+        if ok and r.random() < 0.4:
+            out.append(f"{a.rstrip()}; {body_b}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return "\n".join(out)
+
+
 def generate(seed, form=None):
     r = random.Random(seed)
     if form is None:
         form = "fixed" if r.random() < 0.5 else "free"
-    return Gen(seed * 7919 + 1, form).program(), form
+    text = Gen(seed * 7919 + 1, form).program()
+    # in half of the programs, statements share lines
+    j = random.Random(seed * 31 + 17)
+    if j.random() < 0.5:
+        text = join_statements(text, form, j)
+    return text, form
 
 
 def main():
