@@ -100,11 +100,11 @@ impl Program {
     }
 }
 
-/// Read, parse and model every file. Never panics; problems become diagnostics.
 /// The bounds of ALLOCATABLE array `name` of unit `ui`, when the runtime can lay it out where
 /// the program starts: `ui` is the main program, one ALLOCATE statement of it (at the top level
 /// of its statements, not inside a DO, IF or a procedure it contains) allocates the array,
-/// with constant bounds, and nothing asks whether it is allocated (ALLOCATED, MOVE_ALLOC).
+/// with constant bounds and without SOURCE= or MOLD=, and nothing asks whether it is
+/// allocated (ALLOCATED, MOVE_ALLOC).
 /// Such an array has those bounds wherever it is used (`load` gives its symbol them, also
 /// in the procedures the program contains): the analysis and the experts treat it as an
 /// array of constant bounds, and the runtime lays it out where the program starts (its
@@ -156,6 +156,10 @@ pub fn allocated_once(units: &[Unit], semas: &[UnitSema], ui: usize, name: &str)
         return Err(format!("its ALLOCATE is a statement of the main program itself, not inside a DO, an IF or a contained procedure (line {})", st.span.line));
     }
     let StmtKind::Allocate(items) = &st.kind else { unreachable!() };
+    if items.iter().any(|e| matches!(e, Expr::Opaque(_))) {
+        // (the values SOURCE= gives would be lost with the allocation)
+        return Err(format!("its ALLOCATE has no SOURCE= or MOLD= (line {})", st.span.line));
+    }
     let Some(Expr::Ref(_, dims)) = items.iter().find(|e| matches!(e, Expr::Ref(n, _) if n == name)) else {
         return Err(format!("its ALLOCATE gives its bounds (line {})", st.span.line));
     };
@@ -175,6 +179,7 @@ pub fn allocated_once(units: &[Unit], semas: &[UnitSema], ui: usize, name: &str)
     Ok(out)
 }
 
+/// Read, parse and model every file. Never panics; problems become diagnostics.
 pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
     let mut map = SourceMap::default();
     let mut diags = vec![];

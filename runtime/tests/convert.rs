@@ -533,6 +533,7 @@ fn distributed_allocatables_are_allocated_once_with_constant_bounds() {
     refused("  if (n > 0) allocate(a(8))\n", "not inside a DO, an IF");
     refused("  allocate(a(8))\n  deallocate(a)\n  allocate(a(8))\n", "one ALLOCATE statement allocates it (there are 2)");
     refused("  allocate(a(8))\n  if (allocated(a)) n = 1\n", "nothing asks whether it is allocated (line 7)");
+    refused("  allocate(a(8), source=1.5)\n", "no SOURCE= or MOLD= (line 6)");
     let sub = "subroutine s\n  real, allocatable :: a(:)\n!DVM$ DISTRIBUTE (BLOCK) :: a\n  allocate(a(8))\n  a = 1\nend subroutine\n";
     let e = conv("al.fdv", sub).unwrap_err();
     assert!(e.contains("al.fdv:3") && e.contains("it belongs to the main program"), "{e}");
