@@ -120,6 +120,9 @@ struct Cx<'a> {
     /// written one statement per line.
     shared: BTreeMap<(u32, u32), Vec<(u32, String)>>,
     seg_replace: BTreeMap<(u32, u32, u32), Vec<String>>,
+    /// Lines of statements separated by `;` that cannot be rewritten one by one
+    /// (`shared_lines`).
+    crowded: BTreeSet<(u32, u32)>,
     before: BTreeMap<(u32, u32), Vec<String>>,
     after: BTreeMap<(u32, u32), Vec<String>>,
     /// Per unit and END IF statement: the IF blocks nested into its construct by ELSE IFs
@@ -239,6 +242,11 @@ impl<'a> Cx<'a> {
         let f = s.span.file.0;
         if self.segment(s).is_some() {
             self.seg_replace.insert((f, s.span.line, s.span.col), new);
+            return;
+        }
+        if self.crowded.contains(&(f, s.span.line)) {
+            // rewriting the line would lose the other statements on it
+            self.err(s.span.file, s.span.line, "this line holds several statements separated by `;`, one of which continues on the next line, and the runtime must rewrite one of them: put that statement on a line of its own");
             return;
         }
         self.replace.insert((f, s.span.line), Some(new));
@@ -430,6 +438,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         replace: BTreeMap::new(),
         shared: BTreeMap::new(),
         seg_replace: BTreeMap::new(),
+        crowded: BTreeSet::new(),
         before: BTreeMap::new(),
         after: BTreeMap::new(),
         extra_endif: BTreeMap::new(),
@@ -446,7 +455,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         owned: BTreeSet::new(),
         red_groups: BTreeMap::new(),
     };
-    cx.shared = shared_lines(p, &cx.lines);
+    (cx.shared, cx.crowded) = shared_lines(p, &cx.lines);
     for (fid, ds) in &p.directives {
         for d in ds {
             if let Some(ui) = p.unit_at(*fid, d.line) {
@@ -513,9 +522,11 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
 
 /// Lines holding several statements separated by `;` (each statement on one line): per
 /// (file, line), each statement's column and its text (the line split at `;` outside
-/// parentheses and strings, empty parts left out). A line whose parts do not match its
-/// statements one to one is left out (it is then rewritten whole, as any other line).
-fn shared_lines(p: &Program, lines: &[Vec<String>]) -> BTreeMap<(u32, u32), Vec<(u32, String)>> {
+/// parentheses and strings, empty parts left out). Second: the lines whose statements are
+/// separated by `;` but cannot be split so (one continues on the next line): a statement there
+/// is not rewritten (`replace_stmt` refuses it), since its line holds others too.
+#[allow(clippy::type_complexity)]
+fn shared_lines(p: &Program, lines: &[Vec<String>]) -> (BTreeMap<(u32, u32), Vec<(u32, String)>>, BTreeSet<(u32, u32)>) {
     let mut on: BTreeMap<(u32, u32), Vec<(u32, bool)>> = BTreeMap::new();
     for u in &p.units {
         for st in &u.stmts {
@@ -523,8 +534,11 @@ fn shared_lines(p: &Program, lines: &[Vec<String>]) -> BTreeMap<(u32, u32), Vec<
         }
     }
     let mut out = BTreeMap::new();
+    let mut crowded = BTreeSet::new();
     for ((f, l), mut g) in on {
-        if g.len() < 2 || g.iter().any(|(_, single)| !single) {
+        g.sort();
+        g.dedup();
+        if g.len() < 2 {
             continue;
         }
         let Some(text) = lines.get(f as usize).and_then(|ls| ls.get(l as usize - 1)) else { continue };
@@ -533,14 +547,16 @@ fn shared_lines(p: &Program, lines: &[Vec<String>]) -> BTreeMap<(u32, u32), Vec<
             None => text.as_str(),
         };
         let parts: Vec<String> = text::split_top(code, ';').into_iter().map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
-        g.sort();
-        g.dedup();
-        if parts.len() != g.len() {
+        if parts.len() < 2 {
+            continue;
+        }
+        if parts.len() != g.len() || g.iter().any(|(_, single)| !single) {
+            crowded.insert((f, l));
             continue;
         }
         out.insert((f, l), g.iter().map(|x| x.0).zip(parts).collect());
     }
-    out
+    (out, crowded)
 }
 
 /// Write file `id` with its edits, inlining INCLUDE files (their form may differ).

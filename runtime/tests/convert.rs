@@ -538,3 +538,16 @@ fn distributed_allocatables_are_allocated_once_with_constant_bounds() {
     let e = conv("al.fdv", sub).unwrap_err();
     assert!(e.contains("al.fdv:3") && e.contains("it belongs to the main program"), "{e}");
 }
+
+/// Statements separated by `;` where one continues on the next line cannot be rewritten one
+/// by one: a statement there that the runtime must rewrite is refused with the line (it was
+/// rewritten by replacing the whole line, losing the others on it).
+#[test]
+fn a_shared_line_that_cannot_be_split_is_refused() {
+    let src = "program s\n  real :: a(8), x, y\n!DVM$ DISTRIBUTE a(BLOCK)\n  integer :: i\n!DVM$ PARALLEL (i) ON a(i)\n  do i = 1, 8\n    a(i) = i\n  end do\n  x = a(5); y = x + &\n    2.0\n  print *, x, y\nend program\n";
+    let e = conv("s.fdv", src).unwrap_err();
+    assert!(e.contains("s.fdv:9") && e.contains("put that statement on a line of its own"), "{e}");
+    // split so, each statement alone is rewritten
+    let ok = conv("s.fdv", &src.replace("y = x + &\n    2.0", "y = x + 2.0")).unwrap();
+    assert!(ok.contains("y = x + 2.0"), "{ok}");
+}
