@@ -121,7 +121,7 @@ pub fn allocated_once(units: &[Unit], semas: &[UnitSema], ui: usize, name: &str)
     let mut allocs = vec![];
     for &k in &scope {
         for st in &units[k].stmts {
-            let own = k == ui || semas[k].symbol(name).is_none() || semas[k].host_assoc.contains(name);
+            let own = k == ui || semas[k].is_hosts(name);
             let kind = st.kind.action();
             if let StmtKind::Allocate(items) = kind {
                 if own && items.iter().any(|e| matches!(e, Expr::Ref(n, _) | Expr::Var(n) if n == name)) {

@@ -428,6 +428,12 @@ impl UnitSema {
         self.facts.values().flat_map(|l| l.vars().cloned()).collect()
     }
 
+    /// Whether `name` here is its host's (an internal procedure's view): not declared again in
+    /// this unit (no symbol of its own, or the one host association gives).
+    pub fn is_hosts(&self, name: &str) -> bool {
+        self.symbol(name).is_none() || self.host_assoc.contains(name)
+    }
+
     /// Whether `name`'s value can be seen outside this unit's execution: a dummy argument, in
     /// COMMON, SAVEd or DATA-initialized, a module variable, or the host's variable.
     pub fn visible_outside(&self, name: &str) -> bool {

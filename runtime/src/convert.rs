@@ -1207,9 +1207,7 @@ fn key_of(cx: &Cx, ui: usize, name: &str) -> Option<String> {
     // internal procedures see their host's arrays
     if let Some(host) = &u.parent {
         let k = format!("{host}_{name}");
-        // (the host's array: no symbol of its own, or the one the host association gives)
-        let sema = &cx.p.semas[ui];
-        if cx.arrays.contains_key(&k) && (sema.symbol(name).is_none() || sema.host_assoc.contains(name)) {
+        if cx.arrays.contains_key(&k) && cx.p.semas[ui].is_hosts(name) {
             return Some(k);
         }
     }
@@ -1237,19 +1235,15 @@ fn new_array(cx: &mut Cx, ui: usize, name: &str, map: Mapping, fid: FileId, line
         cx.err(fid, line, format!("{name}: distributed arrays that are DATA-initialized or in EQUIVALENCE are not supported by the runtime yet"));
         return None;
     }
-    let declared = if sym.allocatable {
-        match analyzer::program::allocated_once(&p.units, &p.semas, ui, name) {
-            Ok(b) => b.into_iter().map(Some).collect(),
-            Err(why) => {
-                cx.err(fid, line, format!("{name}: a distributed ALLOCATABLE array is supported when {why}"));
-                return None;
-            }
-        }
-    } else {
-        sym.bounds()
-    };
+    // an ALLOCATABLE one the main program allocates once with constant bounds has them
+    // (`program::load`); any other has none: say which condition it misses
+    if sym.allocatable && sym.bounds().iter().any(|b| b.is_none()) {
+        let why = analyzer::program::allocated_once(&p.units, &p.semas, ui, name).err().unwrap_or_default();
+        cx.err(fid, line, format!("{name}: a distributed ALLOCATABLE array is supported when {why}"));
+        return None;
+    }
     let mut bounds = vec![];
-    for b in declared {
+    for b in sym.bounds() {
         match b {
             Some(x) => bounds.push(x),
             None if inherit => bounds.push((1, 1)),
@@ -1323,7 +1317,7 @@ fn visible(cx: &mut Cx, ui: usize) -> BTreeMap<String, String> {
     // a procedure the unit contains sees the host's arrays it does not declare again
     if let Some(host) = &u.parent {
         for a in cx.arrays.values() {
-            if a.unit.as_deref() == Some(host.as_str()) && (sema.symbol(&a.name).is_none() || sema.host_assoc.contains(&a.name)) {
+            if a.unit.as_deref() == Some(host.as_str()) && sema.is_hosts(&a.name) {
                 v.entry(a.name.clone()).or_insert_with(|| a.key.clone());
             }
         }
@@ -1911,11 +1905,7 @@ fn fexpr(e: &Expr) -> Option<String> {
 fn remove_entities(t: &str, vis: &BTreeMap<String, String>, common: bool) -> Result<Option<String>, String> {
     let (label, t) = text::split_label(t);
     let lab = label.map(|l| format!("{l} ")).unwrap_or_default();
-    let is_dist = |item: &str| {
-        let item = item.trim();
-        let name: String = item.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-        vis.contains_key(&name.to_ascii_lowercase())
-    };
+    let is_dist = |item: &str| vis.contains_key(&text::leading_name(item));
     if common {
         // COMMON /B/ list  (one block per statement)
         let Some(rest) = text::strip_kw(&t, "common") else { return Err("cannot read this COMMON statement".into()) };
@@ -4235,7 +4225,7 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
                 return err(cx, format!("cannot read this {} statement", kw.to_uppercase()));
             };
             let items = text::split_top(&inside[1..inside.len() - 1], ',');
-            let name_of = |i: &str| -> String { i.trim().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>().to_ascii_lowercase() };
+            let name_of = text::leading_name;
             let keyword = |i: &str| i.contains('=') && !i.contains('(') || i.split('(').next().is_some_and(|h| h.contains('='));
             let objects: Vec<&String> = items.iter().filter(|i| !keyword(i) && !vis.contains_key(&name_of(i))).collect();
             let stat = items.iter().find(|i| keyword(i) && name_of(i) == "stat").and_then(|i| i.split_once('=').map(|(_, v)| v.trim().to_string()));

@@ -54,6 +54,11 @@ pub fn split_top(s: &str, sep: char) -> Vec<String> {
     parts
 }
 
+/// The name an item of a list starts with (`A(N, M)`, `stat=k`), lower case.
+pub fn leading_name(item: &str) -> String {
+    item.trim().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>().to_ascii_lowercase()
+}
+
 /// Position of the `)` matching the `(` at byte `open`.
 pub fn matching_paren(s: &str, open: usize) -> Option<usize> {
     let mut depth = 0;
