@@ -915,6 +915,41 @@ class Gen:
         self.emit("end do", 1)
         self.emit("end do")
 
+    def seeds(self):
+        """A seed each column leaves to the next (NPB MG's ZRAN3): `t = p` starts the column,
+        `p = mod(p * A + B, 1009)` (or `call snx(p)`) ends it: parallel once the seeds are
+        computed ahead (the generated program keeps them in an array). Look-alikes: the new
+        seed read after the update (a true recurrence, sequential); the column given to a
+        procedure reaching `m` elements from row `r0` in a subroutine where both are dummies
+        (parallel under the test that the reach stays in the column, which fails for some
+        seeds: the copy of the loop in the ELSE branch runs then)."""
+        r = self.r
+        tgt = r.choice(["b", "e"])
+        kind = r.randint(0, 3)
+        if kind == 3:
+            self.used_procs.update({"sdf", "sdc"})
+            self.emit(f"m = min(n1, mod(a({r.randint(1, 3)}), 7) + 1)")
+            self.emit(f"p = {r.randint(1, 50)}")
+            self.emit(f"call sdf({tgt}, m, {r.randint(1, self.n[0])}, p)")
+            self.emit("d(2) = mod(d(2) + p, 1000)")
+            return
+        self.emit(f"p = {r.randint(1, 50)}")
+        self.emit("do j = 1, n2")
+        self.emit("t = p", 1)
+        self.emit("do i = 1, n1", 1)
+        self.emit(f"t = mod(t * {r.randint(2, 9)} + i, 1009)", 2)
+        self.emit(f"{tgt}(i,j) = mod({tgt}(i,j) + t, 1000)", 2)
+        self.emit("end do", 1)
+        if kind == 1:
+            self.used_procs.add("snx")
+            self.emit("call snx(p)", 1)
+        else:
+            self.emit(f"p = mod(p * {r.randint(2, 9)} + {r.randint(1, 9)}, 1009)", 1)
+        if kind == 2:
+            self.emit("a(j) = mod(a(j) + p, 1000)", 1)
+        self.emit("end do")
+        self.emit("d(1) = mod(d(1) + p, 1000)")
+
     def diagonal(self):
         """A loop over the diagonal of a 2-D or 3-D array: no reference fits a distribution
         of both its dimensions, so under one the loop runs on every process over the
@@ -989,7 +1024,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -1059,6 +1094,33 @@ class Gen:
                 "do i = 1, " + str(n1),
                 "x(i) = mod(x(i) + y(i) + i * j, 1000)",
                 "end do",
+                "end",
+            ],
+            "snx": [
+                "subroutine snx(v)",
+                "integer v",
+                "v = mod(v * 3 + 1, 1009)",
+                "end",
+            ],
+            "sdc": [
+                "subroutine sdc(n, t, y)",
+                "integer n, t, y(*), i",
+                "do i = 1, n",
+                "t = mod(t * 7 + i, 1009)",
+                "y(i) = mod(y(i) + t, 1000)",
+                "end do",
+                "end",
+            ],
+            "sdf": [
+                "subroutine sdf(x, m, r0, p)",
+                f"integer x({n1}, {self.n[1]}), m, r0, p, q, t, j",
+                "q = p",
+                f"do j = 1, {self.n[1]}",
+                "t = q",
+                "call sdc(m, t, x(r0, j))",
+                "q = mod(q * 5 + 3, 1009)",
+                "end do",
+                "p = q",
                 "end",
             ],
             "scn": [
@@ -1323,7 +1385,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "show"]:
+        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)

@@ -19,6 +19,12 @@ pub struct Access {
     pub via_call: Option<Name>,
     /// Implied-DO variables bounding this access: (var, lo, hi).
     pub implied: Vec<(Name, Expr, Expr)>,
+    /// Conditions `e >= 0`, in the caller's terms where the statement runs, under which
+    /// `subs` names the elements (an element given to an assumed-size dummy reaches only its
+    /// own column when the callee's reach fits in it: `AccessCtx::column_map_if`). Empty:
+    /// unconditional. Only `AccessCtx::stmt_accesses_conditional` leaves such accesses;
+    /// elsewhere they are "somewhere in the array".
+    pub needs: Vec<Expr>,
 }
 
 /// What a procedure does to one dummy argument or COMMON member, in the callee's terms.
@@ -102,6 +108,19 @@ impl<'a> AccessCtx<'a> {
 
     /// All accesses of one statement (for a logical IF, its inner statement too).
     pub fn stmt_accesses(&self, st: &Stmt, out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
+        let start = out.len();
+        self.kind_accesses(st, &st.kind, out, calls);
+        for a in &mut out[start..] {
+            if !a.needs.is_empty() {
+                a.subs = None;
+                a.needs.clear();
+            }
+        }
+    }
+
+    /// `stmt_accesses`, but an access whose elements are known only under conditions keeps
+    /// them (`Access::needs`).
+    pub fn stmt_accesses_conditional(&self, st: &Stmt, out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
         self.kind_accesses(st, &st.kind, out, calls);
     }
 
@@ -189,6 +208,7 @@ impl<'a> AccessCtx<'a> {
                             line: st.span.line,
                             via_call: None,
                             implied: vec![],
+                            needs: vec![],
                         });
                     }
                 }
@@ -206,6 +226,7 @@ impl<'a> AccessCtx<'a> {
             line: st.span.line,
             via_call: None,
             implied: vec![],
+            needs: vec![],
         }
     }
 
@@ -227,6 +248,7 @@ impl<'a> AccessCtx<'a> {
                 line: st.span.line,
                 via_call: None,
                 implied: implied.to_vec(),
+                needs: vec![],
             }),
             Expr::Ref(n, args) => {
                 for a in args {
@@ -251,6 +273,7 @@ impl<'a> AccessCtx<'a> {
             line: st.span.line,
             via_call: None,
             implied: implied.to_vec(),
+            needs: vec![],
         }
     }
 
@@ -330,6 +353,7 @@ impl<'a> AccessCtx<'a> {
                         line: st.span.line,
                         via_call: None,
                         implied: implied.to_vec(),
+                        needs: vec![],
                     });
                 }
             }
@@ -425,6 +449,7 @@ impl<'a> AccessCtx<'a> {
             line,
             via_call: Some(name.to_string()),
             implied: vec![],
+            needs: vec![],
         };
         // Argument values are evaluated (read) in any case.
         let mut arg_reads = vec![];
@@ -546,7 +571,15 @@ impl<'a> AccessCtx<'a> {
                         // An element passed to a 1-D array dummy (sequence association, e.g. a
                         // column `A(1,J)`): mapped when the dummy provably stays in that column.
                         (Expr::Ref(_, asubs), Some(cs)) => {
-                            self.column_map(n, asubs, cs, sum.arg_dims.get(&i), args, sum)
+                            match self.column_map_if(n, asubs, cs, sum.arg_dims.get(&i), args, sum) {
+                                Some((m, needs)) if !needs.is_empty() => {
+                                    let mut a = mk(n, Some(m), write);
+                                    a.needs = needs;
+                                    out.push(a);
+                                    continue;
+                                }
+                                other => other.map(|(m, _)| m),
+                            }
                         }
                         _ => None,
                     };
@@ -615,6 +648,98 @@ impl<'a> AccessCtx<'a> {
     /// (NPB BT's `LHS(1,1,BB,I)` passed to `LHS(5,5)`): callee `D(e1, ..., ek)` is
     /// `A(e1 - l1 + s1, ..., ek - lk + sk, s(k+1), ...)`.
     pub(crate) fn column_map(
+        &self,
+        array: &str,
+        asubs: &[Arg],
+        cs: &[Arg],
+        dims: Option<&Vec<(Option<Expr>, Option<Expr>)>>,
+        args: &[Arg],
+        sum: &Summary,
+    ) -> Option<Vec<Arg>> {
+        self.column_map_if(array, asubs, cs, dims, args, sum).filter(|(_, needs)| needs.is_empty()).map(|(m, _)| m)
+    }
+
+    /// `column_map`, and where the bounds are not all constant, the same map for a 1-D dummy
+    /// under conditions `e >= 0` that keep the callee's reach inside the column (LINPACK's
+    /// `CALL SCAL(N, A(K,J), ...)` with `A(LDA,*)` and the dummy `X(*)` used as `X(1:N)`:
+    /// `LDA - (K + N - 1) >= 0`). The reach is the callee's access `cs` itself, not the dummy's
+    /// declared extent (an assumed-size dummy has none). A 1-D actual array needs no
+    /// condition: its elements are the dummy's in order whatever the reach.
+    pub(crate) fn column_map_if(
+        &self,
+        array: &str,
+        asubs: &[Arg],
+        cs: &[Arg],
+        dims: Option<&Vec<(Option<Expr>, Option<Expr>)>>,
+        args: &[Arg],
+        sum: &Summary,
+    ) -> Option<(Vec<Arg>, Vec<Expr>)> {
+        if let Some(m) = self.column_map_const(array, asubs, cs, dims, args, sum) {
+            return Some((m, vec![]));
+        }
+        let dims = dims?;
+        if dims.len() != 1 || cs.len() != 1 || asubs.is_empty() {
+            return None;
+        }
+        let sym = self.sema.symbol(array)?;
+        let adims = sym.dims.as_ref()?;
+        let a = adims.first()?;
+        let mapped = |e: &Expr| match self.map_arg(&Arg::Expr(e.clone()), args, sum) {
+            Arg::Expr(x) => Some(x),
+            _ => None,
+        };
+        let dlo = match &dims[0].0 {
+            Some(e) => self.sema.eval_int(&mapped(e)?)?,
+            None => 1,
+        };
+        let s1 = asubs[0].expr()?.clone();
+        let bin = |o: BinOp, x: Expr, y: Expr| Expr::Binary(o, Box::new(x), Box::new(y));
+        // callee index e is the actual's s1 + e - dlo
+        let at = |e: Expr| {
+            let e = bin(BinOp::Add, s1.clone(), e);
+            if dlo == 0 {
+                e
+            } else {
+                bin(BinOp::Sub, e, Expr::Int(dlo))
+            }
+        };
+        let (lo, hi, sub) = match &cs[0] {
+            Arg::Expr(e) => {
+                let x = at(mapped(e)?);
+                (x.clone(), x.clone(), Arg::Expr(x))
+            }
+            Arg::Range(Some(l), Some(h), None) => {
+                let (l, h) = (at(mapped(l)?), at(mapped(h)?));
+                (l.clone(), h.clone(), Arg::Range(Some(l), Some(h), None))
+            }
+            _ => return None,
+        };
+        let mut needs = vec![];
+        if adims.len() > 1 {
+            let alo = match (a.lo, &a.lo_expr) {
+                (Some(v), _) => Expr::Int(v),
+                (None, Some(e)) => e.clone(),
+                _ => return None,
+            };
+            let ahi = match (a.hi, &a.hi_expr) {
+                (Some(v), _) => Expr::Int(v),
+                (None, Some(e)) if !a.assumed && !a.star => e.clone(),
+                _ => return None,
+            };
+            for need in [bin(BinOp::Sub, lo, alo), bin(BinOp::Sub, ahi, hi)] {
+                match self.sema.eval_int(&need) {
+                    Some(v) if v >= 0 => {}
+                    Some(_) => return None,
+                    None => needs.push(need),
+                }
+            }
+        }
+        let mut out = vec![sub];
+        out.extend(asubs[1..].iter().cloned());
+        Some((out, needs))
+    }
+
+    fn column_map_const(
         &self,
         array: &str,
         asubs: &[Arg],

@@ -24,17 +24,38 @@ pub fn unit_index(units: &[Unit]) -> BTreeMap<Name, usize> {
 
 /// Accesses and call sites of each statement of a unit, by statement index.
 pub fn stmt_accesses(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> Vec<(Vec<Access>, Vec<CallSite>)> {
+    let mut acc = stmt_accesses_conditional(unit, sema, summaries);
+    unconditional(&mut acc);
+    acc
+}
+
+/// `stmt_accesses` with the accesses known only under conditions (`Access::needs`) kept.
+pub fn stmt_accesses_conditional(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> Vec<(Vec<Access>, Vec<CallSite>)> {
     let cx = AccessCtx { unit, sema, summaries };
     unit.stmts
         .iter()
         .map(|st| {
             let (mut a, mut c) = (vec![], vec![]);
             if st.kind.is_executable() {
-                cx.stmt_accesses(st, &mut a, &mut c);
+                cx.stmt_accesses_conditional(st, &mut a, &mut c);
             }
             (a, c)
         })
         .collect()
+}
+
+/// Accesses known only under conditions made "somewhere in the array" (what
+/// `stmt_accesses` gives); whether there was one.
+pub fn unconditional(acc: &mut [(Vec<Access>, Vec<CallSite>)]) -> bool {
+    let mut any = false;
+    for a in acc.iter_mut().flat_map(|(a, _)| a.iter_mut()) {
+        if !a.needs.is_empty() {
+            a.subs = None;
+            a.needs.clear();
+            any = true;
+        }
+    }
+    any
 }
 
 /// Accesses and call sites of every statement of a unit.
@@ -129,13 +150,100 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
             _ => None,
         }
     };
-    let port = |subs: &Option<Vec<Arg>>| -> Option<Vec<Arg>> {
-        let subs = subs.as_ref()?;
+    // the counted DO loops around each statement, outermost first
+    let mut around: Vec<Vec<StmtId>> = vec![vec![]; unit.stmts.len()];
+    fn enclose(nodes: &[Node], outer: &mut Vec<StmtId>, unit: &Unit, around: &mut [Vec<StmtId>]) {
+        for n in nodes {
+            match n {
+                Node::Stmt(id) => around[id.0 as usize] = outer.clone(),
+                Node::Do { header, body, end } => {
+                    around[header.0 as usize] = outer.clone();
+                    let counted = matches!(unit.stmt(*header).kind, StmtKind::Do { .. });
+                    if counted {
+                        outer.push(*header);
+                    }
+                    enclose(body, outer, unit, around);
+                    if let Some(e) = end {
+                        around[e.0 as usize] = outer.clone();
+                    }
+                    if counted {
+                        outer.pop();
+                    }
+                }
+                Node::If { arms, end } => {
+                    for (h, b) in arms {
+                        around[h.0 as usize] = outer.clone();
+                        enclose(b, outer, unit, around);
+                    }
+                    if let Some(e) = end {
+                        around[e.0 as usize] = outer.clone();
+                    }
+                }
+            }
+        }
+    }
+    enclose(&unit.body, &mut vec![], unit, &mut around);
+    // a subscript over the DO variables of loops around the statement, widened over their
+    // ranges (`Y(I)` in `DO I = 1, N` is `Y(1:#0)` where N is dummy 0)
+    let widen = |e: &Expr, at: StmtId| -> Option<Arg> {
+        let loops: Vec<(&Name, &Expr, &Expr, i64)> = around.get(at.0 as usize)?
+            .iter()
+            .filter_map(|h| match &unit.stmt(*h).kind {
+                StmtKind::Do { var, lo, hi, step, .. } => {
+                    let step = match step {
+                        None => 1,
+                        Some(x) => crate::affine::linearize(x, &|n| sema.param(n).and_then(|c| c.as_int()))?.as_const()?,
+                    };
+                    Some((var, lo, hi, step))
+                }
+                _ => None,
+            })
+            .collect();
+        let l = crate::affine::linearize(e, &|n| sema.param(n).and_then(|c| c.as_int()))?;
+        let int = |k: i64| Expr::Int(k);
+        let term = |k: i64, x: Expr| if k == 1 { x } else { Expr::Binary(BinOp::Mul, Box::new(int(k)), Box::new(x)) };
+        let plus = |a: Option<Expr>, b: Expr| Some(match a {
+            None => b,
+            Some(a) => Expr::Binary(BinOp::Add, Box::new(a), Box::new(b)),
+        });
+        let (mut lo, mut hi): (Option<Expr>, Option<Expr>) = (None, None);
+        for (v, k) in &l.terms {
+            // the innermost loop of that variable (a name is one DO's variable at a time)
+            match loops.iter().rev().find(|(x, ..)| *x == v) {
+                Some((_, a, b, step)) => {
+                    if *step == 0 {
+                        return None;
+                    }
+                    let (a, b) = (portable(a, &portable_var)?, portable(b, &portable_var)?);
+                    // the variable's values lie between the first and the last bound
+                    let (small, large) = if *step > 0 { (a, b) } else { (b, a) };
+                    let (at_lo, at_hi) = if *k > 0 { (small, large) } else { (large, small) };
+                    lo = plus(lo, term(*k, at_lo));
+                    hi = plus(hi, term(*k, at_hi));
+                }
+                None => {
+                    let x = portable_var(v)?;
+                    lo = plus(lo, term(*k, x.clone()));
+                    hi = plus(hi, term(*k, x));
+                }
+            }
+        }
+        let c = l.constant;
+        let fin = |x: Option<Expr>| match x {
+            None => int(c),
+            Some(x) if c == 0 => x,
+            Some(x) => Expr::Binary(BinOp::Add, Box::new(x), Box::new(int(c))),
+        };
+        Some(Arg::Range(Some(fin(lo)), Some(fin(hi)), None))
+    };
+    let port = |a: &Access| -> Option<Vec<Arg>> {
+        let subs = a.subs.as_ref()?;
         Some(
             subs.iter()
-                .map(|a| match a {
+                .map(|x| match x {
                     Arg::Expr(e) => portable(e, &portable_var)
                         .map(Arg::Expr)
+                        .or_else(|| if a.implied.is_empty() { widen(e, a.stmt) } else { None })
                         .unwrap_or(Arg::Range(None, None, None)),
                     _ => Arg::Range(None, None, None),
                 })
@@ -148,9 +256,9 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
         }
         let push = |eff: &mut Effect| {
             if a.write {
-                eff.write.push(port(&a.subs));
+                eff.write.push(port(a));
             } else {
-                eff.read.push(port(&a.subs));
+                eff.read.push(port(a));
             }
         };
         if let Some(block) = a.name.strip_prefix('/').and_then(|b| b.strip_suffix('/')) {

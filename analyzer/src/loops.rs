@@ -202,6 +202,26 @@ pub struct Versioned {
     /// left out of the loop then.
     #[serde(skip)]
     pub flags: Vec<(Name, bool)>,
+    /// Scalars carried from one iteration to the next only by statements that update them
+    /// from themselves and values the loop does not change (NPB MG's seed `X0` of
+    /// `RDUMMY = RANDLC(X0, A2)`): the generated program computes their value at the start
+    /// of every iteration first, in a sequential copy of the loop made of those statements
+    /// alone, and the parallel loop starts each iteration from it (`Recurrence`). Empty:
+    /// none. `when` may then be empty: the loop is parallel after that split, without tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Recurrence>,
+}
+
+/// A scalar recurrence a loop's iterations can start from once it is computed ahead
+/// (`Versioned::split`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Recurrence {
+    /// The scalars it carries, with their declared types (`DOUBLE PRECISION`).
+    pub vars: Vec<(Name, String)>,
+    /// The lines of its statements, directly in the loop's body, in order.
+    pub lines: Vec<u32>,
+    #[serde(skip)]
+    pub stmts: Vec<StmtId>,
 }
 
 impl Versioned {
@@ -274,7 +294,9 @@ pub fn analyze_unit(
 ) -> UnitLoops {
     let fine = cfg::build_with_flow(unit, sema, summaries, false, flow);
     let targets = cfg::jump_sources(unit);
-    let acc = crate::interproc::stmt_accesses(unit, sema, summaries);
+    let acc_if = crate::interproc::stmt_accesses_conditional(unit, sema, summaries);
+    let mut acc = acc_if.clone();
+    let conditional = crate::interproc::unconditional(&mut acc);
     let mut out = vec![];
     let cx = Analyzer {
         unit,
@@ -283,7 +305,8 @@ pub fn analyze_unit(
         fine: Some(&fine),
         targets: &targets,
         refinements,
-        acc: &acc,
+        acc: std::cell::Cell::new(&acc),
+        acc_if: conditional.then_some(&acc_if[..]),
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
         assume: Default::default(),
         stable_only: Default::default(),
@@ -368,7 +391,8 @@ fn walker<R>(
         fine: None,
         targets: &targets,
         refinements: &refinements,
-        acc,
+        acc: std::cell::Cell::new(acc),
+        acc_if: None,
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
         assume: Default::default(),
         stable_only: Default::default(),
@@ -400,8 +424,13 @@ struct Analyzer<'a> {
     /// Jump targets, with the number of jumps to each.
     targets: &'a BTreeMap<u32, usize>,
     refinements: &'a BTreeMap<u32, LoopRefinement>,
-    /// Accesses and call sites of every statement, by statement id (computed once).
-    acc: &'a [(Vec<Access>, Vec<CallSite>)],
+    /// Accesses and call sites of every statement, by statement id (computed once): the
+    /// table without conditional accesses, but `acc_if` while a loop is analyzed again for a
+    /// run-time test.
+    acc: std::cell::Cell<&'a [(Vec<Access>, Vec<CallSite>)]>,
+    /// The table with accesses known only under conditions (`Access::needs`), where there
+    /// are some.
+    acc_if: Option<&'a [(Vec<Access>, Vec<CallSite>)]>,
     /// Every name some statement of the unit assigns (through calls too).
     written: BTreeSet<Name>,
     /// While a loop is analyzed again for a run-time test (`versioned`): what the coverage
@@ -512,7 +541,7 @@ impl<'a> Analyzer<'a> {
         parent: Option<usize>,
         outer: &[StmtId],
     ) -> Option<Versioned> {
-        let fixable = |b: &Blocker| matches!(b.code, BlockerCode::Dep | BlockerCode::Call | BlockerCode::Io);
+        let fixable = |b: &Blocker| matches!(b.code, BlockerCode::Dep | BlockerCode::Call | BlockerCode::Io | BlockerCode::Scalar);
         if info.verdict != Verdict::Sequential
             || info.var.is_empty()
             || info.blockers.is_empty()
@@ -530,12 +559,60 @@ impl<'a> Analyzer<'a> {
             return None;
         }
         let body = pruned.as_deref().unwrap_or(body);
-        *self.assume.borrow_mut() = Some(vec![]);
-        let again = self.analyze_loop(header, body, end, depth, parent, outer);
-        let need = self.assume.borrow_mut().take().unwrap_or_default();
-        if again.verdict != Verdict::Parallel || (need.is_empty() && flags.is_empty()) {
+        // scalar recurrences computed ahead: the loop is analyzed without their statements
+        let split = self.recurrence(header, body);
+        if split.is_none() && info.blockers.iter().any(|b| b.code == BlockerCode::Scalar) {
             return None;
         }
+        let unsplit: Vec<Node>;
+        let body = match &split {
+            Some((r, _)) => {
+                unsplit = body.iter().filter(|n| !matches!(n, Node::Stmt(id) if r.stmts.contains(id))).cloned().collect();
+                &unsplit[..]
+            }
+            None => body,
+        };
+        *self.assume.borrow_mut() = Some(vec![]);
+        // (accesses through calls known only under conditions count as known, and the
+        // conditions of those the body makes become tests)
+        let plain = self.acc.get();
+        if let Some(t) = self.acc_if {
+            self.acc.set(t);
+        }
+        let again = self.analyze_loop(header, body, end, depth, parent, outer);
+        self.acc.set(plain);
+        let mut need = self.assume.borrow_mut().take().unwrap_or_default();
+        if again.verdict != Verdict::Parallel {
+            return None;
+        }
+        if let Some(t) = self.acc_if {
+            let mut known = true;
+            for_each_stmt(self.unit, body, &mut |st| {
+                for e in t[st.id.0 as usize].0.iter().flat_map(|a| &a.needs) {
+                    match self.test_form(e, st.id) {
+                        Some(f) => need.push(f),
+                        None => known = false,
+                    }
+                }
+            });
+            if !known {
+                return None;
+            }
+        }
+        if need.is_empty() && flags.is_empty() && split.is_none() {
+            return None;
+        }
+        // (the recurrence's scalars, and the others its statements set, are the iteration's
+        // own in the parallel loop: it sets them first)
+        let mut private = again.private;
+        let split = split.map(|(r, dead)| {
+            for v in r.vars.iter().map(|(v, _)| v).chain(&dead) {
+                if !private.contains(v) {
+                    private.push(v.clone());
+                }
+            }
+            r
+        });
         // the weakest form of each set of forms that differ by a constant is implied by the
         // strongest (`GP - 4 >= 0` gives `GP - 3 >= 0`)
         let mut kept: Vec<Lin> = vec![];
@@ -549,7 +626,138 @@ impl<'a> Analyzer<'a> {
         }
         let mut when: Vec<String> = flags.iter().map(|(x, v)| if *v { x.to_uppercase() } else { format!(".NOT. {}", x.to_uppercase()) }).collect();
         when.extend(kept.iter().map(render_condition).collect::<Option<Vec<String>>>()?);
-        Some(Versioned { when, private: again.private, copy_in: again.copy_in, reductions: again.reductions, tests: kept, flags })
+        Some(Versioned { when, private, copy_in: again.copy_in, reductions: again.reductions, tests: kept, flags, split })
+    }
+
+    /// A scalar recurrence of the DO loop at `header` with body `body` that can be computed
+    /// ahead (`Versioned::split`), and the other scalars its statements set: statements
+    /// directly in the body (assignments and calls, every iteration runs them: nothing leaves
+    /// the body early) that alone write some local scalars S, reading only S, the loop's
+    /// variable and what the loop never changes, writing besides S only scalars nothing in
+    /// the loop reads and nothing after it uses, and calling only procedures without I/O,
+    /// STOP, SAVEd state or unknown callees; every other statement that reads S comes before
+    /// the first of them (it reads the value the iteration starts with), and one does. The loop's step is
+    /// 1 and nothing in it changes what its bounds use.
+    fn recurrence(&self, header: StmtId, body: &[Node]) -> Option<(Recurrence, Vec<Name>)> {
+        let StmtKind::Do { var, lo, hi, step, label } = &self.unit.stmt(header).kind else { return None };
+        if step.as_ref().is_some_and(|e| self.sema.eval_int(e) != Some(1)) || self.leaves_early(body) {
+            return None;
+        }
+        // (code after the loop runs right after its last iteration: no other loop ends on
+        // its terminal statement)
+        let shared = |l: u32| self.unit.stmts.iter().filter(|st| matches!(&st.kind, StmtKind::Do { label: Some(m), .. } | StmtKind::DoWhile { label: Some(m), .. } if *m == l)).count() > 1;
+        if label.is_some_and(shared) {
+            return None;
+        }
+        let acc = self.acc.get();
+        let names = |n: &Node, write: bool| -> BTreeSet<Name> {
+            let mut out = BTreeSet::new();
+            for_each_stmt(self.unit, std::slice::from_ref(n), &mut |st| {
+                out.extend(acc[st.id.0 as usize].0.iter().filter(|a| a.write == write).map(|a| a.name.clone()));
+            });
+            out
+        };
+        let reads: Vec<BTreeSet<Name>> = body.iter().map(|n| names(n, false)).collect();
+        let writes: Vec<BTreeSet<Name>> = body.iter().map(|n| names(n, true)).collect();
+        let written: BTreeSet<&Name> = writes.iter().flatten().collect();
+        // (not a dummy argument, COMMON, SAVE or module variable: a procedure the loop calls
+        // could reach the storage another way, and would not see the iteration's copy)
+        let local_scalar = |v: &str| {
+            v != var.as_str()
+                && !self.sema.is_array(v)
+                && !self.sema.visible_outside(v)
+                && self.sema.symbol(v).is_some_and(|s| s.aliases.is_empty() && s.param.is_none() && !s.pointer && !s.external)
+        };
+        // candidate statements: assignments and calls directly in the body
+        let simple = |n: &Node| match n {
+            Node::Stmt(id) => matches!(self.unit.stmt(*id).kind, StmtKind::Assign { .. } | StmtKind::Call { .. }),
+            _ => false,
+        };
+        // S: local scalars some candidate writes and that every writer of is a candidate,
+        // carried (a statement reads one no later than the first that writes it: one that
+        // does both, a call, is taken to read first)
+        let mut vars: BTreeSet<Name> = BTreeSet::new();
+        for (k, n) in body.iter().enumerate() {
+            if !simple(n) {
+                continue;
+            }
+            for v in &writes[k] {
+                let only_here = body.iter().enumerate().all(|(j, m)| !writes[j].contains(v) || simple(m));
+                let first_write = (0..body.len()).find(|&j| writes[j].contains(v)).unwrap_or(k);
+                let carried = (0..=first_write).any(|j| reads[j].contains(v));
+                if local_scalar(v) && only_here && carried {
+                    vars.insert(v.clone());
+                }
+            }
+        }
+        if vars.is_empty() {
+            return None;
+        }
+        let rec: Vec<usize> = (0..body.len()).filter(|&k| simple(&body[k]) && writes[k].iter().any(|v| vars.contains(v))).collect();
+        let live = self.live_after(header);
+        let mut dead: Vec<Name> = vec![];
+        for &k in &rec {
+            let Node::Stmt(id) = &body[k] else { return None };
+            // what it calls: no I/O, STOP, SAVEd state, recursion or procedure without a body
+            for c in &acc[id.0 as usize].1 {
+                if c.unknown {
+                    return None;
+                }
+                if let Some(sum) = self.summaries.get(&c.name) {
+                    if sum.has_io || sum.has_stop || sum.keeps_state || sum.recursive || !sum.unknown_calls.is_empty() {
+                        return None;
+                    }
+                }
+            }
+            for v in &writes[k] {
+                if vars.contains(v) {
+                    continue;
+                }
+                // another scalar it sets: nothing in the loop reads it, nothing after uses it
+                if !local_scalar(v) || reads.iter().any(|r| r.contains(v)) || live.contains(v) {
+                    return None;
+                }
+                if !dead.contains(v) {
+                    dead.push(v.clone());
+                }
+            }
+            if reads[k].iter().any(|v| v != var && !vars.contains(v) && written.contains(v)) {
+                return None;
+            }
+        }
+        // every other reader of S comes before the recurrence's first statement, and there is
+        // one (else the recurrence is all the loop does with S: nothing to gain)
+        let first = rec[0];
+        if (first..body.len()).any(|k| !rec.contains(&k) && reads[k].iter().any(|v| vars.contains(v))) {
+            return None;
+        }
+        if !(0..first).any(|k| reads[k].iter().any(|v| vars.contains(v))) {
+            return None;
+        }
+        // the bounds are the same for the copy of the loop
+        if [lo, hi].iter().any(|e| written.iter().any(|v| mentions(e, v))) {
+            return None;
+        }
+        let mut typed = vec![];
+        for v in &vars {
+            typed.push((v.clone(), crate::search::decl_of(self.sema, v)?));
+        }
+        let stmts: Vec<StmtId> = rec.iter().map(|&k| match &body[k] {
+            Node::Stmt(id) => *id,
+            _ => unreachable!("candidates are statements"),
+        }).collect();
+        let lines = stmts.iter().map(|id| self.unit.stmt(*id).span.line).collect();
+        Some((Recurrence { vars: typed, lines, stmts }, dead))
+    }
+
+    /// Condition `e >= 0` where statement `at` runs as a form the program can test where a
+    /// loop around it starts: over names the unit never changes (values set once before are
+    /// substituted, `lin_at`). None when it is not, or is false.
+    fn test_form(&self, e: &Expr, at: StmtId) -> Option<Lin> {
+        let f = self.lin_at(e, at)?;
+        let stable = self.stable_only.borrow();
+        let ok = f.terms.iter().all(|(v, _)| !self.written.contains(v) && render_symbol(v).is_some() && stable.as_ref().is_none_or(|s| s.contains(v)));
+        (ok && (!f.terms.is_empty() || f.constant >= 0)).then_some(f)
     }
 
     /// A loop body without the statements that blockers of `info` lie in (or calls, or I/O:
@@ -562,7 +770,7 @@ impl<'a> Analyzer<'a> {
         let lines: BTreeSet<u32> = info.blockers.iter().map(|b| b.line).collect();
         let mut written: BTreeSet<&str> = BTreeSet::new();
         for_each_stmt(self.unit, body, &mut |st| {
-            written.extend(self.acc[st.id.0 as usize].0.iter().filter(|a| a.write).map(|a| a.name.as_str()));
+            written.extend(self.acc.get()[st.id.0 as usize].0.iter().filter(|a| a.write).map(|a| a.name.as_str()));
         });
         // `X` or `.NOT. X` on a plain logical scalar: (X, the value that makes it true)
         let guard = |e: &Expr| -> Option<(Name, bool)> {
@@ -575,7 +783,7 @@ impl<'a> Analyzer<'a> {
             let mut hit = false;
             for_each_stmt(self.unit, nodes, &mut |st| {
                 hit |= (st.span.line..=st.span.end_line).any(|l| lines.contains(&l))
-                    || !self.acc[st.id.0 as usize].1.is_empty()
+                    || !self.acc.get()[st.id.0 as usize].1.is_empty()
                     || matches!(st.kind.action(), StmtKind::Io { .. })
             });
             hit
@@ -783,7 +991,7 @@ impl<'a> Analyzer<'a> {
         let mut index_vars: BTreeSet<Name> = BTreeSet::new();
         index_vars.insert(var.clone());
         for (k, bs) in stmts.iter().enumerate() {
-            let (acc, c) = &self.acc[bs.st.id.0 as usize];
+            let (acc, c) = &self.acc.get()[bs.st.id.0 as usize];
             calls.extend(c.iter().cloned());
             if let StmtKind::Do { var, .. } = &bs.st.kind {
                 index_vars.insert(var.clone());
@@ -1455,7 +1663,7 @@ impl<'a> Analyzer<'a> {
             if let StmtKind::Do { var, .. } = &st.kind {
                 loop_vars.insert(var.clone());
             }
-            for a in &self.acc[st.id.0 as usize].0 {
+            for a in &self.acc.get()[st.id.0 as usize].0 {
                 if a.write && !self.sema.is_array(&a.name) {
                     assigned.insert(a.name.clone());
                 }
@@ -1530,7 +1738,7 @@ impl<'a> Analyzer<'a> {
         out: &mut BTreeMap<Name, Option<Vec<SymRect>>>,
     ) {
         let stmt = |id: StmtId, around: &[Option<(Name, Lin, Lin)>], out: &mut BTreeMap<Name, Option<Vec<SymRect>>>| {
-            for a in self.acc[id.0 as usize].0.iter().filter(|a| a.write && self.sema.is_array(&a.name)) {
+            for a in self.acc.get()[id.0 as usize].0.iter().filter(|a| a.write && self.sema.is_array(&a.name)) {
                 let mut rect = if a.via_call.is_some() { None } else { self.sym_rect(a) };
                 for r in around.iter().rev() {
                     rect = match (rect, r) {
@@ -1770,7 +1978,7 @@ impl<'a> Analyzer<'a> {
     fn scalars_written(&self, nodes: &[Node]) -> BTreeSet<Name> {
         let mut out = BTreeSet::new();
         for_each_stmt(self.unit, nodes, &mut |st| {
-            for a in self.acc[st.id.0 as usize].0.iter().filter(|a| a.write && !self.sema.is_array(&a.name)) {
+            for a in self.acc.get()[st.id.0 as usize].0.iter().filter(|a| a.write && !self.sema.is_array(&a.name)) {
                 out.insert(a.name.clone());
             }
         });
@@ -1957,7 +2165,7 @@ impl<'a> Analyzer<'a> {
 
     /// The reads of one statement against what is surely written so far.
     fn expose_reads(&self, id: StmtId, s: &mut Exposure, skip: &BTreeSet<Name>) {
-        for a in self.acc[id.0 as usize].0.iter().filter(|a| !a.write) {
+        for a in self.acc.get()[id.0 as usize].0.iter().filter(|a| !a.write) {
             if a.via_call.is_some() && (skip.contains(&a.name) || self.callee_owns_common(a)) && self.sema.is_array(&a.name) {
                 // a callee reading only what it wrote itself first
                 continue;
@@ -2028,7 +2236,7 @@ impl<'a> Analyzer<'a> {
                                 ..
                             }
                     );
-                    for a in self.acc[id.0 as usize].0.iter().filter(|a| a.write) {
+                    for a in self.acc.get()[id.0 as usize].0.iter().filter(|a| a.write) {
                         if self.sema.is_array(&a.name) {
                             s.written_arr.insert(a.name.clone());
                             if a.via_call.is_some() && defines.contains_key(&a.name) {
@@ -2052,7 +2260,7 @@ impl<'a> Analyzer<'a> {
                         }
                     }
                     let changed: Vec<&Name> =
-                        self.acc[id.0 as usize].0.iter().filter(|a| a.write && !self.sema.is_array(&a.name)).map(|a| &a.name).collect();
+                        self.acc.get()[id.0 as usize].0.iter().filter(|a| a.write && !self.sema.is_array(&a.name)).map(|a| &a.name).collect();
                     for (x, (rects, _)) in defines {
                         for r in rects.into_iter().filter(|r| !changed.iter().any(|c| r.mentions(c))) {
                             s.must_arr.entry(x.clone()).or_default().add(r);
@@ -2848,7 +3056,7 @@ impl<'a> Analyzer<'a> {
         let scan = |nodes: &[Node]| {
             let (mut assigns, mut jump) = (false, false);
             for_each_stmt(self.unit, nodes, &mut |st| {
-                assigns |= self.acc[st.id.0 as usize].0.iter().any(|a| a.write && a.name == v);
+                assigns |= self.acc.get()[st.id.0 as usize].0.iter().any(|a| a.write && a.name == v);
                 jump |= targeted(st);
             });
             (assigns, jump)
@@ -2894,7 +3102,7 @@ impl<'a> Analyzer<'a> {
                             && self.sema.symbol(n).is_some_and(|s| s.aliases.is_empty() && s.param.is_none())
                             && passed.iter().all(|ns| {
                                 let mut assigns = false;
-                                for_each_stmt(self.unit, ns, &mut |st| assigns |= self.acc[st.id.0 as usize].0.iter().any(|a| a.write && &a.name == n));
+                                for_each_stmt(self.unit, ns, &mut |st| assigns |= self.acc.get()[st.id.0 as usize].0.iter().any(|a| a.write && &a.name == n));
                                 !assigns
                             })
                     };

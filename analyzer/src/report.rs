@@ -417,10 +417,35 @@ pub fn human_line(file: &str, l: &Value) -> String {
             what.push(format!("reduction({})", reds.join(",")));
         }
         let what = if what.is_empty() { String::new() } else { format!(", {}", what.join(", ")) };
-        let _ = write!(
-            s,
-            "\n    parallel when {when}{what}: the program can test this where the loop starts (sapfor --auto runs the loop in parallel only then)"
-        );
+        let split = v.get("split").filter(|x| x.is_object()).map(|x| {
+            let vars: Vec<String> = strs(&x["vars"]).iter().map(|v| v.to_uppercase()).collect();
+            let lines: Vec<String> = x["lines"].as_array().into_iter().flatten().filter_map(|l| l.as_u64()).map(|l| l.to_string()).collect();
+            format!(
+                "{} {} only by the statement(s) at line(s) {} from {} and values the loop does not change: the generated program computes {} for every iteration first, in a sequential copy of the loop made of those statements",
+                vars.join(", "),
+                if vars.len() == 1 { "is carried from one iteration to the next" } else { "are carried from one iteration to the next" },
+                lines.join(", "),
+                if vars.len() == 1 { "itself" } else { "themselves" },
+                if vars.len() == 1 { "its value" } else { "their values" },
+            )
+        });
+        match (when.is_empty(), split) {
+            (true, Some(split)) => {
+                let _ = write!(s, "\n    parallel once split{what}: {split} (sapfor --auto does so)");
+            }
+            (false, Some(split)) => {
+                let _ = write!(
+                    s,
+                    "\n    parallel when {when}{what}, once split: the program can test this where the loop starts; {split} (sapfor --auto runs the loop in parallel only then)"
+                );
+            }
+            _ => {
+                let _ = write!(
+                    s,
+                    "\n    parallel when {when}{what}: the program can test this where the loop starts (sapfor --auto runs the loop in parallel only then)"
+                );
+            }
+        }
     }
     for n in strs(&l["notes"]) {
         let _ = write!(s, "\n    note: {n}");
@@ -464,6 +489,12 @@ pub fn loop_json(l: &LoopInfo) -> Value {
             "private": v.private,
             "reductions": v.reductions.iter().map(|r| json!({"op": r.op.as_str(), "var": r.var})).collect::<Vec<_>>(),
         });
+        if let Some(r) = &v.split {
+            out["versioned"]["split"] = json!({
+                "vars": r.vars.iter().map(|(v, _)| v).collect::<Vec<_>>(),
+                "lines": r.lines,
+            });
+        }
     }
     out
 }

@@ -113,8 +113,9 @@ pub fn is_search_value(unit: &Unit, sema: &UnitSema, node: &Node, var: &str) -> 
     var.starts_with("sfv") && index_searches(unit, sema, node).iter().any(|s| s.value == var)
 }
 
-/// The declaration type of a value variable holding an element of `array`.
-fn decl_of(sema: &UnitSema, array: &str) -> Option<String> {
+/// The declaration type of a variable holding a value of `array` (an element of it, or the
+/// scalar itself): INTEGER, REAL or DOUBLE PRECISION (with a kind).
+pub(crate) fn decl_of(sema: &UnitSema, array: &str) -> Option<String> {
     let s = sema.symbol(array)?;
     Some(match (&s.ty.base, s.ty.kind) {
         (BaseType::Integer, None) => "INTEGER".into(),

@@ -16,6 +16,8 @@ struct Expect {
     when: Option<Vec<String>>,
     /// `vprivate(...)`: its private variables under those tests.
     vprivate: BTreeSet<String>,
+    /// `split(...)`: the scalars of a recurrence computed ahead of it.
+    split: BTreeSet<String>,
 }
 
 fn parse_list(s: &str, key: &str) -> Option<BTreeSet<String>> {
@@ -40,9 +42,10 @@ fn parse_expect(text: &str) -> Option<Expect> {
         blockers: parse_list(rest, "blockers").unwrap_or_default(),
         when: rest.find("when[").and_then(|i| {
             let body = &rest[i + 5..];
-            Some(body[..body.find(']')?].split(';').map(|c| c.trim().to_string()).collect())
+            Some(body[..body.find(']')?].split(';').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect())
         }),
         vprivate: parse_list(rest, "vprivate").unwrap_or_default(),
+        split: parse_list(rest, "split").unwrap_or_default(),
     })
 }
 
@@ -126,6 +129,10 @@ fn check_file(path: &Path) -> Vec<String> {
         let got_vpriv: BTreeSet<String> = l.versioned.iter().flat_map(|v| v.private.iter().cloned()).collect();
         if got_vpriv != exp.vprivate {
             bad.push(format!("versioned private {got_vpriv:?} (want {:?})", exp.vprivate));
+        }
+        let got_split: BTreeSet<String> = l.versioned.iter().flat_map(|v| v.split.iter().flat_map(|r| r.vars.iter().map(|(x, _)| x.clone()))).collect();
+        if got_split != exp.split {
+            bad.push(format!("split {got_split:?} (want {:?})", exp.split));
         }
         if got_block != exp.blockers {
             bad.push(format!("blockers {got_block:?} (want {:?})", exp.blockers));

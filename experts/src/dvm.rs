@@ -70,8 +70,24 @@ pub(crate) struct Nest {
     /// The logical flags among those tests, with their values (`Versioned::flags`): what runs
     /// only under the other values is not part of the nest.
     pub(crate) flags: Vec<(Name, bool)>,
+    /// A scalar recurrence computed ahead of the loop (`Versioned::split`).
+    pub(crate) split: Option<crate::scheme::Split>,
     /// Last line of the outermost loop.
     pub(crate) end_line: u32,
+}
+
+/// What makes a nest of `versioned_nests` parallel, for notes: `parallel when TESTS`,
+/// `parallel once X0 is computed ahead of it`, or both.
+pub(crate) fn parallel_when(n: &Nest) -> String {
+    let ahead = n.split.as_ref().map(|sp| {
+        let vars: Vec<String> = sp.vars.iter().map(|(v, _)| v.to_uppercase()).collect();
+        format!("once {} {} computed ahead of it", vars.join(", "), if vars.len() == 1 { "is" } else { "are" })
+    });
+    match (n.when.is_empty(), ahead) {
+        (true, Some(a)) => format!("parallel {a}"),
+        (false, Some(a)) => format!("parallel when {}, {a}", n.when.join(" .AND. ")),
+        (_, None) => format!("parallel when {}", n.when.join(" .AND. ")),
+    }
 }
 
 /// An array that may be distributed: its storage (identity across units for COMMON members,
@@ -502,6 +518,7 @@ fn walk_versioned(
                 let mut nest = make_nest(analysis, ui, unit, loops, &runs, vec![level], times, m);
                 nest.when = v.when.clone();
                 nest.flags = v.flags.clone();
+                nest.split = v.split.as_ref().map(|r| crate::scheme::Split { vars: r.vars.clone(), lines: r.lines.clone() });
                 out.push(nest);
             }
             Node::If { arms, .. } => {
@@ -826,6 +843,7 @@ fn make_nest(
         dep_arrays,
         when: vec![],
         flags: vec![],
+        split: None,
         end_line: levels_end,
     }
 }
@@ -1983,7 +2001,8 @@ pub(crate) fn parallel_loop(
             .map(|l| l.line)
             .collect(),
         when: n.when.clone(),
-        end_line: if n.when.is_empty() { 0 } else { n.end_line },
+        split: n.split.clone(),
+        end_line: if n.when.is_empty() && n.split.is_none() { 0 } else { n.end_line },
     }
 }
 
@@ -2201,7 +2220,7 @@ fn template_scheme(analysis: &Analysis, nests: &[Nest], m: &MachineModel, notes:
             comp += t.comp;
             comm += t.comm;
             per_nest.push(NestEstimate { file: at.file.clone(), line: v.line, seconds: t.comp + t.comm });
-            est_notes.push(format!("{} (when {})", t.note, v.when.join(" .AND. ")));
+            est_notes.push(format!("{} ({})", t.note, parallel_when(&v)));
             add_on_template(&mut s, t);
             outer.push((v.unit, v.line, v.end_line));
         }
@@ -2688,7 +2707,7 @@ fn with_versioned(prog: &analyzer::program::Program, nests: &[Nest], versioned: 
             None => taken.push(v),
             Some(why) => {
                 let at = unit_ref(prog, v.unit);
-                notes.push(format!("{}:{} (unit {}): parallel when {}, but runs as it is in this variant: {why}", at.file, v.line, upper(&at.unit), v.when.join(" .AND. ")));
+                notes.push(format!("{}:{} (unit {}): {}, but runs as it is in this variant: {why}", at.file, v.line, upper(&at.unit), parallel_when(v)));
             }
         }
     }

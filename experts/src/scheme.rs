@@ -201,8 +201,21 @@ pub struct ParallelLoop {
     /// is, `END IF` (the loop's last line is `end_line`). Empty: the loop is parallel always.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub when: Vec<String>,
+    /// A scalar recurrence the generator computes ahead of the loop
+    /// (`analyzer::loops::Versioned::split`): the loop's last line is `end_line` then too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub end_line: u32,
+}
+
+/// What the generator needs of a scalar recurrence computed ahead of a parallel loop: the
+/// scalars with their declaration types, and the lines of the statements that update them
+/// (directly in the loop's body).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Split {
+    pub vars: Vec<(String, String)>,
+    pub lines: Vec<u32>,
 }
 
 fn is_zero(x: &u32) -> bool {

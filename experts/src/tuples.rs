@@ -66,7 +66,7 @@ pub fn check(analysis: &Analysis) -> Vec<Finding> {
                 }
                 let var = l.var.to_ascii_uppercase();
                 // a loop parallel under run-time tests, written inside `IF (tests) THEN`
-                let versioned = l.versioned.as_ref().filter(|v| guard_of(unit, l.header).is_some_and(|c| v.implied_by(c, &prog.semas[ui])));
+                let versioned = l.versioned.as_ref().filter(|v| guard_of(unit, &prog.semas[ui], l.header).is_some_and(|c| v.implied_by(c, &prog.semas[ui])));
                 if let Some(v) = versioned {
                     for r in v.reductions.iter().filter(|r| !reduced.contains(&r.var.to_ascii_lowercase())) {
                         say(format!(
@@ -141,24 +141,65 @@ pub fn check(analysis: &Analysis) -> Vec<Finding> {
 
 /// The condition of the IF block whose first statement is the DO loop `header` (the guard the
 /// generator writes around a loop parallel under run-time tests), if there is one.
-fn guard_of(unit: &analyzer::ast::Unit, header: analyzer::ast::StmtId) -> Option<&analyzer::ast::Expr> {
+fn guard_of<'u>(unit: &'u analyzer::ast::Unit, sema: &analyzer::sema::UnitSema, header: analyzer::ast::StmtId) -> Option<&'u analyzer::ast::Expr> {
     use analyzer::ast::{Node, StmtKind};
-    fn find(unit: &analyzer::ast::Unit, nodes: &[Node], header: analyzer::ast::StmtId) -> Option<analyzer::ast::StmtId> {
+    // the statements before the loop in the IF's arm (a recurrence computed ahead of it,
+    // `analyzer::loops::Recurrence`) leave what the condition names alone: assignments,
+    // ALLOCATEs and DO loops not assigning it, calling nothing that is given it
+    let keeps = |before: &[Node], cond: &analyzer::ast::Expr| {
+        let mut names: Vec<String> = vec![];
+        cond.walk(&mut |x| {
+            if let analyzer::ast::Expr::Var(n) | analyzer::ast::Expr::Ref(n, _) = x {
+                names.push(n.clone());
+            }
+        });
+        let named = |e: &analyzer::ast::Expr| {
+            let mut hit = false;
+            e.walk(&mut |x| hit |= matches!(x, analyzer::ast::Expr::Var(n) | analyzer::ast::Expr::Ref(n, _) if names.contains(n)));
+            hit
+        };
+        let passes = |e: &analyzer::ast::Expr| {
+            let mut bad = false;
+            e.walk(&mut |x| {
+                if let analyzer::ast::Expr::Ref(f, args) = x {
+                    if !sema.is_array(f) && args.iter().any(|a| a.expr().is_some_and(named)) {
+                        bad = true;
+                    }
+                }
+            });
+            bad
+        };
+        let mut ok = true;
+        analyzer::ast::for_each_stmt(unit, before, &mut |st| {
+            ok &= match &st.kind {
+                StmtKind::Assign { lhs, rhs } => lhs.base_name().is_none_or(|b| !names.iter().any(|n| n == b)) && !passes(lhs) && !passes(rhs),
+                StmtKind::Do { var, lo, hi, step, .. } => !names.contains(var) && !passes(lo) && !passes(hi) && step.as_ref().is_none_or(|e| !passes(e)),
+                StmtKind::EndDo | StmtKind::Continue => true,
+                StmtKind::Allocate(es) => es.iter().all(|e| e.base_name().is_none_or(|b| !names.iter().any(|n| n == b))),
+                _ => false,
+            };
+        });
+        ok
+    };
+    fn find(unit: &analyzer::ast::Unit, nodes: &[Node], header: analyzer::ast::StmtId, keeps: &dyn Fn(&[Node], &analyzer::ast::Expr) -> bool) -> Option<analyzer::ast::StmtId> {
         for n in nodes {
             match n {
                 Node::Do { body, .. } => {
-                    if let Some(x) = find(unit, body, header) {
+                    if let Some(x) = find(unit, body, header, keeps) {
                         return Some(x);
                     }
                 }
                 Node::If { arms, .. } => {
                     if let Some((h, first)) = arms.first() {
-                        if matches!(first.first(), Some(Node::Do { header: d, .. }) if *d == header) {
-                            return Some(*h);
+                        let at = first.iter().position(|n| matches!(n, Node::Do { header: d, .. } if *d == header));
+                        if let (Some(k), StmtKind::IfThen(c)) = (at, &unit.stmt(*h).kind) {
+                            if keeps(&first[..k], c) {
+                                return Some(*h);
+                            }
                         }
                     }
                     for (_, b) in arms {
-                        if let Some(x) = find(unit, b, header) {
+                        if let Some(x) = find(unit, b, header, keeps) {
                             return Some(x);
                         }
                     }
@@ -168,7 +209,7 @@ fn guard_of(unit: &analyzer::ast::Unit, header: analyzer::ast::StmtId) -> Option
         }
         None
     }
-    match &unit.stmt(find(unit, &unit.body, header)?).kind {
+    match &unit.stmt(find(unit, &unit.body, header, &keeps)?).kind {
         StmtKind::IfThen(c) => Some(c),
         _ => None,
     }

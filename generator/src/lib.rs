@@ -215,6 +215,19 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
 
     // (the value variables of extremum searches first: declarations before the directives)
     let dropped = index_searches(program, scheme, &texts, &mut plan, &mut anchor)?;
+    // (and the arrays of recurrences computed ahead: the text for each such loop, by its
+    // position in the scheme)
+    let mut splits: BTreeMap<usize, SplitText> = BTreeMap::new();
+    let mut split_names: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    for (seq, x) in scheme.loops.iter().enumerate() {
+        let Some(sp) = &x.split else { continue };
+        let ui = resolve(program, &x.at)?;
+        let k = program.units[ui].file.0 as usize;
+        let a = anchor(ui)?;
+        let text = recurrence(program, ui, x, sp, &texts[k], &path_of(ui), &mut split_names)?;
+        plan[k].push(Insertion { before: a.before, cat: 0, seq: 0, kind: DirectiveKind::Spf(vec![]), indent_line: a.indent_line, raw: text.decls.clone() });
+        splits.insert(seq, text);
+    }
 
     // TEMPLATE, DISTRIBUTE, ALIGN and SHADOW of a unit go to its declaration anchor, in that
     // order. `$array` names the array each item declares (checked for duplicates); `$seq`
@@ -365,6 +378,9 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
     }
 
     let mut loop_lines: BTreeSet<(FileId, u32)> = BTreeSet::new();
+    // the first statements each loop with a recurrence computed ahead gets in its body:
+    // (file, before line, lines, the loop's line)
+    let mut starts: Vec<(usize, u32, Vec<String>, u32)> = vec![];
     // (file, first line, last line) of each loop written twice
     let mut versioned_ranges: Vec<(usize, u32, u32)> = vec![];
     // labels the ELSE copies of versioned loops took, by unit
@@ -408,11 +424,22 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             line: x.line,
         };
         let kind = convert::parallel(x, at)?;
+        let split = splits.remove(&seq);
+        if let Some(sp) = &split {
+            starts.push((unit.file.0 as usize, sp.first_body_line, sp.start.clone(), x.line));
+        }
         if !x.when.is_empty() {
-            let (if_line, rest) = versioned(program, ui, x, &texts[unit.file.0 as usize], &path, relabelled.entry(ui).or_default())?;
+            let (mut if_line, mut rest) = versioned(program, ui, x, &texts[unit.file.0 as usize], &path, relabelled.entry(ui).or_default())?;
+            if let Some(sp) = &split {
+                if_line.extend(sp.before.iter().cloned());
+                rest.splice(0..0, sp.after.iter().cloned());
+            }
             versioned_ranges.push((unit.file.0 as usize, x.line, x.end_line));
             plan[unit.file.0 as usize].push(Insertion { before: x.line, cat: 8, seq: usize::MAX, kind: kind.clone(), indent_line: x.line, raw: if_line });
             plan[unit.file.0 as usize].push(Insertion { before: x.end_line + 1, cat: 0, seq: 0, kind: kind.clone(), indent_line: x.line, raw: rest });
+        } else if let Some(sp) = &split {
+            plan[unit.file.0 as usize].push(Insertion { before: x.line, cat: 8, seq: usize::MAX, kind: kind.clone(), indent_line: x.line, raw: sp.before.clone() });
+            plan[unit.file.0 as usize].push(Insertion { before: x.end_line + 1, cat: 0, seq: 0, kind: kind.clone(), indent_line: x.line, raw: sp.after.clone() });
         }
         plan[unit.file.0 as usize].push(Insertion {
             before: x.line,
@@ -453,6 +480,10 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
                 message: format!("the scheme puts `{}` inside the loop at line {first}, which runs in parallel only under run-time tests (written twice)", x.kind),
             });
         }
+    }
+    // (inside the loop: after the check above, which keeps the ELSE copies as they are)
+    for (k, before, raw, line) in starts {
+        plan[k].push(Insertion { before, cat: 12, seq: 0, kind: DirectiveKind::Spf(vec![]), indent_line: line, raw });
     }
     let mut out = Vec::new();
     for (k, f) in files.iter().enumerate() {
@@ -685,26 +716,7 @@ fn index_searches(
                 layout::indentation(l).to_string()
             }
         };
-        // a statement laid out with `indent` (and a label), continued when it does not fit
-        let write = |text: &str, indent: &str, label: Option<u32>| -> Vec<String> {
-            let lead = match (fixed, label) {
-                (true, Some(l)) => format!("{:>5} {indent}", l),
-                (true, None) => format!("      {indent}"),
-                (false, Some(l)) => format!("{indent}{l} "),
-                (false, None) => indent.to_string(),
-            };
-            let one = format!("{lead}{text}");
-            if one.chars().count() <= if fixed { layout::FIXED_LIMIT } else { layout::FREE_LIMIT } {
-                return vec![one];
-            }
-            let mut v = layout::statement(text, fixed, indent);
-            match label {
-                Some(l) if fixed => v[0] = format!("{:>5}{}", l, &v[0][5..]),
-                Some(l) => v[0] = format!("{l} {}", v[0]),
-                None => {}
-            }
-            v
-        };
+        let write = |text: &str, indent: &str, label: Option<u32>| laid_out(text, indent, fixed, label);
         for r in wanted {
             let sr = searches.iter().find(|s| s.value == r.var).expect("wanted");
             let v = sr.value.to_uppercase();
@@ -736,6 +748,142 @@ fn index_searches(
         }
     }
     Ok(dropped)
+}
+
+/// A statement laid out with `indent` (the blanks after column 6 in fixed form) and a label,
+/// continued when it does not fit.
+fn laid_out(text: &str, indent: &str, fixed: bool, label: Option<u32>) -> Vec<String> {
+    let lead = match (fixed, label) {
+        (true, Some(l)) => format!("{:>5} {indent}", l),
+        (true, None) => format!("      {indent}"),
+        (false, Some(l)) => format!("{indent}{l} "),
+        (false, None) => indent.to_string(),
+    };
+    let one = format!("{lead}{text}");
+    if one.chars().count() <= if fixed { layout::FIXED_LIMIT } else { layout::FREE_LIMIT } {
+        return vec![one];
+    }
+    let mut v = layout::statement(text, fixed, indent);
+    match label {
+        Some(l) if fixed => v[0] = format!("{:>5}{}", l, &v[0][5..]),
+        Some(l) => v[0] = format!("{l} {}", v[0]),
+        None => {}
+    }
+    v
+}
+
+/// What the generator writes for a scalar recurrence computed ahead of parallel loop `x`
+/// (`analyzer::loops::Recurrence`).
+struct SplitText {
+    /// The declarations of the arrays that keep the values each iteration starts from.
+    decls: Vec<String>,
+    /// Before the loop: the arrays allocated, and the sequential copy of the loop made of the
+    /// recurrence's statements, storing the values; the values after the last iteration
+    /// stored last.
+    before: Vec<String>,
+    /// The body's first statements: the scalars set from the arrays, before this line.
+    first_body_line: u32,
+    start: Vec<String>,
+    /// After the loop: the scalars set to their values after the last iteration, the arrays
+    /// freed.
+    after: Vec<String>,
+}
+
+/// The text of a recurrence computed ahead (see `SplitText`). With the loop
+/// `DO I3 = 2, E3` and the recurrence `RDUMMY = RANDLC(X0, A2)`:
+///
+/// ```fortran
+///       DOUBLE PRECISION, ALLOCATABLE :: SFRX01(:)
+///       ...
+///       ALLOCATE (SFRX01(2:MAX(E3,2-1)+1))
+///       DO I3 = 2, E3
+///          SFRX01(I3) = X0
+///          RDUMMY = RANDLC( X0, A2 )
+///       END DO
+///       SFRX01(MAX(E3,2-1)+1) = X0
+/// !DVM$ PARALLEL ... PRIVATE(..., X0, RDUMMY)
+///       DO I3 = 2, E3
+///          X0 = SFRX01(I3)
+///          ...
+///       END DO
+///       X0 = SFRX01(MAX(E3,2-1)+1)
+///       DEALLOCATE (SFRX01)
+/// ```
+///
+/// The recurrence's statements stay in the parallel loop (they update the iteration's own
+/// copies). Refused for a labelled recurrence statement, bounds that cannot be written, or a
+/// DO statement or first body statement sharing its line.
+fn recurrence(program: &Program, ui: usize, x: &experts::scheme::ParallelLoop, sp: &experts::scheme::Split, orig: &[&str], path: &str, names: &mut BTreeMap<usize, BTreeSet<String>>) -> Result<SplitText, GenError> {
+    use analyzer::ast::StmtKind;
+    let unit = &program.units[ui];
+    let sema = &program.semas[ui];
+    let fixed = program.map.files[unit.file.0 as usize].form == SourceForm::Fixed;
+    let bad = |message: String| GenError::Placement { file: path.to_string(), line: x.line, message: format!("the scheme runs this loop in parallel once a recurrence is computed ahead of it, but {message}") };
+    let header = place::stmts_on_line(unit, x.line).first().copied().ok_or_else(|| bad("no DO statement is here".into()))?;
+    let StmtKind::Do { var, lo, hi, .. } = &header.kind else { return Err(bad("no DO statement is here".into())) };
+    let text = |e: &analyzer::ast::Expr| analyzer::search::expr_text(e).ok_or_else(|| bad(format!("a bound of the loop cannot be written again (line {})", x.line)));
+    let (lo, hi, v) = (text(lo)?, text(hi)?, var.to_uppercase());
+    let last = format!("MAX({hi},{lo}-1)+1");
+    let node = analyzer::cfg::node_of(&unit.body, header.id).ok_or_else(|| bad("no DO loop starts here".into()))?;
+    let analyzer::ast::Node::Do { body, .. } = node else { return Err(bad("no DO loop starts here".into())) };
+    let first = body.first().and_then(|n| {
+        let mut line = None;
+        analyzer::ast::for_each_stmt(unit, std::slice::from_ref(n), &mut |st| line = line.or(Some((st.span.line, st.span.file))));
+        line
+    }).ok_or_else(|| bad("its body is empty".into()))?;
+    if first.1 != unit.file {
+        return Err(bad("its body starts with lines of an INCLUDE file".into()));
+    }
+    let first = first.0;
+    if place::stmts_on_line(unit, first).len() > 1 || place::stmts_on_line(unit, x.line).len() > 1 || header.span.end_line >= first || header.span.file != unit.file {
+        return Err(bad(format!("the DO statement or the first statement of its body shares its line (line {first})")));
+    }
+    let indent = |line: u32| -> String {
+        let l = orig.get(line as usize - 1).copied().unwrap_or("");
+        if fixed {
+            l.chars().skip(6).take_while(|c| *c == ' ').collect()
+        } else {
+            layout::indentation(l).to_string()
+        }
+    };
+    let (outer, inner) = (indent(x.line), indent(first));
+    let write = |t: &str, ind: &str| laid_out(t, ind, fixed, None);
+    let taken = names.entry(ui).or_default();
+    let used: String = unit.stmts.iter().map(|st| format!("{:?}", st.kind)).collect();
+    let mut out = SplitText { decls: vec![], before: vec![], first_body_line: first, start: vec![], after: vec![] };
+    let mut arrays = vec![];
+    for (s, ty) in &sp.vars {
+        let a = (1..)
+            .map(|n| format!("sfr{s}{n}"))
+            .find(|c| sema.symbol(c).is_none() && !used.contains(&format!("\"{c}\"")) && !taken.contains(c))
+            .expect("a free name");
+        taken.insert(a.clone());
+        let (a, s) = (a.to_uppercase(), s.to_uppercase());
+        out.decls.extend(write(&format!("{ty}, ALLOCATABLE :: {a}(:)"), &indent(unit.span.line)));
+        out.before.extend(write(&format!("ALLOCATE ({a}({lo}:{last}))"), &outer));
+        arrays.push((a, s));
+    }
+    out.before.extend(write(&format!("DO {v} = {lo}, {hi}"), &outer));
+    for (a, s) in &arrays {
+        out.before.extend(write(&format!("{a}({v}) = {s}"), &inner));
+        out.start.extend(write(&format!("{s} = {a}({v})"), &inner));
+    }
+    for &l in &sp.lines {
+        let st = place::stmts_on_line(unit, l).first().copied().ok_or_else(|| bad(format!("no statement is at line {l}")))?;
+        if st.label.is_some() || place::stmts_on_line(unit, l).len() > 1 || st.span.file != unit.file {
+            return Err(bad(format!("the recurrence's statement at line {l} has a label, shares its line or comes from an INCLUDE file")));
+        }
+        for k in st.span.line..=st.span.end_line {
+            out.before.push(orig.get(k as usize - 1).copied().unwrap_or("").to_string());
+        }
+    }
+    out.before.extend(write("END DO", &outer));
+    for (a, s) in &arrays {
+        out.before.extend(write(&format!("{a}({last}) = {s}"), &outer));
+        out.after.extend(write(&format!("{s} = {a}({last})"), &outer));
+        out.after.extend(write(&format!("DEALLOCATE ({a})"), &outer));
+    }
+    Ok(out)
 }
 
 /// The lines that write loop `x` twice: `IF (tests) THEN` before its directive, and after its

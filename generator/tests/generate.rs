@@ -149,6 +149,7 @@ fn par(file: &Path, unit: &str, line: u32, vars: &[&str], on: Option<ArrayRef>) 
         remote_access: vec![],
         asserted: vec![],
         when: vec![],
+        split: None,
         end_line: 0,
     }
 }

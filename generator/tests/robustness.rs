@@ -199,6 +199,7 @@ fn scheme_s(
                         remote_access,
                         asserted: vec![],
                         when: vec![],
+                        split: None,
                         end_line: 0,
                     }
                 },

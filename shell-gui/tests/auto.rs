@@ -1350,3 +1350,87 @@ fn the_report_names_the_loops_whose_trip_count_is_assumed() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!String::from_utf8_lossy(&out.stdout).contains("whose trip count the analysis does not know"), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+/// Columns filled from a random-number seed each column leaves to the next (NPB MG's ZRAN3
+/// shape, `X0 = MOD(X0 * A2, P)` at the end of each column): the loop over J is parallel once
+/// the seed every column starts from is computed ahead, in a sequential copy of the loop made
+/// of that statement alone, and the columns are divided with U. The generated program keeps
+/// the seeds in an array it declares, starts each iteration from its own, and leaves X0 as
+/// the sequential loop would; `sapfor verify` accepts it, and every stored variant prints the
+/// sequential output with processes, threads and the emulator. Without the first statement
+/// of the body (`X0 = SFRX01(J)`), `--np 2` and `--threads 2` printed other values.
+#[test]
+fn a_seed_carried_between_columns_is_computed_ahead_and_the_columns_divided() {
+    assert!(have_gfortran());
+    let (dir, report) = auto_on("recurrence-columns", "recurrence_columns.f", "p.f", "p.fdv");
+    assert!(report.contains("p.f:14: loop J (depth 1): sequential, private(X1)"), "{report}");
+    assert!(report.contains("parallel once split, private(X1,X0): X0 is carried from one iteration to the next only by the statement(s) at line(s) 20"), "{report}");
+    assert!(report.contains("p.f:14 (unit SEEDS): parallel once X0 is computed ahead of it"), "{report}");
+    let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
+    let want_text = "      INTEGER*8, ALLOCATABLE :: SFRX01(:)\n";
+    assert!(text.contains(want_text), "{text}");
+    let split = "      ALLOCATE (SFRX01(1:MAX(M,1-1)+1))
+      DO J = 1, M
+         SFRX01(J) = X0
+         X0 = MOD(X0 * A2, P)
+      END DO
+      SFRX01(MAX(M,1-1)+1) = X0
+CDVM$ PARALLEL (J) ON U(*,J), PRIVATE(I,X0,X1)
+      DO J = 1, M
+         X0 = SFRX01(J)
+         X1 = X0
+";
+    assert!(text.contains(split), "{text}");
+    assert!(text.contains("         X0 = MOD(X0 * A2, P)\n      END DO\n      X0 = SFRX01(MAX(M,1-1)+1)\n      DEALLOCATE (SFRX01)\n"), "{text}");
+    let out = sapfor().current_dir(&dir).args(["verify", "p.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    every_variant_prints(&dir, &want, 3, |_, _| {});
+}
+
+/// Rows filled by a procedure from a seed a function advances after each row (ZRAN3's
+/// `CALL VRANLC(D1, XX, A, Z(2,I2,I3))` and `RDUMMY = RANDLC(X0, A2)`): each call reaches
+/// `Z(2:D1+1,I2)`, inside its column when `N1 .GE. D1 + 1`, and the seed is computed ahead.
+/// On replicated data with threads (the machine file has no accelerator) the loop runs in
+/// parallel under that test, with the computation ahead inside `IF (test) THEN`, and as it is
+/// otherwise; `sapfor verify` trusts the directive there. With D1 = 40, 63 (the column's
+/// last row) and 70 (every call spills into the next column: the test fails) the program
+/// prints what the sequential one prints.
+#[test]
+fn a_seed_carried_between_rows_given_to_a_procedure_is_computed_ahead_under_a_test() {
+    assert!(have_gfortran());
+    let dir = scratch("recurrence-rows");
+    std::fs::copy(root().join("shell-gui/tests/data/recurrence_rows.f"), dir.join("p.f")).unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    std::fs::write(dir.join("rows.dat"), "40\n").unwrap();
+    let o = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv", "--machine", "m.toml"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(report.contains("parallel when N1 .GE. D1 + 1, private(X1,X0,R), once split"), "{report}");
+    assert!(report.contains("p.f:36 (unit FILL): parallel when N1 .GE. D1 + 1, once X0 is computed ahead of it (tested where the loop starts"), "{report}");
+    let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
+    let split = "      IF ((N1 .GE. D1 + 1)) THEN
+      ALLOCATE (SFRX01(1:MAX(N2,1-1)+1))
+      DO I2 = 1, N2
+         SFRX01(I2) = X0
+         R = NEXT(X0)
+      END DO
+      SFRX01(MAX(N2,1-1)+1) = X0
+CDVM$ PARALLEL (I2) PRIVATE(R,X0,X1)
+      DO I2 = 1, N2
+         X0 = SFRX01(I2)
+";
+    assert!(text.contains(split), "{text}");
+    assert!(text.contains("      X0 = SFRX01(MAX(N2,1-1)+1)\n      DEALLOCATE (SFRX01)\n      ELSE\n      DO I2 = 1, N2\n         X1 = X0\n"), "{text}");
+    let out = sapfor().current_dir(&dir).args(["verify", "p.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    for d in ["40", "63", "70"] {
+        std::fs::write(dir.join("rows.dat"), format!("{d}\n")).unwrap();
+        let want = run_sequential(&dir, &dir.join("p.f"), true);
+        for cfg in [&["--threads", "2"][..], &["--np", "2"], &["--np", "3", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+            let out = sapfor().current_dir(&dir).args(["run", "p.fdv"]).args(cfg).output().unwrap();
+            assert!(out.status.success(), "D1 = {d} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "D1 = {d} {cfg:?}");
+        }
+    }
+}

@@ -286,14 +286,18 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
         } else {
             None
         };
-        let head = format!("{}:{} (unit {}): parallel when {}", at.file, v.line, at.unit.to_uppercase(), v.when.join(" .AND. "));
+        let head = format!("{}:{} (unit {}): {}", at.file, v.line, at.unit.to_uppercase(), crate::dvm::parallel_when(v));
         if let Some(why) = why {
             notes.push(format!("{head}, but runs as it is: {why}"));
             continue;
         }
         s.loops.retain(|l| !inside(&l.at, l.line));
         s.loops.push(parallel_loop(prog, v, None));
-        notes.push(format!("{head} (tested where the loop starts; the loop runs as it is otherwise)"));
+        if v.when.is_empty() {
+            notes.push(head);
+        } else {
+            notes.push(format!("{head} (tested where the loop starts; the loop runs as it is otherwise)"));
+        }
     }
     s.loops.sort_by(|a, b| (&a.at.file, a.line).cmp(&(&b.at.file, b.line)));
     let mut comp_delta = 0.0;
@@ -527,7 +531,13 @@ fn form_regions(
                         r.var.to_uppercase()
                     )
                 });
-                let array_red = array_red.or(copy_in).or(searched);
+                // a recurrence computed ahead of the loop (analyzer::loops::Recurrence): the
+                // values it starts from are in an array the generated program introduces
+                let split = pl.split.as_ref().map(|sp| {
+                    let vars: Vec<String> = sp.vars.iter().map(|(v, _)| v.to_uppercase()).collect();
+                    format!("each iteration starts from values of {} computed ahead of it in a sequential loop (host code)", vars.join(", "))
+                });
+                let array_red = array_red.or(copy_in).or(searched).or(split);
                 match array_red.or_else(|| region_blocker(cx, n, summaries)) {
                     None => K::R,
                     Some(why) => {
