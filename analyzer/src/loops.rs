@@ -742,6 +742,28 @@ impl<'a> Analyzer<'a> {
         for v in &vars {
             typed.push((v.clone(), crate::search::decl_of(self.sema, v)?));
         }
+        // what the generator writes again must be writable (`generator::recurrence`): the
+        // bounds as Fortran text, the statements and the DO statement on lines of their own in
+        // the unit's file, the statements without labels
+        if crate::search::expr_text(lo).is_none() || crate::search::expr_text(hi).is_none() {
+            return None;
+        }
+        let alone = |st: &crate::ast::Stmt| {
+            st.span.file == self.unit.file && self.unit.stmts.iter().filter(|t| t.span.file == st.span.file && t.span.line == st.span.line).count() == 1
+        };
+        let mut first_stmt = None;
+        for_each_stmt(self.unit, &body[..1], &mut |st| first_stmt = first_stmt.or(Some(st.id)));
+        let hs = self.unit.stmt(header);
+        if !alone(hs) || !first_stmt.is_some_and(|f| alone(self.unit.stmt(f)) && self.unit.stmt(f).span.line > hs.span.end_line) {
+            return None;
+        }
+        for &k in &rec {
+            let Node::Stmt(id) = &body[k] else { return None };
+            let st = self.unit.stmt(*id);
+            if st.label.is_some() || !alone(st) {
+                return None;
+            }
+        }
         let stmts: Vec<StmtId> = rec.iter().map(|&k| match &body[k] {
             Node::Stmt(id) => *id,
             _ => unreachable!("candidates are statements"),

@@ -5,7 +5,7 @@ C     loop made of those statements alone, when every other statement
 C     reads the value the iteration starts with. Not so when a statement
 C     reads the new value, the update reads what the loop computes, the
 C     scalar is in COMMON, another scalar the update sets is used after
-C     the loop, or the loop changes its own bound.
+C     the loop, the loop changes its own bound, or the update has a label.
       PROGRAM RECUR
       INTEGER N, M
       PARAMETER (N = 50, M = 40)
@@ -70,6 +70,13 @@ C EXPECT: sequential blockers(scalar)
          V(J) = DBLE(Y)
          Y = MOD(Y * 48271, P)
          M2 = M2 + 0
+      END DO
+C     the update has a label (the copy ahead would define it twice)
+      Y = 17
+C EXPECT: sequential blockers(scalar)
+      DO J = 1, M
+         V(J) = DBLE(Y)
+   50    Y = MOD(Y * 48271, P)
       END DO
       PRINT *, U(3, 4), V(7), X0, Y, C, Z
       END
