@@ -917,9 +917,10 @@ class Gen:
 
     def seeds(self):
         """A seed each column leaves to the next (NPB MG's ZRAN3): `t = p` starts the column,
-        `p = mod(p * A + B, 1009)` (or `call snx(p)`) ends it: parallel once the seeds are
-        computed ahead (the generated program keeps them in an array). Look-alikes: the new
-        seed read after the update (a true recurrence, sequential); the column given to a
+        `p = mod(p * A + B, 1009)` (or `call snx(p)`) ends it, or starts it before `t = p`:
+        parallel once the seeds are computed ahead (the generated program keeps them in an
+        array and runs the update in the loop too). Look-alikes: the new seed also added to
+        A(J) after the update; the column given to a
         procedure reaching `m` elements from row `r0` in a subroutine where both are dummies
         (parallel under the test that the reach stays in the column, which fails for some
         seeds: the copy of the loop in the ELSE branch runs then)."""
@@ -935,16 +936,20 @@ class Gen:
             return
         self.emit(f"p = {r.randint(1, 50)}")
         self.emit("do j = 1, n2")
+        # the update first (the column reads the new seed) or last
+        update_first = r.random() < 0.4
+        update = ("call snx(p)" if kind == 1 else f"p = mod(p * {r.randint(2, 9)} + {r.randint(1, 9)}, 1009)")
+        if kind == 1:
+            self.used_procs.add("snx")
+        if update_first:
+            self.emit(update, 1)
         self.emit("t = p", 1)
         self.emit("do i = 1, n1", 1)
         self.emit(f"t = mod(t * {r.randint(2, 9)} + i, 1009)", 2)
         self.emit(f"{tgt}(i,j) = mod({tgt}(i,j) + t, 1000)", 2)
         self.emit("end do", 1)
-        if kind == 1:
-            self.used_procs.add("snx")
-            self.emit("call snx(p)", 1)
-        else:
-            self.emit(f"p = mod(p * {r.randint(2, 9)} + {r.randint(1, 9)}, 1009)", 1)
+        if not update_first:
+            self.emit(update, 1)
         if kind == 2:
             self.emit("a(j) = mod(a(j) + p, 1000)", 1)
         self.emit("end do")
@@ -1115,7 +1120,8 @@ class Gen:
                 "subroutine sdf(x, m, r0, p)",
                 f"integer x({n1}, {self.n[1]}), m, r0, p, q, t, j",
                 "q = p",
-                f"do j = 1, {self.n[1]}",
+                # (not the last column: a reach past a column stays inside the array)
+                f"do j = 1, {self.n[1] - 1}",
                 "t = q",
                 "call sdc(m, t, x(r0, j))",
                 "q = mod(q * 5 + 3, 1009)",

@@ -635,8 +635,10 @@ impl<'a> Analyzer<'a> {
     /// the body early) that alone write some local scalars S, reading only S, the loop's
     /// variable and what the loop never changes, writing besides S only scalars nothing in
     /// the loop reads and nothing after it uses, and calling only procedures without I/O,
-    /// STOP, SAVEd state or unknown callees; every other statement that reads S comes before
-    /// the first of them (it reads the value the iteration starts with), and one does. The loop's step is
+    /// STOP, SAVEd state or unknown callees; some other statement reads S, and the rest of
+    /// the body has a loop or a call (work worth dividing beside the recurrence). The parallel loop
+    /// keeps the statements (they update the iteration's own copy of S from the value it
+    /// starts with), so every statement sees the values it sees in the sequential loop. The loop's step is
     /// 1 and nothing in it changes what its bounds use.
     fn recurrence(&self, header: StmtId, body: &[Node]) -> Option<(Recurrence, Vec<Name>)> {
         let StmtKind::Do { var, lo, hi, step, label } = &self.unit.stmt(header).kind else { return None };
@@ -725,13 +727,22 @@ impl<'a> Analyzer<'a> {
                 return None;
             }
         }
-        // every other reader of S comes before the recurrence's first statement, and there is
-        // one (else the recurrence is all the loop does with S: nothing to gain)
-        let first = rec[0];
-        if (first..body.len()).any(|k| !rec.contains(&k) && reads[k].iter().any(|v| vars.contains(v))) {
+        // some other statement reads S (else the recurrence is all the loop does with S:
+        // nothing to gain); wherever it stands, it sees what it sees in the sequential loop,
+        // since the parallel loop runs the recurrence's statements too, from the value the
+        // iteration starts with
+        if !(0..body.len()).any(|k| !rec.contains(&k) && reads[k].iter().any(|v| vars.contains(v))) {
             return None;
         }
-        if !(0..first).any(|k| reads[k].iter().any(|v| vars.contains(v))) {
+        // and the rest of the body does work worth dividing beside the recurrence, which the
+        // split runs twice (a loop or a call: a prefix sum `S = S + A(I); C(I) = S` is all
+        // recurrence)
+        let heavy = |n: &Node| {
+            let mut calls = false;
+            for_each_stmt(self.unit, std::slice::from_ref(n), &mut |st| calls |= !acc[st.id.0 as usize].1.is_empty());
+            matches!(n, Node::Do { .. }) || calls
+        };
+        if !(0..body.len()).any(|k| !rec.contains(&k) && heavy(&body[k])) {
             return None;
         }
         // the bounds are the same for the copy of the loop

@@ -1,9 +1,9 @@
 C     Scalars carried between iterations only by statements that update
 C     them from themselves (random-number seeds): the loop is parallel
 C     once their values are computed ahead, in a sequential copy of the
-C     loop made of those statements alone, when every other statement
-C     reads the value the iteration starts with. Not so when a statement
-C     reads the new value, the update reads what the loop computes, the
+C     loop made of those statements alone, when the rest of the body has
+C     work worth dividing (a loop, a call). Not so when the recurrence is
+C     all the loop does, the update reads what the loop computes, the
 C     scalar is in COMMON, another scalar the update sets is used after
 C     the loop, the loop changes its own bound, or the update has a label.
       PROGRAM RECUR
@@ -25,7 +25,18 @@ C EXPECT: sequential blockers(scalar)
          END DO
          X0 = MOD(X0 * 48271, P)
       END DO
-C     the new value is read after the update
+C     the new value is read after the update: the parallel loop runs
+C     the update too, from the value the iteration starts with
+      Y = 17
+C EXPECT: sequential blockers(scalar) when[] vprivate(y) split(y)
+      DO J = 1, M
+         Y = MOD(Y * 48271, P)
+C EXPECT: parallel
+         DO I = 1, N
+            U(I, J) = U(I, J) + DBLE(Y) / DBLE(P) * I
+         END DO
+      END DO
+C     all the loop does is the recurrence (the split would run it twice)
       Y = 17
 C EXPECT: sequential blockers(scalar)
       DO J = 1, M
@@ -55,11 +66,14 @@ C EXPECT: sequential blockers(call,scalar)
          R = NEXT(Z)
       END DO
       PRINT *, R
-C     the same with R dead after the loop: split
+C     the same with R dead after the loop, and work beside: split
       Z = 99.0D0
 C EXPECT: sequential blockers(call) when[] vprivate(z,r) split(z)
       DO J = 1, M
-         V(J) = Z
+C EXPECT: parallel
+         DO I = 1, N
+            U(I, J) = U(I, J) + Z * I
+         END DO
          R = NEXT(Z)
       END DO
 C     the loop changes the variable of its bound

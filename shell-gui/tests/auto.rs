@@ -1358,7 +1358,8 @@ fn the_report_names_the_loops_whose_trip_count_is_assumed() {
 /// the seeds in an array it declares, starts each iteration from its own, and leaves X0 as
 /// the sequential loop would; `sapfor verify` accepts it, and every stored variant prints the
 /// sequential output with processes, threads and the emulator. Without the first statement
-/// of the body (`X0 = SFRX01(J)`), `--np 2` and `--threads 2` printed other values.
+/// of the body (`X0 = SFRX01(J)`), `--np 2` and `--threads 2` printed other values. A second
+/// loop updates its seed first and fills the column from the new one.
 #[test]
 fn a_seed_carried_between_columns_is_computed_ahead_and_the_columns_divided() {
     assert!(have_gfortran());
@@ -1366,6 +1367,8 @@ fn a_seed_carried_between_columns_is_computed_ahead_and_the_columns_divided() {
     assert!(report.contains("p.f:14: loop J (depth 1): sequential, private(X1)"), "{report}");
     assert!(report.contains("parallel once split, private(X1,X0): X0 is carried from one iteration to the next only by the statement(s) at line(s) 20"), "{report}");
     assert!(report.contains("p.f:14 (unit SEEDS): parallel once X0 is computed ahead of it"), "{report}");
+    // (the seed updated first: the loop runs the update too, and the column reads the new one)
+    assert!(report.contains("p.f:24 (unit SEEDS): parallel once Y0 is computed ahead of it"), "{report}");
     let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
     let want_text = "      INTEGER*8, ALLOCATABLE :: SFRX01(:)\n";
     assert!(text.contains(want_text), "{text}");

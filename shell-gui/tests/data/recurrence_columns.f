@@ -5,7 +5,7 @@ C     style), then smoothed many times.
       INTEGER N, M
       PARAMETER (N = 300, M = 400)
       DOUBLE PRECISION U(N, M), V(N, M)
-      INTEGER*8 X0, X1, A1, A2, P, S
+      INTEGER*8 X0, X1, Y0, A1, A2, P, S
       INTEGER I, J, K
       A1 = 16807
       A2 = 48271
@@ -18,6 +18,14 @@ C     style), then smoothed many times.
             U(I, J) = DBLE(X1) / DBLE(P)
          END DO
          X0 = MOD(X0 * A2, P)
+      END DO
+C     the seed updated first, the column reading the new one
+      Y0 = 7
+      DO J = 1, M
+         Y0 = MOD(Y0 * A1, P)
+         DO I = 1, N
+            U(I, J) = U(I, J) + DBLE(MOD(Y0 + I, 97)) / 97
+         END DO
       END DO
       DO K = 1, 50
          DO J = 2, M - 1
@@ -39,5 +47,5 @@ C     style), then smoothed many times.
          END DO
       END DO
       PRINT *, 'CHECKSUM', S, U(7, 9), U(N - 1, M / 2)
-      PRINT *, 'SEED AFTER', X0
+      PRINT *, 'SEEDS AFTER', X0, Y0
       END
