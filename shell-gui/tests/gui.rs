@@ -1038,3 +1038,17 @@ fn a_loop_parallel_under_run_time_tests_shows_the_tests() {
     h.get_by_label("Loop J at versioned_grid.f:35");
     h.get_by_label("Parallel when: N .GE. 3 (private T) (tested where the loop starts)");
 }
+
+/// A loop parallel once a recurrence is computed ahead says so next to its blockers.
+#[test]
+fn a_loop_parallel_once_its_recurrence_is_computed_ahead_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("versioned_recurrence.f");
+    std::fs::copy(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../analyzer/test_data/versioned_recurrence.f"), &src).unwrap();
+    let p = common::Project { db: dir.path().join("sapfor.db"), src: src.clone(), dir };
+    let mut h = open(&p, vec![src]);
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    click(&mut h, "S   19");
+    h.get_by_label("Loop J at versioned_recurrence.f:19");
+    h.get_by_label("Parallel once X0 is computed ahead (private X1,X0)");
+}

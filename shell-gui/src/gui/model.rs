@@ -76,7 +76,8 @@ pub struct LoopRow {
     pub blockers: Vec<Blocker>,
     /// Refinements that changed this loop's result (as the analyzer prints them).
     pub overridden_by: Vec<String>,
-    /// A sequential loop parallel under run-time tests: the tests and what is private then.
+    /// What makes a sequential loop parallel (`versioned`: run-time tests, a recurrence
+    /// computed ahead) and what is private then, as the page shows it.
     pub parallel_when: Option<String>,
     pub iterations: Option<u64>,
     /// Estimated share of the run time of the chosen scheme (the nest headed by this loop).
@@ -533,7 +534,18 @@ pub fn loops_of(report: &Value) -> Vec<LoopRow> {
                     .collect(),
                 parallel_when: l.get("versioned").filter(|v| v.is_object()).map(|v| {
                     let private = strs(&v["private"]).iter().map(|x| x.to_uppercase()).collect::<Vec<_>>().join(",");
-                    format!("{} (private {})", strs(&v["when"]).join(" .AND. "), if private.is_empty() { "none".into() } else { private })
+                    let private = if private.is_empty() { "none".into() } else { private };
+                    // (a recurrence computed ahead: `versioned.split`)
+                    let ahead = v.get("split").filter(|x| x.is_object()).map(|x| {
+                        let vars: Vec<String> = strs(&x["vars"]).iter().map(|v| v.to_uppercase()).collect();
+                        format!("once {} {} computed ahead", vars.join(", "), if vars.len() == 1 { "is" } else { "are" })
+                    });
+                    let when = strs(&v["when"]).join(" .AND. ");
+                    match (when.is_empty(), ahead) {
+                        (true, Some(a)) => format!("Parallel {a} (private {private})"),
+                        (false, Some(a)) => format!("Parallel when: {when}, {a} (private {private}) (tested where the loop starts)"),
+                        (_, None) => format!("Parallel when: {when} (private {private}) (tested where the loop starts)"),
+                    }
                 }),
                 iterations: l["iterations"].as_u64(),
                 share: None,

@@ -544,7 +544,7 @@ fn loop_details(app: &mut App, ui: &mut Ui) {
         ui.label(format!("Refined: {o}"));
     }
     if let Some(w) = &l.parallel_when {
-        ui.label(format!("Parallel when: {w} (tested where the loop starts)"));
+        ui.label(w);
     }
     ui.strong(format!("Blockers ({})", l.blockers.len()));
     let blockers = |ui: &mut Ui| {
