@@ -27,6 +27,19 @@ pub struct Access {
     pub needs: Vec<Expr>,
 }
 
+impl Access {
+    /// Make an access known only under conditions "somewhere in the array"; whether it was
+    /// one.
+    pub fn drop_conditions(&mut self) -> bool {
+        if self.needs.is_empty() {
+            return false;
+        }
+        self.subs = None;
+        self.needs.clear();
+        true
+    }
+}
+
 /// What a procedure does to one dummy argument or COMMON member, in the callee's terms.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Effect {
@@ -111,10 +124,7 @@ impl<'a> AccessCtx<'a> {
         let start = out.len();
         self.kind_accesses(st, &st.kind, out, calls);
         for a in &mut out[start..] {
-            if !a.needs.is_empty() {
-                a.subs = None;
-                a.needs.clear();
-            }
+            a.drop_conditions();
         }
     }
 

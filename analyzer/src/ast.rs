@@ -423,6 +423,11 @@ impl Unit {
     pub fn stmt(&self, id: StmtId) -> &Stmt {
         &self.stmts[id.0 as usize]
     }
+    /// Whether another statement stands on one of `st`'s lines (`A = 1; B = 2`): its text is
+    /// then not its lines alone, nor are its columns known.
+    pub fn shares_a_line(&self, st: &Stmt) -> bool {
+        self.stmts.iter().any(|o| o.id != st.id && o.span.file == st.span.file && o.span.line <= st.span.end_line && o.span.end_line >= st.span.line)
+    }
     /// The first statement of the unit's own file after line `line` (statements spliced in
     /// from an INCLUDE file carry that file's line numbers and are not candidates).
     pub fn next_stmt_after(&self, line: u32) -> Option<&Stmt> {

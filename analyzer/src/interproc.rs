@@ -49,11 +49,7 @@ pub fn stmt_accesses_conditional(unit: &Unit, sema: &UnitSema, summaries: &BTree
 pub fn unconditional(acc: &mut [(Vec<Access>, Vec<CallSite>)]) -> bool {
     let mut any = false;
     for a in acc.iter_mut().flat_map(|(a, _)| a.iter_mut()) {
-        if !a.needs.is_empty() {
-            a.subs = None;
-            a.needs.clear();
-            any = true;
-        }
+        any |= a.drop_conditions();
     }
     any
 }
@@ -200,13 +196,7 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
             })
             .collect();
         let l = crate::affine::linearize(e, &|n| sema.param(n).and_then(|c| c.as_int()))?;
-        let int = |k: i64| Expr::Int(k);
-        let term = |k: i64, x: Expr| if k == 1 { x } else { Expr::Binary(BinOp::Mul, Box::new(int(k)), Box::new(x)) };
-        let plus = |a: Option<Expr>, b: Expr| Some(match a {
-            None => b,
-            Some(a) => Expr::Binary(BinOp::Add, Box::new(a), Box::new(b)),
-        });
-        let (mut lo, mut hi): (Option<Expr>, Option<Expr>) = (None, None);
+        let (mut lo, mut hi) = (vec![], vec![]);
         for (v, k) in &l.terms {
             // the innermost loop of that variable (a name is one DO's variable at a time)
             match loops.iter().rev().find(|(x, ..)| *x == v) {
@@ -218,23 +208,17 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
                     // the variable's values lie between the first and the last bound
                     let (small, large) = if *step > 0 { (a, b) } else { (b, a) };
                     let (at_lo, at_hi) = if *k > 0 { (small, large) } else { (large, small) };
-                    lo = plus(lo, term(*k, at_lo));
-                    hi = plus(hi, term(*k, at_hi));
+                    lo.push((*k, at_lo));
+                    hi.push((*k, at_hi));
                 }
                 None => {
                     let x = portable_var(v)?;
-                    lo = plus(lo, term(*k, x.clone()));
-                    hi = plus(hi, term(*k, x));
+                    lo.push((*k, x.clone()));
+                    hi.push((*k, x));
                 }
             }
         }
-        let c = l.constant;
-        let fin = |x: Option<Expr>| match x {
-            None => int(c),
-            Some(x) if c == 0 => x,
-            Some(x) => Expr::Binary(BinOp::Add, Box::new(x), Box::new(int(c))),
-        };
-        Some(Arg::Range(Some(fin(lo)), Some(fin(hi)), None))
+        Some(Arg::Range(Some(linear_sum(lo, l.constant)), Some(linear_sum(hi, l.constant)), None))
     };
     let port = |a: &Access| -> Option<Vec<Arg>> {
         let subs = a.subs.as_ref()?;
@@ -309,20 +293,8 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
     // by the call, and may be private to a loop around it.
     if let Some((must, exposed)) = crate::loops::unit_must_writes(unit, sema, summaries, &per_stmt) {
         let lin_expr = |l: &crate::affine::Lin| -> Option<Expr> {
-            let mut e: Option<Expr> = None;
-            for (v, c) in &l.terms {
-                let x = portable_var(v)?;
-                let t = if *c == 1 { x } else { Expr::Binary(BinOp::Mul, Box::new(Expr::Int(*c)), Box::new(x)) };
-                e = Some(match e {
-                    None => t,
-                    Some(a) => Expr::Binary(BinOp::Add, Box::new(a), Box::new(t)),
-                });
-            }
-            Some(match e {
-                None => Expr::Int(l.constant),
-                Some(a) if l.constant == 0 => a,
-                Some(a) => Expr::Binary(BinOp::Add, Box::new(a), Box::new(Expr::Int(l.constant))),
-            })
+            let terms = l.terms.iter().map(|(v, c)| Some((*c, portable_var(v)?))).collect::<Option<Vec<_>>>()?;
+            Some(linear_sum(terms, l.constant))
         };
         for (name, rects) in &must {
             let Some(sym) = sema.symbol(name).filter(|x| x.is_array() && !matches!(x.ty.base, BaseType::Derived(_))) else {
@@ -378,6 +350,24 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
         }
     }
     s
+}
+
+/// `c1*x1 + c2*x2 + ... + constant` as an expression (a coefficient 1 and a constant 0 left
+/// out).
+fn linear_sum(terms: Vec<(i64, Expr)>, constant: i64) -> Expr {
+    let mut e: Option<Expr> = None;
+    for (c, x) in terms {
+        let t = if c == 1 { x } else { Expr::Binary(BinOp::Mul, Box::new(Expr::Int(c)), Box::new(x)) };
+        e = Some(match e {
+            None => t,
+            Some(a) => Expr::Binary(BinOp::Add, Box::new(a), Box::new(t)),
+        });
+    }
+    match e {
+        None => Expr::Int(constant),
+        Some(a) if constant == 0 => a,
+        Some(a) => Expr::Binary(BinOp::Add, Box::new(a), Box::new(Expr::Int(constant))),
+    }
 }
 
 fn portable(e: &Expr, var: &dyn Fn(&str) -> Option<Expr>) -> Option<Expr> {

@@ -212,6 +212,12 @@ pub struct Versioned {
     pub split: Option<Recurrence>,
 }
 
+/// `X0 is computed ahead` / `X0, X1 are computed ahead`: the notes' and the dialog's words
+/// for a recurrence's scalars (upper-case names).
+pub fn computed_ahead(vars: &[String]) -> String {
+    format!("{} {} computed ahead", vars.join(", "), if vars.len() == 1 { "is" } else { "are" })
+}
+
 /// A scalar recurrence a loop's iterations can start from once it is computed ahead
 /// (`Versioned::split`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -294,9 +300,18 @@ pub fn analyze_unit(
 ) -> UnitLoops {
     let fine = cfg::build_with_flow(unit, sema, summaries, false, flow);
     let targets = cfg::jump_sources(unit);
+    // (the table without conditional accesses is a copy only where the unit has some)
     let acc_if = crate::interproc::stmt_accesses_conditional(unit, sema, summaries);
-    let mut acc = acc_if.clone();
-    let conditional = crate::interproc::unconditional(&mut acc);
+    let conditional = acc_if.iter().any(|(a, _)| a.iter().any(|x| !x.needs.is_empty()));
+    let stripped;
+    let acc: &[(Vec<Access>, Vec<CallSite>)] = if conditional {
+        let mut copy = acc_if.clone();
+        crate::interproc::unconditional(&mut copy);
+        stripped = copy;
+        &stripped
+    } else {
+        &acc_if
+    };
     let mut out = vec![];
     let cx = Analyzer {
         unit,
@@ -305,7 +320,7 @@ pub fn analyze_unit(
         fine: Some(&fine),
         targets: &targets,
         refinements,
-        acc: std::cell::Cell::new(&acc),
+        acc: std::cell::Cell::new(acc),
         acc_if: conditional.then_some(&acc_if[..]),
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
         assume: Default::default(),
@@ -695,11 +710,19 @@ impl<'a> Analyzer<'a> {
         if vars.is_empty() {
             return None;
         }
-        let rec: Vec<usize> = (0..body.len()).filter(|&k| simple(&body[k]) && writes[k].iter().any(|v| vars.contains(v))).collect();
+        // the recurrence's statements: (position in the body, statement)
+        let rec: Vec<(usize, StmtId)> = body
+            .iter()
+            .enumerate()
+            .filter_map(|(k, n)| match n {
+                Node::Stmt(id) if simple(n) && writes[k].iter().any(|v| vars.contains(v)) => Some((k, *id)),
+                _ => None,
+            })
+            .collect();
+        let in_rec = |k: usize| rec.iter().any(|(j, _)| *j == k);
         let live = self.live_after(header);
         let mut dead: Vec<Name> = vec![];
-        for &k in &rec {
-            let Node::Stmt(id) = &body[k] else { return None };
+        for &(k, id) in &rec {
             // what it calls: no I/O, STOP, SAVEd state, recursion or procedure without a body
             for c in &acc[id.0 as usize].1 {
                 if c.unknown {
@@ -731,7 +754,7 @@ impl<'a> Analyzer<'a> {
         // nothing to gain); wherever it stands, it sees what it sees in the sequential loop,
         // since the parallel loop runs the recurrence's statements too, from the value the
         // iteration starts with
-        if !(0..body.len()).any(|k| !rec.contains(&k) && reads[k].iter().any(|v| vars.contains(v))) {
+        if !(0..body.len()).any(|k| !in_rec(k) && reads[k].iter().any(|v| vars.contains(v))) {
             return None;
         }
         // and the rest of the body does work worth dividing beside the recurrence, which the
@@ -742,7 +765,7 @@ impl<'a> Analyzer<'a> {
             for_each_stmt(self.unit, std::slice::from_ref(n), &mut |st| calls |= !acc[st.id.0 as usize].1.is_empty());
             matches!(n, Node::Do { .. }) || calls
         };
-        if !(0..body.len()).any(|k| !rec.contains(&k) && heavy(&body[k])) {
+        if !(0..body.len()).any(|k| !in_rec(k) && heavy(&body[k])) {
             return None;
         }
         // the bounds are the same for the copy of the loop
@@ -759,26 +782,17 @@ impl<'a> Analyzer<'a> {
         if crate::search::expr_text(lo).is_none() || crate::search::expr_text(hi).is_none() {
             return None;
         }
-        let alone = |st: &crate::ast::Stmt| {
-            st.span.file == self.unit.file && self.unit.stmts.iter().filter(|t| t.span.file == st.span.file && t.span.line == st.span.line).count() == 1
-        };
+        let alone = |st: &crate::ast::Stmt| st.span.file == self.unit.file && !self.unit.shares_a_line(st);
         let mut first_stmt = None;
         for_each_stmt(self.unit, &body[..1], &mut |st| first_stmt = first_stmt.or(Some(st.id)));
         let hs = self.unit.stmt(header);
         if !alone(hs) || !first_stmt.is_some_and(|f| alone(self.unit.stmt(f)) && self.unit.stmt(f).span.line > hs.span.end_line) {
             return None;
         }
-        for &k in &rec {
-            let Node::Stmt(id) = &body[k] else { return None };
-            let st = self.unit.stmt(*id);
-            if st.label.is_some() || !alone(st) {
-                return None;
-            }
+        if rec.iter().any(|(_, id)| self.unit.stmt(*id).label.is_some() || !alone(self.unit.stmt(*id))) {
+            return None;
         }
-        let stmts: Vec<StmtId> = rec.iter().map(|&k| match &body[k] {
-            Node::Stmt(id) => *id,
-            _ => unreachable!("candidates are statements"),
-        }).collect();
+        let stmts: Vec<StmtId> = rec.iter().map(|(_, id)| *id).collect();
         let lines = stmts.iter().map(|id| self.unit.stmt(*id).span.line).collect();
         Some((Recurrence { vars: typed, lines, stmts }, dead))
     }

@@ -89,7 +89,7 @@ pub fn loop_copy(unit: &Unit, node: &Node, text: &[&str], fixed: bool, taken: &m
             continue;
         }
         // (a statement sharing a line with another: its columns are not known)
-        if unit.stmts.iter().any(|o| o.id != st.id && o.span.file == st.span.file && o.span.line <= st.span.end_line && o.span.end_line >= st.span.line) {
+        if unit.shares_a_line(st) {
             return None;
         }
         edits.sort_by_key(|e| std::cmp::Reverse((e.0, e.1)));

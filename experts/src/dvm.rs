@@ -81,7 +81,7 @@ pub(crate) struct Nest {
 pub(crate) fn parallel_when(n: &Nest) -> String {
     let ahead = n.split.as_ref().map(|sp| {
         let vars: Vec<String> = sp.vars.iter().map(|(v, _)| v.to_uppercase()).collect();
-        format!("once {} {} computed ahead of it", vars.join(", "), if vars.len() == 1 { "is" } else { "are" })
+        format!("once {} of it", analyzer::loops::computed_ahead(&vars))
     });
     match (n.when.is_empty(), ahead) {
         (true, Some(a)) => format!("parallel {a}"),

@@ -425,21 +425,22 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
         };
         let kind = convert::parallel(x, at)?;
         let split = splits.remove(&seq);
-        if let Some(sp) = &split {
-            starts.push((unit.file.0 as usize, sp.first_body_line, sp.start.clone(), x.line));
-        }
-        if !x.when.is_empty() {
-            let (mut if_line, mut rest) = versioned(program, ui, x, &texts[unit.file.0 as usize], &path, relabelled.entry(ui).or_default())?;
-            if let Some(sp) = &split {
-                if_line.extend(sp.before.iter().cloned());
-                rest.splice(0..0, sp.after.iter().cloned());
-            }
+        // lines before and after the loop: `IF (tests) THEN` and the ELSE copy of a versioned
+        // loop, and inside them the computation ahead of a recurrence and the restore
+        let (mut before, mut after) = if x.when.is_empty() {
+            (vec![], vec![])
+        } else {
             versioned_ranges.push((unit.file.0 as usize, x.line, x.end_line));
-            plan[unit.file.0 as usize].push(Insertion { before: x.line, cat: 8, seq: usize::MAX, kind: kind.clone(), indent_line: x.line, raw: if_line });
-            plan[unit.file.0 as usize].push(Insertion { before: x.end_line + 1, cat: 0, seq: 0, kind: kind.clone(), indent_line: x.line, raw: rest });
-        } else if let Some(sp) = &split {
-            plan[unit.file.0 as usize].push(Insertion { before: x.line, cat: 8, seq: usize::MAX, kind: kind.clone(), indent_line: x.line, raw: sp.before.clone() });
-            plan[unit.file.0 as usize].push(Insertion { before: x.end_line + 1, cat: 0, seq: 0, kind: kind.clone(), indent_line: x.line, raw: sp.after.clone() });
+            versioned(program, ui, x, &texts[unit.file.0 as usize], &path, relabelled.entry(ui).or_default())?
+        };
+        if let Some(sp) = split {
+            starts.push((unit.file.0 as usize, sp.first_body_line, sp.start, x.line));
+            before.extend(sp.before);
+            after.splice(0..0, sp.after);
+        }
+        if !before.is_empty() {
+            plan[unit.file.0 as usize].push(Insertion { before: x.line, cat: 8, seq: usize::MAX, kind: kind.clone(), indent_line: x.line, raw: before });
+            plan[unit.file.0 as usize].push(Insertion { before: x.end_line + 1, cat: 0, seq: 0, kind: kind.clone(), indent_line: x.line, raw: after });
         }
         plan[unit.file.0 as usize].push(Insertion {
             before: x.line,
@@ -827,17 +828,17 @@ fn recurrence(program: &Program, ui: usize, x: &experts::scheme::ParallelLoop, s
     let node = analyzer::cfg::node_of(&unit.body, header.id).ok_or_else(|| bad("no DO loop starts here".into()))?;
     let analyzer::ast::Node::Do { body, .. } = node else { return Err(bad("no DO loop starts here".into())) };
     let first = body.first().and_then(|n| {
-        let mut line = None;
-        analyzer::ast::for_each_stmt(unit, std::slice::from_ref(n), &mut |st| line = line.or(Some((st.span.line, st.span.file))));
-        line
+        let mut first = None;
+        analyzer::ast::for_each_stmt(unit, std::slice::from_ref(n), &mut |st| first = first.or(Some(st)));
+        first
     }).ok_or_else(|| bad("its body is empty".into()))?;
-    if first.1 != unit.file {
+    if first.span.file != unit.file {
         return Err(bad("its body starts with lines of an INCLUDE file".into()));
     }
-    let first = first.0;
-    if place::stmts_on_line(unit, first).len() > 1 || place::stmts_on_line(unit, x.line).len() > 1 || header.span.end_line >= first || header.span.file != unit.file {
-        return Err(bad(format!("the DO statement or the first statement of its body shares its line (line {first})")));
+    if unit.shares_a_line(first) || unit.shares_a_line(header) || header.span.end_line >= first.span.line {
+        return Err(bad(format!("the DO statement or the first statement of its body shares its line (line {})", first.span.line)));
     }
+    let first = first.span.line;
     let indent = |line: u32| -> String {
         let l = orig.get(line as usize - 1).copied().unwrap_or("");
         if fixed {
@@ -870,7 +871,7 @@ fn recurrence(program: &Program, ui: usize, x: &experts::scheme::ParallelLoop, s
     }
     for &l in &sp.lines {
         let st = place::stmts_on_line(unit, l).first().copied().ok_or_else(|| bad(format!("no statement is at line {l}")))?;
-        if st.label.is_some() || place::stmts_on_line(unit, l).len() > 1 || st.span.file != unit.file {
+        if st.label.is_some() || unit.shares_a_line(st) {
             return Err(bad(format!("the recurrence's statement at line {l} has a label, shares its line or comes from an INCLUDE file")));
         }
         for k in st.span.line..=st.span.end_line {

@@ -538,7 +538,7 @@ pub fn loops_of(report: &Value) -> Vec<LoopRow> {
                     // (a recurrence computed ahead: `versioned.split`)
                     let ahead = v.get("split").filter(|x| x.is_object()).map(|x| {
                         let vars: Vec<String> = strs(&x["vars"]).iter().map(|v| v.to_uppercase()).collect();
-                        format!("once {} {} computed ahead", vars.join(", "), if vars.len() == 1 { "is" } else { "are" })
+                        format!("once {}", analyzer::loops::computed_ahead(&vars))
                     });
                     let when = strs(&v["when"]).join(" .AND. ");
                     match (when.is_empty(), ahead) {
