@@ -81,6 +81,9 @@ pub struct Summary {
     /// COMPLEX array given to a DOUBLE PRECISION dummy, NPB FT's TMP) does not have the
     /// dummy's elements, so neither its accesses nor its `must_write` sections map onto it.
     pub arg_bytes: BTreeMap<usize, u64>,
+    /// In summaries made under quiet flags (`interproc::Quiet`): the flags whose value left
+    /// statements of this procedure or of what it calls out.
+    pub guards: BTreeSet<(Name, usize)>,
 }
 
 impl Summary {

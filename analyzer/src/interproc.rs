@@ -78,6 +78,104 @@ pub fn unit_accesses(
 /// Compute summaries bottom-up over the call graph (callees first; recursive cycles are
 /// marked imprecise).
 pub fn summarize(units: &[Unit], semas: &[UnitSema]) -> (BTreeMap<Name, Summary>, CallGraph) {
+    summarize_with(units, semas, &BTreeMap::new())
+}
+
+/// Logical COMMON scalars that guard calls or I/O (`IF (TIMERS_ENABLED) CALL TIMER_START(4)`
+/// in NPB FT's SWARZTRAUBER, `IF (DEBUG) WRITE ...`), each with the value that skips what it
+/// guards, and the procedures' summaries when each has that value (`summarize` with those
+/// statements left out; `Summary::guards` says which flags left something out). A loop that
+/// calls such a procedure may be parallel when the flags have those values where it starts
+/// (`loops::Versioned::flags`), the flags being what nothing in it changes.
+#[derive(Clone, Debug, Default)]
+pub struct Quiet {
+    pub flags: BTreeMap<(Name, usize), bool>,
+    pub summaries: BTreeMap<Name, Summary>,
+}
+
+/// The program's quiet flags and its summaries under them (`Quiet`); empty when no logical
+/// COMMON scalar guards a call or I/O statement.
+pub fn quiet(units: &[Unit], semas: &[UnitSema]) -> Quiet {
+    let flags = quiet_flags(units, semas);
+    if flags.is_empty() {
+        return Quiet::default();
+    }
+    let (summaries, _) = summarize_with(units, semas, &flags);
+    Quiet { flags, summaries }
+}
+
+/// The value of a logical test that makes it false, on one variable: `X` (false), `.NOT. X`
+/// (true), or a conjunct of an `.AND.`.
+pub(crate) fn skipping_value(e: &Expr) -> Option<(&Name, bool)> {
+    match e {
+        Expr::Binary(BinOp::And, a, b) => skipping_value(a).or_else(|| skipping_value(b)),
+        _ => crate::loops::flag_test(e).map(|(x, v)| (x, !v)),
+    }
+}
+
+/// A COMMON member every unit that declares it has as a plain logical scalar, by the flags
+/// (block, position) that guard a call or I/O statement somewhere (a logical IF, or a block
+/// IF without ELSE): each with the value that skips them; a flag some guard wants one way and
+/// another the other way is left out.
+fn quiet_flags(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(Name, usize), bool> {
+    let plain = |s: &crate::sema::Symbol| s.ty.base == BaseType::Logical && !s.is_array() && s.param.is_none() && !s.external && s.aliases.is_empty() && !s.pointer;
+    let mut votes: BTreeMap<(Name, usize), Option<bool>> = BTreeMap::new();
+    fn effects(unit: &Unit, nodes: &[Node]) -> bool {
+        let mut hit = false;
+        for_each_stmt(unit, nodes, &mut |st| hit |= matches!(st.kind.action(), StmtKind::Call { .. } | StmtKind::Io { .. }));
+        hit
+    }
+    for (u, sema) in units.iter().zip(semas) {
+        let mut guards: Vec<&Expr> = vec![];
+        fn collect<'u>(unit: &'u Unit, nodes: &'u [Node], out: &mut Vec<&'u Expr>, effects: &dyn Fn(&Unit, &[Node]) -> bool) {
+            for n in nodes {
+                match n {
+                    Node::Stmt(id) => {
+                        if let StmtKind::LogicalIf(c, inner) = &unit.stmt(*id).kind {
+                            if matches!(inner.kind, StmtKind::Call { .. } | StmtKind::Io { .. }) {
+                                out.push(c);
+                            }
+                        }
+                    }
+                    Node::Do { body, .. } => collect(unit, body, out, effects),
+                    Node::If { arms, .. } => {
+                        if let (1, Some(c)) = (arms.len(), crate::loops::if_else_test(unit, arms)) {
+                            if effects(unit, &arms[0].1) {
+                                out.push(c);
+                            }
+                        }
+                        for (_, b) in arms {
+                            collect(unit, b, out, effects);
+                        }
+                    }
+                }
+            }
+        }
+        collect(u, &u.body, &mut guards, &effects);
+        for c in guards {
+            let Some((x, v)) = skipping_value(c) else { continue };
+            let Some(key) = sema.symbol(x).and_then(|s| s.common.clone()) else { continue };
+            let vote = votes.entry(key).or_insert(Some(v));
+            if *vote != Some(v) {
+                *vote = None;
+            }
+        }
+    }
+    // (every unit that declares the member has it as a plain logical scalar)
+    for sema in semas {
+        for s in sema.symbols.values() {
+            if let Some(key) = &s.common {
+                if votes.contains_key(key) && !plain(s) {
+                    votes.insert(key.clone(), None);
+                }
+            }
+        }
+    }
+    votes.into_iter().filter_map(|(k, v)| Some((k, v?))).collect()
+}
+
+/// `summarize`, the statements that `flags` (quiet flags, `Quiet`) skip left out.
+fn summarize_with(units: &[Unit], semas: &[UnitSema], flags: &BTreeMap<(Name, usize), bool>) -> (BTreeMap<Name, Summary>, CallGraph) {
     let index = unit_index(units);
     let mut g: DiGraph<usize, ()> = DiGraph::new();
     let nodes: Vec<NodeIndex> = (0..units.len()).map(|i| g.add_node(i)).collect();
@@ -110,7 +208,7 @@ pub fn summarize(units: &[Unit], semas: &[UnitSema]) -> (BTreeMap<Name, Summary>
             {
                 continue;
             }
-            let mut s = summarize_unit(u, &semas[i], &summaries);
+            let mut s = summarize_unit(u, &semas[i], &summaries, flags);
             if recursive {
                 s.recursive = true;
                 s.unknown_calls.insert(u.name.clone());
@@ -121,9 +219,34 @@ pub fn summarize(units: &[Unit], semas: &[UnitSema]) -> (BTreeMap<Name, Summary>
     (summaries, cg)
 }
 
-fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> Summary {
+fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>, flags: &BTreeMap<(Name, usize), bool>) -> Summary {
     // per statement (the must-write walk below uses them so), then all together
-    let per_stmt = stmt_accesses(unit, sema, summaries);
+    let mut per_stmt = stmt_accesses(unit, sema, summaries);
+    // under quiet flags: the statements their values skip do nothing (and which flags did so)
+    let mut guards: BTreeSet<(Name, usize)> = BTreeSet::new();
+    let mut dead: BTreeSet<StmtId> = BTreeSet::new();
+    if !flags.is_empty() {
+        let ids = |nodes: &[Node]| {
+            let mut v = BTreeSet::new();
+            for_each_stmt(unit, nodes, &mut |st| {
+                v.insert(st.id);
+            });
+            v
+        };
+        let all = ids(&unit.body);
+        let local: Vec<(Name, (Name, usize), bool)> =
+            sema.symbols.iter().filter_map(|(n, s)| s.common.as_ref().and_then(|k| Some((n.clone(), k.clone(), *flags.get(k)?)))).collect();
+        for (n, key, v) in &local {
+            let gone: BTreeSet<StmtId> = all.difference(&ids(&crate::loops::under_flags_nodes(unit, &unit.body, &[(n.clone(), *v)]))).copied().collect();
+            if !gone.is_empty() {
+                guards.insert(key.clone());
+                dead.extend(gone);
+            }
+        }
+        for id in &dead {
+            per_stmt[id.0 as usize] = (vec![], vec![]);
+        }
+    }
     let accesses: Vec<Access> = per_stmt.iter().flat_map(|(a, _)| a.iter().cloned()).collect();
     let calls: Vec<CallSite> = per_stmt.iter().flat_map(|(_, c)| c.iter().cloned()).collect();
     let mut s = Summary {
@@ -330,7 +453,7 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
             }
         }
     }
-    for st in &unit.stmts {
+    for st in unit.stmts.iter().filter(|st| !dead.contains(&st.id)) {
         let k = st.kind.action();
         match k {
             StmtKind::Io { .. } => s.has_io = true,
@@ -347,8 +470,10 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
             s.has_stop |= cs.has_stop;
             s.keeps_state |= cs.keeps_state;
             s.unknown_calls.extend(cs.unknown_calls.iter().cloned());
+            guards.extend(cs.guards.iter().cloned());
         }
     }
+    s.guards = guards;
     s
 }
 

@@ -297,31 +297,25 @@ pub fn analyze_unit(
     refinements: &BTreeMap<u32, LoopRefinement>,
     flow: &crate::flow::CommonFlow,
     bound_extents: &BTreeMap<Name, Vec<Option<i64>>>,
+    quiet: &crate::interproc::Quiet,
 ) -> UnitLoops {
     let fine = cfg::build_with_flow(unit, sema, summaries, false, flow);
     let targets = cfg::jump_sources(unit);
-    // (the table without conditional accesses is a copy only where the unit has some)
-    let acc_if = crate::interproc::stmt_accesses_conditional(unit, sema, summaries);
-    let conditional = acc_if.iter().any(|(a, _)| a.iter().any(|x| !x.needs.is_empty()));
-    let stripped;
-    let acc: &[(Vec<Access>, Vec<CallSite>)] = if conditional {
-        let mut copy = acc_if.clone();
-        crate::interproc::unconditional(&mut copy);
-        stripped = copy;
-        &stripped
-    } else {
-        &acc_if
-    };
+    let (acc, acc_if) = access_tables(unit, sema, summaries);
+    // the tables under quiet flags, where the unit calls a procedure they change
+    let guarded = acc.iter().flat_map(|(_, c)| c).any(|c| quiet.summaries.get(&c.name).is_some_and(|s| !s.guards.is_empty()));
+    let quiet_acc = guarded.then(|| access_tables(unit, sema, &quiet.summaries));
     let mut out = vec![];
     let cx = Analyzer {
         unit,
         sema,
-        summaries,
+        sums: std::cell::Cell::new(summaries),
+        quiet: quiet_acc.as_ref().map(|(a, c)| QuietTables { summaries: &quiet.summaries, flags: &quiet.flags, acc: a, acc_if: c.as_deref() }),
         fine: Some(&fine),
         targets: &targets,
         refinements,
-        acc: std::cell::Cell::new(acc),
-        acc_if: conditional.then_some(&acc_if[..]),
+        acc: std::cell::Cell::new(&acc),
+        acc_if: acc_if.as_deref(),
         written: acc.iter().flat_map(|(a, _)| a.iter().filter(|a| a.write).map(|a| a.name.clone())).collect(),
         assume: Default::default(),
         stable_only: Default::default(),
@@ -402,7 +396,8 @@ fn walker<R>(
     let an = Analyzer {
         unit,
         sema,
-        summaries,
+        sums: std::cell::Cell::new(summaries),
+        quiet: None,
         fine: None,
         targets: &targets,
         refinements: &refinements,
@@ -432,7 +427,12 @@ pub fn arrays_read_after(
 struct Analyzer<'a> {
     unit: &'a Unit,
     sema: &'a UnitSema,
-    summaries: &'a BTreeMap<Name, Summary>,
+    /// The procedures' summaries (`summaries()`): the quiet ones while a loop is analyzed
+    /// again under quiet flags (`versioned`).
+    sums: std::cell::Cell<&'a BTreeMap<Name, Summary>>,
+    /// Where the unit calls procedures that quiet flags change (`interproc::Quiet`): the
+    /// summaries and access tables under them.
+    quiet: Option<QuietTables<'a>>,
     /// The statement-level CFG (None for the whole-unit pass of `unit_must_writes`, which
     /// asks nothing of it).
     fine: Option<&'a Cfg>,
@@ -465,6 +465,28 @@ struct Analyzer<'a> {
     /// declared extents, by dimension, where the dummy's own are not known (`V(LDX, LDY, *)`
     /// bound to `RSD(5,12,12,12)`). Trip estimates use them.
     bound_extents: &'a BTreeMap<Name, Vec<Option<i64>>>,
+}
+
+/// A unit's accesses when the program's quiet flags have their values (`interproc::Quiet`).
+struct QuietTables<'a> {
+    summaries: &'a BTreeMap<Name, Summary>,
+    flags: &'a BTreeMap<(Name, usize), bool>,
+    acc: &'a [(Vec<Access>, Vec<CallSite>)],
+    acc_if: Option<&'a [(Vec<Access>, Vec<CallSite>)]>,
+}
+
+/// A statement table, and the same without conditional accesses (a copy only where there
+/// are some): (the plain table, the conditional one where it differs).
+fn access_tables(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> (Vec<(Vec<Access>, Vec<CallSite>)>, Option<Vec<(Vec<Access>, Vec<CallSite>)>>) {
+    let acc_if = crate::interproc::stmt_accesses_conditional(unit, sema, summaries);
+    let conditional = acc_if.iter().any(|(a, _)| a.iter().any(|x| !x.needs.is_empty()));
+    if conditional {
+        let mut copy = acc_if.clone();
+        crate::interproc::unconditional(&mut copy);
+        (copy, Some(acc_if))
+    } else {
+        (acc_if, None)
+    }
 }
 
 /// Marks a refinement note whose assertion the analysis could not use.
@@ -502,6 +524,10 @@ fn const_lin(sema: &UnitSema) -> impl Fn(&str) -> Option<i64> + '_ {
 }
 
 impl<'a> Analyzer<'a> {
+    fn summaries(&self) -> &'a BTreeMap<Name, Summary> {
+        self.sums.get()
+    }
+
     fn walk(
         &self,
         nodes: &[Node],
@@ -570,10 +596,40 @@ impl<'a> Analyzer<'a> {
         // statements, taking the flag to have the value that skips them
         let mut flags: Vec<(Name, bool)> = vec![];
         let pruned = self.without_guarded(info, body, &mut flags)?;
-        if pruned.is_none() && info.blockers.iter().any(|b| b.code == BlockerCode::Io) {
+        let body = pruned.as_deref().unwrap_or(body);
+        // calls of procedures with statements under logical COMMON flags (NPB FT's
+        // SWARZTRAUBER: `IF (TIMERS_ENABLED) CALL TIMER_START(4)`): the loop is analyzed with
+        // their quiet summaries, the flags (by this unit's names) having the values that skip
+        // those statements, when nothing in the loop then sets them
+        let quiet = self.quiet.as_ref().filter(|_| info.blockers.iter().any(|b| b.code == BlockerCode::Call)).and_then(|q| {
+            let mut keys: BTreeSet<(Name, usize)> = BTreeSet::new();
+            for_each_stmt(self.unit, body, &mut |st| {
+                for c in &q.acc[st.id.0 as usize].1 {
+                    if let Some(s) = q.summaries.get(&c.name) {
+                        keys.extend(s.guards.iter().cloned());
+                    }
+                }
+            });
+            let add = keys
+                .iter()
+                .map(|k| Some((self.sema.symbols.iter().find(|(_, s)| s.common.as_ref() == Some(k))?.0.clone(), *q.flags.get(k)?)))
+                .collect::<Option<Vec<(Name, bool)>>>()?;
+            let mut sets = false;
+            for_each_stmt(self.unit, body, &mut |st| sets |= q.acc[st.id.0 as usize].0.iter().any(|a| a.write && add.iter().any(|(x, _)| *x == a.name)));
+            (!add.is_empty() && !sets).then_some((q, add))
+        });
+        if pruned.is_none() && quiet.is_none() && info.blockers.iter().any(|b| b.code == BlockerCode::Io) {
             return None;
         }
-        let body = pruned.as_deref().unwrap_or(body);
+        if let Some((_, add)) = &quiet {
+            for (x, v) in add {
+                match flags.iter().find(|(y, _)| y == x) {
+                    Some((_, w)) if w != v => return None,
+                    Some(_) => {}
+                    None => flags.push((x.clone(), *v)),
+                }
+            }
+        }
         // scalar recurrences computed ahead: the loop is analyzed without their statements
         let split = self.recurrence(header, body);
         if split.is_none() && info.blockers.iter().any(|b| b.code == BlockerCode::Scalar) {
@@ -590,17 +646,23 @@ impl<'a> Analyzer<'a> {
         *self.assume.borrow_mut() = Some(vec![]);
         // (accesses through calls known only under conditions count as known, and the
         // conditions of those the body makes become tests)
-        let plain = self.acc.get();
-        if let Some(t) = self.acc_if {
-            self.acc.set(t);
-        }
+        let (plain, plain_sums) = (self.acc.get(), self.summaries());
+        let (table, table_if) = match &quiet {
+            Some((q, _)) => {
+                self.sums.set(q.summaries);
+                (q.acc, q.acc_if)
+            }
+            None => (plain, self.acc_if),
+        };
+        self.acc.set(table_if.unwrap_or(table));
         let again = self.analyze_loop(header, body, end, depth, parent, outer);
         self.acc.set(plain);
+        self.sums.set(plain_sums);
         let mut need = self.assume.borrow_mut().take().unwrap_or_default();
         if again.verdict != Verdict::Parallel {
             return None;
         }
-        if let Some(t) = self.acc_if {
+        if let Some(t) = table_if {
             let mut known = true;
             for_each_stmt(self.unit, body, &mut |st| {
                 for e in t[st.id.0 as usize].0.iter().flat_map(|a| &a.needs) {
@@ -728,7 +790,7 @@ impl<'a> Analyzer<'a> {
                 if c.unknown {
                     return None;
                 }
-                if let Some(sum) = self.summaries.get(&c.name) {
+                if let Some(sum) = self.summaries().get(&c.name) {
                     if sum.has_io || sum.has_stop || sum.keeps_state || sum.recursive || !sum.unknown_calls.is_empty() {
                         return None;
                     }
@@ -1568,7 +1630,7 @@ impl<'a> Analyzer<'a> {
     fn call_blockers(&self, calls: &[CallSite], info: &mut LoopInfo) {
         for c in calls {
             let n = c.name.to_uppercase();
-            match self.summaries.get(&c.name) {
+            match self.summaries().get(&c.name) {
                 None if c.unknown => {
                     let message = match self.sema.module_vars.get(&c.name) {
                         Some(m) => format!(
@@ -2061,11 +2123,11 @@ impl<'a> Analyzer<'a> {
     fn call_defines(&self, st: &Stmt) -> BTreeMap<Name, (Vec<SymRect>, bool)> {
         let mut out: BTreeMap<Name, (Vec<SymRect>, bool)> = BTreeMap::new();
         let StmtKind::Call { name, args } = &st.kind else { return out };
-        let Some(sum) = self.summaries.get(name) else { return out };
+        let Some(sum) = self.summaries().get(name) else { return out };
         if sum.recursive || !sum.unknown_calls.is_empty() {
             return out;
         }
-        let cx = AccessCtx { unit: self.unit, sema: self.sema, summaries: self.summaries };
+        let cx = AccessCtx { unit: self.unit, sema: self.sema, summaries: self.summaries() };
         for (&k, eff) in &sum.args {
             let Some(actual) = args.get(k).and_then(|a| a.expr()) else { continue };
             let Some(x) = actual.base_name().map(|n| n.to_string()) else { continue };
@@ -2195,7 +2257,7 @@ impl<'a> Analyzer<'a> {
         if !matches!(actual, Expr::Var(_)) || sym.rank() != 1 || m < 2 || sym.ty.bytes() % db != 0 || !eff.read.is_empty() {
             return None;
         }
-        let cx = AccessCtx { unit: self.unit, sema: self.sema, summaries: self.summaries };
+        let cx = AccessCtx { unit: self.unit, sema: self.sema, summaries: self.summaries() };
         let divide = |l: &Lin| -> Option<Lin> {
             (l.constant % m == 0 && l.terms.values().all(|c| c % m == 0)).then(|| Lin {
                 terms: l.terms.iter().map(|(v, c)| (v.clone(), c / m)).collect(),
@@ -2234,7 +2296,7 @@ impl<'a> Analyzer<'a> {
     /// A read through a call of a COMMON array the callee reads only where it wrote first
     /// (`Effect::own_reads` of the callee's summary, the member named alike there).
     fn callee_owns_common(&self, a: &Access) -> bool {
-        let Some(callee) = a.via_call.as_ref().and_then(|c| self.summaries.get(c)).filter(|s| !s.recursive) else { return false };
+        let Some(callee) = a.via_call.as_ref().and_then(|c| self.summaries().get(c)).filter(|s| !s.recursive) else { return false };
         let Some(key) = self.sema.symbol(&a.name).filter(|s| s.aliases.is_empty()).and_then(|s| s.common.clone()) else { return false };
         callee.commons.get(&key).is_some_and(|e| e.own_reads) && callee.common_names.get(&key) == Some(&a.name)
     }
@@ -2981,7 +3043,7 @@ impl<'a> Analyzer<'a> {
     fn lin_mod(&self, e: &Expr, s: i64) -> Option<Lin> {
         use crate::ast::{BinOp, UnOp};
         match e {
-            Expr::Ref(f, args) if f == "mod" && args.len() == 2 && self.sema.symbol(f).is_none_or(|x| x.intrinsic || !x.explicit_type) && !self.summaries.contains_key(f) => {
+            Expr::Ref(f, args) if f == "mod" && args.len() == 2 && self.sema.symbol(f).is_none_or(|x| x.intrinsic || !x.explicit_type) && !self.summaries().contains_key(f) => {
                 let k = self.sema.eval_int(args[1].expr()?)?;
                 if k == 0 || k % s != 0 {
                     return None;
@@ -3811,7 +3873,7 @@ fn call_writes(a: &Access, what: &str) -> Blocker {
 
 
 /// `X` or `.NOT. X`: (X, the value of X that makes the test true).
-fn flag_test(e: &Expr) -> Option<(&Name, bool)> {
+pub(crate) fn flag_test(e: &Expr) -> Option<(&Name, bool)> {
     match e {
         Expr::Var(x) => Some((x, true)),
         Expr::Unary(crate::ast::UnOp::Not, inner) => match &**inner {
@@ -3823,7 +3885,7 @@ fn flag_test(e: &Expr) -> Option<(&Name, bool)> {
 }
 
 /// The test of a block IF with no ELSE IF (`IF (c) THEN ... [ELSE ...] END IF`).
-fn if_else_test<'u>(unit: &'u Unit, arms: &[(StmtId, Vec<Node>)]) -> Option<&'u Expr> {
+pub(crate) fn if_else_test<'u>(unit: &'u Unit, arms: &[(StmtId, Vec<Node>)]) -> Option<&'u Expr> {
     match (arms.len(), &unit.stmt(arms.first()?.0).kind, arms.get(1).map(|(e, _)| &unit.stmt(*e).kind)) {
         (1 | 2, StmtKind::IfThen(c), None | Some(StmtKind::Else)) => Some(c),
         _ => None,
@@ -3834,6 +3896,11 @@ fn if_else_test<'u>(unit: &'u Unit, arms: &[(StmtId, Vec<Node>)]) -> Option<&'u 
 /// statements under `IF (X)` / `IF (.NOT. X)` that the value skips left out, and a block IF
 /// whose first arm's test it decides reduced to the arm that runs (`Versioned::flags`).
 pub fn under_flags(unit: &Unit, node: &Node, flags: &[(Name, bool)]) -> Node {
+    under_flags_nodes(unit, std::slice::from_ref(node), flags).pop().unwrap_or_else(|| node.clone())
+}
+
+/// `under_flags` of a sequence of nodes.
+pub fn under_flags_nodes(unit: &Unit, nodes: &[Node], flags: &[(Name, bool)]) -> Vec<Node> {
     fn value(e: &Expr, flags: &[(Name, bool)]) -> Option<bool> {
         use crate::ast::BinOp::{And, Or};
         match e {
@@ -3875,7 +3942,7 @@ pub fn under_flags(unit: &Unit, node: &Node, flags: &[(Name, bool)]) -> Node {
         }
         out
     }
-    go(unit, std::slice::from_ref(node), &value).pop().unwrap_or_else(|| node.clone())
+    go(unit, nodes, &value)
 }
 
 /// Add `more` to the tests `need` a loop takes, each once.

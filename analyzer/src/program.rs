@@ -24,6 +24,9 @@ pub struct Program {
     pub units: Vec<Unit>,
     pub semas: Vec<UnitSema>,
     pub summaries: BTreeMap<Name, Summary>,
+    /// The summaries when logical COMMON flags that guard calls or I/O skip them
+    /// (`interproc::Quiet`).
+    pub quiet: crate::interproc::Quiet,
     pub call_graph: CallGraph,
     /// Dummy arrays of subroutines that every call passes the same whole array for
     /// (`interproc::dummy_bindings`): they can inherit its distribution.
@@ -332,12 +335,14 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
     }
     let bindings = interproc::dummy_bindings(&units, &semas);
     let unit_lines = UnitLines::new(&units);
+    let quiet = interproc::quiet(&units, &semas);
     Program {
         unit_lines,
         map,
         units,
         semas,
         summaries,
+        quiet,
         call_graph,
         bindings,
         directives: dirs,

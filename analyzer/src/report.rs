@@ -63,7 +63,7 @@ pub fn analyze(paths: &[PathBuf], opts: &Options) -> Analysis {
                     _ => {}
                 }
             }
-            loops::analyze_unit(u, &program.semas[i], &program.summaries, &refine, &flow, &bound_extents(&program, i)).loops
+            loops::analyze_unit(u, &program.semas[i], &program.summaries, &refine, &flow, &bound_extents(&program, i), &program.quiet).loops
         })
         .collect();
     Analysis {

@@ -793,6 +793,46 @@ fn a_loop_parallel_unless_timers_are_on_divides_its_batches_under_that_test() {
     }
 }
 
+/// Columns given to a procedure that times itself under a logical flag in COMMON (NPB FT's
+/// SWARZTRAUBER: `IF (TIMERS_ENABLED) CALL TIMER_START(4)` inside the procedure, not in the
+/// loop). The timer calls count in COMMON and write lines, so the column loop is parallel only
+/// when `.NOT. TIMERS` holds where it starts: `--auto` writes it under that test, `verify`
+/// accepts it there and refuses it under the opposite test, and with and without the flag file
+/// the program prints what the sequential one prints, on threads and processes.
+#[test]
+fn a_loop_calling_a_procedure_that_times_itself_under_a_common_flag_is_parallel_under_that_test() {
+    assert!(have_gfortran());
+    let dir = scratch("timed-columns");
+    std::fs::copy(root().join("shell-gui/tests/data/timed_columns.f"), dir.join("p.f")).unwrap();
+    // (cheap loops and no accelerator: the loop is worth its threads)
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv", "--machine", "m.toml"]).output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(report.contains("p.f:31: loop J (depth 2): sequential") && report.contains("parallel when .NOT. TIMERS: the program can test this"), "{report}");
+    let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
+    assert!(text.contains("      IF ((.NOT. TIMERS)) THEN\nCDVM$ PARALLEL (J)\n         DO J = 1, M\n            CALL SMOOTH(A(1, J), N, J)\n"), "{text}");
+    let out = sapfor().current_dir(&dir).args(["verify", "p.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    std::fs::write(dir.join("weak.fdv"), text.replace("IF ((.NOT. TIMERS)) THEN", "IF (TIMERS) THEN")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["verify", "weak.fdv"]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success() && said.contains("it is parallel when .NOT. TIMERS"), "{said}");
+    for flag in [false, true] {
+        if flag {
+            std::fs::write(dir.join("timers.flag"), "").unwrap();
+        }
+        let want = run_sequential(&dir, &dir.join("p.f"), true);
+        assert_eq!(want.contains("timer calls         192         192"), flag, "{want}");
+        for cfg in [&["--threads", "2"][..], &["--np", "2"], &["--np", "3", "--threads", "2"]] {
+            let out = sapfor().current_dir(&dir).args(["run", "p.fdv"]).args(cfg).output().unwrap();
+            assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+            let got = String::from_utf8_lossy(&out.stdout);
+            assert!(same_lines(&got, &want), "flag {flag}, {cfg:?}: {got}\nwant:\n{want}");
+        }
+    }
+}
+
 /// A parallel loop calls a procedure whose own loop is long enough for threads too: that
 /// loop runs inside an iteration of the caller's and gets no directive (the program stopped
 /// with "called before sapfor_init" when a thread of the outer loop started it as a PARALLEL
