@@ -506,6 +506,24 @@ class Gen:
         self.emit("continue", 0, label=lab)
         self.emit("print *, 'fb', h, s")
 
+    def quiet(self):
+        """NPB FT's SWARZTRAUBER: the loop over the columns of B calls a procedure that
+        counts its calls (ACC, COMMON /CNT/) or prints only under a logical flag QF in
+        COMMON /QFB/, set from a run-time value (true or false across seeds), tested inside
+        the procedure. The loop is parallel when .NOT. QF holds where it starts. Look-alikes:
+        the loop sets QF itself, the procedure also counts without the flag (sequential
+        either way), and the procedure clears QF under QF (it stays false once false)."""
+        r = self.r
+        kind = r.choice(["guard", "guard", "io", "setin", "unguarded", "clears"])
+        proc = {"guard": "qsg", "io": "qsi", "setin": "qsg", "unguarded": "qsu", "clears": "qsc"}[kind]
+        self.used_procs.update({proc, "acc"})
+        self.emit(f"qf = mod(a({r.randint(1, 3)}), 2) .eq. {r.randint(0, 1)}")
+        self.emit("do j = 1, n2")
+        self.emit(f"call {proc}(b(1,j), j)", 1)
+        if kind == "setin":
+            self.emit(f"if (j .eq. {max(1, self.n[1] // 2)}) qf = .not. qf", 1)
+        self.emit("end do")
+
     def common_work(self):
         """A work array WC in COMMON whose edges a called procedure sets through the block
         (NPB SP's LHSINIT) and the loop fills between, in every iteration of a loop over the
@@ -986,7 +1004,8 @@ class Gen:
         self.emit("common /wcb/ wc")
         self.emit("integer gs(2), ns1, ns2")
         self.emit("common /szb/ gs, ns1, ns2")
-        self.emit("logical fl")
+        self.emit("logical fl, qf")
+        self.emit("common /qfb/ qf")
         self.emit("double complex zs, zp, zu(0:3)")
         self.emit(f"integer f(n1 + 2), g(n1)")
         self.emit(f"equivalence (f({self.eo + 1}), g(1))")
@@ -1029,7 +1048,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -1383,6 +1402,57 @@ class Gen:
                 "end do",
                 "end",
             ],
+            "qsg": [
+                "subroutine qsg(x, j)",
+                f"integer x({n1}), j, i",
+                "logical qf",
+                "common /qfb/ qf",
+                "if (qf) call acc(j)",
+                "do i = 2, " + str(n1),
+                "x(i) = mod(x(i) + x(i-1) + j, 1000)",
+                "end do",
+                "end",
+            ],
+            "qsi": [
+                "subroutine qsi(x, j)",
+                f"integer x({n1}), j, i",
+                "logical qf",
+                "common /qfb/ qf",
+                "do i = 2, " + str(n1),
+                "x(i) = mod(x(i) * 3 + x(i-1) + j, 1000)",
+                "end do",
+                "if (qf .and. mod(j, 3) .eq. 0) then",
+                "call acc(x(1))",
+                "print *, 'qs', j, x(1)",
+                "end if",
+                "end",
+            ],
+            "qsu": [
+                "subroutine qsu(x, j)",
+                f"integer x({n1}), j, i",
+                "logical qf",
+                "common /qfb/ qf",
+                "if (qf) call acc(j)",
+                "call acc(1)",
+                "do i = 2, " + str(n1),
+                "x(i) = mod(x(i) + x(i-1) * 2 + j, 1000)",
+                "end do",
+                "end",
+            ],
+            "qsc": [
+                "subroutine qsc(x, j)",
+                f"integer x({n1}), j, i",
+                "logical qf",
+                "common /qfb/ qf",
+                "if (qf) then",
+                "call acc(j)",
+                "qf = j .lt. 3",
+                "end if",
+                "do i = 2, " + str(n1),
+                "x(i) = mod(x(i) + x(i-1) + 2 * j, 1000)",
+                "end do",
+                "end",
+            ],
             "show": [
                 "subroutine show",
                 "integer kc",
@@ -1391,7 +1461,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "show"]:
+        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "qsg", "qsi", "qsu", "qsc", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)

@@ -72,6 +72,9 @@ pub(crate) struct Nest {
     pub(crate) flags: Vec<(Name, bool)>,
     /// A scalar recurrence computed ahead of the loop (`Versioned::split`).
     pub(crate) split: Option<crate::scheme::Split>,
+    /// Seconds one execution of the nest spends computing that recurrence ahead: its
+    /// statements once per iteration, in the sequential copy every process runs whole.
+    pub(crate) ahead_s: f64,
     /// Last line of the outermost loop.
     pub(crate) end_line: u32,
 }
@@ -519,6 +522,18 @@ fn walk_versioned(
                 nest.when = v.when.clone();
                 nest.flags = v.flags.clone();
                 nest.split = v.split.as_ref().map(|r| crate::scheme::Split { vars: r.vars.clone(), lines: r.lines.clone() });
+                let sema = &analysis.program.semas[ui];
+                // (by the lines of its statements: a stored analysis has no statement ids)
+                let at_lines = |r: &analyzer::loops::Recurrence| -> f64 {
+                    let mut t = 0.0;
+                    analyzer::ast::for_each_stmt(unit, body, &mut |st| {
+                        if r.lines.contains(&st.span.line) {
+                            t += stmt_cost(st, sema, m);
+                        }
+                    });
+                    t
+                };
+                nest.ahead_s = v.split.as_ref().map_or(0.0, |r| trips(info, m) * at_lines(r));
                 out.push(nest);
             }
             Node::If { arms, .. } => {
@@ -844,6 +859,7 @@ fn make_nest(
         when: vec![],
         flags: vec![],
         split: None,
+        ahead_s: 0.0,
         end_line: levels_end,
     }
 }
@@ -2120,7 +2136,9 @@ fn template_mapping(prog: &analyzer::program::Program, n: &Nest, p: f64, m: &Mac
         .map(|r| sema.symbol(&r.var).map_or(8.0, |s| s.elements().unwrap_or(1) as f64 * s.ty.bytes() as f64))
         .sum();
     let msg = if red_bytes > 0.0 && p > 1.0 { p.log2().ceil() * m.message_s(red_bytes) } else { 0.0 };
-    if whole * (1.0 - share) <= msg * n.times {
+    // (a recurrence computed ahead runs whole on every process)
+    let ahead = n.ahead_s * n.times;
+    if whole * (1.0 - share) <= msg * n.times + ahead {
         return Ok(None);
     }
     // a template of the unit over the same range serves again; else a name no symbol of the
@@ -2141,16 +2159,17 @@ fn template_mapping(prog: &analyzer::program::Program, n: &Nest, p: f64, m: &Mac
     pl.on = Some(ArrayRef { array: name.clone(), subs: vec![RefSub::Var { var: n.vars[0].clone(), offset: 0 }] });
     Ok(Some(OnTemplate {
         note: format!(
-            "loop at line {} on template {}({lo}:{hi}): computation {:.6} s, reductions {:.6} s ({} executions)",
+            "loop at line {} on template {}({lo}:{hi}): computation {:.6} s{}, reductions {:.6} s ({} executions)",
             n.line,
             upper(&name),
-            whole * share,
+            whole * share + ahead,
+            if n.split.is_some() { format!(" ({ahead:.6} s of it computing the recurrence ahead, on every process)") } else { String::new() },
             msg * n.times,
             n.times
         ),
         template: Template { at, name, bounds: vec![(lo, hi)] },
         pl,
-        comp: whole * share,
+        comp: whole * share + ahead,
         comm: msg * n.times,
     }))
 }
@@ -3134,7 +3153,7 @@ fn estimate(
                     (extent(*t) / grid[k] as f64).ceil() / extent(*t)
                 })
                 .product();
-            let c = n.work_s * split * n.times + m.loop_overhead_us * 1e-6 * n.times;
+            let c = n.work_s * split * n.times + n.ahead_s * n.times + m.loop_overhead_us * 1e-6 * n.times;
             comp += c;
             let mut msg_time = 0.0;
             let mut pack = 0.0;

@@ -833,6 +833,40 @@ fn a_loop_calling_a_procedure_that_times_itself_under_a_common_flag_is_parallel_
     }
 }
 
+/// The estimates count a recurrence computed ahead (`Versioned::split`) on every process: with
+/// six updates of the seed and two rows beside them, the variant dividing the columns costs
+/// more than the replicated program (the copy ahead runs whole everywhere, and each process
+/// runs its columns' updates again); with one update and 64 rows it costs a third of it.
+#[test]
+fn a_recurrence_computed_ahead_is_paid_for_by_every_process_in_the_estimates() {
+    let dir = scratch("ahead-costs");
+    let heavy = std::fs::read_to_string(root().join("shell-gui/tests/data/ahead_costs.f")).unwrap();
+    let light: String = heavy
+        .replace("N = 2, M = 4000", "N = 64, M = 4000")
+        .lines()
+        .filter(|l| !l.starts_with("         X0 = MOD") || l.contains("48271 + 11"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(light.matches("X0 = MOD").count(), 1, "{light}");
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    let total = |report: &str, name: &str| -> f64 {
+        let line = report.lines().find(|l| l.trim_start_matches([' ', '*']).starts_with(name)).unwrap_or_else(|| panic!("no {name}:\n{report}"));
+        line.split_whitespace().skip_while(|w| *w != "total").nth(1).and_then(|w| w.parse().ok()).unwrap_or_else(|| panic!("{line}"))
+    };
+    for (name, text, dearer) in [("heavy.f", &heavy, true), ("light.f", &light, false)] {
+        std::fs::write(dir.join(name), text).unwrap();
+        let out = sapfor().current_dir(&dir).args(["--auto", name, "-o", "out.fdv", "--no-db", "--force", "--machine", "m.toml"]).output().unwrap();
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{report}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(report.contains("parallel once split, private(X0)"), "{report}");
+        let (columns, replicated) = (total(&report, "(*,BLOCK)"), total(&report, "replicated"));
+        assert_eq!(columns > replicated, dearer, "{name}: (*,BLOCK) {columns} s, replicated {replicated} s\n{report}");
+        if !dearer {
+            assert!(columns < replicated / 3.0, "{report}");
+        }
+    }
+}
+
 /// A parallel loop calls a procedure whose own loop is long enough for threads too: that
 /// loop runs inside an iteration of the caller's and gets no directive (the program stopped
 /// with "called before sapfor_init" when a thread of the outer loop started it as a PARALLEL
