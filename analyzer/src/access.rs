@@ -691,6 +691,9 @@ impl<'a> AccessCtx<'a> {
             return Some((m, vec![]));
         }
         let dims = dims?;
+        if dims.len() >= 2 {
+            return self.column_map_sym(array, asubs, cs, dims, args, sum);
+        }
         if dims.len() != 1 || cs.len() != 1 || asubs.is_empty() {
             return None;
         }
@@ -749,6 +752,97 @@ impl<'a> AccessCtx<'a> {
         }
         let mut out = vec![sub];
         out.extend(asubs[1..].iter().cloned());
+        Some((out, needs))
+    }
+
+    /// `column_map_if` for a k-D dummy (k >= 2) with extents that need not be constant: the
+    /// element `A(S1,S2,...)` given to `X(M1,M2)` (`CALL PLANE(A(1,1,K), N1, N2)` with
+    /// `A(N1,N2,N3)`). Every dimension of the dummy but its last must have the actual's
+    /// extent (the same linear form once the call's arguments are put in); callee index `e`
+    /// of dimension d is then the actual's `Sd + e - lo_d` when it stays inside the actual's
+    /// bounds of that dimension: conditions that a linear form decides, or that are kept
+    /// (`Access::needs`). A reach that is the whole dummy dimension takes its declared bounds.
+    fn column_map_sym(
+        &self,
+        array: &str,
+        asubs: &[Arg],
+        cs: &[Arg],
+        dims: &[(Option<Expr>, Option<Expr>)],
+        args: &[Arg],
+        sum: &Summary,
+    ) -> Option<(Vec<Arg>, Vec<Expr>)> {
+        let k = dims.len();
+        if cs.len() != k || asubs.len() < k {
+            return None;
+        }
+        let adims = self.sema.symbol(array)?.dims.as_ref()?;
+        if adims.len() < k {
+            return None;
+        }
+        let mapped = |e: &Expr| match self.map_arg(&Arg::Expr(e.clone()), args, sum) {
+            Arg::Expr(x) => Some(x),
+            _ => None,
+        };
+        let bin = |o: BinOp, x: Expr, y: Expr| Expr::Binary(o, Box::new(x), Box::new(y));
+        let lin = |e: &Expr| crate::affine::linearize(e, &|n| self.sema.param(n).and_then(|c| c.as_int()));
+        let mut out = vec![];
+        let mut needs = vec![];
+        for d in 0..k {
+            let a = &adims[d];
+            let alo = a.lo.map(Expr::Int).or_else(|| a.lo_expr.clone())?;
+            let ahi = a.hi.map(Expr::Int).or_else(|| a.hi_expr.clone().filter(|_| !a.assumed && !a.star));
+            let dlo = match &dims[d].0 {
+                Some(e) => mapped(e)?,
+                None => Expr::Int(1),
+            };
+            let dhi = dims[d].1.as_ref().and_then(mapped);
+            if d + 1 < k {
+                // the dummy's extent is the actual's
+                let same = lin(&bin(BinOp::Sub, bin(BinOp::Sub, dhi.clone()?, dlo.clone()), bin(BinOp::Sub, ahi.clone()?, alo.clone())))?;
+                if !same.terms.is_empty() || same.constant != 0 {
+                    return None;
+                }
+            }
+            let sd = asubs[d].expr()?.clone();
+            // callee index e is the actual's sd + e - dlo
+            let at = |e: Expr| bin(BinOp::Sub, bin(BinOp::Add, sd.clone(), e), dlo.clone());
+            let (lo, hi, sub) = match &cs[d] {
+                Arg::Expr(e) => {
+                    let x = at(mapped(e)?);
+                    (x.clone(), x.clone(), Arg::Expr(x))
+                }
+                Arg::Range(Some(l), Some(h), None) => {
+                    let (l, h) = (at(mapped(l)?), at(mapped(h)?));
+                    (l.clone(), h.clone(), Arg::Range(Some(l), Some(h), None))
+                }
+                Arg::Range(None, None, None) => {
+                    let (l, h) = (sd.clone(), at(dhi.clone()?));
+                    (l.clone(), h.clone(), Arg::Range(Some(l), Some(h), None))
+                }
+                _ => return None,
+            };
+            // inside the actual's bounds of that dimension (the last one of an assumed-size
+            // actual has no upper bound to keep)
+            let last_assumed = ahi.is_none() && d + 1 == adims.len();
+            let mut conds = vec![bin(BinOp::Sub, lo, alo)];
+            match ahi {
+                Some(ahi) => conds.push(bin(BinOp::Sub, ahi, hi)),
+                None if last_assumed => {}
+                None => return None,
+            }
+            for need in conds {
+                match lin(&need) {
+                    Some(f) if f.terms.is_empty() => {
+                        if f.constant < 0 {
+                            return None;
+                        }
+                    }
+                    _ => needs.push(need),
+                }
+            }
+            out.push(sub);
+        }
+        out.extend(asubs[k..].iter().cloned());
         Some((out, needs))
     }
 

@@ -1100,6 +1100,25 @@ fn elements_of_distributed_arrays_are_given_to_procedures() {
     assert!(sweep_divided >= 1 && smooth_divided >= 1 && sweep_on_copies >= 2, "{sweep_divided} {smooth_divided} {sweep_on_copies}");
 }
 
+/// Planes of a distributed 3-D array given to a procedure as 2-D arrays whose sizes it gets as
+/// arguments (`CALL PLANE(A(1,1,K), N1, N2, K)`, `A(N1,N2,N3)`, `X(M1,M2)`): the dummy's leading
+/// extent is the actual's, so the call reaches plane K only, the loop over K is parallel, and
+/// `(*,*,BLOCK)` divides it `ON A(*,*,K)` (each call's plane is its owner's). Every stored
+/// variant prints what the sequential program prints with processes, threads and the emulator.
+#[test]
+fn planes_given_to_procedures_as_2d_arrays_of_symbolic_size_are_divided() {
+    assert!(have_gfortran());
+    let (dir, report) = auto_on("plane-calls", "plane_calls.f", "c.f", "auto.fdv");
+    assert!(report.contains("c.f:30: loop K (depth 1): parallel") && report.contains("c.f:33: loop K (depth 1): parallel"), "{report}");
+    assert!(!report.contains("stays replicated: it is passed to a procedure"), "{report}");
+    let want = run_sequential(&dir, &dir.join("c.f"), true);
+    let mut divided = 0;
+    every_variant_prints(&dir, &want, 2, |_, text| {
+        divided += usize::from(text.contains("CDVM$ PARALLEL (K) ON A(*,*,K)\n      DO 10 K = 1, N3\n         CALL PLANE(A(1, 1, K), N1, N2, K)"));
+    });
+    assert!(divided >= 1, "no variant divides the planes");
+}
+
 /// Loops parallel only under run-time tests (NPB SP's solvers: work arrays in COMMON private
 /// when a line has three points at least) are mapped in the distributed variants: XSOLVE's
 /// loop over K on R's distributed last dimension, ZSOLVE's loop over J divided over copies;
