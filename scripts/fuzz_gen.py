@@ -631,6 +631,20 @@ class Gen:
         self.emit(f"call {sy}({tgt})", 1)
         self.emit("end do")
 
+    def plane_calls(self):
+        """Planes of C given to a procedure as 2-D arrays whose sizes it gets as arguments,
+        from PDR, where C is a dummy of symbolic size (X(L1,L2,L3)): PL2(X(1,1,K), L1, L2, K)
+        is parallel over K (the dummy's columns are the plane's); from the second column on
+        with L2 - 1 columns too. Look-alikes: L1 - 1 rows (the dummy's columns straddle the
+        plane's: sequential), and M columns, M a run-time value: parallel when L2 .GE. M, and
+        with M = L2 + 1 each call spills into the next plane's first column (K up to L3 - 1)."""
+        r = self.r
+        kind = r.choice(["whole", "whole", "second", "straddle", "cols"])
+        self.used_procs.update({"pdr", "pl2"})
+        m = self.n[1] + (1 if r.random() < 0.5 else 0)
+        self.emit(f"m = mod(a({r.randint(1, 3)}), 1) + {m}")
+        self.emit(f"call pdr(c, n1, n2, n3, m, {['whole', 'second', 'straddle', 'cols'].index(kind)})")
+
     def planes(self):
         """NPB LU's shape: a sequential loop over K calls PJC, whose loop over (J, I) reads plane K
         of C next to each point (a shadow renewal limited to plane K), then PLW, a lower-
@@ -1048,7 +1062,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -1402,6 +1416,40 @@ class Gen:
                 "end do",
                 "end",
             ],
+            "pdr": [
+                "subroutine pdr(x, l1, l2, l3, m, kind)",
+                "integer l1, l2, l3, m, kind, k",
+                "integer x(l1, l2, l3)",
+                "if (kind .eq. 0) then",
+                "do k = 1, l3",
+                "call pl2(x(1,1,k), l1, l2, k)",
+                "end do",
+                "else if (kind .eq. 1) then",
+                "do k = 1, l3",
+                "call pl2(x(1,2,k), l1, l2 - 1, k)",
+                "end do",
+                "else if (kind .eq. 2) then",
+                "do k = 1, l3",
+                "call pl2(x(1,1,k), l1 - 1, l2, k)",
+                "end do",
+                "else",
+                "do k = 1, l3 - 1",
+                "call pl2(x(1,1,k), l1, m, k)",
+                "end do",
+                "end if",
+                "end",
+            ],
+            "pl2": [
+                "subroutine pl2(y, m1, m2, k)",
+                "integer m1, m2, k, i, j",
+                "integer y(m1, m2)",
+                "do j = 1, m2",
+                "do i = 2, m1",
+                "y(i, j) = mod(y(i - 1, j) * 3 + y(i, j) + k + j, 1000)",
+                "end do",
+                "end do",
+                "end",
+            ],
             "qsg": [
                 "subroutine qsg(x, j)",
                 f"integer x({n1}), j, i",
@@ -1461,7 +1509,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "qsg", "qsi", "qsu", "qsc", "show"]:
+        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "qsg", "qsi", "qsu", "qsc", "pdr", "pl2", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)
