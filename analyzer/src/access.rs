@@ -719,17 +719,7 @@ impl<'a> AccessCtx<'a> {
                 bin(BinOp::Sub, e, Expr::Int(dlo))
             }
         };
-        let (lo, hi, sub) = match &cs[0] {
-            Arg::Expr(e) => {
-                let x = at(mapped(e)?);
-                (x.clone(), x.clone(), Arg::Expr(x))
-            }
-            Arg::Range(Some(l), Some(h), None) => {
-                let (l, h) = (at(mapped(l)?), at(mapped(h)?));
-                (l.clone(), h.clone(), Arg::Range(Some(l), Some(h), None))
-            }
-            _ => return None,
-        };
+        let (lo, hi, sub) = reach_of(&cs[0], &mapped, &at)?;
         let mut needs = vec![];
         if adims.len() > 1 {
             let alo = match (a.lo, &a.lo_expr) {
@@ -807,19 +797,11 @@ impl<'a> AccessCtx<'a> {
             // callee index e is the actual's sd + e - dlo
             let at = |e: Expr| bin(BinOp::Sub, bin(BinOp::Add, sd.clone(), e), dlo.clone());
             let (lo, hi, sub) = match &cs[d] {
-                Arg::Expr(e) => {
-                    let x = at(mapped(e)?);
-                    (x.clone(), x.clone(), Arg::Expr(x))
-                }
-                Arg::Range(Some(l), Some(h), None) => {
-                    let (l, h) = (at(mapped(l)?), at(mapped(h)?));
-                    (l.clone(), h.clone(), Arg::Range(Some(l), Some(h), None))
-                }
                 Arg::Range(None, None, None) => {
                     let (l, h) = (sd.clone(), at(dhi.clone()?));
                     (l.clone(), h.clone(), Arg::Range(Some(l), Some(h), None))
                 }
-                _ => return None,
+                c => reach_of(c, &mapped, &at)?,
             };
             // inside the actual's bounds of that dimension (the last one of an assumed-size
             // actual has no upper bound to keep)
@@ -945,5 +927,22 @@ struct Restore(u32);
 impl Drop for Restore {
     fn drop(&mut self) {
         STMT_FN_DEPTH.with(|d| d.set(self.0));
+    }
+}
+
+/// The reach `(lo, hi, subscript)` of one callee subscript (an index or a range) in the
+/// actual's terms: `mapped` puts the call's arguments in, `at` turns a callee index into the
+/// actual's (`AccessCtx::column_map_if`).
+fn reach_of(c: &Arg, mapped: &dyn Fn(&Expr) -> Option<Expr>, at: &dyn Fn(Expr) -> Expr) -> Option<(Expr, Expr, Arg)> {
+    match c {
+        Arg::Expr(e) => {
+            let x = at(mapped(e)?);
+            Some((x.clone(), x.clone(), Arg::Expr(x)))
+        }
+        Arg::Range(Some(l), Some(h), None) => {
+            let (l, h) = (at(mapped(l)?), at(mapped(h)?));
+            Some((l.clone(), h.clone(), Arg::Range(Some(l), Some(h), None)))
+        }
+        _ => None,
     }
 }

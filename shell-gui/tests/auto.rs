@@ -769,26 +769,34 @@ fn a_loop_parallel_unless_timers_are_on_divides_its_batches_under_that_test() {
         assert!(copy.contains(want), "{want}:\n{copy}");
     }
     assert!(!copy.contains("CDVM$") && !copy.contains(" 150 ") && !copy.contains("GOTO 130"), "{copy}");
-    let out = sapfor().current_dir(&dir).args(["verify", "p.fdv"]).output().unwrap();
+    flag_tested(&dir, &text, "TIMING", "timing.flag", "timer calls");
+}
+
+/// `p.fdv` in `dir` (its text `text`) runs a loop under `IF ((.NOT. FLAG)) THEN`: `verify`
+/// accepts it, and refuses it under `IF (FLAG) THEN`; without and with the file `file` (which
+/// sets the flag) the program prints what the sequential `p.f` prints (`mark` only with the
+/// flag), on processes and threads, every loop on its threads.
+fn flag_tested(dir: &Path, text: &str, flag: &str, file: &str, mark: &str) {
+    let out = sapfor().current_dir(dir).args(["verify", "p.fdv"]).output().unwrap();
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    std::fs::write(dir.join("weak.fdv"), text.replace("IF ((.NOT. TIMING)) THEN", "IF (TIMING) THEN")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["verify", "weak.fdv"]).output().unwrap();
+    std::fs::write(dir.join("weak.fdv"), text.replace(&format!("IF ((.NOT. {flag})) THEN"), &format!("IF ({flag}) THEN"))).unwrap();
+    let out = sapfor().current_dir(dir).args(["verify", "weak.fdv"]).output().unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
-    assert!(!out.status.success() && said.contains("it is parallel when .NOT. TIMING"), "{said}");
-    for flag in [false, true] {
-        if flag {
-            std::fs::write(dir.join("timing.flag"), "").unwrap();
+    assert!(!out.status.success() && said.contains(&format!("it is parallel when .NOT. {flag}")), "{said}");
+    for on in [false, true] {
+        if on {
+            std::fs::write(dir.join(file), "").unwrap();
         }
-        let want = run_sequential(&dir, &dir.join("p.f"), true);
-        assert_eq!(want.contains("timer calls"), flag, "{want}");
+        let want = run_sequential(dir, &dir.join("p.f"), true);
+        assert_eq!(want.contains(mark), on, "{want}");
         for cfg in [&["--np", "2"][..], &["--threads", "2"], &["--np", "3", "--threads", "2"]] {
-            let out = sapfor().current_dir(&dir).args(["run", "p.fdv"]).args(cfg).output().unwrap();
+            let out = sapfor().current_dir(dir).args(["run", "p.fdv"]).args(cfg).output().unwrap();
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(out.status.success(), "{cfg:?}: {err}");
             // (every loop runs on its threads: no block private to each thread is needed)
             assert!(!err.contains("runs on one thread"), "{cfg:?}: {err}");
             let got = String::from_utf8_lossy(&out.stdout);
-            assert!(same_lines(&got, &want), "flag {flag}, {cfg:?}: {got}\nwant:\n{want}");
+            assert!(same_lines(&got, &want), "flag {on}, {cfg:?}: {got}\nwant:\n{want}");
         }
     }
 }
@@ -812,25 +820,7 @@ fn a_loop_calling_a_procedure_that_times_itself_under_a_common_flag_is_parallel_
     assert!(report.contains("p.f:31: loop J (depth 2): sequential") && report.contains("parallel when .NOT. TIMERS: the program can test this"), "{report}");
     let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
     assert!(text.contains("      IF ((.NOT. TIMERS)) THEN\nCDVM$ PARALLEL (J)\n         DO J = 1, M\n            CALL SMOOTH(A(1, J), N, J)\n"), "{text}");
-    let out = sapfor().current_dir(&dir).args(["verify", "p.fdv"]).output().unwrap();
-    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    std::fs::write(dir.join("weak.fdv"), text.replace("IF ((.NOT. TIMERS)) THEN", "IF (TIMERS) THEN")).unwrap();
-    let out = sapfor().current_dir(&dir).args(["verify", "weak.fdv"]).output().unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(!out.status.success() && said.contains("it is parallel when .NOT. TIMERS"), "{said}");
-    for flag in [false, true] {
-        if flag {
-            std::fs::write(dir.join("timers.flag"), "").unwrap();
-        }
-        let want = run_sequential(&dir, &dir.join("p.f"), true);
-        assert_eq!(want.contains("timer calls         192         192"), flag, "{want}");
-        for cfg in [&["--threads", "2"][..], &["--np", "2"], &["--np", "3", "--threads", "2"]] {
-            let out = sapfor().current_dir(&dir).args(["run", "p.fdv"]).args(cfg).output().unwrap();
-            assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
-            let got = String::from_utf8_lossy(&out.stdout);
-            assert!(same_lines(&got, &want), "flag {flag}, {cfg:?}: {got}\nwant:\n{want}");
-        }
-    }
+    flag_tested(&dir, &text, "TIMERS", "timers.flag", "timer calls         192         192");
 }
 
 /// The estimates count a recurrence computed ahead (`Versioned::split`) on every process: with
