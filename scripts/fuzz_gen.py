@@ -645,6 +645,16 @@ class Gen:
         self.emit(f"m = mod(a({r.randint(1, 3)}), 1) + {m}")
         self.emit(f"call pdr(c, n1, n2, n3, m, {['whole', 'second', 'straddle', 'cols'].index(kind)})")
 
+    def blocked(self):
+        """Cache blocking in BDR: blocks of 3 columns of B (a dummy of symbolic size) given to
+        BKN(X(LDX,*)), the block's end JE = MIN(JB + 2, L2), or JB + 2 clamped by an IF, so the
+        blocks are disjoint and the loop over JB is parallel; or blocks of 3 elements of A to
+        BHV. Look-alike: JE = JB + 3 clamped (each block overlaps the next by a column)."""
+        r = self.r
+        kind = r.choice([0, 0, 1, 2, 3])
+        self.used_procs.update({"bdr", "bkn", "bhv"})
+        self.emit(f"call bdr(b, a, n1, n2, {kind})")
+
     def planes(self):
         """NPB LU's shape: a sequential loop over K calls PJC, whose loop over (J, I) reads plane K
         of C next to each point (a shadow renewal limited to plane K), then PLW, a lower-
@@ -1062,7 +1072,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -1416,6 +1426,56 @@ class Gen:
                 "end do",
                 "end",
             ],
+            "bdr": [
+                "subroutine bdr(x, v, l1, l2, kind)",
+                "integer l1, l2, kind, jb, je, nb",
+                "parameter (nb = 3)",
+                "integer x(l1, l2), v(l1)",
+                "if (kind .eq. 0) then",
+                "do jb = 1, l2, nb",
+                "je = min(jb + nb - 1, l2)",
+                "call bkn(x(1, jb), l1, je - jb + 1)",
+                "end do",
+                "else if (kind .eq. 1) then",
+                "do jb = 1, l2, nb",
+                "je = jb + nb - 1",
+                "if (je .gt. l2) je = l2",
+                "call bkn(x(1, jb), l1, je - jb + 1)",
+                "end do",
+                "else if (kind .eq. 2) then",
+                "do jb = 1, l2, nb",
+                "je = jb + nb",
+                "if (je .gt. l2) je = l2",
+                "call bkn(x(1, jb), l1, je - jb + 1)",
+                "end do",
+                "else",
+                "do jb = 1, l1, nb",
+                "je = min(jb + nb - 1, l1)",
+                "call bhv(v(jb), je - jb + 1)",
+                "end do",
+                "end if",
+                "end",
+            ],
+            "bkn": [
+                "subroutine bkn(y, ldy, nc)",
+                "integer ldy, nc, i, j",
+                "integer y(ldy, *)",
+                "do j = 1, nc",
+                "do i = 2, ldy",
+                "y(i, j) = mod(y(i, j) + y(i - 1, j) * 2 + j, 1000)",
+                "end do",
+                "end do",
+                "end",
+            ],
+            "bhv": [
+                "subroutine bhv(y, m)",
+                "integer m, i",
+                "integer y(m)",
+                "do i = 1, m",
+                "y(i) = mod(y(i) * 3 + i + m, 1000)",
+                "end do",
+                "end",
+            ],
             "pdr": [
                 "subroutine pdr(x, l1, l2, l3, m, kind)",
                 "integer l1, l2, l3, m, kind, k",
@@ -1509,7 +1569,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "qsg", "qsi", "qsu", "qsc", "pdr", "pl2", "show"]:
+        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "qsg", "qsi", "qsu", "qsc", "pdr", "pl2", "bdr", "bkn", "bhv", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)

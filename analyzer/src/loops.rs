@@ -476,16 +476,104 @@ struct QuietTables<'a> {
 }
 
 /// A statement table, and the same without conditional accesses (a copy only where there
-/// are some): (the plain table, the conditional one where it differs).
+/// are some): (the plain table, the conditional one where it differs). Where calls reach
+/// sections, `discharged` refines the table first.
 fn access_tables(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> (Vec<(Vec<Access>, Vec<CallSite>)>, Option<Vec<(Vec<Access>, Vec<CallSite>)>>) {
     let acc_if = crate::interproc::stmt_accesses_conditional(unit, sema, summaries);
+    // (conditions the code before an access shows to hold are no conditions; sections of calls
+    // that end at scalars the unit assigns are widened to what the code shows)
     let conditional = acc_if.iter().any(|(a, _)| a.iter().any(|x| !x.needs.is_empty()));
-    if conditional {
-        let mut copy = acc_if.clone();
-        crate::interproc::unconditional(&mut copy);
-        (copy, Some(acc_if))
+    let sections = acc_if.iter().flat_map(|(a, _)| a).any(|a| a.via_call.is_some() && a.subs.iter().flatten().any(|s| matches!(s, Arg::Range(Some(l), Some(h), None) if !matches!((l, h), (Expr::Int(_), Expr::Int(_))))));
+    if conditional || sections {
+        discharged(unit, sema, summaries, acc_if)
     } else {
         (acc_if, None)
+    }
+}
+
+/// A conditional statement table (`access_tables`) with its calls' sections widened
+/// (`widen_call_sections`) and without the conditions that hold where their statements run
+/// (`Analyzer::holds_at`): the plain table and the conditional one (None when no condition
+/// is left).
+#[allow(clippy::type_complexity)]
+fn discharged(
+    unit: &Unit,
+    sema: &UnitSema,
+    summaries: &BTreeMap<Name, Summary>,
+    mut table: Vec<(Vec<Access>, Vec<CallSite>)>,
+) -> (Vec<(Vec<Access>, Vec<CallSite>)>, Option<Vec<(Vec<Access>, Vec<CallSite>)>>) {
+    widen_call_sections(unit, sema, summaries, &mut table);
+    let kept: Vec<(usize, usize, Vec<Expr>)> = walker(unit, sema, summaries, &table, |an, _| {
+        let mut out = vec![];
+        for (si, (accs, _)) in table.iter().enumerate() {
+            for (ai, a) in accs.iter().enumerate().filter(|(_, a)| !a.needs.is_empty()) {
+                out.push((si, ai, a.needs.iter().filter(|n| !an.holds_at(n, StmtId(si as u32))).cloned().collect()));
+            }
+        }
+        out
+    });
+    for (si, ai, needs) in kept {
+        table[si].0[ai].needs = needs;
+    }
+    if table.iter().any(|(a, _)| a.iter().any(|x| !x.needs.is_empty())) {
+        let mut copy = table.clone();
+        crate::interproc::unconditional(&mut copy);
+        (copy, Some(table))
+    } else {
+        (table, None)
+    }
+}
+
+/// The sections calls reach (`Access::via_call`) whose ends use scalars the unit assigns
+/// (`A(1:LDA, JB:JE)` with `JE = MIN(JB + 7, N)`), widened to bounds over the loops' variables
+/// and names the unit never changes where the code before shows them (`Analyzer::bound_at`):
+/// `A(1:LDA, JB:JB+7)`, which another iteration of the loop over JB does not meet. (What a
+/// call surely writes comes from its own sections, `Effect::must_write`: a wider may-set
+/// claims nothing.)
+fn widen_call_sections(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>, table: &mut [(Vec<Access>, Vec<CallSite>)]) {
+    let wider: Vec<(usize, usize, usize, Arg)> = walker(unit, sema, summaries, table, |an, _| {
+        let render = |l: &Lin| -> Option<Expr> {
+            let mut e: Option<Expr> = None;
+            for (v, c) in &l.terms {
+                if render_symbol(v).is_none_or(|r| r != v.to_ascii_uppercase()) {
+                    return None;
+                }
+                let t = if *c == 1 { Expr::Var(v.clone()) } else { Expr::Binary(BinOp::Mul, Box::new(Expr::Int(*c)), Box::new(Expr::Var(v.clone()))) };
+                e = Some(match e {
+                    None => t,
+                    Some(x) => Expr::Binary(BinOp::Add, Box::new(x), Box::new(t)),
+                });
+            }
+            Some(match e {
+                None => Expr::Int(l.constant),
+                Some(x) if l.constant == 0 => x,
+                Some(x) => Expr::Binary(BinOp::Add, Box::new(x), Box::new(Expr::Int(l.constant))),
+            })
+        };
+        let unstable = |e: &Expr| an.lin(e).is_some_and(|l| l.vars().any(|v| an.written.contains(v) && !an.unchanged_in_unit(&Expr::Var(v.clone()))));
+        let mut out = vec![];
+        for (si, (accs, _)) in table.iter().enumerate() {
+            let at = StmtId(si as u32);
+            for (ai, a) in accs.iter().enumerate().filter(|(_, a)| a.via_call.is_some()) {
+                for (k, sub) in a.subs.iter().flatten().enumerate() {
+                    let Arg::Range(Some(lo), Some(hi), None) = sub else { continue };
+                    if !unstable(lo) && !unstable(hi) {
+                        continue;
+                    }
+                    let lo2 = if unstable(lo) { an.bound_at(lo, at, false).and_then(|l| render(&l)) } else { Some(lo.clone()) };
+                    let hi2 = if unstable(hi) { an.bound_at(hi, at, true).and_then(|l| render(&l)) } else { Some(hi.clone()) };
+                    if let (Some(l), Some(h)) = (lo2, hi2) {
+                        out.push((si, ai, k, Arg::Range(Some(l), Some(h), None)));
+                    }
+                }
+            }
+        }
+        out
+    });
+    for (si, ai, k, arg) in wider {
+        if let Some(subs) = table[si].0[ai].subs.as_mut() {
+            subs[k] = arg;
+        }
     }
 }
 
@@ -3146,6 +3234,164 @@ impl<'a> Analyzer<'a> {
         Some(l)
     }
 
+    /// Whether `e >= 0` holds where statement `at` runs, shown by walking back from it along
+    /// the structure (`lower_bounds`; the blocked-loop idiom: `DO JB = 1, N, 8`, `JE =
+    /// MIN(JB + 7, N)`, `CALL KERN(A(1,JB), LDA, JE - JB + 1)` stays inside A's N columns).
+    fn holds_at(&self, e: &Expr, at: StmtId) -> bool {
+        let Some(f) = self.lin(e) else { return false };
+        self.lower_bounds(f, at, &|g: &Lin| g.terms.is_empty()).iter().any(|g| g.constant >= 0)
+    }
+
+    /// A bound of `e` where statement `at` runs (above when `upper`, else below) over the DO
+    /// variables of the loops around it and names the unit never changes, preferring the one
+    /// with the most DO variables (the section a blocked loop's iteration reaches: `JB..JE`
+    /// with `JE = MIN(JB + 7, N)` is inside `JB..JB+7`).
+    fn bound_at(&self, e: &Expr, at: StmtId, upper: bool) -> Option<Lin> {
+        let f = self.lin(e)?;
+        let mut path: Vec<(&[Node], usize)> = vec![];
+        if !find_path(&self.unit.body, at, &mut path) {
+            return None;
+        }
+        let dos: BTreeSet<&Name> = path
+            .iter()
+            .filter_map(|(ls, k)| match &ls[*k] {
+                Node::Do { header, .. } => match &self.unit.stmt(*header).kind {
+                    StmtKind::Do { var, .. } => Some(var),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let stable = |g: &Lin| g.vars().all(|v| dos.contains(v) || self.unchanged_in_unit(&Expr::Var(v.clone())));
+        let start = if upper { f.scale(-1)? } else { f };
+        let best = self.lower_bounds(start, at, &stable).into_iter().max_by_key(|g| g.vars().filter(|v| dos.contains(v)).count())?;
+        if upper {
+            best.scale(-1)
+        } else {
+            Some(best)
+        }
+    }
+
+    /// Forms g with `f >= g` where statement `at` runs, over names `stable` accepts, found
+    /// walking back from it along the structure (a few alternatives at most). Each earlier
+    /// statement of the same code that assigns a variable of the form puts its value there
+    /// (the form is then what holds before it); `V = MIN(a, b)` bounds V above (by a or b)
+    /// where its coefficient is negative, `MAX` below where positive, and `IF (V .GT. b) V =
+    /// b` after it bounds V by b or by its value before. At the top of a DO loop's body its
+    /// variable lies between the loop's bounds (a constant step), and nothing the body assigns
+    /// may be left (earlier iterations set it). A jump target, or any other statement that
+    /// assigns the form's variables, ends the walk with nothing.
+    fn lower_bounds(&self, f: Lin, at: StmtId, stable: &dyn Fn(&Lin) -> bool) -> Vec<Lin> {
+        let mut path: Vec<(&[Node], usize)> = vec![];
+        if !find_path(&self.unit.body, at, &mut path) || self.unit.stmt(at).label.is_some_and(|l| self.targets.contains_key(&l)) {
+            return vec![];
+        }
+        let mut out = vec![];
+        let (level, j) = (path.len() - 1, path[path.len() - 1].1);
+        self.bounds_from(f, &path, level, j, stable, &mut out, &mut 32);
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bounds_from(&self, mut f: Lin, path: &[(&[Node], usize)], mut level: usize, mut j: usize, stable: &dyn Fn(&Lin) -> bool, out: &mut Vec<Lin>, budget: &mut u32) {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        let targeted = |st: &Stmt| st.label.is_some_and(|l| self.targets.contains_key(&l));
+        let writes = |st: &Stmt, f: &Lin| self.acc.get()[st.id.0 as usize].0.iter().any(|a| a.write && f.terms.contains_key(&a.name));
+        let touches = |nodes: &[Node], f: &Lin| {
+            let mut hit = false;
+            for_each_stmt(self.unit, nodes, &mut |st| hit |= targeted(st) || writes(st, f));
+            hit
+        };
+        loop {
+            if stable(&f) {
+                out.push(f);
+                return;
+            }
+            if j == 0 {
+                // the top of this statement list: of a DO loop's body, or an IF's arm
+                if level == 0 {
+                    return;
+                }
+                let (ls, k) = path[level - 1];
+                if let Node::Do { header, body, .. } = &ls[k] {
+                    let hs = self.unit.stmt(*header);
+                    if targeted(hs) {
+                        return;
+                    }
+                    if let StmtKind::Do { var, lo, hi, step, .. } = &hs.kind {
+                        if let Some(&c) = f.terms.get(var) {
+                            let up = match step {
+                                None => true,
+                                Some(x) => match self.sema.eval_int(x) {
+                                    Some(k) if k != 0 => k > 0,
+                                    _ => return,
+                                },
+                            };
+                            let bound = if (c > 0) == up { lo } else { hi };
+                            match self.lin(bound).and_then(|l| f.substitute(var, &l)) {
+                                Some(g) => f = g,
+                                None => return,
+                            }
+                        }
+                    }
+                    if touches(body, &f) {
+                        return;
+                    }
+                }
+                level -= 1;
+                j = k;
+                continue;
+            }
+            j -= 1;
+            let node = &path[level].0[j];
+            let Node::Stmt(d) = node else {
+                if touches(std::slice::from_ref(node), &f) {
+                    return;
+                }
+                continue;
+            };
+            let st = self.unit.stmt(*d);
+            if targeted(st) {
+                return;
+            }
+            if !writes(st, &f) {
+                continue;
+            }
+            // the forms before the statement (several: a bound by either side)
+            let mut before: Vec<Lin> = vec![];
+            match &st.kind {
+                StmtKind::Assign { lhs: Expr::Var(v), rhs } if !self.sema.is_array(v) => {
+                    let c = f.terms.get(v).copied().unwrap_or(0);
+                    match rhs {
+                        Expr::Ref(m, args) if (m == "min" && c < 0 || m == "max" && c > 0) && self.sema.symbol(m).is_none_or(|x| x.intrinsic || !x.explicit_type) => {
+                            before.extend(args.iter().filter_map(|a| f.substitute(v, &self.lin(a.expr()?)?)));
+                        }
+                        _ => before.extend(self.lin(rhs).and_then(|l| f.substitute(v, &l))),
+                    }
+                }
+                // `IF (V .GT. B) V = B` (MIN) where V counts negatively, `.LT.` (MAX) positively
+                StmtKind::LogicalIf(Expr::Binary(op, x, y), inner) => {
+                    if let (Expr::Var(v), StmtKind::Assign { lhs: Expr::Var(w), rhs }) = (&**x, &inner.kind) {
+                        let c = f.terms.get(v).copied().unwrap_or(0);
+                        let clamps = matches!(op, BinOp::Gt | BinOp::Ge) && c < 0 || matches!(op, BinOp::Lt | BinOp::Le) && c > 0;
+                        if v == w && clamps && self.lin(y).is_some() && self.lin(y) == self.lin(rhs) {
+                            before.extend(self.lin(y).and_then(|l| f.substitute(v, &l)));
+                            before.push(f.clone());
+                        }
+                    }
+                }
+                _ => {}
+            }
+            for g in before {
+                self.bounds_from(g, path, level, j, stable, out, budget);
+            }
+            return;
+        }
+    }
+
     /// The value of scalar `v` where statement `at` reads it, as a linear form, when the
     /// assignment that sets it is found walking back along the structure: the nearest
     /// earlier statement that assigns `v` is `v = <linear form>` over names the unit never
@@ -3284,12 +3530,36 @@ impl<'a> Analyzer<'a> {
                 _ => None,
             })
             .collect();
+        let mut ranges = ranges;
         let subs = match &a.subs {
             None => vec![Subscript::Unknown; rank],
             Some(s) if s.len() != rank => vec![Subscript::Unknown; rank],
             Some(s) => s
                 .iter()
-                .map(|arg| self.subscript(arg, &loops, &vars, written, index_vars, &a.implied, a.stmt))
+                .map(|arg| match arg {
+                    // a section a call reaches whose width is a constant (a blocked loop's
+                    // `A(1:LDA, JB:JB+7)`): its start plus the counter of a loop of its own,
+                    // after the nest's, over the width
+                    Arg::Range(Some(lo), Some(hi), None) if a.via_call.is_some() => {
+                        let at = |e: &Expr| self.subscript(&Arg::Expr(e.clone()), &loops, &vars, written, index_vars, &a.implied, a.stmt);
+                        match (at(lo), at(hi)) {
+                            (Subscript::Affine(l), Subscript::Affine(h)) => {
+                                let pad = |c: &[i64], n: usize| -> Vec<i64> { (0..n).map(|k| c.get(k).copied().unwrap_or(0)).collect() };
+                                let n = l.coeffs.len().max(h.coeffs.len());
+                                let w = h.constant - l.constant;
+                                if pad(&l.coeffs, n) != pad(&h.coeffs, n) || l.syms != h.syms || w < 0 {
+                                    return Subscript::Unknown;
+                                }
+                                let mut coeffs = pad(&l.coeffs, ranges.len());
+                                coeffs.push(1);
+                                ranges.push(LoopRange { lower: Some(0), upper: Some(w) });
+                                Subscript::Affine(Affine { coeffs, syms: l.syms, constant: l.constant })
+                            }
+                            _ => Subscript::Unknown,
+                        }
+                    }
+                    _ => self.subscript(arg, &loops, &vars, written, index_vars, &a.implied, a.stmt),
+                })
                 .collect(),
         };
         (subs, ranges)

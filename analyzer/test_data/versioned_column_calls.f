@@ -39,11 +39,16 @@ C EXPECT: parallel
       DO J = 1, 10
          CALL SCALE(3, B(2, J), 3.0D0)
       END DO
-C     a 1-D array: X(2*J-1:2*J) for each J, disjoint, but the
-C     dependence test does not compare sections whose ends move with J
-C EXPECT: sequential blockers(call)
+C     a 1-D array: X(2*J-1:2*J) for each J, disjoint (a section of
+C     constant width whose ends move with J)
+C EXPECT: parallel
       DO J = 1, 20
          CALL SCALE(2, X(2 * J - 1), 1.5D0)
+      END DO
+C     X(2*J-1:2*J+1): each overlaps the next
+C EXPECT: sequential blockers(call)
+      DO J = 1, 19
+         CALL SCALE(3, X(2 * J - 1), 1.5D0)
       END DO
       S = 0
 C EXPECT: parallel reduction(sum:s)

@@ -1109,6 +1109,35 @@ fn planes_given_to_procedures_as_2d_arrays_of_symbolic_size_are_divided() {
     assert!(divided >= 1, "no variant divides the planes");
 }
 
+/// Cache blocking: blocks of NB columns given to a procedure (`JE = MIN(JB + NB - 1, N)` or
+/// `JE = JB + NB - 1` then `IF (JE .GT. N) JE = N`, and `CALL KERN(A(1,JB), LDA, JE - JB + 1)`):
+/// the code before the call bounds each block by `JB..JB+NB-1` and by N, so the blocks are
+/// disjoint and the two loops over JB run on threads; the look-alike whose blocks overlap by a
+/// column, and the one that may pass N, stay in order. The program (the analyzer's fixture,
+/// 304 columns) prints what the sequential one prints on threads and processes.
+#[test]
+fn blocks_of_columns_given_to_a_procedure_are_divided() {
+    assert!(have_gfortran());
+    let dir = scratch("blocked-calls");
+    let text = std::fs::read_to_string(root().join("analyzer/test_data/blocked_calls.f")).unwrap();
+    assert!(text.contains("PARAMETER (LDA = 6, N = 40)"));
+    std::fs::write(dir.join("c.f"), text.replace("PARAMETER (LDA = 6, N = 40)", "PARAMETER (LDA = 60, N = 304)")).unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "c.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let fdv = std::fs::read_to_string(dir.join("auto.fdv")).unwrap();
+    for (label, divided) in [("10", true), ("20", true), ("30", false), ("40", false)] {
+        let at = fdv.find(&format!("      DO {label} JB = 1, N, NB")).unwrap_or_else(|| panic!("no loop {label}:\n{fdv}"));
+        assert_eq!(fdv[..at].ends_with("CDVM$ PARALLEL (JB) PRIVATE(JE)\n"), divided, "loop {label}:\n{fdv}");
+    }
+    let want = run_sequential(&dir, &dir.join("c.f"), true);
+    for cfg in [&["--threads", "2"][..], &["--np", "2"], &["--np", "3", "--threads", "2"]] {
+        let out = sapfor().current_dir(&dir).args(["run", "auto.fdv"]).args(cfg).output().unwrap();
+        assert!(out.status.success(), "{cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{cfg:?}");
+    }
+}
+
 /// Loops parallel only under run-time tests (NPB SP's solvers: work arrays in COMMON private
 /// when a line has three points at least) are mapped in the distributed variants: XSOLVE's
 /// loop over K on R's distributed last dimension, ZSOLVE's loop over J divided over copies;
