@@ -1130,6 +1130,8 @@ fn blocks_of_columns_given_to_a_procedure_are_divided() {
         let at = fdv.find(&format!("      DO {label} JB = 1, N, NB")).unwrap_or_else(|| panic!("no loop {label}:\n{fdv}"));
         assert_eq!(fdv[..at].ends_with("CDVM$ PARALLEL (JB) PRIVATE(JE)\n"), divided, "loop {label}:\n{fdv}");
     }
+    let out = sapfor().current_dir(&dir).args(["verify", "auto.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let want = run_sequential(&dir, &dir.join("c.f"), true);
     for cfg in [&["--threads", "2"][..], &["--np", "2"], &["--np", "3", "--threads", "2"]] {
         let out = sapfor().current_dir(&dir).args(["run", "auto.fdv"]).args(cfg).output().unwrap();
