@@ -1879,17 +1879,34 @@ fn first_unpipelinable_level(n: &Nest) -> Option<usize> {
                 by_dim.entry((a.array.as_str(), d)).or_default().insert(k);
             }
         }
-        // offsets in the nest's order: negative = an earlier iteration
-        let by_level: Vec<(usize, i64)> = subs.iter().filter_map(level).map(|(k, c)| (k, c * dir(k))).collect();
-        let Some(&(first, c0)) = by_level
-            .iter()
-            .filter(|(_, c)| *c != 0)
-            .min_by_key(|(k, _)| *k)
-        else {
-            continue;
-        };
-        if by_level.iter().any(|&(_, c)| c != 0 && c.signum() != c0.signum()) {
-            cut_at(first);
+        // offsets in the nest's order from the iteration that writes the element: negative =
+        // an earlier iteration. Relative to each write of the array (`C(I,J-1,K)` read where
+        // `C(I,J,K-1)` is written comes from J-1 and K+1: against K's flow), and to the
+        // iteration itself (a write at the loop variables).
+        let plain: Vec<SubForm> = subs.iter().map(|s| match s {
+            SubForm::Var { var, coeff: 1, .. } => SubForm::Var { var: var.clone(), coeff: 1, offset: 0 },
+            other => other.clone(),
+        }).collect();
+        let writes: Vec<&Vec<SubForm>> = n.accesses.iter().filter(|w| w.write && w.array == a.array).filter_map(|w| w.subs.as_ref()).chain(std::iter::once(&plain)).collect();
+        for w in writes {
+            let by_level: Vec<(usize, i64)> = subs
+                .iter()
+                .zip(w)
+                .filter_map(|(s, t)| match (level(s), level(t)) {
+                    (Some((k, c)), Some((k2, c2))) if k == k2 => Some((k, (c - c2) * dir(k))),
+                    _ => None,
+                })
+                .collect();
+            let Some(&(first, c0)) = by_level
+                .iter()
+                .filter(|(_, c)| *c != 0)
+                .min_by_key(|(k, _)| *k)
+            else {
+                continue;
+            };
+            if by_level.iter().any(|&(_, c)| c != 0 && c.signum() != c0.signum()) {
+                cut_at(first);
+            }
         }
     }
     for levels in by_dim.values() {

@@ -2660,6 +2660,9 @@ fn across_direction(
             let split = split_dims(cx, key);
             let mut refs: Vec<Vec<Option<(String, i64)>>> = vec![];
             let mut msg: Option<String> = None;
+            // (which of `refs` are left-hand sides)
+            let on_lhs = std::cell::Cell::new(false);
+            let mut writes: Vec<usize> = vec![];
             let mut gather = |e: &Expr| {
                 let Expr::Ref(n, args) = e else { return };
                 if n != &name || msg.is_some() {
@@ -2678,12 +2681,17 @@ fn across_direction(
                     msg = Some(format!("ACROSS array {} is indexed by something other than `loop variable + constant`; the runtime cannot pipeline it", sp.name));
                     return;
                 }
+                if on_lhs.replace(false) {
+                    writes.push(refs.len());
+                }
                 refs.push(subs);
             };
             for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
                 match &st.kind {
                     StmtKind::Assign { lhs, rhs } => {
+                        on_lhs.set(matches!(lhs, Expr::Ref(n, _) if *n == name));
                         lhs.walk(&mut gather);
+                        on_lhs.set(false);
                         rhs.walk(&mut gather);
                     }
                     StmtKind::IfThen(c) | StmtKind::ElseIf(c) => c.walk(&mut gather),
@@ -2718,18 +2726,32 @@ fn across_direction(
                 }
             }
             let dirs: Vec<i64> = dirs.iter().map(|x| x.unwrap_or(1)).collect();
-            for subs in &refs {
+            // offsets from the iteration that writes the element: relative to each write of the
+            // array (`C(I,J-1,K)` read where `C(I,J,K-1)` is written comes from J-1 and K+1),
+            // and to the iteration itself
+            let zero: Vec<Option<(String, i64)>> = vec![None; split.len()];
+            let bases: Vec<&Vec<Option<(String, i64)>>> = writes.iter().filter_map(|&k| refs.get(k)).chain(std::iter::once(&zero)).collect();
+            for (subs, base) in refs.iter().flat_map(|r| bases.iter().map(move |b| (r, *b))) {
+                let rel = |d: usize| -> i64 {
+                    match (&subs[d], &base[d]) {
+                        (Some((v, c)), Some((w, c2))) if v == w => c - c2,
+                        (Some((_, c)), None) => *c,
+                        _ => 0,
+                    }
+                };
                 // offsets in the nest's order (negative: an earlier iteration), by loop depth
                 let mut by_depth = vec![0i64; vars.len()];
-                for (v, c) in subs.iter().flatten() {
-                    if let Some(k) = vars.iter().position(|x| x == v) {
-                        by_depth[k] = *c * ldirs[k];
+                for (d, sub) in subs.iter().enumerate() {
+                    if let Some((v, _)) = sub {
+                        if let Some(k) = vars.iter().position(|x| x == v) {
+                            by_depth[k] = rel(d) * ldirs[k];
+                        }
                     }
                 }
                 let sign = by_depth.iter().find(|&&c| c != 0).map(|c| c.signum()).unwrap_or(0);
-                for (d, sub) in subs.iter().enumerate() {
+                for (d, _) in subs.iter().enumerate() {
                     // the offset along the dimension's flow
-                    let cd = sub.as_ref().map(|x| x.1).unwrap_or(0) * dirs[d];
+                    let cd = rel(d) * dirs[d];
                     if split[d] && ((sign < 0 && cd > 0) || (sign > 0 && cd < 0)) {
                         return Err(format!(
                             "ACROSS: a reference to {} reads a value {} at a {} index of distributed dimension {}; the runtime pipelines only in the direction of the loop indexing that dimension (not supported yet)",

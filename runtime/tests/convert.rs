@@ -179,6 +179,12 @@ fn across_is_pipelined_in_tiles_when_the_order_allows_it() {
     let skew = src.replace("a(i,j+1)) / 4", "a(i+1,j-1)) / 4");
     let e = conv("gs.fdv", &skew).expect_err("refused");
     assert!(e.contains("gs.fdv:6:") && e.contains("pipelines only in the direction of the loop"), "{e}");
+    // the same read seen from a write at an offset: `A(I-1,J) = A(I,J-1)` reads the element
+    // that iteration (I+1, J-1) wrote, ahead in I (before, the offsets were taken from the
+    // loop variables alone, and this was pipelined with the wrong flow)
+    let shifted = src.replace("a(i,j) = (a(i-1,j) + a(i+1,j) + a(i,j-1) + a(i,j+1)) / 4", "a(i-1,j) = a(i,j-1) / 4");
+    let e = conv("gs.fdv", &shifted).expect_err("refused");
+    assert!(e.contains("gs.fdv:6:") && e.contains("pipelines only in the direction of the loop"), "{e}");
 }
 
 /// Loops that run downwards pipeline downwards: the directions travel with the widths, the

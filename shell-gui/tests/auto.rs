@@ -1140,6 +1140,24 @@ fn blocks_of_columns_given_to_a_procedure_are_divided() {
     }
 }
 
+/// A sweep reading the previous row at the next plane (`C(I,J,K-1) = C(I,J-1,K)`): the value
+/// read at K+1 was written in an earlier iteration of J, against the pipeline's flow in K. The
+/// variants that divide K keep J in order outside the PARALLEL tuple (before, they pipelined J
+/// across the planes with `ACROSS(C(0:0,1:0,0:1))` and printed another checksum at np 2, a
+/// fuzzer's find), and every stored variant prints what the sequential program prints.
+#[test]
+fn a_sweep_reading_the_next_plane_of_the_previous_row_is_not_pipelined_against_the_flow() {
+    assert!(have_gfortran());
+    let (dir, _) = auto_on("across-against", "across_against.f", "p.f", "auto.fdv");
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let mut kept_in_order = 0;
+    every_variant_prints(&dir, &want, 8, |_, text| {
+        assert!(!text.contains("PARALLEL (J,K,I)"), "{text}");
+        kept_in_order += usize::from(text.contains("      DO 110 J = 3, 11\nCDVM$ PARALLEL (K,I) ON C(I,J,K-1), SHADOW_RENEW(C(0:0,0:0,0:1))"));
+    });
+    assert!(kept_in_order >= 2, "{kept_in_order}");
+}
+
 /// Loops parallel only under run-time tests (NPB SP's solvers: work arrays in COMMON private
 /// when a line has three points at least) are mapped in the distributed variants: XSOLVE's
 /// loop over K on R's distributed last dimension, ZSOLVE's loop over J divided over copies;
