@@ -3252,16 +3252,7 @@ impl<'a> Analyzer<'a> {
         if !find_path(&self.unit.body, at, &mut path) {
             return None;
         }
-        let dos: BTreeSet<&Name> = path
-            .iter()
-            .filter_map(|(ls, k)| match &ls[*k] {
-                Node::Do { header, .. } => match &self.unit.stmt(*header).kind {
-                    StmtKind::Do { var, .. } => Some(var),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
+        let dos = path_do_vars(self.unit, &path);
         let stable = |g: &Lin| g.vars().all(|v| dos.contains(v) || self.unchanged_in_unit(&Expr::Var(v.clone())));
         let start = if upper { f.scale(-1)? } else { f };
         let best = self.lower_bounds(start, at, &stable).into_iter().max_by_key(|g| g.vars().filter(|v| dos.contains(v)).count())?;
@@ -3439,16 +3430,7 @@ impl<'a> Analyzer<'a> {
                     }
                     let l = self.lin(rhs)?;
                     // the DO variables of the loops around the assignment (they enclose `at`)
-                    let around: BTreeSet<&Name> = path[..level]
-                        .iter()
-                        .filter_map(|(ls, k)| match &ls[*k] {
-                            Node::Do { header, .. } => match &self.unit.stmt(*header).kind {
-                                StmtKind::Do { var, .. } => Some(var),
-                                _ => None,
-                            },
-                            _ => None,
-                        })
-                        .collect();
+                    let around = path_do_vars(self.unit, &path[..level]);
                     // (a scalar no statement between assigns keeps its value: MG's `I1 = 2*J1 -
                     // D1` read at `X1(I1-1)`, D1 set before the loops by an IF)
                     let kept = |n: &Name| {
@@ -3696,6 +3678,19 @@ struct Exposure {
 
 /// The chain of (node list, index) from `nodes` down to the node of this statement (a DO or IF
 /// node for its header); for an IF, the arm's node list is a level of its own.
+/// The variables of the counted DO loops on a path of `find_path` (the loops around its end).
+fn path_do_vars<'u>(unit: &'u Unit, path: &[(&[Node], usize)]) -> BTreeSet<&'u Name> {
+    path.iter()
+        .filter_map(|(ls, k)| match &ls[*k] {
+            Node::Do { header, .. } => match &unit.stmt(*header).kind {
+                StmtKind::Do { var, .. } => Some(var),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
 fn find_path<'n>(nodes: &'n [Node], header: StmtId, path: &mut Vec<(&'n [Node], usize)>) -> bool {
     for (i, n) in nodes.iter().enumerate() {
         path.push((nodes, i));
