@@ -104,13 +104,19 @@ pub fn quiet(units: &[Unit], semas: &[UnitSema]) -> Quiet {
     Quiet { flags, summaries }
 }
 
-/// The value of a logical test that makes it false, on one variable: `X` (false), `.NOT. X`
-/// (true), or a conjunct of an `.AND.`.
-pub(crate) fn skipping_value(e: &Expr) -> Option<(&Name, bool)> {
+/// The value of a logical test that makes it false, on one variable `ok` accepts: `X`
+/// (false), `.NOT. X` (true), or a conjunct of an `.AND.`.
+pub(crate) fn skipping_value<'e>(e: &'e Expr, ok: &dyn Fn(&Name) -> bool) -> Option<(&'e Name, bool)> {
     match e {
-        Expr::Binary(BinOp::And, a, b) => skipping_value(a).or_else(|| skipping_value(b)),
-        _ => crate::loops::flag_test(e).map(|(x, v)| (x, !v)),
+        Expr::Binary(BinOp::And, a, b) => skipping_value(a, ok).or_else(|| skipping_value(b, ok)),
+        _ => crate::loops::flag_test(e).filter(|(x, _)| ok(x)).map(|(x, v)| (x, !v)),
     }
+}
+
+/// A logical scalar a run-time test can read as a flag: not an array, PARAMETER, EXTERNAL,
+/// pointer or EQUIVALENCEd.
+pub(crate) fn plain_logical(s: &crate::sema::Symbol) -> bool {
+    s.ty.base == BaseType::Logical && !s.is_array() && s.param.is_none() && !s.external && s.aliases.is_empty() && !s.pointer
 }
 
 /// A COMMON member every unit that declares it has as a plain logical scalar, by the flags
@@ -118,7 +124,6 @@ pub(crate) fn skipping_value(e: &Expr) -> Option<(&Name, bool)> {
 /// IF without ELSE): each with the value that skips them; a flag some guard wants one way and
 /// another the other way is left out.
 fn quiet_flags(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(Name, usize), bool> {
-    let plain = |s: &crate::sema::Symbol| s.ty.base == BaseType::Logical && !s.is_array() && s.param.is_none() && !s.external && s.aliases.is_empty() && !s.pointer;
     let mut votes: BTreeMap<(Name, usize), Option<bool>> = BTreeMap::new();
     fn effects(unit: &Unit, nodes: &[Node]) -> bool {
         let mut hit = false;
@@ -127,7 +132,7 @@ fn quiet_flags(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(Name, usize), bo
     }
     for (u, sema) in units.iter().zip(semas) {
         let mut guards: Vec<&Expr> = vec![];
-        fn collect<'u>(unit: &'u Unit, nodes: &'u [Node], out: &mut Vec<&'u Expr>, effects: &dyn Fn(&Unit, &[Node]) -> bool) {
+        fn collect<'u>(unit: &'u Unit, nodes: &'u [Node], out: &mut Vec<&'u Expr>) {
             for n in nodes {
                 match n {
                     Node::Stmt(id) => {
@@ -137,7 +142,7 @@ fn quiet_flags(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(Name, usize), bo
                             }
                         }
                     }
-                    Node::Do { body, .. } => collect(unit, body, out, effects),
+                    Node::Do { body, .. } => collect(unit, body, out),
                     Node::If { arms, .. } => {
                         if let (1, Some(c)) = (arms.len(), crate::loops::if_else_test(unit, arms)) {
                             if effects(unit, &arms[0].1) {
@@ -145,15 +150,15 @@ fn quiet_flags(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(Name, usize), bo
                             }
                         }
                         for (_, b) in arms {
-                            collect(unit, b, out, effects);
+                            collect(unit, b, out);
                         }
                     }
                 }
             }
         }
-        collect(u, &u.body, &mut guards, &effects);
+        collect(u, &u.body, &mut guards);
         for c in guards {
-            let Some((x, v)) = skipping_value(c) else { continue };
+            let Some((x, v)) = skipping_value(c, &|_| true) else { continue };
             let Some(key) = sema.symbol(x).and_then(|s| s.common.clone()) else { continue };
             let vote = votes.entry(key).or_insert(Some(v));
             if *vote != Some(v) {
@@ -165,7 +170,7 @@ fn quiet_flags(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(Name, usize), bo
     for sema in semas {
         for s in sema.symbols.values() {
             if let Some(key) = &s.common {
-                if votes.contains_key(key) && !plain(s) {
+                if votes.contains_key(key) && !plain_logical(s) {
                     votes.insert(key.clone(), None);
                 }
             }
@@ -479,7 +484,7 @@ fn summarize_unit(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summa
 
 /// `c1*x1 + c2*x2 + ... + constant` as an expression (a coefficient 1 and a constant 0 left
 /// out).
-fn linear_sum(terms: Vec<(i64, Expr)>, constant: i64) -> Expr {
+pub(crate) fn linear_sum(terms: Vec<(i64, Expr)>, constant: i64) -> Expr {
     let mut e: Option<Expr> = None;
     for (c, x) in terms {
         let t = if c == 1 { x } else { Expr::Binary(BinOp::Mul, Box::new(Expr::Int(c)), Box::new(x)) };

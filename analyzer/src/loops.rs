@@ -502,16 +502,14 @@ fn discharged(
     summaries: &BTreeMap<Name, Summary>,
     mut table: Vec<(Vec<Access>, Vec<CallSite>)>,
 ) -> (Vec<(Vec<Access>, Vec<CallSite>)>, Option<Vec<(Vec<Access>, Vec<CallSite>)>>) {
-    widen_call_sections(unit, sema, summaries, &mut table);
-    let kept: Vec<(usize, usize, Vec<Expr>)> = walker(unit, sema, summaries, &table, |an, _| {
-        let mut out = vec![];
-        for (si, (accs, _)) in table.iter().enumerate() {
-            for (ai, a) in accs.iter().enumerate().filter(|(_, a)| !a.needs.is_empty()) {
-                out.push((si, ai, a.needs.iter().filter(|n| !an.holds_at(n, StmtId(si as u32))).cloned().collect()));
-            }
+    // (one walk over the table: the conditions' walks read only which names statements
+    // assign, which widening leaves alone)
+    let (wider, kept) = walker(unit, sema, summaries, &table, |an, _| (widened_call_sections(an, &table), an.conditions_left(&table)));
+    for (si, ai, k, arg) in wider {
+        if let Some(subs) = table[si].0[ai].subs.as_mut() {
+            subs[k] = arg;
         }
-        out
-    });
+    }
     for (si, ai, needs) in kept {
         table[si].0[ai].needs = needs;
     }
@@ -527,54 +525,34 @@ fn discharged(
 /// The sections calls reach (`Access::via_call`) whose ends use scalars the unit assigns
 /// (`A(1:LDA, JB:JE)` with `JE = MIN(JB + 7, N)`), widened to bounds over the loops' variables
 /// and names the unit never changes where the code before shows them (`Analyzer::bound_at`):
-/// `A(1:LDA, JB:JB+7)`, which another iteration of the loop over JB does not meet. (What a
-/// call surely writes comes from its own sections, `Effect::must_write`: a wider may-set
-/// claims nothing.)
-fn widen_call_sections(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>, table: &mut [(Vec<Access>, Vec<CallSite>)]) {
-    let wider: Vec<(usize, usize, usize, Arg)> = walker(unit, sema, summaries, table, |an, _| {
-        let render = |l: &Lin| -> Option<Expr> {
-            let mut e: Option<Expr> = None;
-            for (v, c) in &l.terms {
-                if render_symbol(v).is_none_or(|r| r != v.to_ascii_uppercase()) {
-                    return None;
+/// `A(1:LDA, JB:JB+7)`, which another iteration of the loop over JB does not meet, as
+/// (statement, access, dimension, new subscript). (What a call surely writes comes from its
+/// own sections, `Effect::must_write`: a wider may-set claims nothing.)
+fn widened_call_sections(an: &Analyzer, table: &[(Vec<Access>, Vec<CallSite>)]) -> Vec<(usize, usize, usize, Arg)> {
+    // (a form over plain names as Fortran)
+    let render = |l: &Lin| -> Option<Expr> {
+        let terms = l.terms.iter().map(|(v, c)| render_symbol(v).filter(|r| *r == v.to_ascii_uppercase()).map(|_| (*c, Expr::Var(v.clone())))).collect::<Option<Vec<_>>>()?;
+        Some(crate::interproc::linear_sum(terms, l.constant))
+    };
+    let unstable = |e: &Expr| an.lin(e).is_some_and(|l| l.vars().any(|v| an.written.contains(v) && !an.unchanged_in_unit(&Expr::Var(v.clone()))));
+    let mut out = vec![];
+    for (si, (accs, _)) in table.iter().enumerate() {
+        let at = StmtId(si as u32);
+        for (ai, a) in accs.iter().enumerate().filter(|(_, a)| a.via_call.is_some()) {
+            for (k, sub) in a.subs.iter().flatten().enumerate() {
+                let Arg::Range(Some(lo), Some(hi), None) = sub else { continue };
+                if !unstable(lo) && !unstable(hi) {
+                    continue;
                 }
-                let t = if *c == 1 { Expr::Var(v.clone()) } else { Expr::Binary(BinOp::Mul, Box::new(Expr::Int(*c)), Box::new(Expr::Var(v.clone()))) };
-                e = Some(match e {
-                    None => t,
-                    Some(x) => Expr::Binary(BinOp::Add, Box::new(x), Box::new(t)),
-                });
-            }
-            Some(match e {
-                None => Expr::Int(l.constant),
-                Some(x) if l.constant == 0 => x,
-                Some(x) => Expr::Binary(BinOp::Add, Box::new(x), Box::new(Expr::Int(l.constant))),
-            })
-        };
-        let unstable = |e: &Expr| an.lin(e).is_some_and(|l| l.vars().any(|v| an.written.contains(v) && !an.unchanged_in_unit(&Expr::Var(v.clone()))));
-        let mut out = vec![];
-        for (si, (accs, _)) in table.iter().enumerate() {
-            let at = StmtId(si as u32);
-            for (ai, a) in accs.iter().enumerate().filter(|(_, a)| a.via_call.is_some()) {
-                for (k, sub) in a.subs.iter().flatten().enumerate() {
-                    let Arg::Range(Some(lo), Some(hi), None) = sub else { continue };
-                    if !unstable(lo) && !unstable(hi) {
-                        continue;
-                    }
-                    let lo2 = if unstable(lo) { an.bound_at(lo, at, false).and_then(|l| render(&l)) } else { Some(lo.clone()) };
-                    let hi2 = if unstable(hi) { an.bound_at(hi, at, true).and_then(|l| render(&l)) } else { Some(hi.clone()) };
-                    if let (Some(l), Some(h)) = (lo2, hi2) {
-                        out.push((si, ai, k, Arg::Range(Some(l), Some(h), None)));
-                    }
+                let lo2 = if unstable(lo) { an.bound_at(lo, at, false).and_then(|l| render(&l)) } else { Some(lo.clone()) };
+                let hi2 = if unstable(hi) { an.bound_at(hi, at, true).and_then(|l| render(&l)) } else { Some(hi.clone()) };
+                if let (Some(l), Some(h)) = (lo2, hi2) {
+                    out.push((si, ai, k, Arg::Range(Some(l), Some(h), None)));
                 }
             }
-        }
-        out
-    });
-    for (si, ai, k, arg) in wider {
-        if let Some(subs) = table[si].0[ai].subs.as_mut() {
-            subs[k] = arg;
         }
     }
+    out
 }
 
 /// Marks a refinement note whose assertion the analysis could not use.
@@ -969,13 +947,13 @@ impl<'a> Analyzer<'a> {
         for_each_stmt(self.unit, body, &mut |st| {
             written.extend(self.acc.get()[st.id.0 as usize].0.iter().filter(|a| a.write).map(|a| a.name.as_str()));
         });
-        // `X` or `.NOT. X` on a plain logical scalar: (X, the value that makes it true)
-        let guard = |e: &Expr| -> Option<(Name, bool)> {
-            let (x, v) = flag_test(e)?;
-            let s = self.sema.symbol(x)?;
-            let plain = s.ty.base == crate::ast::BaseType::Logical && !s.is_array() && s.param.is_none() && !s.external && s.aliases.is_empty() && !s.pointer;
-            (plain && !written.contains(x.as_str())).then(|| (x.clone(), v))
-        };
+        // `X` or `.NOT. X` on a plain logical scalar the loop never assigns: (X, the value that
+        // makes it true); `skip`: a value of one such flag that makes the test false (`X`,
+        // `.NOT. X`, or a conjunct of an `.AND.`: `IF (DEBUG .AND. K .LE. 3) WRITE ...` is
+        // skipped when DEBUG is false)
+        let accepts = |x: &Name| self.sema.symbol(x).is_some_and(crate::interproc::plain_logical) && !written.contains(x.as_str());
+        let guard = |e: &Expr| flag_test(e).filter(|(x, _)| accepts(x)).map(|(x, v)| (x.clone(), v));
+        let skip = |e: &Expr| crate::interproc::skipping_value(e, &accepts).map(|(x, v)| (x.clone(), v));
         let blocked = |nodes: &[Node]| {
             let mut hit = false;
             for_each_stmt(self.unit, nodes, &mut |st| {
@@ -990,18 +968,13 @@ impl<'a> Analyzer<'a> {
             Some((_, w)) => conflict |= *w != v,
             None => flags.push((x, v)),
         };
-        // a value of one flag that makes `e` false: `X` or `.NOT. X`, or a conjunct of an
-        // `.AND.` (`IF (DEBUG .AND. K .LE. 3) WRITE ...` is skipped when DEBUG is false)
-        fn falsify(e: &Expr, guard: &dyn Fn(&Expr) -> Option<(Name, bool)>) -> Option<(Name, bool)> {
-            match e {
-                Expr::Binary(crate::ast::BinOp::And, a, b) => falsify(a, guard).or_else(|| falsify(b, guard)),
-                _ => guard(e).map(|(x, v)| (x, !v)),
-            }
-        }
+        type Test<'t> = &'t dyn Fn(&Expr) -> Option<(Name, bool)>;
+        #[allow(clippy::too_many_arguments)]
         fn go(
             an: &Analyzer,
             nodes: &[Node],
-            guard: &dyn Fn(&Expr) -> Option<(Name, bool)>,
+            guard: Test,
+            skip: Test,
             blocked: &dyn Fn(&[Node]) -> bool,
             take: &mut dyn FnMut(&mut Vec<(Name, bool)>, Name, bool),
             flags: &mut Vec<(Name, bool)>,
@@ -1011,29 +984,28 @@ impl<'a> Analyzer<'a> {
                 match n {
                     Node::Stmt(id) => {
                         if let StmtKind::LogicalIf(c, _) = &an.unit.stmt(*id).kind {
-                            if let Some((x, v)) = falsify(c, guard).filter(|_| blocked(std::slice::from_ref(n))) {
+                            if let Some((x, v)) = skip(c).filter(|_| blocked(std::slice::from_ref(n))) {
                                 take(flags, x, v);
                                 continue;
                             }
                         }
                         out.push(n.clone());
                     }
-                    Node::Do { header, body, end } => out.push(Node::Do { header: *header, body: go(an, body, guard, blocked, take, flags), end: *end }),
+                    Node::Do { header, body, end } => out.push(Node::Do { header: *header, body: go(an, body, guard, skip, blocked, take, flags), end: *end }),
                     Node::If { arms, end } => {
                         let cond = if_else_test(an.unit, arms);
                         let empty = vec![];
                         let other = arms.get(1).map_or(&empty, |(_, b)| b);
-                        let (skip, run) = (cond.and_then(|c| falsify(c, guard)), cond.and_then(guard));
-                        match (skip, run) {
+                        match (cond.and_then(skip), cond.and_then(guard)) {
                             (Some((x, v)), _) if blocked(&arms[0].1) && !blocked(other) => {
                                 take(flags, x, v);
-                                out.extend(go(an, other, guard, blocked, take, flags));
+                                out.extend(go(an, other, guard, skip, blocked, take, flags));
                             }
                             (_, Some((x, v))) if arms.len() == 2 && blocked(other) && !blocked(&arms[0].1) => {
                                 take(flags, x, v);
-                                out.extend(go(an, &arms[0].1, guard, blocked, take, flags));
+                                out.extend(go(an, &arms[0].1, guard, skip, blocked, take, flags));
                             }
-                            _ => out.push(Node::If { arms: arms.iter().map(|(s, b)| (*s, go(an, b, guard, blocked, take, flags))).collect(), end: *end }),
+                            _ => out.push(Node::If { arms: arms.iter().map(|(s, b)| (*s, go(an, b, guard, skip, blocked, take, flags))).collect(), end: *end }),
                         }
                     }
                 }
@@ -1041,7 +1013,7 @@ impl<'a> Analyzer<'a> {
             out
         }
         let before = flags.len();
-        let pruned = go(self, body, &guard, &blocked, &mut take, flags);
+        let pruned = go(self, body, &guard, &skip, &blocked, &mut take, flags);
         if conflict {
             return None;
         }
@@ -3234,12 +3206,30 @@ impl<'a> Analyzer<'a> {
         Some(l)
     }
 
+    /// The conditions of the accesses of `table` (`Access::needs`) that the code before their
+    /// statements does not show to hold (`holds_at`), as (statement, access, conditions left).
+    fn conditions_left(&self, table: &[(Vec<Access>, Vec<CallSite>)]) -> Vec<(usize, usize, Vec<Expr>)> {
+        let mut out = vec![];
+        for (si, (accs, _)) in table.iter().enumerate() {
+            for (ai, a) in accs.iter().enumerate().filter(|(_, a)| !a.needs.is_empty()) {
+                out.push((si, ai, a.needs.iter().filter(|n| !self.holds_at(n, StmtId(si as u32))).cloned().collect()));
+            }
+        }
+        out
+    }
+
     /// Whether `e >= 0` holds where statement `at` runs, shown by walking back from it along
     /// the structure (`lower_bounds`; the blocked-loop idiom: `DO JB = 1, N, 8`, `JE =
     /// MIN(JB + 7, N)`, `CALL KERN(A(1,JB), LDA, JE - JB + 1)` stays inside A's N columns).
     fn holds_at(&self, e: &Expr, at: StmtId) -> bool {
-        let Some(f) = self.lin(e) else { return false };
-        self.lower_bounds(f, at, &|g: &Lin| g.terms.is_empty()).iter().any(|g| g.constant >= 0)
+        let (Some(f), Some(path)) = (self.lin(e), self.path_to(at)) else { return false };
+        self.lower_bounds(f, &path, at, &|g: &Lin| g.terms.is_empty()).iter().any(|g| g.constant >= 0)
+    }
+
+    /// `find_path` from the unit's body to statement `at`.
+    fn path_to(&self, at: StmtId) -> Option<Vec<(&'a [Node], usize)>> {
+        let mut path = vec![];
+        find_path(&self.unit.body, at, &mut path).then_some(path)
     }
 
     /// A bound of `e` where statement `at` runs (above when `upper`, else below) over the DO
@@ -3248,14 +3238,11 @@ impl<'a> Analyzer<'a> {
     /// with `JE = MIN(JB + 7, N)` is inside `JB..JB+7`).
     fn bound_at(&self, e: &Expr, at: StmtId, upper: bool) -> Option<Lin> {
         let f = self.lin(e)?;
-        let mut path: Vec<(&[Node], usize)> = vec![];
-        if !find_path(&self.unit.body, at, &mut path) {
-            return None;
-        }
+        let path = self.path_to(at)?;
         let dos = path_do_vars(self.unit, &path);
         let stable = |g: &Lin| g.vars().all(|v| dos.contains(v) || self.unchanged_in_unit(&Expr::Var(v.clone())));
         let start = if upper { f.scale(-1)? } else { f };
-        let best = self.lower_bounds(start, at, &stable).into_iter().max_by_key(|g| g.vars().filter(|v| dos.contains(v)).count())?;
+        let best = self.lower_bounds(start, &path, at, &stable).into_iter().max_by_key(|g| g.vars().filter(|v| dos.contains(v)).count())?;
         if upper {
             best.scale(-1)
         } else {
@@ -3264,7 +3251,8 @@ impl<'a> Analyzer<'a> {
     }
 
     /// Forms g with `f >= g` where statement `at` runs, over names `stable` accepts, found
-    /// walking back from it along the structure (a few alternatives at most). Each earlier
+    /// walking back from it along the structure (`path`, from `path_to`; a few alternatives at
+    /// most). Each earlier
     /// statement of the same code that assigns a variable of the form puts its value there
     /// (the form is then what holds before it); `V = MIN(a, b)` bounds V above (by a or b)
     /// where its coefficient is negative, `MAX` below where positive, and `IF (V .GT. b) V =
@@ -3272,14 +3260,12 @@ impl<'a> Analyzer<'a> {
     /// variable lies between the loop's bounds (a constant step), and nothing the body assigns
     /// may be left (earlier iterations set it). A jump target, or any other statement that
     /// assigns the form's variables, ends the walk with nothing.
-    fn lower_bounds(&self, f: Lin, at: StmtId, stable: &dyn Fn(&Lin) -> bool) -> Vec<Lin> {
-        let mut path: Vec<(&[Node], usize)> = vec![];
-        if !find_path(&self.unit.body, at, &mut path) || self.unit.stmt(at).label.is_some_and(|l| self.targets.contains_key(&l)) {
+    fn lower_bounds(&self, f: Lin, path: &[(&[Node], usize)], at: StmtId, stable: &dyn Fn(&Lin) -> bool) -> Vec<Lin> {
+        let Some(&(_, j)) = path.last().filter(|_| !self.unit.stmt(at).label.is_some_and(|l| self.targets.contains_key(&l))) else {
             return vec![];
-        }
+        };
         let mut out = vec![];
-        let (level, j) = (path.len() - 1, path[path.len() - 1].1);
-        self.bounds_from(f, &path, level, j, stable, &mut out, &mut 32);
+        self.bounds_from(f, path, path.len() - 1, j, stable, &mut out, &mut 32);
         out
     }
 
@@ -3676,8 +3662,6 @@ struct Exposure {
 }
 
 
-/// The chain of (node list, index) from `nodes` down to the node of this statement (a DO or IF
-/// node for its header); for an IF, the arm's node list is a level of its own.
 /// The variables of the counted DO loops on a path of `find_path` (the loops around its end).
 fn path_do_vars<'u>(unit: &'u Unit, path: &[(&[Node], usize)]) -> BTreeSet<&'u Name> {
     path.iter()
@@ -3691,6 +3675,8 @@ fn path_do_vars<'u>(unit: &'u Unit, path: &[(&[Node], usize)]) -> BTreeSet<&'u N
         .collect()
 }
 
+/// The chain of (node list, index) from `nodes` down to the node of this statement (a DO or IF
+/// node for its header); for an IF, the arm's node list is a level of its own.
 fn find_path<'n>(nodes: &'n [Node], header: StmtId, path: &mut Vec<(&'n [Node], usize)>) -> bool {
     for (i, n) in nodes.iter().enumerate() {
         path.push((nodes, i));
