@@ -35,6 +35,9 @@ compiler goes wrong:
   its distribution) and look-alikes that must not be bound (two arrays for one dummy, a
   dummy of another shape or lower bound, an element or a column passed, a call in a loop).
 
+- cache blocking written inline (`JE = MIN(JB + NB - 1, N2)`, `DO J = JB, JE`): disjoint blocks
+  (the loop over the blocks is parallel) and look-alikes (overlapping blocks, a block reading
+  the previous block's last column);
 - DOUBLE COMPLEX sums and products over an array (REDUCTION(SUM) and PRODUCT of complex
   variables), exact in any order, and a look-alike recurrence;
 - a subroutine whose loop fills a work array up to a size M it receives (computed at run
@@ -655,6 +658,37 @@ class Gen:
         self.used_procs.update({"bdr", "bkn", "bhv"})
         self.emit(f"call bdr(b, a, n1, n2, {kind})")
 
+    def inline_blocked(self):
+        """Cache blocking written inline: DO JB = 1, N2, NB, the block's end JE = MIN(JB + NB -
+        1, N2) or JB + NB - 1 clamped by an IF, then DO J = JB, JE over columns of B or E (I
+        outside or inside): the blocks are disjoint and the loop over JB is parallel, with no
+        array reduction. Look-alikes: JE = MIN(JB + NB, N2) (each block overlaps the next's
+        first column) and a block reading the column before each of its own (J - 1: the
+        previous block's last)."""
+        r = self.r
+        tgt = r.choice(["b", "e"])
+        nb = r.randint(2, 4)
+        kind = r.choice(["min", "min", "clamp", "overlap", "prev"])
+        self.emit(f"do jb = {2 if kind == 'prev' else 1}, n2, {nb}")
+        if kind == "clamp":
+            self.emit(f"je = jb + {nb - 1}", 1)
+            self.emit("if (je .gt. n2) je = n2", 1)
+        else:
+            self.emit(f"je = min(jb + {nb if kind == 'overlap' else nb - 1}, n2)", 1)
+        body = {
+            "prev": f"{tgt}(i, j) = mod({tgt}(i, j - 1) * 2 + i + j, 1000)",
+            "overlap": f"{tgt}(i, j) = mod({tgt}(i, j) * 3 + j, 1000)",
+        }.get(kind, f"{tgt}(i, j) = mod({tgt}(i, j) * 2 + {tgt}(i - 1, j) + j, 1000)")
+        loops = ["do j = jb, je", "do i = 2, n1"]
+        if r.random() < 0.5:
+            loops.reverse()
+        self.emit(loops[0], 1)
+        self.emit(loops[1], 2)
+        self.emit(body, 3)
+        self.emit("end do", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+
     def planes(self):
         """NPB LU's shape: a sequential loop over K calls PJC, whose loop over (J, I) reads plane K
         of C next to each point (a shadow renewal limited to plane K), then PLW, a lower-
@@ -1026,7 +1060,7 @@ class Gen:
         self.emit("integer i, j, k, it, s, t, m, im, p, q, cs, l, h(0:6), wk(5)")
         self.emit("integer ifn, icn, ws(0:n1 + 2), wc(0:n1 + 1)")
         self.emit("common /wcb/ wc")
-        self.emit("integer gs(2), ns1, ns2")
+        self.emit("integer gs(2), ns1, ns2, jb, je")
         self.emit("common /szb/ gs, ns1, ns2")
         self.emit("logical fl, qf")
         self.emit("common /qfb/ qf")
@@ -1072,7 +1106,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a

@@ -2967,9 +2967,18 @@ impl<'a> Analyzer<'a> {
         // the unit changes what it reads
         let lo_l = self.lin(lo)?;
         let hi_l = self.lin(hi);
+        // a bound the unit computes (a blocked loop's `DO J = JB, JE` after `JE = MIN(JB + 7,
+        // N)`): the code before the DO statement bounds it by a form over the loops around
+        // (`JB + 7`), which bounds the trip count (more iterations than the loop makes only
+        // add conflicts to a test of may-accesses)
+        let reach = || {
+            let far = self.bound_at(hi, header, step > 0)?;
+            far.add(&lo_l, -1)?.as_const()
+        };
         let upper = hi_l
             .and_then(|h| h.add(&lo_l, -1))
             .and_then(|d| d.as_const())
+            .or_else(reach)
             .map(|c| {
                 if (step > 0 && c < 0) || (step < 0 && c > 0) {
                     -1

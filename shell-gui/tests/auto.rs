@@ -1140,6 +1140,31 @@ fn blocks_of_columns_given_to_a_procedure_are_divided() {
     }
 }
 
+/// Loops blocked by hand inline (`JE = MIN(JB + NB - 1, N)`, `DO J = JB, JE`): the loop over
+/// JB is parallel without an array reduction of A (before: `REDUCTION` of the whole array, or
+/// sequential with the clamp `IF (JE .GT. N) JE = N`). The replicated variant divides JB, the
+/// distributed ones the loops inside; every stored variant prints what the sequential
+/// program prints (N = 45 is no multiple of the blocks: the last one is short).
+#[test]
+fn loops_blocked_by_hand_inline_are_divided_by_blocks() {
+    assert!(have_gfortran());
+    let dir = scratch("inline-blocked");
+    std::fs::copy(root().join("analyzer/test_data/inline_blocked.f"), dir.join("b.f")).unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    let out = sapfor().current_dir(&dir).args(["--auto", "b.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let want = run_sequential(&dir, &dir.join("b.f"), true);
+    let mut by_blocks = 0;
+    every_variant_prints(&dir, &want, 3, |_, text| {
+        assert!(!text.contains("REDUCTION(SUM(A))"), "{text}");
+        by_blocks += usize::from(text.contains("CDVM$ PARALLEL (JB) PRIVATE(I,J,JE)\n      DO 10 JB = 1, N, NB"));
+        by_blocks += usize::from(text.contains("CDVM$ PARALLEL (JB) PRIVATE(I,J,JE)\n      DO 20 JB = 1, N, 4"));
+        assert!(!text.contains("CDVM$ PARALLEL (JB) PRIVATE(I,J,JE)\n      DO 30"), "{text}");
+        assert!(!text.contains("CDVM$ PARALLEL (JB) PRIVATE(I,J,JE)\n      DO 40"), "{text}");
+    });
+    assert!(by_blocks >= 2, "{by_blocks}");
+}
+
 /// A sweep reading the previous row at the next plane (`C(I,J,K-1) = C(I,J-1,K)`): the value
 /// read at K+1 was written in an earlier iteration of J, against the pipeline's flow in K. The
 /// variants that divide K keep J in order outside the PARALLEL tuple (before, they pipelined J
