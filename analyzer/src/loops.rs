@@ -2361,6 +2361,17 @@ impl<'a> Analyzer<'a> {
         callee.commons.get(&key).is_some_and(|e| e.own_reads) && callee.common_names.get(&key) == Some(&a.name)
     }
 
+    /// Whether procedure `callee` writes COMMON array `x` (of this unit, named alike there)
+    /// and reads it where the analysis does not show it wrote first (not `own_reads`), while
+    /// this unit declares the block but touches `x` nowhere itself: a scratch array of the
+    /// callee that only the user can call private.
+    fn callee_scratch(&self, callee: &str, x: &str) -> bool {
+        let Some(s) = self.summaries().get(callee).filter(|s| !s.recursive) else { return false };
+        let Some(key) = self.sema.symbol(x).filter(|s| s.aliases.is_empty() && s.is_array()).and_then(|s| s.common.clone()) else { return false };
+        let mine = self.acc.get().iter().flat_map(|(a, _)| a).any(|a| a.name == x && a.via_call.is_none());
+        !mine && s.common_names.get(&key).is_some_and(|n| n == x) && s.commons.get(&key).is_some_and(|e| !e.write.is_empty() && !e.read.is_empty() && !e.own_reads)
+    }
+
     /// A statement a jump may arrive at: what is surely assigned there is what was on the way
     /// in and at every jump to it, when all those jumps were met earlier in this walk
     /// (forward jumps, NPB EP's `GOTO 130` out of its seed loop); otherwise nothing. What was
@@ -2834,16 +2845,22 @@ impl<'a> Analyzer<'a> {
         }
         for ((c, x, line), others) in call_conflicts {
             let plural = if others.len() > 1 { "lines" } else { "line" };
-            info.blockers.push(Blocker {
-                code: BlockerCode::Call,
-                message: format!(
-                    "call to {} at line {line} accesses {} in a way that conflicts between iterations (with {plural} {})",
-                    c.to_uppercase(),
-                    x.to_uppercase(),
-                    line_runs(&others)
-                ),
-                line,
-            });
+            let mut message = format!(
+                "call to {} at line {line} accesses {} in a way that conflicts between iterations (with {plural} {})",
+                c.to_uppercase(),
+                x.to_uppercase(),
+                line_runs(&others)
+            );
+            // a COMMON work array of the callee alone (NPB FT's SCR in SWARZTRAUBER): what
+            // the analysis could not show is that each call writes what it reads first
+            if others.iter().all(|l| *l == line) && self.callee_scratch(&c, &x) {
+                message.push_str(&format!(
+                    "; {C} writes {X} and reads elements of it the analysis does not show it wrote first in the same call: if every call writes what it reads of {X} first and no code after the loop reads what it leaves, `sapfor refine private` on this loop with {X} makes it private",
+                    C = c.to_uppercase(),
+                    X = x.to_uppercase()
+                ));
+            }
+            info.blockers.push(Blocker { code: BlockerCode::Call, message, line });
         }
         for (x, conflicts) in irregular {
             let kinds: BTreeSet<&str> = conflicts.iter().map(|(k, _, _)| k.as_str()).collect();

@@ -2735,7 +2735,10 @@ fn across_direction(
                 let rel = |d: usize| -> i64 {
                     match (&subs[d], &base[d]) {
                         (Some((v, c)), Some((w, c2))) if v == w => c - c2,
-                        (Some((_, c)), None) => *c,
+                        // (the iteration's own position is only along the tuple's loops: a
+                        // dimension another variable indexes, `E(I+2,J-1)` in a loop over I
+                        // inside one over J, lies in the one plane the iteration works in)
+                        (Some((v, c)), None) if vars.contains(v) => *c,
                         _ => 0,
                     }
                 };

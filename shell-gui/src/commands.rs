@@ -497,6 +497,17 @@ pub fn refine(what: RefineWhat, dbargs: &DbArgs) -> Result<ExitCode> {
         .into_iter()
         .filter(|n| asserted.iter().any(|a| n.starts_with(a.as_str())))
         .collect();
+    // (a loop refinement at a line where no DO loop starts would be kept and change nothing)
+    if let (Some(f), Some((_, analysis))) = (&focus, &current) {
+        let report = analysis.to_json();
+        let found = report["units"].as_array().into_iter().flatten().any(|u| {
+            let file = u["file"].as_str().unwrap_or("?");
+            f.matches_file(file) && u["loops"].as_array().into_iter().flatten().any(|l| l["line"].as_u64() == Some(f.line as u64))
+        });
+        if !found {
+            refused.push(format!("there is no DO loop at {f} in the program the project database holds"));
+        }
+    }
     if refused.is_empty() && new.iter().any(|o| matches!(o, Override::Distribute { .. })) {
         // what the experts make of it: the schemes now distribute the array so, or why not
         let machine = crate::auto::machine_of(&previous).unwrap_or_default();

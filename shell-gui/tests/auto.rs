@@ -1165,6 +1165,45 @@ fn loops_blocked_by_hand_inline_are_divided_by_blocks() {
     assert!(by_blocks >= 2, "{by_blocks}");
 }
 
+/// A procedure's COMMON scratch array that the analysis cannot show is written before it is
+/// read in each call (NPB FT's SCR in SWARZTRAUBER; here BFLY's stages keep LI * LJ = N):
+/// the loop calling it is sequential, and the note says which refinement makes SCR private.
+/// A refinement at a line where no loop starts is refused (before, it was recorded and did
+/// nothing); at the loop's line it makes the loop parallel, and every stored variant prints
+/// what the sequential program prints.
+#[test]
+fn a_callee_s_scratch_array_is_made_private_by_the_refinement_its_note_names() {
+    assert!(have_gfortran());
+    let dir = scratch("callee-scratch");
+    std::fs::copy(root().join("shell-gui/tests/data/callee_scratch.f"), dir.join("p.f")).unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    let out = sapfor().current_dir(&dir).args(["analyze", "p.f"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    let at = report.find("p.f:17: loop K (depth 1): sequential").unwrap_or_else(|| panic!("{report}"));
+    let note = &report[at..report[at..].find("\np.f:").map_or(report.len(), |e| at + e)];
+    assert!(note.contains("BFLY writes SCR and reads elements of it the analysis does not show it wrote first in the same call"), "{note}");
+    assert!(note.contains("`sapfor refine private` on this loop with SCR makes it private"), "{note}");
+    let out = sapfor().current_dir(&dir).args(["refine", "private", "p.f:18", "SCR"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("there is no DO loop at p.f:18"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = sapfor().current_dir(&dir).args(["refine", "list"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no refinements recorded"), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = sapfor().current_dir(&dir).args(["refine", "private", "p.f:17", "SCR"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("p.f:17: loop K (depth 1): parallel, private(SCR)"), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let mut private = 0;
+    every_variant_prints(&dir, &want, 2, |_, text| {
+        // (the directive, then the user's assertion as a hint: `C$SPF PARALLEL`)
+        let at = text.find("      DO 20 K = 1, M").unwrap_or_else(|| panic!("{text}"));
+        private += usize::from(text[..at].trim_end().rsplit('\n').nth(1).is_some_and(|l| l.starts_with("CDVM$ PARALLEL (K") && l.contains("PRIVATE(SCR)")));
+    });
+    assert!(private >= 1, "{private}");
+}
+
 /// A sweep reading the previous row at the next plane (`C(I,J,K-1) = C(I,J-1,K)`): the value
 /// read at K+1 was written in an earlier iteration of J, against the pipeline's flow in K. The
 /// variants that divide K keep J in order outside the PARALLEL tuple (before, they pipelined J

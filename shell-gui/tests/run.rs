@@ -1468,6 +1468,13 @@ fn calibrate_measures_this_machine_into_a_description_the_experts_read() {
     assert!(said.contains(&format!("estimated for {} processes", m.processes)), "{said}");
 }
 
+/// ACROSS in one plane of a distributed dimension (a loop over I inside a sequential loop
+/// over J, every reference at J-1): the converter refused it (fuzzer seed 181013).
+#[test]
+fn across_in_one_plane_of_a_distributed_dimension() {
+    handwritten("across_in_plane", &[&["--np", "3"], &["--devices", "emu", "--np", "2"]]);
+}
+
 #[test]
 fn across_with_a_constant_subscript_in_a_dimension_that_is_not_split() {
     handwritten("across_const_subscript", &[&["--np", "3"], &["--devices", "emu", "--np", "2"]]);
