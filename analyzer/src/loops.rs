@@ -170,6 +170,10 @@ pub struct LoopInfo {
     pub blockers: Vec<Blocker>,
     /// The user refinements (database overrides or `!$SPF` hints) that changed this result.
     pub overridden_by: Vec<String>,
+    /// Those refinements as the `!$SPF` hints that say as much (`PARALLEL`, or what the user
+    /// called private and reductions: `ANALYSIS(PRIVATE(SCR))`), for the generated program.
+    #[serde(skip)]
+    pub assertions: Vec<crate::directives::SpfHint>,
     /// Index (in the unit's loop list) of the enclosing loop.
     #[serde(skip)]
     pub parent: Option<usize>,
@@ -1117,6 +1121,7 @@ impl<'a> Analyzer<'a> {
             dependences: vec![],
             blockers: vec![],
             overridden_by: vec![],
+            assertions: vec![],
             parent,
             versioned: None,
             notes: vec![],
@@ -1590,6 +1595,29 @@ impl<'a> Analyzer<'a> {
         for (_, v, note) in &refine.reductions {
             if !written_scalars.contains(v) && !accesses.iter().any(|(a, _)| &a.name == v && a.write && self.sema.is_array(v)) {
                 used_notes.insert(format!("{note}: {NOT_APPLIED}: {} is not assigned in the loop", v.to_uppercase()));
+            }
+        }
+        // (what the user asserted, as hints: the verdict, else the private variables and
+        // reductions whose notes stand)
+        if let Some((Verdict::Parallel, note)) = &refine.verdict {
+            if used_notes.iter().any(|n| n.starts_with(note.as_str())) {
+                info.assertions.push(crate::directives::SpfHint::Parallel);
+            }
+        }
+        if info.assertions.is_empty() {
+            let stands = |note: &String| used_notes.contains(note);
+            let private: Vec<String> = refine.private.iter().filter(|(_, n)| stands(n)).map(|(v, _)| v.to_ascii_lowercase()).collect();
+            if !private.is_empty() {
+                info.assertions.push(crate::directives::SpfHint::Private(private));
+            }
+            let reductions: Vec<crate::directives::Reduction> = refine
+                .reductions
+                .iter()
+                .filter(|(_, _, n)| stands(n))
+                .filter_map(|(op, v, _)| Some(crate::directives::Reduction { op: crate::directives::ReductionOp::from_name(op.as_str())?, var: v.to_ascii_lowercase(), loc: vec![] }))
+                .collect();
+            if !reductions.is_empty() {
+                info.assertions.push(crate::directives::SpfHint::Reduction(reductions));
             }
         }
         info.overridden_by = used_notes.into_iter().collect();

@@ -2033,6 +2033,13 @@ pub(crate) fn parallel_loop(
             .filter(|l| !l.overridden_by.is_empty() && l.verdict != Verdict::Sequential)
             .map(|l| l.line)
             .collect(),
+        assertions: n
+            .levels
+            .iter()
+            .filter(|l| !l.overridden_by.is_empty() && l.verdict != Verdict::Sequential)
+            .filter(|l| !l.assertions.is_empty() && !l.assertions.contains(&analyzer::directives::SpfHint::Parallel))
+            .map(|l| (l.line, l.assertions.clone()))
+            .collect(),
         when: n.when.clone(),
         split: n.split.clone(),
         end_line: if n.when.is_empty() && n.split.is_none() { 0 } else { n.end_line },

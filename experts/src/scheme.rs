@@ -196,6 +196,11 @@ pub struct ParallelLoop {
     /// PARALLEL` before each, so that `sapfor verify` of the program trusts them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub asserted: Vec<u32>,
+    /// For lines of `asserted`: the hints that say what the user asserted there when that
+    /// was less than the loop's parallelism (`ANALYSIS(PRIVATE(SCR))`); a line not listed
+    /// gets `PARALLEL`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assertions: Vec<(u32, Vec<analyzer::directives::SpfHint>)>,
     /// Run-time tests (Fortran logical expressions) under which the loop is parallel: the
     /// generator writes `IF (tests) THEN`, the directive and the loop, `ELSE`, the loop as it
     /// is, `END IF` (the loop's last line is `end_line`). Empty: the loop is parallel always.

@@ -451,7 +451,8 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             raw: vec![],
         });
         // the user's assertions travel with the program (`!$SPF PARALLEL` before each
-        // asserted DO statement of the tuple, unless the source says so already)
+        // asserted DO statement of the tuple, or only what the user asserted there:
+        // `!$SPF ANALYSIS(PRIVATE(SCR))`; unless the source says something already)
         let lines = &texts[unit.file.0 as usize];
         for &l in &x.asserted {
             let said = l >= 2
@@ -464,7 +465,9 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
                     before: l,
                     cat: 10,
                     seq,
-                    kind: DirectiveKind::Spf(vec![analyzer::directives::SpfHint::Parallel]),
+                    kind: DirectiveKind::Spf(
+                        x.assertions.iter().find(|(m, _)| *m == l).map_or_else(|| vec![analyzer::directives::SpfHint::Parallel], |(_, h)| h.clone()),
+                    ),
                     indent_line: l,
                     raw: vec![],
                 });

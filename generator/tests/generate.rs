@@ -148,6 +148,7 @@ fn par(file: &Path, unit: &str, line: u32, vars: &[&str], on: Option<ArrayRef>) 
         across: vec![],
         remote_access: vec![],
         asserted: vec![],
+        assertions: vec![],
         when: vec![],
         split: None,
         end_line: 0,

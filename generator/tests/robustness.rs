@@ -198,6 +198,7 @@ fn scheme_s(
                         across,
                         remote_access,
                         asserted: vec![],
+                        assertions: vec![],
                         when: vec![],
                         split: None,
                         end_line: 0,

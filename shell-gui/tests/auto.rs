@@ -1197,11 +1197,24 @@ fn a_callee_s_scratch_array_is_made_private_by_the_refinement_its_note_names() {
     let want = run_sequential(&dir, &dir.join("p.f"), true);
     let mut private = 0;
     every_variant_prints(&dir, &want, 2, |_, text| {
-        // (the directive, then the user's assertion as a hint: `C$SPF PARALLEL`)
+        // (the directive, then what the user asserted as a hint: SCR private, not the whole
+        // loop parallel)
         let at = text.find("      DO 20 K = 1, M").unwrap_or_else(|| panic!("{text}"));
-        private += usize::from(text[..at].trim_end().rsplit('\n').nth(1).is_some_and(|l| l.starts_with("CDVM$ PARALLEL (K") && l.contains("PRIVATE(SCR)")));
+        let mut before = text[..at].trim_end().rsplit('\n');
+        let (hint, directive) = (before.next().unwrap_or(""), before.next().unwrap_or(""));
+        if directive.starts_with("CDVM$ PARALLEL (K") {
+            assert!(directive.contains("PRIVATE(SCR)") && hint == "C$SPF ANALYSIS(PRIVATE(SCR))", "{text}");
+            private += 1;
+        }
     });
     assert!(private >= 1, "{private}");
+    // `sapfor verify` takes the hint (and refutes the loop without it)
+    let text = std::fs::read_to_string(dir.join("auto.fdv")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["verify", "auto.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}\n{text}", String::from_utf8_lossy(&out.stdout));
+    std::fs::write(dir.join("bare.fdv"), text.replace("C$SPF ANALYSIS(PRIVATE(SCR))\n", "")).unwrap();
+    let out = sapfor().current_dir(&dir).args(["verify", "bare.fdv"]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stdout).contains("is not parallel"), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
 /// A sweep reading the previous row at the next plane (`C(I,J,K-1) = C(I,J-1,K)`): the value
