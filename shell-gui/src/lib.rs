@@ -4,6 +4,7 @@
 pub mod auto;
 pub mod calibrate;
 pub mod commands;
+pub mod measured;
 pub mod outputs;
 pub mod run;
 #[cfg(feature = "gui")]

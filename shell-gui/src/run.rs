@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Result};
 use runtime::driver::{self, BuildError, BuildOptions, RunOptions};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -245,9 +245,26 @@ pub fn run(r: RunArgs) -> Result<ExitCode> {
     if let Some(p) = &ro.profile {
         if status.success() {
             eprintln!("sapfor: performance report written to {}", p.display());
-            // One machine-readable line for tools (the GUI's Run page).
             if let Ok(text) = std::fs::read_to_string(p) {
-                eprintln!("SAPFOR-PROFILE {}", profile_summary(&text));
+                let summary = profile_summary(&text);
+                // the estimates of the scheme that wrote the program, when the project
+                // database holds it: appended to the report and shown
+                let loops: Vec<(String, u32, f64)> = summary["loops"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|l| {
+                        let f = Path::new(l["file"].as_str()?).file_name()?.to_string_lossy().into_owned();
+                        Some((f, l["line"].as_u64()? as u32, l["seconds"].as_f64()?))
+                    })
+                    .collect();
+                let wall = summary["wall_seconds"].as_f64().unwrap_or(0.0);
+                if let Some(t) = crate::measured::table(&r.build.files, &loops, wall, r.np as u32) {
+                    eprint!("{t}");
+                    let _ = std::fs::write(p, format!("{text}{t}"));
+                }
+                // One machine-readable line for tools (the GUI's Run page).
+                eprintln!("SAPFOR-PROFILE {summary}");
             }
         }
     }

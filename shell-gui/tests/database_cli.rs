@@ -248,7 +248,7 @@ fn unreadable_stored_values_are_named_with_what_to_do() {
         let o = run(&dir, &["schemes", "--db", "p.db"]);
         assert!(o.status.success(), "{sql}: schemes after --auto: {}", text(&o));
     }
-    let o = run(&dir, &["refine", "--db", "p.db", "sequential", "jac.f:20"]);
+    let o = run(&dir, &["refine", "--db", "p.db", "sequential", "jac.f:18"]);
     assert!(o.status.success(), "{}", text(&o));
     spoil("UPDATE overrides SET body = '{garbage'");
     for args in [&["refine", "list", "--db", "p.db"][..], &["--auto", "jac.f", "--db", "p.db", "-o", "jac.fdv"]] {

@@ -1468,6 +1468,37 @@ fn calibrate_measures_this_machine_into_a_description_the_experts_read() {
     assert!(said.contains(&format!("estimated for {} processes", m.processes)), "{said}");
 }
 
+/// `sapfor run --profile` on a program `--auto` wrote puts the scheme's estimate of each
+/// parallel loop (by the user's source line) next to the measured time, in the report and on
+/// standard error; a program changed since it was written gets no estimates.
+#[test]
+fn a_profile_of_a_generated_program_shows_the_estimates_of_its_scheme() {
+    let dir = scratch("profile-estimates");
+    std::fs::copy(root().join("samples/jacobi/jac.f"), dir.join("jac.f")).unwrap();
+    std::fs::write(dir.join("m.toml"), "processes = 2\ngpus_per_node = 0\n").unwrap();
+    let out = sapfor(&dir).args(["--auto", "jac.f", "-o", "j.fdv", "--machine", "m.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = sapfor(&dir).args(["run", "j.fdv", "--np", "2", "--profile", "p.txt"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let at = err.find("estimated against measured (scheme #").unwrap_or_else(|| panic!("{err}"));
+    let table = &err[at..err[at..].find("SAPFOR-PROFILE").map_or(err.len(), |e| at + e)];
+    assert!(table.contains("estimated for 2 processes):"), "{table}");
+    // the sweep's loop, by its line in jac.f, with an estimate, a measured time and their ratio
+    let row = table.lines().find(|l| l.trim_start().starts_with("jac.f:18 ")).unwrap_or_else(|| panic!("{table}"));
+    let secs: Vec<f64> = row.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    assert!(secs.len() == 3 && secs[0] > 0.0 && secs[1] > 0.0, "{row}");
+    assert!(table.contains("whole program"), "{table}");
+    let report = std::fs::read_to_string(dir.join("p.txt")).unwrap();
+    assert!(report.ends_with(table), "{report}");
+    // the program as someone changed it: not what the scheme wrote, no estimates
+    let fdv = std::fs::read_to_string(dir.join("j.fdv")).unwrap();
+    std::fs::write(dir.join("j.fdv"), format!("{fdv}! changed\n")).unwrap();
+    let out = sapfor(&dir).args(["run", "j.fdv", "--np", "2", "--profile", "p.txt"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("estimated against measured"), "{}", text(&out));
+}
+
 /// ACROSS in one plane of a distributed dimension (a loop over I inside a sequential loop
 /// over J, every reference at J-1): the converter refused it (fuzzer seed 181013).
 #[test]

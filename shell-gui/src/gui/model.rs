@@ -19,6 +19,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use crate::measured::{line_map, nest_time, nest_times};
+
 /// One source file of the program, as the analysis names it.
 pub struct SourceFile {
     /// Relative to the project root (the database's directory), as every view names it.
@@ -578,43 +580,6 @@ pub fn diags_of(report: &Value) -> Vec<Diag> {
         .collect()
 }
 
-/// Each loop nest's estimated seconds in `scheme`, by the file (as `name` gives it from the
-/// analysis's file name) and line of its outermost DO. Schemes stored before the per-nest
-/// figures existed have only notes, which give lines: their file is "" (any file).
-pub fn nest_times(scheme: &Scheme, name: &dyn Fn(&str) -> String) -> BTreeMap<(String, u32), f64> {
-    let mut out = BTreeMap::new();
-    if !scheme.estimate.nests.is_empty() {
-        for n in &scheme.estimate.nests {
-            *out.entry((name(&n.file), n.line)).or_insert(0.0) += n.seconds;
-        }
-        return out;
-    }
-    for n in &scheme.estimate.notes {
-        let Some(rest) = n.strip_prefix("loop at line ") else {
-            continue;
-        };
-        let Some((line, rest)) = rest.split_once(':') else {
-            continue;
-        };
-        let nums: Vec<f64> = rest
-            .split([',', ' ', '('])
-            .filter_map(|w| w.parse::<f64>().ok())
-            .collect();
-        if let (Ok(line), [c, m, ..]) = (line.trim().parse::<u32>(), nums.as_slice()) {
-            *out.entry((String::new(), line)).or_insert(0.0) += c + m;
-        }
-    }
-    out
-}
-
-/// The estimate of the nest at `file:line` in `times` (from [`nest_times`]).
-pub fn nest_time(times: &BTreeMap<(String, u32), f64>, file: &str, line: u32) -> Option<f64> {
-    times
-        .get(&(file.to_string(), line))
-        .or_else(|| times.get(&(String::new(), line)))
-        .copied()
-}
-
 /// Fill [`LoopRow::share`] from the chosen scheme's per-nest figures (each nest's estimated
 /// computation and communication over the sum for all nests): a loop's share is that of
 /// the nests it contains (its own nest included); a loop inside a nest has the nest's share.
@@ -645,34 +610,6 @@ fn set_shares(loops: &mut [LoopRow], scheme: &Scheme, name: &dyn Fn(&str) -> Str
         let t = if inside > 0.0 { Some(inside) } else { around };
         l.share = t.map(|t| t / total);
     }
-}
-
-/// For each line of a generated file (index 0 = line 1), the line of `original` it came from:
-/// none for the directive lines the generator inserted; `!DVM$` lines of the original that
-/// the generator removed (it replaces them) have no generated line.
-pub fn line_map(original: &str, g: &generator::GeneratedFile) -> Vec<Option<u32>> {
-    let is_dvm = |l: &str| {
-        let t = l.trim_start().to_ascii_uppercase();
-        (l.len() - l.trim_start().len() == 0 && (t.starts_with("CDVM$") || t.starts_with("*DVM$")))
-            || t.starts_with("!DVM$")
-    };
-    let orig: Vec<&str> = original.lines().collect();
-    let mut o = 0;
-    let mut out = vec![];
-    for (i, _) in g.text.lines().enumerate() {
-        if g.inserted.contains(&(i as u32 + 1)) {
-            out.push(None);
-            continue;
-        }
-        // (directive lines the generator removed, and lines it wrote anew: an extremum
-        // search that records only the index, whose new lines are among the inserted ones)
-        while o < orig.len() && ((g.removed > 0 && is_dvm(orig[o])) || g.dropped.contains(&(o as u32 + 1))) {
-            o += 1;
-        }
-        out.push((o < orig.len()).then_some(o as u32 + 1));
-        o += 1;
-    }
-    out
 }
 
 /// Machine refinements (`sapfor refine machine KEY=VALUE`) for every parameter of `new` that
