@@ -1281,7 +1281,7 @@ unsafe fn across_step(
     })
 }
 
-/// Start of an ACROSS loop: renew all shadows (old values), then wait for the new boundary
+/// Start of an ACROSS loop: renew the shadows against the flow (old values), then wait for the new boundary
 /// values of the predecessors along every dimension with a flow dependence (the low
 /// neighbour's where the loop runs upwards, the high neighbour's where it runs downwards).
 ///
@@ -1289,8 +1289,29 @@ unsafe fn across_step(
 /// As `sapfor_shadow_renew`; `dirs` holds one element per dimension.
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_across_begin(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64) {
-    sapfor_shadow_renew(h, a, wlo, whi);
+    renew_against_flow(h, a, wlo, whi, dirs);
     across_step(h, a, wlo, whi, dirs, false, |_| true, None);
+}
+
+/// The shadow renewal at the start of an ACROSS loop: the edges against each dimension's flow
+/// only (old values read ahead: the high edge where the loop runs upwards). The edges on the
+/// flow's side are what the pipeline's messages fill, over the same box, before any
+/// iteration reads them; renewing them too cost a message that, over the eager limit of the
+/// shared-memory transport (NPB LU-like planes of a few kilobytes), waited for the successor
+/// to take it, so each process waited for the next one to finish its previous plane and the
+/// planes of consecutive loops did not overlap (a 400x400x200 sweep at `--np 2` with the
+/// whole plane as one tile took as long as one process).
+unsafe fn renew_against_flow(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64) {
+    let r = with(|rt| rt.layout(h).dims.len());
+    let (mut lo, mut hi) = (slice(wlo, r).to_vec(), slice(whi, r).to_vec());
+    for (d, dir) in slice(dirs, r).iter().enumerate() {
+        if *dir < 0 {
+            hi[d] = 0;
+        } else {
+            lo[d] = 0;
+        }
+    }
+    sapfor_shadow_renew(h, a, lo.as_ptr(), hi.as_ptr());
 }
 
 /// End of an ACROSS loop: send the new boundary planes to the successors.
@@ -1390,14 +1411,14 @@ unsafe fn pipe_in(
     }
 }
 
-/// Tiled ACROSS (pipelined): start. Renews all shadows (old values) and waits for the
+/// Tiled ACROSS (pipelined): start. Renews the shadows against the flow (old values) and waits for the
 /// predecessor along the tiled dimension `tdim` (1-based) when it has a flow dependence.
 ///
 /// # Safety
 /// As `sapfor_across_begin`.
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_across_start(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64, tdim: i32) {
-    sapfor_shadow_renew(h, a, wlo, whi);
+    renew_against_flow(h, a, wlo, whi, dirs);
     let td = tdim as usize - 1;
     across_step(h, a, wlo, whi, dirs, false, |d| d == td, None);
 }
