@@ -42,6 +42,15 @@ fn auto_on(tag: &str, fixture: &str, name: &str, out: &str) -> (Scratch, String)
     (dir, String::from_utf8_lossy(&o.stdout).into_owned())
 }
 
+/// A scratch directory holding the file `fixture` (relative to the repository) as `name`, and
+/// `m.toml`: a machine whose loops start their threads at almost no cost, without accelerators.
+fn with_cheap_threads(tag: &str, fixture: &str, name: &str) -> Scratch {
+    let dir = scratch(tag);
+    std::fs::copy(root().join(fixture), dir.join(name)).unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    dir
+}
+
 /// Compile a Fortran-DVMH file as plain Fortran and run it in `dir`; return its stdout.
 fn run_sequential(dir: &Path, src: &Path, fixed: bool) -> String {
     let exe = dir.join("prog");
@@ -1148,9 +1157,7 @@ fn blocks_of_columns_given_to_a_procedure_are_divided() {
 #[test]
 fn loops_blocked_by_hand_inline_are_divided_by_blocks() {
     assert!(have_gfortran());
-    let dir = scratch("inline-blocked");
-    std::fs::copy(root().join("analyzer/test_data/inline_blocked.f"), dir.join("b.f")).unwrap();
-    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    let dir = with_cheap_threads("inline-blocked", "analyzer/test_data/inline_blocked.f", "b.f");
     let out = sapfor().current_dir(&dir).args(["--auto", "b.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let want = run_sequential(&dir, &dir.join("b.f"), true);
@@ -1174,9 +1181,7 @@ fn loops_blocked_by_hand_inline_are_divided_by_blocks() {
 #[test]
 fn a_callee_s_scratch_array_is_made_private_by_the_refinement_its_note_names() {
     assert!(have_gfortran());
-    let dir = scratch("callee-scratch");
-    std::fs::copy(root().join("shell-gui/tests/data/callee_scratch.f"), dir.join("p.f")).unwrap();
-    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    let dir = with_cheap_threads("callee-scratch", "shell-gui/tests/data/callee_scratch.f", "p.f");
     let out = sapfor().current_dir(&dir).args(["analyze", "p.f"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report = String::from_utf8_lossy(&out.stdout);
