@@ -3015,8 +3015,14 @@ impl<'a> Analyzer<'a> {
         // a bound the unit computes (a blocked loop's `DO J = JB, JE` after `JE = MIN(JB + 7,
         // N)`): the code before the DO statement bounds it by a form over the loops around
         // (`JB + 7`), which bounds the trip count (more iterations than the loop makes only
-        // add conflicts to a test of may-accesses)
+        // add conflicts to a test of may-accesses). Only a bound that reads a variable the
+        // unit assigns can come out otherwise than it stands (the walk starts by finding the
+        // DO statement's path: not for every `DO I = 1, N`)
+        let assigned = hi_l.as_ref().is_some_and(|h| h.vars().any(|v| self.written.contains(v)));
         let reach = || {
+            if !assigned {
+                return None;
+            }
             let far = self.bound_at(hi, header, step > 0)?;
             far.add(&lo_l, -1)?.as_const()
         };

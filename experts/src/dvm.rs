@@ -2016,6 +2016,8 @@ pub(crate) fn parallel_loop(
             private.remove(l);
         }
     }
+    // the levels a user refinement made parallel (or across)
+    let asserted: Vec<&LoopInfo> = n.levels.iter().filter(|l| !l.overridden_by.is_empty() && l.verdict != Verdict::Sequential).collect();
     ParallelLoop {
         at: unit_ref(prog, n.unit),
         line: n.line,
@@ -2027,16 +2029,9 @@ pub(crate) fn parallel_loop(
         shadow_renew: vec![],
         across: vec![],
         remote_access: vec![],
-        asserted: n
-            .levels
+        asserted: asserted.iter().map(|l| l.line).collect(),
+        assertions: asserted
             .iter()
-            .filter(|l| !l.overridden_by.is_empty() && l.verdict != Verdict::Sequential)
-            .map(|l| l.line)
-            .collect(),
-        assertions: n
-            .levels
-            .iter()
-            .filter(|l| !l.overridden_by.is_empty() && l.verdict != Verdict::Sequential)
             .filter(|l| !l.assertions.is_empty() && !l.assertions.contains(&analyzer::directives::SpfHint::Parallel))
             .map(|l| (l.line, l.assertions.clone()))
             .collect(),

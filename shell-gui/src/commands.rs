@@ -492,21 +492,14 @@ pub fn refine(what: RefineWhat, dbargs: &DbArgs) -> Result<ExitCode> {
     }
     // only what this command asserted (a refinement recorded earlier keeps its own note)
     let asserted: Vec<String> = new.iter().map(|o| o.to_string()).collect();
-    let (notes, current) = reanalyze(&mut db, focus.as_ref())?;
+    let (notes, current, focus_found) = reanalyze(&mut db, focus.as_ref())?;
     let mut refused: Vec<String> = notes
         .into_iter()
         .filter(|n| asserted.iter().any(|a| n.starts_with(a.as_str())))
         .collect();
     // (a loop refinement at a line where no DO loop starts would be kept and change nothing)
-    if let (Some(f), Some((_, analysis))) = (&focus, &current) {
-        let report = analysis.to_json();
-        let found = report["units"].as_array().into_iter().flatten().any(|u| {
-            let file = u["file"].as_str().unwrap_or("?");
-            f.matches_file(file) && u["loops"].as_array().into_iter().flatten().any(|l| l["line"].as_u64() == Some(f.line as u64))
-        });
-        if !found {
-            refused.push(format!("there is no DO loop at {f} in the program the project database holds"));
-        }
+    if let (Some(f), Some(_), false) = (&focus, &current, focus_found) {
+        refused.push(format!("there is no DO loop at {f} in the program the project database holds"));
     }
     if refused.is_empty() && new.iter().any(|o| matches!(o, Override::Distribute { .. })) {
         // what the experts make of it: the schemes now distribute the array so, or why not
@@ -702,16 +695,17 @@ pub fn analyze_and_store(
 
 /// Re-run the stored analysis with the refinements and print the loops they touch (the loop
 /// at `focus`, or every overridden loop); the notes of refinements the analysis could not
-/// apply, and the new analysis with its id.
+/// apply, the new analysis with its id, and whether a loop starts at `focus`.
 fn reanalyze(
     db: &mut Db,
     focus: Option<&LoopRef>,
-) -> Result<(Vec<String>, Option<(i64, analyzer::report::Analysis)>)> {
+) -> Result<(Vec<String>, Option<(i64, analyzer::report::Analysis)>, bool)> {
     let Some((aid, analysis)) = reanalyze_stored(db)? else {
         println!("(no stored analysis yet: the refinement applies to the next `sapfor analyze`)");
-        return Ok((vec![], None));
+        return Ok((vec![], None, false));
     };
     let mut refused = vec![];
+    let mut focus_found = false;
     let report = analysis.to_json();
     for u in report["units"].as_array().into_iter().flatten() {
         let file = u["file"].as_str().unwrap_or("?");
@@ -721,6 +715,7 @@ fn reanalyze(
                 Some(f) => f.line == line && f.matches_file(file),
                 None => l["overridden_by"].as_array().is_some_and(|a| !a.is_empty()),
             };
+            focus_found |= show && focus.is_some();
             if show {
                 println!("{}", analyzer::report::human_line(file, l));
                 if focus.is_some() {
@@ -737,7 +732,7 @@ fn reanalyze(
             }
         }
     }
-    Ok((refused, Some((aid, analysis))))
+    Ok((refused, Some((aid, analysis)), focus_found))
 }
 
 pub fn schemes(as_json: bool, dbargs: &DbArgs) -> Result<ExitCode> {

@@ -73,7 +73,6 @@ pub fn line_map(original: &str, g: &generator::GeneratedFile) -> Vec<Option<u32>
     out
 }
 
-
 /// The table of estimated against measured seconds for a profiled run of `files` on `np`
 /// processes, `loops` being the run's parallel loops as (file name of the generated program,
 /// line, slowest process's seconds) and `wall` its time. None when no project database

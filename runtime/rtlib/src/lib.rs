@@ -1311,6 +1311,12 @@ unsafe fn renew_against_flow(h: i64, a: *mut u8, wlo: *const i64, whi: *const i6
             lo[d] = 0;
         }
     }
+    // (nothing against the flow, the usual case: no renewal, and under `--profile` no barrier
+    // before it that would make the processes wait for each other as the run without it
+    // does not; an ACROSS array is written by its loop, so no hold counts on this renewal)
+    if lo.iter().chain(&hi).all(|w| *w == 0) {
+        return;
+    }
     sapfor_shadow_renew(h, a, lo.as_ptr(), hi.as_ptr());
 }
 
