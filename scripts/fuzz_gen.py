@@ -689,6 +689,36 @@ class Gen:
         self.emit("end do", 1)
         self.emit("end do")
 
+    def hand_matrix(self):
+        """A column of B or E copied into a vector laid out by hand as a matrix (NPB FT's
+        PLANE): blocks of HNB rows (DO IB = 1, N1, HNB, IE clamped), each row I twice,
+        HW(I-IB+1+HLD*(K-1)), read back as HW(I-IB+1) and HW(I-IB+1+HLD). HNB comes from the
+        data, so the stride HLD = HNB + d is a variable: with d >= 0 HW is private in the loop
+        over columns. Look-alikes: d = -1 (rows overlap: the analysis may only test it) and a
+        read of HW before the column writes it (the previous column's values: sequential)."""
+        r = self.r
+        tgt = r.choice(["b", "e"])
+        kind = r.choice(["fit", "fit", "wide", "overlap", "prev"])
+        d = {"wide": 2, "overlap": -1}.get(kind, 0)
+        self.emit("hnb = mod(a(1), 3) + 2")
+        self.emit(f"hld = hnb + {d}" if d >= 0 else f"hld = hnb - {-d}")
+        self.emit("do j = 1, n2")
+        if kind == "prev":
+            self.emit(f"{tgt}(1, j) = mod({tgt}(1, j) + hw(2) + hw(hld + 1), 1000)", 1)
+        self.emit("do ib = 1, n1, hnb", 1)
+        self.emit("ie = ib + hnb - 1", 2)
+        self.emit("if (ie .gt. n1) ie = n1", 2)
+        self.emit("do i = ib, ie", 2)
+        self.emit("do k = 1, 2", 3)
+        self.emit(f"hw(i - ib + 1 + hld * (k - 1)) = mod({tgt}(i, j) * k + j, 1000)", 4)
+        self.emit("end do", 3)
+        self.emit("end do", 2)
+        self.emit("do i = ib, ie", 2)
+        self.emit(f"{tgt}(i, j) = mod(hw(i - ib + 1) * 2 + hw(i - ib + 1 + hld) + i, 1000)", 3)
+        self.emit("end do", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+
     def planes(self):
         """NPB LU's shape: a sequential loop over K calls PJC, whose loop over (J, I) reads plane K
         of C next to each point (a shadow renewal limited to plane K), then PLW, a lower-
@@ -1061,6 +1091,7 @@ class Gen:
         self.emit("integer ifn, icn, ws(0:n1 + 2), wc(0:n1 + 1)")
         self.emit("common /wcb/ wc")
         self.emit("integer gs(2), ns1, ns2, jb, je")
+        self.emit("integer hw(16), hnb, hld, ib, ie")
         self.emit("common /szb/ gs, ns1, ns2")
         self.emit("logical fl, qf")
         self.emit("common /qfb/ qf")
@@ -1082,6 +1113,9 @@ class Gen:
         self.emit("end do")
         self.emit("do i = 1, 5")
         self.emit("wk(i) = i", 1)
+        self.emit("end do")
+        self.emit("do i = 1, 16")
+        self.emit("hw(i) = 0", 1)
         self.emit("end do")
         self.emit("zu(0) = (1.0d0, 0.0d0)")
         self.emit("zu(1) = (0.0d0, 1.0d0)")
@@ -1106,7 +1140,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a

@@ -576,6 +576,20 @@ impl<'a> AccessCtx<'a> {
                         {
                             Some(cs.iter().map(|a| self.map_arg(a, args, sum)).collect())
                         }
+                        // A vector given to a matrix dummy `X(LD, N)` (NPB FT's PLANE given to
+                        // SWARZTRAUBER's X(BLKP, N)): its elements laid out by hand,
+                        // `A(f + LD*g)`, with a variable per callee range (`Access::implied`)
+                        (Expr::Var(_), Some(cs)) if dummy_array_rank_is(sum, i, 2) => {
+                            match self.matrix_of(n, cs, sum.arg_dims.get(&i), args, sum) {
+                                Some((e, implied)) => {
+                                    let mut a = mk(n, Some(vec![Arg::Expr(e)]), write);
+                                    a.implied = implied;
+                                    out.push(a);
+                                    continue;
+                                }
+                                None => None,
+                            }
+                        }
                         (Expr::Var(_), _) => None,
                         // An element passed to a scalar dummy: exactly that element (to an
                         // array dummy used whole: from there on, not known how far).
@@ -884,6 +898,61 @@ impl<'a> AccessCtx<'a> {
         Some(out)
     }
 
+    /// A callee's access `cs` of a two-dimensional dummy `X(L1:H1, L2:H2)` given the whole
+    /// one-dimensional array `array` (lower bound 1 or a constant), where `H1 - L1 + 1` is one
+    /// variable of the caller once the call's arguments are put in (the stride S): the element
+    /// as the expression `A(lo + (a - L1) + S*(b - L2))` over the callee's indices a and b,
+    /// each a point or a variable of its own over a range (`%row`, `%col`), with those ranges.
+    /// The analysis splits it back into `(f, g)` where it can show that rows stay apart
+    /// (`Analyzer::split_matrix`).
+    fn matrix_of(
+        &self,
+        array: &str,
+        cs: &[Arg],
+        dims: Option<&Vec<(Option<Expr>, Option<Expr>)>>,
+        args: &[Arg],
+        sum: &Summary,
+    ) -> Option<(Expr, Vec<(Name, Expr, Expr)>)> {
+        let dims = dims?;
+        let adims = self.sema.symbol(array)?.dims.as_ref()?;
+        if dims.len() != 2 || cs.len() != 2 || adims.len() != 1 {
+            return None;
+        }
+        let alo = adims[0].lo?;
+        let mapped = |e: &Expr| match self.map_arg(&Arg::Expr(e.clone()), args, sum) {
+            Arg::Expr(x) => Some(x),
+            _ => None,
+        };
+        let bin = |o: BinOp, x: Expr, y: Expr| Expr::Binary(o, Box::new(x), Box::new(y));
+        let lows: Vec<Expr> = dims.iter().map(|(l, _)| l.as_ref().map_or(Some(Expr::Int(1)), mapped)).collect::<Option<_>>()?;
+        let (l1, h1) = (lows[0].clone(), mapped(dims[0].1.as_ref()?)?);
+        // the stride: one variable
+        let stride = match crate::affine::linearize(&bin(BinOp::Add, bin(BinOp::Sub, h1.clone(), l1.clone()), Expr::Int(1)), &|n| self.sema.param(n).and_then(|c| c.as_int())) {
+            Some(l) if l.constant == 0 && l.terms.len() == 1 && l.terms.values().all(|k| *k == 1) => l.terms.keys().next()?.clone(),
+            _ => return None,
+        };
+        if !self.sema.symbol(&stride).is_some_and(|s| s.rank() == 0 && s.ty.base == BaseType::Integer) {
+            return None;
+        }
+        let mut implied = vec![];
+        let mut index = |k: usize, c: &Arg| -> Option<Expr> {
+            let v = ["%row", "%col"][k];
+            let (lo, hi) = match self.map_arg(c, args, sum) {
+                Arg::Expr(e) => return Some(e),
+                Arg::Range(Some(l), Some(h), None) => (l, h),
+                Arg::Range(None, None, None) => (lows[k].clone(), mapped(dims[k].1.as_ref()?)?),
+                _ => return None,
+            };
+            implied.push((v.to_string(), lo, hi));
+            Some(Expr::Var(v.to_string()))
+        };
+        let (a, b) = (index(0, &cs[0])?, index(1, &cs[1])?);
+        // alo + (a - L1) + S*(b - L2)
+        let row = bin(BinOp::Add, Expr::Int(alo), bin(BinOp::Sub, a, l1));
+        let col = bin(BinOp::Mul, Expr::Var(stride), bin(BinOp::Sub, b, lows[1].clone()));
+        Some((bin(BinOp::Add, row, col), implied))
+    }
+
     /// Map one callee subscript into caller terms. Callee subscripts in a summary refer only to
     /// dummy positions (`Var("#k")`) and constants; anything else became a whole dimension.
     pub(crate) fn map_arg(&self, a: &Arg, args: &[Arg], _sum: &Summary) -> Arg {
@@ -928,6 +997,11 @@ impl Drop for Restore {
     fn drop(&mut self) {
         STMT_FN_DEPTH.with(|d| d.set(self.0));
     }
+}
+
+/// Whether the summary's dummy argument `i` is an array of that rank.
+fn dummy_array_rank_is(sum: &Summary, i: usize, rank: usize) -> bool {
+    sum.arg_dims.get(&i).is_some_and(|d| d.len() == rank)
 }
 
 /// The reach `(lo, hi, subscript)` of one callee subscript (an index or a range) in the

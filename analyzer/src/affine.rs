@@ -129,6 +129,103 @@ fn linear_part(
     }
 }
 
+/// A subscript of a one-dimensional array laid out by hand as a matrix or a higher array,
+/// with leading extents that are variables (NPB FT's `PLANE(J-BLS+1+BLKP*(I-1))`, its
+/// `XOUT(J+(N1+1)*(K-1+N2*I))`, the classic `A(I+LDA*(J-1))`): the parts `f0, f1, ..., fk`
+/// and strides `S1, ..., Sk` of `f0 + S1*(f1 + S2*(... + Sk*fk))`, each part linear and each
+/// stride a linear form over names `stride_ok` accepts. Where S1 is one name, the multiples
+/// of it left in f0 go to f1 (`J + LD*I - LD` is `J + LD*(I-1)`). None where the expression is
+/// linear, or of another shape (two strides at one level, a product of two varying parts).
+pub fn split_strides(
+    e: &Expr,
+    constant_of: &dyn Fn(&str) -> Option<i64>,
+    stride_ok: &dyn Fn(&str) -> bool,
+) -> Option<(Vec<Lin>, Vec<Lin>)> {
+    fn flatten<'e>(e: &'e Expr, sign: i64, out: &mut Vec<(i64, &'e Expr)>) {
+        match e {
+            Expr::Binary(BinOp::Add, a, b) => {
+                flatten(a, sign, out);
+                flatten(b, sign, out);
+            }
+            Expr::Binary(BinOp::Sub, a, b) => {
+                flatten(a, sign, out);
+                flatten(b, -sign, out);
+            }
+            Expr::Unary(UnOp::Neg, x) => flatten(x, -sign, out),
+            Expr::Unary(UnOp::Plus, x) => flatten(x, sign, out),
+            _ => out.push((sign, e)),
+        }
+    }
+    let mut terms = vec![];
+    flatten(e, 1, &mut terms);
+    let invariant = |x: &Expr| linearize(x, constant_of).filter(|l| !l.terms.is_empty() && l.terms.keys().all(|v| stride_ok(v)));
+    let mut f = Lin::constant(0);
+    let mut stride: Option<Lin> = None;
+    let mut inner: Option<Expr> = None;
+    for (sign, t) in terms {
+        if let Some(l) = linearize(t, constant_of) {
+            f = f.add(&l, sign)?;
+            continue;
+        }
+        let Expr::Binary(BinOp::Mul, a, b) = t else { return None };
+        let (s, rest) = match (invariant(a), invariant(b)) {
+            (Some(s), _) => (s, b),
+            (None, Some(s)) => (s, a),
+            _ => return None,
+        };
+        if *stride.get_or_insert_with(|| s.clone()) != s {
+            return None;
+        }
+        let rest = if sign < 0 { Expr::Unary(UnOp::Neg, rest.clone()) } else { (**rest).clone() };
+        inner = Some(match inner {
+            None => rest,
+            Some(x) => Expr::Binary(BinOp::Add, Box::new(x), Box::new(rest)),
+        });
+    }
+    let (s, inner) = (stride?, inner?);
+    let (mut parts, mut strides) = match linearize(&inner, constant_of) {
+        Some(g) => (vec![g], vec![]),
+        None => split_strides(&inner, constant_of, stride_ok)?,
+    };
+    // (a stride that is one name: its multiples in f0 belong to f1)
+    if s.constant == 0 && s.terms.len() == 1 {
+        if let Some((v, 1)) = s.terms.iter().next().map(|(v, k)| (v.clone(), *k)) {
+            let k = f.coeff(&v);
+            if k != 0 {
+                f = f.add(&Lin::var(&v).scale(k)?, -1)?;
+                parts[0] = parts[0].add(&Lin::constant(k), 1)?;
+            }
+        }
+    }
+    parts.insert(0, f);
+    strides.insert(0, s);
+    Some((parts, strides))
+}
+
+impl Lin {
+    /// The form as an expression (`2*I + J - 1`); its names are plain variables.
+    pub fn to_expr(&self) -> Expr {
+        let bin = |o: BinOp, x: Expr, y: Expr| Expr::Binary(o, Box::new(x), Box::new(y));
+        let mut out: Option<Expr> = None;
+        for (v, &k) in &self.terms {
+            let term = match k.abs() {
+                1 => Expr::Var(v.clone()),
+                a => bin(BinOp::Mul, Expr::Int(a), Expr::Var(v.clone())),
+            };
+            out = Some(match out {
+                None if k < 0 => Expr::Unary(UnOp::Neg, Box::new(term)),
+                None => term,
+                Some(x) => bin(if k < 0 { BinOp::Sub } else { BinOp::Add }, x, term),
+            });
+        }
+        match out {
+            None => Expr::Int(self.constant),
+            Some(x) if self.constant == 0 => x,
+            Some(x) => bin(if self.constant < 0 { BinOp::Sub } else { BinOp::Add }, x, Expr::Int(self.constant.abs())),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +254,37 @@ mod tests {
             Box::new(Expr::Var("j".into())),
         );
         assert!(linearize(&nonlin, &|_| None).is_none());
+    }
+
+    #[test]
+    fn splits_a_hand_laid_matrix_subscript() {
+        // J - JB + 1 + LD*(I - 1)
+        let v = |n: &str| Box::new(Expr::Var(n.into()));
+        let int = |k: i64| Box::new(Expr::Int(k));
+        let b = |o, x, y| Box::new(Expr::Binary(o, x, y));
+        let e = Expr::Binary(BinOp::Add, b(BinOp::Add, b(BinOp::Sub, v("j"), v("jb")), int(1)), b(BinOp::Mul, v("ld"), b(BinOp::Sub, v("i"), int(1))));
+        let (parts, strides) = split_strides(&e, &|_| None, &|n| n == "ld").unwrap();
+        assert_eq!(strides, vec![Lin::var("ld")]);
+        assert_eq!((parts[0].coeff("j"), parts[0].coeff("jb"), parts[0].constant), (1, -1, 1));
+        assert_eq!((parts[1].coeff("i"), parts[1].constant), (1, -1));
+        assert_eq!(parts[0].to_expr(), *b(BinOp::Add, b(BinOp::Sub, v("j"), v("jb")), int(1)));
+        // J + LD*I - LD: the multiple of LD left outside goes inside
+        let e2 = Expr::Binary(BinOp::Sub, b(BinOp::Add, v("j"), b(BinOp::Mul, v("ld"), v("i"))), v("ld"));
+        let (parts, _) = split_strides(&e2, &|_| None, &|n| n == "ld").unwrap();
+        assert_eq!((parts[0].coeff("ld"), parts[1].coeff("i"), parts[1].constant), (0, 1, -1));
+        // two levels: J + (N1+1)*(K-1+N2*I)
+        let e3 = Expr::Binary(
+            BinOp::Add,
+            v("j"),
+            b(BinOp::Mul, b(BinOp::Add, v("n1"), int(1)), b(BinOp::Add, b(BinOp::Sub, v("k"), int(1)), b(BinOp::Mul, v("n2"), v("i")))),
+        );
+        let (parts, strides) = split_strides(&e3, &|_| None, &|n| n.starts_with('n')).unwrap();
+        assert_eq!(strides, vec![Lin::var("n1").add(&Lin::constant(1), 1).unwrap(), Lin::var("n2")]);
+        assert_eq!((parts[0].coeff("j"), parts[1].coeff("k"), parts[1].constant, parts[2].coeff("i")), (1, 1, -1, 1));
+        // a stride the caller does not accept, a linear subscript, a product of two varying
+        // parts: no split
+        assert!(split_strides(&e, &|_| None, &|n| n == "j").is_none());
+        assert!(split_strides(&Expr::Binary(BinOp::Add, v("i"), v("ld")), &|_| None, &|_| true).is_none());
+        assert!(split_strides(&Expr::Binary(BinOp::Mul, v("i"), v("j")), &|_| None, &|n| n == "ld").is_none());
     }
 }

@@ -324,6 +324,7 @@ pub fn analyze_unit(
         assume: Default::default(),
         stable_only: Default::default(),
         strided: Default::default(),
+        matrices: Default::default(),
         bound_extents,
     };
     cx.walk(&unit.body, 0, None, &mut vec![], &mut out);
@@ -345,6 +346,7 @@ pub fn unit_must_writes(
         // (with jumps, what is read first is still known: a statement jumped to forgets what was
         // written before it; what is surely written is not)
         let sure = targets.is_empty() && !an.leaves_early(body);
+        an.matrices.replace(an.unit_matrices());
         let mut st = Exposure::default();
         an.expose_nodes(body, &mut st);
         Some((if sure { st.must_arr } else { BTreeMap::new() }, st.exposed_arr))
@@ -378,6 +380,7 @@ pub fn unit_exposed_assuming(
         let body = body_to_end(unit);
         *an.assume.borrow_mut() = Some(vec![]);
         *an.stable_only.borrow_mut() = Some(stable.clone());
+        an.matrices.replace(an.unit_matrices());
         let mut st = Exposure::default();
         an.expose_nodes(body, &mut st);
         let tests = an.assume.borrow_mut().take().unwrap_or_default();
@@ -411,6 +414,7 @@ fn walker<R>(
         assume: Default::default(),
         stable_only: Default::default(),
         strided: Default::default(),
+        matrices: Default::default(),
         bound_extents: &bound_extents,
     };
     f(&an, &targets)
@@ -465,6 +469,11 @@ struct Analyzer<'a> {
     /// with `I1 = 2*J1-D1`), by dimension: (c, r0). Sections of them are in the coordinate
     /// `(i - r0) / c` then, so that every c-th element is a dense range.
     strided: std::cell::RefCell<BTreeMap<Name, Vec<Option<(i64, Lin)>>>>,
+    /// While a loop body's exposure is worked out: one-dimensional arrays laid out by hand as
+    /// matrices (or higher arrays) there (`split_matrix`), with their strides: their sections
+    /// are in the parts `(f0, f1, ...)` of
+    /// `A(f + S*g)`.
+    matrices: std::cell::RefCell<BTreeMap<Name, Vec<Lin>>>,
     /// Dummy arrays every call binds to one array (`Program::bindings`): that array's
     /// declared extents, by dimension, where the dummy's own are not known (`V(LDX, LDY, *)`
     /// bound to `RSD(5,12,12,12)`). Trip estimates use them.
@@ -738,7 +747,12 @@ impl<'a> Analyzer<'a> {
                 for e in t[st.id.0 as usize].0.iter().flat_map(|a| &a.needs) {
                     match self.test_form(e, st.id) {
                         Some(f) => need.push(f),
-                        None => known = false,
+                        // (a condition on variables the code sets, in terms of what it sets
+                        // them from: `JB - 1 >= 0` in `DO JB = 1, N, NB` is `N - 1 >= 0`)
+                        None => match self.lin(e).and_then(|f| self.testable_at(f, st.id)) {
+                            Some(fs) => need.extend(fs),
+                            None => known = false,
+                        },
                     }
                 }
             });
@@ -1199,7 +1213,7 @@ impl<'a> Analyzer<'a> {
             })
             .map(|(a, _)| a.name.clone())
             .collect();
-        let (exposed, must_arrays_ok, copy_in, exposed_at) = self.exposure(body);
+        let (exposed, must_arrays_ok, copy_in, exposed_at) = self.exposure(body, &info.var);
         let live_after = self.live_after(header);
         // extremum searches that keep the last of equal values: (extremum, locations, line)
         let mut last_wins = vec![];
@@ -1373,9 +1387,14 @@ impl<'a> Analyzer<'a> {
             if !accs.iter().any(|a| a.write) {
                 continue;
             }
+            let fixed_var = |v: &Name| v != &var && (index_vars.contains(v) || !written_scalars.contains(v));
             let fixed = |e: &Expr, at: StmtId| match self.lin_at(e, at) {
-                Some(l) => l.vars().all(|v| v != &var && (index_vars.contains(v) || !written_scalars.contains(v))),
-                None => false,
+                Some(l) => l.vars().all(fixed_var),
+                // (a vector laid out by hand as a matrix, `A(f + S*g)`)
+                None => crate::affine::split_strides(e, &const_lin(self.sema), &|n| !self.sema.is_array(n)).is_some_and(|(parts, strides)| {
+                    strides.iter().all(|s| s.vars().all(fixed_var))
+                        && parts.iter().all(|f| self.lin_at(&f.to_expr(), at).is_some_and(|f| f.vars().all(fixed_var)))
+                }),
             };
             let invariant = accs.iter().all(|a| match &a.subs {
                 None => a.via_call.is_some(),
@@ -1808,6 +1827,7 @@ impl<'a> Analyzer<'a> {
         if !find_path(&self.unit.body, at, &mut path) {
             return None;
         }
+        let saved_matrices = self.matrices.replace(self.unit_matrices());
         let mut st = Exposure::default();
         // Innermost level first: the siblings after the loop, then outward.
         for level in (0..path.len()).rev() {
@@ -1823,6 +1843,7 @@ impl<'a> Analyzer<'a> {
                 }
             }
         }
+        self.matrices.replace(saved_matrices);
         Some(st.exposed_arr)
     }
 
@@ -1833,11 +1854,13 @@ impl<'a> Analyzer<'a> {
     ///
     /// Also, per array with a read not shown covered, the line of the first such read.
     #[allow(clippy::type_complexity)]
-    fn exposure(&self, body: &[Node]) -> (BTreeSet<Name>, BTreeSet<Name>, BTreeSet<Name>, BTreeMap<Name, u32>) {
+    fn exposure(&self, body: &[Node], var: &str) -> (BTreeSet<Name>, BTreeSet<Name>, BTreeSet<Name>, BTreeMap<Name, u32>) {
         let saved = self.strided.replace(self.strided_dims(body));
+        let saved_matrices = self.matrices.replace(self.matrices_in(body, var));
         let mut st = Exposure { may: self.may_writes(body), ..Default::default() };
         self.expose_nodes(body, &mut st);
         self.strided.replace(saved);
+        self.matrices.replace(saved_matrices);
         let ok: BTreeSet<Name> = st
             .written_arr
             .iter()
@@ -1914,6 +1937,54 @@ impl<'a> Analyzer<'a> {
             }
         }
         out
+    }
+
+    /// The one-dimensional arrays of `body` laid out by hand as matrices (`split_matrix`
+    /// over all their accesses in the body, with a stride the body does not assign), with
+    /// their strides.
+    fn matrices_in(&self, body: &[Node], var: &str) -> BTreeMap<Name, Vec<Lin>> {
+        let mut by_array: BTreeMap<Name, Vec<&Access>> = BTreeMap::new();
+        let mut index_vars: BTreeSet<Name> = [var.to_string()].into_iter().collect();
+        let table = self.acc.get();
+        for_each_stmt(self.unit, body, &mut |st| {
+            if let StmtKind::Do { var, .. } = &st.kind {
+                index_vars.insert(var.clone());
+            }
+            for a in &table[st.id.0 as usize].0 {
+                if self.sema.symbol(&a.name).is_some_and(|s| s.rank() == 1) {
+                    by_array.entry(a.name.clone()).or_default().push(a);
+                }
+            }
+        });
+        let written = self.scalars_written(body);
+        by_array
+            .into_iter()
+            .filter(|(_, accs)| accs.iter().any(|a| matches!(a.subs.as_deref(), Some([Arg::Expr(e)]) if self.lin(e).is_none())))
+            .filter_map(|(x, accs)| Some((x, self.split_matrix(&accs, &written, &index_vars)?.0)))
+            .collect()
+    }
+
+    /// `matrices_in` over the whole unit, where the stride may change between accesses
+    /// (`kill_scalar` then forgets what was written in its terms).
+    fn unit_matrices(&self) -> BTreeMap<Name, Vec<Lin>> {
+        let mut by_array: BTreeMap<Name, Vec<&Access>> = BTreeMap::new();
+        let mut index_vars: BTreeSet<Name> = BTreeSet::new();
+        let table = self.acc.get();
+        for_each_stmt(self.unit, &self.unit.body, &mut |st| {
+            if let StmtKind::Do { var, .. } = &st.kind {
+                index_vars.insert(var.clone());
+            }
+            for a in &table[st.id.0 as usize].0 {
+                if self.sema.symbol(&a.name).is_some_and(|s| s.rank() == 1) {
+                    by_array.entry(a.name.clone()).or_default().push(a);
+                }
+            }
+        });
+        by_array
+            .into_iter()
+            .filter(|(_, accs)| accs.iter().any(|a| matches!(a.subs.as_deref(), Some([Arg::Expr(e)]) if self.lin(e).is_none())))
+            .filter_map(|(x, accs)| Some((x, self.split_matrix(&accs, &BTreeSet::new(), &index_vars)?.0)))
+            .collect()
     }
 
     /// Every element of each array that an iteration of a loop with this body may write, as
@@ -2029,6 +2100,9 @@ impl<'a> Analyzer<'a> {
     fn decl_bounds(&self, x: &str) -> Vec<Option<(i64, i64)>> {
         let strided = self.strided.borrow();
         let compressed = |k: usize| strided.get(x).is_some_and(|d| d.get(k).is_some_and(|s| s.is_some()));
+        if let Some(strides) = self.matrices.borrow().get(x) {
+            return vec![None; strides.len() + 1];
+        }
         match self.sema.symbol(x) {
             Some(sym) => {
                 let ds = sym.dims.as_deref().unwrap_or(&[]);
@@ -2067,7 +2141,23 @@ impl<'a> Analyzer<'a> {
         };
         let lin = |e: &Expr| self.lin_at(e, a.stmt);
         let mut rect = vec![];
+        if let Some(strides) = self.matrices.borrow().get(&a.name) {
+            // (the parts of a vector laid out as a matrix: `matrices`)
+            let [Arg::Expr(e)] = a.subs.as_deref()? else { return None };
+            let (parts, ss) = match crate::affine::split_strides(e, &const_lin(self.sema), &|n| strides.iter().any(|s| s.coeff(n) != 0)) {
+                Some(x) => x,
+                None => (linear_parts(&linearize(e, &const_lin(self.sema))?, strides)?, strides.clone()),
+            };
+            if ss != *strides {
+                return None;
+            }
+            for f in parts {
+                let f = lin(&f.to_expr())?;
+                rect.push((f.clone(), f));
+            }
+        }
         match &a.subs {
+            _ if !rect.is_empty() => {}
             None => {
                 for d in dims {
                     rect.push(decl(d)?);
@@ -2101,7 +2191,7 @@ impl<'a> Analyzer<'a> {
             Some(_) => return None,
         }
         // (every c-th element as a dense range: `Analyzer::strided`)
-        if let Some(dims) = self.strided.borrow().get(&a.name) {
+        if let Some(dims) = self.strided.borrow().get(&a.name).filter(|_| rect.len() == dims.len()) {
             for (d, s) in dims.iter().enumerate() {
                 let Some((c, r0)) = s else { continue };
                 let (lo, hi) = &rect[d];
@@ -2167,6 +2257,12 @@ impl<'a> Analyzer<'a> {
         for set in s.must_arr.values_mut() {
             for n in &names {
                 set.kill(n);
+            }
+        }
+        // (what a vector laid out as a matrix holds is in terms of its stride)
+        for (x, strides) in self.matrices.borrow().iter() {
+            if strides.iter().any(|s| names.iter().any(|n| s.coeff(n) != 0)) {
+                s.must_arr.remove(x);
             }
         }
     }
@@ -2520,7 +2616,9 @@ impl<'a> Analyzer<'a> {
                     // range; what does not depend on it, only when the loop surely runs
                     let mut after = saved.1;
                     if !early {
-                        for (name, set) in std::mem::take(&mut s.must_arr) {
+                        let matrices = self.matrices.borrow();
+                        let restrided = |x: &Name| matrices.get(x).is_some_and(|ss| ss.iter().any(|s| s.vars().any(|v| killed.contains(v))));
+                        for (name, set) in std::mem::take(&mut s.must_arr).into_iter().filter(|(x, _)| !restrided(x)) {
                             for r in set.0 {
                                 let w = match (&var, &range) {
                                     (Some(v), Some((lo, hi))) => r.widen_exact(v, lo, hi, runs),
@@ -2739,7 +2837,10 @@ impl<'a> Analyzer<'a> {
                     None => Some(1),
                     Some(e) => self.sema.eval_int(e),
                 };
-                if let Some(step) = step.filter(|s| *s != 0) {
+                // (a step not known where the loop is around the analyzed one: only the same
+                // iteration of it is compared, so any numbering of its iterations will do)
+                let around = outer.contains(h);
+                if let Some(step) = step.filter(|s| *s != 0).or(around.then_some(1)) {
                     nest_cache.insert(*h, NormLoop { var: var.clone(), lo: Lin::var(&format!("#lo{}", h.0)), step, upper: None });
                 }
             }
@@ -2752,7 +2853,7 @@ impl<'a> Analyzer<'a> {
         let mut irregular: BTreeMap<Name, BTreeSet<(DepKind, u32, u32)>> = BTreeMap::new();
         let mut call_conflicts: BTreeMap<(Name, Name, u32), BTreeSet<u32>> = BTreeMap::new();
         for x in arrays.iter().filter(|x| !private.contains(*x)) {
-            let accs: Vec<(&Access, &BodyStmt)> = accesses
+            let mut accs: Vec<(&Access, &BodyStmt)> = accesses
                 .iter()
                 .filter(|(a, _)| &a.name == x)
                 .map(|(a, k)| (*a, &stmts[*k]))
@@ -2760,7 +2861,18 @@ impl<'a> Analyzer<'a> {
             if !accs.iter().any(|(a, _)| a.write) {
                 continue;
             }
-            let rank = self.sema.symbol(x).map_or(1, |s| s.rank());
+            let mut rank = self.sema.symbol(x).map_or(1, |s| s.rank());
+            // (a vector laid out by hand as a matrix: its elements in two subscripts)
+            let split = if rank == 1 {
+                let plain: Vec<&Access> = accs.iter().map(|(a, _)| *a).collect();
+                self.split_matrix(&plain, written_scalars, &all_index)
+            } else {
+                None
+            };
+            if let Some((strides, split)) = &split {
+                accs = split.iter().zip(accs.iter().map(|(_, b)| *b)).collect();
+                rank = strides.len() + 1;
+            }
             let nests: Vec<Vec<StmtId>> = accs.iter().map(|(_, bs)| full_nest(bs)).collect();
             let prepared: Vec<(Vec<Subscript>, Vec<LoopRange>)> = accs
                 .iter()
@@ -3282,8 +3394,102 @@ impl<'a> Analyzer<'a> {
     /// the structure (`lower_bounds`; the blocked-loop idiom: `DO JB = 1, N, 8`, `JE =
     /// MIN(JB + 7, N)`, `CALL KERN(A(1,JB), LDA, JE - JB + 1)` stays inside A's N columns).
     fn holds_at(&self, e: &Expr, at: StmtId) -> bool {
-        let (Some(f), Some(path)) = (self.lin(e), self.path_to(at)) else { return false };
-        self.lower_bounds(f, &path, at, &|g: &Lin| g.terms.is_empty()).iter().any(|g| g.constant >= 0)
+        self.lin(e).is_some_and(|f| self.holds_lin(f, at))
+    }
+
+    /// `holds_at` for a linear form.
+    fn holds_lin(&self, f: Lin, at: StmtId) -> bool {
+        let Some(path) = self.path_to(at) else { return false };
+        self.lower_bound_sets(f, &path, at, &|g: &Lin| g.terms.is_empty()).iter().any(|set| set.iter().all(|g| g.constant >= 0))
+    }
+
+    /// The accesses of a one-dimensional array laid out by hand as a matrix or a higher array
+    /// (NPB FT's `PLANE(J-BLS+1+BLKP*(I-1))`, the classic `A(I+LDA*(J-1))`) with a subscript
+    /// per part, `(f0, f1, ...)` for `A(f0 + S1*(f1 + ...))` (`affine::split_strides`): when
+    /// every access is an element with such a subscript, all with the same strides, over
+    /// scalars the loop does not assign, and the code shows every part but the last inside
+    /// one window `c..c+S-1` of its stride where its statement runs (c = 1 or 0; while a loop
+    /// is analyzed for a run-time test, what the program can test for it). Elements are then
+    /// equal exactly when all parts are. The strides and the accesses; None otherwise.
+    fn split_matrix(&self, accs: &[&Access], written: &BTreeSet<Name>, index_vars: &BTreeSet<Name>) -> Option<(Vec<Lin>, Vec<Access>)> {
+        let stride_ok = |n: &str| {
+            !written.contains(n) && !index_vars.contains(n) && self.sema.symbol(n).is_some_and(|s| s.rank() == 0 && s.ty.base == crate::ast::BaseType::Integer)
+        };
+        let mut strides: Option<Vec<Lin>> = None;
+        let mut split = vec![];
+        for a in accs {
+            if !a.needs.is_empty() {
+                return None;
+            }
+            let [Arg::Expr(e)] = a.subs.as_deref()? else { return None };
+            match crate::affine::split_strides(e, &const_lin(self.sema), &stride_ok) {
+                Some((p, ss)) => {
+                    if *strides.get_or_insert_with(|| ss.clone()) != ss {
+                        return None;
+                    }
+                    split.push(Some(p));
+                }
+                None => split.push(None),
+            }
+        }
+        let strides = strides?;
+        let parts: Vec<Vec<Lin>> = accs
+            .iter()
+            .zip(split)
+            .map(|(a, p)| p.or_else(|| linear_parts(&linearize(a.subs.as_deref()?.first()?.expr()?, &const_lin(self.sema))?, &strides)))
+            .collect::<Option<_>>()?;
+        // (a variable over a range, `Access::implied`, at the end of the range that makes the
+        // form smallest)
+        let lowest = |f: Lin, a: &Access| -> Option<Lin> {
+            let mut f = f;
+            for (v, lo, hi) in &a.implied {
+                let k = f.coeff(v);
+                if k != 0 {
+                    f = f.substitute(v, &self.lin_at(if k > 0 { lo } else { hi }, a.stmt)?)?;
+                }
+            }
+            Some(f)
+        };
+        // (shown, or while a loop is analyzed for a run-time test, what the program can test
+        // that makes it so: `testable_at`)
+        let testing = self.assume.borrow().is_some();
+        let shown = |g: Option<Lin>, at: StmtId, tests: &mut Vec<Lin>| match g {
+            Some(g) if self.holds_lin(g.clone(), at) => true,
+            Some(g) if testing => self.testable_at(g, at).map(|t| tests.extend(t)).is_some(),
+            _ => false,
+        };
+        // (each part but the last inside its stride's window, at the same c everywhere)
+        let inside = |level: usize, c: i64| -> Option<Vec<Lin>> {
+            let s = &strides[level];
+            let mut tests = vec![];
+            for (a, p) in accs.iter().zip(&parts) {
+                let f = &p[level];
+                let low = f.add(&Lin::constant(c), -1).and_then(|l| lowest(l, a));
+                let high = s.add(&Lin::constant(c - 1), 1).and_then(|h| h.add(f, -1)).and_then(|h| lowest(h, a));
+                if !shown(low, a.stmt, &mut tests) || !shown(high, a.stmt, &mut tests) {
+                    return None;
+                }
+            }
+            Some(tests)
+        };
+        let mut tests = vec![];
+        for level in 0..strides.len() {
+            tests.extend([1, 0].into_iter().find_map(|c| inside(level, c))?);
+        }
+        if let Some(need) = self.assume.borrow_mut().as_mut() {
+            take_tests(need, &tests);
+        }
+        Some((
+            strides,
+            accs.iter()
+                .zip(parts)
+                .map(|(a, p)| {
+                    let mut b = (*a).clone();
+                    b.subs = Some(p.iter().map(|f| Arg::Expr(f.to_expr())).collect());
+                    b
+                })
+                .collect(),
+        ))
     }
 
     /// `find_path` from the unit's body to statement `at`.
@@ -3321,6 +3527,13 @@ impl<'a> Analyzer<'a> {
     /// may be left (earlier iterations set it). A jump target, or any other statement that
     /// assigns the form's variables, ends the walk with nothing.
     fn lower_bounds(&self, f: Lin, path: &[(&[Node], usize)], at: StmtId, stable: &dyn Fn(&Lin) -> bool) -> Vec<Lin> {
+        self.lower_bound_sets(f, path, at, stable).into_iter().filter(|g| g.len() == 1).flatten().collect()
+    }
+
+    /// `lower_bounds`, where a DO loop whose step is not known bounds its variable by both of
+    /// its bounds (`DO JB = 1, N, NB`: whatever the sign of NB, JB lies between 1 and N): sets
+    /// of forms, `f >= 0` holding where all of a set's forms are `>= 0`.
+    fn lower_bound_sets(&self, f: Lin, path: &[(&[Node], usize)], at: StmtId, stable: &dyn Fn(&Lin) -> bool) -> Vec<Vec<Lin>> {
         let Some(&(_, j)) = path.last().filter(|_| !self.unit.stmt(at).label.is_some_and(|l| self.targets.contains_key(&l))) else {
             return vec![];
         };
@@ -3329,8 +3542,22 @@ impl<'a> Analyzer<'a> {
         out
     }
 
+    /// Forms over symbols the program can test where a loop starts (`test_form`'s), all `>= 0`
+    /// only where `f >= 0` holds at statement `at` (`lower_bound_sets`); constants that hold
+    /// are left out (none: `f >= 0` holds). None when no such set is found.
+    fn testable_at(&self, f: Lin, at: StmtId) -> Option<Vec<Lin>> {
+        let path = self.path_to(at)?;
+        let stable_only = self.stable_only.borrow();
+        let testable = |g: &Lin| g.terms.keys().all(|v| !self.written.contains(v) && render_symbol(v).is_some() && stable_only.as_ref().is_none_or(|s| s.contains(v)));
+        self.lower_bound_sets(f, &path, at, &testable)
+            .into_iter()
+            .filter(|set| set.iter().all(|g| !g.terms.is_empty() || g.constant >= 0))
+            .map(|set| set.into_iter().filter(|g| !g.terms.is_empty()).collect::<Vec<Lin>>())
+            .min_by_key(|set| set.len())
+    }
+
     #[allow(clippy::too_many_arguments)]
-    fn bounds_from(&self, mut f: Lin, path: &[(&[Node], usize)], mut level: usize, mut j: usize, stable: &dyn Fn(&Lin) -> bool, out: &mut Vec<Lin>, budget: &mut u32) {
+    fn bounds_from(&self, mut f: Lin, path: &[(&[Node], usize)], mut level: usize, mut j: usize, stable: &dyn Fn(&Lin) -> bool, out: &mut Vec<Vec<Lin>>, budget: &mut u32) {
         if *budget == 0 {
             return;
         }
@@ -3344,7 +3571,7 @@ impl<'a> Analyzer<'a> {
         };
         loop {
             if stable(&f) {
-                out.push(f);
+                out.push(vec![f]);
                 return;
             }
             if j == 0 {
@@ -3364,7 +3591,23 @@ impl<'a> Analyzer<'a> {
                                 None => true,
                                 Some(x) => match self.sema.eval_int(x) {
                                     Some(k) if k != 0 => k > 0,
-                                    _ => return,
+                                    Some(_) => return,
+                                    None => {
+                                        // a step of either sign: the variable lies between
+                                        // the bounds, so f is at least the smaller of its
+                                        // values at them (both must be shown)
+                                        let at_bound = |b: &Expr| self.lin(b).and_then(|l| f.substitute(var, &l)).filter(|g| !touches(body, g));
+                                        let (Some(a), Some(b)) = (at_bound(lo), at_bound(hi)) else { return };
+                                        let (mut xs, mut ys) = (vec![], vec![]);
+                                        self.bounds_from(a, path, level - 1, k, stable, &mut xs, budget);
+                                        self.bounds_from(b, path, level - 1, k, stable, &mut ys, budget);
+                                        for x in xs.iter().take(4) {
+                                            for y in ys.iter().take(4) {
+                                                out.push(x.iter().chain(y).cloned().collect());
+                                            }
+                                        }
+                                        return;
+                                    }
                                 },
                             };
                             let bound = if (c > 0) == up { lo } else { hi };
@@ -4257,6 +4500,20 @@ pub fn under_flags_nodes(unit: &Unit, nodes: &[Node], flags: &[(Name, bool)]) ->
 }
 
 /// Add `more` to the tests `need` a loop takes, each once.
+/// A linear subscript of a vector laid out as a matrix with these strides, as its parts: the
+/// first part, less the multiples of a first stride that is one name (which make the second
+/// part), the others 0 (`W(I-IB+1)` and `W(I-IB+1+LD)` next to `W(I-IB+1+LD*(K-1))`).
+fn linear_parts(l: &Lin, strides: &[Lin]) -> Option<Vec<Lin>> {
+    let mut parts: Vec<Lin> = std::iter::once(l.clone()).chain(strides.iter().map(|_| Lin::constant(0))).collect();
+    let first = strides.first()?;
+    if let (0, [(v, 1)]) = (first.constant, first.terms.iter().map(|(v, k)| (v.clone(), *k)).collect::<Vec<_>>().as_slice()) {
+        let k = l.coeff(v);
+        parts[0] = l.add(&Lin::var(v).scale(k)?, -1)?;
+        parts[1] = Lin::constant(k);
+    }
+    Some(parts)
+}
+
 fn take_tests(need: &mut Vec<Lin>, more: &[Lin]) {
     for f in more {
         if !need.contains(f) {

@@ -1172,6 +1172,29 @@ fn loops_blocked_by_hand_inline_are_divided_by_blocks() {
     assert!(by_blocks >= 2, "{by_blocks}");
 }
 
+/// Vectors laid out by hand as matrices with the leading dimension in a variable
+/// (`W(J-JB+1+LD*(I-1))`, NPB FT's PLANE), filled and read inline or through a matrix dummy
+/// `V(LD,N)`: W is private in the loop over planes, which some variant divides; where rows
+/// overlap unless one block holds every column, the loop is parallel under that test. Every
+/// stored variant prints what the sequential program prints.
+#[test]
+fn vectors_laid_out_by_hand_as_matrices_are_private_in_the_loop_over_planes() {
+    assert!(have_gfortran());
+    let dir = with_cheap_threads("hand-matrix", "analyzer/test_data/hand_matrix.f", "h.f");
+    let out = sapfor().current_dir(&dir).args(["--auto", "h.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let want = run_sequential(&dir, &dir.join("h.f"), true);
+    let (mut inline, mut by_call, mut tested) = (0, 0, 0);
+    every_variant_prints(&dir, &want, 3, |_, text| {
+        inline += usize::from(text.contains("PRIVATE(I,J,JB,JE,W)\n      do k = 1, n3"));
+        by_call += usize::from(text.contains("PRIVATE(I,J,JB,JE,LEN,W)\n      do k = 1, n3"));
+        // (rows that overlap unless one block holds all of N2: parallel only under that test,
+        // true in the second call of TIGHT)
+        tested += usize::from(text.contains("      IF ((NB .GE. N2 + 1) .AND. (NB .GE. 2)) THEN\nCDVM$ PARALLEL (K"));
+    });
+    assert!(inline >= 1 && by_call >= 1 && tested >= 1, "{inline} {by_call} {tested}");
+}
+
 /// A procedure's COMMON scratch array that the analysis cannot show is written before it is
 /// read in each call (NPB FT's SCR in SWARZTRAUBER; here BFLY's stages keep LI * LJ = N):
 /// the loop calling it is sequential, and the note says which refinement makes SCR private.
