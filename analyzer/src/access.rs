@@ -123,11 +123,19 @@ impl<'a> AccessCtx<'a> {
     }
 
     /// All accesses of one statement (for a logical IF, its inner statement too).
+    ///
+    /// A vector given whole to a matrix dummy (`matrix_of`) is the whole vector here too: its
+    /// element form over a callee's ranges (`Access::implied` on an access through a call) is
+    /// for the loop analysis's tables (`interproc::stmt_accesses`), which split it.
     pub fn stmt_accesses(&self, st: &Stmt, out: &mut Vec<Access>, calls: &mut Vec<CallSite>) {
         let start = out.len();
         self.kind_accesses(st, &st.kind, out, calls);
         for a in &mut out[start..] {
             a.drop_conditions();
+            if a.via_call.is_some() && !a.implied.is_empty() {
+                a.subs = None;
+                a.implied.clear();
+            }
         }
     }
 
@@ -912,7 +920,7 @@ impl<'a> AccessCtx<'a> {
         dims: Option<&Vec<(Option<Expr>, Option<Expr>)>>,
         args: &[Arg],
         sum: &Summary,
-    ) -> Option<(Expr, Vec<(Name, Expr, Expr)>)> {
+    ) -> Option<(Expr, Implied)> {
         let dims = dims?;
         let adims = self.sema.symbol(array)?.dims.as_ref()?;
         if dims.len() != 2 || cs.len() != 2 || adims.len() != 1 {
@@ -998,6 +1006,9 @@ impl Drop for Restore {
         STMT_FN_DEPTH.with(|d| d.set(self.0));
     }
 }
+
+/// Variables over ranges and their bounds (`Access::implied`).
+type Implied = Vec<(Name, Expr, Expr)>;
 
 /// Whether the summary's dummy argument `i` is an array of that rank.
 fn dummy_array_rank_is(sum: &Summary, i: usize, rank: usize) -> bool {

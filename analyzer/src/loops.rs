@@ -1943,34 +1943,23 @@ impl<'a> Analyzer<'a> {
     /// over all their accesses in the body, with a stride the body does not assign), with
     /// their strides.
     fn matrices_in(&self, body: &[Node], var: &str) -> BTreeMap<Name, Vec<Lin>> {
-        let mut by_array: BTreeMap<Name, Vec<&Access>> = BTreeMap::new();
-        let mut index_vars: BTreeSet<Name> = [var.to_string()].into_iter().collect();
-        let table = self.acc.get();
-        for_each_stmt(self.unit, body, &mut |st| {
-            if let StmtKind::Do { var, .. } = &st.kind {
-                index_vars.insert(var.clone());
-            }
-            for a in &table[st.id.0 as usize].0 {
-                if self.sema.symbol(&a.name).is_some_and(|s| s.rank() == 1) {
-                    by_array.entry(a.name.clone()).or_default().push(a);
-                }
-            }
-        });
-        let written = self.scalars_written(body);
-        by_array
-            .into_iter()
-            .filter(|(_, accs)| accs.iter().any(|a| matches!(a.subs.as_deref(), Some([Arg::Expr(e)]) if self.lin(e).is_none())))
-            .filter_map(|(x, accs)| Some((x, self.split_matrix(&accs, &written, &index_vars)?.0)))
-            .collect()
+        self.matrices_over(body, var, &self.scalars_written(body))
     }
 
     /// `matrices_in` over the whole unit, where the stride may change between accesses
     /// (`kill_scalar` then forgets what was written in its terms).
     fn unit_matrices(&self) -> BTreeMap<Name, Vec<Lin>> {
+        self.matrices_over(&self.unit.body, "", &BTreeSet::new())
+    }
+
+    /// The vectors of `nodes` with an access that is not linear whose accesses there all split
+    /// (`split_matrix`) with strides over names neither in `written` nor DO variables (of
+    /// `nodes`, or `var`).
+    fn matrices_over(&self, nodes: &[Node], var: &str, written: &BTreeSet<Name>) -> BTreeMap<Name, Vec<Lin>> {
         let mut by_array: BTreeMap<Name, Vec<&Access>> = BTreeMap::new();
-        let mut index_vars: BTreeSet<Name> = BTreeSet::new();
+        let mut index_vars: BTreeSet<Name> = [var.to_string()].into_iter().filter(|v| !v.is_empty()).collect();
         let table = self.acc.get();
-        for_each_stmt(self.unit, &self.unit.body, &mut |st| {
+        for_each_stmt(self.unit, nodes, &mut |st| {
             if let StmtKind::Do { var, .. } = &st.kind {
                 index_vars.insert(var.clone());
             }
@@ -1983,7 +1972,7 @@ impl<'a> Analyzer<'a> {
         by_array
             .into_iter()
             .filter(|(_, accs)| accs.iter().any(|a| matches!(a.subs.as_deref(), Some([Arg::Expr(e)]) if self.lin(e).is_none())))
-            .filter_map(|(x, accs)| Some((x, self.split_matrix(&accs, &BTreeSet::new(), &index_vars)?.0)))
+            .filter_map(|(x, accs)| Some((x, self.split_matrix(&accs, written, &index_vars)?.0)))
             .collect()
     }
 
