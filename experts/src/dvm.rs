@@ -58,6 +58,10 @@ pub(crate) struct Nest {
     pub(crate) iterations: f64,
     /// Estimated seconds of one execution of the whole nest on one process.
     pub(crate) work_s: f64,
+    /// `work_s` with the bodies of the procedures its CALL statements call (`with_calls_cost`):
+    /// whether a loop carries enough work to divide. The totals count those bodies with their
+    /// own nests (`unit_counts`).
+    pub(crate) with_calls_s: f64,
     pub(crate) accesses: Vec<Acc>,
     /// Loop variables of loops inside the nest that are not mapped (they must be private).
     pub(crate) inner_vars: BTreeSet<Name>,
@@ -429,6 +433,40 @@ fn stmt_cost(st: &analyzer::ast::Stmt, sema: &UnitSema, m: &MachineModel) -> f64
     (f * m.flop_ns + r * m.memref_ns) * 1e-9
 }
 
+/// `nodes_cost` of unit `ui`'s `nodes` with, for each CALL statement, the cost of one
+/// execution of the called procedure's body, to `depth` levels of calls.
+fn with_calls_cost(analysis: &Analysis, index: &BTreeMap<Name, usize>, ui: usize, nodes: &[Node], m: &MachineModel, depth: u32) -> f64 {
+    let prog = &analysis.program;
+    let (unit, sema) = (&prog.units[ui], &prog.semas[ui]);
+    let loops = loop_map(analysis, ui);
+    let stmt = |id: StmtId| {
+        let st = unit.stmt(id);
+        let mut t = stmt_cost(st, sema, m);
+        if let (StmtKind::Call { name, .. }, true) = (st.kind.action(), depth > 0) {
+            if let Some(&c) = index.get(name).filter(|c| **c != ui) {
+                t += with_calls_cost(analysis, index, c, &prog.units[c].body, m, depth - 1);
+            }
+        }
+        t
+    };
+    let mut t = 0.0;
+    for n in nodes {
+        match n {
+            Node::Stmt(id) => t += stmt(*id),
+            Node::Do { header, body, .. } => {
+                let k = loops.get(header).map_or(m.unknown_trip_count as f64, |l| trips(l, m));
+                t += k * (with_calls_cost(analysis, index, ui, body, m, depth) + 2.0 * m.flop_ns * 1e-9);
+            }
+            Node::If { arms, .. } => {
+                for (h, b) in arms {
+                    t += stmt(*h) + with_calls_cost(analysis, index, ui, b, m, depth);
+                }
+            }
+        }
+    }
+    t
+}
+
 /// Seconds of one execution of a node list (loops multiply their bodies by their trip count).
 fn nodes_cost(
     unit: &Unit,
@@ -519,6 +557,7 @@ fn walk_versioned(
                 // (what runs under the tests: statements a flag's value skips left out)
                 let runs = analyzer::loops::under_flags(unit, n, &v.flags);
                 let mut nest = make_nest(analysis, ui, unit, loops, &runs, vec![level], times, m);
+                nest.with_calls_s = with_calls_cost(analysis, &analyzer::interproc::unit_index(&analysis.program.units), ui, std::slice::from_ref(n), m, 4);
                 nest.when = v.when.clone();
                 nest.flags = v.flags.clone();
                 nest.split = v.split.as_ref().map(|r| crate::scheme::Split { vars: r.vars.clone(), lines: r.lines.clone() });
@@ -852,6 +891,7 @@ fn make_nest(
         times,
         iterations,
         work_s,
+        with_calls_s: work_s,
         accesses,
         inner_vars,
         across,

@@ -269,7 +269,7 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     for v in ex.versioned.iter().filter(|v| !scheme_loops.contains_key(&(v.unit, v.line))) {
         let none = BTreeSet::new();
         let distributed = distributed_in.get(&v.unit).unwrap_or(&none);
-        if v.accesses.iter().any(|a| distributed.contains(&a.array)) || v.work_s < 10.0 * machine.loop_overhead_us * 1e-6 {
+        if v.accesses.iter().any(|a| distributed.contains(&a.array)) || v.with_calls_s < 10.0 * machine.loop_overhead_us * 1e-6 {
             continue;
         }
         let at = crate::dvm::unit_ref(prog, v.unit);
