@@ -587,7 +587,7 @@ impl<'a> AccessCtx<'a> {
                         // A vector given to a matrix dummy `X(LD, N)` (NPB FT's PLANE given to
                         // SWARZTRAUBER's X(BLKP, N)): its elements laid out by hand,
                         // `A(f + LD*g)`, with a variable per callee range (`Access::implied`)
-                        (Expr::Var(_), Some(cs)) if dummy_array_rank_is(sum, i, 2) => {
+                        (Expr::Var(_), Some(cs)) if sum.arg_dims.get(&i).is_some_and(|d| d.len() == 2) => {
                             match self.matrix_of(n, cs, sum.arg_dims.get(&i), args, sum) {
                                 Some((e, implied)) => {
                                     let mut a = mk(n, Some(vec![Arg::Expr(e)]), write);
@@ -1009,11 +1009,6 @@ impl Drop for Restore {
 
 /// Variables over ranges and their bounds (`Access::implied`).
 type Implied = Vec<(Name, Expr, Expr)>;
-
-/// Whether the summary's dummy argument `i` is an array of that rank.
-fn dummy_array_rank_is(sum: &Summary, i: usize, rank: usize) -> bool {
-    sum.arg_dims.get(&i).is_some_and(|d| d.len() == rank)
-}
 
 /// The reach `(lo, hi, subscript)` of one callee subscript (an index or a range) in the
 /// actual's terms: `mapped` puts the call's arguments in, `at` turns a callee index into the

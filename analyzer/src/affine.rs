@@ -188,18 +188,34 @@ pub fn split_strides(
         None => split_strides(&inner, constant_of, stride_ok)?,
     };
     // (a stride that is one name: its multiples in f0 belong to f1)
-    if s.constant == 0 && s.terms.len() == 1 {
-        if let Some((v, 1)) = s.terms.iter().next().map(|(v, k)| (v.clone(), *k)) {
-            let k = f.coeff(&v);
-            if k != 0 {
-                f = f.add(&Lin::var(&v).scale(k)?, -1)?;
-                parts[0] = parts[0].add(&Lin::constant(k), 1)?;
-            }
-        }
-    }
+    let (f, k) = take_multiples(&f, &s)?;
+    parts[0] = parts[0].add(&Lin::constant(k), 1)?;
     parts.insert(0, f);
     strides.insert(0, s);
     Some((parts, strides))
+}
+
+/// `f` without the multiples of stride `s` where `s` is one name (`LD`, not `N1 + 1`), and how
+/// many there were (0 otherwise).
+fn take_multiples(f: &Lin, s: &Lin) -> Option<(Lin, i64)> {
+    match s.terms.iter().next() {
+        Some((v, 1)) if s.constant == 0 && s.terms.len() == 1 => {
+            let k = f.coeff(v);
+            Some((f.add(&Lin::var(v).scale(k)?, -1)?, k))
+        }
+        _ => Some((f.clone(), 0)),
+    }
+}
+
+/// A linear subscript of a vector laid out as a matrix with these strides (`split_strides`),
+/// as its parts: the first part, less the multiples of a first stride that is one name
+/// (which make the second part), the others 0 (`W(I-IB+1)` and `W(I-IB+1+LD)` next to
+/// `W(I-IB+1+LD*(K-1))`).
+pub fn linear_parts(l: &Lin, strides: &[Lin]) -> Option<Vec<Lin>> {
+    let (f, k) = take_multiples(l, strides.first()?)?;
+    let mut parts: Vec<Lin> = std::iter::once(f).chain(strides.iter().map(|_| Lin::constant(0))).collect();
+    parts[1] = Lin::constant(k);
+    Some(parts)
 }
 
 impl Lin {

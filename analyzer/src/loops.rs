@@ -469,10 +469,10 @@ struct Analyzer<'a> {
     /// with `I1 = 2*J1-D1`), by dimension: (c, r0). Sections of them are in the coordinate
     /// `(i - r0) / c` then, so that every c-th element is a dense range.
     strided: std::cell::RefCell<BTreeMap<Name, Vec<Option<(i64, Lin)>>>>,
-    /// While a loop body's exposure is worked out: one-dimensional arrays laid out by hand as
-    /// matrices (or higher arrays) there (`split_matrix`), with their strides: their sections
-    /// are in the parts `(f0, f1, ...)` of
-    /// `A(f + S*g)`.
+    /// While a loop body's exposure is worked out (or a whole unit's, `unit_matrices`):
+    /// one-dimensional arrays laid out by hand as matrices or higher arrays there
+    /// (`split_matrix`), with their strides: their sections are in the parts `(f0, f1, ...)`
+    /// of `A(f0 + S1*(f1 + ...))`.
     matrices: std::cell::RefCell<BTreeMap<Name, Vec<Lin>>>,
     /// Dummy arrays every call binds to one array (`Program::bindings`): that array's
     /// declared extents, by dimension, where the dummy's own are not known (`V(LDX, LDY, *)`
@@ -2135,7 +2135,7 @@ impl<'a> Analyzer<'a> {
             let [Arg::Expr(e)] = a.subs.as_deref()? else { return None };
             let (parts, ss) = match crate::affine::split_strides(e, &const_lin(self.sema), &|n| strides.iter().any(|s| s.coeff(n) != 0)) {
                 Some(x) => x,
-                None => (linear_parts(&linearize(e, &const_lin(self.sema))?, strides)?, strides.clone()),
+                None => (crate::affine::linear_parts(&linearize(e, &const_lin(self.sema))?, strides)?, strides.clone()),
             };
             if ss != *strides {
                 return None;
@@ -2851,7 +2851,7 @@ impl<'a> Analyzer<'a> {
                 continue;
             }
             let mut rank = self.sema.symbol(x).map_or(1, |s| s.rank());
-            // (a vector laid out by hand as a matrix: its elements in two subscripts)
+            // (a vector laid out by hand as a matrix: its elements in a subscript per part)
             let split = if rank == 1 {
                 let plain: Vec<&Access> = accs.iter().map(|(a, _)| *a).collect();
                 self.split_matrix(&plain, written_scalars, &all_index)
@@ -3425,7 +3425,7 @@ impl<'a> Analyzer<'a> {
         let parts: Vec<Vec<Lin>> = accs
             .iter()
             .zip(split)
-            .map(|(a, p)| p.or_else(|| linear_parts(&linearize(a.subs.as_deref()?.first()?.expr()?, &const_lin(self.sema))?, &strides)))
+            .map(|(a, p)| p.or_else(|| crate::affine::linear_parts(&linearize(a.subs.as_deref()?.first()?.expr()?, &const_lin(self.sema))?, &strides)))
             .collect::<Option<_>>()?;
         // (a variable over a range, `Access::implied`, at the end of the range that makes the
         // form smallest)
@@ -4489,20 +4489,6 @@ pub fn under_flags_nodes(unit: &Unit, nodes: &[Node], flags: &[(Name, bool)]) ->
 }
 
 /// Add `more` to the tests `need` a loop takes, each once.
-/// A linear subscript of a vector laid out as a matrix with these strides, as its parts: the
-/// first part, less the multiples of a first stride that is one name (which make the second
-/// part), the others 0 (`W(I-IB+1)` and `W(I-IB+1+LD)` next to `W(I-IB+1+LD*(K-1))`).
-fn linear_parts(l: &Lin, strides: &[Lin]) -> Option<Vec<Lin>> {
-    let mut parts: Vec<Lin> = std::iter::once(l.clone()).chain(strides.iter().map(|_| Lin::constant(0))).collect();
-    let first = strides.first()?;
-    if let (0, [(v, 1)]) = (first.constant, first.terms.iter().map(|(v, k)| (v.clone(), *k)).collect::<Vec<_>>().as_slice()) {
-        let k = l.coeff(v);
-        parts[0] = l.add(&Lin::var(v).scale(k)?, -1)?;
-        parts[1] = Lin::constant(k);
-    }
-    Some(parts)
-}
-
 fn take_tests(need: &mut Vec<Lin>, more: &[Lin]) {
     for f in more {
         if !need.contains(f) {

@@ -437,34 +437,14 @@ fn stmt_cost(st: &analyzer::ast::Stmt, sema: &UnitSema, m: &MachineModel) -> f64
 /// execution of the called procedure's body, to `depth` levels of calls.
 fn with_calls_cost(analysis: &Analysis, index: &BTreeMap<Name, usize>, ui: usize, nodes: &[Node], m: &MachineModel, depth: u32) -> f64 {
     let prog = &analysis.program;
-    let (unit, sema) = (&prog.units[ui], &prog.semas[ui]);
-    let loops = loop_map(analysis, ui);
-    let stmt = |id: StmtId| {
-        let st = unit.stmt(id);
-        let mut t = stmt_cost(st, sema, m);
-        if let (StmtKind::Call { name, .. }, true) = (st.kind.action(), depth > 0) {
-            if let Some(&c) = index.get(name).filter(|c| **c != ui) {
-                t += with_calls_cost(analysis, index, c, &prog.units[c].body, m, depth - 1);
-            }
-        }
-        t
+    let call = |st: &analyzer::ast::Stmt| match st.kind.action() {
+        StmtKind::Call { name, .. } if depth > 0 => index
+            .get(name)
+            .filter(|c| **c != ui)
+            .map_or(0.0, |&c| with_calls_cost(analysis, index, c, &prog.units[c].body, m, depth - 1)),
+        _ => 0.0,
     };
-    let mut t = 0.0;
-    for n in nodes {
-        match n {
-            Node::Stmt(id) => t += stmt(*id),
-            Node::Do { header, body, .. } => {
-                let k = loops.get(header).map_or(m.unknown_trip_count as f64, |l| trips(l, m));
-                t += k * (with_calls_cost(analysis, index, ui, body, m, depth) + 2.0 * m.flop_ns * 1e-9);
-            }
-            Node::If { arms, .. } => {
-                for (h, b) in arms {
-                    t += stmt(*h) + with_calls_cost(analysis, index, ui, b, m, depth);
-                }
-            }
-        }
-    }
-    t
+    nodes_cost_with(&prog.units[ui], &prog.semas[ui], &loop_map(analysis, ui), nodes, m, &call)
 }
 
 /// Seconds of one execution of a node list (loops multiply their bodies by their trip count).
@@ -475,19 +455,35 @@ fn nodes_cost(
     nodes: &[Node],
     m: &MachineModel,
 ) -> f64 {
+    nodes_cost_with(unit, sema, loops, nodes, m, &|_| 0.0)
+}
+
+/// `nodes_cost`, each statement costing `call`'s seconds more (what it calls).
+fn nodes_cost_with(
+    unit: &Unit,
+    sema: &UnitSema,
+    loops: &BTreeMap<StmtId, &LoopInfo>,
+    nodes: &[Node],
+    m: &MachineModel,
+    call: &dyn Fn(&analyzer::ast::Stmt) -> f64,
+) -> f64 {
+    let stmt = |id: StmtId| {
+        let st = unit.stmt(id);
+        stmt_cost(st, sema, m) + call(st)
+    };
     let mut t = 0.0;
     for n in nodes {
         match n {
-            Node::Stmt(id) => t += stmt_cost(unit.stmt(*id), sema, m),
+            Node::Stmt(id) => t += stmt(*id),
             Node::Do { header, body, .. } => {
                 let k = loops
                     .get(header)
                     .map_or(m.unknown_trip_count as f64, |l| trips(l, m));
-                t += k * (nodes_cost(unit, sema, loops, body, m) + 2.0 * m.flop_ns * 1e-9);
+                t += k * (nodes_cost_with(unit, sema, loops, body, m, call) + 2.0 * m.flop_ns * 1e-9);
             }
             Node::If { arms, .. } => {
                 for (h, b) in arms {
-                    t += stmt_cost(unit.stmt(*h), sema, m) + nodes_cost(unit, sema, loops, b, m);
+                    t += stmt(*h) + nodes_cost_with(unit, sema, loops, b, m, call);
                 }
             }
         }
