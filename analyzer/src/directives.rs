@@ -193,6 +193,12 @@ pub enum Clause {
     ShadowStart(String),
     /// `SHADOW_WAIT SG`: the loop reads the shadow edges of group SG.
     ShadowWait(String),
+    /// `SHADOW_COMPUTE(A(0:0,1:1))`: the loop's iterations reach this far past the ON
+    /// array's owned part (widths per dimension of the ON array, which it names), and the
+    /// replicated arrays it writes are each process's own work arrays, not merged (an
+    /// extension of ours: NPB LU's FLUX, computed one plane past the block by each process,
+    /// docs/runtime.md).
+    ShadowCompute(Vec<ShadowSpec>),
     /// A clause we do not model, normalized text including its keyword (`stage(2)`).
     Other(String),
 }
@@ -1509,6 +1515,7 @@ impl<'a> Parser<'a> {
             name.as_str(),
             "reduction"
                 | "shadow_renew"
+                | "shadow_compute"
                 | "across"
                 | "remote_access"
                 | "private"
@@ -1516,7 +1523,8 @@ impl<'a> Parser<'a> {
                 | "cuda_block"
                 | "tie"
         );
-        if !known {
+        // (DVM's SHADOW_COMPUTE without a list stays a clause we do not model)
+        if !known || (name == "shadow_compute" && self.peek() != Some('(')) {
             return self.other_clause(start);
         }
         let up = name.to_ascii_uppercase();
@@ -1538,6 +1546,7 @@ impl<'a> Parser<'a> {
         let clause = match name.as_str() {
             "reduction" => Clause::Reduction(self.comma_list(|p| p.reduction())?),
             "shadow_renew" => Clause::ShadowRenew(self.comma_list(|p| p.shadow_spec())?),
+            "shadow_compute" => Clause::ShadowCompute(self.comma_list(|p| p.shadow_spec())?),
             "across" => Clause::Across(self.comma_list(|p| p.shadow_spec())?),
             "remote_access" => Clause::RemoteAccess(self.comma_list(|p| p.array_ref())?),
             // NEW is the older DVM name of PRIVATE
@@ -2054,6 +2063,7 @@ impl fmt::Display for Clause {
         match self {
             Clause::Reduction(v) => write!(f, "REDUCTION({})", join(v, ",")),
             Clause::ShadowRenew(v) => write!(f, "SHADOW_RENEW({})", join(v, ",")),
+            Clause::ShadowCompute(v) => write!(f, "SHADOW_COMPUTE({})", join(v, ",")),
             Clause::Across(v) => write!(f, "ACROSS({})", join(v, ",")),
             Clause::RemoteAccess(v) => write!(f, "REMOTE_ACCESS({})", join(v, ",")),
             Clause::Private(v) => write!(f, "PRIVATE({})", join_names(v)),
@@ -2658,6 +2668,17 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             e,
             canon,
         );
+    }
+
+    #[test]
+    fn shadow_compute_with_widths_is_ours_and_without_them_stays_dvms() {
+        let d = kind("!DVM$ PARALLEL (J) ON U(I,J), SHADOW_COMPUTE(U(0:0, 1:2))");
+        let DirectiveKind::Parallel { clauses, .. } = &d else { panic!("{d:?}") };
+        assert!(matches!(&clauses[..], [Clause::ShadowCompute(v)] if v.len() == 1 && v[0].name == "u" && v[0].widths.len() == 2), "{clauses:?}");
+        assert_eq!(d.to_string(), "PARALLEL (J) ON U(I,J), SHADOW_COMPUTE(U(0:0,1:2))");
+        let d = kind("!DVM$ PARALLEL (J) ON U(I,J), SHADOW_COMPUTE");
+        let DirectiveKind::Parallel { clauses, .. } = &d else { panic!("{d:?}") };
+        assert!(matches!(&clauses[..], [Clause::Other(t)] if t == "shadow_compute"), "{clauses:?}");
     }
 
     #[test]

@@ -2065,6 +2065,7 @@ pub(crate) fn parallel_loop(
         shadow_renew: vec![],
         across: vec![],
         remote_access: vec![],
+        shadow_compute: None,
         asserted: asserted.iter().map(|l| l.line).collect(),
         assertions: asserted
             .iter()

@@ -191,6 +191,12 @@ pub struct ParallelLoop {
     pub shadow_renew: Vec<ArrayWidths>,
     pub across: Vec<ArrayWidths>,
     pub remote_access: Vec<ArrayRef>,
+    /// The ON array with how far past its owned part the iterations reach
+    /// (`SHADOW_COMPUTE`): the loop fills a work array that the loops after it read at
+    /// neighbouring indices, and each process computes those neighbours itself instead of
+    /// receiving them; the replicated arrays it writes are not merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadow_compute: Option<ArrayWidths>,
     /// Lines of the tuple's DO statements whose parallelism a user refinement asserted (the
     /// analysis alone calls them sequential or across): the generator writes `!$SPF
     /// PARALLEL` before each, so that `sapfor verify` of the program trusts them too.

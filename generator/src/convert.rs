@@ -350,6 +350,9 @@ pub fn parallel(x: &ParallelLoop, at: At) -> Result<DirectiveKind, GenError> {
     ) {
         clauses.push(Clause::RemoteAccess(v));
     }
+    if let Some(c) = &x.shadow_compute {
+        clauses.push(Clause::ShadowCompute(vec![shadow_spec(c, at)?]));
+    }
     Ok(DirectiveKind::Parallel { vars, on, clauses })
 }
 

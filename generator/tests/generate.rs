@@ -147,6 +147,7 @@ fn par(file: &Path, unit: &str, line: u32, vars: &[&str], on: Option<ArrayRef>) 
         shadow_renew: vec![],
         across: vec![],
         remote_access: vec![],
+        shadow_compute: None,
         asserted: vec![],
         assertions: vec![],
         when: vec![],

@@ -197,6 +197,7 @@ fn scheme_s(
                         shadow_renew,
                         across,
                         remote_access,
+                        shadow_compute: None,
                         asserted: vec![],
                         assertions: vec![],
                         when: vec![],

@@ -903,7 +903,9 @@ fn declarations(cx: &mut Cx) {
             if let DirectiveKind::Parallel { clauses, .. } = &d.kind {
                 let Some(ui) = p.unit_at(*fid, d.line) else { continue };
                 for c in clauses {
-                    if let Clause::ShadowRenew(v) | Clause::Across(v) = c {
+                    // (SHADOW_COMPUTE: the iterations past the owned part read the ON array
+                    // there, so its edges reach as far)
+                    if let Clause::ShadowRenew(v) | Clause::Across(v) | Clause::ShadowCompute(v) = c {
                         for s in v {
                             widen(cx, ui, *fid, d.line, s, false);
                         }
@@ -2089,6 +2091,25 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             cx.err(fid, line, format!("PARALLEL ON {}: wrong number of subscripts", on.name));
             return;
         }
+        // SHADOW_COMPUTE(A(lo:hi, ...)): how far past the owned part of each dimension of the
+        // ON array the iterations reach
+        let mut compute: Option<Vec<(i64, i64)>> = None;
+        for c in &pl.clauses {
+            let Clause::ShadowCompute(specs) = c else { continue };
+            let [spec] = &specs[..] else {
+                cx.err(fid, line, "SHADOW_COMPUTE names one array, the loop's ON array");
+                return;
+            };
+            if !spec.name.eq_ignore_ascii_case(&on.name) || spec.widths.is_empty() {
+                cx.err(fid, line, format!("SHADOW_COMPUTE({}): name the ON array {} with a width for each dimension", spec.name.to_uppercase(), on.name.to_uppercase()));
+                return;
+            }
+            let Some(w) = spec_widths(cx, ui, &key, spec).filter(|w| w.len() == split.len() && w.iter().all(|(a, b)| *a >= 0 && *b >= 0)) else {
+                cx.err(fid, line, format!("SHADOW_COMPUTE({}): the widths must be constants, one pair for each dimension", spec.name.to_uppercase()));
+                return;
+            };
+            compute = Some(w);
+        }
         for (d, sub) in on.subs.iter().enumerate() {
             match sub {
                 Subscript::Star => {}
@@ -2124,7 +2145,12 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                                     StmtKind::Do { step: Some(st), .. } => sema.eval_int(st).unwrap_or(1),
                                     _ => 1,
                                 };
-                                match clip_header(&t, &key, d + 1, c, step) {
+                                let ext = compute.as_ref().map_or((0, 0), |w| w[d]);
+                                if ext != (0, 0) && step != 1 {
+                                    cx.err(fid, line, "SHADOW_COMPUTE: the loop over that dimension must have step 1");
+                                    return;
+                                }
+                                match clip_header(&t, &key, d + 1, c, step, ext) {
                                     Some(new) => cx.replace_stmt(h, vec![new]),
                                     None => {
                                         cx.err(h.span.file, h.span.line, "cannot read this DO statement");
@@ -2416,6 +2442,13 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 }
             }
             Clause::CudaBlock(_) | Clause::Tie(_) => {}
+            // (read with the ON clause above)
+            Clause::ShadowCompute(_) => {
+                if pl.on.is_none() {
+                    cx.err(fid, line, "SHADOW_COMPUTE needs an ON clause: it widens the loop past the owned part of its ON array");
+                    return;
+                }
+            }
             Clause::Other(t) => {
                 cx.err(fid, line, format!("clause {t} is not supported by the runtime yet"));
                 return;
@@ -2510,7 +2543,9 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         }
         // (arrays the unit declares OWNED: each process keeps its copy, whose elements only
         // its own iterations touch)
-        let (owned, merged): (Vec<String>, Vec<String>) = written.into_iter().partition(|n| cx.owned.contains(&(ui, n.clone())));
+        // (and a SHADOW_COMPUTE loop's work arrays: each process computes what it reads)
+        let computes = pl.clauses.iter().any(|c| matches!(c, Clause::ShadowCompute(_)));
+        let (owned, merged): (Vec<String>, Vec<String>) = written.into_iter().partition(|n| computes || cx.owned.contains(&(ui, n.clone())));
         owned_written = !owned.is_empty();
         for n in merged {
             // up to the last element the loop may write (a dummy may be declared larger than
@@ -2936,19 +2971,29 @@ fn tile_dim(
 }
 
 /// `DO [label] var = lo, hi` -> bounds clipped to the owned part of dimension d of `key`.
-fn clip_header(t: &str, key: &str, d: usize, c: i64, step: i64) -> Option<String> {
+/// `ext` (SHADOW_COMPUTE, step 1 only): the range reaches `ext.0` below and `ext.1` above the
+/// owned part, within the allocated block (`sapfor_xlo`/`sapfor_xhi`; an empty block stays
+/// empty).
+fn clip_header(t: &str, key: &str, d: usize, c: i64, step: i64, ext: (i64, i64)) -> Option<String> {
     let eq = text::assign_eq(t)?;
     let parts = text::split_top(&t[eq + 1..], ',');
     if parts.len() < 2 || parts.len() > 3 {
         return None;
     }
-    let sh = |f: &str| match c {
-        0 => format!("{f}(sh_{key}, {d})"),
-        c if c > 0 => format!("{f}(sh_{key}, {d}) - {c}"),
-        c => format!("{f}(sh_{key}, {d}) + {}", -c),
+    let sh = |f: &str| {
+        let base = match f {
+            "sapfor_xlo" => format!("{f}(sh_{key}, {d}, {})", ext.0),
+            "sapfor_xhi" => format!("{f}(sh_{key}, {d}, {})", ext.1),
+            _ => format!("{f}(sh_{key}, {d})"),
+        };
+        match c {
+            0 => base,
+            c if c > 0 => format!("{base} - {c}"),
+            c => format!("{base} + {}", -c),
+        }
     };
     let (first, last) = (parts[0].trim(), parts[1].trim());
-    let (lo, hi) = (sh("sapfor_lo"), sh("sapfor_hi"));
+    let (lo, hi) = if ext != (0, 0) { (sh("sapfor_xlo"), sh("sapfor_xhi")) } else { (sh("sapfor_lo"), sh("sapfor_hi")) };
     Some(match step {
         1 => format!("{}= max({first}, {lo}), min({last}, {hi})", &t[..eq]),
         // the first of first, first + step, ... at or above the local lower bound: the

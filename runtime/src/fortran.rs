@@ -463,6 +463,20 @@ contains
     sapfor_on = 0
     if (sapfor_lo(h, d) <= i .and. i <= sapfor_hi(h, d)) sapfor_on = 1
   end function
+  ! the owned range of dimension d of array h reaching a below and b above it, within the
+  ! allocated block (a loop with SHADOW_COMPUTE); an empty block stays empty
+  integer function sapfor_xlo(h, d, a)
+    integer(c_int64_t), value :: h
+    integer, value :: d, a
+    sapfor_xlo = sapfor_lo(h, d)
+    if (sapfor_lo(h, d) <= sapfor_hi(h, d)) sapfor_xlo = max(sapfor_alo(h, d), sapfor_lo(h, d) - a)
+  end function
+  integer function sapfor_xhi(h, d, b)
+    integer(c_int64_t), value :: h
+    integer, value :: d, b
+    sapfor_xhi = sapfor_hi(h, d)
+    if (sapfor_lo(h, d) <= sapfor_hi(h, d)) sapfor_xhi = min(sapfor_ahi(h, d), sapfor_hi(h, d) + b)
+  end function
   ! a table of bounds by handle (0:..., 7 dimensions) with a row for handle h
   subroutine sapfor_room(a, h)
     integer, allocatable, intent(inout) :: a(:,:)

@@ -637,6 +637,39 @@ fn arrays_a_sweep_never_writes_have_their_edges_renewed_once() {
     );
 }
 
+/// SHADOW_COMPUTE (NPB LU's eta fluxes in small): loops over the distributed dimension inside
+/// sequential loops fill a COMMON work array one index past each block and the loops after
+/// them read it at J-1 and J+1, with no merge of it. Widths one short (0:0, or 1:0) leave
+/// stale neighbours in each process's copy and print other sums: the clause does take the
+/// merge away, and the widths matter.
+#[test]
+fn shadow_compute_loops_fill_work_arrays_past_the_block_without_a_merge() {
+    handwritten(
+        "shadow_compute",
+        &[&["--np", "3", "--threads", "2"], &["--np", "4", "--check"], &["--np", "5"], &["--devices", "emu", "--np", "2"]],
+    );
+    let dir = scratch("shadow_compute-short");
+    let src = std::fs::read_to_string(root().join("runtime/tests/data/shadow_compute.fdv")).unwrap();
+    let want = {
+        std::fs::write(dir.join("s.fdv"), &src).unwrap();
+        sequential(&dir, &dir.join("s.fdv"), true)
+    };
+    for short in ["U(0:0, 0:0, 0:0)", "U(0:0, 1:0, 0:0)"] {
+        let bad = src.replace("SHADOW_COMPUTE(U(0:0, 1:1, 0:0))", &format!("SHADOW_COMPUTE({short})"));
+        assert_ne!(bad, src);
+        std::fs::write(dir.join("b.fdv"), &bad).unwrap();
+        let out = sapfor(&dir).args(["run", "b.fdv", "--np", "2"]).output().unwrap();
+        assert!(out.status.success(), "{short}: {}", text(&out));
+        assert!(!same_output(&String::from_utf8_lossy(&out.stdout), &want), "{short}: the sequential output with widths one short");
+    }
+    // misuse is named with file and line
+    let bad = src.replace("SHADOW_COMPUTE(U(0:0, 1:1, 0:0))", "SHADOW_COMPUTE(R(0:0, 1:1, 0:0))");
+    std::fs::write(dir.join("m.fdv"), &bad).unwrap();
+    let out = sapfor(&dir).args(["build", "m.fdv", "-o", "m"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("m.fdv:30") && text(&out).contains("name the ON array U"), "{}", text(&out));
+}
+
 /// Work arrays of a COMMON block private to a distributed loop (NPB BT's x_solve): set whole
 /// by a call, 5x5 blocks passed to calls, an element read that no iteration writes (each copy,
 /// a thread's too, starts with the values from before the loop; with OpenMP `private` this
