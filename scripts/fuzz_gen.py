@@ -719,6 +719,36 @@ class Gen:
         self.emit("end do", 1)
         self.emit("end do")
 
+    def halo_work(self):
+        """NPB LU's eta fluxes: for each plane K and row I, in order, a loop over J fills the
+        COMMON work array HX from B (which the nest does not change), maybe a second one from J
+        = 2 reading B at J-1, and a loop over J after it updates C(I,J,K) from HX at J+LO and
+        J+HI. Under a variant dividing J the loop over K runs in order and the fillers reach
+        past each block (SHADOW_COMPUTE), HX not merged. Look-alikes: HX read before the
+        filler in each row (the previous row's values: not private) and HX read after the
+        nest (its last values live on)."""
+        r = self.r
+        kind = r.choice(["plain", "plain", "two", "before", "after"])
+        lo, hi = r.choice([(-1, 1), (0, 1), (-2, 0), (-1, 2), (1, 1)])
+        self.emit("do k = 1, n3")
+        self.emit("do i = 1, n1", 1)
+        if kind == "before":
+            self.emit("c(i, 1, k) = mod(c(i, 1, k) + hx(2), 1000)", 2)
+        self.emit("do j = 1, n2", 2)
+        self.emit(f"hx(j) = mod(b(i, j) * {r.randint(2, 5)} + k + i, 1000)", 3)
+        self.emit("end do", 2)
+        if kind == "two":
+            self.emit("do j = 2, n2", 2)
+            self.emit("hx(j) = mod(hx(j) + b(i, j - 1), 1000)", 3)
+            self.emit("end do", 2)
+        self.emit(f"do j = {max(1, 1 - lo)}, n2 - {max(0, hi)}", 2)
+        self.emit(f"c(i, j, k) = mod(c(i, j, k) + hx({self.term('j', lo)}) + 2 * hx({self.term('j', hi)}), 1000)", 3)
+        self.emit("end do", 2)
+        self.emit("end do", 1)
+        self.emit("end do")
+        if kind == "after":
+            self.emit("e(1, 1) = mod(e(1, 1) + hx(2), 1000)")
+
     def planes(self):
         """NPB LU's shape: a sequential loop over K calls PJC, whose loop over (J, I) reads plane K
         of C next to each point (a shadow renewal limited to plane K), then PLW, a lower-
@@ -1091,7 +1121,8 @@ class Gen:
         self.emit("integer ifn, icn, ws(0:n1 + 2), wc(0:n1 + 1)")
         self.emit("common /wcb/ wc")
         self.emit("integer gs(2), ns1, ns2, jb, je")
-        self.emit("integer hw(16), hnb, hld, ib, ie")
+        self.emit("integer hw(16), hnb, hld, ib, ie, hx(0:n2 + 1)")
+        self.emit("common /hxb/ hx")
         self.emit("common /szb/ gs, ns1, ns2")
         self.emit("logical fl, qf")
         self.emit("common /qfb/ qf")
@@ -1117,6 +1148,9 @@ class Gen:
         self.emit("do i = 1, 16")
         self.emit("hw(i) = 0", 1)
         self.emit("end do")
+        self.emit("do i = 0, n2 + 1")
+        self.emit("hx(i) = 0", 1)
+        self.emit("end do")
         self.emit("zu(0) = (1.0d0, 0.0d0)")
         self.emit("zu(1) = (0.0d0, 1.0d0)")
         self.emit("zu(2) = (-1.0d0, 0.0d0)")
@@ -1140,7 +1174,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a

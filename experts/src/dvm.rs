@@ -81,6 +81,10 @@ pub(crate) struct Nest {
     pub(crate) ahead_s: f64,
     /// Last line of the outermost loop.
     pub(crate) end_line: u32,
+    /// A loop that fills work arrays later loops read at neighbouring indices
+    /// (`with_inner`, `computed_arrays`): (template dimension, how far below and above the
+    /// owned part its iterations reach). The loop gets `SHADOW_COMPUTE` and no merge.
+    pub(crate) compute: Option<(usize, u32, u32)>,
 }
 
 /// What makes a nest of `versioned_nests` parallel, for notes: `parallel when TESTS`,
@@ -897,6 +901,7 @@ fn make_nest(
         split: None,
         ahead_s: 0.0,
         end_line: levels_end,
+        compute: None,
     }
 }
 
@@ -2448,6 +2453,10 @@ fn variant(
                 host.insert(i, text);
             }
             Ok(Some(mp)) => {
+                let mp = match n.compute {
+                    Some(c) => computed_reach(prog, n, mp, c, &dist, aligns),
+                    None => mp,
+                };
                 for w in mp.shadow.iter().chain(&mp.across) {
                     // a dummy's shadow is its array's (declared where the array is)
                     let key = match prog.bindings.get(&(n.unit, w.array.clone())).and_then(|r| home_of(prog, r)) {
@@ -2565,6 +2574,14 @@ fn variant(
         match mp {
             Some(mp) => {
                 let mut pl = parallel_loop(prog, n, Some(mp.on.clone()));
+                pl.shadow_compute = n.compute.and_then(|(t, lo, hi)| {
+                    let map = distributed_map(prog, n.unit, &mp.on.array, &dist, aligns)?;
+                    Some(ArrayWidths {
+                        array: mp.on.array.clone(),
+                        widths: map.iter().map(|s| if s.is_some_and(|(x, _)| x == t) { (lo, hi) } else { (0, 0) }).collect(),
+                        corner: false,
+                    })
+                });
                 pl.shadow_renew = mp.shadow.clone();
                 pl.across = mp.across.clone();
                 pl.remote_access = mp.remote.clone();
@@ -2629,7 +2646,12 @@ fn variant(
             }
         }
     }
-    scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, &owned, &holds, m);
+    // (the work arrays of SHADOW_COMPUTE loops are not merged either)
+    let mut no_merge = owned.clone();
+    for (i, _) in mapped.iter().filter(|(i, mp)| mp.is_some() && nests[*i].compute.is_some()) {
+        no_merge.extend(merged_arrays(prog, &nests[*i], &dist, aligns).into_iter().map(|(a, _)| (nests[*i].unit, a)));
+    }
+    scheme.estimate = estimate(prog, nests, &mapped, &dist, aligns, tid, &scheme.remote, &no_merge, &holds, m);
     // nests that touch no distributed array divide their iterations over a template of their
     // own where that pays (the estimate counted their whole work on every process); a 1-D
     // template is divided along the grid's first axis, and copied along the others
@@ -2851,25 +2873,32 @@ fn inner_nests<'a>(analysis: &Analysis, m: &MachineModel, nests: impl Iterator<I
 /// ordinary code); elsewhere the nest stays as it is (divided over full copies or run as
 /// ordinary code). The notes say which were taken.
 fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNests, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, notes: &mut Vec<String>) -> Vec<Nest> {
-    fn expand(prog: &analyzer::program::Program, n: &Nest, inner: &InnerNests, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Option<Vec<Nest>> {
+    /// `held`: the runtime holds what `top` never writes (its outer DO has no label and is
+    /// left only at its end), so a nest inside may renew the edges of such an array: once per
+    /// execution of `top`. `cands`: the replicated arrays the nests taken merge, which
+    /// `computed_arrays` must show to be work arrays each process can compute for itself.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(prog: &analyzer::program::Program, top: &Nest, held: bool, n: &Nest, inner: &InnerNests, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, cands: &mut BTreeSet<Name>) -> Option<Vec<Nest>> {
         let alts = inner.get(&(n.unit, n.line)).filter(|a| !a.is_empty())?;
         let mut out = vec![];
         let mut mapped = false;
+        let written = |array: &str| top.accesses.iter().any(|x| x.write && x.array == array);
         for a in alts {
             match map_nest(prog, a, dist, aligns) {
                 Ok(Some(mp))
-                    if mp.shadow.is_empty()
+                    if (mp.shadow.is_empty() || held)
+                        && mp.shadow.iter().all(|w| !written(&w.array))
                         && mp.across.is_empty()
                         && mp.remote.is_empty()
-                        && a.levels.iter().all(|l| l.reductions.is_empty())
-                        && merged_arrays(prog, a, dist, aligns).is_empty() =>
+                        && a.levels.iter().all(|l| l.reductions.is_empty()) =>
                 {
+                    cands.extend(merged_arrays(prog, a, dist, aligns).into_iter().map(|(w, _)| w));
                     out.push(a.clone());
                     mapped = true;
                 }
                 Ok(None) => out.push(a.clone()),
                 Err(Unfit::Unalignable(_)) => {
-                    out.extend(expand(prog, a, inner, dist, aligns)?);
+                    out.extend(expand(prog, top, held, a, inner, dist, aligns, cands)?);
                     mapped = true;
                 }
                 _ => return None,
@@ -2886,7 +2915,14 @@ fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNe
             // ordinary code: element reads one at a time, or refused, `CALL ROW(A(1,K))`)
             let inside = |l: u32, list: &[Nest]| list.iter().any(|x| x.line <= l && l <= x.end_line);
             let covered = |list: &Vec<Nest>| n.accesses.iter().filter(|a| distributed_map(prog, n.unit, &a.array, dist, aligns).is_some()).all(|a| !a.via_call && inside(a.line, list));
-            if let Some(list) = expand(prog, n, inner, dist, aligns).filter(covered) {
+            let held = holds_around(prog, n);
+            let mut cands = BTreeSet::new();
+            let list = expand(prog, n, held, n, inner, dist, aligns, &mut cands).filter(covered);
+            let computed = match &list {
+                Some(list) if !cands.is_empty() => computed_arrays(prog, n, list, &cands, dist, aligns),
+                _ => Some(BTreeMap::new()),
+            };
+            if let (Some(mut list), Some(computed)) = (list, computed) {
                 let at = unit_ref(prog, n.unit);
                 let lines: Vec<String> = list.iter().map(|x| x.line.to_string()).collect();
                 notes.push(format!(
@@ -2896,6 +2932,21 @@ fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNe
                     upper(&at.unit),
                     lines.join(", ")
                 ));
+                if !computed.is_empty() {
+                    let arrays: Vec<String> = cands.iter().map(|w| upper(w)).collect();
+                    let fill: Vec<String> = computed.iter().map(|(l, (_, lo, hi))| format!("{l} (reaching {lo} below and {hi} above)")).collect();
+                    notes.push(format!(
+                        "{}:{} (unit {}): the work array(s) {} are filled past each process's block by the loops at lines {} (SHADOW_COMPUTE), so each process computes the neighbours it reads: no merge",
+                        at.file,
+                        n.line,
+                        upper(&at.unit),
+                        arrays.join(", "),
+                        fill.join(", ")
+                    ));
+                    for x in list.iter_mut() {
+                        x.compute = computed.get(&x.line).copied();
+                    }
+                }
                 out.extend(list);
                 continue;
             }
@@ -2903,6 +2954,153 @@ fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNe
         out.push(n.clone());
     }
     out
+}
+
+/// A loop of `computed_arrays` reaches `lo` below and `hi` above the owned part along
+/// template dimension `t`: the distributed arrays it reads need shadow edges that much wider
+/// in the dimension aligned with `t` (renewed before it, held around the nest outside).
+fn computed_reach(prog: &analyzer::program::Program, n: &Nest, mut mp: Mapped, (t, lo, hi): (usize, u32, u32), dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Mapped {
+    let read: BTreeSet<&Name> = n.accesses.iter().filter(|a| !a.write).map(|a| &a.array).collect();
+    for array in read {
+        let Some(map) = distributed_map(prog, n.unit, array, dist, aligns) else { continue };
+        let Some(d) = map.iter().position(|s| s.is_some_and(|(x, _)| x == t)) else { continue };
+        let k = match mp.shadow.iter().position(|w| w.array == *array) {
+            Some(k) => k,
+            None => {
+                mp.shadow.push(ArrayWidths { array: array.clone(), widths: vec![(0, 0); map.len()], corner: false });
+                mp.shadow.len() - 1
+            }
+        };
+        let w = &mut mp.shadow[k];
+        w.widths[d] = (w.widths[d].0 + lo, w.widths[d].1 + hi);
+        w.corner |= w.widths.iter().enumerate().any(|(x, (a, b))| x != d && (*a > 0 || *b > 0));
+    }
+    mp
+}
+
+/// Whether the runtime holds, around nest `n`, the arrays it never writes (docs/runtime.md,
+/// holds; `convert::shadow_holds`): its outermost DO statement has no label, shares no
+/// terminal statement, and control leaves it only at its end.
+fn holds_around(prog: &analyzer::program::Program, n: &Nest) -> bool {
+    let Some(l) = n.levels.first() else { return false };
+    let u = &prog.units[n.unit];
+    let h = u.stmt(l.header);
+    let leaves = l.blockers.iter().any(|b| matches!(b.code, analyzer::loops::BlockerCode::Exit | analyzer::loops::BlockerCode::Stop));
+    let shares = match &h.kind {
+        StmtKind::Do { label: Some(t), .. } => u.stmts.iter().any(|o| o.id != l.header && matches!(&o.kind, StmtKind::Do { label: Some(x), .. } if x == t)),
+        _ => false,
+    };
+    !(leaves || shares || h.label.is_some())
+}
+
+/// The replicated arrays `cands` that the nests of `list` (the loops inside `top` mapped on
+/// the distributed data, `with_inner`) write and merge, shown to be work arrays that each
+/// process can fill for itself past its block (NPB LU's FLUX in RHS's eta-direction nest:
+/// `FLUX(M,J) = ...` over J, then `FLUX(M,J+1) - FLUX(M,J-1)` over J, J divided). Each loop
+/// that writes one then reaches as far past the owned part as the reads need: (template
+/// dimension, below, above) by the loop's line. None when some candidate is not such an
+/// array: the nest is not taken. For each array W of `cands`:
+/// - `top`'s outermost loop has W private (nothing reads what `top` leaves in it, which
+///   differs between the processes after it);
+/// - every access of W in `top` is in a nest of `list` that is mapped, not through a call,
+///   and indexes one dimension of W by the variable the nest divides along one template
+///   dimension T plus a constant (the same dimension and T throughout); the nests divide the
+///   other template dimensions alike (the same invariant plane) and no other along a loop;
+/// - the writes put the element of index X at one position of T (`X - c + shift`, the same
+///   for all), and a nest that writes W reads it only at the iteration's own position;
+/// - a nest that writes W writes no distributed array and merges only such arrays.
+///
+/// Then, as long as every loop writing W runs the iterations whose positions lie within the
+/// reach, each process's copy of W there holds what the sequential program has at that point
+/// (each such iteration computes from the same values: renewed edges of arrays `top` never
+/// writes, `expand`), and every read of W is at a position within the reach of its
+/// iteration's own.
+fn computed_arrays(prog: &analyzer::program::Program, top: &Nest, list: &[Nest], cands: &BTreeSet<Name>, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Option<BTreeMap<u32, (usize, u32, u32)>> {
+    let outer_private = top.levels.first().map_or(&[][..], |l| &l.private[..]);
+    let dist_of = |unit: usize, name: &str| distributed_map(prog, unit, name, dist, aligns).is_some();
+    let mut reach: BTreeMap<u32, (usize, u32, u32)> = BTreeMap::new();
+    for w in cands {
+        if !outer_private.contains(w) {
+            return None;
+        }
+        // every access of W in `top` inside a nest of the list
+        let nests: Vec<&Nest> = list.iter().filter(|x| x.accesses.iter().any(|a| a.array == *w)).collect();
+        if top.accesses.iter().filter(|a| a.array == *w).any(|a| a.via_call || !nests.iter().any(|x| x.line <= a.line && a.line <= x.end_line)) {
+            return None;
+        }
+        // (template dimension, W's dimension), the other dimensions' owners, the position of
+        // the element a write puts (index - c + shift), and the reads' distances
+        let mut along: Option<(usize, usize)> = None;
+        let mut others: Option<BTreeMap<usize, (Name, i64)>> = None;
+        let mut home: Option<i64> = None;
+        let mut reads: Vec<(u32, i64, bool)> = vec![];
+        let mut writers: Vec<u32> = vec![];
+        for x in &nests {
+            let Ok(Some(mp)) = map_nest(prog, x, dist, aligns) else { return None };
+            let rest: BTreeMap<usize, (Name, i64)> = mp.owner.iter().filter(|(_, (v, _))| !x.vars.contains(v)).map(|(t, o)| (*t, o.clone())).collect();
+            let divided: Vec<(usize, &(Name, i64))> = mp.owner.iter().filter(|(_, (v, _))| x.vars.contains(v)).map(|(t, o)| (*t, o)).collect();
+            let [(t, (var, shift))] = divided[..] else { return None };
+            if others.get_or_insert_with(|| rest.clone()) != &rest {
+                return None;
+            }
+            let writes = x.accesses.iter().any(|a| a.array == *w && a.write);
+            if writes {
+                // (a loop that runs past the block writes nothing that is distributed, and
+                // merges only work arrays)
+                if x.accesses.iter().any(|a| a.write && dist_of(x.unit, &a.array)) || merged_arrays(prog, x, dist, aligns).iter().any(|(m, _)| !cands.contains(m)) {
+                    return None;
+                }
+                writers.push(x.line);
+            }
+            for a in x.accesses.iter().filter(|a| a.array == *w) {
+                let subs = a.subs.as_ref().filter(|_| !a.via_call)?;
+                let dims: Vec<(usize, i64)> = subs
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(d, s)| match s {
+                        SubForm::Var { var: v, coeff: 1, offset } if v == var => Some((d, *offset)),
+                        _ => None,
+                    })
+                    .collect();
+                let [(d, c)] = dims[..] else { return None };
+                if *along.get_or_insert((t, d)) != (t, d) {
+                    return None;
+                }
+                if a.write {
+                    if *home.get_or_insert(shift - c) != shift - c {
+                        return None;
+                    }
+                } else {
+                    reads.push((x.line, c - shift, writes));
+                }
+            }
+        }
+        let (Some((t, _)), Some(home)) = (along, home) else { return None };
+        // a read at index v + c in an iteration at position v + shift needs the element
+        // whose position is v + c + home: `c - shift + home` from its own
+        let mut lo = 0i64;
+        let mut hi = 0i64;
+        for (_, d, in_writer) in &reads {
+            let dist = d + home;
+            if *in_writer && dist != 0 {
+                return None;
+            }
+            lo = lo.max(-dist);
+            hi = hi.max(dist);
+        }
+        if lo == 0 && hi == 0 {
+            continue;
+        }
+        for l in writers {
+            let e = reach.entry(l).or_insert((t, 0, 0));
+            if e.0 != t {
+                return None;
+            }
+            e.1 = e.1.max(lo as u32);
+            e.2 = e.2.max(hi as u32);
+        }
+    }
+    Some(reach)
 }
 
 /// Estimated executions of every statement of a unit (the product of the trip counts of the

@@ -1674,3 +1674,45 @@ CDVM$ PARALLEL (I2) PRIVATE(R,X0,X1)
         }
     }
 }
+
+/// NPB LU's eta-direction fluxes (RHS's nest over K): in the variants that divide J, the nest
+/// runs in order on every process and each loop over J inside it is divided; the loops that
+/// fill the COMMON work array FLUX reach one index past each block (SHADOW_COMPUTE), so that
+/// FLUX is not merged after each of them (before, the nest was divided over full copies of U
+/// and RSD, moved between the processes at every execution). Every variant with SHADOW_COMPUTE
+/// prints what the sequential program prints with processes, threads and the emulator.
+#[test]
+fn work_arrays_read_at_neighbouring_indices_are_filled_past_each_block() {
+    assert!(have_gfortran());
+    let dir = with_cheap_threads("eta-fluxes", "shell-gui/tests/data/eta_fluxes.f", "e.f");
+    let out = sapfor().current_dir(&dir).args(["--auto", "e.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        report.contains("e.f:62 (unit RHS): the work array(s) FLUX are filled past each process's block by the loops at lines 64 (reaching 1 below and 1 above), 77 (reaching 1 below and 1 above) (SHADOW_COMPUTE)"),
+        "{report}"
+    );
+    let want = run_sequential(&dir, &dir.join("e.f"), true);
+    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut computed = 0;
+    for id in v.as_array().unwrap().iter().filter_map(|s| s["id"].as_i64()) {
+        let name = format!("v{id}.fdv");
+        let out = sapfor().current_dir(&dir).args(["generate", "--scheme", &id.to_string(), "-o", &name]).output().unwrap();
+        assert!(out.status.success(), "#{id}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+        if !text.contains("SHADOW_COMPUTE(") {
+            continue;
+        }
+        // the two filling loops, with the edges of U their reach needs
+        assert!(text.contains("SHADOW_RENEW(U(0:0,0:0,1:1,0:0)),\nCDVM$* SHADOW_COMPUTE(U(0:0,0:0,1:1,0:0))\n            DO 20 J = 1, NY"), "#{id}:\n{text}");
+        assert!(text.contains("SHADOW_RENEW(U(0:0,0:0,2:1,0:0)),\nCDVM$* SHADOW_COMPUTE(U(0:0,0:0,1:1,0:0))\n            DO 30 J = 2, NY"), "#{id}:\n{text}");
+        computed += 1;
+        for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+            let out = sapfor().current_dir(&dir).args(["run", &name]).args(cfg).output().unwrap();
+            assert!(out.status.success(), "#{id} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "#{id} {cfg:?}:\n{text}");
+        }
+    }
+    assert!(computed >= 2, "{computed} variants with SHADOW_COMPUTE");
+}
