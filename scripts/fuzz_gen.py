@@ -721,9 +721,9 @@ class Gen:
 
     def halo_work(self):
         """NPB LU's eta fluxes: for each plane K and row I, in order, a loop over J fills the
-        COMMON work array HX from B (which the nest does not change), maybe a second one from J
-        = 2 reading B at J-1, and a loop over J after it updates C(I,J,K) from HX at J+LO and
-        J+HI. Under a variant dividing J the loop over K runs in order and the fillers reach
+        COMMON work array HX from HC (which only this piece reads), maybe a second one from J = 2
+        reading HC at J-1, and a loop over J after it updates C(I,J,K) from HX at J+LO and J+HI
+        and from HC(I,J,K) (which aligns HC with C). Under a variant dividing J the loop over K runs in order and the fillers reach
         past each block (SHADOW_COMPUTE), HX not merged. Look-alikes: HX read before the
         filler in each row (the previous row's values: not private) and HX read after the
         nest (its last values live on)."""
@@ -735,14 +735,15 @@ class Gen:
         if kind == "before":
             self.emit("c(i, 1, k) = mod(c(i, 1, k) + hx(2), 1000)", 2)
         self.emit("do j = 1, n2", 2)
-        self.emit(f"hx(j) = mod(b(i, j) * {r.randint(2, 5)} + k + i, 1000)", 3)
+        self.emit(f"hx(j) = mod(hc(i, j, k) * {r.randint(2, 5)} + k + i, 1000)", 3)
         self.emit("end do", 2)
         if kind == "two":
             self.emit("do j = 2, n2", 2)
-            self.emit("hx(j) = mod(hx(j) + b(i, j - 1), 1000)", 3)
+            self.emit("hx(j) = mod(hx(j) + hc(i, j - 1, k), 1000)", 3)
             self.emit("end do", 2)
         self.emit(f"do j = {max(1, 1 - lo)}, n2 - {max(0, hi)}", 2)
-        self.emit(f"c(i, j, k) = mod(c(i, j, k) + hx({self.term('j', lo)}) + 2 * hx({self.term('j', hi)}), 1000)", 3)
+        # (HC beside C here: HC is aligned with C, so the fillers read distributed data)
+        self.emit(f"c(i, j, k) = mod(c(i, j, k) + hx({self.term('j', lo)}) + 2 * hx({self.term('j', hi)}) + hc(i, j, k), 1000)", 3)
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
@@ -1121,7 +1122,7 @@ class Gen:
         self.emit("integer ifn, icn, ws(0:n1 + 2), wc(0:n1 + 1)")
         self.emit("common /wcb/ wc")
         self.emit("integer gs(2), ns1, ns2, jb, je")
-        self.emit("integer hw(16), hnb, hld, ib, ie, hx(0:n2 + 1)")
+        self.emit("integer hw(16), hnb, hld, ib, ie, hx(0:n2 + 1), hc(n1,n2,n3)")
         self.emit("common /hxb/ hx")
         self.emit("common /szb/ gs, ns1, ns2")
         self.emit("logical fl, qf")
@@ -1171,6 +1172,7 @@ class Gen:
         self.emit("do j = 1, n2", 1)
         self.emit("do i = 1, n1", 2)
         self.emit(f"c(i,j,k) = mod(i * j + k * {r.randint(2, 7)}, 71)", 3)
+        self.emit("hc(i,j,k) = mod(i + 2 * j + 3 * k, 41)", 3)
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")

@@ -2960,6 +2960,9 @@ fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNe
 /// template dimension `t`: the distributed arrays it reads need shadow edges that much wider
 /// in the dimension aligned with `t` (renewed before it, held around the nest outside).
 fn computed_reach(prog: &analyzer::program::Program, n: &Nest, mut mp: Mapped, (t, lo, hi): (usize, u32, u32), dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Mapped {
+    if (lo, hi) == (0, 0) {
+        return mp;
+    }
     let read: BTreeSet<&Name> = n.accesses.iter().filter(|a| !a.write).map(|a| &a.array).collect();
     for array in read {
         let Some(map) = distributed_map(prog, n.unit, array, dist, aligns) else { continue };
@@ -3018,7 +3021,12 @@ fn holds_around(prog: &analyzer::program::Program, n: &Nest) -> bool {
 fn computed_arrays(prog: &analyzer::program::Program, top: &Nest, list: &[Nest], cands: &BTreeSet<Name>, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Option<BTreeMap<u32, (usize, u32, u32)>> {
     let outer_private = top.levels.first().map_or(&[][..], |l| &l.private[..]);
     let dist_of = |unit: usize, name: &str| distributed_map(prog, unit, name, dist, aligns).is_some();
-    let mut reach: BTreeMap<u32, (usize, u32, u32)> = BTreeMap::new();
+    // the template dimension the loops divide
+    let mut along_t: Option<usize> = None;
+    // per array: its writing loops (line, home: the position of element X is X + home) and
+    // its reads (line, c - shift: the element read is that far from the iteration's
+    // position, plus the home of the loop that wrote it)
+    let mut arrays: Vec<(Vec<(u32, i64)>, Vec<(u32, i64)>)> = vec![];
     for w in cands {
         if !outer_private.contains(w) {
             return None;
@@ -3028,30 +3036,24 @@ fn computed_arrays(prog: &analyzer::program::Program, top: &Nest, list: &[Nest],
         if top.accesses.iter().filter(|a| a.array == *w).any(|a| a.via_call || !nests.iter().any(|x| x.line <= a.line && a.line <= x.end_line)) {
             return None;
         }
-        // (template dimension, W's dimension), the other dimensions' owners, the position of
-        // the element a write puts (index - c + shift), and the reads' distances
-        let mut along: Option<(usize, usize)> = None;
+        let mut dim_w: Option<usize> = None;
         let mut others: Option<BTreeMap<usize, (Name, i64)>> = None;
-        let mut home: Option<i64> = None;
-        let mut reads: Vec<(u32, i64, bool)> = vec![];
-        let mut writers: Vec<u32> = vec![];
+        let (mut writers, mut reads) = (vec![], vec![]);
         for x in &nests {
             let Ok(Some(mp)) = map_nest(prog, x, dist, aligns) else { return None };
             let rest: BTreeMap<usize, (Name, i64)> = mp.owner.iter().filter(|(_, (v, _))| !x.vars.contains(v)).map(|(t, o)| (*t, o.clone())).collect();
             let divided: Vec<(usize, &(Name, i64))> = mp.owner.iter().filter(|(_, (v, _))| x.vars.contains(v)).map(|(t, o)| (*t, o)).collect();
             let [(t, (var, shift))] = divided[..] else { return None };
-            if others.get_or_insert_with(|| rest.clone()) != &rest {
+            if others.get_or_insert_with(|| rest.clone()) != &rest || *along_t.get_or_insert(t) != t {
                 return None;
             }
             let writes = x.accesses.iter().any(|a| a.array == *w && a.write);
-            if writes {
-                // (a loop that runs past the block writes nothing that is distributed, and
-                // merges only work arrays)
-                if x.accesses.iter().any(|a| a.write && dist_of(x.unit, &a.array)) || merged_arrays(prog, x, dist, aligns).iter().any(|(m, _)| !cands.contains(m)) {
-                    return None;
-                }
-                writers.push(x.line);
+            // (a loop that runs past the block writes nothing that is distributed, and merges
+            // only work arrays)
+            if writes && (x.accesses.iter().any(|a| a.write && dist_of(x.unit, &a.array)) || merged_arrays(prog, x, dist, aligns).iter().any(|(m, _)| !cands.contains(m))) {
+                return None;
             }
+            let mut home: Option<i64> = None;
             for a in x.accesses.iter().filter(|a| a.array == *w) {
                 let subs = a.subs.as_ref().filter(|_| !a.via_call)?;
                 let dims: Vec<(usize, i64)> = subs
@@ -3063,7 +3065,7 @@ fn computed_arrays(prog: &analyzer::program::Program, top: &Nest, list: &[Nest],
                     })
                     .collect();
                 let [(d, c)] = dims[..] else { return None };
-                if *along.get_or_insert((t, d)) != (t, d) {
+                if *dim_w.get_or_insert(d) != d {
                     return None;
                 }
                 if a.write {
@@ -3071,36 +3073,50 @@ fn computed_arrays(prog: &analyzer::program::Program, top: &Nest, list: &[Nest],
                         return None;
                     }
                 } else {
-                    reads.push((x.line, c - shift, writes));
+                    reads.push((x.line, c - shift));
+                }
+            }
+            if let Some(h) = home {
+                writers.push((x.line, h));
+                // (a loop that writes W reads it only at its iterations' own elements)
+                if reads.iter().any(|(l, d)| *l == x.line && d + h != 0) {
+                    return None;
                 }
             }
         }
-        let (Some((t, _)), Some(home)) = (along, home) else { return None };
-        // a read at index v + c in an iteration at position v + shift needs the element
-        // whose position is v + c + home: `c - shift + home` from its own
-        let mut lo = 0i64;
-        let mut hi = 0i64;
-        for (_, d, in_writer) in &reads {
-            let dist = d + home;
-            if *in_writer && dist != 0 {
-                return None;
+        arrays.push((writers, reads));
+    }
+    let t = along_t?;
+    // How far each writing loop reaches below and above the block. A read at distance d from
+    // its iteration's position (its `c - shift` plus the writer's home) needs every writer of
+    // W to reach that far beyond the positions the reading loop runs: its own block, or, for a
+    // loop that itself reaches past it, that reach too. A fixed point: reaches only grow, and
+    // a loop reading what it writes does so at distance 0.
+    let mut reach: BTreeMap<u32, (i64, i64)> = arrays.iter().flat_map(|(ws, _)| ws.iter().map(|(l, _)| (*l, (0, 0)))).collect();
+    for _ in 0..64 {
+        let mut changed = false;
+        for (writers, reads) in &arrays {
+            for (line, cs) in reads {
+                let (a, b) = reach.get(line).copied().unwrap_or((0, 0));
+                for (wl, home) in writers {
+                    let d = cs + home;
+                    let e = reach.get_mut(wl).expect("a writer");
+                    let next = (e.0.max(a - d), e.1.max(b + d));
+                    if next != *e {
+                        *e = next;
+                        changed = true;
+                    }
+                }
             }
-            lo = lo.max(-dist);
-            hi = hi.max(dist);
         }
-        if lo == 0 && hi == 0 {
-            continue;
-        }
-        for l in writers {
-            let e = reach.entry(l).or_insert((t, 0, 0));
-            if e.0 != t {
-                return None;
-            }
-            e.1 = e.1.max(lo as u32);
-            e.2 = e.2.max(hi as u32);
+        if !changed {
+            // (every writer, also one that reaches nowhere past its block: none may merge W,
+            // whose copies differ between the processes once one writer has not merged it;
+            // a merge starts by making every copy process 0's)
+            return Some(reach.into_iter().map(|(l, (a, b))| (l, (t, a as u32, b as u32))).collect());
         }
     }
-    Some(reach)
+    None
 }
 
 /// Estimated executions of every statement of a unit (the product of the trip counts of the

@@ -1679,8 +1679,10 @@ CDVM$ PARALLEL (I2) PRIVATE(R,X0,X1)
 /// runs in order on every process and each loop over J inside it is divided; the loops that
 /// fill the COMMON work array FLUX reach one index past each block (SHADOW_COMPUTE), so that
 /// FLUX is not merged after each of them (before, the nest was divided over full copies of U
-/// and RSD, moved between the processes at every execution). Every variant with SHADOW_COMPUTE
-/// prints what the sequential program prints with processes, threads and the emulator.
+/// and RSD, moved between the processes at every execution). A second work array FLX has a
+/// filler divided one behind that reaches nowhere past its block, after one that does. Every
+/// variant with SHADOW_COMPUTE prints what the sequential program prints with processes,
+/// threads and the emulator.
 #[test]
 fn work_arrays_read_at_neighbouring_indices_are_filled_past_each_block() {
     assert!(have_gfortran());
@@ -1689,7 +1691,7 @@ fn work_arrays_read_at_neighbouring_indices_are_filled_past_each_block() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(
-        report.contains("e.f:62 (unit RHS): the work array(s) FLUX are filled past each process's block by the loops at lines 64 (reaching 1 below and 1 above), 77 (reaching 1 below and 1 above) (SHADOW_COMPUTE)"),
+        report.contains("e.f:62 (unit RHS): the work array(s) FLUX, FLX are filled past each process's block by the loops at lines 64 (reaching 1 below and 1 above), 77 (reaching 1 below and 1 above), 97 (reaching 0 below and 1 above), 100 (reaching 0 below and 0 above) (SHADOW_COMPUTE)"),
         "{report}"
     );
     let want = run_sequential(&dir, &dir.join("e.f"), true);
@@ -1707,6 +1709,9 @@ fn work_arrays_read_at_neighbouring_indices_are_filled_past_each_block() {
         // the two filling loops, with the edges of U their reach needs
         assert!(text.contains("SHADOW_RENEW(U(0:0,0:0,1:1,0:0)),\nCDVM$* SHADOW_COMPUTE(U(0:0,0:0,1:1,0:0))\n            DO 20 J = 1, NY"), "#{id}:\n{text}");
         assert!(text.contains("SHADOW_RENEW(U(0:0,0:0,2:1,0:0)),\nCDVM$* SHADOW_COMPUTE(U(0:0,0:0,1:1,0:0))\n            DO 30 J = 2, NY"), "#{id}:\n{text}");
+        // (a filler of FLX that reaches nowhere past its block does not merge it either: with
+        // the merge, which first makes every copy process 0's, `--np 2` printed another sum)
+        assert!(text.contains("CDVM$ PARALLEL (J) ON U(1,I,J-1,K), SHADOW_COMPUTE(U(0:0,0:0,0:0,0:0))\n            DO 40 J = 2, NY"), "#{id}:\n{text}");
         computed += 1;
         for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
             let out = sapfor().current_dir(&dir).args(["run", &name]).args(cfg).output().unwrap();

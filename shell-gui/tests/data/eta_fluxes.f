@@ -56,7 +56,7 @@ C        a sweep along I
       SUBROUTINE RHS(NX, NY, NZ)
       INTEGER NX, NY, NZ
       DOUBLE PRECISION U(5, 12, 30, 14), RSD(5, 12, 30, 14)
-      DOUBLE PRECISION FLUX(5, 30), T, TM
+      DOUBLE PRECISION FLUX(5, 30), T, TM, FLX(30)
       INTEGER I, J, K, M
       COMMON /CVAR/ U, RSD, FLUX
       DO 60 K = 2, NZ - 1
@@ -90,6 +90,19 @@ C        a sweep along I
      &                 + 0.2D0 * (FLUX(M, J+1) - FLUX(M, J))
    34          CONTINUE
    35       CONTINUE
+C           FLX: a filler, then one divided one behind (ON U(1,I,J-1,K))
+C           that reads only its own elements, and a reader one ahead: the
+C           second reaches nowhere past its block, and it must not merge
+C           FLX either (a merge first makes every copy process 0's)
+            DO 38 J = 1, NY
+               FLX(J) = U(2, I, J, K) * 0.5D0
+   38       CONTINUE
+            DO 40 J = 2, NY
+               FLX(J) = FLX(J) + U(1, I, J-1, K)
+   40       CONTINUE
+            DO 45 J = 1, NY - 1
+               RSD(1, I, J, K) = RSD(1, I, J, K) + 0.1D0 * FLX(J+1)
+   45       CONTINUE
    50    CONTINUE
          DO 52 I = 2, NX - 1
             DO 52 M = 1, 5
