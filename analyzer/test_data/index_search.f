@@ -14,6 +14,15 @@ C EXPECT: parallel
       DO 5 K = 1, N
          X(K) = REAL(MOD(K * 7, 11))
     5 CONTINUE
+C     (G defined everywhere: before, the searches over G read whatever
+C     the stack held, and the sequential program printed 2 or 11 for J)
+C EXPECT: parallel
+      DO 7 K = 1, N
+C EXPECT: parallel
+         DO 6 I = 1, 8
+            G(I, K) = REAL(MOD(I * 5 + K * 3, 13))
+    6    CONTINUE
+    7 CONTINUE
       M = 1
 C EXPECT: parallel reduction(minloc:sfvm2)
       DO 24 K = 2, N

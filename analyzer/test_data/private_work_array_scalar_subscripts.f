@@ -24,6 +24,12 @@ C EXPECT: parallel private(ip1,im1)
             F(I,J) = W(IP1) - W(IM1) + W(I)
    20    CONTINUE
    40 CONTINUE
+C     (W2 defined first: the first read of W2(IP1) saw whatever the stack
+C     held)
+C EXPECT: parallel
+      DO 45 I = 0, N
+         W2(I) = 0
+   45 CONTINUE
       IP1 = 1
 C EXPECT: sequential blockers(dep,scalar)
       DO 60 J = 1, N
