@@ -2915,7 +2915,7 @@ fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNe
             // ordinary code: element reads one at a time, or refused, `CALL ROW(A(1,K))`)
             let inside = |l: u32, list: &[Nest]| list.iter().any(|x| x.line <= l && l <= x.end_line);
             let covered = |list: &Vec<Nest>| n.accesses.iter().filter(|a| distributed_map(prog, n.unit, &a.array, dist, aligns).is_some()).all(|a| !a.via_call && inside(a.line, list));
-            let held = holds_around(prog, n);
+            let held = n.levels.first().is_some_and(|l| loop_holds(prog, n.unit, l));
             let mut cands = BTreeSet::new();
             let list = expand(prog, n, held, n, inner, dist, aligns, &mut cands).filter(covered);
             let computed = match &list {
@@ -2981,12 +2981,11 @@ fn computed_reach(prog: &analyzer::program::Program, n: &Nest, mut mp: Mapped, (
     mp
 }
 
-/// Whether the runtime holds, around nest `n`, the arrays it never writes (docs/runtime.md,
-/// holds; `convert::shadow_holds`): its outermost DO statement has no label, shares no
+/// Whether the runtime holds, around loop `l` of unit `unit`, the arrays it never writes
+/// (docs/runtime.md, holds; `convert::shadow_holds`): its DO statement has no label, shares no
 /// terminal statement, and control leaves it only at its end.
-fn holds_around(prog: &analyzer::program::Program, n: &Nest) -> bool {
-    let Some(l) = n.levels.first() else { return false };
-    let u = &prog.units[n.unit];
+fn loop_holds(prog: &analyzer::program::Program, unit: usize, l: &LoopInfo) -> bool {
+    let u = &prog.units[unit];
     let h = u.stmt(l.header);
     let leaves = l.blockers.iter().any(|b| matches!(b.code, analyzer::loops::BlockerCode::Exit | analyzer::loops::BlockerCode::Stop));
     let shares = match &h.kind {
@@ -3176,14 +3175,7 @@ fn hold_factor(
     for _ in 0..64 {
         while let Some(li) = cur {
             let l = &analysis.loops[unit][li];
-            let u = &prog.units[unit];
-            let h = u.stmt(l.header);
-            let leaves = l.blockers.iter().any(|b| matches!(b.code, analyzer::loops::BlockerCode::Exit | analyzer::loops::BlockerCode::Stop));
-            let shares = match &h.kind {
-                StmtKind::Do { label: Some(t), .. } => u.stmts.iter().any(|o| o.id != l.header && matches!(&o.kind, StmtKind::Do { label: Some(x), .. } if x == t)),
-                _ => false,
-            };
-            if leaves || shares || h.label.is_some() {
+            if !loop_holds(prog, unit, l) {
                 return factor;
             }
             let w = writes.entry((unit, li)).or_insert_with(|| loop_writes(prog, unit, l));
