@@ -2866,12 +2866,15 @@ fn inner_nests<'a>(analysis: &Analysis, m: &MachineModel, nests: impl Iterator<I
 /// inside it are mapped on the distributed data: NPB LU's eta-direction fluxes in RHS, `DO K`
 /// around loops over I that a `(*,BLOCK,*,*)` variant divides (the K loop's iterations touch
 /// every I, and over full copies each execution moved half of U, RHO_I and QS between the
-/// processes). Taken only when every nest inside (two levels down at most) is mapped without
-/// messages (no shadow renewal, pipeline, remote access or merge of a replicated array) or
-/// touches no distributed array (no reduction either: each execution would combine the
-/// processes' results), and the nest touches distributed data nowhere else (that would be
-/// ordinary code); elsewhere the nest stays as it is (divided over full copies or run as
-/// ordinary code). The notes say which were taken.
+/// processes). Taken only when every nest inside (two levels down at most) is mapped with no
+/// pipeline or remote access, or touches no distributed array (no reduction either: each
+/// execution would combine the processes' results), and the nest touches distributed data
+/// nowhere else (that would be ordinary code). A nest inside may renew the shadow edges only of
+/// arrays the nest never writes, and only where the runtime holds them around it
+/// (`loop_holds`), and may merge only replicated arrays `computed_arrays` shows each process
+/// can fill for itself (the writing loops then get `Nest::compute`). Elsewhere the nest stays
+/// as it is (divided over full copies or run as ordinary code). The notes say which were
+/// taken.
 fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNests, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, notes: &mut Vec<String>) -> Vec<Nest> {
     /// `held`: the runtime holds what `top` never writes (its outer DO has no label and is
     /// left only at its end), so a nest inside may renew the edges of such an array: once per
@@ -3008,15 +3011,16 @@ fn loop_holds(prog: &analyzer::program::Program, unit: usize, l: &LoopInfo) -> b
 ///   and indexes one dimension of W by the variable the nest divides along one template
 ///   dimension T plus a constant (the same dimension and T throughout); the nests divide the
 ///   other template dimensions alike (the same invariant plane) and no other along a loop;
-/// - the writes put the element of index X at one position of T (`X - c + shift`, the same
-///   for all), and a nest that writes W reads it only at the iteration's own position;
+/// - the writes of one nest put the element of index X at one position of T (its home: `X - c
+///   + shift`), and a nest that writes W reads it only at the elements its iterations write;
 /// - a nest that writes W writes no distributed array and merges only such arrays.
 ///
-/// Then, as long as every loop writing W runs the iterations whose positions lie within the
-/// reach, each process's copy of W there holds what the sequential program has at that point
-/// (each such iteration computes from the same values: renewed edges of arrays `top` never
-/// writes, `expand`), and every read of W is at a position within the reach of its
-/// iteration's own.
+/// Every writer of W reaches past its block as far as every read of W needs, counted from
+/// the positions the reading loop runs (a fixed point: a reading loop may itself reach past
+/// its block). Then each process's copy of W there holds what the sequential program has at
+/// that point (each such iteration computes from the same values: renewed edges of arrays
+/// `top` never writes, `expand`). Every writer is in the result, also one with no reach: a
+/// merge of W there would first make every copy process 0's.
 fn computed_arrays(prog: &analyzer::program::Program, top: &Nest, list: &[Nest], cands: &BTreeSet<Name>, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Option<BTreeMap<u32, (usize, u32, u32)>> {
     let outer_private = top.levels.first().map_or(&[][..], |l| &l.private[..]);
     let dist_of = |unit: usize, name: &str| distributed_map(prog, unit, name, dist, aligns).is_some();
@@ -3026,24 +3030,31 @@ fn computed_arrays(prog: &analyzer::program::Program, top: &Nest, list: &[Nest],
     // its reads (line, c - shift: the element read is that far from the iteration's
     // position, plus the home of the loop that wrote it)
     let mut arrays: Vec<(Vec<(u32, i64)>, Vec<(u32, i64)>)> = vec![];
+    // each nest of the list that touches a candidate, mapped once: the template dimension it
+    // divides along a loop, its variable and shift there, and its other owners
+    type Divides<'n> = (&'n Nest, usize, Name, i64, BTreeMap<usize, (Name, i64)>);
+    let mut mapped: Vec<Divides> = vec![];
+    for x in list.iter().filter(|x| x.accesses.iter().any(|a| cands.contains(&a.array))) {
+        let Ok(Some(mp)) = map_nest(prog, x, dist, aligns) else { return None };
+        let rest: BTreeMap<usize, (Name, i64)> = mp.owner.iter().filter(|(_, (v, _))| !x.vars.contains(v)).map(|(t, o)| (*t, o.clone())).collect();
+        let divided: Vec<(usize, &(Name, i64))> = mp.owner.iter().filter(|(_, (v, _))| x.vars.contains(v)).map(|(t, o)| (*t, o)).collect();
+        let [(t, (var, shift))] = divided[..] else { return None };
+        mapped.push((x, t, var.clone(), *shift, rest));
+    }
     for w in cands {
         if !outer_private.contains(w) {
             return None;
         }
         // every access of W in `top` inside a nest of the list
-        let nests: Vec<&Nest> = list.iter().filter(|x| x.accesses.iter().any(|a| a.array == *w)).collect();
-        if top.accesses.iter().filter(|a| a.array == *w).any(|a| a.via_call || !nests.iter().any(|x| x.line <= a.line && a.line <= x.end_line)) {
+        let nests: Vec<&Divides> = mapped.iter().filter(|(x, ..)| x.accesses.iter().any(|a| a.array == *w)).collect();
+        if top.accesses.iter().filter(|a| a.array == *w).any(|a| a.via_call || !nests.iter().any(|(x, ..)| x.line <= a.line && a.line <= x.end_line)) {
             return None;
         }
         let mut dim_w: Option<usize> = None;
-        let mut others: Option<BTreeMap<usize, (Name, i64)>> = None;
+        let mut others: Option<&BTreeMap<usize, (Name, i64)>> = None;
         let (mut writers, mut reads) = (vec![], vec![]);
-        for x in &nests {
-            let Ok(Some(mp)) = map_nest(prog, x, dist, aligns) else { return None };
-            let rest: BTreeMap<usize, (Name, i64)> = mp.owner.iter().filter(|(_, (v, _))| !x.vars.contains(v)).map(|(t, o)| (*t, o.clone())).collect();
-            let divided: Vec<(usize, &(Name, i64))> = mp.owner.iter().filter(|(_, (v, _))| x.vars.contains(v)).map(|(t, o)| (*t, o)).collect();
-            let [(t, (var, shift))] = divided[..] else { return None };
-            if others.get_or_insert_with(|| rest.clone()) != &rest || *along_t.get_or_insert(t) != t {
+        for &&(x, t, ref var, shift, ref rest) in &nests {
+            if *others.get_or_insert(rest) != rest || *along_t.get_or_insert(t) != t {
                 return None;
             }
             let writes = x.accesses.iter().any(|a| a.array == *w && a.write);

@@ -2980,20 +2980,19 @@ fn clip_header(t: &str, key: &str, d: usize, c: i64, step: i64, ext: (i64, i64))
     if parts.len() < 2 || parts.len() > 3 {
         return None;
     }
-    let sh = |f: &str| {
-        let base = match f {
-            "sapfor_xlo" => format!("{f}(sh_{key}, {d}, {})", ext.0),
-            "sapfor_xhi" => format!("{f}(sh_{key}, {d}, {})", ext.1),
-            _ => format!("{f}(sh_{key}, {d})"),
-        };
-        match c {
-            0 => base,
-            c if c > 0 => format!("{base} - {c}"),
-            c => format!("{base} + {}", -c),
-        }
+    let (lo, hi) = if ext == (0, 0) {
+        (format!("sapfor_lo(sh_{key}, {d})"), format!("sapfor_hi(sh_{key}, {d})"))
+    } else {
+        (format!("sapfor_xlo(sh_{key}, {d}, {})", ext.0), format!("sapfor_xhi(sh_{key}, {d}, {})", ext.1))
     };
+    // (in the loop variable's terms: the ON subscript is `var + c`)
+    let shift = |b: String| match c {
+        0 => b,
+        c if c > 0 => format!("{b} - {c}"),
+        c => format!("{b} + {}", -c),
+    };
+    let (lo, hi) = (shift(lo), shift(hi));
     let (first, last) = (parts[0].trim(), parts[1].trim());
-    let (lo, hi) = if ext != (0, 0) { (sh("sapfor_xlo"), sh("sapfor_xhi")) } else { (sh("sapfor_lo"), sh("sapfor_hi")) };
     Some(match step {
         1 => format!("{}= max({first}, {lo}), min({last}, {hi})", &t[..eq]),
         // the first of first, first + step, ... at or above the local lower bound: the
