@@ -1008,15 +1008,18 @@ pub extern "C" fn sapfor_cache_end(h: i64) {
 pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64) {
     with(|rt| {
         let r = rt.layout(h).dims.len();
-        let (mut wlo, mut whi) = (slice(wlo, r).to_vec(), slice(whi, r).to_vec());
-        let mut lim = rt.limits.get(&h).cloned();
-        if let Some((_, dlo, dhi)) = rt.held.get_mut(&h) {
+        if let Some((_, dlo, dhi)) = rt.held.get(&h) {
             // held unchanged: edges renewed whole once serve every later renewal as wide
             // (the same decision on every process: they renew alike)
+            let (wlo, whi) = (slice(wlo, r), slice(whi, r));
             if !dlo.is_empty() && (0..r).all(|d| wlo[d] <= dlo[d] && whi[d] <= dhi[d]) {
-                rt.held_skips.add(Instant::now(), 0);
+                rt.held_skips.count += 1;
                 return;
             }
+        }
+        let (mut wlo, mut whi) = (slice(wlo, r).to_vec(), slice(whi, r).to_vec());
+        let mut lim = rt.limits.get(&h).filter(|(lo, _)| !lo.is_empty()).cloned();
+        if let Some((_, dlo, dhi)) = rt.held.get_mut(&h) {
             for d in 0..r {
                 wlo[d] = wlo[d].max(*dlo.get(d).unwrap_or(&0));
                 whi[d] = whi[d].max(*dhi.get(d).unwrap_or(&0));
@@ -1078,17 +1081,24 @@ pub unsafe extern "C" fn sapfor_limit(h: i64, mask: i64, lo: *const i64, hi: *co
         let r = rt.layout(h).dims.len();
         let (lo, hi) = (slice(lo, r), slice(hi, r));
         let limited = |d: usize| mask >> d & 1 == 1;
-        let lo = (0..r).map(|d| if limited(d) { lo[d] } else { i64::MIN }).collect();
-        let hi = (0..r).map(|d| if limited(d) { hi[d] } else { i64::MAX }).collect();
-        rt.limits.insert(h, (lo, hi));
+        // (the box's vectors are kept between loops: a loop run many times allocates nothing)
+        let (blo, bhi) = rt.limits.entry(h).or_default();
+        blo.clear();
+        bhi.clear();
+        blo.extend((0..r).map(|d| if limited(d) { lo[d] } else { i64::MIN }));
+        bhi.extend((0..r).map(|d| if limited(d) { hi[d] } else { i64::MAX }));
     })
 }
 
-/// The end of the loop `sapfor_limit` was called for: exchanges of `h` carry whole planes again.
+/// The end of the loop `sapfor_limit` was called for: exchanges of `h` carry whole planes again
+/// (an empty box is no limit).
 #[no_mangle]
 pub extern "C" fn sapfor_unlimit(h: i64) {
     with(|rt| {
-        rt.limits.remove(&h);
+        if let Some((lo, hi)) = rt.limits.get_mut(&h) {
+            lo.clear();
+            hi.clear();
+        }
     })
 }
 
@@ -1269,7 +1279,7 @@ unsafe fn across_step(
         let l = rt.layout(h).clone();
         let r = l.dims.len();
         let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
-        let lim = rt.limits.get(&h).cloned();
+        let lim = rt.limits.get(&h).filter(|(lo, _)| !lo.is_empty()).cloned();
         let mut bytes = 0;
         for d in (0..r).filter(|&d| dims(d)) {
             let (dir, w) = if dirs[d] < 0 { (-1, whi[d]) } else { (1, wlo[d]) };
@@ -2327,7 +2337,13 @@ fn combine(op: i32, ty: i32, ts: usize, acc: &mut [u8], other: &[u8]) {
 /// them all (counted as insufficient parallelism in the report).
 #[no_mangle]
 pub extern "C" fn sapfor_loop_begin(src: i64, split: i32) {
-    with(|rt| rt.loop_t = Some((src, split != 0, Instant::now(), rt.comm_secs(), rt.sync.secs)))
+    // (only the profile reads the loops' figures: a loop run many times, each over a few
+    // iterations, does not pay for clocks otherwise)
+    with(|rt| {
+        if rt.profiling {
+            rt.loop_t = Some((src, split != 0, Instant::now(), rt.comm_secs(), rt.sync.secs))
+        }
+    })
 }
 
 #[no_mangle]
