@@ -750,6 +750,41 @@ class Gen:
         if kind == "after":
             self.emit("e(1, 1) = mod(e(1, 1) + hx(2), 1000)")
 
+    def split_planes(self):
+        """NPB LU's fourth-order dissipation next to the J boundaries: a loop over I (in a loop
+        over K) updates C at two fixed planes J, each statement reading a neighbour of its own
+        plane along J, and HC. No one ON plane maps both statements; under a variant dividing J
+        the loop is split by statements, one parallel loop per plane. Kinds: two statements;
+        three on two planes (two share one, kept together in order); the loops ending on one
+        labelled CONTINUE (the second copy relabelled); after a loop over J in the same loop
+        over K (the K loop in order, the loops inside mapped). A neighbour read that is the
+        other statement's plane keeps the loop whole (a look-alike)."""
+        r = self.r
+        n2 = self.n[1]
+        kind = r.choice(["two", "three", "label", "inner"])
+        p1, p2 = r.sample(range(1, n2 + 1), 2)
+
+        def stmt(p, lvl):
+            o = r.choice([o for o in (-2, -1, 1, 2) if 1 <= p + o <= n2])
+            self.emit(f"c(i, {p}, k) = mod(c(i, {p}, k) * {r.randint(2, 5)} + c(i, {p + o}, k) + hc(i, {p}, k) + k, 1000)", lvl)
+
+        label = self.new_label() if kind == "label" else None
+        self.emit(f"do {label} k = 1, n3" if label else "do k = 1, n3")
+        if kind == "inner":
+            self.emit("do j = 2, n2", 1)
+            self.emit("do i = 1, n1", 2)
+            self.emit("c(i, j, k) = mod(c(i, j, k) + hc(i, j - 1, k), 1000)", 3)
+            self.emit("end do", 2)
+            self.emit("end do", 1)
+        self.emit(f"do {label} i = 1, n1" if label else "do i = 1, n1", 1)
+        for p in [p1, p2, p1] if kind == "three" else [p1, p2]:
+            stmt(p, 2)
+        if label:
+            self.emit("continue", 1, label=label)
+        else:
+            self.emit("end do", 1)
+            self.emit("end do")
+
     def planes(self):
         """NPB LU's shape: a sequential loop over K calls PJC, whose loop over (J, I) reads plane K
         of C next to each point (a shadow renewal limited to plane K), then PLW, a lower-
@@ -1176,7 +1211,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -1719,7 +1754,7 @@ NOT_ASSIGN = ("do ", "if", "else", "end", "call ", "print", "write", "read", "go
 def join_statements(text, form, r):
     """Put some pairs of adjacent simple assignments on one line, separated by `;` (the
     converter rewrites each statement of a shared line alone): at the same indentation,
-    neither labelled nor continued, in fixed form within column 72."""
+    neither labelled nor continued, within column 72 in fixed form and 132 in free form."""
     lines = text.split("\n")
     out = []
     i = 0
@@ -1735,6 +1770,8 @@ def join_statements(text, form, r):
             if form == "fixed":
                 ok = ok and len(ma.group(1)) >= 6 and a[:6].strip() == "" and b[:6].strip() == ""
                 ok = ok and len(a.rstrip()) + 2 + len(body_b) <= 72
+            else:
+                ok = ok and len(a.rstrip()) + 2 + len(body_b) <= 132
         if ok and r.random() < 0.4:
             out.append(f"{a.rstrip()}; {body_b}")
             i += 2

@@ -85,6 +85,9 @@ pub(crate) struct Nest {
     /// (`with_inner`, `computed_arrays`): (template dimension, how far below and above the
     /// owned part its iterations reach). The loop gets `SHADOW_COMPUTE` and no merge.
     pub(crate) compute: Option<(usize, u32, u32)>,
+    /// One part of a nest split by statements (`fission`): the first and last lines of the
+    /// statements of the innermost body it keeps. Empty: the whole nest.
+    pub(crate) part: Vec<(u32, u32)>,
 }
 
 /// What makes a nest of `versioned_nests` parallel, for notes: `parallel when TESTS`,
@@ -902,6 +905,7 @@ fn make_nest(
         ahead_s: 0.0,
         end_line: levels_end,
         compute: None,
+        part: vec![],
     }
 }
 
@@ -1343,6 +1347,11 @@ fn alignments(
     // inner I not a nest variable: alone they would align RSD with U on J and K only, and
     // the pipelines along I could not run on RSD).
     let agrees = |part: &[Option<usize>], full: &[Option<usize>]| part.iter().zip(full).all(|(p, f)| p.is_none() || p == f);
+    // constant bounds of an array's dimension, where a unit declares it
+    let bounds = |id: &ArrayId, d: usize| -> Option<(i64, i64)> {
+        let unit = (0..prog.units.len()).find(|u| name_in(prog, *u, id).is_some())?;
+        prog.semas[unit].symbol(&name_in(prog, unit, id)?)?.bounds().get(d).copied().flatten()
+    };
     for (id, _) in candidates.iter().filter(|(id, _)| *id != tid) {
         let best = votes.get(id).and_then(|v| {
             let score = |dims: &[Option<usize>]| -> (f64, usize) {
@@ -1362,7 +1371,17 @@ fn alignments(
                     .map(|(d, e)| {
                         e.map(|e| {
                             let seen: Vec<(i64, f64)> = v.iter().filter(|(k, _)| agrees(k, dims) && k[d] == Some(e)).flat_map(|(_, (_, offs))| offs[d].iter().copied()).collect();
-                            (e, central_offset(&seen))
+                            // (an alignment maps the array into the template where it fits,
+                            // as DVM requires: a block past the template's end would leave a
+                            // process with none of the array and its shadow edges, which the
+                            // runtime does not give an empty block; fuzz seed 40, B(I) WITH
+                            // C(I-3) of extent 6 at `--np 2`, read B(1) in a shadow there)
+                            let off = central_offset(&seen);
+                            let off = match (bounds(id, d), bounds(tid, e)) {
+                                (Some((lo, hi)), Some((tlo, thi))) if hi - lo <= thi - tlo => off.clamp(tlo - lo, thi - hi),
+                                _ => off,
+                            };
+                            (e, off)
                         })
                     })
                     .collect();
@@ -2079,7 +2098,8 @@ pub(crate) fn parallel_loop(
             .collect(),
         when: n.when.clone(),
         split: n.split.clone(),
-        end_line: if n.when.is_empty() && n.split.is_none() { 0 } else { n.end_line },
+        end_line: if n.when.is_empty() && n.split.is_none() && n.part.is_empty() { 0 } else { n.end_line },
+        part: n.part.clone(),
     }
 }
 
@@ -2391,11 +2411,60 @@ fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> 
 }
 
 #[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)]
 fn variant(
     analysis: &Analysis,
     nests: &[Nest],
     versioned: &[Nest],
     inner: &InnerNests,
+    tid: &ArrayId,
+    formats: &[Format],
+    aligns: &BTreeMap<ArrayId, AlignMap>,
+    m: &MachineModel,
+    counts: &[f64],
+) -> Result<Scheme, Vec<Reason>> {
+    // nests run in order with the loops inside them mapped (`with_inner`) trade the
+    // movement of full copies for a loop start per execution of each loop inside: the cost
+    // model weighs each such nest both ways, leaving out one at a time while that lowers the
+    // estimate (NPB LU's eta-direction nest, J divided: 3,844 executions of four loops over J
+    // per call of RHS, measured slower than full copies), up to `TRIED` nests
+    const TRIED: usize = 8;
+    let mut taken = vec![];
+    let mut skip = BTreeSet::new();
+    let mut best = variant_with(analysis, nests, versioned, Some((inner, &skip, &mut taken)), tid, formats, aligns, m, counts);
+    let mut declined = vec![];
+    let total = |r: &Result<Scheme, Vec<Reason>>| r.as_ref().map_or(f64::INFINITY, |s| s.estimate.total);
+    for &t in taken.iter().take(TRIED) {
+        skip.insert(t);
+        let other = variant_with(analysis, nests, versioned, Some((inner, &skip, &mut vec![])), tid, formats, aligns, m, counts);
+        if total(&other) < total(&best) {
+            declined.push((t, total(&best), total(&other)));
+            best = other;
+        } else {
+            skip.remove(&t);
+        }
+    }
+    if let Ok(s) = best.as_mut() {
+        for ((u, l), a, b) in declined {
+            s.notes.push(format!(
+                "{}:{l} (unit {}): runs as it is: run in order with the loops inside it mapped, the variant was estimated to take {:.6} s more",
+                unit_ref(&analysis.program, u).file,
+                upper(&unit_ref(&analysis.program, u).unit),
+                a - b
+            ));
+        }
+    }
+    best
+}
+
+/// `variant`, with the nests `with_inner` maps inside when `inner` is given, but for those
+/// listed to skip (the nests it took are added to the list).
+#[allow(clippy::too_many_arguments)]
+fn variant_with(
+    analysis: &Analysis,
+    nests: &[Nest],
+    versioned: &[Nest],
+    inner: Option<(&InnerNests, &BTreeSet<(usize, u32)>, &mut Vec<(usize, u32)>)>,
     tid: &ArrayId,
     formats: &[Format],
     aligns: &BTreeMap<ArrayId, AlignMap>,
@@ -2411,7 +2480,11 @@ fn variant(
         .collect();
     let mut versioned_notes = vec![];
     let nests = &with_versioned(prog, nests, versioned, &dist, aligns, &mut versioned_notes);
-    let nests = &with_inner(prog, nests, inner, &dist, aligns, &mut versioned_notes);
+    let nests = &match inner {
+        Some((inner, skip, taken)) => with_inner(prog, nests, inner, skip, &dist, aligns, &mut versioned_notes, taken),
+        None => nests.clone(),
+    };
+    let nests = &with_fission(prog, nests, &dist, aligns, &mut versioned_notes);
     let tname_any = name_of(prog, tid);
     let name = format!(
         "({})",
@@ -2875,33 +2948,51 @@ fn inner_nests<'a>(analysis: &Analysis, m: &MachineModel, nests: impl Iterator<I
 /// can fill for itself (the writing loops then get `Nest::compute`). Elsewhere the nest stays
 /// as it is (divided over full copies or run as ordinary code). The notes say which were
 /// taken.
-fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNests, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, notes: &mut Vec<String>) -> Vec<Nest> {
+#[allow(clippy::too_many_arguments)]
+fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNests, skip: &BTreeSet<(usize, u32)>, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, notes: &mut Vec<String>, taken: &mut Vec<(usize, u32)>) -> Vec<Nest> {
     /// `held`: the runtime holds what `top` never writes (its outer DO has no label and is
     /// left only at its end), so a nest inside may renew the edges of such an array: once per
     /// execution of `top`. `cands`: the replicated arrays the nests taken merge, which
     /// `computed_arrays` must show to be work arrays each process can compute for itself.
     #[allow(clippy::too_many_arguments)]
-    fn expand(prog: &analyzer::program::Program, top: &Nest, held: bool, n: &Nest, inner: &InnerNests, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, cands: &mut BTreeSet<Name>) -> Option<Vec<Nest>> {
+    fn expand(prog: &analyzer::program::Program, top: &Nest, held: bool, n: &Nest, inner: &InnerNests, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, cands: &mut BTreeSet<Name>, split: &mut Vec<String>) -> Option<Vec<Nest>> {
         let alts = inner.get(&(n.unit, n.line)).filter(|a| !a.is_empty())?;
         let mut out = vec![];
         let mut mapped = false;
         let written = |array: &str| top.accesses.iter().any(|x| x.write && x.array == array);
+        let fits = |a: &Nest, mp: &Mapped| {
+            (mp.shadow.is_empty() || held)
+                && mp.shadow.iter().all(|w| !written(&w.array))
+                && mp.across.is_empty()
+                && mp.remote.is_empty()
+                && a.levels.iter().all(|l| l.reductions.is_empty())
+        };
         for a in alts {
-            match map_nest(prog, a, dist, aligns) {
-                Ok(Some(mp))
-                    if (mp.shadow.is_empty() || held)
-                        && mp.shadow.iter().all(|w| !written(&w.array))
-                        && mp.across.is_empty()
-                        && mp.remote.is_empty()
-                        && a.levels.iter().all(|l| l.reductions.is_empty()) =>
-                {
+            let mapping = map_nest(prog, a, dist, aligns);
+            // (a nest no one ON reference maps may map split by statements)
+            let parts = match &mapping {
+                Err(_) => fission_mapped(prog, a, dist, aligns).filter(|ps| ps.iter().all(|(p, mp)| fits(p, mp))),
+                _ => None,
+            };
+            if let Some(parts) = parts {
+                let list: Vec<Nest> = parts.iter().map(|(p, _)| p.clone()).collect();
+                split.push(fission_note(prog, a, &list));
+                for (p, _) in parts {
+                    cands.extend(merged_arrays(prog, &p, dist, aligns).into_iter().map(|(w, _)| w));
+                    out.push(p);
+                }
+                mapped = true;
+                continue;
+            }
+            match mapping {
+                Ok(Some(mp)) if fits(a, &mp) => {
                     cands.extend(merged_arrays(prog, a, dist, aligns).into_iter().map(|(w, _)| w));
                     out.push(a.clone());
                     mapped = true;
                 }
                 Ok(None) => out.push(a.clone()),
                 Err(Unfit::Unalignable(_)) => {
-                    out.extend(expand(prog, top, held, a, inner, dist, aligns, cands)?);
+                    out.extend(expand(prog, top, held, a, inner, dist, aligns, cands, split)?);
                     mapped = true;
                 }
                 _ => return None,
@@ -2913,21 +3004,23 @@ fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNe
     for n in nests {
         // (a nest with no nest inside keeps its mapping, which `variant` finds)
         let has_inner = inner.get(&(n.unit, n.line)).is_some_and(|a| !a.is_empty());
-        if has_inner && matches!(map_nest(prog, n, dist, aligns), Err(Unfit::Unalignable(_))) {
+        if has_inner && !skip.contains(&(n.unit, n.line)) && matches!(map_nest(prog, n, dist, aligns), Err(Unfit::Unalignable(_))) {
             // (what the nest does with distributed data outside the loops inside it would be
             // ordinary code: element reads one at a time, or refused, `CALL ROW(A(1,K))`)
             let inside = |l: u32, list: &[Nest]| list.iter().any(|x| x.line <= l && l <= x.end_line);
             let covered = |list: &Vec<Nest>| n.accesses.iter().filter(|a| distributed_map(prog, n.unit, &a.array, dist, aligns).is_some()).all(|a| !a.via_call && inside(a.line, list));
             let held = n.levels.first().is_some_and(|l| loop_holds(prog, n.unit, l));
             let mut cands = BTreeSet::new();
-            let list = expand(prog, n, held, n, inner, dist, aligns, &mut cands).filter(covered);
+            let mut split = vec![];
+            let list = expand(prog, n, held, n, inner, dist, aligns, &mut cands, &mut split).filter(covered);
             let computed = match &list {
                 Some(list) if !cands.is_empty() => computed_arrays(prog, n, list, &cands, dist, aligns),
                 _ => Some(BTreeMap::new()),
             };
             if let (Some(mut list), Some(computed)) = (list, computed) {
                 let at = unit_ref(prog, n.unit);
-                let lines: Vec<String> = list.iter().map(|x| x.line.to_string()).collect();
+                let mut lines: Vec<String> = list.iter().map(|x| x.line.to_string()).collect();
+                lines.dedup();
                 notes.push(format!(
                     "{}:{} (unit {}): runs in order on every process (its iterations touch every index of a distributed dimension), and the parallel loops inside it at lines {} are mapped on the distributed data",
                     at.file,
@@ -2935,6 +3028,7 @@ fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNe
                     upper(&at.unit),
                     lines.join(", ")
                 ));
+                notes.extend(split);
                 if !computed.is_empty() {
                     let arrays: Vec<String> = cands.iter().map(|w| upper(w)).collect();
                     let fill: Vec<String> = computed.iter().map(|(l, (_, lo, hi))| format!("{l} (reaching {lo} below and {hi} above)")).collect();
@@ -2951,12 +3045,172 @@ fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNe
                     }
                 }
                 out.extend(list);
+                taken.push((n.unit, n.line));
                 continue;
             }
         }
         out.push(n.clone());
     }
     out
+}
+
+/// The nest split by statements (loop fission) so that each part maps on the distribution:
+/// NPB LU's dissipation at the J boundaries, `DO I / DO M` with `RSD(M,I,2,K) = ...` and
+/// `RSD(M,I,3,K) = ...`, J divided. No one ON plane maps both statements (the second would
+/// be written at a neighbour's element), while each alone runs where its own plane lives. The
+/// assignments of the innermost body are grouped by where, along the distributed template
+/// dimensions, the element each writes lies; each group becomes a part, a copy of the nest
+/// with only those statements (`Nest::part`), in the order of the groups' first statements.
+/// None unless:
+/// - the nest runs in parallel outright (no run-time tests, no recurrence computed ahead, no
+///   reduction, no pipeline, no user refinement), and its innermost body holds only CONTINUE statements and
+///   assignments to elements of distributed arrays (no label, no line shared), in two groups
+///   or more;
+/// - no statement calls a procedure or a function, so each writes its element only;
+/// - statements of different groups touch no common element: where one writes an array that
+///   the other references, some dimension has two different constant subscripts, or the same
+///   scalar the nest does not change plus two different constants (`NY-2`, `NY-1`); and the
+///   loops' bounds read no array a statement writes. Then no dependence links two groups in
+///   either direction, and running each group's iterations after the previous group's
+///   computes what the nest computes.
+fn fission(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Option<Vec<Nest>> {
+    // (the user's assertions travel with the loop's DO statement, which each part repeats)
+    if !n.when.is_empty() || n.split.is_some() || n.compute.is_some() || n.across || !n.part.is_empty() || n.levels.iter().any(|l| !l.reductions.is_empty() || !l.overridden_by.is_empty()) {
+        return None;
+    }
+    let unit = &prog.units[n.unit];
+    let sema = &prog.semas[n.unit];
+    let Node::Do { body, .. } = analyzer::cfg::node_of(&unit.body, n.levels.last()?.header)? else {
+        return None;
+    };
+    let cx = AccessCtx { unit, sema, summaries: &prog.summaries };
+    // per assignment: first and last line, and where its element lies (template dimension,
+    // variable, coefficient, constant)
+    type Key = Vec<(usize, Option<Name>, i64, i64)>;
+    let mut stmts: Vec<(u32, u32, Key)> = vec![];
+    for b in body {
+        let Node::Stmt(id) = b else { return None };
+        let st = unit.stmt(*id);
+        match &st.kind {
+            StmtKind::Continue => continue,
+            StmtKind::Assign { .. } if st.label.is_none() && !unit.shares_a_line(st) => {}
+            _ => return None,
+        }
+        let (mut raw, mut calls) = (vec![], vec![]);
+        cx.stmt_accesses(st, &mut raw, &mut calls);
+        let writes: Vec<&Access> = raw.iter().filter(|a| a.write).collect();
+        if !calls.is_empty() || raw.iter().any(|a| a.via_call.is_some()) || writes.len() != 1 || !sema.is_array(&writes[0].name) {
+            return None;
+        }
+        let (first, last) = (st.span.line, st.span.end_line);
+        let w = n.accesses.iter().find(|a| a.write && a.line >= first && a.line <= last)?;
+        let map = distributed_map(prog, n.unit, &w.array, dist, aligns)?;
+        let subs = w.subs.as_ref()?;
+        let mut key = vec![];
+        for (d, slot) in map.iter().enumerate() {
+            let Some((t, off)) = slot.filter(|(t, _)| dist.contains(t)) else { continue };
+            key.push(match subs.get(d)? {
+                SubForm::Var { var, coeff, offset } => (t, Some(var.clone()), *coeff, offset + off),
+                SubForm::Invariant { var, offset } => (t, Some(var.clone()), 1, offset + off),
+                SubForm::Const(c) => (t, None, 0, c + off),
+                SubForm::Other => return None,
+            });
+        }
+        stmts.push((first, last, key));
+    }
+    let mut keys: Vec<&Key> = vec![];
+    for (_, _, k) in &stmts {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    if keys.len() < 2 {
+        return None;
+    }
+    let group_of = |line: u32| {
+        let (_, _, k) = stmts.iter().find(|(f, l, _)| *f <= line && line <= *l)?;
+        keys.iter().position(|x| *x == k)
+    };
+    for a in n.accesses.iter().filter(|a| a.write) {
+        let ga = group_of(a.line)?;
+        for b in n.accesses.iter().filter(|b| b.array == a.array) {
+            // (a loop bound reading what a statement writes would change between the parts)
+            let gb = group_of(b.line)?;
+            let apart = match (&a.subs, &b.subs) {
+                (Some(x), Some(y)) => x.iter().zip(y).any(|p| match p {
+                    (SubForm::Const(c), SubForm::Const(e)) => c != e,
+                    (SubForm::Invariant { var, offset }, SubForm::Invariant { var: v, offset: o }) => var == v && offset != o,
+                    _ => false,
+                }),
+                _ => false,
+            };
+            if ga != gb && !apart {
+                return None;
+            }
+        }
+    }
+    let total = stmts.len() as f64;
+    let parts = keys
+        .iter()
+        .enumerate()
+        .map(|(g, k)| {
+            let spans: Vec<(u32, u32)> = stmts.iter().filter(|s| s.2 == **k).map(|s| (s.0, s.1)).collect();
+            let mut p = n.clone();
+            p.accesses.retain(|a| group_of(a.line).is_none_or(|x| x == g));
+            let share = spans.len() as f64 / total;
+            p.work_s *= share;
+            p.with_calls_s *= share;
+            p.part = spans;
+            p
+        })
+        .collect();
+    Some(parts)
+}
+
+/// The parts of `fission(n)` when each of them maps on the distribution while `n` does not:
+/// the parts with their mappings.
+fn fission_mapped(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Option<Vec<(Nest, Mapped)>> {
+    let parts = fission(prog, n, dist, aligns)?;
+    if map_nest(prog, n, dist, aligns).is_ok() {
+        return None;
+    }
+    parts
+        .into_iter()
+        .map(|p| match map_nest(prog, &p, dist, aligns) {
+            Ok(Some(mp)) => Some((p, mp)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Nests that map on this distribution only split by statements (`fission_mapped`) are
+/// replaced by their parts; a note names each.
+fn with_fission(prog: &analyzer::program::Program, nests: &[Nest], dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, notes: &mut Vec<String>) -> Vec<Nest> {
+    let mut out = vec![];
+    for n in nests {
+        if let Some(parts) = fission_mapped(prog, n, dist, aligns) {
+            let parts: Vec<Nest> = parts.into_iter().map(|(p, _)| p).collect();
+            notes.push(fission_note(prog, n, &parts));
+            out.extend(parts);
+        } else {
+            out.push(n.clone());
+        }
+    }
+    out
+}
+
+/// What the notes say of a nest split by statements into `parts`.
+fn fission_note(prog: &analyzer::program::Program, n: &Nest, parts: &[Nest]) -> String {
+    let at = unit_ref(prog, n.unit);
+    let lists: Vec<String> = parts.iter().map(|p| p.part.iter().map(|(f, _)| f.to_string()).collect::<Vec<_>>().join(" and ")).collect();
+    format!(
+        "{}:{} (unit {}): no one ON reference maps the loop, so it is split by statements into {} loops, each running where the elements its statements write live (statements at lines {})",
+        at.file,
+        n.line,
+        upper(&at.unit),
+        parts.len(),
+        lists.join("; ")
+    )
 }
 
 /// A loop of `computed_arrays` reaches `lo` below and `hi` above the owned part along

@@ -218,6 +218,14 @@ pub struct ParallelLoop {
     pub split: Option<Split>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub end_line: u32,
+    /// The loop is one part of a nest split by statements (loop fission): the first and last
+    /// lines of the statements of its innermost body that this part keeps. The generator
+    /// writes the nest once per part, in the scheme's order, each copy with only its own
+    /// statements (NPB LU's dissipation at the J boundaries, `RSD(M,I,2,K) = ...` and
+    /// `RSD(M,I,3,K) = ...` in one loop over I, each plane's owner running its own
+    /// statement). Empty: the loop is written as it is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub part: Vec<(u32, u32)>,
 }
 
 /// What the generator needs of a scalar recurrence computed ahead of a parallel loop: the

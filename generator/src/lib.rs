@@ -214,7 +214,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
         };
 
     // (the value variables of extremum searches first: declarations before the directives)
-    let dropped = index_searches(program, scheme, &texts, &mut plan, &mut anchor)?;
+    let mut dropped = index_searches(program, scheme, &texts, &mut plan, &mut anchor)?;
     // (and the arrays of recurrences computed ahead: the text for each such loop, by its
     // position in the scheme)
     let mut splits: BTreeMap<usize, SplitText> = BTreeMap::new();
@@ -378,6 +378,8 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
     }
 
     let mut loop_lines: BTreeSet<(FileId, u32)> = BTreeSet::new();
+    // the DO lines of nests split by statements (one PARALLEL directive per part)
+    let mut part_lines: BTreeSet<(FileId, u32)> = BTreeSet::new();
     // the first statements each loop with a recurrence computed ahead gets in its body:
     // (file, before line, lines, the loop's line)
     let mut starts: Vec<(usize, u32, Vec<String>, u32)> = vec![];
@@ -412,7 +414,8 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
                 })
             }
         }
-        if !loop_lines.insert((unit.file, x.line)) {
+        let another_part = !x.part.is_empty() && !part_lines.insert((unit.file, x.line)) && loop_lines.contains(&(unit.file, x.line));
+        if !loop_lines.insert((unit.file, x.line)) && !another_part {
             return Err(GenError::Duplicate {
                 file: path,
                 line: x.line,
@@ -437,6 +440,17 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             starts.push((unit.file.0 as usize, sp.first_body_line, sp.start, x.line));
             before.extend(sp.before);
             after.splice(0..0, sp.after);
+        }
+        if !x.part.is_empty() {
+            // the directive, then this part's copy of the nest, where the nest starts (its own
+            // lines are dropped)
+            let k = unit.file.0 as usize;
+            let (copy, last) = fission_copy(program, ui, x, &texts[k], &path, another_part, relabelled.entry(ui).or_default())?;
+            versioned_ranges.push((k, x.line, last));
+            dropped[k].extend(x.line..=last);
+            plan[k].push(Insertion { before: x.line, cat: 9, seq, kind: kind.clone(), indent_line: x.line, raw: vec![] });
+            plan[k].push(Insertion { before: x.line, cat: 9, seq, kind, indent_line: x.line, raw: copy });
+            continue;
         }
         if !before.is_empty() {
             plan[unit.file.0 as usize].push(Insertion { before: x.line, cat: 8, seq: usize::MAX, kind: kind.clone(), indent_line: x.line, raw: before });
@@ -481,7 +495,7 @@ pub fn generate(program: &Program, scheme: &Scheme) -> Result<Vec<GeneratedFile>
             return Err(GenError::Placement {
                 file: files[k].display_path(),
                 line: x.before,
-                message: format!("the scheme puts `{}` inside the loop at line {first}, which runs in parallel only under run-time tests (written twice)", x.kind),
+                message: format!("the scheme puts `{}` inside the loop at line {first}, which the generated program writes more than once (a loop parallel only under run-time tests, or one split by statements)", x.kind),
             });
         }
     }
@@ -888,6 +902,41 @@ fn recurrence(program: &Program, ui: usize, x: &experts::scheme::ParallelLoop, s
         out.after.extend(write(&format!("DEALLOCATE ({a})"), &outer));
     }
     Ok(out)
+}
+
+/// One part's copy of a nest split by statements (`ParallelLoop::part`): the nest's lines
+/// without its DVM lines and without the assignments other parts keep, and the nest's last
+/// line. The first part keeps the labels; the others' are renumbered (`analyzer::relabel`,
+/// `taken` as for versioned loops). Refused unless the nest runs in parallel outright and
+/// each span of the part is an assignment inside it.
+fn fission_copy(program: &Program, ui: usize, x: &experts::scheme::ParallelLoop, orig: &[&str], path: &str, relabel: bool, taken: &mut BTreeSet<u32>) -> Result<(Vec<String>, u32), GenError> {
+    let unit = &program.units[ui];
+    let fixed = program.map.files[unit.file.0 as usize].form == SourceForm::Fixed;
+    let bad = |message: String| GenError::Placement { file: path.to_string(), line: x.line, message };
+    if !x.when.is_empty() || x.split.is_some() {
+        return Err(bad("the scheme splits this loop by statements and also runs it under run-time tests or computes a recurrence ahead of it".into()));
+    }
+    let header = place::stmts_on_line(unit, x.line).first().map(|s| s.id).ok_or_else(|| bad("no DO statement here".into()))?;
+    let node = analyzer::cfg::node_of(&unit.body, header).ok_or_else(|| bad("no DO loop starts here".into()))?;
+    let mut last = x.line;
+    let mut assigns: Vec<(u32, u32)> = vec![];
+    analyzer::ast::for_each_stmt(unit, std::slice::from_ref(node), &mut |st| {
+        last = last.max(st.span.end_line);
+        if matches!(st.kind, analyzer::ast::StmtKind::Assign { .. }) {
+            assigns.push((st.span.line, st.span.end_line));
+        }
+    });
+    if let Some((l, _)) = x.part.iter().find(|p| !assigns.contains(p)) {
+        return Err(bad(format!("the scheme splits this loop by statements, but no assignment of it spans line {l} to its part's end")));
+    }
+    let copy = if relabel {
+        analyzer::relabel::loop_copy(unit, node, orig, fixed, taken).ok_or_else(|| bad("the scheme splits this loop by statements, but it cannot be written a second time (`analyzer::relabel` refuses it)".into()))?
+    } else {
+        orig.get(x.line as usize - 1..last as usize).ok_or_else(|| bad("the loop ends past the file".into()))?.iter().map(|l| l.to_string()).collect()
+    };
+    let left_out = |line: u32| assigns.iter().any(|(f, l)| *f <= line && line <= *l && !x.part.contains(&(*f, *l)));
+    let lines = copy.into_iter().zip(x.line..).filter(|(l, at)| !is_dvm_line(l, fixed) && !left_out(*at)).map(|(l, _)| l).collect();
+    Ok((lines, last))
 }
 
 /// The lines that write loop `x` twice: `IF (tests) THEN` before its directive, and after its

@@ -153,6 +153,7 @@ fn par(file: &Path, unit: &str, line: u32, vars: &[&str], on: Option<ArrayRef>) 
         when: vec![],
         split: None,
         end_line: 0,
+        part: vec![],
     }
 }
 
@@ -1107,5 +1108,55 @@ fn nested_include_holding_the_last_declaration() {
         let a = compile_and_run(dir.path(), "orig.f", &input, &[]);
         let b = compile_and_run(dir.path(), "dvmh.f", &g.text, &[]);
         assert_eq!(a, b);
+    }
+}
+
+/// A nest split by statements (`ParallelLoop::part`): one directive and one copy of the nest
+/// per part, each copy without the other parts' assignments; the first keeps the labels, the
+/// second gets new ones (the loops share their terminal statement). The program computes
+/// what the original computes. A part that names no assignment of the nest is refused with
+/// the file and line.
+#[test]
+fn a_nest_split_by_statements_is_written_once_per_part() {
+    let p = data("split_nest.f");
+    let prog = load_one(&p);
+    let f = path_str(&p);
+    let mut s = scheme();
+    for part in [(14, 14), (16, 17)] {
+        let mut x = par(&p, "fis", 12, &["i", "m"], None);
+        x.end_line = 18;
+        x.part = vec![part];
+        s.loops.push(x);
+    }
+    let g = only(generate(&prog, &s).unwrap());
+    let want = "\
+CDVM$ PARALLEL (I,M)
+      do 10 i = 2, n
+         do 10 m = 1, 3
+            a(m, i) = a(m, i) * 2
+c           the second statement
+   10 continue
+CDVM$ PARALLEL (I,M)
+      do 11 i = 2, n
+         do 11 m = 1, 3
+c           the second statement
+            b(m, i) = b(m, i)
+     >                + 1
+   11 continue
+      print";
+    assert!(g.text.contains(want), "{}", g.text);
+    check_columns(&g, true);
+    if gfortran_available() {
+        let dir = tempfile::tempdir().unwrap();
+        let orig = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(compile_and_run(dir.path(), "split.f", &g.text, &[]), compile_and_run(dir.path(), "orig.f", &orig, &[]));
+    }
+    s.loops[1].part = vec![(15, 15)];
+    match generate(&prog, &s) {
+        Err(GenError::Placement { file, line: 12, message }) => {
+            assert_eq!(file, f);
+            assert!(message.contains("no assignment of it spans line 15"), "{message}");
+        }
+        other => panic!("{other:?}"),
     }
 }

@@ -203,6 +203,7 @@ fn scheme_s(
                         when: vec![],
                         split: None,
                         end_line: 0,
+                        part: vec![],
                     }
                 },
             ),

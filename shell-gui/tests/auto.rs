@@ -51,6 +51,16 @@ fn with_cheap_threads(tag: &str, fixture: &str, name: &str) -> Scratch {
     dir
 }
 
+/// `with_cheap_threads`, then `sapfor --auto NAME -o auto.fdv` on that machine: the directory
+/// and the report (standard output and error).
+fn auto_cheap(tag: &str, fixture: &str, name: &str) -> (Scratch, String) {
+    let dir = with_cheap_threads(tag, fixture, name);
+    let out = sapfor().current_dir(&dir).args(["--auto", name, "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (dir, report)
+}
+
 /// Compile a Fortran-DVMH file as plain Fortran and run it in `dir`; return its stdout.
 fn run_sequential(dir: &Path, src: &Path, fixed: bool) -> String {
     let exe = dir.join("prog");
@@ -941,10 +951,22 @@ fn a_loop_parallel_under_tests_that_another_choice_keeps_sequential_is_explained
     assert!(report.contains("(unit FILL): parallel when N .GE. 3, but runs as it is in this variant: the loop at line 36 cannot be aligned with the distribution (no reference indexes every distributed dimension by a loop variable), and its iterations cannot be divided over full copies"), "{report}");
 }
 
+/// The configurations each variant runs in: processes, threads and the emulator.
+const VARIANT_RUNS: [&[&str]; 4] = [&["--np", "2"], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]];
+
 /// Every variant `--auto` stored in `dir`'s project database (at least `min` of them),
 /// written with `sapfor generate --scheme K`, handed to `inspect` (id, text), then run with
 /// processes, threads and the emulator: each must print `want`.
 fn every_variant_prints(dir: &Path, want: &str, min: usize, mut inspect: impl FnMut(i64, &str)) {
+    variants_print(dir, want, min, &VARIANT_RUNS, |id, text| {
+        inspect(id, text);
+        true
+    });
+}
+
+/// As `every_variant_prints`, in the configurations `runs`, for the variants `pick` (id,
+/// text) keeps.
+fn variants_print(dir: &Path, want: &str, min: usize, runs: &[&[&str]], mut pick: impl FnMut(i64, &str) -> bool) {
     let out = sapfor().current_dir(dir).args(["schemes", "--json"]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let ids: Vec<i64> = v.as_array().unwrap().iter().filter_map(|s| s["id"].as_i64()).collect();
@@ -954,9 +976,11 @@ fn every_variant_prints(dir: &Path, want: &str, min: usize, mut inspect: impl Fn
         let out = sapfor().current_dir(dir).args(["generate", "--scheme", &id.to_string(), "-o", &name]).output().unwrap();
         assert!(out.status.success(), "#{id}: {}", String::from_utf8_lossy(&out.stderr));
         let text = std::fs::read_to_string(dir.join(&name)).unwrap();
-        inspect(id, &text);
-        for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
-            let out = sapfor().current_dir(dir).args(["run", &name]).args(cfg).output().unwrap();
+        if !pick(id, &text) {
+            continue;
+        }
+        for cfg in runs {
+            let out = sapfor().current_dir(dir).args(["run", &name]).args(*cfg).output().unwrap();
             assert!(out.status.success(), "#{id} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
             assert_eq!(String::from_utf8_lossy(&out.stdout), want, "#{id} {cfg:?}:\n{text}");
         }
@@ -1686,25 +1710,16 @@ CDVM$ PARALLEL (I2) PRIVATE(R,X0,X1)
 #[test]
 fn work_arrays_read_at_neighbouring_indices_are_filled_past_each_block() {
     assert!(have_gfortran());
-    let dir = with_cheap_threads("eta-fluxes", "shell-gui/tests/data/eta_fluxes.f", "e.f");
-    let out = sapfor().current_dir(&dir).args(["--auto", "e.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let (dir, report) = auto_cheap("eta-fluxes", "shell-gui/tests/data/eta_fluxes.f", "e.f");
     assert!(
         report.contains("e.f:62 (unit RHS): the work array(s) FLUX, FLX are filled past each process's block by the loops at lines 64 (reaching 1 below and 1 above), 77 (reaching 1 below and 1 above), 97 (reaching 0 below and 1 above), 100 (reaching 0 below and 0 above) (SHADOW_COMPUTE)"),
         "{report}"
     );
     let want = run_sequential(&dir, &dir.join("e.f"), true);
-    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut computed = 0;
-    for id in v.as_array().unwrap().iter().filter_map(|s| s["id"].as_i64()) {
-        let name = format!("v{id}.fdv");
-        let out = sapfor().current_dir(&dir).args(["generate", "--scheme", &id.to_string(), "-o", &name]).output().unwrap();
-        assert!(out.status.success(), "#{id}: {}", String::from_utf8_lossy(&out.stderr));
-        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+    variants_print(&dir, &want, 2, &VARIANT_RUNS, |id, text| {
         if !text.contains("SHADOW_COMPUTE(") {
-            continue;
+            return false;
         }
         // the two filling loops, with the edges of U their reach needs
         assert!(text.contains("SHADOW_RENEW(U(0:0,0:0,1:1,0:0)),\nCDVM$* SHADOW_COMPUTE(U(0:0,0:0,1:1,0:0))\n            DO 20 J = 1, NY"), "#{id}:\n{text}");
@@ -1713,11 +1728,44 @@ fn work_arrays_read_at_neighbouring_indices_are_filled_past_each_block() {
         // the merge, which first makes every copy process 0's, `--np 2` printed another sum)
         assert!(text.contains("CDVM$ PARALLEL (J) ON U(1,I,J-1,K), SHADOW_COMPUTE(U(0:0,0:0,0:0,0:0))\n            DO 40 J = 2, NY"), "#{id}:\n{text}");
         computed += 1;
-        for cfg in [&["--np", "2"][..], &["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
-            let out = sapfor().current_dir(&dir).args(["run", &name]).args(cfg).output().unwrap();
-            assert!(out.status.success(), "#{id} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
-            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "#{id} {cfg:?}:\n{text}");
-        }
-    }
+        true
+    });
     assert!(computed >= 2, "{computed} variants with SHADOW_COMPUTE");
+}
+
+/// NPB LU's fourth-order dissipation next to the boundaries of the divided dimension: one
+/// loop over I updates planes J = 2 and 3 together (and another the two planes before the
+/// last, `NY-2` and `NY-1` of a PARAMETER), and no one ON plane maps both statements. In the
+/// variants that divide J the loop is split by statements into one parallel loop per plane
+/// (its copy of the nest keeps only its own statement), inside the nest over K that runs in
+/// order; a loop outside any other that sets both boundary planes is split the same way. At
+/// `--np 4` the first block holds J = 1..2 only, so planes 2 and 3 live on two processes:
+/// one loop on plane 2's owner writing plane 3 printed other sums there. Every variant split
+/// so prints what the sequential program prints.
+#[test]
+fn a_loop_writing_two_planes_of_a_divided_dimension_is_split_by_statements() {
+    assert!(have_gfortran());
+    let (dir, report) = auto_cheap("boundary-planes", "shell-gui/tests/data/boundary_planes.f", "b.f");
+    for want in [
+        "b.f:41 (unit BPLANE): no one ON reference maps the loop, so it is split by statements into 2 loops, each running where the elements its statements write live (statements at lines 43; 45)",
+        "b.f:50 (unit BPLANE): no one ON reference maps the loop, so it is split by statements into 2 loops, each running where the elements its statements write live (statements at lines 52; 55)",
+        "b.f:24 (unit BPLANE): no one ON reference maps the loop, so it is split by statements into 2 loops, each running where the elements its statements write live (statements at lines 27; 28)",
+    ] {
+        assert!(report.contains(want), "missing `{want}`:\n{report}");
+    }
+    let want = run_sequential(&dir, &dir.join("b.f"), true);
+    let mut split = 0;
+    let runs: Vec<&[&str]> = VARIANT_RUNS.iter().copied().chain([&["--np", "4"][..]]).collect();
+    variants_print(&dir, &want, 2, &runs, |id, text| {
+        if !text.contains("ON R(M,I,3,K)") || split == 3 {
+            return false;
+        }
+        // each part's copy of the nest holds its own statement only
+        assert!(text.contains("CDVM$ PARALLEL (I,M) ON R(M,I,2,K), SHADOW_RENEW(U(0:0,0:0,0:2,0:0))\n            do i = 1, nx\n               do m = 1, 4\n                  r(m,i,2,k) = r(m,i,2,k) - 0.25d0 * (5.0d0*u(m,i,2,k)\n     >                 - 4.0d0*u(m,i,3,k) + u(m,i,4,k))\n               end do\n            end do\nCDVM$ PARALLEL (I,M) ON R(M,I,3,K), SHADOW_RENEW(U(0:0,0:0,1:2,0:0))\n            do i = 1, nx\n               do m = 1, 4\n                  r(m,i,3,k) = "), "#{id}:\n{text}");
+        assert!(text.contains("ON U(M,I,1,K), SHADOW_RENEW(U(0:0,0:0,0:1,0:0))\n         do k = 1, nz\n            do i = 1, nx\n               do m = 1, 4\n                  u(m,i,1,k) = 0.5d0 * u(m,i,2,k)\n               end do"), "#{id}:\n{text}");
+        assert_eq!(text.matches("r(m,i,ny-1,k) = r(m,i,ny-1,k)").count(), 1, "#{id}:\n{text}");
+        split += 1;
+        true
+    });
+    assert!(split >= 2, "{split} variants split the loops");
 }
