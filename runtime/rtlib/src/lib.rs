@@ -290,6 +290,14 @@ impl Rt {
             self.size
         );
         let _ = std::io::stderr().flush();
+        // (every process runs the code between parallel loops alike: process 0, which does the
+        // program's output, most often finds the same error a moment later, forwards its
+        // output and stops the others itself. Stopped by mpirun instead, its SIGTERM handler
+        // had too little time on a loaded machine: a CI run lost all 300 lines of
+        // outofrange.fdv that process 0 had printed)
+        if self.rank != 0 {
+            std::thread::sleep(std::time::Duration::from_millis(1000));
+        }
         abort(self.world.as_ref(), 2)
     }
     /// Seconds spent communicating so far: every kind of message, and the profiling barriers.
