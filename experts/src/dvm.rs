@@ -387,6 +387,15 @@ fn name_in(prog: &analyzer::program::Program, unit: usize, id: &ArrayId) -> Opti
     }
 }
 
+/// The constant bounds of each dimension of an array identity, as the first unit that
+/// declares it gives them (empty when none does).
+fn declared_bounds(prog: &analyzer::program::Program, id: &ArrayId) -> Vec<Option<(i64, i64)>> {
+    (0..prog.units.len())
+        .find_map(|u| name_in(prog, u, id).map(|nm| (u, nm)))
+        .and_then(|(u, nm)| prog.semas[u].symbol(&nm).map(|s| s.bounds().to_vec()))
+        .unwrap_or_default()
+}
+
 /// Name of an array identity inside a unit, also as a dummy argument bound to it (the unit's
 /// loops over that dummy work on the array).
 fn seen_name_in(prog: &analyzer::program::Program, unit: usize, id: &ArrayId) -> Option<Name> {
@@ -1347,11 +1356,7 @@ fn alignments(
     // inner I not a nest variable: alone they would align RSD with U on J and K only, and
     // the pipelines along I could not run on RSD).
     let agrees = |part: &[Option<usize>], full: &[Option<usize>]| part.iter().zip(full).all(|(p, f)| p.is_none() || p == f);
-    // constant bounds of an array's dimension, where a unit declares it
-    let bounds = |id: &ArrayId, d: usize| -> Option<(i64, i64)> {
-        let unit = (0..prog.units.len()).find(|u| name_in(prog, *u, id).is_some())?;
-        prog.semas[unit].symbol(&name_in(prog, unit, id)?)?.bounds().get(d).copied().flatten()
-    };
+    let tbounds = declared_bounds(prog, tid);
     for (id, _) in candidates.iter().filter(|(id, _)| *id != tid) {
         let best = votes.get(id).and_then(|v| {
             let score = |dims: &[Option<usize>]| -> (f64, usize) {
@@ -1365,6 +1370,7 @@ fn alignments(
         match best {
             Some(dims) => {
                 let v = &votes[id];
+                let bounds = declared_bounds(prog, id);
                 let map = dims
                     .iter()
                     .enumerate()
@@ -1377,7 +1383,7 @@ fn alignments(
                             // runtime does not give an empty block; fuzz seed 40, B(I) WITH
                             // C(I-3) of extent 6 at `--np 2`, read B(1) in a shadow there)
                             let off = central_offset(&seen);
-                            let off = match (bounds(id, d), bounds(tid, e)) {
+                            let off = match (bounds.get(d).copied().flatten(), tbounds.get(e).copied().flatten()) {
                                 (Some((lo, hi)), Some((tlo, thi))) if hi - lo <= thi - tlo => off.clamp(tlo - lo, thi - hi),
                                 _ => off,
                             };
@@ -2411,7 +2417,6 @@ fn replicated_scheme(analysis: &Analysis, nests: &[Nest], _m: &MachineModel) -> 
 }
 
 #[allow(clippy::too_many_arguments)]
-#[allow(clippy::too_many_arguments)]
 fn variant(
     analysis: &Analysis,
     nests: &[Nest],
@@ -2431,12 +2436,12 @@ fn variant(
     const TRIED: usize = 8;
     let mut taken = vec![];
     let mut skip = BTreeSet::new();
-    let mut best = variant_with(analysis, nests, versioned, Some((inner, &skip, &mut taken)), tid, formats, aligns, m, counts);
+    let mut best = variant_with(analysis, nests, versioned, (inner, &skip, &mut taken), tid, formats, aligns, m, counts);
     let mut declined = vec![];
     let total = |r: &Result<Scheme, Vec<Reason>>| r.as_ref().map_or(f64::INFINITY, |s| s.estimate.total);
     for &t in taken.iter().take(TRIED) {
         skip.insert(t);
-        let other = variant_with(analysis, nests, versioned, Some((inner, &skip, &mut vec![])), tid, formats, aligns, m, counts);
+        let other = variant_with(analysis, nests, versioned, (inner, &skip, &mut vec![]), tid, formats, aligns, m, counts);
         if total(&other) < total(&best) {
             declined.push((t, total(&best), total(&other)));
             best = other;
@@ -2457,14 +2462,14 @@ fn variant(
     best
 }
 
-/// `variant`, with the nests `with_inner` maps inside when `inner` is given, but for those
-/// listed to skip (the nests it took are added to the list).
+/// `variant`, with the nests `with_inner` maps inside but for those listed to skip (the nests
+/// it took are added to the list).
 #[allow(clippy::too_many_arguments)]
 fn variant_with(
     analysis: &Analysis,
     nests: &[Nest],
     versioned: &[Nest],
-    inner: Option<(&InnerNests, &BTreeSet<(usize, u32)>, &mut Vec<(usize, u32)>)>,
+    (inner, skip, taken): (&InnerNests, &BTreeSet<(usize, u32)>, &mut Vec<(usize, u32)>),
     tid: &ArrayId,
     formats: &[Format],
     aligns: &BTreeMap<ArrayId, AlignMap>,
@@ -2480,10 +2485,7 @@ fn variant_with(
         .collect();
     let mut versioned_notes = vec![];
     let nests = &with_versioned(prog, nests, versioned, &dist, aligns, &mut versioned_notes);
-    let nests = &match inner {
-        Some((inner, skip, taken)) => with_inner(prog, nests, inner, skip, &dist, aligns, &mut versioned_notes, taken),
-        None => nests.clone(),
-    };
+    let nests = &with_inner(prog, nests, inner, skip, &dist, aligns, &mut versioned_notes, taken);
     let nests = &with_fission(prog, nests, &dist, aligns, &mut versioned_notes);
     let tname_any = name_of(prog, tid);
     let name = format!(
@@ -2971,12 +2973,11 @@ fn with_inner(prog: &analyzer::program::Program, nests: &[Nest], inner: &InnerNe
             let mapping = map_nest(prog, a, dist, aligns);
             // (a nest no one ON reference maps may map split by statements)
             let parts = match &mapping {
-                Err(_) => fission_mapped(prog, a, dist, aligns).filter(|ps| ps.iter().all(|(p, mp)| fits(p, mp))),
+                Err(_) => fission(prog, a, dist, aligns).and_then(|ps| mapped_parts(prog, ps, dist, aligns)).filter(|ps| ps.iter().all(|(p, mp)| fits(p, mp))),
                 _ => None,
             };
             if let Some(parts) = parts {
-                let list: Vec<Nest> = parts.iter().map(|(p, _)| p.clone()).collect();
-                split.push(fission_note(prog, a, &list));
+                split.push(fission_note(prog, a, parts.iter().map(|(p, _)| p)));
                 for (p, _) in parts {
                     cands.extend(merged_arrays(prog, &p, dist, aligns).into_iter().map(|(w, _)| w));
                     out.push(p);
@@ -3167,13 +3168,9 @@ fn fission(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>, 
     Some(parts)
 }
 
-/// The parts of `fission(n)` when each of them maps on the distribution while `n` does not:
-/// the parts with their mappings.
-fn fission_mapped(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Option<Vec<(Nest, Mapped)>> {
-    let parts = fission(prog, n, dist, aligns)?;
-    if map_nest(prog, n, dist, aligns).is_ok() {
-        return None;
-    }
+/// The parts of a nest split by `fission` with their mappings, when each of them maps on the
+/// distribution.
+fn mapped_parts(prog: &analyzer::program::Program, parts: Vec<Nest>, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Option<Vec<(Nest, Mapped)>> {
     parts
         .into_iter()
         .map(|p| match map_nest(prog, &p, dist, aligns) {
@@ -3183,15 +3180,16 @@ fn fission_mapped(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<u
         .collect()
 }
 
-/// Nests that map on this distribution only split by statements (`fission_mapped`) are
-/// replaced by their parts; a note names each.
+/// Nests that map on this distribution only split by statements (`fission`, `mapped_parts`)
+/// are replaced by their parts; a note names each.
 fn with_fission(prog: &analyzer::program::Program, nests: &[Nest], dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>, notes: &mut Vec<String>) -> Vec<Nest> {
     let mut out = vec![];
     for n in nests {
-        if let Some(parts) = fission_mapped(prog, n, dist, aligns) {
-            let parts: Vec<Nest> = parts.into_iter().map(|(p, _)| p).collect();
-            notes.push(fission_note(prog, n, &parts));
-            out.extend(parts);
+        // (the split first: it gives up at once on most nests, mapping a nest costs more)
+        let parts = fission(prog, n, dist, aligns).filter(|_| map_nest(prog, n, dist, aligns).is_err()).and_then(|ps| mapped_parts(prog, ps, dist, aligns));
+        if let Some(parts) = parts {
+            notes.push(fission_note(prog, n, parts.iter().map(|(p, _)| p)));
+            out.extend(parts.into_iter().map(|(p, _)| p));
         } else {
             out.push(n.clone());
         }
@@ -3200,15 +3198,15 @@ fn with_fission(prog: &analyzer::program::Program, nests: &[Nest], dist: &BTreeS
 }
 
 /// What the notes say of a nest split by statements into `parts`.
-fn fission_note(prog: &analyzer::program::Program, n: &Nest, parts: &[Nest]) -> String {
+fn fission_note<'a>(prog: &analyzer::program::Program, n: &Nest, parts: impl Iterator<Item = &'a Nest>) -> String {
     let at = unit_ref(prog, n.unit);
-    let lists: Vec<String> = parts.iter().map(|p| p.part.iter().map(|(f, _)| f.to_string()).collect::<Vec<_>>().join(" and ")).collect();
+    let lists: Vec<String> = parts.map(|p| p.part.iter().map(|(f, _)| f.to_string()).collect::<Vec<_>>().join(" and ")).collect();
     format!(
         "{}:{} (unit {}): no one ON reference maps the loop, so it is split by statements into {} loops, each running where the elements its statements write live (statements at lines {})",
         at.file,
         n.line,
         upper(&at.unit),
-        parts.len(),
+        lists.len(),
         lists.join("; ")
     )
 }
@@ -3611,21 +3609,7 @@ fn estimate(
     m: &MachineModel,
 ) -> Estimate {
     let dims: Vec<usize> = dist.iter().copied().collect();
-    let tbounds: Vec<i64> = {
-        let unit = (0..prog.units.len())
-            .find(|u| name_in(prog, *u, tid).is_some())
-            .unwrap_or(0);
-        let nm = name_in(prog, unit, tid).unwrap_or_default();
-        prog.semas[unit]
-            .symbol(&nm)
-            .map(|s| {
-                s.bounds()
-                    .iter()
-                    .map(|b| b.map_or(1, |(lo, hi)| hi - lo + 1))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let tbounds: Vec<i64> = declared_bounds(prog, tid).iter().map(|b| b.map_or(1, |(lo, hi)| hi - lo + 1)).collect();
     let mut best: Option<Estimate> = None;
     let all = grids(m.processes, dims.len());
     let fixed: Vec<Vec<u32>> = all.iter().filter(|g| **g == m.grid).cloned().collect();

@@ -300,6 +300,11 @@ impl Rt {
         }
         abort(self.world.as_ref(), 2)
     }
+    /// The box the exchanges of array `h` are limited to while the loop running now reads only
+    /// that box (`sapfor_limit`; an empty box, left by `sapfor_unlimit`, is no limit).
+    fn limit(&self, h: i64) -> Option<(Vec<i64>, Vec<i64>)> {
+        self.limits.get(&h).filter(|(lo, _)| !lo.is_empty()).cloned()
+    }
     /// Seconds spent communicating so far: every kind of message, and the profiling barriers.
     fn comm_secs(&self) -> f64 {
         self.shadow.secs + self.across.secs + self.reduce.secs + self.remote.secs + self.fetch.secs + self.gather.secs + self.sync.secs
@@ -1026,7 +1031,7 @@ pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64
             }
         }
         let (mut wlo, mut whi) = (slice(wlo, r).to_vec(), slice(whi, r).to_vec());
-        let mut lim = rt.limits.get(&h).filter(|(lo, _)| !lo.is_empty()).cloned();
+        let mut lim = rt.limit(h);
         if let Some((_, dlo, dhi)) = rt.held.get_mut(&h) {
             for d in 0..r {
                 wlo[d] = wlo[d].max(*dlo.get(d).unwrap_or(&0));
@@ -1287,7 +1292,7 @@ unsafe fn across_step(
         let l = rt.layout(h).clone();
         let r = l.dims.len();
         let (wlo, whi, dirs) = (slice(wlo, r), slice(whi, r), slice(dirs, r));
-        let lim = rt.limits.get(&h).filter(|(lo, _)| !lo.is_empty()).cloned();
+        let lim = rt.limit(h);
         let mut bytes = 0;
         for d in (0..r).filter(|&d| dims(d)) {
             let (dir, w) = if dirs[d] < 0 { (-1, whi[d]) } else { (1, wlo[d]) };
