@@ -51,6 +51,11 @@ pub struct Effect {
     /// Every element the procedure reads of it was written by the procedure itself before
     /// (the call defines the array's values rather than using them).
     pub own_reads: bool,
+    /// For a COMMON work array that is not `own_reads`: what executing the procedure with
+    /// the values a call gives it showed (`concrete::owned_scratch`), an element read before
+    /// it was written: "executed with the values its call at line 62 gives it (L = 3, N =
+    /// 16), HALF reads W(9) at line 106 before writing it".
+    pub read_first: Option<String>,
 }
 
 /// Mod/ref summary of a procedure.

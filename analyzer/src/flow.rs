@@ -153,7 +153,12 @@ pub fn common_flow(program: &Program) -> CommonFlow {
             crate::ast::UnitKind::Program => BTreeSet::new(),
             _ => g.entry.map(|e| g.live_in[e.0 as usize].clone()).unwrap_or_default(),
         };
-        live.retain(|n| !is_array(n) || exposed.as_ref().is_none_or(|e| e.contains(n)));
+        // (or where the summary counts its reads as its own: `concrete::owned_scratch`)
+        let own = |n: &Name| {
+            let key = sema.symbol(n).and_then(|s| s.common.clone());
+            key.is_some_and(|k| program.summaries.get(&u.name).and_then(|s| s.commons.get(&k)).is_some_and(|e| e.own_reads))
+        };
+        live.retain(|n| !is_array(n) || (!own(n) && exposed.as_ref().is_none_or(|e| e.contains(n))));
         for st in u.stmts.iter().filter(|s| s.kind.is_executable()) {
             let calls = &per_stmt[st.id.0 as usize].1;
             if calls.is_empty() {

@@ -78,7 +78,18 @@ pub fn unit_accesses(
 /// Compute summaries bottom-up over the call graph (callees first; recursive cycles are
 /// marked imprecise).
 pub fn summarize(units: &[Unit], semas: &[UnitSema]) -> (BTreeMap<Name, Summary>, CallGraph) {
-    summarize_with(units, semas, &BTreeMap::new())
+    summarize_with(units, semas, &BTreeMap::new(), &BTreeMap::new())
+}
+
+/// What executing procedures with the values the program gives them showed of their COMMON
+/// work arrays (`concrete::owned_scratch`), by (procedure, block and member): None where
+/// each call writes what it reads first, else the element one reads first.
+pub type Owned = BTreeMap<(Name, (Name, usize)), Option<String>>;
+
+/// `summarize`, the reads of `owned`'s members counted as their procedures' own
+/// (`Effect::own_reads`) where each call writes them first.
+pub fn summarize_owning(units: &[Unit], semas: &[UnitSema], owned: &Owned) -> (BTreeMap<Name, Summary>, CallGraph) {
+    summarize_with(units, semas, &BTreeMap::new(), owned)
 }
 
 /// Logical COMMON scalars that guard calls or I/O (`IF (TIMERS_ENABLED) CALL TIMER_START(4)`
@@ -95,12 +106,12 @@ pub struct Quiet {
 
 /// The program's quiet flags and its summaries under them (`Quiet`); empty when no logical
 /// COMMON scalar guards a call or I/O statement.
-pub fn quiet(units: &[Unit], semas: &[UnitSema]) -> Quiet {
+pub fn quiet(units: &[Unit], semas: &[UnitSema], owned: &Owned) -> Quiet {
     let flags = quiet_flags(units, semas);
     if flags.is_empty() {
         return Quiet::default();
     }
-    let (summaries, _) = summarize_with(units, semas, &flags);
+    let (summaries, _) = summarize_with(units, semas, &flags, owned);
     Quiet { flags, summaries }
 }
 
@@ -180,7 +191,7 @@ fn quiet_flags(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(Name, usize), bo
 }
 
 /// `summarize`, the statements that `flags` (quiet flags, `Quiet`) skip left out.
-fn summarize_with(units: &[Unit], semas: &[UnitSema], flags: &BTreeMap<(Name, usize), bool>) -> (BTreeMap<Name, Summary>, CallGraph) {
+fn summarize_with(units: &[Unit], semas: &[UnitSema], flags: &BTreeMap<(Name, usize), bool>, owned: &Owned) -> (BTreeMap<Name, Summary>, CallGraph) {
     let index = unit_index(units);
     let mut g: DiGraph<usize, ()> = DiGraph::new();
     let nodes: Vec<NodeIndex> = (0..units.len()).map(|i| g.add_node(i)).collect();
@@ -214,6 +225,16 @@ fn summarize_with(units: &[Unit], semas: &[UnitSema], flags: &BTreeMap<(Name, us
                 continue;
             }
             let mut s = summarize_unit(u, &semas[i], &summaries, flags);
+            for ((p, key), why) in owned {
+                if p == &u.name {
+                    if let Some(e) = s.commons.get_mut(key) {
+                        match why {
+                            None => e.own_reads = true,
+                            Some(w) => e.read_first = Some(w.clone()),
+                        }
+                    }
+                }
+            }
             if recursive {
                 s.recursive = true;
                 s.unknown_calls.insert(u.name.clone());

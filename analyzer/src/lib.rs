@@ -7,6 +7,7 @@ pub mod access;
 pub mod affine;
 pub mod ast;
 pub mod cfg;
+pub mod concrete;
 pub mod deptest;
 pub mod diag;
 pub mod directives;

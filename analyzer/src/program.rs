@@ -333,9 +333,15 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         }
         (summaries, call_graph) = interproc::summarize(&units, &semas);
     }
+    // COMMON work arrays procedures fill before reading them with the values the program
+    // gives them (NPB FT's SCR in SWARZTRAUBER, `concrete`)
+    let owned = crate::concrete::owned_scratch(&units, &semas, &summaries, &call_graph);
+    if !owned.is_empty() {
+        (summaries, call_graph) = interproc::summarize_owning(&units, &semas, &owned);
+    }
     let bindings = interproc::dummy_bindings(&units, &semas);
     let unit_lines = UnitLines::new(&units);
-    let quiet = interproc::quiet(&units, &semas);
+    let quiet = interproc::quiet(&units, &semas, &owned);
     Program {
         unit_lines,
         map,

@@ -1220,7 +1220,8 @@ fn vectors_laid_out_by_hand_as_matrices_are_private_in_the_loop_over_planes() {
 }
 
 /// A procedure's COMMON scratch array that the analysis cannot show is written before it is
-/// read in each call (NPB FT's SCR in SWARZTRAUBER; here BFLY's stages keep LI * LJ = N):
+/// read in each call (NPB FT's SCR in SWARZTRAUBER; here BFLY's stages keep LI * LJ = N, with
+/// a number of stages the analysis does not compute):
 /// the loop calling it is sequential, and the note says which refinement makes SCR private.
 /// A refinement at a line where no loop starts is refused (before, it was recorded and did
 /// nothing); at the loop's line it makes the loop parallel, and every stored variant prints
@@ -1232,18 +1233,18 @@ fn a_callee_s_scratch_array_is_made_private_by_the_refinement_its_note_names() {
     let out = sapfor().current_dir(&dir).args(["analyze", "p.f"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report = String::from_utf8_lossy(&out.stdout);
-    let at = report.find("p.f:17: loop K (depth 1): sequential").unwrap_or_else(|| panic!("{report}"));
+    let at = report.find("p.f:21: loop K (depth 1): sequential").unwrap_or_else(|| panic!("{report}"));
     let note = &report[at..report[at..].find("\np.f:").map_or(report.len(), |e| at + e)];
     assert!(note.contains("BFLY writes SCR and reads elements of it the analysis does not show it wrote first in the same call"), "{note}");
     assert!(note.contains("`sapfor refine private` on this loop with SCR makes it private"), "{note}");
-    let out = sapfor().current_dir(&dir).args(["refine", "private", "p.f:18", "SCR"]).output().unwrap();
+    let out = sapfor().current_dir(&dir).args(["refine", "private", "p.f:22", "SCR"]).output().unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("there is no DO loop at p.f:18"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("there is no DO loop at p.f:22"), "{}", String::from_utf8_lossy(&out.stderr));
     let out = sapfor().current_dir(&dir).args(["refine", "list"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("no refinements recorded"), "{}", String::from_utf8_lossy(&out.stdout));
-    let out = sapfor().current_dir(&dir).args(["refine", "private", "p.f:17", "SCR"]).output().unwrap();
+    let out = sapfor().current_dir(&dir).args(["refine", "private", "p.f:21", "SCR"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("p.f:17: loop K (depth 1): parallel, private(SCR)"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("p.f:21: loop K (depth 1): parallel, private(SCR)"), "{}", String::from_utf8_lossy(&out.stdout));
     let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let want = run_sequential(&dir, &dir.join("p.f"), true);
@@ -1267,6 +1268,38 @@ fn a_callee_s_scratch_array_is_made_private_by_the_refinement_its_note_names() {
     std::fs::write(dir.join("bare.fdv"), text.replace("C$SPF ANALYSIS(PRIVATE(SCR))\n", "")).unwrap();
     let out = sapfor().current_dir(&dir).args(["verify", "bare.fdv"]).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stdout).contains("is not parallel"), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// A COMMON work array a procedure fills before reading it only for the values the program
+/// gives it (NPB FT's SCR; here STAGES, whose passes write W(1:2**L) and read W(1:N) back,
+/// called with L = LG2(N)): the analysis executes the procedure's integer code with those
+/// values and sees each call write what it reads of W first, so the loop calling it is
+/// parallel with W private, and every stored variant prints what the sequential program
+/// prints. The look-alike HALF, given L - 1, reads W(9) before writing it: its loop stays
+/// sequential, and the note says which element and line.
+#[test]
+fn a_work_array_filled_first_for_the_program_s_values_is_private() {
+    assert!(have_gfortran());
+    let dir = with_cheap_threads("scratch-values", "shell-gui/tests/data/scratch_values.f", "p.f");
+    let out = sapfor().current_dir(&dir).args(["analyze", "p.f"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("p.f:25: loop K (depth 1): parallel, private(W)\n"), "{report}");
+    let at = report.find("p.f:61: loop K (depth 1): sequential").unwrap_or_else(|| panic!("{report}"));
+    let note = &report[at..report[at..].find("\np.f:").map_or(report.len(), |e| at + e)];
+    assert!(
+        note.contains("executed with the values its call at line 62 gives it (L = 3, N = 16), HALF reads W(9) at line 106 before writing it"),
+        "{note}"
+    );
+    let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let mut private = 0;
+    every_variant_prints(&dir, &want, 1, |_, text| {
+        assert!(!text.contains("PRIVATE(W)\n      DO 20 K = 1, M\n         CALL HALF"), "{text}");
+        private += usize::from(text.contains("CDVM$ PARALLEL (K) PRIVATE(W)\n      DO 20 K = 1, M\n         CALL STAGES(X(1, K), N, L)"));
+    });
+    assert!(private >= 1, "{private}");
 }
 
 /// A sweep reading the previous row at the next plane (`C(I,J,K-1) = C(I,J-1,K)`): the value

@@ -1,6 +1,9 @@
 C     A procedure's COMMON scratch array (NPB FT's SCR in SWARZTRAUBER):
 C     BFLY's stages write SCR(1:N) (LI * LJ stays N = 2**L, which the
-C     analysis cannot show) and copy it back into its column. The loop
+C     analysis cannot show) and copy it back into its column. L comes
+C     from logarithms in DOUBLE PRECISION, a value the analysis does not
+C     compute (with it, `concrete` would execute BFLY's stages and see
+C     SCR written first: scratch_values.f). The loop
 C     over K is sequential with a note on how to assert SCR private;
 C     with `sapfor refine private` it is parallel, and the generated
 C     program prints what this one prints.
@@ -9,13 +12,14 @@ C     program prints what this one prints.
       PARAMETER (N = 16, M = 24)
       DOUBLE PRECISION X(N, M), S, SCR(64)
       COMMON /WRK/ SCR
-      INTEGER I, K
+      INTEGER I, K, LG
+      LG = NINT(LOG(DBLE(N)) / LOG(2.0D0))
       DO 10 K = 1, M
          DO 10 I = 1, N
             X(I, K) = I * K + MOD(I * I, 7)
    10 CONTINUE
       DO 20 K = 1, M
-         CALL BFLY(X(1, K), N, 4)
+         CALL BFLY(X(1, K), N, LG)
    20 CONTINUE
       S = 0
       DO 30 K = 1, M
