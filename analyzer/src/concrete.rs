@@ -45,9 +45,9 @@ enum Sub {
 }
 
 /// Statements executed in all (a bound on the work of one program's pass).
-const BUDGET: u64 = 20_000_000;
-/// Statements one call's execution may take.
-const RUN_LIMIT: u64 = 4_000_000;
+const BUDGET: u64 = 2_000_000;
+/// Statements one call's execution may take (NPB FT's SWARZTRAUBER at class A: about 3,000).
+const RUN_LIMIT: u64 = 200_000;
 /// Calls followed up the call graph for a value.
 const DEPTH: u32 = 6;
 
@@ -129,9 +129,10 @@ pub fn owned_scratch(
             let Some(x) = s.common_names.get(key) else {
                 continue;
             };
-            if semas[ui].symbol(x).is_some_and(|y| {
-                y.is_array() && y.aliases.is_empty() && y.common.as_ref() == Some(key)
-            }) {
+            // (and the first statement that touches it writes it without reading it: a
+            // work array filled before it is used)
+            let plain = semas[ui].symbol(x).is_some_and(|y| y.is_array() && y.aliases.is_empty() && y.common.as_ref() == Some(key));
+            if plain && writes_first(&units[ui], &semas[ui], summaries, x) {
                 cands.push((ui, x.clone(), key.clone()));
             }
         }
@@ -380,6 +381,21 @@ impl<'a> Ctx<'a> {
             _ => None,
         }
     }
+}
+
+/// Whether the first statement of unit `u` (in source order) that touches array `x` writes
+/// it and does not read it.
+fn writes_first(u: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>, x: &str) -> bool {
+    let cx = crate::access::AccessCtx { unit: u, sema, summaries };
+    for st in u.stmts.iter().filter(|s| s.kind.is_executable()) {
+        let (mut acc, mut calls) = (vec![], vec![]);
+        cx.stmt_accesses(st, &mut acc, &mut calls);
+        let mine: Vec<&Access> = acc.iter().filter(|a| a.name == x).collect();
+        if !mine.is_empty() {
+            return mine.iter().all(|a| a.write);
+        }
+    }
+    false
 }
 
 /// The names an expression mentions (variables, arrays and functions).

@@ -86,6 +86,27 @@ pub fn summarize(units: &[Unit], semas: &[UnitSema]) -> (BTreeMap<Name, Summary>
 /// each call writes what it reads first, else the element one reads first.
 pub type Owned = BTreeMap<(Name, (Name, usize)), Option<String>>;
 
+/// What `owned` says of procedure `s`'s COMMON members: reads its own, or the element read first.
+fn own(s: &mut Summary, owned: &Owned) {
+    for ((p, key), why) in owned {
+        if p == &s.name {
+            if let Some(e) = s.commons.get_mut(key) {
+                match why {
+                    None => e.own_reads = true,
+                    Some(w) => e.read_first = Some(w.clone()),
+                }
+            }
+        }
+    }
+}
+
+/// The elements read first of `owned` (refutations only) written into the summaries.
+pub fn note_read_first(summaries: &mut BTreeMap<Name, Summary>, owned: &Owned) {
+    for s in summaries.values_mut() {
+        own(s, owned);
+    }
+}
+
 /// `summarize`, the reads of `owned`'s members counted as their procedures' own
 /// (`Effect::own_reads`) where each call writes them first.
 pub fn summarize_owning(units: &[Unit], semas: &[UnitSema], owned: &Owned) -> (BTreeMap<Name, Summary>, CallGraph) {
@@ -225,16 +246,7 @@ fn summarize_with(units: &[Unit], semas: &[UnitSema], flags: &BTreeMap<(Name, us
                 continue;
             }
             let mut s = summarize_unit(u, &semas[i], &summaries, flags);
-            for ((p, key), why) in owned {
-                if p == &u.name {
-                    if let Some(e) = s.commons.get_mut(key) {
-                        match why {
-                            None => e.own_reads = true,
-                            Some(w) => e.read_first = Some(w.clone()),
-                        }
-                    }
-                }
-            }
+            own(&mut s, owned);
             if recursive {
                 s.recursive = true;
                 s.unknown_calls.insert(u.name.clone());

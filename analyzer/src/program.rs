@@ -336,8 +336,11 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
     // COMMON work arrays procedures fill before reading them with the values the program
     // gives them (NPB FT's SCR in SWARZTRAUBER, `concrete`)
     let owned = crate::concrete::owned_scratch(&units, &semas, &summaries, &call_graph);
-    if !owned.is_empty() {
+    if owned.values().any(|why| why.is_none()) {
         (summaries, call_graph) = interproc::summarize_owning(&units, &semas, &owned);
+    } else {
+        // (only refutations: they change no summary but for the notes)
+        interproc::note_read_first(&mut summaries, &owned);
     }
     let bindings = interproc::dummy_bindings(&units, &semas);
     let unit_lines = UnitLines::new(&units);
