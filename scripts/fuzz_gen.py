@@ -750,6 +750,36 @@ class Gen:
         if kind == "after":
             self.emit("e(1, 1) = mod(e(1, 1) + hx(2), 1000)")
 
+    def stage_work(self):
+        """NPB FT's SWARZTRAUBER: STG's passes write the COMMON work array SW at I*LJ+K and
+        I*LJ+LK+K (LJ = 2*LK, LI halved each pass, so each pass writes SW(1:2**L)) and read
+        SW(1:N) back into a column of B, called for every column with L = ILG(N) (an integer
+        function: the least L with 2**L >= N). Only executing STG with the values the calls
+        give it shows that each call writes what it reads first: the loop over columns is then
+        parallel with SW private (STG's last statement sets SW(N), which the next call
+        overwrites first). Look-alikes: L - 1 (2**(L-1) < N: the next call reads SW(N), the
+        previous column's value, before its passes write it: sequential), SW printed after the loop
+        (its last values live on), and L passed through a variable set in an IF on data
+        (the analysis does not know it)."""
+        r = self.r
+        kind = r.choice(["fit", "fit", "twice", "short", "after", "data"])
+        self.used_procs.update({"stg", "ilg"})
+        self.emit("do i = 1, 2 * n1")
+        self.emit(f"sw(i) = mod(i * {r.randint(2, 9)} + {r.randint(0, 9)}, 31)", 1)
+        self.emit("end do")
+        self.emit("lg = ilg(n1)")
+        if kind == "short":
+            self.emit("lg = lg - 1")
+        elif kind == "data":
+            self.emit("if (a(1) .gt. 1000) lg = lg + 1")
+        self.emit("do j = 1, n2")
+        self.emit(f"call stg(b(1, j), n1, lg, j + {r.randint(0, 5)})", 1)
+        if kind == "twice":
+            self.emit("call stg(b(1, j), n1, lg, 2 * j)", 1)
+        self.emit("end do")
+        if kind == "after":
+            self.emit("print *, 'sw', sw(1) + sw(n1)")
+
     def split_planes(self):
         """NPB LU's fourth-order dissipation next to the J boundaries: a loop over I (in a loop
         over K) updates C at two fixed planes J, each statement reading a neighbour of its own
@@ -1156,6 +1186,8 @@ class Gen:
         self.emit("integer i, j, k, it, s, t, m, im, p, q, cs, l, h(0:6), wk(5)")
         self.emit("integer ifn, icn, ws(0:n1 + 2), wc(0:n1 + 1)")
         self.emit("common /wcb/ wc")
+        self.emit("integer sw(2 * n1), lg, ilg")
+        self.emit("common /swb/ sw")
         self.emit("integer gs(2), ns1, ns2, jb, je")
         self.emit("integer hw(16), hnb, hld, ib, ie, hx(0:n2 + 1), hc(n1,n2,n3)")
         self.emit("common /hxb/ hx")
@@ -1211,7 +1243,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -1332,6 +1364,42 @@ class Gen:
                 "common /cwk/ kw",
                 "common /cwa/ wa",
                 f"print *, 'kw', kw, wa(1) + wa({n1})",
+                "end",
+            ],
+            "stg": [
+                "subroutine stg(y, n, l, v)",
+                f"integer n, l, v, y(n), sw({2 * n1})",
+                "integer li, lj, lk, st, i, k, u",
+                "common /swb/ sw",
+                "li = 2 ** l",
+                "lj = 1",
+                "do st = 1, l",
+                "lk = lj",
+                "lj = 2 * lk",
+                "li = li / 2",
+                "do i = 0, li - 1",
+                "do k = 1, lk",
+                "u = y(mod(i * lk + k - 1, n) + 1)",
+                "sw(i * lj + k) = mod(u + v, 1000)",
+                "sw(i * lj + lk + k) = mod(u * 3 + st, 1000)",
+                "end do",
+                "end do",
+                "do i = 1, n",
+                "y(i) = mod(y(i) + sw(i) * st, 1000)",
+                "end do",
+                "end do",
+                "sw(n) = mod(y(1) + v, 1000)",
+                "end",
+            ],
+            "ilg": [
+                "integer function ilg(n)",
+                "integer n, p",
+                "ilg = 0",
+                "p = 1",
+                "do while (p .lt. n)",
+                "p = p * 2",
+                "ilg = ilg + 1",
+                "end do",
                 "end",
             ],
             "wce": [
@@ -1708,7 +1776,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "qsg", "qsi", "qsu", "qsc", "pdr", "pl2", "bdr", "bkn", "bhv", "show"]:
+        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "qsg", "qsi", "qsu", "qsc", "pdr", "pl2", "bdr", "bkn", "bhv", "stg", "ilg", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)
