@@ -1852,9 +1852,28 @@ fn map_nest(
     }))
 }
 
+/// Elements of array `name` of `unit`: as declared, or for a dummy of adjustable size that
+/// every call binds to one array (`Program::bindings`: NPB FT's U0 in
+/// COMPUTE_INITIAL_CONDITIONS, XNT of 256x256x128 at class A) that array's; 1,000 when
+/// neither is known.
+fn array_elements(prog: &analyzer::program::Program, unit: usize, name: &str) -> f64 {
+    let Some(s) = prog.semas[unit].symbol(name) else { return 1000.0 };
+    let bound = || {
+        let root = prog.bindings.get(&(unit, name.to_string()))?;
+        let (u, n) = home_of(prog, root)?;
+        prog.semas[u].symbol(&n)?.elements()
+    };
+    s.elements().or_else(bound).unwrap_or(1000).max(1) as f64
+}
+
+/// Bytes of array `name` of `unit` (`array_elements`).
+fn array_bytes(prog: &analyzer::program::Program, unit: usize, name: &str) -> f64 {
+    array_elements(prog, unit, name) * prog.semas[unit].symbol(name).map_or(8, |s| s.ty.bytes()) as f64
+}
+
 /// Replicated arrays a nest assigns (not distributed in this variant, not private, not
-/// reductions), with their size in bytes (1,000 elements when unknown): a distributed loop
-/// merges them after it.
+/// reductions), with their size in bytes (`array_bytes`): a distributed loop merges them
+/// after it.
 fn merged_arrays(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Vec<(Name, f64)> {
     let sema = &prog.semas[n.unit];
     let private: BTreeSet<&Name> = n.levels.iter().flat_map(|l| l.private.iter()).collect();
@@ -1864,8 +1883,10 @@ fn merged_arrays(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<us
         if distributed_map(prog, n.unit, &a.array, dist, aligns).is_some() || private.contains(&a.array) || reduced.contains(&a.array) || out.iter().any(|(x, _)| *x == a.array) {
             continue;
         }
-        let Some(s) = sema.symbol(&a.array) else { continue };
-        out.push((a.array.clone(), s.elements().unwrap_or(1000).max(1) as f64 * s.ty.bytes() as f64));
+        if sema.symbol(&a.array).is_none() {
+            continue;
+        }
+        out.push((a.array.clone(), array_bytes(prog, n.unit, &a.array)));
     }
     out
 }
@@ -2768,7 +2789,7 @@ fn variant_with(
         if let Some(&(lo, hi)) = divisible.get(i).filter(|_| p > 1.0 && !inside.contains(&n.unit)) {
             let sema = &prog.semas[n.unit];
             let bytes = |names: &BTreeSet<&Name>| -> f64 {
-                names.iter().filter_map(|a| sema.symbol(a)).map(|s| s.elements().unwrap_or(1000).max(1) as f64 * s.ty.bytes() as f64).sum()
+                names.iter().filter(|a| sema.symbol(a).is_some()).map(|a| array_bytes(prog, n.unit, a)).sum()
             };
             let all = touched_distributed(prog, n, &dist, aligns);
             let written: BTreeSet<&Name> = n.accesses.iter().filter(|a| a.write && all.contains(&a.array)).map(|a| &a.array).collect();
@@ -2817,8 +2838,8 @@ fn variant_with(
         let copied = copied_arrays(prog, n, &dist, aligns);
         let fetch_bytes: f64 = copied
             .iter()
-            .filter_map(|a| prog.semas[n.unit].symbol(a))
-            .map(|s| s.elements().unwrap_or(1000).max(1) as f64 * s.ty.bytes() as f64)
+            .filter(|a| prog.semas[n.unit].symbol(a).is_some())
+            .map(|a| array_bytes(prog, n.unit, a))
             .sum();
         // reads of arrays the nest does not write come through the read cache (a box of
         // about 2,048 elements a message), the others one broadcast each
@@ -3736,7 +3757,7 @@ fn estimate(
                 .flat_map(|l| &l.reductions)
                 .filter(|r| seen_red.insert(r.var.clone()))
                 .map(|r| match sema.symbol(&r.var).filter(|s| s.is_array()) {
-                    Some(s) => s.elements().unwrap_or(1000).max(1) as f64,
+                    Some(_) => array_elements(prog, n.unit, &r.var),
                     None => 1.0,
                 })
                 .sum();

@@ -308,3 +308,22 @@ fn a_loop_over_one_plane_exchanges_that_plane() {
     assert!(note.contains("once per 15 executions"), "{note}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A loop divided on the starting values RS writes a replicated field through a dummy of
+/// adjustable size, U(D1,D2,D3), that both calls bind to X(64,64,32) (NPB FT's
+/// COMPUTE_INITIAL_CONDITIONS): the merge after each of its two executions carries X's 1 MB,
+/// not the 1,000 elements once taken for a size the declaration does not give (FT class A:
+/// estimated 0.002 s, measured 3.2 s at `--np 2`, and the variant was chosen).
+#[test]
+fn a_merge_through_a_bound_dummy_carries_the_whole_array() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../analyzer/test_data/merge_dummy.f");
+    let a = analyzer::report::analyze(&[p], &Default::default());
+    let m = MachineModel { processes: 4, ..Default::default() };
+    let r = dvm::run(&a, &m);
+    let s = by_name(&r, "(BLOCK)");
+    assert_eq!(s.distributions.iter().map(|d| d.array.as_str()).collect::<Vec<_>>(), vec!["rs"]);
+    let bytes = 64.0 * 64.0 * 32.0 * 8.0;
+    let least = 2.0 * bytes * m.tbyte_us * 1e-6;
+    assert!(s.estimate.communication >= least, "{} < {least}: {:?}", s.estimate.communication, s.estimate.notes);
+    assert_eq!(r.schemes[r.chosen].name, "replicated");
+}
