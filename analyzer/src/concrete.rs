@@ -83,6 +83,9 @@ enum Flow {
 /// whole range.
 struct Watch {
     name: Name,
+    /// The COMMON block as accesses name it where a callee touches it as a whole
+    /// (`/block/`): the array's elements are then not known.
+    block: Name,
     written: HashSet<Vec<Sub>>,
     /// Per slot of `Val::Range`: the range's text.
     ranges: Vec<String>,
@@ -257,6 +260,7 @@ impl<'a> Ctx<'a> {
         let mut run = Run::new(self, ui, env.clone(), None, true, 1);
         run.watch = Some(Watch {
             name: x.clone(),
+            block: format!("/{}/", key.0),
             written: HashSet::new(),
             ranges: vec![],
             active: vec![],
@@ -637,7 +641,7 @@ impl<'c, 'a> Run<'c, 'a> {
     fn touches(&self, nodes: &[Node]) -> bool {
         let table = self.cx.table(self.ui);
         let mut hit = false;
-        let watched = self.watch.as_ref().map(|w| w.name.clone());
+        let watched = self.watch.as_ref().map(|w| (w.name.clone(), w.block.clone()));
         for_each_stmt(self.unit(), nodes, &mut |s| {
             hit |= matches!(
                 s.kind.action(),
@@ -649,9 +653,12 @@ impl<'c, 'a> Run<'c, 'a> {
                     | StmtKind::Cycle(_)
                     | StmtKind::Exit(_)
             );
-            hit |= watched
-                .as_ref()
-                .is_some_and(|x| table[s.id.0 as usize].0.iter().any(|a| &a.name == x));
+            hit |= watched.as_ref().is_some_and(|(x, b)| {
+                table[s.id.0 as usize]
+                    .0
+                    .iter()
+                    .any(|a| &a.name == x || &a.name == b)
+            });
         });
         hit
     }
@@ -925,6 +932,10 @@ impl<'c, 'a> Run<'c, 'a> {
         let table = self.cx.table(self.ui);
         let (acc, _) = &table[id.0 as usize];
         let watched = self.watch.as_ref().map(|w| w.name.clone());
+        let block = self.watch.as_ref().map(|w| w.block.clone());
+        if block.as_ref().is_some_and(|b| acc.iter().any(|a| &a.name == b)) {
+            return Flow::Fail;
+        }
         let touched = watched
             .as_ref()
             .is_some_and(|x| acc.iter().any(|a| &a.name == x));
