@@ -404,49 +404,20 @@ fn writes_first(u: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>, 
 
 /// The names an expression mentions (variables, arrays and functions).
 fn names_in(e: &Expr, out: &mut Vec<Name>) {
-    match e {
-        Expr::Var(n) => out.push(n.clone()),
-        Expr::Ref(n, args) => {
+    e.walk(&mut |x| {
+        if let Expr::Var(n) | Expr::Ref(n, _) = x {
             out.push(n.clone());
-            for a in args {
-                match a {
-                    Arg::Expr(x) | Arg::Keyword(_, x) => names_in(x, out),
-                    Arg::Range(a, b, c) => {
-                        for x in [a, b, c].into_iter().flatten() {
-                            names_in(x, out);
-                        }
-                    }
-                }
-            }
         }
-        Expr::Unary(_, a) => names_in(a, out),
-        Expr::Binary(_, a, b) => {
-            names_in(a, out);
-            names_in(b, out);
-        }
-        Expr::ImpliedDo {
-            items,
-            lo,
-            hi,
-            step,
-            ..
-        } => {
-            for x in items {
-                names_in(x, out);
-            }
-            names_in(lo, out);
-            names_in(hi, out);
-            if let Some(s) = step {
-                names_in(s, out);
-            }
-        }
-        Expr::Opaque(xs) => {
-            for x in xs {
-                names_in(x, out);
-            }
-        }
-        _ => {}
-    }
+    });
+}
+
+/// Whether a statement may leave the code around it other than at its end (RETURN, STOP,
+/// a jump, CYCLE, EXIT).
+fn leaves(k: &StmtKind) -> bool {
+    matches!(
+        k,
+        StmtKind::Return | StmtKind::Stop | StmtKind::Goto(_) | StmtKind::ArithIf(..) | StmtKind::ComputedGoto(..) | StmtKind::Cycle(_) | StmtKind::Exit(_)
+    )
 }
 
 /// Whether an expression has an array element or a function reference in it.
@@ -643,16 +614,7 @@ impl<'c, 'a> Run<'c, 'a> {
         let mut hit = false;
         let watched = self.watch.as_ref().map(|w| (w.name.clone(), w.block.clone()));
         for_each_stmt(self.unit(), nodes, &mut |s| {
-            hit |= matches!(
-                s.kind.action(),
-                StmtKind::Return
-                    | StmtKind::Stop
-                    | StmtKind::Goto(_)
-                    | StmtKind::ArithIf(..)
-                    | StmtKind::ComputedGoto(..)
-                    | StmtKind::Cycle(_)
-                    | StmtKind::Exit(_)
-            );
+            hit |= leaves(s.kind.action());
             hit |= watched.as_ref().is_some_and(|(x, b)| {
                 table[s.id.0 as usize]
                     .0
@@ -946,16 +908,7 @@ impl<'c, 'a> Run<'c, 'a> {
                 Some(Val::Bool(false)) if !touched => return Flow::Next,
                 _ => {
                     if touched
-                        || matches!(
-                            inner.kind,
-                            StmtKind::Return
-                                | StmtKind::Stop
-                                | StmtKind::Goto(_)
-                                | StmtKind::ArithIf(..)
-                                | StmtKind::ComputedGoto(..)
-                                | StmtKind::Cycle(_)
-                                | StmtKind::Exit(_)
-                        )
+                        || leaves(&inner.kind)
                     {
                         return Flow::Fail;
                     }
