@@ -46,8 +46,12 @@ enum Sub {
 
 /// Statements executed in all (a bound on the work of one program's pass).
 const BUDGET: u64 = 2_000_000;
+/// The same for counting iterations (`trip_estimates`; NPB FT class A: about 200,000).
+const COUNT_BUDGET: u64 = 500_000;
 /// Statements one call's execution may take (NPB FT's SWARZTRAUBER at class A: about 3,000).
 const RUN_LIMIT: u64 = 200_000;
+/// Counting iterations (`trip_estimates`), loops longer than this run only three of theirs.
+const SAMPLED: i64 = 8;
 /// Calls followed up the call graph for a value.
 const DEPTH: u32 = 6;
 
@@ -68,6 +72,8 @@ struct Ctx<'a> {
     /// while being computed).
     entries: RefCell<HashMap<usize, Option<Env>>>,
     spent: Cell<u64>,
+    /// Statements this pass may execute in all.
+    budget: u64,
 }
 
 /// How a walk over statements ended.
@@ -105,6 +111,9 @@ struct Run<'c, 'a> {
     watch: Option<Watch>,
     depth: u32,
     steps: u64,
+    /// Per DO loop executed with known bounds (and DO WHILE loop): (executions, iterations),
+    /// when counting (`trip_estimates`).
+    trips: Option<HashMap<StmtId, (u64, u64)>>,
 }
 
 /// The pairs (procedure, COMMON block and member position) whose every call in the program
@@ -143,30 +152,11 @@ pub fn owned_scratch(
     if cands.is_empty() {
         return out;
     }
-    let mut sites: BTreeMap<Name, Vec<(usize, StmtId)>> = BTreeMap::new();
-    for (ui, u) in units.iter().enumerate() {
-        for st in &u.stmts {
-            if let StmtKind::Call { name, .. } = st.kind.action() {
-                sites.entry(name.clone()).or_default().push((ui, st.id));
-            }
-        }
-    }
-    let mut calls: BTreeMap<Name, usize> = BTreeMap::new();
-    for (_, c, _) in &graph.edges {
-        *calls.entry(c.clone()).or_default() += 1;
-    }
-    let cx = Ctx {
-        units,
-        semas,
-        summaries,
-        index,
-        sites,
-        calls,
-        tables: Default::default(),
-        entries: Default::default(),
-        spent: Cell::new(0),
-    };
+    let cx = Ctx::new(units, semas, summaries, graph);
     for (ui, x, key) in cands {
+        if cx.spent.get() >= cx.budget {
+            break;
+        }
         let name = &units[ui].name;
         let Some(sites) = cx.all_sites(name) else {
             continue;
@@ -191,7 +181,91 @@ pub fn owned_scratch(
     out
 }
 
+/// Per unit (in `units` order), the average number of iterations per execution of each DO
+/// loop whose bounds are not constants, where executing the procedure with the values each
+/// of its calls gives it (as `owned_scratch` does) counts them: NPB FT's SWARZTRAUBER, whose
+/// `DO I = 0, LI - 1` runs `2**M / 2**L` times in pass L. What an execution counted before
+/// a value it needed was not known still counts; loops of the main program get nothing.
+pub fn trip_estimates(units: &[Unit], semas: &[UnitSema], summaries: &BTreeMap<Name, Summary>, graph: &CallGraph) -> Vec<BTreeMap<StmtId, u64>> {
+    let mut out = vec![BTreeMap::new(); units.len()];
+    // the procedures with such loops
+    let wanted: Vec<usize> = (0..units.len())
+        .filter(|&ui| units[ui].kind != UnitKind::Program && summaries.get(&units[ui].name).is_some_and(|s| !s.recursive))
+        .filter(|&ui| {
+            units[ui].stmts.iter().any(|st| match &st.kind {
+                StmtKind::Do { lo, hi, step, .. } => {
+                    semas[ui].eval_int(lo).is_none() || semas[ui].eval_int(hi).is_none() || step.as_ref().is_some_and(|e| semas[ui].eval_int(e).is_none())
+                }
+                StmtKind::DoWhile { cond: Some(_), concurrent: false, .. } => true,
+                _ => false,
+            })
+        })
+        .collect();
+    if wanted.is_empty() {
+        return out;
+    }
+    let mut cx = Ctx::new(units, semas, summaries, graph);
+    cx.budget = COUNT_BUDGET;
+    for ui in wanted {
+        if cx.spent.get() >= cx.budget {
+            break;
+        }
+        let Some(sites) = cx.all_sites(&units[ui].name) else { continue };
+        let mut sum: HashMap<StmtId, (u64, u64)> = HashMap::new();
+        for (ci, st) in sites {
+            let Some(env) = cx.entry_of_call(ui, ci, st) else { continue };
+            let mut run = Run::new(&cx, ui, env, None, true, 1);
+            run.trips = Some(HashMap::new());
+            // (what a run counted before it stopped was counted exactly: it stays)
+            run.nodes(&units[ui].body);
+            for (h, (e, i)) in run.trips.unwrap_or_default() {
+                let t = sum.entry(h).or_default();
+                t.0 += e;
+                t.1 += i;
+            }
+        }
+        out[ui] = sum.into_iter().filter(|(_, (e, _))| *e > 0).map(|(h, (e, i))| (h, (i + e / 2) / e)).collect();
+    }
+    out
+}
+
 impl<'a> Ctx<'a> {
+    fn new(units: &'a [Unit], semas: &'a [UnitSema], summaries: &'a BTreeMap<Name, Summary>, graph: &CallGraph) -> Ctx<'a> {
+        let mut sites: BTreeMap<Name, Vec<(usize, StmtId)>> = BTreeMap::new();
+        for (ui, u) in units.iter().enumerate() {
+            for st in &u.stmts {
+                if let StmtKind::Call { name, .. } = st.kind.action() {
+                    sites.entry(name.clone()).or_default().push((ui, st.id));
+                }
+            }
+        }
+        let mut calls: BTreeMap<Name, usize> = BTreeMap::new();
+        for (_, c, _) in &graph.edges {
+            *calls.entry(c.clone()).or_default() += 1;
+        }
+        Ctx {
+            units,
+            semas,
+            summaries,
+            index: crate::interproc::unit_index(units),
+            sites,
+            calls,
+            tables: Default::default(),
+            entries: Default::default(),
+            spent: Cell::new(0),
+            budget: BUDGET,
+        }
+    }
+
+    /// The values procedure `ui` starts with when statement `st` of unit `ci` calls it.
+    fn entry_of_call(&self, ui: usize, ci: usize, st: StmtId) -> Option<Env> {
+        let StmtKind::Call { args, .. } = self.units[ci].stmt(st).kind.action() else { return None };
+        let at = self.env_at(ci, st, 0)?;
+        let mut caller = Run::new(self, ci, at, None, true, 1);
+        let actuals: Vec<Option<Val>> = args.iter().map(|a| a.expr().and_then(|e| caller.eval(e)).filter(|v| !matches!(v, Val::Range(_)))).collect();
+        Some(self.bind(ui, &actuals))
+    }
+
     /// The CALL statements of procedure `name`, when they are all the places it is called
     /// from.
     fn all_sites(&self, name: &str) -> Option<Vec<(usize, StmtId)>> {
@@ -244,19 +318,9 @@ impl<'a> Ctx<'a> {
         }) {
             return Err(None);
         }
-        let Some(at) = self.env_at(ci, st, 0) else {
+        let Some(env) = self.entry_of_call(ui, ci, st) else {
             return Err(None);
         };
-        let mut caller = Run::new(self, ci, at, None, true, 1);
-        let actuals: Vec<Option<Val>> = args
-            .iter()
-            .map(|a| {
-                a.expr()
-                    .and_then(|e| caller.eval(e))
-                    .filter(|v| !matches!(v, Val::Range(_)))
-            })
-            .collect();
-        let env = self.bind(ui, &actuals);
         let mut run = Run::new(self, ui, env.clone(), None, true, 1);
         run.watch = Some(Watch {
             name: x.clone(),
@@ -455,6 +519,7 @@ impl<'c, 'a> Run<'c, 'a> {
             watch: None,
             depth,
             steps: 0,
+            trips: None,
         }
     }
 
@@ -470,7 +535,7 @@ impl<'c, 'a> Run<'c, 'a> {
         self.steps += 1;
         let spent = self.cx.spent.get() + 1;
         self.cx.spent.set(spent);
-        self.steps <= RUN_LIMIT && spent <= BUDGET
+        self.steps <= RUN_LIMIT && spent <= self.cx.budget
     }
 
     fn int(&mut self, e: &Expr) -> Option<i64> {
@@ -608,6 +673,21 @@ impl<'c, 'a> Run<'c, 'a> {
         }
     }
 
+    /// Whether executing `nodes` can change no value the walk keeps: no loop, nothing that
+    /// leaves, no integer or logical scalar written (through calls neither).
+    fn inert(&self, nodes: &[Node]) -> bool {
+        let table = self.cx.table(self.ui);
+        let sema = self.sema();
+        let mut ok = true;
+        for_each_stmt(self.unit(), nodes, &mut |s| {
+            ok &= !matches!(s.kind, StmtKind::Do { .. } | StmtKind::DoWhile { .. }) && !leaves(s.kind.action());
+            ok &= table[s.id.0 as usize].0.iter().filter(|a| a.write).all(|a| {
+                sema.symbol(&a.name).is_some_and(|y| y.is_array() || !matches!(y.ty.base, BaseType::Integer | BaseType::Logical))
+            });
+        });
+        ok
+    }
+
     /// Whether `nodes` touch the watched array or may leave the unit or jump.
     fn touches(&self, nodes: &[Node]) -> bool {
         let table = self.cx.table(self.ui);
@@ -664,6 +744,18 @@ impl<'c, 'a> Run<'c, 'a> {
                         }
                         match (l, h, s) {
                             (Some(l), Some(h), Some(s)) if s != 0 && self.precise => {
+                                let trips = ((h - l + s) / s).max(0);
+                                self.tally(*header, 1, trips as u64);
+                                if self.trips.is_some() && self.watch.is_none() {
+                                    if self.inert(body) {
+                                        // (counting: its iterations change nothing the count needs)
+                                        self.env.insert(var.clone(), Val::Int(l + trips * s));
+                                        return Flow::Next;
+                                    }
+                                    if trips > SAMPLED && !self.touches(body) {
+                                        return self.sample(var, l, trips, s, body);
+                                    }
+                                }
                                 self.count(var, l, h, s, body)
                             }
                             _ if self.watch.is_some() && self.precise => {
@@ -696,6 +788,7 @@ impl<'c, 'a> Run<'c, 'a> {
                                 Flow::Next
                             };
                         }
+                        self.tally(*header, 1, 0);
                         loop {
                             if !self.tick() {
                                 return Flow::Fail;
@@ -704,7 +797,10 @@ impl<'c, 'a> Run<'c, 'a> {
                                 return Flow::Fail;
                             }
                             match self.eval(c) {
-                                Some(Val::Bool(true)) => match self.nodes(body) {
+                                Some(Val::Bool(true)) => match {
+                                    self.tally(*header, 0, 1);
+                                    self.nodes(body)
+                                } {
                                     Flow::Next => {}
                                     other => return other,
                                 },
@@ -760,6 +856,45 @@ impl<'c, 'a> Run<'c, 'a> {
                 Flow::Next
             }
         }
+    }
+
+    /// Count `entries` executions and `iters` iterations of the loop at `header`, when
+    /// counting.
+    fn tally(&mut self, header: StmtId, entries: u64, iters: u64) {
+        if let Some(t) = self.trips.as_mut() {
+            let e = t.entry(header).or_default();
+            e.0 += entries;
+            e.1 += iters;
+        }
+    }
+
+    /// Counting a long loop (`trips` > `SAMPLED`): only its first, middle and last
+    /// iterations run, each from the values before the loop with what the body assigns
+    /// forgotten (a value one iteration leaves the next is then not known, never wrong), and
+    /// the loops inside count as if every iteration had run.
+    fn sample(&mut self, var: &Name, l: i64, trips: i64, s: i64, body: &[Node]) -> Flow {
+        let outer = self.trips.replace(HashMap::new());
+        let mut flow = Flow::Next;
+        let picks = [0, trips / 2, trips - 1];
+        for k in picks {
+            self.forget(body);
+            self.env.insert(var.clone(), Val::Int(l + k * s));
+            match self.nodes(body) {
+                Flow::Next => {}
+                other => {
+                    flow = other;
+                    break;
+                }
+            }
+        }
+        let inner = std::mem::replace(&mut self.trips, outer).unwrap_or_default();
+        let scale = |x: u64| (x as u128 * trips as u128 / picks.len() as u128) as u64;
+        for (h, (e, i)) in inner {
+            self.tally(h, scale(e), scale(i));
+        }
+        self.forget(body);
+        self.env.insert(var.clone(), Val::Int(l + trips * s));
+        flow
     }
 
     /// A DO loop of known bounds, iteration by iteration.

@@ -32,6 +32,8 @@ pub fn analyze(paths: &[PathBuf], opts: &Options) -> Analysis {
     let mut hints = source_hints(&program);
     hints.extend(opts.overrides.iter().cloned());
     let flow = crate::flow::common_flow(&program);
+    // iterations of loops over values the calls give (`concrete::trip_estimates`)
+    let counted = crate::concrete::trip_estimates(&program.units, &program.semas, &program.summaries, &program.call_graph);
     let loops = program
         .units
         .iter()
@@ -63,7 +65,11 @@ pub fn analyze(paths: &[PathBuf], opts: &Options) -> Analysis {
                     _ => {}
                 }
             }
-            loops::analyze_unit(u, &program.semas[i], &program.summaries, &refine, &flow, &bound_extents(&program, i), &program.quiet).loops
+            let mut loops = loops::analyze_unit(u, &program.semas[i], &program.summaries, &refine, &flow, &bound_extents(&program, i), &program.quiet).loops;
+            for l in loops.iter_mut().filter(|l| l.trip_count.is_none() && l.trip_estimate.is_none()) {
+                l.trip_estimate = counted[i].get(&l.header).copied();
+            }
+            loops
         })
         .collect();
     Analysis {

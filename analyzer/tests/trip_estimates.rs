@@ -24,3 +24,26 @@ fn unknown_trip_counts_are_bounded_by_the_extents_the_loop_indexes() {
     let scale = &a.loops[unit("scale")];
     assert_eq!((scale[0].trip_count, scale[0].trip_estimate), (None, Some(12)));
 }
+
+/// Loops whose bounds come from recurrences over a procedure's arguments: executed with the
+/// values each call gives (`concrete::trip_estimates`), STAGES (L = 4, N = 16) runs its loop
+/// over passes 4 times; its loop over I LI = 8, 4, 2, 1 times (4 on average, 15/4 rounded),
+/// and the loop over K inside, run 15 times, LK = 1, 2, 4, 8 times in the passes: 32
+/// iterations, about 2 an execution, so that 4 x 4 x 2 is the 32 the passes run. HALF
+/// (L = 3): 3 passes, LI = 4, 2, 1 (7/3: 2).
+#[test]
+fn loops_over_recurrences_count_the_iterations_the_calls_values_give() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shell-gui/tests/data/scratch_values.f");
+    let a = analyze(&[path], &Default::default());
+    let p = &a.program;
+    let unit = |name: &str| p.units.iter().position(|u| u.name == name).unwrap();
+    let at = |u: &str, line: u32| {
+        let l = a.loops[unit(u)].iter().find(|l| l.line == line).unwrap();
+        (l.trip_count, l.trip_estimate)
+    };
+    assert_eq!(at("stages", 72), (None, Some(4)));
+    assert_eq!(at("stages", 76), (None, Some(4)));
+    assert_eq!(at("stages", 77), (None, Some(2)));
+    assert_eq!(at("half", 94), (None, Some(3)));
+    assert_eq!(at("half", 98), (None, Some(2)));
+}
