@@ -316,7 +316,7 @@ fn a_loop_over_one_plane_exchanges_that_plane() {
 /// estimated 0.002 s, measured 3.2 s at `--np 2`, and the variant was chosen).
 #[test]
 fn a_merge_through_a_bound_dummy_carries_the_whole_array() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../analyzer/test_data/merge_dummy.f");
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/merge_dummy.f");
     let a = analyzer::report::analyze(&[p], &Default::default());
     let m = MachineModel { processes: 4, ..Default::default() };
     let r = dvm::run(&a, &m);

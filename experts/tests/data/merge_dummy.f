@@ -10,12 +10,10 @@ C     loop: the whole of X (1 MB), not 1,000 elements of unknown size.
       PARAMETER (N1 = 64, N2 = 64, N3 = 32)
       DOUBLE PRECISION X(N1, N2, N3), RS(N3), S
       INTEGER K, IT
-C EXPECT: parallel
       DO 5 K = 1, N3
          RS(K) = K * 0.5D0
     5 CONTINUE
       S = 0
-C EXPECT: sequential private(x) blockers(call,dep)
       DO 20 IT = 1, 2
          CALL FILL(X, RS, N1, N2, N3)
          CALL TOTAL(X, N1 * N2 * N3, S)
@@ -27,12 +25,9 @@ C EXPECT: sequential private(x) blockers(call,dep)
       SUBROUTINE FILL(U, RS, D1, D2, D3)
       INTEGER D1, D2, D3, I, J, K
       DOUBLE PRECISION U(D1, D2, D3), RS(D3), T
-C EXPECT: parallel private(t)
       DO 30 K = 1, D3
          T = RS(K)
-C EXPECT: sequential blockers(scalar)
          DO 30 J = 1, D2
-C EXPECT: sequential blockers(scalar)
             DO 30 I = 1, D1
                T = MOD(T * 1.5D0 + I, 97.0D0)
                U(I, J, K) = T + J
@@ -43,7 +38,6 @@ C     X seen as a vector: it cannot be distributed as the matrix it is
       SUBROUTINE TOTAL(V, N, S)
       INTEGER N, I
       DOUBLE PRECISION V(N), S
-C EXPECT: parallel reduction(sum:s)
       DO 40 I = 1, N
          S = S + V(I) * MOD(I, 5)
    40 CONTINUE
