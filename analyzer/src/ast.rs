@@ -334,6 +334,21 @@ impl StmtKind {
         }
     }
 
+    /// Whether control may leave the code around the statement other than at its end:
+    /// RETURN, STOP, a GO TO (plain, computed, arithmetic IF), CYCLE, EXIT.
+    pub fn leaves(&self) -> bool {
+        matches!(
+            self,
+            StmtKind::Exit(_)
+                | StmtKind::Cycle(_)
+                | StmtKind::Goto(_)
+                | StmtKind::ComputedGoto(..)
+                | StmtKind::ArithIf(..)
+                | StmtKind::Return
+                | StmtKind::Stop
+        )
+    }
+
     pub fn is_executable(&self) -> bool {
         !matches!(
             self,

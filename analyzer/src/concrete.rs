@@ -68,6 +68,8 @@ struct Ctx<'a> {
     /// references).
     calls: BTreeMap<Name, usize>,
     tables: RefCell<HashMap<usize, Table>>,
+    /// The names each unit's statements may assign (through calls too), by unit.
+    assigned: RefCell<HashMap<usize, Rc<HashSet<Name>>>>,
     /// What each unit's scalar arguments are where it starts, when every call agrees (None
     /// while being computed).
     entries: RefCell<HashMap<usize, Option<Env>>>,
@@ -251,6 +253,7 @@ impl<'a> Ctx<'a> {
             sites,
             calls,
             tables: Default::default(),
+            assigned: Default::default(),
             entries: Default::default(),
             spent: Cell::new(0),
             budget: BUDGET,
@@ -259,11 +262,17 @@ impl<'a> Ctx<'a> {
 
     /// The values procedure `ui` starts with when statement `st` of unit `ci` calls it.
     fn entry_of_call(&self, ui: usize, ci: usize, st: StmtId) -> Option<Env> {
+        Some(self.bind(ui, &self.actuals_at(ci, st, 0)?))
+    }
+
+    /// The values of the actual arguments of the CALL at statement `st` of unit `ci` (None
+    /// where not known); None when the values before the statement are not known.
+    fn actuals_at(&self, ci: usize, st: StmtId, depth: u32) -> Option<Vec<Option<Val>>> {
         let StmtKind::Call { args, .. } = self.units[ci].stmt(st).kind.action() else { return None };
-        let at = self.env_at(ci, st, 0)?;
-        let mut caller = Run::new(self, ci, at, None, true, 1);
-        let actuals: Vec<Option<Val>> = args.iter().map(|a| a.expr().and_then(|e| caller.eval(e)).filter(|v| !matches!(v, Val::Range(_)))).collect();
-        Some(self.bind(ui, &actuals))
+        let at = self.env_at(ci, st, depth)?;
+        // (functions in the actuals are followed from level 1 on, or the caller's own)
+        let mut caller = Run::new(self, ci, at, None, true, depth.max(1));
+        Some(args.iter().map(|a| a.expr().and_then(|e| caller.eval(e)).filter(|v| !matches!(v, Val::Range(_)))).collect())
     }
 
     /// The CALL statements of procedure `name`, when they are all the places it is called
@@ -287,6 +296,16 @@ impl<'a> Ctx<'a> {
                 ))
             })
             .clone()
+    }
+
+    /// The names unit `ui`'s statements may assign (through calls too).
+    fn assigned(&self, ui: usize) -> Rc<HashSet<Name>> {
+        if let Some(a) = self.assigned.borrow().get(&ui) {
+            return a.clone();
+        }
+        let a: Rc<HashSet<Name>> = Rc::new(self.table(ui).iter().flat_map(|(a, _)| a).filter(|a| a.write).map(|a| a.name.clone()).collect());
+        self.assigned.borrow_mut().insert(ui, a.clone());
+        a
     }
 
     /// Whether the call at statement `st` of unit `ci` of procedure `ui` writes every element
@@ -392,19 +411,7 @@ impl<'a> Ctx<'a> {
             let StmtKind::Call { args, .. } = self.units[ci].stmt(st).kind.action() else {
                 continue;
             };
-            let vals: Vec<Option<Val>> = match self.env_at(ci, st, depth + 1) {
-                Some(at) => {
-                    let mut r = Run::new(self, ci, at, None, true, depth + 1);
-                    args.iter()
-                        .map(|a| {
-                            a.expr()
-                                .and_then(|e| r.eval(e))
-                                .filter(|v| !matches!(v, Val::Range(_)))
-                        })
-                        .collect()
-                }
-                None => vec![None; args.len()],
-            };
+            let vals = self.actuals_at(ci, st, depth + 1).unwrap_or_else(|| vec![None; args.len()]);
             agreed = Some(match agreed {
                 None => vals,
                 Some(prev) => prev
@@ -475,23 +482,11 @@ fn names_in(e: &Expr, out: &mut Vec<Name>) {
     });
 }
 
-/// Whether a statement may leave the code around it other than at its end (RETURN, STOP,
-/// a jump, CYCLE, EXIT).
-fn leaves(k: &StmtKind) -> bool {
-    matches!(
-        k,
-        StmtKind::Return | StmtKind::Stop | StmtKind::Goto(_) | StmtKind::ArithIf(..) | StmtKind::ComputedGoto(..) | StmtKind::Cycle(_) | StmtKind::Exit(_)
-    )
-}
-
 /// Whether an expression has an array element or a function reference in it.
 fn refs_in(e: &Expr) -> bool {
-    match e {
-        Expr::Ref(..) | Expr::ImpliedDo { .. } | Expr::Opaque(_) => true,
-        Expr::Unary(_, a) => refs_in(a),
-        Expr::Binary(_, a, b) => refs_in(a) || refs_in(b),
-        _ => false,
-    }
+    let mut hit = false;
+    e.walk(&mut |x| hit |= matches!(x, Expr::Ref(..) | Expr::ImpliedDo { .. } | Expr::Opaque(_)));
+    hit
 }
 
 /// Whether `nodes` hold statement `id`.
@@ -680,7 +675,7 @@ impl<'c, 'a> Run<'c, 'a> {
         let sema = self.sema();
         let mut ok = true;
         for_each_stmt(self.unit(), nodes, &mut |s| {
-            ok &= !matches!(s.kind, StmtKind::Do { .. } | StmtKind::DoWhile { .. }) && !leaves(s.kind.action());
+            ok &= !matches!(s.kind, StmtKind::Do { .. } | StmtKind::DoWhile { .. }) && !s.kind.action().leaves();
             ok &= table[s.id.0 as usize].0.iter().filter(|a| a.write).all(|a| {
                 sema.symbol(&a.name).is_some_and(|y| y.is_array() || !matches!(y.ty.base, BaseType::Integer | BaseType::Logical))
             });
@@ -694,7 +689,7 @@ impl<'c, 'a> Run<'c, 'a> {
         let mut hit = false;
         let watched = self.watch.as_ref().map(|w| (w.name.clone(), w.block.clone()));
         for_each_stmt(self.unit(), nodes, &mut |s| {
-            hit |= leaves(s.kind.action());
+            hit |= s.kind.action().leaves();
             hit |= watched.as_ref().is_some_and(|(x, b)| {
                 table[s.id.0 as usize]
                     .0
@@ -797,13 +792,13 @@ impl<'c, 'a> Run<'c, 'a> {
                                 return Flow::Fail;
                             }
                             match self.eval(c) {
-                                Some(Val::Bool(true)) => match {
+                                Some(Val::Bool(true)) => {
                                     self.tally(*header, 0, 1);
-                                    self.nodes(body)
-                                } {
-                                    Flow::Next => {}
-                                    other => return other,
-                                },
+                                    match self.nodes(body) {
+                                        Flow::Next => {}
+                                        other => return other,
+                                    }
+                                }
                                 Some(Val::Bool(false)) => return Flow::Next,
                                 _ => return Flow::Fail,
                             }
@@ -841,14 +836,13 @@ impl<'c, 'a> Run<'c, 'a> {
                         Some(Val::Bool(false)) => continue,
                         _ => {
                             // any arm from here on may run
-                            let rest: Vec<Node> = arms[k..]
-                                .iter()
-                                .flat_map(|(_, b)| b.iter().cloned())
-                                .collect();
-                            if self.touches(&rest) && (self.watch.is_some() || self.precise) {
+                            let rest = &arms[k..];
+                            if (self.watch.is_some() || self.precise) && rest.iter().any(|(_, b)| self.touches(b)) {
                                 return Flow::Fail;
                             }
-                            self.forget(&rest);
+                            for (_, b) in rest {
+                                self.forget(b);
+                            }
                             return Flow::Next;
                         }
                     }
@@ -935,7 +929,7 @@ impl<'c, 'a> Run<'c, 'a> {
             }
             let mut names = vec![];
             names_in(e, &mut names);
-            let table = r.cx.table(r.ui);
+            let assigned = r.cx.assigned(r.ui);
             let sema = r.sema();
             let stable = names.iter().all(|n| {
                 sema.symbol(n).is_some_and(|s| {
@@ -943,10 +937,7 @@ impl<'c, 'a> Run<'c, 'a> {
                         && s.common.is_none()
                         && s.aliases.is_empty()
                         && s.ty.base == BaseType::Integer
-                }) && !table
-                    .iter()
-                    .flat_map(|(a, _)| a)
-                    .any(|a| a.write && &a.name == n)
+                }) && !assigned.contains(n)
             });
             (stable && !refs_in(e))
                 .then(|| crate::search::expr_text(e).unwrap_or_else(|| format!("{e:?}")))
@@ -1042,9 +1033,7 @@ impl<'c, 'a> Run<'c, 'a> {
                 Some(Val::Bool(true)) => kind = &inner.kind,
                 Some(Val::Bool(false)) if !touched => return Flow::Next,
                 _ => {
-                    if touched
-                        || leaves(&inner.kind)
-                    {
+                    if touched || inner.kind.leaves() {
                         return Flow::Fail;
                     }
                     for a in acc.iter().filter(|a| a.write) {

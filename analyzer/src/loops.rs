@@ -2272,18 +2272,7 @@ impl<'a> Analyzer<'a> {
     /// hold after every iteration.
     fn leaves_early(&self, nodes: &[Node]) -> bool {
         let mut leaves = false;
-        for_each_stmt(self.unit, nodes, &mut |st| {
-            leaves |= matches!(
-                st.kind.action(),
-                StmtKind::Exit(_)
-                    | StmtKind::Cycle(_)
-                    | StmtKind::Goto(_)
-                    | StmtKind::ComputedGoto(..)
-                    | StmtKind::ArithIf(..)
-                    | StmtKind::Return
-                    | StmtKind::Stop
-            );
-        });
+        for_each_stmt(self.unit, nodes, &mut |st| leaves |= st.kind.action().leaves());
         leaves
     }
 
@@ -2982,15 +2971,16 @@ impl<'a> Analyzer<'a> {
             );
             // a COMMON work array of the callee alone (NPB FT's SCR in SWARZTRAUBER): what
             // the analysis could not show is that each call writes what it reads first
-            let shown = self.summaries().get(&c).and_then(|s| {
+            let scratch = others.iter().all(|l| *l == line) && self.callee_scratch(&c, &x);
+            let shown = self.summaries().get(&c).filter(|_| scratch).and_then(|s| {
                 let key = s.common_names.iter().find(|(_, n)| *n == &x).map(|(k, _)| k)?;
                 s.commons.get(key)?.read_first.clone()
             });
-            if let Some(why) = shown.filter(|_| others.iter().all(|l| *l == line) && self.callee_scratch(&c, &x)) {
+            if let Some(why) = shown {
                 // (executed with the program's values, a call read an element it had not
                 // written: the values flow from one call to the next)
                 message.push_str(&format!("; {} reads elements of {} it did not write first in the same call: {why}", c.to_uppercase(), x.to_uppercase()));
-            } else if others.iter().all(|l| *l == line) && self.callee_scratch(&c, &x) {
+            } else if scratch {
                 message.push_str(&format!(
                     "; {C} writes {X} and reads elements of it the analysis does not show it wrote first in the same call: if every call writes what it reads of {X} first and no code after the loop reads what it leaves, `sapfor refine private` on this loop with {X} makes it private",
                     C = c.to_uppercase(),
