@@ -411,6 +411,36 @@ fn across_downwards_pipelines_from_higher_to_lower_indices() {
     );
 }
 
+/// Pipelines called plane by plane (NPB LU's BLTS and BUTS): while nothing between two
+/// executions makes the process heading the pipeline wait, it sends each plane as one tile
+/// and its successors, told by its messages, cut the same tiles; after a reduction the next
+/// plane is tiled again. Same output on 1-D and 2-D grids, with threads; and the stream shows
+/// in the profile: process 0 takes far fewer pipeline steps than with the tiles forced.
+#[test]
+fn across_loops_called_plane_by_plane_run_as_a_stream() {
+    handwritten(
+        "across_stream",
+        &[&["--np", "3"], &["--np", "4", "--grid", "2x2"], &["--np", "6", "--grid", "2x3"], &["--np", "3", "--threads", "2"]],
+    );
+    let dir = scratch("across_stream_steps");
+    std::fs::copy(root().join("runtime/tests/data/across_stream.fdv"), dir.join("across_stream.fdv")).unwrap();
+    let steps = |tile: Option<&str>| {
+        let mut cmd = sapfor(&dir);
+        cmd.args(["run", "across_stream.fdv", "--np", "2", "--profile", "prof.txt"]);
+        if let Some(t) = tile {
+            cmd.env("SAPFOR_ACROSS_TILE", t);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let prof = std::fs::read_to_string(dir.join("prof.txt")).unwrap();
+        let line = prof.lines().skip_while(|l| !l.starts_with("process 0")).find(|l| l.contains("ACROSS pipeline")).unwrap_or_else(|| panic!("{prof}"));
+        line.split_whitespace().skip_while(|w| *w != "count").nth(1).and_then(|c| c.parse::<u64>().ok()).unwrap_or_else(|| panic!("{line}"))
+    };
+    // (37 rows: the tiles of 3 that the runtime cuts outside a stream)
+    let (stream, tiled) = (steps(None), steps(Some("3")));
+    assert!(stream * 2 < tiled, "pipeline steps of process 0: {stream} by default, {tiled} with tiles of 3");
+}
+
 #[test]
 fn across_3d_block_block_block() {
     handwritten("across3d", &[&["--np", "8"], &["--np", "4", "--grid", "1x2x2"]]);

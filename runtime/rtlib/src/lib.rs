@@ -149,6 +149,17 @@ struct Rt {
     /// Renewals skipped because a held array's edges were already renewed that wide.
     held_skips: Stat,
     gather: Stat,
+    /// Communications started so far by this process that may wait for others (every use of
+    /// `comm()`: receives and collective operations, and sends other than a pipeline's).
+    comms: std::cell::Cell<u64>,
+    /// The pipelined ACROSS loop running now (`sapfor_across_start` to `_finish`): its
+    /// array, widths against and along the flow, and directions.
+    across_now: Option<(i64, Vec<i64>, Vec<i64>, Vec<i64>)>,
+    /// By (array, tiled dimension): `comms` when this process last finished such a loop.
+    across_seen: BTreeMap<(i64, i32), u64>,
+    /// The tag of this ACROSS loop's messages: 1 when its tiles are the whole owned extent
+    /// (a stream, see `sapfor_across_tile_size`), else 0.
+    across_tag: i32,
     finalized: bool,
 }
 
@@ -323,6 +334,13 @@ impl Rt {
     /// The MPI communicator; only reached with more than one process (there are no
     /// neighbours to talk to otherwise), so single-process mode never gets here.
     fn comm(&self) -> &SimpleCommunicator {
+        self.comms.set(self.comms.get() + 1);
+        self.comm_to_send()
+    }
+    /// `comm`, for a pipeline's sends: they do not count in `comms` (a send does not wait
+    /// for the receiver to catch up, but over the transport's eager limit, where it waits
+    /// for the receiver to take the message).
+    fn comm_to_send(&self) -> &SimpleCommunicator {
         match &self.world {
             Some(w) => w,
             None => self.fail(0, "MPI call in single-process mode (runtime bug)"),
@@ -526,6 +544,10 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         held_skips: Stat::new(),
         limits: BTreeMap::new(),
         gather: Stat::new(),
+        comms: std::cell::Cell::new(0),
+        across_now: None,
+        across_seen: BTreeMap::new(),
+        across_tag: 0,
         finalized: false,
     };
     RT.with(|c| *c.borrow_mut() = Some(rt));
@@ -1352,6 +1374,38 @@ pub unsafe extern "C" fn sapfor_across_end(h: i64, a: *mut u8, wlo: *const i64, 
     across_step(h, a, wlo, whi, dirs, true, |_| true, None);
 }
 
+/// The process a pipeline step along dimension `d` in direction `dir` talks to (the next one
+/// in the flow's direction when sending, the previous one when receiving) and its block;
+/// none where `d` is not divided, at the grid's edge, or where either block is empty.
+fn pipe_peer(rt: &Rt, l: &Layout, d: usize, dir: i64, send: bool) -> Option<(i32, Layout)> {
+    let axis = l.dims[d].axis?;
+    if l.empty() {
+        return None;
+    }
+    let c = rt.coords[axis] as i64 + if send { dir } else { -dir };
+    if c < 0 || c >= rt.grid[axis] as i64 {
+        return None;
+    }
+    let mut cc = rt.coords.clone();
+    cc[axis] = c as usize;
+    let nl = l.for_coords(&cc, &rt.grid);
+    (!nl.empty()).then(|| (rt.rank_of(&cc) as i32, nl))
+}
+
+/// The first predecessor this process receives a pipelined ACROSS loop's tiles from (along a
+/// dimension other than the tiled one, `td`, with a flow dependence and a shadow edge on the
+/// predecessor's side); none for the process that heads the pipeline.
+fn pipe_predecessor(rt: &Rt, l: &Layout, td: usize, (wlo, whi, dirs): (&[i64], &[i64], &[i64])) -> Option<i32> {
+    (0..l.dims.len()).filter(|&d| d != td).find_map(|d| {
+        let (dir, w) = if dirs[d] < 0 { (-1, whi[d]) } else { (1, wlo[d]) };
+        let edge = if dir > 0 { l.own_lo[d] - l.alo[d] } else { l.ahi[d] - l.own_hi[d] };
+        if w.min(edge) <= 0 {
+            return None;
+        }
+        pipe_peer(rt, l, d, dir, false).map(|(nr, _)| nr)
+    })
+}
+
 /// One pipeline step along dimension d in direction `dir` (1: from lower to higher indices,
 /// -1: from higher to lower): `send` = give my last `w` planes in that direction (the
 /// highest ones upwards, the lowest downwards) to the next neighbour; otherwise receive the
@@ -1370,22 +1424,7 @@ unsafe fn pipe_in(
     t: Option<(usize, i64, i64)>,
     lim: Option<&(Vec<i64>, Vec<i64>)>,
 ) -> u64 {
-    let Some(axis) = l.dims[d].axis else { return 0 };
-    if l.empty() {
-        return 0;
-    }
-    // the next process in the flow's direction when sending, the previous one when receiving
-    let c = rt.coords[axis] as i64 + if send { dir } else { -dir };
-    if c < 0 || c >= rt.grid[axis] as i64 {
-        return 0;
-    }
-    let mut cc = rt.coords.clone();
-    cc[axis] = c as usize;
-    let nl = l.for_coords(&cc, &rt.grid);
-    if nl.empty() {
-        return 0;
-    }
-    let nr = rt.rank_of(&cc) as i32;
+    let Some((nr, nl)) = pipe_peer(rt, l, d, dir, send) else { return 0 };
     let mut lo = l.alo.clone();
     let mut hi = l.ahi.clone();
     if let Some((td, tlo, thi)) = t {
@@ -1419,7 +1458,7 @@ unsafe fn pipe_in(
             rt.fail(0, "an ACROSS width is larger than the array's shadow edge (converter bug)");
         }
         let buf = l.pack(a, &lo, &hi);
-        rt.comm().process_at_rank(nr).send(&buf[..]);
+        rt.comm_to_send().process_at_rank(nr).send_with_tag(&buf[..], rt.across_tag);
         buf.len() as u64
     } else {
         let w = w.min(if dir > 0 { l.own_lo[d] - l.alo[d] } else { l.ahi[d] - l.own_hi[d] });
@@ -1447,6 +1486,11 @@ unsafe fn pipe_in(
 /// As `sapfor_across_begin`.
 #[no_mangle]
 pub unsafe extern "C" fn sapfor_across_start(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64, tdim: i32) {
+    with(|rt| {
+        let r = rt.layout(h).dims.len();
+        rt.across_now = Some((h, slice(wlo, r).to_vec(), slice(whi, r).to_vec(), slice(dirs, r).to_vec()));
+        rt.across_tag = 0;
+    });
     renew_against_flow(h, a, wlo, whi, dirs);
     let td = tdim as usize - 1;
     across_step(h, a, wlo, whi, dirs, false, |d| d == td, None);
@@ -1473,14 +1517,30 @@ pub unsafe extern "C" fn sapfor_across_tile(h: i64, a: *mut u8, wlo: *const i64,
 pub unsafe extern "C" fn sapfor_across_finish(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64, tdim: i32) {
     let td = tdim as usize - 1;
     across_step(h, a, wlo, whi, dirs, true, |d| d == td, None);
+    with(|rt| {
+        let seen = rt.comms.get();
+        rt.across_seen.insert((h, tdim), seen);
+        rt.across_now = None;
+        rt.across_tag = 0;
+    });
 }
 
 /// Tile size of a pipelined ACROSS loop along dimension `tdim`: `SAPFOR_ACROSS_TILE` if set;
 /// else the whole owned extent when no other dimension of the array is divided between
 /// processes (no pipeline: tiles would only cut the loop into short pieces; Gauss-Seidel
-/// 2000^2 on one process ran 1.5 times slower with 16 tiles); else the owned extent / 16
-/// (at least 1). Every process of a pipeline has the same owned extent in that dimension, so
-/// all cut the same tiles.
+/// 2000^2 on one process ran 1.5 times slower with 16 tiles); else, for a loop that runs in
+/// a stream, the whole owned extent too; else the owned extent / 16 (at least 1).
+///
+/// A stream: the process heading the pipeline (it receives no tiles) has communicated
+/// nothing since it last finished this loop (same array and tiled dimension), so nothing
+/// made it wait for the processes after it: it runs on to the loop's next execution while
+/// they compute this one, and they start one execution behind instead of one tile (NPB LU's
+/// BLTS and BUTS, called for each plane K between loops that only read held arrays: 13
+/// messages per plane and loop at class A with tiles of 5, one with the whole extent). The
+/// head decides; its tile messages carry the decision in their tag, and each process after
+/// it waits here for its predecessor's first tile message and cuts the tiles it says (the
+/// same everywhere: every process of a pipeline has the same owned extent in that
+/// dimension).
 #[no_mangle]
 pub extern "C" fn sapfor_across_tile_size(h: i64, tdim: i32) -> i64 {
     let lo = owned(h, tdim, false);
@@ -1496,8 +1556,30 @@ pub extern "C" fn sapfor_across_tile_size(h: i64, tdim: i32) -> i64 {
     match std::env::var("SAPFOR_ACROSS_TILE").ok().and_then(|v| v.trim().parse::<i64>().ok()) {
         Some(t) if t > 0 => t,
         _ if !pipeline => ext,
+        _ if across_stream(h, tdim) => ext,
         _ => ((ext + 15) / 16).max(1),
     }
+}
+
+/// Whether this execution of the pipelined ACROSS loop over array `h` runs as a stream (see
+/// `sapfor_across_tile_size`); sets the tag of the tile messages this process sends.
+fn across_stream(h: i64, tdim: i32) -> bool {
+    with(|rt| {
+        let Some((_, wlo, whi, dirs)) = rt.across_now.clone().filter(|n| n.0 == h) else { return false };
+        let l = rt.layout_rc(h).clone();
+        let stream = match pipe_predecessor(rt, &l, tdim as usize - 1, (&wlo, &whi, &dirs)) {
+            Some(nr) => {
+                // (the wait for the predecessor's first tile, timed as the pipeline's)
+                let t = Instant::now();
+                let tag = rt.comm().process_at_rank(nr).probe().tag();
+                rt.across.secs += t.elapsed().as_secs_f64();
+                tag == 1
+            }
+            None => rt.across_seen.get(&(h, tdim)) == Some(&rt.comms.get()),
+        };
+        rt.across_tag = stream as i32;
+        stream
+    })
 }
 
 /// A parallel loop is about to write elements of a replicated (non-distributed) array: keep
