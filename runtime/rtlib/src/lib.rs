@@ -155,8 +155,13 @@ struct Rt {
     /// The pipelined ACROSS loop running now (`sapfor_across_start` to `_finish`): its
     /// array, widths against and along the flow, and directions.
     across_now: Option<(i64, Vec<i64>, Vec<i64>, Vec<i64>)>,
-    /// By (array, tiled dimension): `comms` when this process last finished such a loop.
-    across_seen: BTreeMap<(i64, i32), u64>,
+    /// By (array, tiled dimension): `comms` when this process last finished such a loop, and
+    /// how many executions in a row before it had found no communication since the one
+    /// before them (see `sapfor_across_tile_size`).
+    across_seen: BTreeMap<(i64, i32), (u64, u32)>,
+    /// Whether this process has communicated nothing since it last finished the ACROSS loop
+    /// running now (when it heads the pipeline: its tiles depend on it).
+    across_quiet: bool,
     /// The tag of this ACROSS loop's messages: 1 when its tiles are the whole owned extent
     /// (a stream, see `sapfor_across_tile_size`), else 0.
     across_tag: i32,
@@ -547,6 +552,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         comms: std::cell::Cell::new(0),
         across_now: None,
         across_seen: BTreeMap::new(),
+        across_quiet: false,
         across_tag: 0,
         finalized: false,
     };
@@ -1490,6 +1496,7 @@ pub unsafe extern "C" fn sapfor_across_start(h: i64, a: *mut u8, wlo: *const i64
         let r = rt.layout(h).dims.len();
         rt.across_now = Some((h, slice(wlo, r).to_vec(), slice(whi, r).to_vec(), slice(dirs, r).to_vec()));
         rt.across_tag = 0;
+        rt.across_quiet = false;
     });
     renew_against_flow(h, a, wlo, whi, dirs);
     let td = tdim as usize - 1;
@@ -1518,9 +1525,11 @@ pub unsafe extern "C" fn sapfor_across_finish(h: i64, a: *mut u8, wlo: *const i6
     let td = tdim as usize - 1;
     across_step(h, a, wlo, whi, dirs, true, |d| d == td, None);
     with(|rt| {
+        let run = if rt.across_quiet { rt.across_seen.get(&(h, tdim)).map_or(0, |s| s.1) + 1 } else { 0 };
         let seen = rt.comms.get();
-        rt.across_seen.insert((h, tdim), seen);
+        rt.across_seen.insert((h, tdim), (seen, run));
         rt.across_now = None;
+        rt.across_quiet = false;
         rt.across_tag = 0;
     });
 }
@@ -1532,8 +1541,9 @@ pub unsafe extern "C" fn sapfor_across_finish(h: i64, a: *mut u8, wlo: *const i6
 /// a stream, the whole owned extent too; else the owned extent / 16 (at least 1).
 ///
 /// A stream: the process heading the pipeline (it receives no tiles) has communicated
-/// nothing since it last finished this loop (same array and tiled dimension), so nothing
-/// made it wait for the processes after it: it runs on to the loop's next execution while
+/// nothing since it last finished this loop (same array and tiled dimension), nor between
+/// the `STREAM_AFTER` executions before, so nothing made it wait for the processes after
+/// it: it runs on to the loop's next execution while
 /// they compute this one, and they start one execution behind instead of one tile (NPB LU's
 /// BLTS and BUTS, called for each plane K between loops that only read held arrays: 13
 /// messages per plane and loop at class A with tiles of 5, one with the whole extent). The
@@ -1561,6 +1571,12 @@ pub extern "C" fn sapfor_across_tile_size(h: i64, tdim: i32) -> i64 {
     }
 }
 
+/// Quiet executions in a row (none communicated since the one before) after which the next
+/// quiet one streams: a stream costs its successors one execution's wait where it ends (the
+/// head then waits for them to finish theirs), which two or three sweeps in a row (a
+/// symmetric relaxation before a convergence test) would pay without gaining from it.
+const STREAM_AFTER: u32 = 2;
+
 /// Whether this execution of the pipelined ACROSS loop over array `h` runs as a stream (see
 /// `sapfor_across_tile_size`); sets the tag of the tile messages this process sends.
 fn across_stream(h: i64, tdim: i32) -> bool {
@@ -1575,7 +1591,11 @@ fn across_stream(h: i64, tdim: i32) -> bool {
                 rt.across.secs += t.elapsed().as_secs_f64();
                 tag == 1
             }
-            None => rt.across_seen.get(&(h, tdim)) == Some(&rt.comms.get()),
+            None => {
+                let seen = rt.across_seen.get(&(h, tdim)).copied();
+                rt.across_quiet = seen.is_some_and(|(c, _)| c == rt.comms.get());
+                rt.across_quiet && seen.is_some_and(|(_, run)| run >= STREAM_AFTER)
+            }
         };
         rt.across_tag = stream as i32;
         stream
