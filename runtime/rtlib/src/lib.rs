@@ -152,9 +152,8 @@ struct Rt {
     /// Communications started so far by this process that may wait for others (every use of
     /// `comm()`: receives and collective operations, and sends other than a pipeline's).
     comms: std::cell::Cell<u64>,
-    /// The pipelined ACROSS loop running now (`sapfor_across_start` to `_finish`): its
-    /// array, widths against and along the flow, and directions.
-    across_now: Option<(i64, Vec<i64>, Vec<i64>, Vec<i64>)>,
+    /// The pipelined ACROSS loop running now (`sapfor_across_start` to `_finish`).
+    across_now: Option<AcrossNow>,
     /// By (array, tiled dimension): `comms` when this process last finished such a loop, and
     /// how many executions in a row before it had found no communication since the one
     /// before them (see `sapfor_across_tile_size`).
@@ -166,6 +165,17 @@ struct Rt {
     /// (a stream, see `sapfor_across_tile_size`), else 0.
     across_tag: i32,
     finalized: bool,
+}
+
+/// A pipelined ACROSS loop between `sapfor_across_start` and `sapfor_across_finish`: its
+/// array's handle, the clause's widths per dimension (low, high) and the directions its
+/// loops run in (what `sapfor_across_tile_size`, which is not given them, needs).
+#[derive(Clone)]
+struct AcrossNow {
+    h: i64,
+    wlo: Vec<i64>,
+    whi: Vec<i64>,
+    dirs: Vec<i64>,
 }
 
 /// Boxes of a distributed array fetched from their owners while the program runs code that
@@ -1323,7 +1333,7 @@ unsafe fn across_step(
         let lim = rt.limit(h);
         let mut bytes = 0;
         for d in (0..r).filter(|&d| dims(d)) {
-            let (dir, w) = if dirs[d] < 0 { (-1, whi[d]) } else { (1, wlo[d]) };
+            let (dir, w) = flow_side(d, wlo, whi, dirs);
             if w > 0 {
                 bytes += pipe_in(rt, &l, a, d, w, dir, send, t, lim.as_ref());
             }
@@ -1398,14 +1408,30 @@ fn pipe_peer(rt: &Rt, l: &Layout, d: usize, dir: i64, send: bool) -> Option<(i32
     (!nl.empty()).then(|| (rt.rank_of(&cc) as i32, nl))
 }
 
+/// Dimension `d`'s flow in an ACROSS loop: its direction (1 upwards, -1 downwards) and the
+/// width of the dependence on the predecessor's side (the low width upwards, the high one
+/// downwards).
+fn flow_side(d: usize, wlo: &[i64], whi: &[i64], dirs: &[i64]) -> (i64, i64) {
+    if dirs[d] < 0 {
+        (-1, whi[d])
+    } else {
+        (1, wlo[d])
+    }
+}
+
+/// The width of the predecessor's planes a pipeline step along `d` receives: `w`, as far as
+/// this process's shadow edge on the predecessor's side reaches.
+fn received_width(l: &Layout, d: usize, w: i64, dir: i64) -> i64 {
+    w.min(if dir > 0 { l.own_lo[d] - l.alo[d] } else { l.ahi[d] - l.own_hi[d] })
+}
+
 /// The first predecessor this process receives a pipelined ACROSS loop's tiles from (along a
 /// dimension other than the tiled one, `td`, with a flow dependence and a shadow edge on the
 /// predecessor's side); none for the process that heads the pipeline.
 fn pipe_predecessor(rt: &Rt, l: &Layout, td: usize, (wlo, whi, dirs): (&[i64], &[i64], &[i64])) -> Option<i32> {
     (0..l.dims.len()).filter(|&d| d != td).find_map(|d| {
-        let (dir, w) = if dirs[d] < 0 { (-1, whi[d]) } else { (1, wlo[d]) };
-        let edge = if dir > 0 { l.own_lo[d] - l.alo[d] } else { l.ahi[d] - l.own_hi[d] };
-        if w.min(edge) <= 0 {
+        let (dir, w) = flow_side(d, wlo, whi, dirs);
+        if received_width(l, d, w, dir) <= 0 {
             return None;
         }
         pipe_peer(rt, l, d, dir, false).map(|(nr, _)| nr)
@@ -1447,7 +1473,7 @@ unsafe fn pipe_in(
     clip(lim, d, &mut lo, &mut hi);
     if send {
         // as far as the receiver's shadow on my side reaches
-        let w = w.min(if dir > 0 { nl.own_lo[d] - nl.alo[d] } else { nl.ahi[d] - nl.own_hi[d] });
+        let w = received_width(&nl, d, w, dir);
         if w <= 0 {
             return 0;
         }
@@ -1467,7 +1493,7 @@ unsafe fn pipe_in(
         rt.comm_to_send().process_at_rank(nr).send_with_tag(&buf[..], rt.across_tag);
         buf.len() as u64
     } else {
-        let w = w.min(if dir > 0 { l.own_lo[d] - l.alo[d] } else { l.ahi[d] - l.own_hi[d] });
+        let w = received_width(l, d, w, dir);
         if w <= 0 {
             return 0;
         }
@@ -1494,7 +1520,7 @@ unsafe fn pipe_in(
 pub unsafe extern "C" fn sapfor_across_start(h: i64, a: *mut u8, wlo: *const i64, whi: *const i64, dirs: *const i64, tdim: i32) {
     with(|rt| {
         let r = rt.layout(h).dims.len();
-        rt.across_now = Some((h, slice(wlo, r).to_vec(), slice(whi, r).to_vec(), slice(dirs, r).to_vec()));
+        rt.across_now = Some(AcrossNow { h, wlo: slice(wlo, r).to_vec(), whi: slice(whi, r).to_vec(), dirs: slice(dirs, r).to_vec() });
         rt.across_tag = 0;
         rt.across_quiet = false;
     });
@@ -1581,7 +1607,7 @@ const STREAM_AFTER: u32 = 2;
 /// `sapfor_across_tile_size`); sets the tag of the tile messages this process sends.
 fn across_stream(h: i64, tdim: i32) -> bool {
     with(|rt| {
-        let Some((_, wlo, whi, dirs)) = rt.across_now.clone().filter(|n| n.0 == h) else { return false };
+        let Some(AcrossNow { wlo, whi, dirs, .. }) = rt.across_now.clone().filter(|n| n.h == h) else { return false };
         let l = rt.layout_rc(h).clone();
         let stream = match pipe_predecessor(rt, &l, tdim as usize - 1, (&wlo, &whi, &dirs)) {
             Some(nr) => {
