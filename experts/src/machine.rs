@@ -27,8 +27,15 @@ pub struct MachineModel {
     /// (they share its memory bandwidth), nanoseconds; 0: as `memref_ns`. The computation of
     /// a scheme that runs several processes on a node is estimated with it.
     pub memref_busy_ns: f64,
-    /// Runtime cost of starting one distributed parallel loop on a process, microseconds.
+    /// Runtime cost of starting one distributed parallel loop on a process of one thread,
+    /// microseconds: its calls into the runtime (bounds, renewals of held edges, profile
+    /// hooks). A nest run in order starts the loops inside it once per execution of the
+    /// loops around it (NPB LU's eta-direction nest: 3.9 million starts at class A).
     pub loop_overhead_us: f64,
+    /// Starting a loop's threads (an OpenMP parallel region of more than one thread) and
+    /// joining them, microseconds: loops on replicated data carry a directive for
+    /// `--threads` only when one execution is worth 10 times this.
+    pub thread_start_us: f64,
     /// Start-up of a run on `processes` processes (mpirun, MPI_Init, MPI_Finalize), seconds:
     /// a distributed scheme pays it, the replicated program run on one process does not.
     /// 0: not known (`sapfor calibrate` measures it).
@@ -69,7 +76,8 @@ impl Default for MachineModel {
             flop_ns: 1.0,
             memref_ns: 1.0,
             memref_busy_ns: 0.0,
-            loop_overhead_us: 20.0,
+            loop_overhead_us: 0.5,
+            thread_start_us: 20.0,
             startup_s: 0.0,
             cached_read_us: 0.2,
             unknown_trip_count: 100,
@@ -108,6 +116,7 @@ impl MachineModel {
             ("memref_ns", self.memref_ns),
             ("memref_busy_ns", self.memref_busy_ns),
             ("loop_overhead_us", self.loop_overhead_us),
+            ("thread_start_us", self.thread_start_us),
             ("startup_s", self.startup_s),
             ("cached_read_us", self.cached_read_us),
             ("device_tstart_us", self.device_tstart_us),

@@ -217,8 +217,9 @@ pub fn machine_toml(m: &Measured, processes: u32, per_node: u32, gpus: u32, host
          memref_busy_ns = {:.4}\n\
          # mpirun starting {processes} processes that only call MPI_Init and MPI_Finalize (s)\n\
          startup_s = {:.4}\n\
-         # not measured: the default\n\
+         # not measured: the defaults (a loop's start on one thread; starting its threads)\n\
          loop_overhead_us = {}\n\
+         thread_start_us = {}\n\
          # {}\n\
          gpus_per_node = {}\n",
         if hosts.is_none() { "; for a cluster, measure across two nodes with --hosts A,B" } else { "" },
@@ -232,6 +233,7 @@ pub fn machine_toml(m: &Measured, processes: u32, per_node: u32, gpus: u32, host
         m.memref_busy_ns,
         m.startup_s,
         d.loop_overhead_us,
+        d.thread_start_us,
         if gpus == 0 { "no GPU found here (/dev/nvidia0)".to_string() } else { format!("GPUs found here: {gpus} (/dev/nvidia*)") },
         gpus,
     )

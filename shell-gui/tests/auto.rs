@@ -47,7 +47,7 @@ fn auto_on(tag: &str, fixture: &str, name: &str, out: &str) -> (Scratch, String)
 fn with_cheap_threads(tag: &str, fixture: &str, name: &str) -> Scratch {
     let dir = scratch(tag);
     std::fs::copy(root().join(fixture), dir.join(name)).unwrap();
-    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\nthread_start_us = 0.0001\ngpus_per_node = 0\n").unwrap();
     dir
 }
 
@@ -832,7 +832,7 @@ fn a_loop_calling_a_procedure_that_times_itself_under_a_common_flag_is_parallel_
     let dir = scratch("timed-columns");
     std::fs::copy(root().join("shell-gui/tests/data/timed_columns.f"), dir.join("p.f")).unwrap();
     // (cheap loops and no accelerator: the loop is worth its threads)
-    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\nthread_start_us = 0.0001\ngpus_per_node = 0\n").unwrap();
     let out = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv", "--machine", "m.toml"]).output().unwrap();
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{report}{}", String::from_utf8_lossy(&out.stderr));
@@ -857,7 +857,7 @@ fn a_recurrence_computed_ahead_is_paid_for_by_every_process_in_the_estimates() {
         .map(|l| format!("{l}\n"))
         .collect();
     assert_eq!(light.matches("X0 = MOD").count(), 1, "{light}");
-    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\nthread_start_us = 0.0001\ngpus_per_node = 0\n").unwrap();
     let total = |report: &str, name: &str| -> f64 {
         let line = report.lines().find(|l| l.trim_start_matches([' ', '*']).starts_with(name)).unwrap_or_else(|| panic!("no {name}:\n{report}"));
         line.split_whitespace().skip_while(|w| *w != "total").nth(1).and_then(|w| w.parse().ok()).unwrap_or_else(|| panic!("{line}"))
@@ -1028,7 +1028,7 @@ fn a_search_that_records_only_the_index_becomes_a_minloc_of_a_new_variable() {
     assert!(have_gfortran());
     let dir = scratch("index-search");
     std::fs::copy(root().join("shell-gui/tests/data/index_search.f"), dir.join("s.f")).unwrap();
-    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\nthread_start_us = 0.0001\ngpus_per_node = 0\n").unwrap();
     let out = sapfor().current_dir(&dir).args(["--auto", "s.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report = String::from_utf8_lossy(&out.stdout);
@@ -1155,7 +1155,7 @@ fn blocks_of_columns_given_to_a_procedure_are_divided() {
     let text = std::fs::read_to_string(root().join("analyzer/test_data/blocked_calls.f")).unwrap();
     assert!(text.contains("PARAMETER (LDA = 6, N = 40)"));
     std::fs::write(dir.join("c.f"), text.replace("PARAMETER (LDA = 6, N = 40)", "PARAMETER (LDA = 60, N = 304)")).unwrap();
-    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\nthread_start_us = 0.0001\ngpus_per_node = 0\n").unwrap();
     let out = sapfor().current_dir(&dir).args(["--auto", "c.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let fdv = std::fs::read_to_string(dir.join("auto.fdv")).unwrap();
@@ -1698,7 +1698,7 @@ fn a_seed_carried_between_rows_given_to_a_procedure_is_computed_ahead_under_a_te
     assert!(have_gfortran());
     let dir = scratch("recurrence-rows");
     std::fs::copy(root().join("shell-gui/tests/data/recurrence_rows.f"), dir.join("p.f")).unwrap();
-    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\ngpus_per_node = 0\n").unwrap();
+    std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\nthread_start_us = 0.0001\ngpus_per_node = 0\n").unwrap();
     std::fs::write(dir.join("rows.dat"), "40\n").unwrap();
     let o = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv", "--machine", "m.toml"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -441,6 +441,35 @@ fn across_loops_called_plane_by_plane_run_as_a_stream() {
     assert!(stream * 2 < tiled, "pipeline steps of process 0: {stream} by default, {tiled} with tiles of 3");
 }
 
+/// A process of one thread runs each parallel loop's OpenMP region without a team (the
+/// runtime's `GOMP_parallel`): outputs equal to the sequential program's with processes,
+/// threads and shuffled iterations, and the profile counts every region of the fixture (one
+/// for the first loop, 12 x 46 for the loop started from the nest in order, one for the
+/// last; the MINLOC loop has none) as run without a team on one thread, through libgomp
+/// with `--threads 2` or `SAPFOR_OMP_TEAMS=0`.
+#[test]
+fn regions_of_one_thread_run_without_a_team() {
+    handwritten("one_thread_regions", &[&["--np", "3"], &["--np", "2", "--threads", "2"]]);
+    let dir = scratch("one_thread_regions_counts");
+    std::fs::copy(root().join("runtime/tests/data/one_thread_regions.fdv"), dir.join("r.fdv")).unwrap();
+    let regions = |args: &[&str], teams: Option<&str>| -> String {
+        let mut cmd = sapfor(&dir);
+        cmd.args(["run", "r.fdv", "--profile", "prof.txt"]).args(args);
+        if let Some(t) = teams {
+            cmd.env("SAPFOR_OMP_TEAMS", t);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let prof = std::fs::read_to_string(dir.join("prof.txt")).unwrap();
+        let line = prof.lines().find(|l| l.contains("OpenMP regions")).unwrap_or_else(|| panic!("{prof}"));
+        line.split_whitespace().filter(|w| w.parse::<u64>().is_ok()).collect::<Vec<_>>().join(" ")
+    };
+    assert_eq!(regions(&["--np", "1"], None), "554 0");
+    assert_eq!(regions(&["--np", "2"], None), "554 0");
+    assert_eq!(regions(&["--np", "1", "--threads", "2"], None), "0 554");
+    assert_eq!(regions(&["--np", "1"], Some("0")), "0 554");
+}
+
 #[test]
 fn across_3d_block_block_block() {
     handwritten("across3d", &[&["--np", "8"], &["--np", "4", "--grid", "1x2x2"]]);

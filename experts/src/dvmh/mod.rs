@@ -248,11 +248,11 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
         .collect();
     // Loops on replicated data kept on the host carry PARALLEL without ON too when each
     // execution is long enough that starting the loop's threads costs little beside it
-    // (`loop_overhead_us` 10 times over): `--threads` then divides them (NPB BT's x_solve),
+    // (`thread_start_us` 10 times over): `--threads` then divides them (NPB BT's x_solve),
     // while short loops run many times (LU's 5-iteration M loops) stay ordinary code.
     let threads_worth: BTreeSet<(usize, u32)> = nests
         .iter()
-        .filter(|n| n.work_s >= 10.0 * machine.loop_overhead_us * 1e-6)
+        .filter(|n| n.work_s >= 10.0 * machine.thread_start_us * 1e-6)
         .map(|n| (n.unit, n.line))
         .collect();
     for l in added {
@@ -269,7 +269,7 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     for v in ex.versioned.iter().filter(|v| !scheme_loops.contains_key(&(v.unit, v.line))) {
         let none = BTreeSet::new();
         let distributed = distributed_in.get(&v.unit).unwrap_or(&none);
-        if v.accesses.iter().any(|a| distributed.contains(&a.array)) || v.with_calls_s < 10.0 * machine.loop_overhead_us * 1e-6 {
+        if v.accesses.iter().any(|a| distributed.contains(&a.array)) || v.with_calls_s < 10.0 * machine.thread_start_us * 1e-6 {
             continue;
         }
         let at = crate::dvm::unit_ref(prog, v.unit);

@@ -41,6 +41,7 @@ pub mod cache_trim;
 pub mod compare;
 pub mod device;
 pub mod gpu_abi;
+pub mod omp;
 pub mod pcs;
 mod stdout_relay;
 pub use layout::{factor_grid, Layout};
@@ -2546,6 +2547,8 @@ fn write_profile(rt: &Rt, path: &str, total: f64) {
     ] {
         let _ = writeln!(mine, "  {:<22} count {:>8}  time {:.6} s  bytes {}", name, s.count, s.secs, s.bytes);
     }
+    let (alone, teams) = omp::counts();
+    let _ = writeln!(mine, "  OpenMP regions         one thread without a team {alone}  through libgomp {teams}");
     for (src, (n, m, t)) in &rt.reads_at {
         let _ = writeln!(mine, "  element reads at {:<24} reads {n:>8}  messages {m:>8}  {t:.6} s", rt.where_(*src));
     }

@@ -1149,6 +1149,7 @@ fn schemes_page(app: &mut App, ui: &mut Ui) {
                     ("Operation, ns", &mut m.flop_ns),
                     ("Memory ref, ns", &mut m.memref_ns),
                     ("Loop start, us", &mut m.loop_overhead_us),
+                    ("Thread start, us", &mut m.thread_start_us),
                 ];
                 if accelerators {
                     rows.extend([
