@@ -1549,6 +1549,12 @@ fn calibrate_measures_this_machine_into_a_description_the_experts_read() {
     assert_eq!(m.processes, m.processes_per_node);
     // starting several processes takes time (one starts without mpirun)
     assert_eq!(m.startup_s > 0.0, m.processes > 1, "startup_s = {}", m.startup_s);
+    // a parallel loop's start measured with the runtime (a program sapfor built), on one
+    // thread cheaper than the fork and join of two (or the default's 20 us on one core)
+    let said = String::from_utf8_lossy(&out.stdout);
+    let toml = std::fs::read_to_string(dir.join("m.toml")).unwrap();
+    assert!(said.contains("a parallel loop's start") && !toml.contains("could not be built"), "{}\n{toml}", text(&out));
+    assert!(m.loop_overhead_us > 0.0 && m.loop_overhead_us < m.thread_start_us, "{toml}");
     // not replaced without --force
     let out = sapfor(&dir).args(["calibrate", "-o", "m.toml", "--quick"]).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("use --force"), "{}", text(&out));
