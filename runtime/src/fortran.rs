@@ -31,6 +31,10 @@ module sapfor_rt
     integer(c_int) function sapfor_threads_unset() bind(C, name='sapfor_threads_unset')
       import :: c_int
     end function
+    integer(c_int) function sapfor_team(work) bind(C, name='sapfor_team')
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: work
+    end function
     integer(c_int64_t) function sapfor_distribute(rank, esize, glo, ghi, fmt, slo, shi) &
         bind(C, name='sapfor_distribute')
       import :: c_int, c_int64_t

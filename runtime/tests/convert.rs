@@ -62,7 +62,9 @@ fn jacobi_shape() {
         "DO 10 I = max(2, sapfor_lo(sh_jac_b, 1)), min(L-1, sapfor_hi(sh_jac_b, 1))",
         "call sapfor_shadow_renew(sh_jac_a, a, [integer(c_int64_t) :: 1, 1], [integer(c_int64_t) :: 1, 1])",
         "call sapfor_red_var(3, 3, eps)",
-        "!$omp parallel do schedule(static) private(i,j) reduction(max:eps)",
+        // a team only where the loop's iterations (this process's) times its two assignments
+        // pay for one
+        "!$omp parallel do schedule(static) if(sapfor_team(max(0_c_int64_t, (int(min(L-1, sapfor_hi(sh_jac_b, 2)), c_int64_t) - int(max(2, sapfor_lo(sh_jac_b, 2)), c_int64_t) + (1)) / (1)) * max(0_c_int64_t, (int(min(L-1, sapfor_hi(sh_jac_b, 1)), c_int64_t) - int(max(2, sapfor_lo(sh_jac_b, 1)), c_int64_t) + (1)) / (1)) * 2_c_int64_t) /= 0) private(i,j) reduction(max:eps)",
         "call sapfor_red_end(sh_jac_b, 3)",
         "call sapfor_get(sh_jac_b, b, [int(2, c_int64_t), int(2, c_int64_t)], st_jac_b_1,",
         "if (sapfor_owns(sh_jac_a, [int(1, c_int64_t), int(1, c_int64_t)],",

@@ -246,6 +246,8 @@ fn loop_starts(dir: &Path, quick: bool) -> Result<(f64, Option<f64>)> {
         };
         let ro = runtime::driver::RunOptions { np: 1, threads, ..Default::default() };
         let mut c = runtime::driver::run_command(&exe, &ro).map_err(anyhow::Error::msg)?;
+        // (a loop this small gets no team unless told: what a team costs is the figure)
+        c.env("SAPFOR_TEAM_MIN", "0");
         let out = c.stdin(std::process::Stdio::null()).output().context("cannot run the loop-start program")?;
         if !out.status.success() {
             bail!("the loop-start program failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));

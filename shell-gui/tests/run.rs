@@ -445,18 +445,21 @@ fn across_loops_called_plane_by_plane_run_as_a_stream() {
 /// runtime's `GOMP_parallel`): outputs equal to the sequential program's with processes,
 /// threads and shuffled iterations, and the profile counts every region of the fixture (one
 /// for the first loop, 12 x 46 for the loop started from the nest in order, one for the
-/// last; the MINLOC loop has none) as run without a team on one thread, through libgomp
-/// with `--threads 2` or `SAPFOR_OMP_TEAMS=0`.
+/// last; the MINLOC loop has none) as run without a team on one thread. With `--threads 2`
+/// only the first and the last loop's work (3,840: iterations times assignments) pays for a
+/// team (`sapfor_team`, from 2,000 by default), the loop started from the nest (38 x 9)
+/// runs without one; `SAPFOR_TEAM_MIN=0` gives every region a team, `SAPFOR_OMP_TEAMS=0`
+/// sends every region through libgomp.
 #[test]
 fn regions_of_one_thread_run_without_a_team() {
     handwritten("one_thread_regions", &[&["--np", "3"], &["--np", "2", "--threads", "2"]]);
     let dir = scratch("one_thread_regions_counts");
     std::fs::copy(root().join("runtime/tests/data/one_thread_regions.fdv"), dir.join("r.fdv")).unwrap();
-    let regions = |args: &[&str], teams: Option<&str>| -> String {
+    let regions = |args: &[&str], env: Option<(&str, &str)>| -> String {
         let mut cmd = sapfor(&dir);
         cmd.args(["run", "r.fdv", "--profile", "prof.txt"]).args(args);
-        if let Some(t) = teams {
-            cmd.env("SAPFOR_OMP_TEAMS", t);
+        if let Some((k, v)) = env {
+            cmd.env(k, v);
         }
         let out = cmd.output().unwrap();
         assert!(out.status.success(), "{}", text(&out));
@@ -466,8 +469,9 @@ fn regions_of_one_thread_run_without_a_team() {
     };
     assert_eq!(regions(&["--np", "1"], None), "554 0");
     assert_eq!(regions(&["--np", "2"], None), "554 0");
-    assert_eq!(regions(&["--np", "1", "--threads", "2"], None), "0 554");
-    assert_eq!(regions(&["--np", "1"], Some("0")), "0 554");
+    assert_eq!(regions(&["--np", "1", "--threads", "2"], None), "552 2");
+    assert_eq!(regions(&["--np", "2", "--threads", "2"], Some(("SAPFOR_TEAM_MIN", "0"))), "0 554");
+    assert_eq!(regions(&["--np", "1"], Some(("SAPFOR_OMP_TEAMS", "0"))), "0 554");
 }
 
 #[test]

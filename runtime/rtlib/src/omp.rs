@@ -85,3 +85,16 @@ pub unsafe extern "C" fn GOMP_parallel(body: Body, data: *mut c_void, num_thread
     WITH_TEAM.fetch_add(1, Ordering::Relaxed);
     (g.parallel)(body, data, num_threads, flags)
 }
+
+/// Whether a parallel loop's execution of `work` (its iterations times the assignments of
+/// its body, as the converter counts them: `team_work` in runtime/src/convert.rs) pays for
+/// starting its threads: 1 from `SAPFOR_TEAM_MIN` (default 2000) on. Below it the region's
+/// OpenMP `if` clause is false and the runtime runs it on the calling thread. About 5 to 20
+/// ns of work a unit against 1.5 us for the fork and join of two spinning threads here
+/// (`sapfor calibrate`); much more when they sleep.
+#[no_mangle]
+pub extern "C" fn sapfor_team(work: i64) -> c_int {
+    static MIN: OnceLock<i64> = OnceLock::new();
+    let min = *MIN.get_or_init(|| std::env::var("SAPFOR_TEAM_MIN").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(2000));
+    (work >= min) as c_int
+}
