@@ -3034,7 +3034,7 @@ fn guard_header(t: &str, on: &str, step: i64) -> Option<String> {
 /// million times per run: 11 s on two threads, 2.9 s on one. None (a team as before) where
 /// the work cannot be counted before the loop: an inner loop of the tuple bounded by an
 /// outer one's variable, a step that is not a constant, a loop inside the tuple whose trip
-/// count is not a constant, a call of a procedure, or I/O.
+/// count is not a constant, a call of a procedure, an array section or whole array, or I/O.
 fn team_work(cx: &Cx, ui: usize, nest: &[&Node], headers: &[&Stmt]) -> Option<String> {
     let u = &cx.p.units[ui];
     let sema = &cx.p.semas[ui];
@@ -3066,25 +3066,31 @@ fn team_work(cx: &Cx, ui: usize, nest: &[&Node], headers: &[&Stmt]) -> Option<St
     }
     fn weight(u: &Unit, sema: &UnitSema, nodes: &[Node], mult: i64) -> Option<i64> {
         let mut w = 0i64;
-        let mut calls = false;
+        // (a function of the program, or an array section or whole array, which one
+        // assignment stands for: not counted)
+        let mut uncounted = false;
         let mut check = |e: &Expr| {
-            e.walk(&mut |x| {
-                if let Expr::Ref(n, _) = x {
-                    calls |= matches!(sema.ref_kind(n), analyzer::sema::RefKind::Function);
+            e.walk(&mut |x| match x {
+                Expr::Ref(n, args) => {
+                    uncounted |= matches!(sema.ref_kind(n), analyzer::sema::RefKind::Function) || args.iter().any(|a| matches!(a, analyzer::ast::Arg::Range(..)));
                 }
+                Expr::Var(n) => uncounted |= sema.is_array(n),
+                _ => {}
             })
         };
         for n in nodes {
             match n {
                 Node::Stmt(id) => match &u.stmt(*id).kind {
-                    StmtKind::Assign { rhs, .. } => {
+                    StmtKind::Assign { lhs, rhs } => {
+                        check(lhs);
                         check(rhs);
                         w += mult;
                     }
                     StmtKind::LogicalIf(c, inner) => {
                         check(c);
                         match &inner.kind {
-                            StmtKind::Assign { rhs, .. } => {
+                            StmtKind::Assign { lhs, rhs } => {
+                                check(lhs);
                                 check(rhs);
                                 w += mult;
                             }
@@ -3114,7 +3120,7 @@ fn team_work(cx: &Cx, ui: usize, nest: &[&Node], headers: &[&Stmt]) -> Option<St
                 }
             }
         }
-        (!calls).then_some(w)
+        (!uncounted).then_some(w)
     }
     let Node::Do { body, .. } = nest.last()? else { return None };
     let w = weight(u, sema, body, 1)?.max(1);

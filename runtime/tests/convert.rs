@@ -559,3 +559,50 @@ fn a_shared_line_that_cannot_be_split_is_refused() {
     let ok = conv("s.fdv", &src.replace("y = x + &\n    2.0", "y = x + 2.0")).unwrap();
     assert!(ok.contains("y = x + 2.0"), "{ok}");
 }
+
+/// A parallel loop's OpenMP region takes a team only when its counted work pays for one
+/// (`sapfor_team`): the work is the tuple's iterations times the body's assignments, those
+/// inside a constant inner loop counted once per its iterations (5 x 2 here). A loop whose
+/// work an assignment does not tell (an array section, a function of the program) keeps its
+/// team unconditionally.
+#[test]
+fn loops_get_a_team_only_where_their_work_is_counted() {
+    let src = "program t
+  integer, parameter :: n = 100
+  real a(n, 8), b(n, 8)
+  integer i, j, m
+!dvm$ distribute a(*, block)
+!dvm$ align b(i, j) with a(i, j)
+!dvm$ parallel (j) on a(*, j)
+  do j = 1, 8
+    do m = 1, 5
+      a(m, j) = m
+      b(m, j) = 0
+    end do
+  end do
+!dvm$ parallel (j) on a(*, j)
+  do j = 1, 8
+    a(:, j) = b(:, j) * 2
+  end do
+!dvm$ parallel (j) on a(*, j)
+  do j = 1, 8
+    a(1, j) = g(b(2, j))
+  end do
+  print *, a(1, 1)
+contains
+  real function g(x)
+    real x
+    g = x + 1
+  end function
+end program
+";
+    let out = conv("team.f90", src).unwrap();
+    let omp: Vec<&str> = out.lines().filter(|l| l.starts_with("!$omp parallel do")).collect();
+    assert_eq!(omp.len(), 3, "{out}");
+    assert!(
+        omp[0].contains("if(sapfor_team(max(0_c_int64_t, (int(min(8, sapfor_hi(sh_t_a, 2)), c_int64_t) - int(max(1, sapfor_lo(sh_t_a, 2)), c_int64_t) + (1)) / (1)) * 10_c_int64_t) /= 0)"),
+        "{}",
+        omp[0]
+    );
+    assert!(!omp[1].contains("sapfor_team") && !omp[2].contains("sapfor_team"), "{}\n{}", omp[1], omp[2]);
+}
