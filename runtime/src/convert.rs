@@ -2885,13 +2885,7 @@ fn tile_dim(
     };
     // the ON subscript that is exactly the innermost variable
     let td = on.subs.iter().position(|s| matches!(s, Subscript::Expr(DExpr::Name(n)) if n.eq_ignore_ascii_case(&inner)))?;
-    let loop_vars: BTreeSet<String> = headers
-        .iter()
-        .filter_map(|h| match &h.kind {
-            StmtKind::Do { var, .. } => Some(var.to_ascii_lowercase()),
-            _ => None,
-        })
-        .collect();
+    let loop_vars: BTreeSet<String> = do_vars(headers).into_iter().collect();
     // each ON subscript as a variable plus an offset (`ON C(I,J+1,K+1)`): the references'
     // offsets count from these
     let sema = &cx.p.semas[ui];
@@ -3024,6 +3018,17 @@ fn guard_header(t: &str, on: &str, step: i64) -> Option<String> {
     Some(format!("{}= {first}, sapfor_on_last(({first}), ({last}), {step}, {on}){rest}", &t[..eq]))
 }
 
+/// The variables of DO statements (lower case), in order.
+fn do_vars(headers: &[&Stmt]) -> Vec<String> {
+    headers
+        .iter()
+        .filter_map(|h| match &h.kind {
+            StmtKind::Do { var, .. } => Some(var.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The work of one execution of a parallel loop, as a Fortran expression evaluated where it
 /// starts: its tuple's iterations (the product of its loops' trip counts, from their headers
 /// as rewritten, so a process counts its own) times the assignments of the body, each
@@ -3038,13 +3043,7 @@ fn guard_header(t: &str, on: &str, step: i64) -> Option<String> {
 fn team_work(cx: &Cx, ui: usize, nest: &[&Node], headers: &[&Stmt]) -> Option<String> {
     let u = &cx.p.units[ui];
     let sema = &cx.p.semas[ui];
-    let vars: Vec<String> = headers
-        .iter()
-        .filter_map(|h| match &h.kind {
-            StmtKind::Do { var, .. } => Some(var.to_ascii_lowercase()),
-            _ => None,
-        })
-        .collect();
+    let vars = do_vars(headers);
     let mut trips = vec![];
     for (k, h) in headers.iter().enumerate() {
         let StmtKind::Do { step, .. } = &h.kind else { return None };
