@@ -4,9 +4,11 @@
 //! OpenMP `parallel do`: gfortran outlines the loop body and calls libgomp's `GOMP_parallel`.
 //! With one thread per process (`sapfor run` without `--threads`, the usual case under MPI)
 //! libgomp still builds a team for each region, frees it at the end and wakes the team's
-//! barrier with a futex system call: about 0.6 us per loop start measured on NPB LU class A,
-//! where a nest run in order starts 3.9 million loops per run (2.4 s of its 36 s at one
-//! process; docs/runtime.md).
+//! barrier with a futex system call: about 0.5 us per loop start measured on NPB LU class A,
+//! where a nest run in order starts 3.9 million loops per run (that nest took 4.9 s at one
+//! process against 2.6 s in the sequential program, 2.9 s with this; docs/runtime.md). With
+//! threads, a loop whose counted work is small asks for one thread through its `if` clause
+//! (`sapfor_team` below) and comes here the same way.
 //!
 //! The program's references to `GOMP_parallel` resolve to the definition here (the runtime's
 //! archive comes before libgomp on the link line). When the region would get one thread
