@@ -2813,8 +2813,7 @@ fn across_direction(
 /// `DO var = lo, hi` (or `DO var = hi, lo, -1`) -> the same bounds intersected with the
 /// current ACROSS tile.
 fn tile_header(t: &str) -> Option<String> {
-    let eq = text::assign_eq(t)?;
-    let parts = text::split_top(&t[eq + 1..], ',');
+    let (eq, parts) = text::do_parts(t)?;
     match parts.len() {
         2 => Some(format!(
             "{}= max({}, sapfor_tile_i), min({}, sapfor_tile_i + sapfor_tile_s - 1)",
@@ -2972,11 +2971,7 @@ fn tile_dim(
 /// owned part, within the allocated block (`sapfor_xlo`/`sapfor_xhi`; an empty block stays
 /// empty).
 fn clip_header(t: &str, key: &str, d: usize, c: i64, step: i64, ext: (i64, i64)) -> Option<String> {
-    let eq = text::assign_eq(t)?;
-    let parts = text::split_top(&t[eq + 1..], ',');
-    if parts.len() < 2 || parts.len() > 3 {
-        return None;
-    }
+    let (eq, parts) = text::do_parts(t)?;
     let (lo, hi) = if ext == (0, 0) {
         (format!("sapfor_lo(sh_{key}, {d})"), format!("sapfor_hi(sh_{key}, {d})"))
     } else {
@@ -3008,11 +3003,7 @@ fn clip_header(t: &str, key: &str, d: usize, c: i64, step: i64, ext: (i64, i64))
 /// error in gfc_trans_omp_do) on such arithmetic, or a MERGE, written out in the bounds of
 /// an OpenMP loop.
 fn guard_header(t: &str, on: &str, step: i64) -> Option<String> {
-    let eq = text::assign_eq(t)?;
-    let parts = text::split_top(&t[eq + 1..], ',');
-    if parts.len() < 2 || parts.len() > 3 {
-        return None;
-    }
+    let (eq, parts) = text::do_parts(t)?;
     let (first, last) = (parts[0].trim(), parts[1].trim());
     let rest = parts.get(2).map(|x| format!(", {}", x.trim())).unwrap_or_default();
     Some(format!("{}= {first}, sapfor_on_last(({first}), ({last}), {step}, {on}){rest}", &t[..eq]))
@@ -3045,18 +3036,15 @@ fn team_work(cx: &Cx, ui: usize, nest: &[&Node], headers: &[&Stmt]) -> Option<St
     let sema = &cx.p.semas[ui];
     let vars = do_vars(headers);
     let mut trips = vec![];
+    // a DO's step when it is a constant other than 0
+    fn const_step(sema: &UnitSema, step: &Option<Expr>) -> Option<i64> {
+        step.as_ref().map_or(Some(1), |e| sema.eval_int(e).filter(|v| *v != 0))
+    }
     for (k, h) in headers.iter().enumerate() {
         let StmtKind::Do { step, .. } = &h.kind else { return None };
-        let st = match step {
-            None => 1,
-            Some(e) => sema.eval_int(e).filter(|v| *v != 0)?,
-        };
+        let st = const_step(sema, step)?;
         let t = cx.current_lines(h).swap_remove(0);
-        let eq = text::assign_eq(&t)?;
-        let parts = text::split_top(&t[eq + 1..], ',');
-        if parts.len() < 2 || parts.len() > 3 {
-            return None;
-        }
+        let (_, parts) = text::do_parts(&t)?;
         let (lo, hi) = (parts[0].trim(), parts[1].trim());
         if vars[..k].iter().any(|v| !text::idents(lo, v).is_empty() || !text::idents(hi, v).is_empty()) {
             return None;
@@ -3079,33 +3067,28 @@ fn team_work(cx: &Cx, ui: usize, nest: &[&Node], headers: &[&Stmt]) -> Option<St
         };
         for n in nodes {
             match n {
-                Node::Stmt(id) => match &u.stmt(*id).kind {
-                    StmtKind::Assign { lhs, rhs } => {
-                        check(lhs);
-                        check(rhs);
-                        w += mult;
-                    }
-                    StmtKind::LogicalIf(c, inner) => {
-                        check(c);
-                        match &inner.kind {
-                            StmtKind::Assign { lhs, rhs } => {
-                                check(lhs);
-                                check(rhs);
-                                w += mult;
-                            }
-                            StmtKind::Call { .. } | StmtKind::Io { .. } => return None,
-                            _ => {}
+                Node::Stmt(id) => {
+                    // (a logical IF counts as the statement it guards)
+                    let kind = match &u.stmt(*id).kind {
+                        StmtKind::LogicalIf(c, inner) => {
+                            check(c);
+                            &inner.kind
                         }
+                        k => k,
+                    };
+                    match kind {
+                        StmtKind::Assign { lhs, rhs } => {
+                            check(lhs);
+                            check(rhs);
+                            w += mult;
+                        }
+                        StmtKind::Call { .. } | StmtKind::Io { .. } => return None,
+                        _ => {}
                     }
-                    StmtKind::Call { .. } | StmtKind::Io { .. } => return None,
-                    _ => {}
-                },
+                }
                 Node::Do { header, body, .. } => {
                     let StmtKind::Do { lo, hi, step, .. } = &u.stmt(*header).kind else { return None };
-                    let st = match step {
-                        None => 1,
-                        Some(e) => sema.eval_int(e).filter(|v| *v != 0)?,
-                    };
+                    let st = const_step(sema, step)?;
                     let trip = ((sema.eval_int(hi)? - sema.eval_int(lo)? + st) / st).max(0);
                     w += weight(u, sema, body, mult.saturating_mul(trip))?;
                 }
@@ -3131,11 +3114,7 @@ fn team_work(cx: &Cx, ui: usize, nest: &[&Node], headers: &[&Stmt]) -> Option<St
 /// lo..hi and the runtime permutes it there; otherwise it counts the iterations from 0 and
 /// `var = lo + step * (permuted count)`, so every iteration keeps its value.
 fn ordered_header(t: &str, n: usize, src: i64) -> Option<(String, String)> {
-    let eq = text::assign_eq(t)?;
-    let parts = text::split_top(&t[eq + 1..], ',');
-    if parts.len() < 2 || parts.len() > 3 {
-        return None;
-    }
+    let (eq, parts) = text::do_parts(t)?;
     let head = t[..eq].trim_end();
     let start = head.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))? + 1;
     let var = head[start..].to_string();

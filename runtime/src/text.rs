@@ -95,6 +95,14 @@ pub fn assign_eq(s: &str) -> Option<usize> {
     None
 }
 
+/// A DO header's parts (`do [label] var = lo, hi [, step]`): the position of its `=` and
+/// the two or three bound expressions after it, as written (None for anything else).
+pub fn do_parts(t: &str) -> Option<(usize, Vec<String>)> {
+    let eq = assign_eq(t)?;
+    let parts = split_top(&t[eq + 1..], ',');
+    (2..=3).contains(&parts.len()).then_some((eq, parts))
+}
+
 fn is_ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
 }
