@@ -183,11 +183,15 @@ pub fn owned_scratch(
     out
 }
 
-/// Per unit (in `units` order), the average number of iterations per execution of each DO
-/// loop whose bounds are not constants, where executing the procedure with the values each
-/// of its calls gives it (as `owned_scratch` does) counts them: NPB FT's SWARZTRAUBER, whose
-/// `DO I = 0, LI - 1` runs `2**M / 2**L` times in pass L. What an execution counted before
-/// a value it needed was not known still counts; loops of the main program get nothing.
+/// Per unit (in `units` order), the average number of iterations of each DO loop whose
+/// bounds are not constants, where executing the procedure with the values each of its calls
+/// gives it (as `owned_scratch` does) counts them: NPB FT's SWARZTRAUBER, whose `DO I = 0,
+/// LI - 1` runs `2**M / 2**L` times in pass L. A loop inside another counts its iterations
+/// per iteration of that loop, so that the product along a nest is the iterations the nest
+/// runs even where the trip counts vary together (`LI * LK` is constant over the passes) or
+/// the loop runs in some iterations only (an IF around it); an outermost loop counts them per
+/// execution. What an execution counted before a value it needed was not known still counts;
+/// loops of the main program get nothing.
 pub fn trip_estimates(units: &[Unit], semas: &[UnitSema], summaries: &BTreeMap<Name, Summary>, graph: &CallGraph) -> Vec<BTreeMap<StmtId, u64>> {
     let mut out = vec![BTreeMap::new(); units.len()];
     // the procedures with such loops
@@ -226,9 +230,39 @@ pub fn trip_estimates(units: &[Unit], semas: &[UnitSema], summaries: &BTreeMap<N
                 t.1 += i;
             }
         }
-        out[ui] = sum.into_iter().filter(|(_, (e, _))| *e > 0).map(|(h, (e, i))| (h, (i + e / 2) / e)).collect();
+        let mut parent = HashMap::new();
+        enclosing_loops(&units[ui].body, None, &mut parent);
+        let per = |h: &StmtId, e: u64| match parent.get(h).and_then(|p| sum.get(p)) {
+            Some(&(_, pi)) if pi > 0 => pi,
+            _ => e,
+        };
+        out[ui] = sum
+            .iter()
+            .filter(|(_, (e, _))| *e > 0)
+            .map(|(h, &(e, i))| {
+                let d = per(h, e);
+                // (a loop that runs at all counts at least once)
+                (*h, ((i + d / 2) / d).max(u64::from(i > 0)))
+            })
+            .collect();
     }
     out
+}
+
+/// The innermost loop around each loop of `nodes` (`outer` around them all).
+fn enclosing_loops(nodes: &[Node], outer: Option<StmtId>, out: &mut HashMap<StmtId, StmtId>) {
+    for n in nodes {
+        match n {
+            Node::Do { header, body, .. } => {
+                if let Some(o) = outer {
+                    out.insert(*header, o);
+                }
+                enclosing_loops(body, Some(*header), out);
+            }
+            Node::If { arms, .. } => arms.iter().for_each(|(_, b)| enclosing_loops(b, outer, out)),
+            Node::Stmt(_) => {}
+        }
+    }
 }
 
 impl<'a> Ctx<'a> {

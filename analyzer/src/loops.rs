@@ -157,8 +157,13 @@ pub struct LoopInfo {
     pub trip_count: Option<u64>,
     /// When the trip count is not known: at most this many iterations, from the declared
     /// extents of the arrays the loop variable indexes (`DO K = 1, GP(3)-2` over
-    /// `U(5,0:11,0:11,0:11)` runs at most 12 times). Cost estimates use it.
+    /// `U(5,0:11,0:11,0:11)` runs at most 12 times), or, where `trip_counted`, the iterations
+    /// per iteration of the enclosing loop that executing the procedure with its calls'
+    /// values counts (`concrete::trip_estimates`). Cost estimates use it.
     pub trip_estimate: Option<u64>,
+    /// `trip_estimate` was counted by executing the procedure, not bounded by extents.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub trip_counted: bool,
     pub verdict: Verdict,
     pub private: Vec<Name>,
     /// Private arrays an iteration may read where it wrote nothing first (elements no
@@ -1128,6 +1133,7 @@ impl<'a> Analyzer<'a> {
             step: None,
             trip_count: None,
             trip_estimate: None,
+            trip_counted: false,
             verdict: Verdict::Sequential,
             private: vec![],
             copy_in: vec![],

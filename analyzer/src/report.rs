@@ -66,8 +66,14 @@ pub fn analyze(paths: &[PathBuf], opts: &Options) -> Analysis {
                 }
             }
             let mut loops = loops::analyze_unit(u, &program.semas[i], &program.summaries, &refine, &flow, &bound_extents(&program, i), &program.quiet).loops;
-            for l in loops.iter_mut().filter(|l| l.trip_count.is_none() && l.trip_estimate.is_none()) {
-                l.trip_estimate = counted[i].get(&l.header).copied();
+            // (iterations counted with the calls' values come before the bound the arrays
+            // give: NPB FT's `DO K = 0, LK - 1` indexes a 256-row work array and runs 3
+            // times an execution on average)
+            for l in loops.iter_mut().filter(|l| l.trip_count.is_none()) {
+                if let Some(&t) = counted[i].get(&l.header) {
+                    l.trip_estimate = Some(t);
+                    l.trip_counted = true;
+                }
             }
             loops
         })
@@ -263,6 +269,7 @@ impl Analysis {
                             l.end_line,
                             match (l.trip_count, l.trip_estimate) {
                                 (Some(t), _) => t.to_string(),
+                                (None, Some(e)) if l.trip_counted => format!("unknown (about {e}: counted with the values its calls give)"),
                                 (None, Some(e)) => format!("unknown (at most {e}: the extents of the arrays it indexes)"),
                                 (None, None) => "unknown".into(),
                             }

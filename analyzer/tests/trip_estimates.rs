@@ -47,3 +47,27 @@ fn loops_over_recurrences_count_the_iterations_the_calls_values_give() {
     assert_eq!(at("half", 94), (None, Some(3)));
     assert_eq!(at("half", 98), (None, Some(2)));
 }
+
+/// Counted iterations come before the bound the arrays give, and a loop inside another counts
+/// per iteration of that loop (tests/data/trip_counted.f).
+#[test]
+fn counted_iterations_multiply_along_the_nest_to_what_it_runs() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/trip_counted.f");
+    let a = analyze(&[path], &Default::default());
+    let p = &a.program;
+    let u = p.units.iter().position(|u| u.name == "passes").unwrap();
+    let at = |line: u32| {
+        let l = a.loops[u].iter().find(|l| l.line == line).unwrap();
+        (l.trip_count, l.trip_estimate, l.trip_counted)
+    };
+    // 6 passes; I: 63 iterations over them (10.5, rounded up); K: 192 over the 63 of I
+    // (3.05), not the 64 columns of X it indexes
+    assert_eq!(at(28), (None, Some(6), true));
+    assert_eq!(at(32), (None, Some(11), true));
+    assert_eq!(at(35), (None, Some(3), true));
+    let nest: u64 = [28, 32, 35].iter().map(|&l| at(l).1.unwrap()).product();
+    assert!((180..=210).contains(&nest), "{nest} iterations for the 192 the nest runs");
+    // the copies: 64 iterations in one pass of six (10.7 a pass), 64 in five of six (53.3)
+    assert_eq!(at(41), (None, Some(11), true));
+    assert_eq!(at(46), (None, Some(53), true));
+}
