@@ -3720,13 +3720,20 @@ fn estimate(
                             narrowed.filter(|_| factor <= 1.0).map_or(local(x), |e| e.min(local(x)))
                         })
                         .product();
+                    // A face across any but the last (outermost in memory) dimension is
+                    // strided: it is packed and unpacked in runs as long as the block's
+                    // dimensions before it (one element across the first), each run in lines
+                    // (and pages) of its own (`strided_ns`).
+                    // A process between two others packs what it sends to each side and
+                    // unpacks what it gets from each; of two processes, each sends one side and
+                    // gets the other.
+                    let run: f64 = (0..t).map(local).product::<f64>().max(1.0);
+                    let copies = if grid[k] == 2 { 1.0 } else { 2.0 };
                     for wd in [*lo, *hi] {
                         if wd > 0 {
                             msg_time += m.message_s(face * wd as f64 * elem) / factor;
-                            // A face across any but the last (outermost in memory) dimension is
-                            // strided: it is packed and unpacked element by element.
                             if t + 1 < tbounds.len() {
-                                pack += 2.0 * face * wd as f64 * m.memref_ns * 1e-9 / factor;
+                                pack += copies * face * wd as f64 * (m.memref_ns + m.strided_ns / run) * 1e-9 / factor;
                             }
                         }
                     }

@@ -27,6 +27,11 @@ pub struct MachineModel {
     /// (they share its memory bandwidth), nanoseconds; 0: as `memref_ns`. The computation of
     /// a scheme that runs several processes on a node is estimated with it.
     pub memref_busy_ns: f64,
+    /// Copying one element of a strided shadow face, beyond `memref_ns`, nanoseconds: a face
+    /// across the first dimension of a `(BLOCK,*,*)` array is a run of one element every
+    /// column, each in its own cache line (and page, for long columns); runs of R elements
+    /// pay it once a run. Packing and unpacking a face copies each element twice.
+    pub strided_ns: f64,
     /// Runtime cost of starting one distributed parallel loop on a process of one thread,
     /// microseconds: its calls into the runtime (bounds, renewals of held edges, profile
     /// hooks). A nest run in order starts the loops inside it once per execution of the
@@ -76,6 +81,7 @@ impl Default for MachineModel {
             flop_ns: 1.0,
             memref_ns: 1.0,
             memref_busy_ns: 0.0,
+            strided_ns: 5.0,
             loop_overhead_us: 0.5,
             thread_start_us: 20.0,
             startup_s: 0.0,
@@ -115,6 +121,7 @@ impl MachineModel {
             ("flop_ns", self.flop_ns),
             ("memref_ns", self.memref_ns),
             ("memref_busy_ns", self.memref_busy_ns),
+            ("strided_ns", self.strided_ns),
             ("loop_overhead_us", self.loop_overhead_us),
             ("thread_start_us", self.thread_start_us),
             ("startup_s", self.startup_s),

@@ -327,3 +327,31 @@ fn a_merge_through_a_bound_dummy_carries_the_whole_array() {
     assert!(s.estimate.communication >= least, "{} < {least}: {:?}", s.estimate.communication, s.estimate.notes);
     assert_eq!(r.schemes[r.chosen].name, "replicated");
 }
+
+/// Strided shadow faces (the 3-D heat sample, 120^3, 20 steps, on 2 processes): a face
+/// across the first dimension is runs of one element, each paying `strided_ns`; across the
+/// second, runs of a 120-element column; across the last, one contiguous piece, no packing.
+/// Each of the two processes packs the side it sends and unpacks the side it gets.
+#[test]
+fn strided_faces_cost_by_the_length_of_their_runs() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples/heat3d/heat3d.f90");
+    let a = analyzer::report::analyze(&[p], &Default::default());
+    let m = MachineModel {
+        processes: 2,
+        ..Default::default()
+    };
+    let r = dvm::run(&a, &m);
+    let comp = |name: &str| by_name(&r, name).estimate.computation;
+    let (first, second, last) = (comp("(BLOCK,*,*)"), comp("(*,BLOCK,*)"), comp("(*,*,BLOCK)"));
+    // the stencil's renewal, 20 executions, widths 1 and 1 of a 120 x 120 face
+    let face = 120.0 * 120.0;
+    let per_run = |run: f64| 20.0 * 2.0 * face * (m.memref_ns + m.strided_ns / run) * 1e-9;
+    assert!((first - last - per_run(1.0)).abs() < 1e-9, "{first} - {last} against {}", per_run(1.0));
+    assert!((second - last - per_run(120.0)).abs() < 1e-9, "{second} - {last} against {}", per_run(120.0));
+    assert!(first > second && second > last);
+    // no cost for lone elements: the two strided splits cost the same again
+    let flat = MachineModel { strided_ns: 0.0, ..m.clone() };
+    let r = dvm::run(&a, &flat);
+    let c = |name: &str| by_name(&r, name).estimate.computation;
+    assert!((c("(BLOCK,*,*)") - c("(*,BLOCK,*)")).abs() < 1e-12);
+}

@@ -9,6 +9,9 @@
 //!   operations per element, as the cost model counts them: `experts::dvm` `ops`), and the
 //!   same stencil with 16 operations more: the time of an operation is the difference per
 //!   operation, that of a memory reference what remains of the first loop's time;
+//! - a shadow face across the first dimension of a block of 1 KiB columns packed into a
+//!   buffer, one element a cache line: what a strided face's element costs beyond a memory
+//!   reference (`strided_ns`);
 //! - the first stencil on every process at once (as many as the estimates put on a node):
 //!   a memory reference when they share the node's memory bandwidth (`memref_busy_ns`, what
 //!   a scheme that divides the work between processes of a node pays).
@@ -86,7 +89,7 @@ int main(int argc, char **argv) {
         }
         large = best(large, (MPI_Wtime() - t) / (2.0 * k));
     }
-    double copy = 1e30, arith = 1e30, sum = 0.0;
+    double copy = 1e30, arith = 1e30, strided = 1e30, sum = 0.0;
     if (rank == 0) {
         /* a 5-point stencil over a square array larger than the caches, as the programs run
            them: 5 array references and 4 operations per element; then the same with 16
@@ -112,6 +115,19 @@ int main(int argc, char **argv) {
             arith = best(arith, MPI_Wtime() - t);
             sum += y[m * m / 3];
         }
+        /* a shadow face across the first dimension of a block whose columns are 128 elements
+           long (1 KiB): one element a column, each in its own cache line, packed into a
+           buffer; eight faces a repetition, none in the lines of another */
+        long cols = m * m / 128;
+        double *face = malloc(cols * sizeof(double));
+        for (int r = 0; r < reps; r++) {
+            double t = MPI_Wtime();
+            for (long c = 0; c < 8; c++)
+                for (long k = 0; k < cols; k++) face[k] = x[k * 128 + c * 13];
+            strided = best(strided, (MPI_Wtime() - t) / (8.0 * cols));
+            sum += face[cols / 2];
+        }
+        free(face);
         n = (m - 2) * (m - 2);
         free(x);
         free(y);
@@ -137,8 +153,8 @@ int main(int argc, char **argv) {
         }
     }
     if (rank == 0)
-        printf("SAPFOR-CALIBRATE latency_s=%.9e large_s=%.9e bytes=%ld copy_s=%.9e arith_s=%.9e busy_s=%.9e procs=%d n=%ld check=%g\n",
-               lat, large, big, copy, arith, busy, size, n, sum);
+        printf("SAPFOR-CALIBRATE latency_s=%.9e large_s=%.9e bytes=%ld copy_s=%.9e arith_s=%.9e busy_s=%.9e strided_s=%.9e procs=%d n=%ld check=%g\n",
+               lat, large, big, copy, arith, busy, strided, size, n, sum);
     MPI_Finalize();
     return 0;
 }
@@ -155,6 +171,8 @@ pub struct Measured {
     pub memref_busy_ns: f64,
     /// The processes that measured it.
     pub busy_procs: u32,
+    /// An element of a strided face copied, beyond a memory reference (None: not measured).
+    pub strided_ns: Option<f64>,
     pub flop_ns: f64,
     /// Wall-clock seconds of `mpirun` starting and finishing the processes (best of three).
     pub startup_s: f64,
@@ -288,7 +306,10 @@ pub fn parse(out: &str) -> Result<Measured> {
         (Ok(busy), Some(p)) if p > 1.0 => ((busy * 1e9 / n - 4.0 * flop_ns) / 5.0).max(memref_ns),
         _ => 0.0,
     };
+    // a face's element, one a cache line (from a result line without it: not known)
+    let strided_ns = get("strided_s").ok().map(|t| (t * 1e9 - memref_ns).max(0.0));
     Ok(Measured {
+        strided_ns,
         tstart_us: lat * 1e6,
         tbyte_us: ((large - lat) / bytes * 1e6).max(0.0),
         memref_ns,
@@ -324,6 +345,8 @@ pub fn machine_toml(m: &Measured, processes: u32, per_node: u32, gpus: u32, host
          memref_ns = {:.4}\n\
          # a memory reference while {} processes stream memory at once (ns; 0: not measured)\n\
          memref_busy_ns = {:.4}\n\
+         # an element of a strided shadow face copied, one a cache line, beyond a memory reference (ns){}\n\
+         strided_ns = {:.4}\n\
          # mpirun starting {processes} processes that only call MPI_Init and MPI_Finalize (s)\n\
          startup_s = {:.4}\n\
          # a parallel loop's start on one thread, and its threads' start and join (us){}\n\
@@ -340,6 +363,8 @@ pub fn machine_toml(m: &Measured, processes: u32, per_node: u32, gpus: u32, host
         m.memref_ns,
         m.busy_procs,
         m.memref_busy_ns,
+        if m.strided_ns.is_some() { "" } else { "; not measured, the default" },
+        m.strided_ns.unwrap_or(d.strided_ns),
         m.startup_s,
         match (m.loop_start_us, m.thread_start_us) {
             (Some(_), Some(_)) => "",
@@ -432,7 +457,7 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<ExitCode> {
     experts::machine::MachineModel::from_toml(&text).map_err(|e| anyhow::anyhow!("internal error: the written description does not parse: {e}"))?;
     crate::commands::write_atomically(&a.output, text.as_bytes())?;
     println!(
-        "message start-up {:.2} us, {:.5} us/byte ({:.2} GB/s); operation {:.3} ns, memory reference {:.3} ns ({:.3} ns with {} processes at once); starting the processes {:.3} s",
+        "message start-up {:.2} us, {:.5} us/byte ({:.2} GB/s); operation {:.3} ns, memory reference {:.3} ns ({:.3} ns with {} processes at once), a strided face's element {:.2} ns more; starting the processes {:.3} s",
         m.tstart_us,
         m.tbyte_us,
         if m.tbyte_us > 0.0 { 1e-3 / m.tbyte_us } else { f64::INFINITY },
@@ -440,6 +465,7 @@ pub fn calibrate(a: &CalibrateArgs) -> Result<ExitCode> {
         m.memref_ns,
         m.memref_busy_ns,
         m.busy_procs,
+        m.strided_ns.unwrap_or(f64::NAN),
         m.startup_s
     );
     if let Some(l) = m.loop_start_us {
@@ -491,7 +517,7 @@ mod tests {
 
     #[test]
     fn figures_from_the_result_line() {
-        let m = parse("noise\nSAPFOR-CALIBRATE latency_s=1.0e-6 large_s=3.0e-4 bytes=1048576 copy_s=0.02 arith_s=0.06 busy_s=0.03 procs=2 n=4194304 check=1\n").unwrap();
+        let m = parse("noise\nSAPFOR-CALIBRATE latency_s=1.0e-6 large_s=3.0e-4 bytes=1048576 copy_s=0.02 arith_s=0.06 busy_s=0.03 strided_s=6.0e-9 procs=2 n=4194304 check=1\n").unwrap();
         assert!((m.tstart_us - 1.0).abs() < 1e-9);
         assert!((m.tbyte_us - (3.0e-4 - 1.0e-6) / 1048576.0 * 1e6).abs() < 1e-12);
         let f = 0.04 / (16.0 * 4194304.0) * 1e9;
@@ -503,6 +529,9 @@ mod tests {
         // an older program's line, without the loaded figure: not known
         let old = parse("SAPFOR-CALIBRATE latency_s=1.0e-6 large_s=3.0e-4 bytes=1048576 copy_s=0.02 arith_s=0.06 n=4194304").unwrap();
         assert_eq!(old.memref_busy_ns, 0.0);
+        assert_eq!(old.strided_ns, None);
+        // a face's element: 6 ns in all, less the memory reference
+        assert!((m.strided_ns.unwrap() - (6.0 - m.memref_ns)).abs() < 1e-9);
         assert!(parse("nothing here").is_err());
         assert!(parse("SAPFOR-CALIBRATE latency_s=nan large_s=1 bytes=1 copy_s=1 arith_s=1 n=1").is_err());
         let mut m = m;
@@ -515,6 +544,10 @@ mod tests {
         assert!((back.flop_ns - m.flop_ns).abs() < 1e-3);
         assert!((back.tstart_intra_us - 1.0).abs() < 1e-3);
         assert!((back.memref_busy_ns - m.memref_busy_ns).abs() < 1e-3, "{text}");
+        assert!((back.strided_ns - m.strided_ns.unwrap()).abs() < 1e-3, "{text}");
+        let unmeasured = machine_toml(&Measured { strided_ns: None, ..m.clone() }, 2, 2, 0, None);
+        assert_eq!(experts::machine::MachineModel::from_toml(&unmeasured).unwrap().strided_ns, experts::machine::MachineModel::default().strided_ns);
+        assert!(unmeasured.contains("beyond a memory reference (ns); not measured, the default"), "{unmeasured}");
         // a scheme of 8 processes on a node sees the loaded figure, one process does not
         assert_eq!(back.busy().map(|b| b.memref_ns), Some(back.memref_busy_ns));
         let one = experts::machine::MachineModel { processes: 1, ..back.clone() };

@@ -290,14 +290,6 @@ impl Layout {
         full.then(|| (self.offset(lo), n))
     }
 
-    /// Visit the section lo..hi as contiguous runs: (element offset, length). Rows along
-    /// dimension 0 that follow one another in memory (a section spanning the block's first
-    /// dimensions, NPB's `RHS(1:5,0:36,J,K)`) make one run.
-    fn runs(&self, lo: &[i64], hi: &[i64], f: &mut dyn FnMut(usize, usize)) {
-        let me = (&self.alo[..], &self.ahi[..]);
-        merged_rows(lo, hi, me, me, &mut |off, _, len| f(off, len));
-    }
-
     /// Copy the section lo..hi of the block at `a` into a new buffer.
     ///
     /// # Safety
@@ -305,10 +297,20 @@ impl Layout {
     pub unsafe fn pack(&self, a: *const u8, lo: &[i64], hi: &[i64]) -> Vec<u8> {
         crate::gpu_abi::host_needs(a, self, lo, hi);
         let es = self.esize;
-        let mut out = Vec::with_capacity(self.count(lo, hi) * es);
-        self.runs(lo, hi, &mut |off, len| {
-            out.extend_from_slice(std::slice::from_raw_parts(a.add(off * es), len * es));
+        let n = self.count(lo, hi) * es;
+        let mut out = Vec::<u8>::with_capacity(n);
+        let dst = out.as_mut_ptr();
+        let mut pos = 0usize;
+        let me = (&self.alo[..], &self.ahi[..]);
+        row_batches(lo, hi, me, me, &mut |b| {
+            let bytes = b.len * es;
+            for j in 0..b.count {
+                copy_run(a.add((b.oa + j * b.sa) * es), dst.add(pos), bytes);
+                pos += bytes;
+            }
         });
+        assert_eq!(pos, n, "pack: the runs do not cover the section");
+        out.set_len(n);
         out
     }
 
@@ -319,8 +321,11 @@ impl Layout {
     /// `a` must be this layout's block, `dst` `to`'s, and the section inside both.
     pub unsafe fn copy_to(&self, a: *const u8, to: &Layout, dst: *mut u8, lo: &[i64], hi: &[i64]) {
         let es = self.esize;
-        merged_rows(lo, hi, (&self.alo, &self.ahi), (&to.alo, &to.ahi), &mut |from, into, len| {
-            std::ptr::copy_nonoverlapping(a.add(from * es), dst.add(into * es), len * es)
+        row_batches(lo, hi, (&self.alo, &self.ahi), (&to.alo, &to.ahi), &mut |b| {
+            let bytes = b.len * es;
+            for j in 0..b.count {
+                copy_run(a.add((b.oa + j * b.sa) * es), dst.add((b.ob + j * b.sb) * es), bytes);
+            }
         });
     }
 
@@ -330,29 +335,64 @@ impl Layout {
     /// As `pack`; `buf` holds the section.
     pub unsafe fn unpack(&self, a: *mut u8, lo: &[i64], hi: &[i64], buf: &[u8]) {
         let es = self.esize;
-        let mut pos = 0;
-        self.runs(lo, hi, &mut |off, len| {
-            std::ptr::copy_nonoverlapping(buf[pos..].as_ptr(), a.add(off * es), len * es);
-            pos += len * es;
+        assert!(buf.len() >= self.count(lo, hi) * es, "unpack: a buffer shorter than its section");
+        let src = buf.as_ptr();
+        let mut pos = 0usize;
+        let me = (&self.alo[..], &self.ahi[..]);
+        row_batches(lo, hi, me, me, &mut |b| {
+            let bytes = b.len * es;
+            for j in 0..b.count {
+                copy_run(src.add(pos), a.add((b.oa + j * b.sa) * es), bytes);
+                pos += bytes;
+            }
         });
         crate::gpu_abi::host_wrote(a, self, lo, hi);
     }
 }
 
+/// Copy `bytes` bytes from `src` to `dst` (not overlapping): an element of 4, 8 or 16 bytes
+/// (a run of a strided face, one element long) without a call to memcpy.
+///
+/// # Safety
+/// As `std::ptr::copy_nonoverlapping`.
+#[inline(always)]
+unsafe fn copy_run(src: *const u8, dst: *mut u8, bytes: usize) {
+    match bytes {
+        8 => (dst as *mut u64).write_unaligned((src as *const u64).read_unaligned()),
+        4 => (dst as *mut u32).write_unaligned((src as *const u32).read_unaligned()),
+        16 => (dst as *mut u128).write_unaligned((src as *const u128).read_unaligned()),
+        _ => std::ptr::copy_nonoverlapping(src, dst, bytes),
+    }
+}
+
+/// `count` runs of `len` elements, the j-th at element offset `oa + j * sa` in the first
+/// layout and `ob + j * sb` in the second (`row_batches`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Batch {
+    oa: usize,
+    ob: usize,
+    len: usize,
+    count: usize,
+    sa: usize,
+    sb: usize,
+}
+
 /// Visit the section lo..hi as runs of elements that follow one another in two layouts at
-/// once (allocated bounds `a` and `b`; the same twice for one layout): (offset in the first,
-/// offset in the second, length in elements). Rows along dimension 0 make one run with the
-/// rows after them for as long as every dimension below spans its allocated range in both
-/// (a section spanning the block's first dimensions, NPB's `RHS(1:5,0:36,J,K)`, is one run per
-/// (J,K)); the offsets of the runs are stepped, not computed per row. Nothing for an empty
-/// section.
-fn merged_rows(lo: &[i64], hi: &[i64], a: (&[i64], &[i64]), b: (&[i64], &[i64]), f: &mut dyn FnMut(usize, usize, usize)) {
+/// once (allocated bounds `a` and `b`; the same twice for one layout), a batch of runs at a
+/// time: the runs along the first dimension past the run's (`Batch`). Rows along dimension 0
+/// make one run with the rows after them for as long as every dimension below spans its
+/// allocated range in both (a section spanning the block's first dimensions, NPB's
+/// `RHS(1:5,0:36,J,K)`, is one run per (J,K)); the offsets are stepped, not computed per
+/// row. A face across the first dimension (a plane `U(I0,:,:)` of a `(BLOCK,*,*)` array) is
+/// runs of one element, a batch of them per column: its copy is a strided loop, not a call a
+/// run. Nothing for an empty section.
+fn row_batches(lo: &[i64], hi: &[i64], a: (&[i64], &[i64]), b: (&[i64], &[i64]), f: &mut dyn FnMut(Batch)) {
     let r = lo.len();
     if lo.iter().zip(hi).any(|(l, h)| h < l) {
         return;
     }
     if r == 0 {
-        f(0, 0, 1);
+        f(Batch { oa: 0, ob: 0, len: 1, count: 1, sa: 0, sb: 0 });
         return;
     }
     let strides = |(alo, ahi): (&[i64], &[i64])| -> Vec<i64> {
@@ -374,12 +414,21 @@ fn merged_rows(lo: &[i64], hi: &[i64], a: (&[i64], &[i64]), b: (&[i64], &[i64]),
         k += 1;
         len *= ext[k];
     }
+    // the batch: dimension k + 1, where there is one
+    let (count, bsa, bsb) = if k + 1 < r { (ext[k + 1], sa[k + 1], sb[k + 1]) } else { (1, 0, 0) };
     let mut oa: i64 = (0..r).map(|d| (lo[d] - a.0[d]) * sa[d]).sum();
     let mut ob: i64 = (0..r).map(|d| (lo[d] - b.0[d]) * sb[d]).sum();
     let mut idx: Vec<i64> = lo.to_vec();
     loop {
-        f(oa as usize, ob as usize, len as usize);
-        let mut d = k + 1;
+        f(Batch {
+            oa: oa as usize,
+            ob: ob as usize,
+            len: len as usize,
+            count: count as usize,
+            sa: bsa as usize,
+            sb: bsb as usize,
+        });
+        let mut d = k + 2;
         loop {
             if d >= r {
                 return;
@@ -522,7 +571,7 @@ mod tests {
         let whole = Layout::whole(8, &[1, 0, 0], &[5, 6, 3]);
         let n = whole.count(&whole.alo, &whole.ahi);
         let a: Vec<f64> = (0..n).map(|x| x as f64).collect();
-        for (lo, hi) in [([1, 0, 1], [5, 6, 2]), ([1, 2, 0], [5, 4, 3]), ([2, 0, 0], [4, 6, 3]), ([1, 3, 2], [5, 3, 2])] {
+        for (lo, hi) in [([1, 0, 1], [5, 6, 2]), ([1, 2, 0], [5, 4, 3]), ([2, 0, 0], [4, 6, 3]), ([1, 3, 2], [5, 3, 2]), ([3, 0, 0], [3, 6, 3]), ([4, 2, 1], [4, 5, 1])] {
             let buf = unsafe { whole.pack(a.as_ptr() as *const u8, &lo, &hi) };
             let got: Vec<f64> = buf.chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
             let mut want = vec![];
@@ -540,6 +589,45 @@ mod tests {
             unsafe { whole.copy_to(a.as_ptr() as *const u8, &whole, copied.as_mut_ptr() as *mut u8, &lo, &hi) };
             assert_eq!(back, copied, "{lo:?}..{hi:?}");
             assert_eq!(back.iter().filter(|x| **x >= 0.0).count(), want.len());
+        }
+    }
+
+    /// Faces across the first dimension (runs of one element, copied in a strided loop) of
+    /// 4-, 8- and 16-byte elements and of an odd size: each element in order, back in place.
+    #[test]
+    fn strided_faces_of_every_element_size() {
+        for es in [4usize, 8, 16, 3] {
+            let whole = Layout::whole(es, &[1, 1, 1], &[6, 5, 4]);
+            let n = whole.count(&whole.alo, &whole.ahi);
+            let a: Vec<u8> = (0..n * es).map(|x| (x * 7 % 251) as u8).collect();
+            for (lo, hi) in [([2, 1, 1], [2, 5, 4]), ([6, 2, 3], [6, 4, 3]), ([1, 1, 1], [2, 5, 4])] {
+                let buf = unsafe { whole.pack(a.as_ptr(), &lo, &hi) };
+                let mut want = vec![];
+                for k in lo[2]..=hi[2] {
+                    for j in lo[1]..=hi[1] {
+                        for i in lo[0]..=hi[0] {
+                            let o = whole.offset(&[i, j, k]) * es;
+                            want.extend_from_slice(&a[o..o + es]);
+                        }
+                    }
+                }
+                assert_eq!(buf, want, "{es} bytes, {lo:?}..{hi:?}");
+                let mut back = vec![0u8; n * es];
+                unsafe { whole.unpack(back.as_mut_ptr(), &lo, &hi, &buf) };
+                let mut copied = vec![0u8; n * es];
+                unsafe { whole.copy_to(a.as_ptr(), &whole, copied.as_mut_ptr(), &lo, &hi) };
+                assert_eq!(back, copied, "{es} bytes, {lo:?}..{hi:?}");
+                for k in 1..=4 {
+                    for j in 1..=5 {
+                        for i in 1..=6 {
+                            let o = whole.offset(&[i, j, k]) * es;
+                            let inside = (0..3).all(|d| [i, j, k][d] >= lo[d] && [i, j, k][d] <= hi[d]);
+                            let want = if inside { &a[o..o + es] } else { &[0u8; 16][..es] };
+                            assert_eq!(&back[o..o + es], want, "({i},{j},{k}) {es} bytes, {lo:?}..{hi:?}");
+                        }
+                    }
+                }
+            }
         }
     }
 
