@@ -4470,14 +4470,14 @@ fn io_stmt(
                         }
                         return Ok(None);
                     }
-                    let ctl = r[1..close].to_ascii_lowercase();
-                    if matches!(kind, IoKind::Read) && (ctl.contains("end=") || ctl.contains("err=")) {
-                        return Err("READ with END= or ERR= is not supported by the runtime yet (use IOSTAT=)".into());
-                    }
                 }
             }
         }
     }
+    // END=, ERR= and EOR= branches: process 0 runs the statement for every process, so the
+    // branch it would take is taken by all from its status (`io_branches`)
+    let (action, branches) = io_branches(action);
+    let action = action.as_str();
     let mut a = action.to_string();
     let used: Vec<String> = vis.keys().filter(|n| !text::idents(action, n).is_empty()).cloned().collect();
     // output of single elements (`PRINT *, U(C,C,C)`): each is fetched from its owner
@@ -4524,13 +4524,13 @@ fn io_stmt(
             }
         }
     }
-    let low = action.to_ascii_lowercase();
-    for spec in ["iostat", "exist", "opened", "number", "nextrec", "size", "named"] {
-        for (i, _) in low.match_indices(&format!("{spec}=")) {
-            let v: String = low[i + spec.len() + 1..].trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            if !v.is_empty() && (i == 0 || !low.as_bytes()[i - 1].is_ascii_alphanumeric()) {
-                bc.insert(v);
-            }
+    // what the statement's specifiers return (spaces around `=` allowed): every INQUIRE
+    // specifier but the unit and file; IOSTAT, IOMSG, SIZE and NEWUNIT of the others
+    for (k, v) in io_specifiers(action).map(|(_, items)| items).unwrap_or_default().into_iter().filter_map(|i| i.1) {
+        let returned = if matches!(kind, IoKind::Inquire) { !matches!(k.as_str(), "unit" | "file") } else { matches!(k.as_str(), "iostat" | "iomsg" | "size" | "newunit") };
+        let base: String = v.to_ascii_lowercase().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if returned && !base.is_empty() && !base.starts_with(|c: char| c.is_ascii_digit()) {
+            bc.insert(base);
         }
     }
     for v in bc {
@@ -4540,7 +4540,125 @@ fn io_stmt(
             post.push(format!("call sapfor_bcast({v}, int(storage_size({v}), c_int64_t) / 8)"));
         }
     }
+    if let Some(b) = branches {
+        post.extend(b.jumps(src));
+    }
     Ok(Some(format!("if (sapfor_io()) {a}")))
+}
+
+/// The END=, ERR= and EOR= specifiers of an I/O statement, taken out of its control list
+/// (`io_branches`), and the status variable that replaces them.
+struct IoBranches {
+    /// (specifier, label) in the order written
+    labels: Vec<(String, String)>,
+    /// IOSTAT's variable: the statement's own, or `sapfor_ios`
+    status: String,
+    /// `sapfor_ios` was added: a status no branch takes is an error
+    added: bool,
+    /// IOMSG's variable: the statement's own, or `sapfor_iomsg`
+    msg: String,
+    /// READ, OPEN, ... (for the message)
+    keyword: String,
+}
+
+impl IoBranches {
+    /// After the status is broadcast: the branches, every process from process 0's status
+    /// (EOR before END: both are negative), and, where the statement had no IOSTAT, the
+    /// error the statement would have stopped with (its message from process 0).
+    fn jumps(&self, src: i64) -> Vec<String> {
+        let v = &self.status;
+        let mut out = vec![];
+        for want in ["eor", "end", "err"] {
+            for (spec, label) in self.labels.iter().filter(|(s, _)| s == want) {
+                let test = match spec.as_str() {
+                    "eor" => format!("is_iostat_eor({v})"),
+                    "end" => format!("is_iostat_end({v})"),
+                    _ => format!("{v} > 0"),
+                };
+                out.push(format!("if ({test}) goto {label}"));
+            }
+        }
+        if self.added {
+            // (process 0 stops them all with its message; the others wait for it)
+            out.push(format!("if ({v} /= 0) then"));
+            out.push(format!("if (sapfor_io()) call sapfor_error({src}_8, '{}: '//trim({})//c_null_char)", self.keyword, self.msg));
+            out.push("call sapfor_barrier()".into());
+            out.push("end if".into());
+        }
+        out
+    }
+}
+
+/// Take END=, ERR= and EOR= out of an I/O statement's control list: the statement with an
+/// IOSTAT= in their place (its own, or `sapfor_ios` with `sapfor_iomsg`), and the branches
+/// to take after it. The statement itself where it has none (or no control list).
+/// The control list of an I/O statement (`READ (9, *, END = 20) V`): the byte range of its
+/// parentheses in the trimmed statement, and each item with its specifier and value where it
+/// has one (`("end", "20")`; a positional unit or format has none). None for a statement
+/// without a control list (`PRINT *, X`, `READ *, X`).
+#[allow(clippy::type_complexity)]
+fn io_specifiers(action: &str) -> Option<((usize, usize), Vec<(String, Option<(String, String)>)>)> {
+    let t = action.trim_start();
+    let kw_len = t.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let rest = &t[kw_len..];
+    let open = kw_len + rest.len() - rest.trim_start().len();
+    if !t[open..].starts_with('(') {
+        return None;
+    }
+    let close = text::matching_paren(t, open)?;
+    let items = text::split_top(&t[open + 1..close], ',')
+        .into_iter()
+        .map(|item| {
+            let spec = item.split_once('=').and_then(|(k, v)| {
+                let k = k.trim().to_ascii_lowercase();
+                // (`'a=b'` in a format string, `x == y`: no specifier)
+                (!k.is_empty() && k.chars().all(|c| c.is_ascii_alphabetic()) && !v.starts_with('=')).then(|| (k, v.trim().to_string()))
+            });
+            (item.trim().to_string(), spec)
+        })
+        .collect();
+    Some(((open, close), items))
+}
+
+fn io_branches(action: &str) -> (String, Option<IoBranches>) {
+    let t = action.trim_start();
+    let lead = action.len() - t.len();
+    let kw_len = t.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let Some(((open, close), items)) = io_specifiers(action) else {
+        return (action.to_string(), None);
+    };
+    let mut labels = vec![];
+    let mut kept = vec![];
+    let mut status = None;
+    let mut msg = None;
+    for (item, spec) in items {
+        match spec {
+            Some((k, v)) if matches!(k.as_str(), "end" | "err" | "eor") => labels.push((k, v)),
+            Some((k, v)) => {
+                if k == "iostat" {
+                    status = Some(v);
+                } else if k == "iomsg" {
+                    msg = Some(v);
+                }
+                kept.push(item);
+            }
+            None => kept.push(item),
+        }
+    }
+    if labels.is_empty() {
+        return (action.to_string(), None);
+    }
+    let added = status.is_none();
+    if added {
+        kept.push("iostat=sapfor_ios".into());
+        if msg.is_none() {
+            kept.push("iomsg=sapfor_iomsg".into());
+        }
+    }
+    let stmt = format!("{}{}({}){}", &action[..lead], &t[..open], kept.join(", "), &t[close + 1..]);
+    let (status, msg) = (status.unwrap_or_else(|| "sapfor_ios".into()), msg.unwrap_or_else(|| "sapfor_iomsg".into()));
+    let keyword = t[..kw_len].to_ascii_uppercase();
+    (stmt, Some(IoBranches { labels, status, added, msg, keyword }))
 }
 
 fn collect_bases(e: &Expr, out: &mut Vec<String>) {
@@ -4587,7 +4705,9 @@ fn data_module(cx: &Cx) -> String {
         let zero = if a.ty.starts_with("logical") { ".false." } else { "0" };
         let full_copy = |s: &mut String| {
             let fd = a.bounds.iter().map(|b| format!("{}:{}", b.0, b.1)).collect::<Vec<_>>().join(", ");
-            s.push_str(&format!("    allocate(sf_{k}({fd}))\n    sf_{k} = {zero}\n"));
+            s.push_str(&format!("    allocate(sf_{k}({fd}))\n"));
+            s.push_str(&format!("    call sapfor_huge_pages(sf_{k}, size(sf_{k}, kind=c_int64_t) * (storage_size(sf_{k}) / 8))\n"));
+            s.push_str(&format!("    sf_{k} = {zero}\n"));
         };
         if matches!(a.map, Mapping::Inherit { .. }) {
             // the caller set the handle; the storage is the actual argument's: only the
@@ -4629,6 +4749,7 @@ fn data_module(cx: &Cx) -> String {
         }
         let dims = (1..=r).map(|d| format!("sapfor_alb(sh_{k}, {d}):sapfor_aub(sh_{k}, {d})")).collect::<Vec<_>>().join(", ");
         s.push_str(&format!("    allocate(sd_{k}({dims}))\n"));
+        s.push_str(&format!("    call sapfor_huge_pages(sd_{k}, size(sd_{k}, kind=c_int64_t) * (storage_size(sd_{k}) / 8))\n"));
         s.push_str(&format!("    sd_{k} = {zero}\n"));
         if a.full {
             full_copy(&mut s);

@@ -11,6 +11,10 @@ module sapfor_rt
   ! iteration counters of the PARALLEL loops of programs converted with --order (one per
   ! loop of a tuple; parallel loops do not nest)
   integer :: sapfor_ok1, sapfor_ok2, sapfor_ok3, sapfor_ok4, sapfor_ok5, sapfor_ok6, sapfor_ok7
+  ! the status of an I/O statement with END=, ERR= or EOR= that process 0 runs for all
+  ! (its branch is taken on every process from it) and process 0's message for it
+  integer :: sapfor_ios = 0
+  character(len=512) :: sapfor_iomsg = ' '
   interface
     subroutine sapfor_init(naxes) bind(C, name='sapfor_init')
       import :: c_int
@@ -172,6 +176,16 @@ module sapfor_rt
       integer(c_int64_t), value :: h
       integer(c_int), value :: tdim
     end function
+    subroutine sapfor_error(src, msg) bind(C, name='sapfor_error')
+      import :: c_int64_t, c_char
+      integer(c_int64_t), value :: src
+      character(kind=c_char) :: msg(*)
+    end subroutine
+    subroutine sapfor_huge_pages(x, n) bind(C, name='sapfor_huge_pages')
+      import :: c_int64_t
+      type(*), dimension(*) :: x
+      integer(c_int64_t), value :: n
+    end subroutine
     subroutine sapfor_merge_begin(x, n) bind(C, name='sapfor_merge_begin')
       import :: c_int64_t
       type(*), dimension(*) :: x

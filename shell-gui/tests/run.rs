@@ -1724,3 +1724,72 @@ fn asynchronous_shadow_and_reduction_groups_give_the_sequential_values() {
 fn blocks_divided_by_weight_give_the_sequential_values() {
     handwritten("weighted_blocks", &[&["--np", "3"], &["--np", "4", "--check"], &["--np", "7"], &["--np", "2", "--threads", "2"]]);
 }
+
+/// The blocks of distributed arrays ask for transparent huge pages (`sapfor_huge_pages`): a
+/// program with two 8 MiB distributed arrays reads its own `/proc/self/smaps_rollup` (process
+/// 0) and prints AnonHugePages. Where the kernel gives huge pages on request (`madvise`, the
+/// usual setting), at least the arrays' aligned 2 MiB pages are huge, and none with
+/// `SAPFOR_HUGE_PAGES=0`; its sums equal the sequential program's either way. A kernel that
+/// gives none (`never`) or gives them to all memory (`always`) cannot show the difference:
+/// then only the sums are compared, and the test says so.
+#[test]
+fn distributed_blocks_ask_for_huge_pages() {
+    let dir = scratch("huge_pages");
+    std::fs::copy(root().join("runtime/tests/data/huge_pages.fdv"), dir.join("h.fdv")).unwrap();
+    let seq = sequential(&dir, &dir.join("h.fdv"), true);
+    let sums = |out: &str| out.lines().filter(|l| l.starts_with("SUM")).collect::<Vec<_>>().join("\n");
+    assert!(!sums(&seq).is_empty(), "{seq}");
+    let huge_kb = |np: &str, env: Option<&str>| -> u64 {
+        let mut cmd = sapfor(&dir);
+        cmd.args(["run", "h.fdv", "--np", np]);
+        if let Some(v) = env {
+            cmd.env("SAPFOR_HUGE_PAGES", v);
+        }
+        let out = cmd.output().unwrap();
+        let t = text(&out);
+        assert!(out.status.success(), "{t}");
+        assert_eq!(sums(&t), sums(&seq), "{t}");
+        let line = t.lines().find(|l| l.starts_with("AnonHugePages:")).unwrap_or_else(|| panic!("no AnonHugePages line:\n{t}"));
+        line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{line}"))
+    };
+    let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    let (on1, off1, on2) = (huge_kb("1", None), huge_kb("1", Some("0")), huge_kb("2", None));
+    if !mode.contains("[madvise]") {
+        eprintln!("transparent huge pages are `{}` here: only the sums were compared", mode.trim());
+        return;
+    }
+    // one process: both arrays whole, 8 MiB each (with shadow columns), 3 aligned huge pages
+    // each at least; two processes: process 0's halves, 1 each at least
+    assert!(on1 >= 2 * 3 * 2048, "{on1} kB on huge pages");
+    assert_eq!(off1, 0, "SAPFOR_HUGE_PAGES=0");
+    assert!(on2 >= 2 * 2048, "{on2} kB on huge pages at np 2");
+}
+
+/// READ until END=, OPEN with ERR=, ERR= on a bad value, IOSTAT= beside END=, EOR= with
+/// SIZE= (spaces around every `=`): process 0 runs each statement, every process takes its
+/// branch. Before, process 0 jumped to the END= label alone and the others waited for a
+/// value it never sent: the run hung after the last line of output.
+#[test]
+fn io_branches_are_taken_by_every_process() {
+    handwritten("read_to_end", &[&["--np", "3"]]);
+}
+
+/// A READ with END= but no ERR= that meets a bad value: the sequential program stops with
+/// gfortran's message; the parallel one stops every process with process 0's message and
+/// the statement's file and line, and a non-zero status (before: a hang).
+#[test]
+fn an_io_error_without_err_stops_every_process_with_its_line() {
+    let dir = scratch("io_error");
+    std::fs::write(dir.join("in.txt"), "1\n2\nthree\n4\n").unwrap();
+    std::fs::write(
+        dir.join("e.fdv"),
+        "      PROGRAM E\n      INTEGER K, V\n      K = 0\n      OPEN (9, FILE = 'in.txt', STATUS = 'OLD')\n   10 READ (9, *, END = 20) V\n      K = K + V\n      GO TO 10\n   20 PRINT *, K\n      END\n",
+    )
+    .unwrap();
+    for np in ["1", "2"] {
+        let out = sapfor(&dir).args(["run", "e.fdv", "--np", np]).output().unwrap();
+        let t = text(&out);
+        assert!(!out.status.success(), "--np {np}: {t}");
+        assert!(t.contains("e.fdv:5") && t.contains("READ: Bad integer"), "--np {np}: {t}");
+    }
+}

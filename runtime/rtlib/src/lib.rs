@@ -475,6 +475,38 @@ fn keep_freed_memory() {
     }
 }
 
+/// Put the block of a distributed array (or its full copy) of `n` bytes at `x`, just
+/// allocated and not yet touched, on transparent huge pages (`madvise(MADV_HUGEPAGE)` on the
+/// 2 MiB pages inside it; the kernel's default, `madvise`, gives them only to memory that
+/// asks). The stencils of 3-D programs walk planes far apart in memory, and with 4 KiB pages
+/// miss the TLB at every plane: a 160^3 heat program at `--np 1`, five alternating rounds,
+/// took 2.72-3.32 s (median 2.95) against 2.39-3.16 s (median 2.69) with its two arrays on
+/// huge pages (the sequential build 2.91-3.37 s, median 3.04). Arrays
+/// smaller than two huge pages are left as they are; `SAPFOR_HUGE_PAGES=0` leaves all.
+///
+/// # Safety
+/// `x` must point to an allocation of at least `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_huge_pages(x: *mut u8, n: i64) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let n = n.max(0) as usize;
+        if n < 2 * HUGE || !*ON.get_or_init(|| std::env::var("SAPFOR_HUGE_PAGES").map_or(true, |v| v.trim() != "0")) {
+            return;
+        }
+        let start = (x as usize).div_ceil(HUGE) * HUGE;
+        let end = (x as usize + n) / HUGE * HUGE;
+        if end > start {
+            // (advice: a kernel without THP says no, and the array stays as it is)
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (x, n);
+}
+
 /// Start MPI and build the process grid with `naxes` axes (the largest number of BLOCK
 /// dimensions of any distributed array). `SAPFOR_GRID=AxB...` forces the grid shape.
 #[no_mangle]
