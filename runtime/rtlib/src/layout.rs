@@ -296,22 +296,38 @@ impl Layout {
     /// `a` must be this layout's block and the section inside it.
     pub unsafe fn pack(&self, a: *const u8, lo: &[i64], hi: &[i64]) -> Vec<u8> {
         crate::gpu_abi::host_needs(a, self, lo, hi);
-        let es = self.esize;
-        let n = self.count(lo, hi) * es;
+        let n = self.count(lo, hi) * self.esize;
         let mut out = Vec::<u8>::with_capacity(n);
-        let dst = out.as_mut_ptr();
+        let pos = self.with_buffer(a as *mut u8, lo, hi, out.as_mut_ptr(), true);
+        assert_eq!(pos, n, "pack: the runs do not cover the section");
+        out.set_len(n);
+        out
+    }
+
+    /// Copy the section lo..hi between the block at `a` and the packed buffer `buf` (in the
+    /// section's order): into the buffer when `into_buf`, out of it otherwise. The bytes
+    /// copied.
+    ///
+    /// # Safety
+    /// `a` must be this layout's block and the section inside it; `buf` must hold the
+    /// section's bytes. The block is only read when `into_buf`.
+    unsafe fn with_buffer(&self, a: *mut u8, lo: &[i64], hi: &[i64], buf: *mut u8, into_buf: bool) -> usize {
+        let es = self.esize;
         let mut pos = 0usize;
         let me = (&self.alo[..], &self.ahi[..]);
         row_batches(lo, hi, me, me, &mut |b| {
             let bytes = b.len * es;
             for j in 0..b.count {
-                copy_run(a.add((b.oa + j * b.sa) * es), dst.add(pos), bytes);
+                let (block, packed) = (a.add((b.oa + j * b.sa) * es), buf.add(pos));
+                if into_buf {
+                    copy_run(block, packed, bytes);
+                } else {
+                    copy_run(packed, block, bytes);
+                }
                 pos += bytes;
             }
         });
-        assert_eq!(pos, n, "pack: the runs do not cover the section");
-        out.set_len(n);
-        out
+        pos
     }
 
     /// Copy the section lo..hi of the block at `a` straight into the block at `dst` laid out
@@ -334,18 +350,9 @@ impl Layout {
     /// # Safety
     /// As `pack`; `buf` holds the section.
     pub unsafe fn unpack(&self, a: *mut u8, lo: &[i64], hi: &[i64], buf: &[u8]) {
-        let es = self.esize;
-        assert!(buf.len() >= self.count(lo, hi) * es, "unpack: a buffer shorter than its section");
-        let src = buf.as_ptr();
-        let mut pos = 0usize;
-        let me = (&self.alo[..], &self.ahi[..]);
-        row_batches(lo, hi, me, me, &mut |b| {
-            let bytes = b.len * es;
-            for j in 0..b.count {
-                copy_run(src.add(pos), a.add((b.oa + j * b.sa) * es), bytes);
-                pos += bytes;
-            }
-        });
+        assert!(buf.len() >= self.count(lo, hi) * self.esize, "unpack: a buffer shorter than its section");
+        // (the buffer is only read: out of it)
+        self.with_buffer(a, lo, hi, buf.as_ptr() as *mut u8, false);
         crate::gpu_abi::host_wrote(a, self, lo, hi);
     }
 }
