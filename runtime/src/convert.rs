@@ -4453,24 +4453,16 @@ fn io_stmt(
     let sema = &cx.p.semas[ui];
     // internal files (unit is a character variable) are done by every process
     if matches!(kind, IoKind::Read | IoKind::Write) {
-        let kw = if matches!(kind, IoKind::Read) { "read" } else { "write" };
-        if let Some(r) = text::strip_kw(action, kw) {
-            let r = r.trim_start();
-            if r.starts_with('(') {
-                if let Some(close) = text::matching_paren(r, 0) {
-                    let first = text::split_top(&r[1..close], ',')[0].trim().to_ascii_lowercase();
-                    let first = first.strip_prefix("unit=").unwrap_or(&first).trim().to_string();
-                    let base: String = first.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-                    if !base.is_empty()
-                        && !base.chars().next().unwrap().is_ascii_digit()
-                        && sema.type_of(&base).base == analyzer::ast::BaseType::Character
-                    {
-                        if vis.keys().any(|n| !text::idents(action, n).is_empty()) {
-                            return Err("internal I/O with distributed arrays is not supported".into());
-                        }
-                        return Ok(None);
-                    }
+        if let Some((_, items)) = io_specifiers(action) {
+            let unit = items.first().map(|(item, spec)| match spec {
+                Some((k, v)) if k == "unit" => v.as_str(),
+                _ => item.as_str(),
+            });
+            if unit.and_then(base_name).is_some_and(|b| sema.type_of(&b).base == analyzer::ast::BaseType::Character) {
+                if vis.keys().any(|n| !text::idents(action, n).is_empty()) {
+                    return Err("internal I/O with distributed arrays is not supported".into());
                 }
+                return Ok(None);
             }
         }
     }
@@ -4528,8 +4520,7 @@ fn io_stmt(
     // specifier but the unit and file; IOSTAT, IOMSG, SIZE and NEWUNIT of the others
     for (k, v) in io_specifiers(action).map(|(_, items)| items).unwrap_or_default().into_iter().filter_map(|i| i.1) {
         let returned = if matches!(kind, IoKind::Inquire) { !matches!(k.as_str(), "unit" | "file") } else { matches!(k.as_str(), "iostat" | "iomsg" | "size" | "newunit") };
-        let base: String = v.to_ascii_lowercase().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-        if returned && !base.is_empty() && !base.starts_with(|c: char| c.is_ascii_digit()) {
+        if let Some(base) = base_name(&v).filter(|_| returned) {
             bc.insert(base);
         }
     }
@@ -4589,9 +4580,13 @@ impl IoBranches {
     }
 }
 
-/// Take END=, ERR= and EOR= out of an I/O statement's control list: the statement with an
-/// IOSTAT= in their place (its own, or `sapfor_ios` with `sapfor_iomsg`), and the branches
-/// to take after it. The statement itself where it has none (or no control list).
+/// The variable a specifier's value names (`ST(1)` -> `st`), lower case; None for a number,
+/// a string or an expression that does not start with a name.
+fn base_name(v: &str) -> Option<String> {
+    let base: String = v.trim().to_ascii_lowercase().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    (!base.is_empty() && !base.starts_with(|c: char| c.is_ascii_digit())).then_some(base)
+}
+
 /// The control list of an I/O statement (`READ (9, *, END = 20) V`): the byte range of its
 /// parentheses in the trimmed statement, and each item with its specifier and value where it
 /// has one (`("end", "20")`; a positional unit or format has none). None for a statement
@@ -4620,10 +4615,12 @@ fn io_specifiers(action: &str) -> Option<((usize, usize), Vec<(String, Option<(S
     Some(((open, close), items))
 }
 
+/// Take END=, ERR= and EOR= out of an I/O statement's control list: the statement with an
+/// IOSTAT= in their place (its own, or `sapfor_ios` with `sapfor_iomsg`), and the branches
+/// to take after it. The statement itself where it has none (or no control list).
 fn io_branches(action: &str) -> (String, Option<IoBranches>) {
     let t = action.trim_start();
     let lead = action.len() - t.len();
-    let kw_len = t.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(t.len());
     let Some(((open, close), items)) = io_specifiers(action) else {
         return (action.to_string(), None);
     };
@@ -4657,7 +4654,7 @@ fn io_branches(action: &str) -> (String, Option<IoBranches>) {
     }
     let stmt = format!("{}{}({}){}", &action[..lead], &t[..open], kept.join(", "), &t[close + 1..]);
     let (status, msg) = (status.unwrap_or_else(|| "sapfor_ios".into()), msg.unwrap_or_else(|| "sapfor_iomsg".into()));
-    let keyword = t[..kw_len].to_ascii_uppercase();
+    let keyword = t[..open].trim_end().to_ascii_uppercase();
     (stmt, Some(IoBranches { labels, status, added, msg, keyword }))
 }
 
