@@ -17,7 +17,8 @@ Outcomes per program: ok, wrong (some configuration printed something else), fai
 crashed, timed out, or a run failed without a message saying what is not supported), refused
 (sapfor declined with a message: counted and listed by reason, never silently skipped), and
 invalid (the generated program itself does not run: a generator defect, listed too). A run
-that fails and then passes when repeated is counted as a flaky run and listed.
+that fails and then passes when repeated is counted as a flaky run and listed; its messages
+and the program are kept in --out/flaky/.
 
 A wrong or failed program is reduced by deleting statements (whole loops, then single lines)
 while it still fails the same way; the original and the reduced program are written to
@@ -123,6 +124,10 @@ def signature(problem) -> str:
 
 def first_error(err: str) -> str:
     lines = err.splitlines()
+    for line in lines:
+        # a Fortran program's crash: the signal, not gfortran's "Backtrace for this error:"
+        if "Program received signal" in line:
+            return line.strip()[:200]
     for i, line in enumerate(lines):
         if "panicked at" in line:
             # the panic's place and its message (the next line)
@@ -194,6 +199,12 @@ def check(src: Path, work: Path, want: str, configs, env, stop_first=False):
                 rc2, out2, err2 = run([sap, "run", fdv] + args, work, env)
                 if rc2 == 0 and out2 == want:
                     problems.append(("flaky", cfg, first_error(err)))
+                    # the whole message, kept beside the fuzzer's output (a crash that does
+                    # not come back is still a defect to find)
+                    keep = work.parent.parent / "flaky"
+                    keep.mkdir(exist_ok=True)
+                    (keep / f"{work.name}-{cfg.replace(' ', '_')}.err").write_text(err)
+                    shutil.copy(src, keep / f"{work.name}{src.suffix}")
                     continue
             if rc != 0:
                 problems.append((classify_failure(rc, err), cfg, first_error(err)))

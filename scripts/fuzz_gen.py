@@ -32,8 +32,12 @@ compiler goes wrong:
   templates, and look-alikes;
 - whole 2-D arrays passed to subroutines that compute on them in loops (stencils, sums,
   updates, a second level of calls): dummies every call binds to one array (they inherit
-  its distribution) and look-alikes that must not be bound (two arrays for one dummy, a
-  dummy of another shape or lower bound, an element or a column passed, a call in a loop).
+  its distribution) and look-alikes that must not be bound (a dummy of another shape or
+  lower bound, an element or a column passed, a call in a loop); two arrays of one shape
+  for one dummy are twins, distributed alike;
+- 3-D twins: TW3 reads X at a neighbour in one dimension and updates Y, called with C and HC
+  in both places (each dummy gets both arrays), so the template's twin HC takes C's
+  distribution and the dummies inherit it at every call.
 
 - cache blocking written inline (`JE = MIN(JB + NB - 1, N2)`, `DO J = JB, JE`): disjoint blocks
   (the loop over the blocks is parallel) and look-alikes (overlapping blocks, a block reading
@@ -852,6 +856,27 @@ class Gen:
             self.emit("end do", 1)
         self.emit("end do")
 
+    def twins(self):
+        """3-D twins: TW3(X, Y) updates Y from X at a neighbour (the dimension and side drawn
+        once per program), called with C and HC in both orders, sometimes in a loop with a
+        print of an element between the calls."""
+        r = self.r
+        if "tw3" not in self.used_procs:
+            self.tw_dim = r.randint(0, 2)
+            self.tw_off = r.choice([-1, 1])
+        self.used_procs.add("tw3")
+        calls = ["call tw3(c, hc, n1, n2, n3)", "call tw3(hc, c, n1, n2, n3)"]
+        r.shuffle(calls)
+        if r.random() < 0.5:
+            self.emit("do it = 1, 2")
+            for c in calls:
+                self.emit(c, 1)
+            self.emit("print *, 'tw', c(2, 2, 2), hc(n1, 1, n3)", 1)
+            self.emit("end do")
+        else:
+            for c in calls[: r.randint(1, 2)]:
+                self.emit(c)
+
     def owned(self):
         """NPB LU's TV: OWC's local work array W(N1*N2), handed to OWW only, which sees it as
         W(L1,L2), writes it in one loop over plane K of C and reads it in the next: at the
@@ -1063,7 +1088,8 @@ class Gen:
             self.used_procs.update(["wch", "wup"])
             self.emit(f"call wch({x}, n1, n2)")
         elif kind == "two":
-            # one dummy, two arrays: not bound (both stay as they are)
+            # one dummy, two arrays of one shape: twins, distributed alike (the dummy
+            # inherits the same distribution at both calls)
             self.used_procs.add("wup")
             self.emit(f"call wup({x}, n1, n2)")
             self.emit(f"call wup({y}, n1, n2)")
@@ -1243,7 +1269,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work, self.twins]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -1768,6 +1794,7 @@ class Gen:
                 "end do",
                 "end",
             ],
+            "tw3": self.tw3_body(),
             "show": [
                 "subroutine show",
                 "integer kc",
@@ -1776,7 +1803,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "qsg", "qsi", "qsu", "qsc", "pdr", "pl2", "bdr", "bkn", "bhv", "stg", "ilg", "show"]:
+        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "qsg", "qsi", "qsu", "qsc", "pdr", "pl2", "bdr", "bkn", "bhv", "stg", "ilg", "tw3", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)
@@ -1788,6 +1815,24 @@ class Gen:
                                     (None, 0, "end")]))
         return out
 
+
+    def tw3_body(self):
+        """TW3's text: Y(I,J,K) from X one step along dimension `tw_dim` (side `tw_off`), the
+        loop over that dimension clipped so the neighbour stays inside."""
+        d, o = getattr(self, "tw_dim", 0), getattr(self, "tw_off", 1)
+        v = "ijk"
+        bounds = []
+        for q in (2, 1, 0):
+            lo, hi = "1", f"m{q + 1}"
+            if q == d:
+                lo, hi = ("2", hi) if o < 0 else ("1", f"{hi} - 1")
+            bounds.append(f"do {v[q]} = {lo}, {hi}")
+        sub = [v[q] if q != d else f"{v[q]} {'-' if o < 0 else '+'} 1" for q in range(3)]
+        return (["subroutine tw3(x, y, m1, m2, m3)",
+                 "integer m1, m2, m3, x(m1, m2, m3), y(m1, m2, m3), i, j, k"]
+                + bounds
+                + [f"y(i, j, k) = mod(y(i, j, k) * 2 + x({', '.join(sub)}) + k, 1000)",
+                   "end do", "end do", "end do", "end"])
 
     def sized_body(self, name):
         """The subroutine of the `sized` piece: W(P) updated in place (wsa), W(M+1) (wsb), or

@@ -571,13 +571,18 @@ pub fn own_root(semas: &[UnitSema], u: usize, name: &str) -> Option<ArrayRoot> {
 /// the main program's A). Such a dummy can take the distribution of that array (`INHERIT`).
 ///
 /// A dummy is bound only when the subroutine is called at least once and every call passes,
-/// in that position, a bare array name of the same storage, of the dummy's rank and type,
-/// not also passed in another position of the same call (aliasing), and when the dummy's
-/// bounds, where they can be evaluated at the call (constants, PARAMETERs, and dummy
-/// integers given constants at the call), equal that array's. A subroutine that also sees
-/// the storage through its COMMON block binds nothing to it. Functions bind nothing (a
-/// function reference is an expression: no place to hand the distribution over).
-pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(usize, Name), ArrayRoot> {
+/// in that position, a bare array name, of the dummy's rank and type, not also passed in
+/// another position of the same call (aliasing), and when the dummy's bounds, where they can
+/// be evaluated at the call (constants, PARAMETERs, and dummy integers given constants at
+/// the call), equal that array's. A subroutine that also sees the storage through its COMMON
+/// block binds nothing to it. Functions bind nothing (a function reference is an expression:
+/// no place to hand the distribution over).
+///
+/// The calls may pass different arrays (`CALL SMOOTH(A)`, `CALL SMOOTH(B)`) when those have
+/// one type and the same constant bounds: such arrays are twins (`Bindings::twins`), which
+/// a distribution must treat alike (each takes the distribution of the others, so the dummy
+/// inherits the same one at every call), and the dummy is bound to the least of its group.
+pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> Bindings {
     let index = unit_index(units);
     // calls of each subroutine: (caller, args)
     let mut calls: BTreeMap<usize, Vec<(usize, &Vec<Arg>)>> = BTreeMap::new();
@@ -591,6 +596,7 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(usize, Na
         }
     }
     let mut out: BTreeMap<(usize, Name), ArrayRoot> = BTreeMap::new();
+    let mut twins = Unions::default();
     // bindings through dummies of callers need those first: iterate to a fixpoint (the call
     // graph is shallow; a cycle (recursion) just never binds)
     for _ in 0..units.len().min(64) + 1 {
@@ -606,7 +612,7 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(usize, Na
                 if out.contains_key(&(ci, sym.name.clone())) {
                     continue;
                 }
-                let mut root: Option<ArrayRoot> = None;
+                let mut roots: BTreeSet<ArrayRoot> = BTreeSet::new();
                 let mut ok = true;
                 for (caller, args) in sites {
                     let actual = match args.get(pos) {
@@ -622,12 +628,11 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(usize, Na
                     match (r, asym) {
                         (Some(r), Some(a))
                             if !twice
-                                && root.as_ref().is_none_or(|x| *x == r)
                                 && a.rank() == sym.rank()
                                 && a.ty == sym.ty
                                 && same_bounds(semas, *caller, args, a, ci, sym) =>
                         {
-                            root = Some(r)
+                            roots.insert(r);
                         }
                         _ => {
                             ok = false;
@@ -635,13 +640,25 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(usize, Na
                         }
                     }
                 }
-                let Some(root) = root.filter(|_| ok) else { continue };
-                if let ArrayRoot::Common { block, .. } = &root {
-                    if cs.commons.contains_key(block) {
+                if !ok || roots.is_empty() {
+                    continue;
+                }
+                if roots.iter().any(|r| matches!(r, ArrayRoot::Common { block, .. } if cs.commons.contains_key(block))) {
+                    continue;
+                }
+                // different arrays at different calls: one type, the same constant bounds
+                if roots.len() > 1 {
+                    let shapes: Vec<Option<(crate::ast::TypeSpec, Vec<(i64, i64)>)>> = roots.iter().map(|r| root_shape(semas, r)).collect();
+                    if shapes.iter().any(|x| x.is_none() || *x != shapes[0]) {
                         continue;
                     }
                 }
-                out.insert((ci, sym.name.clone()), root);
+                let mut it = roots.into_iter();
+                let first = it.next().expect("one root at least");
+                for r in it {
+                    twins.union(&first, &r);
+                }
+                out.insert((ci, sym.name.clone()), first);
                 changed = true;
             }
         }
@@ -649,7 +666,70 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> BTreeMap<(usize, Na
             break;
         }
     }
-    out
+    // every dummy bound to a group of twins is bound to the least of them
+    let groups = twins.groups();
+    for root in out.values_mut() {
+        if let Some(g) = groups.iter().find(|g| g.contains(root)) {
+            *root = g.first().expect("a group has members").clone();
+        }
+    }
+    Bindings { bound: out, twins: groups }
+}
+
+/// What `dummy_bindings` finds.
+#[derive(Default)]
+pub struct Bindings {
+    /// (subroutine, dummy) -> the array it is bound to (the least of its twins).
+    pub bound: BTreeMap<(usize, Name), ArrayRoot>,
+    /// Groups of two or more arrays given to one dummy at different calls: a distribution
+    /// gives them all the same one.
+    pub twins: Vec<BTreeSet<ArrayRoot>>,
+}
+
+/// The type and constant bounds of an array's storage, as the unit declaring it (the first
+/// declaring a COMMON block) gives them; None where a bound is not constant.
+fn root_shape(semas: &[UnitSema], r: &ArrayRoot) -> Option<(crate::ast::TypeSpec, Vec<(i64, i64)>)> {
+    let sym = match r {
+        ArrayRoot::Local { unit, name } => semas[*unit].symbol(name)?,
+        ArrayRoot::Common { block, index } => semas.iter().find_map(|s| s.symbol(&s.commons.get(block)?.get(*index)?.name))?,
+    };
+    let bounds: Option<Vec<(i64, i64)>> = sym.bounds().into_iter().collect();
+    Some((sym.ty.clone(), bounds?))
+}
+
+/// A union of array roots into groups.
+#[derive(Default)]
+struct Unions {
+    parent: BTreeMap<ArrayRoot, ArrayRoot>,
+}
+
+impl Unions {
+    fn find(&mut self, r: &ArrayRoot) -> ArrayRoot {
+        let mut x = r.clone();
+        while let Some(p) = self.parent.get(&x).filter(|p| **p != x) {
+            x = p.clone();
+        }
+        x
+    }
+
+    fn union(&mut self, a: &ArrayRoot, b: &ArrayRoot) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.parent.insert(hi, lo.clone());
+            self.parent.entry(lo.clone()).or_insert(lo);
+        }
+    }
+
+    fn groups(&mut self) -> Vec<BTreeSet<ArrayRoot>> {
+        let keys: Vec<ArrayRoot> = self.parent.keys().cloned().collect();
+        let mut by: BTreeMap<ArrayRoot, BTreeSet<ArrayRoot>> = BTreeMap::new();
+        for k in keys {
+            let r = self.find(&k);
+            by.entry(r).or_default().insert(k);
+        }
+        by.into_values().filter(|g| g.len() > 1).collect()
+    }
 }
 
 /// Whether dummy `d` of unit `ci`, as called with `args` from `caller`, has the bounds of

@@ -31,6 +31,9 @@ pub struct Program {
     /// Dummy arrays of subroutines that every call passes the same whole array for
     /// (`interproc::dummy_bindings`): they can inherit its distribution.
     pub bindings: BTreeMap<(usize, Name), crate::interproc::ArrayRoot>,
+    /// Arrays given to one bound dummy at different calls (`interproc::Bindings::twins`):
+    /// a distribution treats each group alike.
+    pub twins: Vec<std::collections::BTreeSet<crate::interproc::ArrayRoot>>,
     /// Directives found in every file (including INCLUDE files).
     pub directives: BTreeMap<FileId, Vec<Directive>>,
     pub diags: Vec<Diagnostic>,
@@ -342,7 +345,7 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         // (only refutations: they change no summary but for the notes)
         interproc::note_read_first(&mut summaries, &owned);
     }
-    let bindings = interproc::dummy_bindings(&units, &semas);
+    let interproc::Bindings { bound: bindings, twins } = interproc::dummy_bindings(&units, &semas);
     let unit_lines = UnitLines::new(&units);
     let quiet = interproc::quiet(&units, &semas, &owned);
     Program {
@@ -354,6 +357,7 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         quiet,
         call_graph,
         bindings,
+        twins,
         directives: dirs,
         diags,
         foreign,

@@ -402,9 +402,15 @@ fn seen_name_in(prog: &analyzer::program::Program, unit: usize, id: &ArrayId) ->
     name_in(prog, unit, id).or_else(|| bound_dummy(prog, unit, id))
 }
 
-/// The dummy argument of `unit` bound to array `id`, if any.
+/// The dummy argument of `unit` bound to array `id`, if any (the first of them).
 fn bound_dummy(prog: &analyzer::program::Program, unit: usize, id: &ArrayId) -> Option<Name> {
-    prog.bindings.range((unit, Name::new())..(unit + 1, Name::new())).find(|(_, r)| *r == id).map(|((_, n), _)| n.clone())
+    bound_dummies(prog, unit, id).next()
+}
+
+/// The dummy arguments of `unit` bound to array `id` (two where twins are given in two
+/// places: `CALL TW3(C, HC)`, `CALL TW3(HC, C)`).
+fn bound_dummies<'a>(prog: &'a analyzer::program::Program, unit: usize, id: &'a ArrayId) -> impl Iterator<Item = Name> + 'a {
+    prog.bindings.range((unit, Name::new())..(unit + 1, Name::new())).filter(move |(_, r)| *r == id).map(|((_, n), _)| n.clone())
 }
 
 /// A unit declaring array `id` itself, and its name there (a COMMON member: the first unit
@@ -1076,6 +1082,69 @@ fn candidate_arrays(
     // what the units sharing an array say of it, once per array (a COMMON block may be in
     // thousands of units)
     let mut shared: BTreeMap<ArrayId, Option<String>> = BTreeMap::new();
+    // why array `id`, seen in `unit` as `array`, stays replicated (None: it may be
+    // distributed), with its name where it is declared and its rank
+    let mut why_of = |unit: usize, array: &Name, id: &ArrayId| -> Option<(Name, Option<String>, usize)> {
+        // a dummy bound to an array is that array: its checks are the array's
+        let (hu, hname) = match prog.bindings.get(&(unit, array.clone())).and_then(|r| home_of(prog, r)) {
+            Some(h) => h,
+            None => (unit, array.clone()),
+        };
+        let sema = &prog.semas[hu];
+        let sym = sema.symbol(&hname)?;
+        let why: Option<String> = if no_dist.contains(array.as_str()) {
+            Some("the user asked not to distribute it".into())
+        } else if let Some((unit, line)) = reduced.get(&id) {
+            Some(format!(
+                "it is a reduction variable of the loop at {}:{line} (every process combines its own copy)",
+                prog.map.file(prog.units[*unit].file).display_path()
+            ))
+        } else if let Some((unit, line)) = private.get(&id) {
+            Some(format!(
+                "it is private in the loop at {}:{line} (every process and thread has its own copy)",
+                prog.map.file(prog.units[*unit].file).display_path()
+            ))
+        } else if sym.dummy.is_some() {
+            Some(format!(
+                "it is a dummy argument of {}",
+                upper(&prog.units[unit].name)
+            ))
+        } else if sym.allocatable && sym.bounds().iter().any(|b| b.is_none()) {
+            // (one the main program allocates once with constant bounds has those bounds)
+            let why = analyzer::program::allocated_once(&prog.units, &prog.semas, hu, &hname).err().unwrap_or_default();
+            Some(format!("it is ALLOCATABLE, and a distributed ALLOCATABLE array is supported when {why}"))
+        } else if sym.data_init {
+            Some("it is initialized by DATA (the runtime cannot distribute such an array yet)".into())
+        } else if matches!(sym.ty.base, analyzer::ast::BaseType::Character | analyzer::ast::BaseType::Derived(_)) {
+            Some("it is of CHARACTER or derived type (the runtime distributes numeric and logical arrays)".into())
+        } else if sym.bounds().iter().any(|b| b.is_none()) {
+            Some("its bounds are not constant".into())
+        } else if sema.host_assoc.contains(array) {
+            // the host's array: a directive here would describe another array
+            Some(format!(
+                "{} uses it by host association (a variable of {})",
+                upper(&prog.units[unit].name),
+                upper(prog.units[unit].parent.as_deref().unwrap_or("its host"))
+            ))
+        } else if let Some(v) = prog.units.iter().enumerate().find(|(v, u)| {
+            u.parent.as_deref() == Some(prog.units[unit].name.as_str()) && prog.semas[*v].host_assoc.contains(array)
+        }) {
+            Some(format!("{} uses it by host association", upper(&v.1.name)))
+        } else if !sym.aliases.is_empty() {
+            Some("it is in an EQUIVALENCE".into())
+        } else if sym.target {
+            Some("it is a TARGET (pointers may point into it)".into())
+        } else if let Some(why) = shared
+            .entry(id.clone())
+            .or_insert_with(|| shared_reason(prog, id, &passed))
+            .clone()
+        {
+            Some(why)
+        } else {
+            None
+        };
+        Some((hname, why, sym.rank()))
+    };
     for n in nests {
         for a in &n.accesses {
             if !seen.insert((n.unit, a.array.clone())) {
@@ -1084,75 +1153,64 @@ fn candidate_arrays(
             let Some(id) = array_id(prog, n.unit, &a.array) else {
                 continue;
             };
-            // a dummy bound to an array is that array: its checks are the array's
-            let (hu, hname) = match prog.bindings.get(&(n.unit, a.array.clone())).and_then(|r| home_of(prog, r)) {
-                Some(h) => h,
-                None => (n.unit, a.array.clone()),
-            };
-            let sema = &prog.semas[hu];
-            let Some(sym) = sema.symbol(&hname) else {
+            let Some((hname, why, rank)) = why_of(n.unit, &a.array, &id) else {
                 continue;
-            };
-            let why: Option<String> = if no_dist.contains(a.array.as_str()) {
-                Some("the user asked not to distribute it".into())
-            } else if let Some((unit, line)) = reduced.get(&id) {
-                Some(format!(
-                    "it is a reduction variable of the loop at {}:{line} (every process combines its own copy)",
-                    prog.map.file(prog.units[*unit].file).display_path()
-                ))
-            } else if let Some((unit, line)) = private.get(&id) {
-                Some(format!(
-                    "it is private in the loop at {}:{line} (every process and thread has its own copy)",
-                    prog.map.file(prog.units[*unit].file).display_path()
-                ))
-            } else if sym.dummy.is_some() {
-                Some(format!(
-                    "it is a dummy argument of {}",
-                    upper(&prog.units[n.unit].name)
-                ))
-            } else if sym.allocatable && sym.bounds().iter().any(|b| b.is_none()) {
-                // (one the main program allocates once with constant bounds has those bounds)
-                let why = analyzer::program::allocated_once(&prog.units, &prog.semas, hu, &hname).err().unwrap_or_default();
-                Some(format!("it is ALLOCATABLE, and a distributed ALLOCATABLE array is supported when {why}"))
-            } else if sym.data_init {
-                Some("it is initialized by DATA (the runtime cannot distribute such an array yet)".into())
-            } else if matches!(sym.ty.base, analyzer::ast::BaseType::Character | analyzer::ast::BaseType::Derived(_)) {
-                Some("it is of CHARACTER or derived type (the runtime distributes numeric and logical arrays)".into())
-            } else if sym.bounds().iter().any(|b| b.is_none()) {
-                Some("its bounds are not constant".into())
-            } else if sema.host_assoc.contains(&a.array) {
-                // the host's array: a directive here would describe another array
-                Some(format!(
-                    "{} uses it by host association (a variable of {})",
-                    upper(&prog.units[n.unit].name),
-                    upper(prog.units[n.unit].parent.as_deref().unwrap_or("its host"))
-                ))
-            } else if let Some(v) = prog.units.iter().enumerate().find(|(v, u)| {
-                u.parent.as_deref() == Some(prog.units[n.unit].name.as_str()) && prog.semas[*v].host_assoc.contains(&a.array)
-            }) {
-                Some(format!("{} uses it by host association", upper(&v.1.name)))
-            } else if !sym.aliases.is_empty() {
-                Some("it is in an EQUIVALENCE".into())
-            } else if sym.target {
-                Some("it is a TARGET (pointers may point into it)".into())
-            } else if let Some(why) = shared
-                .entry(id.clone())
-                .or_insert_with(|| shared_reason(prog, &id, &passed))
-                .clone()
-            {
-                Some(why)
-            } else {
-                None
             };
             match why {
                 Some(w) => notes.push(format!("array {} stays replicated: {w}", upper(&hname))),
                 None => {
-                    out.insert(id, sym.rank());
+                    out.insert(id, rank);
+                }
+            }
+        }
+    }
+    // Arrays given to one dummy at different calls (twins) are distributed alike or not at
+    // all: the dummy inherits the same distribution at every call. A twin no nest touches
+    // under its own name has its own checks here.
+    for g in &prog.twins {
+        if !g.iter().any(|r| out.contains_key(r)) {
+            continue;
+        }
+        let mut blocked: Option<Name> = None;
+        let missing: Vec<&ArrayId> = g.iter().filter(|r| !out.contains_key(*r)).collect();
+        for r in missing {
+            let home = home_of(prog, r);
+            match home.as_ref().and_then(|(hu, hname)| why_of(*hu, hname, r)) {
+                Some((_, None, rank)) => {
+                    out.insert(r.clone(), rank);
+                }
+                Some((hname, Some(w), _)) => {
+                    if !seen.iter().any(|(_, a)| *a == hname) {
+                        notes.push(format!("array {} stays replicated: {w}", upper(&hname)));
+                    }
+                    blocked = Some(hname);
+                    break;
+                }
+                None => {
+                    blocked = Some(name_of(prog, r));
+                    break;
+                }
+            }
+        }
+        if let Some(b) = blocked {
+            let dummy = twin_dummy(prog, g);
+            for r in g {
+                if out.remove(r).is_some() || name_of(prog, r) != b {
+                    notes.push(format!("array {} stays replicated: {dummy} also gets {}, which stays replicated (the arrays one dummy gets are distributed alike)", upper(&name_of(prog, r)), upper(&b)));
                 }
             }
         }
     }
     out
+}
+
+/// A dummy argument bound to a group of twins, for the notes: "the dummy X of SMOOTH".
+fn twin_dummy(prog: &analyzer::program::Program, g: &BTreeSet<ArrayId>) -> String {
+    prog.bindings
+        .iter()
+        .find(|(_, r)| g.contains(*r))
+        .map(|((u, d), _)| format!("the dummy {} of {}", upper(d), upper(&prog.units[*u].name)))
+        .unwrap_or_else(|| "a dummy".into())
 }
 
 /// The statements of unit `ui` inside a loop that may run in parallel (any verdict but
@@ -1357,6 +1415,7 @@ fn alignments(
     // the pipelines along I could not run on RSD).
     let agrees = |part: &[Option<usize>], full: &[Option<usize>]| part.iter().zip(full).all(|(p, f)| p.is_none() || p == f);
     let tbounds = declared_bounds(prog, tid);
+    let mut unaligned = vec![];
     for (id, _) in candidates.iter().filter(|(id, _)| *id != tid) {
         let best = votes.get(id).and_then(|v| {
             let score = |dims: &[Option<usize>]| -> (f64, usize) {
@@ -1371,7 +1430,7 @@ fn alignments(
             Some(dims) => {
                 let v = &votes[id];
                 let bounds = declared_bounds(prog, id);
-                let map = dims
+                let map: AlignMap = dims
                     .iter()
                     .enumerate()
                     .map(|(d, e)| {
@@ -1393,12 +1452,44 @@ fn alignments(
                     .collect();
                 out.insert(id.clone(), map);
             }
-            None => notes.push(format!(
-                "array {} stays replicated: it is never indexed together with the template {}",
-                upper(&name_of(prog, id)),
-                upper(&name_of(prog, tid))
-            )),
+            None => unaligned.push(id),
         }
+    }
+    // Twins (arrays one dummy gets at different calls) take one alignment: the template's
+    // where it is one of them, else the first aligned twin's (they have the same bounds).
+    // Each must be declared where the template is (an aligned array of a unit without the
+    // template stays replicated there, and the dummy would inherit no distribution).
+    for g in &prog.twins {
+        if !g.iter().any(|r| candidates.contains_key(r)) {
+            continue;
+        }
+        let lead = if g.contains(tid) { Some(tid.clone()) } else { g.iter().find(|r| out.contains_key(*r)).cloned() };
+        let homeless = g.iter().find(|r| (0..prog.units.len()).any(|u| name_in(prog, u, r).is_some() && name_in(prog, u, tid).is_none()));
+        match (lead.and_then(|l| out.get(&l).cloned()), homeless) {
+            (Some(map), None) => {
+                for r in g {
+                    out.insert(r.clone(), map.clone());
+                }
+            }
+            (_, why) => {
+                for r in g.iter().filter(|r| *r != tid) {
+                    out.remove(r);
+                }
+                let why = match why {
+                    Some(h) => format!("{} is declared where the template {} is not", upper(&name_of(prog, h)), upper(&name_of(prog, tid))),
+                    None => format!("none of them is indexed together with the template {}", upper(&name_of(prog, tid))),
+                };
+                let names: Vec<String> = g.iter().map(|r| upper(&name_of(prog, r))).collect();
+                notes.push(format!("arrays {} stay replicated: {} gets them all, and {why}", names.join(", "), twin_dummy(prog, g)));
+            }
+        }
+    }
+    for id in unaligned.into_iter().filter(|id| !out.contains_key(*id) && !prog.twins.iter().any(|g| g.contains(*id))) {
+        notes.push(format!(
+            "array {} stays replicated: it is never indexed together with the template {}",
+            upper(&name_of(prog, id)),
+            upper(&name_of(prog, tid))
+        ));
     }
     out
 }
@@ -2580,13 +2671,35 @@ fn variant_with(
     if !reasons.is_empty() {
         return Err(reasons);
     }
+    // twins share a dummy's shadow edges: each is declared as wide as all of them need
+    for g in &prog.twins {
+        let homes: Vec<(usize, Name)> = g.iter().filter_map(|r| home_of(prog, r)).collect();
+        let mut widest: Option<Vec<(u32, u32)>> = None;
+        for h in &homes {
+            if let Some(w) = max_shadow.get(h) {
+                let e = widest.get_or_insert_with(|| vec![(0, 0); w.len()]);
+                for (d, (lo, hi)) in w.iter().enumerate() {
+                    if let Some(x) = e.get_mut(d) {
+                        x.0 = x.0.max(*lo);
+                        x.1 = x.1.max(*hi);
+                    }
+                }
+            }
+        }
+        if let Some(w) = widest {
+            for h in homes {
+                max_shadow.insert(h, w.clone());
+            }
+        }
+    }
     for (ui, u) in prog.units.iter().enumerate() {
         let at = unit_ref(prog, ui);
         // dummies bound to the template or to an array distributed by alignment with it
         // take their actual's distribution
         for (id, _) in aligns.iter().filter(|(id, map)| *id == tid || split_by(map, &dist)) {
             if name_in(prog, ui, id).is_none() {
-                if let Some(d) = bound_dummy(prog, ui, id) {
+                // (every dummy bound to it: twins given in two places bind two dummies)
+                for d in bound_dummies(prog, ui, id) {
                     scheme.inherits.push(Inherit { at: at.clone(), array: d });
                 }
             }

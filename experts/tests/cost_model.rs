@@ -264,6 +264,70 @@ fn dummies_bound_to_one_array_inherit_its_distribution() {
     );
 }
 
+/// Arrays given to one dummy at different calls (analyzer/test_data/twin_dummies.f: FILL and
+/// SMOOTH get A, B and C, C only through them; BLEND gets B and C in both places) are twins:
+/// the dummies are bound to A, every distributed variant distributes B and C exactly as A
+/// (aligned with it, identity), and the dummies inherit (both of BLEND's). Arrays of other shapes at the calls bind nothing, and one twin that must
+/// stay replicated keeps them all replicated, each with the reason.
+#[test]
+fn twins_given_to_one_dummy_are_distributed_alike() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../analyzer/test_data/twin_dummies.f");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let a = analyzer::report::analyze(&[p], &Default::default());
+    let main = a.program.unit_by_name("twins").unwrap();
+    let root = |n: &str| analyzer::interproc::ArrayRoot::Local { unit: main, name: n.into() };
+    let b = |u: &str, d: &str| a.program.bindings.get(&(a.program.unit_by_name(u).unwrap(), d.to_string())).cloned();
+    assert_eq!(b("fill", "x"), Some(root("a")));
+    assert_eq!(b("smooth", "x"), Some(root("a")));
+    assert_eq!(b("smooth", "y"), Some(root("w")));
+    assert_eq!((b("blend", "x"), b("blend", "y")), (Some(root("a")), Some(root("a"))), "B and C in both places");
+    assert_eq!(a.program.twins, vec![[root("a"), root("b"), root("c")].into_iter().collect()]);
+    let r = dvm::run(&a, &MachineModel { processes: 4, tstart_us: 0.0, tbyte_us: 0.0, ..Default::default() });
+    for name in ["(BLOCK,*)", "(*,BLOCK)", "(BLOCK,BLOCK)"] {
+        let s = by_name(&r, name);
+        assert_eq!(s.distributions.iter().map(|d| d.array.as_str()).collect::<Vec<_>>(), ["a"], "{name}");
+        for twin in ["b", "c", "w"] {
+            let al = s.alignments.iter().find(|x| x.array == twin).unwrap_or_else(|| panic!("{name}: {twin} not aligned: {:?}", s.alignments));
+            assert_eq!((al.target.as_str(), format!("{:?}", al.subs)), ("a", format!("{:?}", s.alignments.iter().find(|x| x.array == "w").unwrap().subs)), "{name}");
+        }
+        let mut inh: Vec<(String, String)> = s.inherits.iter().map(|i| (i.at.unit.clone(), i.array.clone())).collect();
+        inh.sort();
+        assert_eq!(inh, [("blend", "x"), ("blend", "y"), ("fill", "x"), ("smooth", "x"), ("smooth", "y")].map(|(u, d)| (u.to_string(), d.to_string())), "{name}");
+    }
+    assert!(!r.notes.iter().any(|n| n.contains("stays replicated")), "{:?}", r.notes);
+    // C one column wider, FILL's X assumed-size: the calls give FILL arrays of two shapes
+    let analyze = |tag: &str, t: &str| {
+        let dir = std::env::temp_dir().join(format!("sapfor-twins-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("t.f");
+        std::fs::write(&f, t).unwrap();
+        let a = analyzer::report::analyze(&[f], &Default::default());
+        let _ = std::fs::remove_dir_all(&dir);
+        a
+    };
+    let wide = text.replace("C(N, N), W", "C(N, N+1), W").replace("      DOUBLE PRECISION X(M, M), F", "      DOUBLE PRECISION X(M, *), F");
+    assert_ne!(wide, text);
+    let a = analyze("wide", &wide);
+    let fill = a.program.unit_by_name("fill").unwrap();
+    assert_eq!(a.program.bindings.get(&(fill, "x".to_string())), None);
+    let r = dvm::run(&a, &MachineModel::default());
+    assert!(r.notes.iter().any(|n| n.starts_with("array A stays replicated: it is passed to a procedure in TWINS: ") && n.contains("passes the whole array A to FILL, whose dummy the calls do not all bind to one array")), "{:?}", r.notes);
+    // B also given whole to a vector: B stays replicated, and with it A and C
+    let peek = text.replace("      CALL FILL(C, N, 3.0D0)\n", "      CALL FILL(C, N, 3.0D0)\n      CALL PEEK(B, N * N)\n")
+        + "\n      SUBROUTINE PEEK(V, K)\n      INTEGER K\n      DOUBLE PRECISION V(K)\n      V(K) = V(1)\n      END\n";
+    let a = analyze("peek", &peek);
+    let r = dvm::run(&a, &MachineModel::default());
+    for s in &r.schemes {
+        for d in s.distributions.iter().map(|d| &d.array).chain(s.alignments.iter().map(|d| &d.array)) {
+            assert!(!["a", "b", "c"].contains(&d.as_str()), "{}: {d} distributed", s.name);
+        }
+    }
+    assert!(r.notes.iter().any(|n| n.starts_with("array B stays replicated: it is passed to a procedure in TWINS: ") && n.contains("passes the whole array B to PEEK")), "{:?}", r.notes);
+    for t in ["A", "C"] {
+        assert!(r.notes.iter().any(|n| *n == format!("array {t} stays replicated: the dummy X of FILL also gets B, which stays replicated (the arrays one dummy gets are distributed alike)")), "{:?}", r.notes);
+    }
+}
+
 /// A loop that reads one plane of U (`JAC(K)` of the plane-sweeps fixture, called for each K)
 /// renews only that plane's shadow edge, as the runtime does (`sapfor_limit`): the model's
 /// message carries the face of one plane, 5 x 16 elements, not the local block's whole face

@@ -1381,6 +1381,35 @@ fn a_loop_over_an_inherited_dummy_is_not_divided_over_copies() {
     assert_eq!(rows, 1);
 }
 
+/// One subroutine called with different arrays of the same shape (FILL and SMOOTH get A, B
+/// and C; before, each of them stayed replicated: "whose dummy the calls do not all bind to
+/// one array"): every distributed variant aligns B and C with A, the dummies inherit, and
+/// every stored variant prints the sequential output with processes, threads and the
+/// emulator.
+#[test]
+fn arrays_given_to_one_dummy_at_different_calls_are_distributed_alike() {
+    assert!(have_gfortran());
+    let dir = scratch("twin-dummies");
+    std::fs::copy(root().join("analyzer/test_data/twin_dummies.f"), dir.join("p.f")).unwrap();
+    let o = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(!report.contains("stays replicated"), "{report}");
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let mut alike = 0;
+    every_variant_prints(&dir, &want, 4, |_, text| {
+        if text.contains("DISTRIBUTE A(") {
+            assert!(text.contains("ALIGN B(I,J) WITH A(I,J)") && text.contains("ALIGN C(I,J) WITH A(I,J)"), "{text}");
+            let smooth = text.find("SUBROUTINE SMOOTH").expect(text);
+            assert!(text[smooth..].contains("INHERIT X"), "{text}");
+            let blend = text.find("SUBROUTINE BLEND").expect(text);
+            assert!(text[blend..].contains("INHERIT X") && text[blend..].contains("INHERIT Y"), "{text}");
+            alike += 1;
+        }
+    });
+    assert_eq!(alike, 3);
+}
+
 /// R goes with the template U on every dimension the nests name together: the frequent nests
 /// over K and J (their loops over I below a work array's loop) agree with the sweep along I
 /// on J and K, and add their weight to its correspondence (alone they outweighed it, R was
