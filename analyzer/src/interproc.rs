@@ -668,9 +668,10 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> Bindings {
     }
     // every dummy bound to a group of twins is bound to the least of them
     let groups = twins.groups();
+    let least: BTreeMap<&ArrayRoot, &ArrayRoot> = groups.iter().flat_map(|g| g.iter().map(move |r| (r, g.first().expect("a group has members")))).collect();
     for root in out.values_mut() {
-        if let Some(g) = groups.iter().find(|g| g.contains(root)) {
-            *root = g.first().expect("a group has members").clone();
+        if let Some(l) = least.get(root) {
+            *root = (*l).clone();
         }
     }
     Bindings { bound: out, twins: groups }

@@ -1464,7 +1464,10 @@ fn alignments(
             continue;
         }
         let lead = if g.contains(tid) { Some(tid.clone()) } else { g.iter().find(|r| out.contains_key(*r)).cloned() };
-        let homeless = g.iter().find(|r| (0..prog.units.len()).any(|u| name_in(prog, u, r).is_some() && name_in(prog, u, tid).is_none()));
+        let homeless = g.iter().find(|r| match r {
+            ArrayId::Local { unit, .. } => name_in(prog, *unit, tid).is_none(),
+            ArrayId::Common { block, .. } => (0..prog.units.len()).any(|u| prog.semas[u].commons.contains_key(block) && name_in(prog, u, tid).is_none()),
+        });
         match (lead.and_then(|l| out.get(&l).cloned()), homeless) {
             (Some(map), None) => {
                 for r in g {
@@ -1484,7 +1487,8 @@ fn alignments(
             }
         }
     }
-    for id in unaligned.into_iter().filter(|id| !out.contains_key(*id) && !prog.twins.iter().any(|g| g.contains(*id))) {
+    let twins: BTreeSet<&ArrayId> = prog.twins.iter().flatten().collect();
+    for id in unaligned.into_iter().filter(|id| !out.contains_key(*id) && !twins.contains(id)) {
         notes.push(format!(
             "array {} stays replicated: it is never indexed together with the template {}",
             upper(&name_of(prog, id)),
