@@ -1473,6 +1473,8 @@ fn alignments(
                 for r in g {
                     out.insert(r.clone(), map.clone());
                 }
+                let names: Vec<String> = g.iter().map(|r| upper(&name_of(prog, r))).collect();
+                notes.push(format!("arrays {} are aligned alike with the template {}: {} gets them all", names.join(", "), upper(&name_of(prog, tid)), twin_dummy(prog, g)));
             }
             (_, why) => {
                 for r in g.iter().filter(|r| *r != tid) {

@@ -295,6 +295,7 @@ fn twins_given_to_one_dummy_are_distributed_alike() {
         assert_eq!(inh, [("blend", "x"), ("blend", "y"), ("fill", "x"), ("smooth", "x"), ("smooth", "y")].map(|(u, d)| (u.to_string(), d.to_string())), "{name}");
     }
     assert!(!r.notes.iter().any(|n| n.contains("stays replicated")), "{:?}", r.notes);
+    assert!(r.notes.iter().any(|n| n == "arrays A, B, C are aligned alike with the template A: the dummy X of FILL gets them all"), "{:?}", r.notes);
     // C one column wider, FILL's X assumed-size: the calls give FILL arrays of two shapes
     let analyze = |tag: &str, t: &str| {
         let dir = std::env::temp_dir().join(format!("sapfor-twins-{tag}-{}", std::process::id()));
