@@ -25,7 +25,8 @@ while it still fails the same way; the original and the reduced program are writ
 --out (default fuzz-out/), ready to become a regression fixture.
 
 Environment: SAPFOR (the binary; default target/debug/sapfor under CARGO_TARGET_DIR), and
-SAPFOR_CACHE is set to a directory under --out so runs share one build cache.
+SAPFOR_CACHE is set to a directory under --out so runs share one build cache, and
+SAPFOR_TEAM_MIN to 0 (unless set), so that threaded configurations run every loop on threads.
 """
 
 import argparse
@@ -404,6 +405,10 @@ def main():
         (out_dir / d).mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.setdefault("SAPFOR_CACHE", str(out_dir / "cache"))
+    # every loop of a threaded configuration starts its threads, however little work it
+    # has (the fuzzer's programs are small: the runtime would run most of them on one
+    # thread, the pipelines of ACROSS loops between threads included)
+    env.setdefault("SAPFOR_TEAM_MIN", "0")
     if not Path(sapfor_bin()).is_file():
         sys.exit(f"fuzz: no sapfor binary at {sapfor_bin()} (cargo build -p shell-gui -p sapfor-rt, or set SAPFOR)")
 

@@ -2071,6 +2071,9 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     }
     let mut post: Vec<String> = vec![];
     let mut omp_ok = true;
+    // (nothing but ACROSS keeps the loop off threads: a tiled ACROSS loop may run as a
+    // pipeline between the threads of a process)
+    let mut omp_other = true;
     let mut omp_red: Vec<String> = vec![];
     let mut private: BTreeSet<String> = BTreeSet::new();
     let mut red_vars: BTreeSet<String> = BTreeSet::new();
@@ -2297,6 +2300,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         Some(o) => omp_red.push(format!("reduction({o}:{var})")),
                         None => {
                             omp_ok = false;
+                            omp_other = false;
                             // MAXLOC(var, i, j, ...) or the DVM form MAXLOC(var, locarray, n)
                             let locs: Vec<String> = match r.loc.as_slice() {
                                 [DExpr::Name(a), n] if sema.is_array(&a.to_ascii_lowercase()) => {
@@ -2486,12 +2490,40 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             post.push(format!("call sapfor_red_get_arr({x})"));
         }
     }
-    // pipelined ACROSS: a tile loop along dimension td (the innermost loop's) around the nest
+    // pipelined ACROSS: a tile loop along dimension td (the innermost loop's) around the nest;
+    // outside regions and the iteration-order mode, in an OpenMP region whose threads share
+    // the outermost loop's iterations and keep the pipeline's order between them
+    // (`sapfor_tpipe_*`, runtime/rtlib/src/omp.rs) where no process pipeline feeds the tiles
+    // (there the region has one thread, which makes the tile messages)
+    let threadable = tiled.is_some() && omp_other && !cx.order && gpu::region_at(regions, fid, line).is_none();
+    // (the index in `pre` of the region's first line, written once its clauses are known)
+    let mut tpipe_at: Option<usize> = None;
     if let Some((key, nm, lo, hi, dl, td)) = &tiled {
         let d = td + 1;
         let (wl, wh, wd) = (i64list(lo), i64list(hi), i64list(dl));
         pre.push(format!("call sapfor_across_start(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d})"));
-        pre.push(format!("sapfor_tile_s = int(sapfor_across_tile_size(sh_{key}, {d}))"));
+        let h0 = headers[0];
+        let t0 = cx.current_lines(h0).swap_remove(0);
+        let outer = if threadable { text::do_parts(&t0).filter(|(_, p)| p.len() == 2 || p.len() == 3) } else { None };
+        if let Some((eq, parts)) = outer {
+            // (the nest's counted work: threads only where each tile of the pipeline pays)
+            let work = team_work(cx, ui, &nest, &headers).unwrap_or_else(|| "-1_c_int64_t".to_string());
+            pre.push(format!("sapfor_tile_t = sapfor_tpipe_threads(sh_{key}, {d}, {work})"));
+            pre.push(format!("sapfor_tile_s = int(sapfor_tpipe_tile_size(sh_{key}, {d}, sapfor_tile_t))"));
+            tpipe_at = Some(pre.len());
+            pre.push(TPIPE_BEGIN.to_string());
+            let step = parts.get(2).map_or("1", |s| s.trim()).to_string();
+            pre.push(format!(
+                "call sapfor_tpipe_part(int({}, c_int64_t), int({}, c_int64_t), int({step}, c_int64_t), sapfor_tp_f, sapfor_tp_l)",
+                parts[0].trim(),
+                parts[1].trim()
+            ));
+            let with_step = if parts.len() == 3 { format!(", {step}") } else { String::new() };
+            cx.replace_stmt(h0, vec![format!("{}= sapfor_tp_f, sapfor_tp_l{with_step}", &t0[..eq])]);
+            pre.push("sapfor_tile_k = 0".to_string());
+        } else {
+            pre.push(format!("sapfor_tile_s = int(sapfor_across_tile_size(sh_{key}, {d}))"));
+        }
         // the tiles in the innermost loop's order: downwards from the last tile's start
         // (every process of the pipeline cuts its owned extent at the same points)
         if dl[*td] < 0 {
@@ -2501,15 +2533,25 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         } else {
             pre.push(format!("do sapfor_tile_i = sapfor_lo(sh_{key}, {d}), sapfor_hi(sh_{key}, {d}), sapfor_tile_s"));
         }
-        pre.push(format!("call sapfor_across_tile(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d}, int(sapfor_tile_i, c_int64_t), int(sapfor_tile_i + sapfor_tile_s - 1, c_int64_t), 0)"));
-        post.splice(
-            0..0,
-            [
-                format!("call sapfor_across_tile(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d}, int(sapfor_tile_i, c_int64_t), int(sapfor_tile_i + sapfor_tile_s - 1, c_int64_t), 1)"),
-                "end do".to_string(),
-                format!("call sapfor_across_finish(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d})"),
-            ],
-        );
+        let tile_call = |send: i32| format!("call sapfor_across_tile(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d}, int(sapfor_tile_i, c_int64_t), int(sapfor_tile_i + sapfor_tile_s - 1, c_int64_t), {send})");
+        if tpipe_at.is_some() {
+            pre.push("sapfor_tile_k = sapfor_tile_k + 1".to_string());
+            pre.push(format!("if (sapfor_tile_t == 1) {}", tile_call(0)));
+            pre.push("if (sapfor_tile_t > 1) call sapfor_tpipe_wait(sapfor_tile_k)".to_string());
+            post.splice(
+                0..0,
+                [
+                    "if (sapfor_tile_t > 1) call sapfor_tpipe_post(sapfor_tile_k)".to_string(),
+                    format!("if (sapfor_tile_t == 1) {}", tile_call(1)),
+                    "end do".to_string(),
+                    TPIPE_END.to_string(),
+                    format!("call sapfor_across_finish(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d})"),
+                ],
+            );
+        } else {
+            pre.push(tile_call(0));
+            post.splice(0..0, [tile_call(1), "end do".to_string(), format!("call sapfor_across_finish(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d})")]);
+        }
         // the innermost loop runs over the current tile only
         let h = headers[headers.len() - 1];
         let t = cx.current_lines(h).swap_remove(0);
@@ -2638,6 +2680,37 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             omp.push_str(&format!(" {r}"));
         }
         pre.push(omp);
+    }
+    // the threads of a tiled ACROSS loop: the region's clauses as a parallel loop's, with the
+    // tile loop's variables private; where threadprivate COMMON blocks forbid threads, one
+    // thread (the region's lines go)
+    if let Some(at) = tpipe_at {
+        let end = post.iter().position(|l| l == TPIPE_END).expect("the region's end follows its start");
+        match tp::loop_clauses(cx, ui, dos[pl.outer], &mut private, &red_vars) {
+            Ok(copyin) => {
+                let mut omp = String::from("!$omp parallel num_threads(sapfor_tile_t)");
+                for c in &copyin {
+                    omp.push_str(&format!(" {c}"));
+                }
+                let (arrays, scalars): (Vec<&String>, Vec<&String>) = private.iter().partition(|v| sema.is_array(v));
+                let scalars: Vec<&str> = scalars.iter().map(|v| v.as_str()).chain(["sapfor_tile_i", "sapfor_tile_k", "sapfor_tp_f", "sapfor_tp_l"]).collect();
+                omp.push_str(&format!(" private({})", scalars.join(",")));
+                if !arrays.is_empty() {
+                    omp.push_str(&format!(" firstprivate({})", arrays.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(",")));
+                }
+                for r in &omp_red {
+                    omp.push_str(&format!(" {r}"));
+                }
+                pre[at] = omp;
+                post[end] = "!$omp end parallel".to_string();
+            }
+            Err(why) => {
+                cx.warn(fid, line, format!("this loop runs on one thread per process: {why}"));
+                pre[at - 2] = "sapfor_tile_t = 1".to_string();
+                pre.remove(at);
+                post.remove(end);
+            }
+        }
     }
     // iteration-order mode: each loop of the tuple counts its iterations in sapfor_okN and
     // takes its index from the runtime; loops whose order is part of their meaning (ACROSS,
@@ -2809,6 +2882,11 @@ fn across_direction(
     }
     Ok(out)
 }
+
+/// Placeholders for the first and last lines of a tiled ACROSS loop's thread region, replaced
+/// once its clauses are known.
+const TPIPE_BEGIN: &str = "!$sapfor tpipe begin";
+const TPIPE_END: &str = "!$sapfor tpipe end";
 
 /// `DO var = lo, hi` (or `DO var = hi, lo, -1`) -> the same bounds intersected with the
 /// current ACROSS tile.

@@ -392,6 +392,21 @@ fn across_tiles_along_an_undivided_dimension() {
     handwritten("across_tiles", &[&["--np", "3"], &["--np", "4", "--threads", "2"]]);
 }
 
+/// Tiled ACROSS loops on the threads of a process (a pipeline between the threads: each takes
+/// a part of the outermost loop and starts a tile once the thread before it has finished
+/// it): forward and backward sweeps, a 3-D sweep, an outer loop of two iterations on four
+/// threads, a MAX reduction with a private scalar; at one process (every array) and at
+/// several (C, divided along the tiled dimension only). Integer values: a thread that ran
+/// ahead of its predecessor prints other sums (with the wait removed, 3 of the 4
+/// configurations below printed other sums).
+#[test]
+fn across_loops_run_as_pipelines_between_threads() {
+    handwritten(
+        "across_threads",
+        &[&["--threads", "3"], &["--threads", "4"], &["--np", "2", "--threads", "2"], &["--np", "3", "--threads", "3"], &["--threads", "2", "--order", "reverse"]],
+    );
+}
+
 /// ACROSS loops that run downwards (and a nest whose outer loop runs upwards, its inner one
 /// downwards): the pipeline carries new values from higher to lower indices there, tiled or
 /// as whole blocks, one and two planes wide, in 1-D, 2-D and 3-D.

@@ -1615,19 +1615,25 @@ pub extern "C" fn sapfor_across_tile_size(h: i64, tdim: i32) -> i64 {
     let lo = owned(h, tdim, false);
     let hi = owned(h, tdim, true);
     let ext = (hi - lo + 1).max(1);
-    let pipeline = with(|rt| {
-        let l = rt.layout(h);
-        l.dims
-            .iter()
-            .enumerate()
-            .any(|(d, dim)| d + 1 != tdim as usize && dim.axis.is_some_and(|ax| rt.grid.get(ax).is_some_and(|&n| n > 1)))
-    });
+    let pipeline = across_pipeline(h, tdim);
     match std::env::var("SAPFOR_ACROSS_TILE").ok().and_then(|v| v.trim().parse::<i64>().ok()) {
         Some(t) if t > 0 => t,
         _ if !pipeline => ext,
         _ if across_stream(h, tdim) => ext,
         _ => ((ext + 15) / 16).max(1),
     }
+}
+
+/// Whether a pipeline of processes feeds the tiles of an ACROSS loop over array `h` tiled
+/// along dimension `tdim`: another dimension of the array is divided between processes.
+fn across_pipeline(h: i64, tdim: i32) -> bool {
+    with(|rt| {
+        let l = rt.layout(h);
+        l.dims
+            .iter()
+            .enumerate()
+            .any(|(d, dim)| d + 1 != tdim as usize && dim.axis.is_some_and(|ax| rt.grid.get(ax).is_some_and(|&n| n > 1)))
+    })
 }
 
 /// Quiet executions in a row (none communicated since the one before) after which the next

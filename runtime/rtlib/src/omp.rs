@@ -34,6 +34,8 @@ struct Gomp {
     parallel: Parallel,
     max_threads: Query,
     level: Query,
+    thread_num: Query,
+    num_threads: Query,
     /// `SAPFOR_OMP_TEAMS=0`: every region through libgomp (for comparisons)
     teams_always: bool,
 }
@@ -57,6 +59,8 @@ fn gomp() -> &'static Gomp {
                 parallel: std::mem::transmute::<usize, Parallel>(find(libc::RTLD_NEXT, c"GOMP_parallel")),
                 max_threads: std::mem::transmute::<usize, Query>(find(libc::RTLD_DEFAULT, c"omp_get_max_threads")),
                 level: std::mem::transmute::<usize, Query>(find(libc::RTLD_DEFAULT, c"omp_get_level")),
+                thread_num: std::mem::transmute::<usize, Query>(find(libc::RTLD_DEFAULT, c"omp_get_thread_num")),
+                num_threads: std::mem::transmute::<usize, Query>(find(libc::RTLD_DEFAULT, c"omp_get_num_threads")),
                 teams_always: crate::turned_off("SAPFOR_OMP_TEAMS"),
             }
         }
@@ -96,7 +100,164 @@ pub unsafe extern "C" fn GOMP_parallel(body: Body, data: *mut c_void, num_thread
 /// (`sapfor calibrate`); much more when they sleep.
 #[no_mangle]
 pub extern "C" fn sapfor_team(work: i64) -> c_int {
+    (work >= team_min()) as c_int
+}
+
+/// `SAPFOR_TEAM_MIN` (default 2000).
+fn team_min() -> i64 {
     static MIN: OnceLock<i64> = OnceLock::new();
-    let min = *MIN.get_or_init(|| std::env::var("SAPFOR_TEAM_MIN").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(2000));
-    (work >= min) as c_int
+    *MIN.get_or_init(|| std::env::var("SAPFOR_TEAM_MIN").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(2000))
+}
+
+/// Pipelines between the threads of a process: an ACROSS loop tiled along its innermost
+/// loop's dimension (docs/runtime.md) where no process pipeline feeds the tiles (no other
+/// dimension of the array divided between processes: one process, or a division along the
+/// tiled dimension only) runs on the process's threads. Each thread takes a consecutive part
+/// of the outermost loop's iterations, in the loop's order (`sapfor_tpipe_part`), runs the
+/// tiles in order, and starts tile k once the thread before it has finished its tile k
+/// (`sapfor_tpipe_wait`, `sapfor_tpipe_post`): the order the processes of a pipeline keep
+/// with messages, kept here through shared memory. The converter tiles only nests whose
+/// references to the array read neither ahead in the tiled dimension and behind in another
+/// nor the reverse; with those excluded, what a thread reads of its neighbours' parts is
+/// what the loop's order gives it (the part before it has finished that tile, the part after
+/// it has not started it).
+const SLOTS: usize = 256;
+
+/// A thread's last finished tile, one cache line each.
+#[repr(align(64))]
+struct Slot(std::sync::atomic::AtomicI64);
+
+static PROGRESS: [Slot; SLOTS] = [const { Slot(std::sync::atomic::AtomicI64::new(0)) }; SLOTS];
+
+/// This thread's number in its team and the team's size (0 and 1 outside a region).
+fn team() -> (usize, usize) {
+    let g = gomp();
+    // SAFETY: libgomp's queries, no arguments
+    unsafe { ((g.thread_num)().max(0) as usize, (g.num_threads)().max(1) as usize) }
+}
+
+/// The threads an ACROSS loop over array `h` tiled along dimension `tdim` runs on: 1 where a
+/// pipeline of processes feeds its tiles (`crate::across_pipeline`) or where the nest's
+/// counted work (`team_work` in the converter; negative: not counted) is below 16 times
+/// `SAPFOR_TEAM_MIN` (each of the 16 tiles of two threads then carries what a parallel loop
+/// needs to start a team; NPB LU's plane sweeps at class S, 10x10 points, carry less), else
+/// the process's thread count (at most 256). Clears the threads' progress; called before
+/// the region.
+#[no_mangle]
+pub extern "C" fn sapfor_tpipe_threads(h: i64, tdim: c_int, work: i64) -> c_int {
+    // SAFETY: libgomp's query, no arguments
+    let n = unsafe { (gomp().max_threads)() }.max(1) as usize;
+    let small = work >= 0 && work < 16 * team_min();
+    let n = if n == 1 || small || crate::across_pipeline(h, tdim) { 1 } else { n.min(SLOTS) };
+    for s in &PROGRESS[..n] {
+        s.0.store(0, Ordering::Relaxed);
+    }
+    n as c_int
+}
+
+/// Tile size of an ACROSS loop run on `threads` threads: `sapfor_across_tile_size` on one;
+/// on more, `SAPFOR_ACROSS_TILE` if set, else the owned extent cut into 8 tiles a thread
+/// (the pipeline fills in threads - 1 tiles: 16 tiles on 2 threads keep 94% of the work
+/// overlapped).
+#[no_mangle]
+pub extern "C" fn sapfor_tpipe_tile_size(h: i64, tdim: c_int, threads: c_int) -> i64 {
+    if threads <= 1 {
+        return crate::sapfor_across_tile_size(h, tdim);
+    }
+    if let Some(t) = std::env::var("SAPFOR_ACROSS_TILE").ok().and_then(|v| v.trim().parse::<i64>().ok()).filter(|t| *t > 0) {
+        return t;
+    }
+    let ext = (crate::owned(h, tdim, true) - crate::owned(h, tdim, false) + 1).max(1);
+    let tiles = 8 * threads as i64;
+    ((ext + tiles - 1) / tiles).max(1)
+}
+
+/// This thread's part of the iterations `first, first + step, ..., last` (step 1 or -1 in
+/// ACROSS loops; any non-zero step works): consecutive, in the loop's order, thread 0 first;
+/// an empty part is `first, first - step`.
+///
+/// # Safety
+/// `tfirst` and `tlast` point to writable 8-byte integers.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_tpipe_part(first: i64, last: i64, step: i64, tfirst: *mut i64, tlast: *mut i64) {
+    let (t, n) = team();
+    let (a, b) = part_of(first, last, step, t, n);
+    *tfirst = a;
+    *tlast = b;
+}
+
+/// `sapfor_tpipe_part` for thread `t` of `n`.
+fn part_of(first: i64, last: i64, step: i64, t: usize, n: usize) -> (i64, i64) {
+    let step = if step == 0 { 1 } else { step };
+    let count = if step > 0 { (last - first).div_euclid(step) + 1 } else { (first - last).div_euclid(-step) + 1 }.max(0);
+    let (t, n) = (t as i64, n.max(1) as i64);
+    let (a, b) = (count * t / n, count * (t + 1) / n);
+    if b <= a {
+        (first, first - step)
+    } else {
+        (first + a * step, first + (b - 1) * step)
+    }
+}
+
+/// Wait until the thread before this one has finished its tile `k` (thread 0 waits for
+/// nothing).
+#[no_mangle]
+pub extern "C" fn sapfor_tpipe_wait(k: i64) {
+    let (t, _) = team();
+    if t == 0 || t > SLOTS {
+        return;
+    }
+    let p = &PROGRESS[t - 1].0;
+    // spin a while (a tile of the thread before takes microseconds), then give the core
+    // away: with more threads than free cores the thread waited for may need this one's
+    let mut spins = 0u32;
+    while p.load(Ordering::Acquire) < k {
+        spins += 1;
+        if spins < 2000 {
+            std::hint::spin_loop();
+        } else if spins < 2200 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(20));
+        }
+    }
+}
+
+/// This thread has finished its tile `k` (its writes are seen by the thread after it once
+/// that one's `sapfor_tpipe_wait(k)` returns).
+#[no_mangle]
+pub extern "C" fn sapfor_tpipe_post(k: i64) {
+    let (t, _) = team();
+    if t < SLOTS {
+        PROGRESS[t].0.store(k, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::part_of;
+
+    #[test]
+    fn parts_cover_the_iterations_in_order() {
+        for (first, last, step) in [(2, 11, 1), (11, 2, -1), (5, 4, 1), (1, 1, 1), (10, 1, -3), (1, 100, 7)] {
+            for n in 1..6 {
+                let mut seen = vec![];
+                for t in 0..n {
+                    let (a, b) = part_of(first, last, step, t, n);
+                    let mut i = a;
+                    while (step > 0 && i <= b) || (step < 0 && i >= b) {
+                        seen.push(i);
+                        i += step;
+                    }
+                }
+                let mut want = vec![];
+                let mut i = first;
+                while (step > 0 && i <= last) || (step < 0 && i >= last) {
+                    want.push(i);
+                    i += step;
+                }
+                assert_eq!(seen, want, "{first}, {last}, {step} on {n}");
+            }
+        }
+    }
 }
