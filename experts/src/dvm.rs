@@ -253,6 +253,10 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
                 tnotes.push(format!("{o}: {NOT_APPLIED}: {} has rank {trank}, the refinement gives {} format(s)", upper(array), formats.len()));
             }
         }
+        // a template whose twins cannot be aligned with it (one is declared where the
+        // template is not): its dummies would inherit its distribution at one call and get a
+        // replicated array at another, which the runtime refuses; no variant of it can run
+        let unaligned_twin = prog.twins.iter().find(|g| g.contains(&tid)).and_then(|g| g.iter().find(|r| !aligns.contains_key(*r)));
         for mask in 1u32..(1 << trank) {
             let formats: Vec<Format> = (0..trank)
                 .map(|d| {
@@ -273,6 +277,18 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
                         at: None,
                         line: None,
                         text: format!("not considered: a refinement distributes {} as ({want})", upper(&tname)),
+                    }],
+                });
+                continue;
+            }
+            if let Some(r) = unaligned_twin {
+                trejected.push(Rejected {
+                    expert: "dvm".into(),
+                    name,
+                    reasons: vec![Reason {
+                        at: None,
+                        line: None,
+                        text: format!("{} is a twin of the template {} (one dummy gets both) and cannot be aligned with it", upper(&name_of(prog, r)), upper(&tname)),
                     }],
                 });
                 continue;

@@ -329,6 +329,31 @@ fn twins_given_to_one_dummy_are_distributed_alike() {
     }
 }
 
+/// Twins declared in different units (experts/tests/data/twin_elsewhere.f: A of the main
+/// program and B of OTHER, both given to FILL): neither can be aligned with the other where
+/// it is not declared, so every variant of either template is rejected with the reason, and
+/// no scheme distributes one of them alone (before, the variants of A distributed A and left
+/// B replicated: the runtime refused them, "B is passed to the INHERIT dummy argument X of
+/// FILL, but it is not a distributed array").
+#[test]
+fn twins_declared_in_different_units_reject_the_template() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/twin_elsewhere.f");
+    let a = analyzer::report::analyze(&[p], &Default::default());
+    assert_eq!(a.program.twins.len(), 1);
+    let r = dvm::run(&a, &MachineModel::default());
+    for s in &r.schemes {
+        for d in s.distributions.iter().map(|d| &d.array).chain(s.alignments.iter().map(|d| &d.array)) {
+            assert!(!["a", "b"].contains(&d.as_str()), "{}: {d} distributed", s.name);
+        }
+        assert!(s.inherits.is_empty(), "{}: {:?}", s.name, s.inherits);
+    }
+    assert!(
+        r.rejected.iter().any(|x| x.reasons.iter().any(|y| y.text == "B is a twin of the template A (one dummy gets both) and cannot be aligned with it")),
+        "{:?}",
+        r.rejected
+    );
+}
+
 /// A loop that reads one plane of U (`JAC(K)` of the plane-sweeps fixture, called for each K)
 /// renews only that plane's shadow edge, as the runtime does (`sapfor_limit`): the model's
 /// message carries the face of one plane, 5 x 16 elements, not the local block's whole face
