@@ -155,21 +155,10 @@ pub extern "C" fn sapfor_tpipe_threads(h: i64, tdim: c_int, work: i64) -> c_int 
     n as c_int
 }
 
-/// Tile size of an ACROSS loop run on `threads` threads: `sapfor_across_tile_size` on one;
-/// on more, `SAPFOR_ACROSS_TILE` if set, else the owned extent cut into 8 tiles a thread
-/// (the pipeline fills in threads - 1 tiles: 16 tiles on 2 threads keep 94% of the work
-/// overlapped).
+/// Tile size of an ACROSS loop run on `threads` threads (`crate::across_tile_size`).
 #[no_mangle]
 pub extern "C" fn sapfor_tpipe_tile_size(h: i64, tdim: c_int, threads: c_int) -> i64 {
-    if threads <= 1 {
-        return crate::sapfor_across_tile_size(h, tdim);
-    }
-    if let Some(t) = std::env::var("SAPFOR_ACROSS_TILE").ok().and_then(|v| v.trim().parse::<i64>().ok()).filter(|t| *t > 0) {
-        return t;
-    }
-    let ext = (crate::owned(h, tdim, true) - crate::owned(h, tdim, false) + 1).max(1);
-    let tiles = 8 * threads as i64;
-    ((ext + tiles - 1) / tiles).max(1)
+    crate::across_tile_size(h, tdim, threads)
 }
 
 /// This thread's part of the iterations `first, first + step, ..., last` (step 1 or -1 in
