@@ -184,6 +184,20 @@ impl TypeSpec {
             _ => 4,
         }
     }
+    /// The same type with its storage spelled one way: `DOUBLE PRECISION` as `REAL*8`,
+    /// `DOUBLE COMPLEX` as `COMPLEX*16`, and the default kinds of INTEGER, REAL, COMPLEX and
+    /// LOGICAL written out. Two declarations of one storage (`REAL*8 T(N)` for a `DOUBLE
+    /// PRECISION T(N)` actual argument, NPB FT's EVOLVE) compare equal this way.
+    pub fn storage(&self) -> TypeSpec {
+        let (base, kind) = match (&self.base, self.kind) {
+            (BaseType::DoublePrecision, _) => (BaseType::Real, Some(8)),
+            (BaseType::DoubleComplex, _) => (BaseType::Complex, Some(16)),
+            (b @ (BaseType::Integer | BaseType::Real | BaseType::Logical), None) => (b.clone(), Some(4)),
+            (BaseType::Complex, None) => (BaseType::Complex, Some(8)),
+            (b, k) => (b.clone(), k),
+        };
+        TypeSpec { base, kind }
+    }
     pub fn name(&self) -> String {
         let b = match &self.base {
             BaseType::Integer => "integer",

@@ -629,7 +629,7 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> Bindings {
                         (Some(r), Some(a))
                             if !twice
                                 && a.rank() == sym.rank()
-                                && a.ty == sym.ty
+                                && a.ty.storage() == sym.ty.storage()
                                 && same_bounds(semas, *caller, args, a, ci, sym) =>
                         {
                             roots.insert(r);
@@ -695,7 +695,7 @@ fn root_shape(semas: &[UnitSema], r: &ArrayRoot) -> Option<(crate::ast::TypeSpec
         ArrayRoot::Common { block, index } => semas.iter().find_map(|s| s.symbol(&s.commons.get(block)?.get(*index)?.name))?,
     };
     let bounds: Option<Vec<(i64, i64)>> = sym.bounds().into_iter().collect();
-    Some((sym.ty.clone(), bounds?))
+    Some((sym.ty.storage(), bounds?))
 }
 
 /// A union of array roots into groups.

@@ -5,7 +5,8 @@ C     through their dummies). The dummies are bound to A, the least
 C     of the three, and A, B and C are twins: every distribution
 C     treats them alike, so X inherits the same distribution at every
 C     call. W is SMOOTH's work array at every call. BLEND gets B and C
-C     in both places: both of its dummies are bound to A.
+C     in both places: both of its dummies are bound to A (its REAL*8
+C     declares the actuals' DOUBLE PRECISION storage).
       INTEGER N, IT
       PARAMETER (N = 90)
       DOUBLE PRECISION A(N, N), B(N, N), C(N, N), W(N, N), S
@@ -74,7 +75,7 @@ C EXPECT: parallel
 
       SUBROUTINE BLEND(X, Y, M)
       INTEGER M, I, J
-      DOUBLE PRECISION X(M, M), Y(M, M)
+      REAL*8 X(M, M), Y(M, M)
 C EXPECT: parallel
       DO 20 J = 2, M
 C EXPECT: parallel

@@ -1703,15 +1703,6 @@ fn copy_template_range(prog: &analyzer::program::Program, n: &Nest) -> Option<(i
     })
 }
 
-/// The template range of host nest `n` divided over full copies (`copy_template_range`),
-/// where every distributed array it touches holds storage of its own: a dummy bound to an
-/// array takes the actual's (INHERIT), of which the runtime makes no full copy for a loop on
-/// a template (the loop would read its local block at global indices: a fuzzed `WSA(E, M,
-/// 2)` printed another E at `--np 2`). None: it runs as it is.
-fn divisible_over_copies(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> Option<(i64, i64)> {
-    copy_template_range(prog, n).filter(|_| touched_distributed(prog, n, dist, aligns).iter().all(|a| !prog.bindings.contains_key(&(n.unit, (*a).clone()))))
-}
-
 /// The distributed arrays whose elements nest `n` gives to procedures: run as ordinary code,
 /// it works on full copies of them (the runtime's copy nests).
 fn copied_arrays<'a>(prog: &analyzer::program::Program, n: &'a Nest, dist: &BTreeSet<usize>, aligns: &BTreeMap<ArrayId, AlignMap>) -> BTreeSet<&'a Name> {
@@ -2823,7 +2814,7 @@ fn variant_with(
     }
     // host nests whose iterations may still be divided between processes, each working on
     // full copies of the distributed arrays (`copy_template_range`), with the template range
-    let divisible: BTreeMap<usize, (i64, i64)> = host.keys().filter_map(|i| divisible_over_copies(prog, &nests[*i], &dist, aligns).map(|r| (*i, r))).collect();
+    let divisible: BTreeMap<usize, (i64, i64)> = host.keys().filter_map(|i| copy_template_range(prog, &nests[*i]).map(|r| (*i, r))).collect();
     // the host nests' statements are ordinary code: their reads of distributed elements
     // are remote accesses like those of any sequential statement
     let parallel: Vec<Nest> = nests
@@ -3027,7 +3018,7 @@ fn with_versioned(prog: &analyzer::program::Program, nests: &[Nest], versioned: 
         let why = match map_nest(prog, v, dist, aligns) {
             Ok(Some(_)) => None,
             Ok(None) => continue,
-            Err(Unfit::Unalignable(_)) if host_runnable(prog, v, dist, aligns) && divisible_over_copies(prog, v, dist, aligns).is_some() => None,
+            Err(Unfit::Unalignable(_)) if host_runnable(prog, v, dist, aligns) && copy_template_range(prog, v).is_some() => None,
             Err(Unfit::Unalignable(text)) => Some(format!("{text}, and its iterations cannot be divided over full copies (a step other than 1, ACROSS, a reduction, I/O, or a distributed array it reaches through a dummy or a procedure's argument)")),
             Err(Unfit::Other(text)) => Some(text),
         };

@@ -313,6 +313,12 @@ fn twins_given_to_one_dummy_are_distributed_alike() {
     assert_eq!(a.program.bindings.get(&(fill, "x".to_string())), None);
     let r = dvm::run(&a, &MachineModel::default());
     assert!(r.notes.iter().any(|n| n.starts_with("array A stays replicated: it is passed to a procedure in TWINS: ") && n.contains("passes the whole array A to FILL, whose dummy the calls do not all bind to one array")), "{:?}", r.notes);
+    // BLEND's REAL*8 dummies take the DOUBLE PRECISION actuals (one storage); REAL ones do not
+    assert!(text.contains("      REAL*8 X(M, M), Y(M, M)"));
+    let single = text.replace("      REAL*8 X(M, M), Y(M, M)", "      REAL X(M, M), Y(M, M)");
+    let a = analyze("single", &single);
+    let blend = a.program.unit_by_name("blend").unwrap();
+    assert_eq!(a.program.bindings.get(&(blend, "x".to_string())), None);
     // B also given whole to a vector: B stays replicated, and with it A and C
     let peek = text.replace("      CALL FILL(C, N, 3.0D0)\n", "      CALL FILL(C, N, 3.0D0)\n      CALL PEEK(B, N * N)\n")
         + "\n      SUBROUTINE PEEK(V, K)\n      INTEGER K\n      DOUBLE PRECISION V(K)\n      V(K) = V(1)\n      END\n";

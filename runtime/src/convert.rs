@@ -1103,7 +1103,7 @@ fn inherits(cx: &mut Cx, mut left: Vec<(usize, FileId, u32, String)>) {
             if let Some(mut arr) = new_array(cx, ui, &name, Mapping::Inherit { actual: first.clone(), pos }, fid, line) {
                 arr.bounds = fb;
                 let ty = cx.arrays[&first].ty.clone();
-                if !arr.ty.eq_ignore_ascii_case(&ty) {
+                if !same_storage(&arr.ty, &ty) {
                     cx.err(fid, line, format!("INHERIT {dname}: {dname} is {} in {}, its actual argument {} is {ty}", arr.ty, uname, cx.arrays[&first].name.to_ascii_uppercase()));
                     continue;
                 }
@@ -1124,6 +1124,22 @@ fn inherits(cx: &mut Cx, mut left: Vec<(usize, FileId, u32, String)>) {
     }
 }
 
+
+/// Whether two type names the converter writes (`TypeSpec::name`) are one storage:
+/// `double precision` and `real*8`, `double complex` and `complex*16`, `real` and `real*4`.
+fn same_storage(a: &str, b: &str) -> bool {
+    let norm = |t: &str| {
+        let t = t.trim().to_ascii_lowercase();
+        match t.as_str() {
+            "double precision" => "real*8".to_string(),
+            "double complex" => "complex*16".to_string(),
+            "integer" | "real" | "logical" => format!("{t}*4"),
+            "complex" => "complex*8".to_string(),
+            _ => t,
+        }
+    };
+    norm(a) == norm(b)
+}
 
 fn split_dims(cx: &Cx, key: &str) -> Vec<bool> {
     match &cx.arrays[key].map {
@@ -3537,17 +3553,10 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
     let sema = &p.semas[ui];
     let konst = |n: &str| sema.param(n).and_then(|c| c.as_int());
     let mut offsets: BTreeMap<String, Vec<(Span, Span)>> = BTreeMap::new();
-    let mut refused: Option<(u32, String)> = None;
     for st in u.stmts.iter().filter(|x| body.contains(&x.id) && x.kind.is_executable()) {
         let (mut a, mut calls) = (vec![], vec![]);
         acc.stmt_accesses(st, &mut a, &mut calls);
         for x in a.iter().filter(|x| vis.get(&x.name).is_some_and(|k| !cx.arrays[k].template && !aligned_with(cx, k, &tkey))) {
-            // (an INHERIT dummy has no full copy of its own here: its references would read
-            // the local block at global indices)
-            if !cx.arrays[&vis[&x.name]].own_storage() {
-                refused.get_or_insert((st.span.line, x.name.to_uppercase()));
-                continue;
-            }
             used.insert(x.name.clone());
             if x.write {
                 written.insert(x.name.clone());
@@ -3570,10 +3579,6 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
         }
     }
 
-    if let Some((line, name)) = refused {
-        cx.err(u.file, line, format!("the loop ON template {} references the INHERIT dummy {name}, which is not aligned with the template: the runtime keeps no full copy of a dummy for such a loop (map the loop on {name}, or give the procedure the array through COMMON)", pl.on.as_ref().map_or(String::new(), |o| o.name.to_uppercase())));
-        return;
-    }
     if used.is_empty() {
         return;
     }

@@ -1361,12 +1361,12 @@ fn loops_parallel_under_run_time_tests_are_mapped_on_distributed_data() {
 }
 
 /// A loop parallel under a run-time test over an INHERIT dummy (the subroutine gets E whole):
-/// where E's rows are divided no reference fits it, and the dummy has no full copy of its own
-/// to divide the loop over, so it runs as it is (divided on a template, `(BLOCK,*)` printed
-/// another checksum at `--np 2`: the loop read the local block at global indices). Every
-/// stored variant prints the sequential output.
+/// where E's rows are divided no reference fits it, and it is divided on a template of its
+/// own over a full copy of the dummy (before, such loops ran as they are: the runtime kept no
+/// copy of a dummy, and reading the local block at global indices printed another checksum at
+/// `--np 2`). Every stored variant prints the sequential output.
 #[test]
-fn a_loop_over_an_inherited_dummy_is_not_divided_over_copies() {
+fn a_loop_over_an_inherited_dummy_is_divided_over_its_copy() {
     assert!(have_gfortran());
     let (dir, _) = auto_on("dummy-on-copies", "dummy_on_copies.f", "p.f", "p.fdv");
     let want = run_sequential(&dir, &dir.join("p.f"), true);
@@ -1375,7 +1375,7 @@ fn a_loop_over_an_inherited_dummy_is_not_divided_over_copies() {
         if text.contains("DISTRIBUTE E(BLOCK,*)") {
             rows += 1;
             let wsa = text.find("SUBROUTINE WSA").expect(text);
-            assert!(!text[wsa..].contains("ON SFT"), "{text}");
+            assert!(text[wsa..].contains("PARALLEL (J) ON SFTJ1(J)"), "{text}");
         }
     });
     assert_eq!(rows, 1);

@@ -407,6 +407,17 @@ fn across_loops_run_as_pipelines_between_threads() {
     );
 }
 
+/// A pass along the distributed dimension inside a procedure (an FFT along z): the dummies
+/// inherit `(*,*,BLOCK)` and the loop over the second dimension runs on a template over full
+/// copies of them (each process fetches the planes of its iterations from their owners and
+/// sends what it wrote back). The calls pass A and B, B and A, and A for both dummies. With
+/// the dummies' references left on their local blocks (the converter's old gap) the program
+/// failed at `--np 2`.
+#[test]
+fn passes_along_the_distributed_dimension_run_over_copies_of_inherit_dummies() {
+    handwritten("transpose_dummy", &[&["--np", "3"], &["--np", "4"], &["--np", "2", "--threads", "2"], &["--threads", "3"]]);
+}
+
 /// ACROSS loops that run downwards (and a nest whose outer loop runs upwards, its inner one
 /// downwards): the pipeline carries new values from higher to lower indices there, tiled or
 /// as whole blocks, one and two planes wide, in 1-D, 2-D and 3-D.

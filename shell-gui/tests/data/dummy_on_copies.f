@@ -2,10 +2,10 @@ C     A subroutine gets E whole: its dummy X takes E's distribution
 C     (INHERIT). Its loop over J fills the work array W2 from X(I+1,J)
 C     for I = 0..M and updates X(57,J) through W2(2) and W2(3): W2 is
 C     private when M >= 3, so the loop is parallel only under that test.
-C     Where E's rows are divided no reference fits the loop, and the
-C     dummy has no full copy of its own to divide it over: it runs as it
-C     is, over the distributed data (it printed another checksum at
-C     --np 2 when it was divided).
+C     Where E's rows are divided no reference fits the loop: it is
+C     divided on a template over a full copy of the dummy (a loop that
+C     read the local block at global indices printed another checksum
+C     at --np 2).
       PROGRAM DOC
       INTEGER E(57,8), I, J, M, CS
       DO J = 1, 8
