@@ -38,6 +38,10 @@ compiler goes wrong:
 - 3-D twins: TW3 reads X at a neighbour in one dimension and updates Y, called with C and HC
   in both places (each dummy gets both arrays), so the template's twin HC takes C's
   distribution and the dummies inherit it at every call.
+- FFT-like passes: VP3 updates X along its first dimension, then writes V, a vector laid out
+  by hand as the 3-D array, along the third (a transposition over full copies), called with
+  C and HC in both places and with C for both dummies; a look-alike lays V out with two
+  dimensions swapped.
 
 - cache blocking written inline (`JE = MIN(JB + NB - 1, N2)`, `DO J = JB, JE`): disjoint blocks
   (the loop over the blocks is parallel) and look-alikes (overlapping blocks, a block reading
@@ -877,6 +881,66 @@ class Gen:
             for c in calls[: r.randint(1, 2)]:
                 self.emit(c)
 
+    def vector_passes(self):
+        """NPB FT's passes: VP3(X, V, ...) updates X in place along its first dimension for each
+        plane K, then writes V, a vector laid out by hand as the 3-D array, from columns of X
+        along the third dimension (the loop over J over full copies: a transposition), called
+        with C and HC in both places and with C for both dummies. Look-alike: V laid out with
+        the second and third dimensions swapped (its strides are not the arrays' extents where
+        N2 and N3 differ: the vector then moves whole), never given one array twice."""
+        r = self.r
+        if "vp3" not in self.used_procs:
+            self.vp_kind = r.choice(["z", "z", "acc", "perm"])
+        self.used_procs.add("vp3")
+        calls = ["call vp3(c, hc, n1, n2, n3, 1)", "call vp3(hc, c, n1, n2, n3, 2)"]
+        if self.vp_kind != "perm":
+            calls.append("call vp3(c, c, n1, n2, n3, 3)")
+        r.shuffle(calls)
+        calls = calls[: r.randint(1, len(calls))]
+        if r.random() < 0.4:
+            self.emit("do it = 1, 2")
+            for c in calls:
+                self.emit(c, 1)
+            self.emit("print *, 'vp', c(1, 2, 2), hc(n1, n2, 1)", 1)
+            self.emit("end do")
+        else:
+            for c in calls:
+                self.emit(c)
+
+    def vp3_body(self):
+        """VP3's text (`vector_passes`)."""
+        kind = getattr(self, "vp_kind", "z")
+        n1, n3 = self.n[0], self.n[2]
+        at = "i + m1 * (k - 1 + m3 * (j - 1))" if kind == "perm" else "i + m1 * (j - 1 + m2 * (k - 1))"
+        new = f"mod(t(k) * 3 + t(m3 + 1 - k) + sg * j, 1000)"
+        if kind == "acc":
+            new = f"mod(v({at}) + t(k) * 2 + t(m3 + 1 - k) + sg, 1000)"
+        return [
+            "subroutine vp3(x, v, m1, m2, m3, sg)",
+            f"integer m1, m2, m3, sg, x(m1, m2, m3), v(m1 * m2 * m3), t({max(n1, n3)}), i, j, k",
+            "do k = 1, m3",
+            "do j = 1, m2",
+            "do i = 1, m1",
+            "t(i) = x(i, j, k)",
+            "end do",
+            "do i = 1, m1",
+            "x(i, j, k) = mod(t(i) + t(m1 + 1 - i) * 2 + sg * k, 1000)",
+            "end do",
+            "end do",
+            "end do",
+            "do j = 1, m2",
+            "do i = 1, m1",
+            "do k = 1, m3",
+            "t(k) = x(i, j, k)",
+            "end do",
+            "do k = 1, m3",
+            f"v({at}) = {new}",
+            "end do",
+            "end do",
+            "end do",
+            "end",
+        ]
+
     def owned(self):
         """NPB LU's TV: OWC's local work array W(N1*N2), handed to OWW only, which sees it as
         W(L1,L2), writes it in one loop over plane K of C and reads it in the next: at the
@@ -1269,7 +1333,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work, self.twins]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work, self.twins, self.vector_passes]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
@@ -1795,6 +1859,7 @@ class Gen:
                 "end",
             ],
             "tw3": self.tw3_body(),
+            "vp3": self.vp3_body(),
             "show": [
                 "subroutine show",
                 "integer kc",
@@ -1803,7 +1868,7 @@ class Gen:
                 "end",
             ],
         }
-        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "qsg", "qsi", "qsu", "qsc", "pdr", "pl2", "bdr", "bkn", "bhv", "stg", "ilg", "tw3", "show"]:
+        for name in ["snx", "sdc", "sdf", "upd", "acc", "two", "ifn", "icn", "col", "scn", "shk", "wce", "wc0", "wca", "wfl", "wad", "wcd", "wst", "wsm", "wch", "wup", "wlb", "wsa", "wsb", "wsc", "sw3", "sx", "sy", "sx3", "sy3", "pjc", "plw", "rin", "owc", "oww", "qsg", "qsi", "qsu", "qsc", "pdr", "pl2", "bdr", "bkn", "bhv", "stg", "ilg", "tw3", "vp3", "show"]:
             if name in self.used_procs:
                 out.append("")
                 out.extend(self.render([(None, 0 if k in (0, len(bodies[name]) - 1) else 1, t)

@@ -29,6 +29,9 @@ pub fn stmt_accesses(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Su
     acc
 }
 
+/// Accesses and call sites of every statement of a unit, by statement id.
+pub type StmtTable = Vec<(Vec<Access>, Vec<CallSite>)>;
+
 /// `stmt_accesses` with the accesses known only under conditions (`Access::needs`) kept.
 pub fn stmt_accesses_conditional(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> Vec<(Vec<Access>, Vec<CallSite>)> {
     let cx = AccessCtx { unit, sema, summaries };
@@ -571,10 +574,13 @@ pub fn own_root(semas: &[UnitSema], u: usize, name: &str) -> Option<ArrayRoot> {
 /// the main program's A). Such a dummy can take the distribution of that array (`INHERIT`).
 ///
 /// A dummy is bound only when the subroutine is called at least once and every call passes,
-/// in that position, a bare array name, of the dummy's rank and type, not also passed in
-/// another position of the same call (aliasing), and when the dummy's bounds, where they can
-/// be evaluated at the call (constants, PARAMETERs, and dummy integers given constants at
-/// the call), equal that array's. A subroutine that also sees the storage through its COMMON
+/// in that position, a bare array name, of the dummy's rank and type (its storage), and when
+/// the dummy's bounds, where they can be evaluated at the call (constants, PARAMETERs, and
+/// dummy integers given constants at the call), equal that array's. One call may give the
+/// array to two dummies (NPB FT's `CALL FFTXYZ(-1, XNT, XNT, ...)`): the analysis of the
+/// callee takes its dummies to be distinct, as the standard requires of dummies it defines.
+/// A vector dummy may be given arrays of higher rank whole when it holds exactly their
+/// elements (`whole_size`): it is bound to them and `reshaped`. A subroutine that also sees the storage through its COMMON
 /// block binds nothing to it. Functions bind nothing (a function reference is an expression:
 /// no place to hand the distribution over).
 ///
@@ -597,6 +603,7 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> Bindings {
     }
     let mut out: BTreeMap<(usize, Name), ArrayRoot> = BTreeMap::new();
     let mut twins = Unions::default();
+    let mut reshaped: BTreeSet<(usize, Name)> = BTreeSet::new();
     // bindings through dummies of callers need those first: iterate to a fixpoint (the call
     // graph is shallow; a cycle (recursion) just never binds)
     for _ in 0..units.len().min(64) + 1 {
@@ -614,6 +621,7 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> Bindings {
                 }
                 let mut roots: BTreeSet<ArrayRoot> = BTreeSet::new();
                 let mut ok = true;
+                let mut reshapes = false;
                 for (caller, args) in sites {
                     let actual = match args.get(pos) {
                         Some(Arg::Expr(Expr::Var(n))) => n,
@@ -622,17 +630,23 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> Bindings {
                             break;
                         }
                     };
-                    let twice = args.iter().filter(|a| matches!(a, Arg::Expr(Expr::Var(m)) if m == actual)).count() > 1;
                     let r = own_root(semas, *caller, actual).or_else(|| out.get(&(*caller, actual.clone())).cloned());
                     let asym = semas[*caller].symbol(actual);
                     match (r, asym) {
+                        (Some(r), Some(a)) if a.ty.storage() == sym.ty.storage() && a.rank() == sym.rank() && same_bounds(semas, *caller, args, a, ci, sym) => {
+                            roots.insert(r);
+                        }
+                        // a vector given whole arrays of higher rank (NPB FT's XOUT((N1+1)*N2*N3)
+                        // given XNT(NX+1,NY,NZ)): the array itself, laid out in its order
                         (Some(r), Some(a))
-                            if !twice
-                                && a.rank() == sym.rank()
-                                && a.ty.storage() == sym.ty.storage()
-                                && same_bounds(semas, *caller, args, a, ci, sym) =>
+                            if a.ty.storage() == sym.ty.storage()
+                                && sym.rank() == 1
+                                && a.rank() > 1
+                                && !out.contains_key(&(*caller, actual.clone()))
+                                && whole_size(semas, *caller, args, a, ci, sym) =>
                         {
                             roots.insert(r);
+                            reshapes = true;
                         }
                         _ => {
                             ok = false;
@@ -658,6 +672,9 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> Bindings {
                 for r in it {
                     twins.union(&first, &r);
                 }
+                if reshapes {
+                    reshaped.insert((ci, sym.name.clone()));
+                }
                 out.insert((ci, sym.name.clone()), first);
                 changed = true;
             }
@@ -674,7 +691,34 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> Bindings {
             *root = (*l).clone();
         }
     }
-    Bindings { bound: out, twins: groups }
+    Bindings { bound: out, twins: groups, reshaped }
+}
+
+/// For each unit, its dummy arrays that some call gives the storage of another of its dummies
+/// (the same array, or an element of it, in two positions): dummy -> the other dummy.
+pub fn shared_dummies(units: &[Unit], semas: &[UnitSema]) -> Vec<BTreeMap<Name, Name>> {
+    let index = unit_index(units);
+    let mut out: Vec<BTreeMap<Name, Name>> = vec![BTreeMap::new(); units.len()];
+    for (ui, u) in units.iter().enumerate() {
+        for st in &u.stmts {
+            let StmtKind::Call { name, args } = st.kind.action() else { continue };
+            let Some(&ci) = index.get(name) else { continue };
+            let base = |a: &Arg| a.expr().and_then(|e| e.base_name()).filter(|n| semas[ui].is_array(n)).map(|n| n.to_string());
+            let bases: Vec<Option<Name>> = args.iter().map(base).collect();
+            for (p, bp) in bases.iter().enumerate() {
+                for (q, bq) in bases.iter().enumerate() {
+                    if p == q || bp.is_none() || bp != bq {
+                        continue;
+                    }
+                    let dummy = |k: usize| semas[ci].symbols.values().find(|s| s.dummy == Some(k) && s.is_array()).map(|s| s.name.clone());
+                    if let (Some(dp), Some(dq)) = (dummy(p), dummy(q)) {
+                        out[ci].entry(dp).or_insert(dq);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What `dummy_bindings` finds.
@@ -685,6 +729,9 @@ pub struct Bindings {
     /// Groups of two or more arrays given to one dummy at different calls: a distribution
     /// gives them all the same one.
     pub twins: Vec<BTreeSet<ArrayRoot>>,
+    /// Bound dummies that are vectors given whole arrays of higher rank (`whole_size`): their
+    /// subscripts run over the array's elements in storage order.
+    pub reshaped: BTreeSet<(usize, Name)>,
 }
 
 /// The type and constant bounds of an array's storage, as the unit declaring it (the first
@@ -736,6 +783,34 @@ impl Unions {
 /// Whether dummy `d` of unit `ci`, as called with `args` from `caller`, has the bounds of
 /// the actual `a` wherever both can be evaluated (an assumed-size last dimension, or a last
 /// dimension of 1 in the F77 manner, is any size).
+/// Whether vector dummy `d` (rank 1) given array `a` whole at a call holds exactly its
+/// elements: its lower bound is a constant, its extent evaluated at the call equals `a`'s
+/// size (or it is assumed-size, `V(*)` or the F77 `V(1)`), and `a`'s bounds are constants.
+fn whole_size(semas: &[UnitSema], caller: usize, args: &[Arg], a: &crate::sema::Symbol, ci: usize, d: &crate::sema::Symbol) -> bool {
+    let Some(size) = a.bounds().iter().try_fold(1i64, |n, b| b.and_then(|(lo, hi)| n.checked_mul(hi - lo + 1))) else { return false };
+    let Some(dd) = d.dims.as_ref().filter(|x| x.len() == 1) else { return false };
+    let y = &dd[0];
+    let cs = &semas[ci];
+    let lookup = |n: &str| -> Option<crate::sema::Const> {
+        if let Some(c) = cs.param(n) {
+            return Some(c.clone());
+        }
+        let s = cs.symbol(n)?;
+        let q = s.dummy?;
+        let e = args.get(q)?.expr()?;
+        semas[caller].eval(e)
+    };
+    let ev = |e: &Option<Expr>, dflt: Option<i64>| match e {
+        None => dflt,
+        Some(e) => crate::sema::eval_const(e, &lookup).and_then(|c| c.as_int()),
+    };
+    let Some(lo) = y.lo_expr.as_ref().map_or(Some(1), |e| crate::sema::eval_const(e, &|n: &str| cs.param(n).cloned()).and_then(|c| c.as_int())) else { return false };
+    if y.star || d.size_unknown() {
+        return true;
+    }
+    ev(&y.hi_expr, None).or(y.hi).is_some_and(|hi| hi - lo + 1 == size)
+}
+
 fn same_bounds(semas: &[UnitSema], caller: usize, args: &[Arg], a: &crate::sema::Symbol, ci: usize, d: &crate::sema::Symbol) -> bool {
     let (Some(ad), Some(dd)) = (&a.dims, &d.dims) else { return false };
     let cs = &semas[ci];

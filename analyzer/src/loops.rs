@@ -493,6 +493,13 @@ struct QuietTables<'a> {
     acc_if: Option<&'a [(Vec<Access>, Vec<CallSite>)]>,
 }
 
+/// The accesses of every statement of a unit as the loop analysis sees them (by statement
+/// id): conditions (`Access::needs`) that the code before an access shows to hold are
+/// discharged, so the access is exact; under the others it is "somewhere in the array".
+pub fn known_accesses(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> Vec<(Vec<Access>, Vec<CallSite>)> {
+    access_tables(unit, sema, summaries).0
+}
+
 /// A statement table, and the same without conditional accesses (a copy only where there
 /// are some): (the plain table, the conditional one where it differs). Where calls reach
 /// sections, `discharged` refines the table first.

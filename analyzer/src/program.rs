@@ -34,6 +34,11 @@ pub struct Program {
     /// Arrays given to one bound dummy at different calls (`interproc::Bindings::twins`):
     /// a distribution treats each group alike.
     pub twins: Vec<std::collections::BTreeSet<crate::interproc::ArrayRoot>>,
+    /// Bound dummies that are vectors given whole arrays of higher rank
+    /// (`interproc::Bindings::reshaped`): (subroutine, dummy).
+    pub reshaped: std::collections::BTreeSet<(usize, Name)>,
+    /// Each unit's `loops::known_accesses`, made when first asked for (`known_accesses`).
+    pub known: Vec<std::sync::OnceLock<crate::interproc::StmtTable>>,
     /// Directives found in every file (including INCLUDE files).
     pub directives: BTreeMap<FileId, Vec<Directive>>,
     pub diags: Vec<Diagnostic>,
@@ -80,6 +85,12 @@ pub fn is_c_source(p: &Path) -> bool {
 }
 
 impl Program {
+    /// The accesses of every statement of unit `ui` as the loop analysis sees them
+    /// (`loops::known_accesses`: conditions the code shows to hold discharged), made once.
+    pub fn known_accesses(&self, ui: usize) -> &crate::interproc::StmtTable {
+        self.known[ui].get_or_init(|| crate::loops::known_accesses(&self.units[ui], &self.semas[ui], &self.summaries))
+    }
+
     /// The innermost unit of `file` whose lines (its first to its last) hold `line`.
     pub fn unit_at(&self, file: FileId, line: u32) -> Option<usize> {
         let v = self.unit_lines.by_file.get(&file)?;
@@ -345,8 +356,13 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         // (only refutations: they change no summary but for the notes)
         interproc::note_read_first(&mut summaries, &owned);
     }
-    let interproc::Bindings { bound: bindings, twins } = interproc::dummy_bindings(&units, &semas);
+    let interproc::Bindings { bound: bindings, twins, reshaped } = interproc::dummy_bindings(&units, &semas);
+    let shared = interproc::shared_dummies(&units, &semas);
+    for (s, shared) in semas.iter_mut().zip(shared) {
+        s.shared_dummies = shared;
+    }
     let unit_lines = UnitLines::new(&units);
+    let n_units = units.len();
     let quiet = interproc::quiet(&units, &semas, &owned);
     Program {
         unit_lines,
@@ -358,6 +374,8 @@ pub fn load(paths: &[PathBuf], opts: &Options) -> Program {
         call_graph,
         bindings,
         twins,
+        reshaped,
+        known: (0..n_units).map(|_| std::sync::OnceLock::new()).collect(),
         directives: dirs,
         diags,
         foreign,

@@ -145,6 +145,12 @@ pub struct UnitSema {
     /// the program before the unit runs: `crate::facts`).
     #[serde(skip)]
     pub facts: BTreeMap<Name, crate::affine::Lin>,
+    /// Dummy arrays that some call gives storage of another dummy of this unit (`CALL
+    /// FFTXYZ(-1, XNT, XNT, ...)`): dummy -> that other dummy (`interproc::shared_dummies`).
+    /// The analysis takes dummies to be distinct; what keeps copies per name (an
+    /// accelerator's) must not.
+    #[serde(skip)]
+    pub shared_dummies: BTreeMap<Name, Name>,
 }
 
 /// What a `name(args)` reference is.

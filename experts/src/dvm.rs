@@ -45,6 +45,61 @@ pub(crate) struct Acc {
     pub(crate) via_call: bool,
 }
 
+/// `AccessCtx::stmt_accesses` for the expert: the element accesses of a vector dummy given
+/// whole arrays of higher rank (`Program::reshaped`, NPB FT's XOUT) are accesses of the whole
+/// array here, since their subscripts are the vector's, not the array's dimensions (the
+/// generator writes them in the array's shape: `generator::reshape`).
+fn stmt_accs(prog: &analyzer::program::Program, cx: &AccessCtx, st: &analyzer::ast::Stmt, acc: &mut Vec<Access>, calls: &mut Vec<analyzer::access::CallSite>) {
+    stmt_accs_if(prog, cx, st, acc, calls, false);
+}
+
+/// `stmt_accs`; `tested`: the statement is inside a loop parallel under run-time tests
+/// (`LoopInfo::versioned`), whose tests cover every condition under which an access is known
+/// (`Access::needs`: the analysis discharged the others where the statement runs), so such
+/// accesses count as known (NPB FT's `CALL SWARZTRAUBER(..., X(BLS,1,K), N1+1, ...)` reaches
+/// `X(BLS:BLE,1:N2,K)` when `BLS >= 1` and `BLE <= N1+1`).
+fn stmt_accs_if(prog: &analyzer::program::Program, cx: &AccessCtx, st: &analyzer::ast::Stmt, acc: &mut Vec<Access>, calls: &mut Vec<analyzer::access::CallSite>, tested: bool) {
+    let from = acc.len();
+    if tested {
+        cx.stmt_accesses_conditional(st, acc, calls);
+        for a in &mut acc[from..] {
+            a.needs.clear();
+            // (a vector given whole to a matrix dummy is the whole vector, as `stmt_accesses` has it)
+            if a.via_call.is_some() && !a.implied.is_empty() {
+                a.subs = None;
+                a.implied.clear();
+            }
+        }
+    } else {
+        cx.stmt_accesses_conditional(st, acc, calls);
+        // an access known under conditions is exact where the code shows them to hold (as
+        // the loop analysis has it: `Program::known_accesses`), else somewhere in the array
+        if acc[from..].iter().any(|a| !a.needs.is_empty()) {
+            if let Some(ui) = prog.unit_by_name(&cx.unit.name).filter(|&ui| std::ptr::eq(&prog.units[ui], cx.unit)) {
+                let (known, _) = &prog.known_accesses(ui)[st.id.0 as usize];
+                acc.truncate(from);
+                acc.extend(known.iter().cloned());
+            }
+        }
+        for a in &mut acc[from..] {
+            a.drop_conditions();
+            if a.via_call.is_some() && !a.implied.is_empty() {
+                a.subs = None;
+                a.implied.clear();
+            }
+        }
+    }
+    if prog.reshaped.is_empty() {
+        return;
+    }
+    let Some(ui) = prog.unit_by_name(&cx.unit.name) else { return };
+    for a in &mut acc[from..] {
+        if prog.reshaped.contains(&(ui, a.name.clone())) {
+            a.subs = None;
+        }
+    }
+}
+
 /// A mapped nest: the outermost parallel loop and the tightly nested parallel loops under it.
 #[derive(Clone, Debug)]
 pub(crate) struct Nest {
@@ -420,7 +475,8 @@ fn seen_name_in(prog: &analyzer::program::Program, unit: usize, id: &ArrayId) ->
 
 /// The dummy argument of `unit` bound to array `id`, if any (the first of them).
 fn bound_dummy(prog: &analyzer::program::Program, unit: usize, id: &ArrayId) -> Option<Name> {
-    bound_dummies(prog, unit, id).next()
+    // (one of the array's own shape before a vector laid out as it: FFTXYZ's X before XOUT)
+    bound_dummies(prog, unit, id).min_by_key(|n| prog.reshaped.contains(&(unit, n.clone())))
 }
 
 /// The dummy arguments of `unit` bound to array `id` (two where twins are given in two
@@ -652,7 +708,7 @@ pub(crate) fn unit_counts(analysis: &Analysis, m: &MachineModel) -> Vec<f64> {
                 continue;
             }
             let (mut acc, mut calls) = (vec![], vec![]);
-            cx.stmt_accesses(st, &mut acc, &mut calls);
+            stmt_accs(prog, &cx, st, &mut acc, &mut calls);
             for c in calls {
                 let Some(&callee) = index.get(&c.name) else { continue };
                 if callee == ui {
@@ -849,7 +905,7 @@ fn make_nest(
     let mut inner_vars = BTreeSet::new();
     for_each_stmt(unit, body, &mut |s| {
         if s.kind.is_executable() {
-            cx.stmt_accesses(s, &mut raw, &mut calls);
+            stmt_accs_if(prog, &cx, s, &mut raw, &mut calls, levels[0].versioned.is_some());
         }
         if let StmtKind::Do { var, .. } = &s.kind {
             if !vars.contains(var) {
@@ -966,7 +1022,7 @@ fn candidate_arrays(
     let index = analyzer::interproc::unit_index(&prog.units);
     // each unit's nests, by their first and last lines
     let mut nest_ranges: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
-    for x in nests {
+    for x in nests.iter().chain(versioned) {
         nest_ranges.entry(x.unit).or_default().push((x.line, x.end_line));
     }
     // (unit, array) -> each call that passes it: (line, what is passed, to what)
@@ -1040,7 +1096,8 @@ fn candidate_arrays(
                 }
                 let acx = AccessCtx { unit: u, sema, summaries: &prog.summaries };
                 let (mut accs, mut calls) = (vec![], vec![]);
-                acx.stmt_accesses(st, &mut accs, &mut calls);
+                let tested = versioned.iter().any(|v| v.unit == ui && v.line <= line && line <= v.end_line);
+                stmt_accs_if(prog, &acx, st, &mut accs, &mut calls, tested);
                 let mine: Vec<&Access> = accs.iter().filter(|a| a.name == *n && a.via_call.is_some()).collect();
                 !mine.is_empty() && mine.iter().all(|a| a.subs.is_some())
             };
@@ -1239,7 +1296,8 @@ fn inside_parallel_candidates(analysis: &Analysis, ui: usize) -> BTreeSet<StmtId
                     if inside {
                         out.insert(*header);
                     }
-                    let par = loops.get(header).is_some_and(|l| l.verdict != Verdict::Sequential);
+                    // (a loop parallel under run-time tests may run in parallel too)
+                    let par = loops.get(header).is_some_and(|l| l.verdict != Verdict::Sequential || l.versioned.is_some());
                     walk(u, body, loops, inside || par, out);
                 }
                 Node::If { arms, .. } => {
@@ -1627,7 +1685,10 @@ fn host_runnable(
         .collect();
     // (an element given to a procedure: the nest runs on a full copy of the array, which
     // the runtime keeps for arrays with storage of their own, not for a dummy bound to one)
-    touched.iter().all(|a| a.subs.is_some() || (!a.write && !a.via_call))
+    // (a vector laid out as the array: the generator writes its subscripts in the array's
+    // shape, `generator::reshape`, so the runtime reads and stores its elements as any)
+    let reshaped = |a: &Acc| !a.via_call && prog.reshaped.contains(&(n.unit, a.array.clone()));
+    touched.iter().all(|a| a.subs.is_some() || (!a.write && !a.via_call) || reshaped(a))
         && touched.iter().all(|a| !a.via_call || (!prog.bindings.contains_key(&(n.unit, a.array.clone())) && passed_elements_only(prog, n, &a.array)))
         && !(n.across
             && touched
@@ -1646,7 +1707,10 @@ fn passed_elements_only(prog: &analyzer::program::Program, n: &Nest, array: &str
         Some(ArrayId::Common { block, .. }) => Some(block),
         _ => None,
     };
-    let uses_block = |callee: &str| block.as_ref().is_some_and(|b| prog.summaries.get(callee).is_none_or(|s| s.uses_common(b)));
+    // (a nest parallel where flags have their quiet values, `Nest::flags`, calls procedures
+    // as they run then: NPB FT's SWARZTRAUBER without its timer calls)
+    let sums = if n.flags.is_empty() { &prog.summaries } else { &prog.quiet.summaries };
+    let uses_block = |callee: &str| block.as_ref().is_some_and(|b| sums.get(callee).is_none_or(|s| s.uses_common(b)));
     let (mut passed, mut clash) = (false, false);
     for st in u.stmts.iter().filter(|s| s.kind.is_executable() && n.line <= s.span.line && s.span.line <= n.end_line) {
         if let StmtKind::Call { name, args } = st.kind.action() {
@@ -1699,7 +1763,12 @@ fn copy_template_range(prog: &analyzer::program::Program, n: &Nest) -> Option<(i
     n.accesses.iter().find_map(|a| {
         let subs = a.subs.as_ref()?;
         let d = subs.iter().position(|x| matches!(x, SubForm::Var { var, coeff: 1, offset: 0 } if *var == n.vars[0]))?;
-        sema.symbol(&a.array)?.bounds().get(d).copied().flatten().filter(|(lo, hi)| hi > lo)
+        // (a dummy bound to an array has its bounds: `X(N1+1,N2,N3)` given U(17,12,10))
+        let bounds = match prog.bindings.get(&(n.unit, a.array.clone())) {
+            Some(id) => declared_bounds(prog, id),
+            None => sema.symbol(&a.array)?.bounds().to_vec(),
+        };
+        bounds.get(d).copied().flatten().filter(|(lo, hi)| hi > lo)
     })
 }
 
@@ -1806,6 +1875,11 @@ fn map_nest(
     for a in &touched {
         let m = dist_of(&a.array).expect("touched");
         let Some(subs) = &a.subs else {
+            // (a vector laid out as the array, written at elements the expert does not place:
+            // the nest may run over full copies)
+            if a.write && prog.reshaped.contains(&(n.unit, a.array.clone())) {
+                return Err(Unfit::Unalignable(format!("the loop at line {} writes {}, a vector laid out as the distributed array, at elements no distribution places", n.line, upper(&a.array))));
+            }
             if a.write {
                 return Err(unfit(format!(
                     "line {}: the whole array {} is written inside the parallel loop at line {}",
@@ -2642,6 +2716,19 @@ fn variant_with(
     let mut mapped: Vec<(usize, Option<Mapped>)> = vec![];
     // every nest that cannot be mapped is a reason (the user fixes them one by one)
     let mut reasons = vec![];
+    // a vector given the array whole (`Program::reshaped`, NPB FT's XOUT) holds each
+    // process's block as one run of it only when the array is divided in its last dimension
+    // alone (the runtime refuses the others)
+    for (u, d) in &prog.reshaped {
+        if distributed_map(prog, *u, d, &dist, aligns).is_some_and(|m| m.iter().rev().skip(1).flatten().any(|(t, _)| dist.contains(t))) {
+            let at = unit_ref(prog, *u);
+            reasons.push(Reason {
+                line: None,
+                text: format!("the dummy {} of {} is a vector laid out as the array {}: each process's part of it is one run of the vector only when the array is divided in its last dimension alone", upper(d), upper(&at.unit), upper(&name_of(prog, &array_id(prog, *u, d).expect("bound")))),
+                at: Some(at),
+            });
+        }
+    }
     // nests no reference of which can be aligned with this distribution run as ordinary
     // code on every process over the distributed data (the runtime fetches what they read,
     // the owners store what they write), weighed by the cost model, instead of rejecting
@@ -2880,6 +2967,7 @@ fn variant_with(
     let p: f64 = scheme.estimate.grid.first().map_or(1.0, |g| *g as f64).max(1.0);
     // (not in a procedure that a parallel loop of this variant calls: such a nest runs
     // inside that loop's iterations, on the processes that own them)
+    let untouched_all = untouched.clone();
     for i in untouched {
         let n = &nests[i];
         let mapping = if inside.contains(&n.unit) { Ok(None) } else { template_mapping(prog, n, p, m, &scheme.templates) };
@@ -2914,9 +3002,6 @@ fn variant_with(
         // divided on a template over full copies (along the grid's first axis)
         if let Some(&(lo, hi)) = divisible.get(i).filter(|_| p > 1.0 && !inside.contains(&n.unit)) {
             let sema = &prog.semas[n.unit];
-            let bytes = |names: &BTreeSet<&Name>| -> f64 {
-                names.iter().filter(|a| sema.symbol(a).is_some()).map(|a| array_bytes(prog, n.unit, a)).sum()
-            };
             let all = touched_distributed(prog, n, &dist, aligns);
             let written: BTreeSet<&Name> = n.accesses.iter().filter(|a| a.write && all.contains(&a.array)).map(|a| &a.array).collect();
             let replicated_written: f64 = merged_arrays(prog, n, &dist, aligns).iter().map(|(_, b)| b).sum();
@@ -2924,7 +3009,31 @@ fn variant_with(
             let share = (trips / p).ceil() / trips;
             let whole = n.work_s * n.times;
             let comp = whole * share;
-            let comm = n.times * (hops * m.message_s(bytes(&all)) + hops * m.message_s(bytes(&written) + replicated_written));
+            // an array every reference indexes in one dimension by the loop variable plus a
+            // constant (written only at the variable itself) moves as slices: each process
+            // receives the planes of its iterations from their owners and sends back what it
+            // wrote, `(p-1)/p` of a `1/p` share (the runtime's `sapfor_slices`); a vector laid out
+            // as the array is taken to split so too (the converter checks its strides); the
+            // others move whole
+            let sliced = |a: &Name| {
+                prog.reshaped.contains(&(n.unit, a.clone()))
+                    || (0..sema.symbol(a).map_or(0, |x| x.rank())).any(|d| {
+                        n.accesses.iter().filter(|x| x.array == *a).all(|x| {
+                            matches!(x.subs.as_ref().and_then(|s| s.get(d)), Some(SubForm::Var { var, coeff: 1, offset }) if *var == n.vars[0] && (!x.write || *offset == 0))
+                        })
+                    })
+            };
+            let moved = |names: &BTreeSet<&Name>| -> f64 {
+                names
+                    .iter()
+                    .filter(|a| sema.symbol(a).is_some())
+                    .map(|a| {
+                        let b = array_bytes(prog, n.unit, a);
+                        if sliced(a) { (p - 1.0) * m.message_s(b / (p * p)) } else { hops * m.message_s(b) }
+                    })
+                    .sum()
+            };
+            let comm = n.times * (moved(&all) + moved(&written) + hops * m.message_s(replicated_written));
             let name = {
                 let mut k = scheme.templates.iter().filter(|t| t.at == at).count() + 1;
                 let mut name = format!("sft{}{k}", n.vars[0]);
@@ -2999,9 +3108,64 @@ fn variant_with(
             seconds: comp + comm,
         });
     }
+    // the nests of procedures that only the scheme's parallel loops call run inside their
+    // iterations: each process runs its share of them, not all of them as counted above
+    // (NPB FT's SWARZTRAUBER, called from the three FFT passes)
+    if p > 1.0 {
+        let within = called_only_inside(analysis, &scheme.loops, &unit_of);
+        for &i in &untouched_all {
+            let n = &nests[i];
+            if !within.contains(&n.unit) {
+                continue;
+            }
+            let saved = n.work_s * n.times * (1.0 - 1.0 / p);
+            scheme.estimate.computation -= saved;
+            scheme.estimate.total -= saved;
+            let file = unit_ref(prog, n.unit).file;
+            if let Some(e) = scheme.estimate.nests.iter_mut().find(|e| e.file == file && e.line == n.line) {
+                e.seconds -= saved;
+            }
+        }
+    }
     // (a nest divided over copies may call procedures whose loops were put on templates)
     drop_nested_loops(analysis, &mut scheme, &[], &[]);
     Ok(scheme)
+}
+
+/// The units every call of which comes from inside a loop of `loops` (or from a unit that is
+/// itself such): what they run is divided between the processes with those loops'
+/// iterations.
+fn called_only_inside(analysis: &Analysis, loops: &[ParallelLoop], unit_of: &dyn Fn(&UnitRef) -> Option<usize>) -> BTreeSet<usize> {
+    let prog = &analysis.program;
+    let mut ranges: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
+    for l in loops {
+        let Some(u) = unit_of(&l.at) else { continue };
+        let last = analysis.loops.get(u).and_then(|ls| ls.iter().find(|x| x.line == l.line)).map_or(l.line, |x| x.end_line);
+        ranges.entry(u).or_default().push((l.line, last));
+    }
+    let index = analyzer::interproc::unit_index(&prog.units);
+    let mut callers: BTreeMap<usize, Vec<(usize, u32)>> = BTreeMap::new();
+    for (caller, callee, line) in &prog.call_graph.edges {
+        if let Some(&c) = index.get(callee.as_str()) {
+            callers.entry(c).or_default().push((*caller, *line));
+        }
+    }
+    let mut out: BTreeSet<usize> = BTreeSet::new();
+    loop {
+        let before = out.len();
+        for (&u, sites) in &callers {
+            if out.contains(&u) || sites.is_empty() {
+                continue;
+            }
+            let inside = |(c, line): &(usize, u32)| out.contains(c) || ranges.get(c).is_some_and(|rs| rs.iter().any(|&(a, b)| *line > a && *line <= b));
+            if sites.iter().all(inside) {
+                out.insert(u);
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
 }
 
 /// The nests a variant maps: `nests`, where a loop parallel under run-time tests
@@ -3245,7 +3409,7 @@ fn fission(prog: &analyzer::program::Program, n: &Nest, dist: &BTreeSet<usize>, 
             _ => return None,
         }
         let (mut raw, mut calls) = (vec![], vec![]);
-        cx.stmt_accesses(st, &mut raw, &mut calls);
+        stmt_accs(prog, &cx, st, &mut raw, &mut calls);
         let writes: Vec<&Access> = raw.iter().filter(|a| a.write).collect();
         if !calls.is_empty() || raw.iter().any(|a| a.via_call.is_some()) || writes.len() != 1 || !sema.is_array(&writes[0].name) {
             return None;
@@ -3615,7 +3779,7 @@ fn loop_writes(prog: &analyzer::program::Program, unit: usize, l: &LoopInfo) -> 
     let mut out = BTreeSet::new();
     for st in u.stmts.iter().filter(|s| s.span.line >= l.line && s.span.line <= l.end_line && s.kind.is_executable()) {
         let (mut acc, mut calls) = (vec![], vec![]);
-        cx.stmt_accesses(st, &mut acc, &mut calls);
+        stmt_accs(prog, &cx, st, &mut acc, &mut calls);
         out.extend(acc.iter().filter(|a| a.write).filter_map(|a| array_id(prog, unit, &a.name)));
         for c in &calls {
             let Some(sum) = prog.summaries.get(&c.name) else { continue };
@@ -3675,7 +3839,7 @@ fn sequential_remote(
             }
             let mut acc = vec![];
             let mut calls = vec![];
-            cx.stmt_accesses(st, &mut acc, &mut calls);
+            stmt_accs(prog, &cx, st, &mut acc, &mut calls);
             let mut refs = vec![];
             // Reads inside called procedures are handled there (their own loops are mapped).
             let line = st.span.line;
@@ -3720,7 +3884,7 @@ fn sequential_remote(
                         // (an outermost DO statement itself writes only its variable)
                         if let Some(h) = o {
                             let (mut acc, mut calls) = (vec![], vec![]);
-                            cx.stmt_accesses(unit.stmt(*id), &mut acc, &mut calls);
+                            stmt_accs(prog, &cx, unit.stmt(*id), &mut acc, &mut calls);
                             written.entry(*h).or_default().extend(acc.into_iter().filter(|a| a.write).map(|a| a.name));
                         }
                     }
@@ -4052,7 +4216,7 @@ fn owned_arrays(
             summaries: &prog.summaries,
         };
         let (mut accs, mut calls) = (vec![], vec![]);
-        cx.stmt_accesses(st, &mut accs, &mut calls);
+        stmt_accs(prog, &cx, st, &mut accs, &mut calls);
         accs.iter().any(|a| a.name == name)
     };
     // each unit's mapped nests

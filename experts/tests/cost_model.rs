@@ -319,10 +319,20 @@ fn twins_given_to_one_dummy_are_distributed_alike() {
     let a = analyze("single", &single);
     let blend = a.program.unit_by_name("blend").unwrap();
     assert_eq!(a.program.bindings.get(&(blend, "x".to_string())), None);
-    // B also given whole to a vector: B stays replicated, and with it A and C
-    let peek = text.replace("      CALL FILL(C, N, 3.0D0)\n", "      CALL FILL(C, N, 3.0D0)\n      CALL PEEK(B, N * N)\n")
-        + "\n      SUBROUTINE PEEK(V, K)\n      INTEGER K\n      DOUBLE PRECISION V(K)\n      V(K) = V(1)\n      END\n";
-    let a = analyze("peek", &peek);
+    // B also given whole to a vector of all its elements: the vector is B laid out in order
+    // (reshaped), bound like any dummy
+    let peek = |k: &str| {
+        text.replace("      CALL FILL(C, N, 3.0D0)\n", &format!("      CALL FILL(C, N, 3.0D0)\n      CALL PEEK(B, {k})\n"))
+            + "\n      SUBROUTINE PEEK(V, K)\n      INTEGER K\n      DOUBLE PRECISION V(K)\n      V(K) = V(1)\n      END\n"
+    };
+    let a = analyze("peek-all", &peek("N * N"));
+    let pk = a.program.unit_by_name("peek").unwrap();
+    assert_eq!(a.program.bindings.get(&(pk, "v".to_string())), Some(&root("a")));
+    assert!(a.program.reshaped.contains(&(pk, "v".to_string())));
+    // ... and to a vector of fewer elements: not bound, B stays replicated, and with it A and C
+    let a = analyze("peek", &peek("N * N - 1"));
+    let pk = a.program.unit_by_name("peek").unwrap();
+    assert_eq!(a.program.bindings.get(&(pk, "v".to_string())), None);
     let r = dvm::run(&a, &MachineModel::default());
     for s in &r.schemes {
         for d in s.distributions.iter().map(|d| &d.array).chain(s.alignments.iter().map(|d| &d.array)) {

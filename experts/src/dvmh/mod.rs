@@ -449,6 +449,9 @@ fn region_blocker(cx: &EffCx, n: &Node, summaries: &BTreeMap<Name, analyzer::acc
     }
     // names sharing storage: the copies on the accelerator are kept per name
     for v in eff.reads.keys().chain(eff.may.keys()) {
+        if let Some(other) = cx.sema.shared_dummies.get(v) {
+            return Some(format!("uses {}, which a call gives the same array as {} (the copies on the accelerator are kept per name)", v.to_uppercase(), other.to_uppercase()));
+        }
         if let Some(other) = cx.sema.symbol(v).and_then(|s| s.aliases.iter().next()) {
             return Some(format!(
                 "uses {}, which shares storage with {} (EQUIVALENCE)",

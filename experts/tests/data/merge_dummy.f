@@ -2,7 +2,7 @@ C     A loop over planes that only the small array RS of starting
 C     values can distribute (NPB FT's COMPUTE_INITIAL_CONDITIONS): the
 C     field it fills is U, a dummy of adjustable size that both calls
 C     bind to the main program's X(64,64,32) (which TOTAL's vector
-C     view keeps from being distributed). Divided between
+C     view from its first element keeps from being distributed). Divided between
 C     processes, each must send the others its planes of X after the
 C     loop: the whole of X (1 MB), not 1,000 elements of unknown size.
       PROGRAM MRGDUM
@@ -16,7 +16,7 @@ C     loop: the whole of X (1 MB), not 1,000 elements of unknown size.
       S = 0
       DO 20 IT = 1, 2
          CALL FILL(X, RS, N1, N2, N3)
-         CALL TOTAL(X, N1 * N2 * N3, S)
+         CALL TOTAL(X(1,1,1), N1 * N2 * N3, S)
          RS(1) = MOD(S, 7.0D0)
    20 CONTINUE
       PRINT *, S
