@@ -780,9 +780,25 @@ impl Unions {
     }
 }
 
-/// Whether dummy `d` of unit `ci`, as called with `args` from `caller`, has the bounds of
-/// the actual `a` wherever both can be evaluated (an assumed-size last dimension, or a last
-/// dimension of 1 in the F77 manner, is any size).
+/// The value of a bound expression `e` of unit `ci` at a call from `caller` with `args`
+/// (constants, PARAMETERs, and dummy integers the call gives constants); `dflt` without one.
+fn at_call(semas: &[UnitSema], caller: usize, args: &[Arg], ci: usize, e: &Option<Expr>, dflt: Option<i64>) -> Option<i64> {
+    let cs = &semas[ci];
+    let lookup = |n: &str| -> Option<crate::sema::Const> {
+        if let Some(c) = cs.param(n) {
+            return Some(c.clone());
+        }
+        let s = cs.symbol(n)?;
+        let q = s.dummy?;
+        let e = args.get(q)?.expr()?;
+        semas[caller].eval(e)
+    };
+    match e {
+        None => dflt,
+        Some(e) => crate::sema::eval_const(e, &lookup).and_then(|c| c.as_int()),
+    }
+}
+
 /// Whether vector dummy `d` (rank 1) given array `a` whole at a call holds exactly its
 /// elements: its lower bound is a constant, its extent evaluated at the call equals `a`'s
 /// size (or it is assumed-size, `V(*)` or the F77 `V(1)`), and `a`'s bounds are constants.
@@ -791,19 +807,7 @@ fn whole_size(semas: &[UnitSema], caller: usize, args: &[Arg], a: &crate::sema::
     let Some(dd) = d.dims.as_ref().filter(|x| x.len() == 1) else { return false };
     let y = &dd[0];
     let cs = &semas[ci];
-    let lookup = |n: &str| -> Option<crate::sema::Const> {
-        if let Some(c) = cs.param(n) {
-            return Some(c.clone());
-        }
-        let s = cs.symbol(n)?;
-        let q = s.dummy?;
-        let e = args.get(q)?.expr()?;
-        semas[caller].eval(e)
-    };
-    let ev = |e: &Option<Expr>, dflt: Option<i64>| match e {
-        None => dflt,
-        Some(e) => crate::sema::eval_const(e, &lookup).and_then(|c| c.as_int()),
-    };
+    let ev = |e: &Option<Expr>, dflt: Option<i64>| at_call(semas, caller, args, ci, e, dflt);
     let Some(lo) = y.lo_expr.as_ref().map_or(Some(1), |e| crate::sema::eval_const(e, &|n: &str| cs.param(n).cloned()).and_then(|c| c.as_int())) else { return false };
     if y.star || d.size_unknown() {
         return true;
@@ -811,22 +815,12 @@ fn whole_size(semas: &[UnitSema], caller: usize, args: &[Arg], a: &crate::sema::
     ev(&y.hi_expr, None).or(y.hi).is_some_and(|hi| hi - lo + 1 == size)
 }
 
+/// Whether dummy `d` of unit `ci`, as called with `args` from `caller`, has the bounds of
+/// the actual `a` wherever both can be evaluated (an assumed-size last dimension, or a last
+/// dimension of 1 in the F77 manner, is any size).
 fn same_bounds(semas: &[UnitSema], caller: usize, args: &[Arg], a: &crate::sema::Symbol, ci: usize, d: &crate::sema::Symbol) -> bool {
     let (Some(ad), Some(dd)) = (&a.dims, &d.dims) else { return false };
-    let cs = &semas[ci];
-    let lookup = |n: &str| -> Option<crate::sema::Const> {
-        if let Some(c) = cs.param(n) {
-            return Some(c.clone());
-        }
-        let s = cs.symbol(n)?;
-        let q = s.dummy?;
-        let e = args.get(q)?.expr()?;
-        semas[caller].eval(e)
-    };
-    let ev = |e: &Option<Expr>, dflt: Option<i64>| match e {
-        None => dflt,
-        Some(e) => crate::sema::eval_const(e, &lookup).and_then(|c| c.as_int()),
-    };
+    let ev = |e: &Option<Expr>, dflt: Option<i64>| at_call(semas, caller, args, ci, e, dflt);
     let r = dd.len();
     for (k, (x, y)) in ad.iter().zip(dd).enumerate() {
         let last = k + 1 == r;
