@@ -45,6 +45,15 @@ pub(crate) struct Acc {
     pub(crate) via_call: bool,
 }
 
+/// The index in `prog.units` of `unit`, a unit of the program (by its place in memory, not its
+/// name: a lookup for every statement must not scan the units).
+fn unit_index_of(prog: &analyzer::program::Program, unit: &analyzer::ast::Unit) -> Option<usize> {
+    let size = std::mem::size_of::<analyzer::ast::Unit>().max(1);
+    let off = (unit as *const analyzer::ast::Unit as usize).checked_sub(prog.units.as_ptr() as usize)?;
+    let ui = off / size;
+    (off % size == 0 && ui < prog.units.len() && std::ptr::eq(&prog.units[ui], unit)).then_some(ui)
+}
+
 /// `AccessCtx::stmt_accesses` for the expert: the element accesses of a vector dummy given
 /// whole arrays of higher rank (`Program::reshaped`, NPB FT's XOUT) are accesses of the whole
 /// array here, since their subscripts are the vector's, not the array's dimensions (the
@@ -75,7 +84,7 @@ fn stmt_accs_if(prog: &analyzer::program::Program, cx: &AccessCtx, st: &analyzer
         // an access known under conditions is exact where the code shows them to hold (as
         // the loop analysis has it: `Program::known_accesses`), else somewhere in the array
         if acc[from..].iter().any(|a| !a.needs.is_empty()) {
-            if let Some(ui) = prog.unit_by_name(&cx.unit.name).filter(|&ui| std::ptr::eq(&prog.units[ui], cx.unit)) {
+            if let Some(ui) = unit_index_of(prog, cx.unit) {
                 let (known, _) = &prog.known_accesses(ui)[st.id.0 as usize];
                 acc.truncate(from);
                 acc.extend(known.iter().cloned());
@@ -92,7 +101,7 @@ fn stmt_accs_if(prog: &analyzer::program::Program, cx: &AccessCtx, st: &analyzer
     if prog.reshaped.is_empty() {
         return;
     }
-    let Some(ui) = prog.unit_by_name(&cx.unit.name) else { return };
+    let Some(ui) = unit_index_of(prog, cx.unit) else { return };
     for a in &mut acc[from..] {
         if prog.reshaped.contains(&(ui, a.name.clone())) {
             a.subs = None;
