@@ -635,6 +635,8 @@ pub fn dummy_bindings(units: &[Unit], semas: &[UnitSema]) -> Bindings {
                     match (r, asym) {
                         (Some(r), Some(a)) if a.ty.storage() == sym.ty.storage() && a.rank() == sym.rank() && same_bounds(semas, *caller, args, a, ci, sym) => {
                             roots.insert(r);
+                            // (a vector dummy handed on whole: the array laid out in order still)
+                            reshapes |= reshaped.contains(&(*caller, actual.clone()));
                         }
                         // a vector given whole arrays of higher rank (NPB FT's XOUT((N1+1)*N2*N3)
                         // given XNT(NX+1,NY,NZ)): the array itself, laid out in its order

@@ -329,6 +329,15 @@ fn twins_given_to_one_dummy_are_distributed_alike() {
     let pk = a.program.unit_by_name("peek").unwrap();
     assert_eq!(a.program.bindings.get(&(pk, "v".to_string())), Some(&root("a")));
     assert!(a.program.reshaped.contains(&(pk, "v".to_string())));
+    // a vector handed on whole to another vector dummy is the array laid out in order there too
+    let a = analyze(
+        "peek-on",
+        &(peek("N * N").replace("      V(K) = V(1)\n      END\n", "      V(K) = V(1)\n      CALL POKE(V, K)\n      END\n")
+            + "\n      SUBROUTINE POKE(W, K)\n      INTEGER K\n      DOUBLE PRECISION W(K)\n      W(1) = W(K)\n      END\n"),
+    );
+    let po = a.program.unit_by_name("poke").unwrap();
+    assert_eq!(a.program.bindings.get(&(po, "w".to_string())), Some(&root("a")));
+    assert!(a.program.reshaped.contains(&(po, "w".to_string())));
     // ... and to a vector of fewer elements: not bound, B stays replicated, and with it A and C
     let a = analyze("peek", &peek("N * N - 1"));
     let pk = a.program.unit_by_name("peek").unwrap();
