@@ -101,7 +101,19 @@ impl Summary {
     /// Whether the procedure (or what it calls) may use COMMON block `block` through the block
     /// itself, or reaches procedures without a body (which might).
     pub fn uses_common(&self, block: &str) -> bool {
-        !self.unknown_calls.is_empty() || self.commons.iter().any(|((b, _), e)| b == block && (!e.write.is_empty() || !e.read.is_empty()))
+        !self.unknown_calls.is_empty() || self.names_common(block)
+    }
+    /// `uses_common`, where the procedures without a body it reaches that are functions of
+    /// the C sources given with the program (`c_idents`) reach the block only if those
+    /// sources name it.
+    pub fn uses_common_beside_c(&self, block: &str, c_idents: &BTreeSet<String>) -> bool {
+        let in_c = |n: &str| crate::flow::in_c_sources(c_idents, n);
+        let unknown = !self.unknown_calls.is_empty() && (!self.unknown_calls.iter().all(|n| in_c(n)) || in_c(block));
+        unknown || self.names_common(block)
+    }
+    /// Whether the procedure (or one it calls) reads or writes a member of COMMON `block`.
+    fn names_common(&self, block: &str) -> bool {
+        self.commons.iter().any(|((b, _), e)| b == block && (!e.write.is_empty() || !e.read.is_empty()))
     }
 }
 

@@ -248,12 +248,18 @@ fn member_range(sema: &crate::sema::UnitSema, n: &str) -> Option<(Name, (u64, u6
 /// Whether some of these calls reaches a procedure without a body (this one, or one its
 /// callee reaches) other than a function of the C sources given with the program (identifiers
 /// `c_idents`), which could read or write any COMMON block.
-pub(crate) fn calls_unknown(calls: &[CallSite], summaries: &BTreeMap<Name, Summary>, c_idents: &BTreeSet<String>) -> bool {
-    let in_c = |n: &str| c_idents.contains(n) || c_idents.contains(&format!("{n}_"));
+pub fn calls_unknown(calls: &[CallSite], summaries: &BTreeMap<Name, Summary>, c_idents: &BTreeSet<String>) -> bool {
+    let in_c = |n: &str| in_c_sources(c_idents, n);
     calls.iter().filter(|c| c.unknown).any(|c| match summaries.get(&c.name) {
         Some(sum) => !sum.unknown_calls.iter().all(|n| in_c(n)),
         None => !in_c(&c.name),
     })
+}
+
+/// Whether `name` is an identifier of the C sources given with the program (`c_idents`), as
+/// written or with the trailing underscore of a Fortran-callable C function.
+pub fn in_c_sources(c_idents: &BTreeSet<String>, name: &str) -> bool {
+    c_idents.contains(name) || c_idents.contains(&format!("{name}_"))
 }
 
 /// Identifiers of the C sources given with the program (lower case).

@@ -496,7 +496,7 @@ struct QuietTables<'a> {
 /// The accesses of every statement of a unit as the loop analysis sees them (by statement
 /// id): conditions (`Access::needs`) that the code before an access shows to hold are
 /// discharged, so the access is exact; under the others it is "somewhere in the array".
-pub fn known_accesses(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> Vec<(Vec<Access>, Vec<CallSite>)> {
+pub fn known_accesses(unit: &Unit, sema: &UnitSema, summaries: &BTreeMap<Name, Summary>) -> crate::interproc::StmtTable {
     access_tables(unit, sema, summaries).0
 }
 

@@ -57,53 +57,42 @@ fn unit_index_of(prog: &analyzer::program::Program, unit: &analyzer::ast::Unit) 
 /// `AccessCtx::stmt_accesses` for the expert: the element accesses of a vector dummy given
 /// whole arrays of higher rank (`Program::reshaped`, NPB FT's XOUT) are accesses of the whole
 /// array here, since their subscripts are the vector's, not the array's dimensions (the
-/// generator writes them in the array's shape: `generator::reshape`).
+/// runtime names such an element by its place in the array: `reshaped_subs` in the
+/// converter).
 fn stmt_accs(prog: &analyzer::program::Program, cx: &AccessCtx, st: &analyzer::ast::Stmt, acc: &mut Vec<Access>, calls: &mut Vec<analyzer::access::CallSite>) {
     stmt_accs_if(prog, cx, st, acc, calls, false);
 }
 
-/// `stmt_accs`; `tested`: the statement is inside a loop parallel under run-time tests
-/// (`LoopInfo::versioned`), whose tests cover every condition under which an access is known
-/// (`Access::needs`: the analysis discharged the others where the statement runs), so such
-/// accesses count as known (NPB FT's `CALL SWARZTRAUBER(..., X(BLS,1,K), N1+1, ...)` reaches
-/// `X(BLS:BLE,1:N2,K)` when `BLS >= 1` and `BLE <= N1+1`).
+/// `stmt_accs`; an access known only under conditions (`Access::needs`) is exact where the
+/// code shows them to hold (as the loop analysis has it: `Program::known_accesses`) and, with
+/// `tested`, everywhere: the statement is inside a loop parallel under run-time tests
+/// (`LoopInfo::versioned`), whose tests cover the conditions the analysis did not discharge
+/// (NPB FT's `CALL SWARZTRAUBER(..., X(BLS,1,K), N1+1, ...)` reaches `X(BLS:BLE,1:N2,K)` when
+/// `BLS >= 1` and `BLE <= N1+1`). Elsewhere it is an access of the whole array.
 fn stmt_accs_if(prog: &analyzer::program::Program, cx: &AccessCtx, st: &analyzer::ast::Stmt, acc: &mut Vec<Access>, calls: &mut Vec<analyzer::access::CallSite>, tested: bool) {
     let from = acc.len();
-    if tested {
-        cx.stmt_accesses_conditional(st, acc, calls);
-        for a in &mut acc[from..] {
-            a.needs.clear();
-            // (a vector given whole to a matrix dummy is the whole vector, as `stmt_accesses` has it)
-            if a.via_call.is_some() && !a.implied.is_empty() {
-                a.subs = None;
-                a.implied.clear();
-            }
-        }
-    } else {
-        cx.stmt_accesses_conditional(st, acc, calls);
-        // an access known under conditions is exact where the code shows them to hold (as
-        // the loop analysis has it: `Program::known_accesses`), else somewhere in the array
-        if acc[from..].iter().any(|a| !a.needs.is_empty()) {
-            if let Some(ui) = unit_index_of(prog, cx.unit) {
-                let (known, _) = &prog.known_accesses(ui)[st.id.0 as usize];
-                acc.truncate(from);
-                acc.extend(known.iter().cloned());
-            }
-        }
-        for a in &mut acc[from..] {
-            a.drop_conditions();
-            if a.via_call.is_some() && !a.implied.is_empty() {
-                a.subs = None;
-                a.implied.clear();
-            }
+    cx.stmt_accesses_conditional(st, acc, calls);
+    let ui = || unit_index_of(prog, cx.unit);
+    if !tested && acc[from..].iter().any(|a| !a.needs.is_empty()) {
+        if let Some(ui) = ui() {
+            let (known, _) = &prog.known_accesses(ui)[st.id.0 as usize];
+            acc.truncate(from);
+            acc.extend(known.iter().cloned());
         }
     }
-    if prog.reshaped.is_empty() {
-        return;
-    }
-    let Some(ui) = unit_index_of(prog, cx.unit) else { return };
+    let reshaped = if prog.reshaped.is_empty() { None } else { ui() };
     for a in &mut acc[from..] {
-        if prog.reshaped.contains(&(ui, a.name.clone())) {
+        if tested {
+            a.needs.clear();
+        } else {
+            a.drop_conditions();
+        }
+        // (a vector given whole to a matrix dummy is the whole vector, as `stmt_accesses` has it)
+        if a.via_call.is_some() && !a.implied.is_empty() {
+            a.subs = None;
+            a.implied.clear();
+        }
+        if reshaped.is_some_and(|ui| prog.reshaped.contains(&(ui, a.name.clone()))) {
             a.subs = None;
         }
     }
@@ -332,29 +321,15 @@ fn run_for(analysis: &Analysis, machine: &MachineModel, mut notes: Vec<String>) 
                 })
                 .collect();
             let name = format!("({})", formats.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(","));
+            // (a variant rejected as a whole, for one reason)
+            let whole = |text: String| Rejected { expert: "dvm".into(), name: name.clone(), reasons: vec![Reason { at: None, line: None, text }] };
             if let Some(f) = forced.as_ref().filter(|f| **f != formats) {
                 let want = f.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(",");
-                trejected.push(Rejected {
-                    expert: "dvm".into(),
-                    name,
-                    reasons: vec![Reason {
-                        at: None,
-                        line: None,
-                        text: format!("not considered: a refinement distributes {} as ({want})", upper(&tname)),
-                    }],
-                });
+                trejected.push(whole(format!("not considered: a refinement distributes {} as ({want})", upper(&tname))));
                 continue;
             }
             if let Some(r) = unaligned_twin {
-                trejected.push(Rejected {
-                    expert: "dvm".into(),
-                    name,
-                    reasons: vec![Reason {
-                        at: None,
-                        line: None,
-                        text: format!("{} is a twin of the template {} (one dummy gets both) and cannot be aligned with it", upper(&name_of(prog, r)), upper(&tname)),
-                    }],
-                });
+                trejected.push(whole(format!("{} is a twin of the template {} (one dummy gets both) and cannot be aligned with it", upper(&name_of(prog, r)), upper(&tname))));
                 continue;
             }
             match variant(analysis, dnests, &versioned, &inner, &tid, &formats, &aligns, dmachine, &counts) {
@@ -1694,8 +1669,8 @@ fn host_runnable(
         .collect();
     // (an element given to a procedure: the nest runs on a full copy of the array, which
     // the runtime keeps for arrays with storage of their own, not for a dummy bound to one)
-    // (a vector laid out as the array: the generator writes its subscripts in the array's
-    // shape, `generator::reshape`, so the runtime reads and stores its elements as any)
+    // (a vector laid out as the array: the runtime names each element it reads or stores
+    // by its place in the array, `reshaped_subs` in the converter)
     let reshaped = |a: &Acc| !a.via_call && prog.reshaped.contains(&(n.unit, a.array.clone()));
     touched.iter().all(|a| a.subs.is_some() || (!a.write && !a.via_call) || reshaped(a))
         && touched.iter().all(|a| !a.via_call || (!prog.bindings.contains_key(&(n.unit, a.array.clone())) && passed_elements_only(prog, n, &a.array)))
@@ -2976,8 +2951,7 @@ fn variant_with(
     let p: f64 = scheme.estimate.grid.first().map_or(1.0, |g| *g as f64).max(1.0);
     // (not in a procedure that a parallel loop of this variant calls: such a nest runs
     // inside that loop's iterations, on the processes that own them)
-    let untouched_all = untouched.clone();
-    for i in untouched {
+    for &i in &untouched {
         let n = &nests[i];
         let mapping = if inside.contains(&n.unit) { Ok(None) } else { template_mapping(prog, n, p, m, &scheme.templates) };
         match mapping {
@@ -3122,7 +3096,7 @@ fn variant_with(
     // (NPB FT's SWARZTRAUBER, called from the three FFT passes)
     if p > 1.0 {
         let within = called_only_inside(analysis, &scheme.loops, &unit_of);
-        for &i in &untouched_all {
+        for &i in &untouched {
             let n = &nests[i];
             if !within.contains(&n.unit) {
                 continue;
@@ -3146,12 +3120,7 @@ fn variant_with(
 /// iterations.
 fn called_only_inside(analysis: &Analysis, loops: &[ParallelLoop], unit_of: &dyn Fn(&UnitRef) -> Option<usize>) -> BTreeSet<usize> {
     let prog = &analysis.program;
-    let mut ranges: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
-    for l in loops {
-        let Some(u) = unit_of(&l.at) else { continue };
-        let last = analysis.loops.get(u).and_then(|ls| ls.iter().find(|x| x.line == l.line)).map_or(l.line, |x| x.end_line);
-        ranges.entry(u).or_default().push((l.line, last));
-    }
+    let ranges = crate::dvmh::loop_ranges(analysis, unit_of, loops.iter());
     let index = analyzer::interproc::unit_index(&prog.units);
     let mut callers: BTreeMap<usize, Vec<(usize, u32)>> = BTreeMap::new();
     for (caller, callee, line) in &prog.call_graph.edges {

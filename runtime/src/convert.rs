@@ -96,7 +96,8 @@ struct DArray {
     /// runtime W or M before the array is set up (`sapfor_dim_weights`).
     weighted: Vec<String>,
     /// An INHERIT dummy that is a vector given arrays of higher rank (`bounds` are theirs):
-    /// its subscripts run over their elements in storage order (`reshaped_decl`).
+    /// its subscripts run over their elements in storage order (`reshaped_check`,
+    /// `reshaped_subs`).
     reshaped: bool,
 }
 
@@ -3654,27 +3655,36 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
     let sema = &p.semas[ui];
     let konst = |n: &str| sema.param(n).and_then(|c| c.as_int());
     let mut offsets: BTreeMap<String, Vec<(Span, Span)>> = BTreeMap::new();
+    // the accesses of the loop's statements
+    let table: Vec<(&Stmt, Vec<analyzer::access::Access>)> = u
+        .stmts
+        .iter()
+        .filter(|x| body.contains(&x.id))
+        .map(|st| {
+            let (mut a, mut calls) = (vec![], vec![]);
+            acc.stmt_accesses(st, &mut a, &mut calls);
+            (st, a)
+        })
+        .collect();
     // scalars the loop assigns (DO variables too): no stride of a vector laid out by hand
     let mut assigned: BTreeSet<String> = BTreeSet::new();
-    for st in u.stmts.iter().filter(|x| body.contains(&x.id)) {
-        match &st.kind {
-            StmtKind::Do { var, .. } => {
-                assigned.insert(var.clone());
-            }
-            k => {
-                if let StmtKind::Assign { lhs: Expr::Var(v), .. } = k.action() {
-                    assigned.insert(v.clone());
+    if vis.values().any(|k| cx.arrays[k].reshaped) {
+        for (st, a) in &table {
+            match &st.kind {
+                StmtKind::Do { var, .. } => {
+                    assigned.insert(var.clone());
+                }
+                k => {
+                    if let StmtKind::Assign { lhs: Expr::Var(v), .. } = k.action() {
+                        assigned.insert(v.clone());
+                    }
                 }
             }
+            assigned.extend(a.iter().filter(|x| x.write && x.subs.is_none() && !sema.is_array(&x.name)).map(|x| x.name.clone()));
         }
-        let (mut a, mut calls) = (vec![], vec![]);
-        acc.stmt_accesses(st, &mut a, &mut calls);
-        assigned.extend(a.iter().filter(|x| x.write && x.subs.is_none() && !sema.is_array(&x.name)).map(|x| x.name.clone()));
     }
     let mut stride_checks: BTreeSet<String> = BTreeSet::new();
-    for st in u.stmts.iter().filter(|x| body.contains(&x.id) && x.kind.is_executable()) {
-        let (mut a, mut calls) = (vec![], vec![]);
-        acc.stmt_accesses(st, &mut a, &mut calls);
+    for (_, a) in table.iter().filter(|(st, _)| st.kind.is_executable()) {
         for x in a.iter().filter(|x| vis.get(&x.name).is_some_and(|k| !cx.arrays[k].template && !aligned_with(cx, k, &tkey))) {
             used.insert(x.name.clone());
             if x.write {
@@ -3810,25 +3820,6 @@ fn leaves_nest(cx: &Cx, st: &Stmt, inside: &BTreeSet<u32>) -> bool {
         }
 }
 
-/// Whether `calls` reach a procedure without a body (directly or through their callees)
-/// other than a function of the C sources given with the program (NPB's `WTIME` under
-/// `TIMER_START`): such C code sees no Fortran array it is not given.
-fn unknown_beyond_c(p: &Program, calls: &[analyzer::access::CallSite]) -> bool {
-    let in_c = |n: &str| p.c_idents.contains(n) || p.c_idents.contains(&format!("{n}_"));
-    calls.iter().any(|c| match p.summaries.get(&c.name) {
-        Some(s) => !s.unknown_calls.iter().all(|n| in_c(n)),
-        None => c.unknown && !in_c(&c.name),
-    })
-}
-
-/// `Summary::uses_common`, where procedures without a body that are functions of the C
-/// sources given with the program reach COMMON block `b` only if those sources name it.
-fn uses_common_beyond_c(p: &Program, s: &analyzer::access::Summary, b: &str) -> bool {
-    let in_c = |n: &str| p.c_idents.contains(n) || p.c_idents.contains(&format!("{n}_"));
-    let unknown = !s.unknown_calls.is_empty() && (!s.unknown_calls.iter().all(|n| in_c(n)) || in_c(b));
-    unknown || s.commons.iter().any(|((blk, _), e)| blk == b && (!e.write.is_empty() || !e.read.is_empty()))
-}
-
 /// Whether one of `calls` has effects not known here (no body, or a callee that calls one).
 fn unknown_effects(p: &Program, calls: &[analyzer::access::CallSite]) -> bool {
     calls.iter().any(|c| c.unknown || p.summaries.get(&c.name).is_none_or(|s| !s.unknown_calls.is_empty()))
@@ -3867,7 +3858,9 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                     }
                     let (mut a, mut calls) = (vec![], vec![]);
                     acc.stmt_accesses(st, &mut a, &mut calls);
-                    unknown_call |= unknown_beyond_c(p, &calls);
+                    // (C functions of the program's C sources, NPB's WTIME under TIMER_START, see
+                    // no Fortran array they are not given)
+                    unknown_call |= analyzer::flow::calls_unknown(&calls, &p.summaries, &p.c_idents);
                     callees.extend(calls.into_iter().map(|c| c.name));
                     leaves |= leaves_nest(cx, st, &inside);
                 });
@@ -3879,7 +3872,7 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                             Mapping::Inherit { .. } => a.actuals.iter().filter_map(|k| cx.arrays.get(k)).filter_map(|b| b.common.as_ref().map(|(b, _)| b)).collect(),
                             _ => a.common.iter().map(|(b, _)| b).collect(),
                         };
-                        !a.template && blocks.iter().all(|b| callees.iter().all(|c| p.summaries.get(c).is_some_and(|s| !uses_common_beyond_c(p, s, b))))
+                        !a.template && blocks.iter().all(|b| callees.iter().all(|c| p.summaries.get(c).is_some_and(|s| !s.uses_common_beside_c(b, &p.c_idents))))
                     })
                 });
                 let h = u.stmt(*header);

@@ -340,6 +340,18 @@ fn run_with(ex: &Expert, base: &Scheme) -> Scheme {
     s
 }
 
+/// The first and last lines of each of `loops`, by unit (a loop the analysis does not list
+/// reaches the end of its unit).
+pub(crate) fn loop_ranges<'a>(analysis: &Analysis, unit_of: &dyn Fn(&UnitRef) -> Option<usize>, loops: impl Iterator<Item = &'a ParallelLoop>) -> BTreeMap<usize, Vec<(u32, u32)>> {
+    let mut by_unit: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
+    for l in loops {
+        let Some(u) = unit_of(&l.at) else { continue };
+        let last = analysis.loops.get(u).and_then(|ls| ls.iter().find(|x| x.line == l.line)).map_or(u32::MAX, |x| x.end_line);
+        by_unit.entry(u).or_default().push((l.line, last));
+    }
+    by_unit
+}
+
 /// The units (by index) that a call inside a loop that may carry a PARALLEL directive
 /// reaches, directly or through other procedures: the scheme's loops, the ON-less ones added
 /// (`added`) and the loops parallel under run-time tests (`versioned`).
@@ -353,16 +365,9 @@ pub(crate) fn inside_parallel(
     let prog = &analysis.program;
     let index = analyzer::interproc::unit_index(&prog.units);
     let mut reach = analyzer::flow::Reach::new(prog);
-    // (unit, DO line, last line) of each such loop
-    let mut ranges: Vec<(usize, u32, u32)> = versioned.iter().map(|n| (n.unit, n.line, n.end_line)).collect();
-    for l in loops.iter().chain(added) {
-        let Some(u) = unit_of(&l.at) else { continue };
-        let last = analysis.loops.get(u).and_then(|ls| ls.iter().find(|x| x.line == l.line)).map_or(u32::MAX, |x| x.end_line);
-        ranges.push((u, l.line, last));
-    }
-    let mut by_unit: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
-    for (u, first, last) in ranges {
-        by_unit.entry(u).or_default().push((first, last));
+    let mut by_unit = loop_ranges(analysis, unit_of, loops.iter().chain(added));
+    for n in versioned {
+        by_unit.entry(n.unit).or_default().push((n.line, n.end_line));
     }
     let mut out = BTreeSet::new();
     for (caller, callee, line) in &prog.call_graph.edges {
