@@ -129,6 +129,11 @@ struct Cx<'a> {
     crowded: BTreeSet<(u32, u32)>,
     before: BTreeMap<(u32, u32), Vec<String>>,
     after: BTreeMap<(u32, u32), Vec<String>>,
+    /// Loops over full copies written twice (`emit_file`), by (file, first line): the loop on
+    /// the arrays themselves where one process holds them whole, and the loop over the copies.
+    versions: BTreeMap<(u32, u32), Version>,
+    /// Per unit: the next label no statement of it defines (`Version::labels`).
+    fresh_labels: BTreeMap<usize, u32>,
     /// Per unit and END IF statement: the IF blocks nested into its construct by ELSE IFs
     /// that read distributed elements (`sequential`), each closed there.
     extra_endif: BTreeMap<(usize, analyzer::ast::StmtId), usize>,
@@ -170,6 +175,42 @@ struct Cx<'a> {
 struct RedGroup {
     items: Vec<(i32, i32, String)>,
     on: Option<Option<(String, i32)>>,
+}
+
+/// A loop divided on a template over full copies, written twice (`emit_file`): where one
+/// process holds every array it copies whole (`sapfor_alone`), it runs on the arrays
+/// themselves, which are then the whole arrays, without the copies' traffic; else over the
+/// copies. The loop's lines are the copies' (`sf_<array>`); `back` names each copy's array.
+struct Version {
+    /// The loop's last line (its first is the key of `Cx::versions`).
+    last: u32,
+    /// The run-time test of the first version.
+    cond: String,
+    /// The loop's lines before and after it: of the arrays themselves, of the copies.
+    direct_pre: Vec<String>,
+    direct_post: Vec<String>,
+    copy_pre: Vec<String>,
+    copy_post: Vec<String>,
+    /// (copy, array)
+    back: Vec<(String, String)>,
+    /// The labels the loop's lines define, and the fresh ones of the first version; how many
+    /// DO statements name one (`relabel`).
+    labels: BTreeMap<u32, u32>,
+    label_dos: usize,
+}
+
+/// What `copies_on_template` needs of its loop to run it on the arrays themselves where one
+/// process holds them whole (`Version`).
+#[derive(Default)]
+struct Direct {
+    back: Vec<(String, String)>,
+    /// the lines of `pre` and `post` that only the copies need
+    copy_lines: BTreeSet<String>,
+    cond: Vec<String>,
+    /// before and after the loop on the arrays: the host's bookkeeping of accelerator copies
+    /// (what the copies' fetch and return do)
+    touch_pre: Vec<String>,
+    touch_post: Vec<String>,
 }
 
 /// `SIZE(n)` or `SIZE(n, k)` / `LBOUND(n, k)` (`what`: "size" or "lbound", `dim`: None for
@@ -445,6 +486,8 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         crowded: BTreeSet::new(),
         before: BTreeMap::new(),
         after: BTreeMap::new(),
+        versions: BTreeMap::new(),
+        fresh_labels: BTreeMap::new(),
         extra_endif: BTreeMap::new(),
         naxes: 0,
         kernels: vec![],
@@ -565,52 +608,168 @@ fn shared_lines(p: &Program, lines: &[Vec<String>]) -> (BTreeMap<(u32, u32), Vec
 
 /// Write file `id` with its edits, inlining INCLUDE files (their form may differ).
 fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
-    let f = cx.p.map.file(id);
-    let path = f.path.display().to_string().replace('"', "");
-    let marker = |out: &mut String, line: u32| {
-        out.push_str(&format!("# {line} \"{path}\"\n"));
-    };
     stack.push(id.0);
-    marker(out, 1);
+    marker(cx, id, out, 1);
     let mut synced = true;
-    for (i, l) in cx.lines[id.0 as usize].iter().enumerate() {
+    let lines = &cx.lines[id.0 as usize];
+    let mut i = 0;
+    while i < lines.len() {
         let ln = i as u32 + 1;
         let key = (id.0, ln);
-        if let Some(b) = cx.before.get(&key) {
-            for x in b {
+        if let Some(v) = cx.versions.get(&key) {
+            // a loop over full copies, twice: on the arrays themselves where one process
+            // holds them whole, else over the copies (`Version`)
+            let push = |out: &mut String, v: &[String]| v.iter().for_each(|x| {
                 out.push_str(x);
                 out.push('\n');
+            });
+            push(out, cx.before.get(&key).map_or(&[][..], |b| &b[..]));
+            let mut copies = String::new();
+            let mut s = false;
+            for j in ln..=v.last.min(lines.len() as u32) {
+                emit_line(cx, id, j, &mut copies, stack, &mut s, j == ln, j == v.last);
             }
-            synced = false;
-        }
-        if !synced {
-            marker(out, ln);
-            synced = true;
-        }
-        let split = cx.shared.get(&key).filter(|g| !cx.replace.contains_key(&key) && g.iter().any(|(c, _)| cx.seg_replace.contains_key(&(id.0, ln, *c))));
-        if let Some(g) = split {
-            // one statement per line, each as rewritten
-            for (c, t) in g {
-                match cx.seg_replace.get(&(id.0, ln, *c)) {
-                    Some(new) => new.iter().for_each(|x| {
-                        out.push_str(x);
-                        out.push('\n');
-                    }),
-                    None => {
-                        out.push_str(t);
-                        out.push('\n');
-                    }
+            let mut direct = copies.clone();
+            for (sf, x) in &v.back {
+                direct = rename(&direct, sf, x);
+            }
+            match relabel(&direct, &v.labels, v.label_dos) {
+                Some(direct) => {
+                    out.push_str(&format!("if ({}) then\n", v.cond));
+                    push(out, &v.direct_pre);
+                    out.push_str(&direct);
+                    push(out, &v.direct_post);
+                    out.push_str("else\n");
+                    push(out, &v.copy_pre);
+                    out.push_str(&copies);
+                    push(out, &v.copy_post);
+                    out.push_str("end if\n");
+                }
+                // (labels not found where the statements put them: the copies alone)
+                None => {
+                    push(out, &v.copy_pre);
+                    out.push_str(&copies);
+                    push(out, &v.copy_post);
                 }
             }
+            push(out, cx.after.get(&(id.0, v.last)).map_or(&[][..], |a| &a[..]));
             synced = false;
-        } else {
+            i = v.last as usize;
+            continue;
+        }
+        emit_line(cx, id, ln, out, stack, &mut synced, false, false);
+        i += 1;
+    }
+    stack.pop();
+}
+
+/// Lines `t` with the labels of `map` renumbered where lines define them and where DO
+/// statements name them: None unless every label defined is found once and `dos` DO
+/// statements name one (a continuation line starting with a number, say).
+fn relabel(t: &str, map: &BTreeMap<u32, u32>, dos: usize) -> Option<String> {
+    if map.is_empty() {
+        return Some(t.to_string());
+    }
+    let (mut defs, mut named) = (0, 0);
+    let mut out = String::new();
+    let mut continued = false;
+    for l in t.lines() {
+        let code = l.trim_start();
+        let comment = code.starts_with('#') || code.starts_with('!');
+        if comment || continued {
+            if !comment {
+                continued = l.trim_end().ends_with('&');
+            }
+            out.push_str(l);
+            out.push('\n');
+            continue;
+        }
+        continued = l.trim_end().ends_with('&');
+        let (label, rest) = text::split_label(l);
+        let (head, body) = match label.as_deref() {
+            Some(x) => {
+                let lab = match x.parse::<u32>().ok().and_then(|n| map.get(&n)) {
+                    Some(m) => {
+                        defs += 1;
+                        m.to_string()
+                    }
+                    None => x.to_string(),
+                };
+                (format!("{lab} "), rest)
+            }
+            None => (String::new(), l.to_string()),
+        };
+        // `[name:] DO label[,] ...`
+        let after_name = match body.find(':') {
+            Some(c) if body[..c].trim().chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') && !body[..c].trim().is_empty() => c + 1,
+            _ => 0,
+        };
+        let stmt = &body[after_name..];
+        let lead = stmt.len() - stmt.trim_start().len();
+        let kw = &stmt[lead..];
+        let mut line = format!("{head}{body}");
+        if kw.len() > 2 && kw[..2].eq_ignore_ascii_case("do") {
+            let rest = kw[2..].trim_start();
+            let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+            if let Some(&new) = digits.parse::<u32>().ok().and_then(|n| map.get(&n)) {
+                named += 1;
+                line = format!("{head}{}{}do {new}{}", &body[..after_name], &stmt[..lead], &rest[digits.len()..]);
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    (defs == map.len() && named == dos).then_some(out)
+}
+
+/// `# line "file"`: the source position of the next line written.
+fn marker(cx: &Cx, id: FileId, out: &mut String, line: u32) {
+    let path = cx.p.map.file(id).path.display().to_string().replace('"', "");
+    out.push_str(&format!("# {line} \"{path}\"\n"));
+}
+
+/// Write line `ln` of file `id` with its edits (the lines before and after it unless told
+/// not to), and a line marker first where the output is out of step with the source.
+#[allow(clippy::too_many_arguments)]
+fn emit_line(cx: &Cx, id: FileId, ln: u32, out: &mut String, stack: &mut Vec<u32>, synced: &mut bool, no_before: bool, no_after: bool) {
+    let f = cx.p.map.file(id);
+    let l = &cx.lines[id.0 as usize][ln as usize - 1];
+    let key = (id.0, ln);
+    if let Some(b) = cx.before.get(&key).filter(|_| !no_before) {
+        for x in b {
+            out.push_str(x);
+            out.push('\n');
+        }
+        *synced = false;
+    }
+    if !*synced {
+        marker(cx, id, out, ln);
+        *synced = true;
+    }
+    let split = cx.shared.get(&key).filter(|g| !cx.replace.contains_key(&key) && g.iter().any(|(c, _)| cx.seg_replace.contains_key(&(id.0, ln, *c))));
+    if let Some(g) = split {
+        // one statement per line, each as rewritten
+        for (c, t) in g {
+            match cx.seg_replace.get(&(id.0, ln, *c)) {
+                Some(new) => new.iter().for_each(|x| {
+                    out.push_str(x);
+                    out.push('\n');
+                }),
+                None => {
+                    out.push_str(t);
+                    out.push('\n');
+                }
+            }
+        }
+        *synced = false;
+    } else {
         match cx.replace.get(&key) {
             Some(Some(new)) => {
                 for (k, x) in new.iter().enumerate() {
                     out.push_str(x);
                     out.push('\n');
                     if k > 0 {
-                        synced = false;
+                        *synced = false;
                     }
                 }
             }
@@ -630,7 +789,7 @@ fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
                         Some(j) if !stack.contains(&(j as u32)) => {
                             out.push_str(&format!("! sapfor: {}\n", l.trim()));
                             emit_file(cx, FileId(j as u32), out, stack);
-                            synced = false;
+                            *synced = false;
                         }
                         _ => {
                             out.push_str(l);
@@ -643,16 +802,14 @@ fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
                 }
             }
         }
-        }
-        if let Some(a) = cx.after.get(&key) {
-            for x in a {
-                out.push_str(x);
-                out.push('\n');
-            }
-            synced = false;
-        }
     }
-    stack.pop();
+    if let Some(a) = cx.after.get(&key).filter(|_| !no_after) {
+        for x in a {
+            out.push_str(x);
+            out.push('\n');
+        }
+        *synced = false;
+    }
 }
 
 /// Pass 1: the distributed arrays of the whole program.
@@ -2687,6 +2844,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     // replicated (non-distributed) arrays written by a distributed loop: each process
     // writes the elements of its iterations; merge them afterwards so every copy is whole
     let mut owned_written = false;
+    let mut direct: Option<Direct> = None;
     if pl.on.is_some() {
         let mut body = BTreeSet::new();
         collect_stmts(u, dos[pl.outer], &mut body);
@@ -2727,7 +2885,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             let at = post.iter().position(|x| x.starts_with("call sapfor_red_put")).unwrap_or(post.len());
             post.insert(at, format!("call sapfor_merge_end({n}, {bytes})"));
         }
-        copies_on_template(cx, ui, vis, dos[pl.outer], pl, &mut pre, &mut post);
+        copies_on_template(cx, ui, vis, dos[pl.outer], pl, &mut pre, &mut post, &mut direct);
     }
     // OpenMP: scalars assigned in the body are private unless they are reductions
     let mut body_ids = BTreeSet::new();
@@ -2858,9 +3016,51 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     post.push(format!("call sapfor_loop_end({src}_8)"));
     let _ = pl.dir_end;
     let h0 = headers[0];
-    cx.before.entry((h0.span.file.0, h0.span.line)).or_default().extend(pre);
     let end = last_line(u, dos[pl.outer]);
+    // a loop over full copies runs on the arrays themselves where one process holds them
+    // whole; written twice, so outside regions and pipelines and without labels on its lines
+    let first = h0.span.line;
+    let twice = if tiled.is_none() && gpu::region_at(regions, fid, line).is_none() && h0.span.file == fid { written_twice(cx, ui, first, end) } else { None };
+    if let (Some(d), Some((labels, label_dos))) = (direct, twice) {
+        // (the profile's loop_begin and loop_end around both)
+        let begin = pre.remove(0);
+        let finish = post.pop().expect("loop_end");
+        let keep = |v: &[String]| v.iter().filter(|l| !d.copy_lines.contains(*l)).cloned().collect::<Vec<_>>();
+        let mut direct_pre = d.touch_pre.clone();
+        direct_pre.extend(keep(&pre));
+        let mut direct_post = keep(&post);
+        direct_post.extend(d.touch_post.iter().cloned());
+        let v = Version { last: end, cond: d.cond.join(" .and. "), direct_pre, direct_post, copy_pre: pre, copy_post: post, back: d.back, labels, label_dos };
+        cx.before.entry((fid.0, first)).or_default().push(begin);
+        cx.after.entry((fid.0, end)).or_default().insert(0, finish);
+        cx.versions.insert((fid.0, first), v);
+        return;
+    }
+    cx.before.entry((h0.span.file.0, h0.span.line)).or_default().extend(pre);
     cx.after.entry((fid.0, end)).or_default().splice(0..0, post);
+}
+
+/// Whether lines `first..=end` of unit `ui`'s file may be written twice (`Version`): no GO
+/// TO, arithmetic IF, I/O, FORMAT or statement not modelled on them; the new labels of the
+/// first version for those the lines define (None past 99999), and how many DO statements
+/// name one.
+fn written_twice(cx: &mut Cx, ui: usize, first: u32, end: u32) -> Option<(BTreeMap<u32, u32>, usize)> {
+    let u = &cx.p.units[ui];
+    let on_lines: Vec<&Stmt> = u.stmts.iter().filter(|s| s.span.file == u.file && s.span.line <= end && s.span.end_line >= first).collect();
+    let jumps = on_lines.iter().any(|s| {
+        analyzer::cfg::stmt_is(&s.kind, &|k| matches!(k, StmtKind::Goto(_) | StmtKind::ArithIf(..) | StmtKind::ComputedGoto(..) | StmtKind::Io { .. } | StmtKind::Format | StmtKind::Unsupported { .. }))
+    });
+    if jumps {
+        return None;
+    }
+    let label_dos = on_lines.iter().filter(|s| matches!(s.kind, StmtKind::Do { label: Some(_), .. } | StmtKind::DoWhile { label: Some(_), .. })).count();
+    let mut labels: BTreeMap<u32, u32> = BTreeMap::new();
+    let next = cx.fresh_labels.entry(ui).or_insert_with(|| u.stmts.iter().filter_map(|s| s.label).max().unwrap_or(0) + 1);
+    for l in on_lines.iter().filter_map(|s| s.label) {
+        labels.insert(l, *next);
+        *next += 1;
+    }
+    labels.values().all(|l| *l <= 99_999).then_some((labels, label_dos))
 }
 
 /// The direction the ACROSS pipeline runs in each dimension of each ACROSS array (by lower-case
@@ -3636,7 +3836,7 @@ fn whole_copy(cx: &mut Cx, key: &str) -> (String, String) {
 /// is to the copy; the copies of arrays the loop writes (also through procedures it calls)
 /// are merged after it like replicated arrays (`sapfor_merge_begin/end`: each process sends
 /// the words it changed), and each process keeps its own block of them (`sapfor_keep`).
-fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, outer: &Node, pl: &ParLoop, pre: &mut Vec<String>, post: &mut Vec<String>) {
+fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, outer: &Node, pl: &ParLoop, pre: &mut Vec<String>, post: &mut Vec<String>, direct: &mut Option<Direct>) {
     let p = cx.p;
     let u = &p.units[ui];
     let on_template = pl.on.as_ref().and_then(|o| vis.get(&o.name.to_ascii_lowercase())).is_some_and(|k| cx.arrays[k].template);
@@ -3745,10 +3945,20 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
     }
     let at = post.iter().position(|x| x.starts_with("call sapfor_red_put")).unwrap_or(post.len());
     let mut after = vec![];
+    let pre_had = pre.clone();
+    let mut d = Direct::default();
     for x in &used {
         let key = vis[x].clone();
         let (lo, hi) = whole_copy(cx, &key);
         let sf = format!("sf_{key}");
+        // (one process: the array itself, declared over the whole array as its copy is, so
+        // that procedures given its elements see them in the same order)
+        d.back.push((sf.clone(), x.clone()));
+        d.cond.push(format!("sapfor_alone(sh_{key}) /= 0"));
+        d.touch_pre.push(format!("call sapfor_host_whole(sh_{key}, {x}, 0)"));
+        if written.contains(x) {
+            d.touch_post.push(format!("call sapfor_host_whole(sh_{key}, {x}, 1)"));
+        }
         // A dimension every reference indexes by the loop variable plus a constant, written
         // only at the variable itself: each process fetches the planes its iterations read
         // (its block of the template, widened by the offsets) and returns the planes they
@@ -3801,7 +4011,10 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
         }
         pre.insert(1, format!("call sapfor_fetch(sh_{key}, {x}, {sf}, {lo}, {hi})"));
     }
+    d.copy_lines.extend(pre.iter().filter(|l| !pre_had.contains(l)).cloned());
+    d.copy_lines.extend(after.iter().cloned());
     post.splice(at..at, after);
+    *direct = Some(d);
 }
 
 /// Whether statement `st` of a loop nest (whose labels are `inside`) may leave it other than by
@@ -3882,11 +4095,29 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                     continue;
                 }
                 let end = last_line(u, n);
+                // (written twice where it may be: on the arrays themselves where one process
+                // holds them whole, `Version`)
+                let twice = if h.span.file == u.file { written_twice(cx, ui, h.span.line, end) } else { None };
+                let mut v = Version { last: end, cond: String::new(), direct_pre: vec![], direct_post: vec![], copy_pre: vec![], copy_post: vec![], back: vec![], labels: BTreeMap::new(), label_dos: 0 };
                 for x in &passed {
                     let key = vis[x].clone();
                     let (lo, hi) = whole_copy(cx, &key);
-                    cx.before.entry((h.span.file.0, h.span.line)).or_default().push(format!("call sapfor_fetch(sh_{key}, {x}, sf_{key}, {lo}, {hi})"));
-                    cx.after.entry((h.span.file.0, end)).or_default().insert(0, format!("call sapfor_keep(sh_{key}, {x}, sf_{key}, {lo}, {hi})"));
+                    let (fetch, keep) = (format!("call sapfor_fetch(sh_{key}, {x}, sf_{key}, {lo}, {hi})"), format!("call sapfor_keep(sh_{key}, {x}, sf_{key}, {lo}, {hi})"));
+                    if twice.is_some() {
+                        v.cond = format!("{}{}sapfor_alone(sh_{key}) /= 0", v.cond, if v.cond.is_empty() { "" } else { " .and. " });
+                        v.direct_pre.push(format!("call sapfor_host_whole(sh_{key}, {x}, 0)"));
+                        v.direct_post.push(format!("call sapfor_host_whole(sh_{key}, {x}, 1)"));
+                        v.copy_pre.push(fetch);
+                        v.copy_post.insert(0, keep);
+                        v.back.push((format!("sf_{key}"), x.clone()));
+                    } else {
+                        cx.before.entry((h.span.file.0, h.span.line)).or_default().push(fetch);
+                        cx.after.entry((h.span.file.0, end)).or_default().insert(0, keep);
+                    }
+                }
+                if let Some((labels, label_dos)) = twice {
+                    (v.labels, v.label_dos) = (labels, label_dos);
+                    cx.versions.insert((h.span.file.0, h.span.line), v);
                 }
                 analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
                     cx.copied.entry((ui, st.id)).or_default().extend(passed.iter().cloned());

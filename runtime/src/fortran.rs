@@ -247,6 +247,16 @@ module sapfor_rt
       type(*), dimension(*) :: a, full
       integer(c_int64_t), intent(in) :: lo(*), hi(*)
     end subroutine
+    integer(c_int) function sapfor_alone(h) bind(C, name='sapfor_alone')
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: h
+    end function
+    subroutine sapfor_host_whole(h, a, wrote) bind(C, name='sapfor_host_whole')
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: h
+      type(*), dimension(*) :: a
+      integer(c_int), value :: wrote
+    end subroutine
     subroutine sapfor_scatter(h, a, full) bind(C, name='sapfor_scatter')
       import :: c_int64_t
       integer(c_int64_t), value :: h

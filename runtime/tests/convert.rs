@@ -107,6 +107,61 @@ fn a_template_loop_over_an_inherit_dummy_runs_over_its_full_copy() {
     assert_eq!(out.matches("call sapfor_slices(sh_w_x").count(), 2, "fetched before, sent back after: {out}");
 }
 
+/// A loop over full copies is written twice: on the array itself where one process holds it
+/// whole (`sapfor_alone`), else over the copy. The first version's labels are new ones (the
+/// unit's are taken), found also where a continuation line starts with a number; a loop with
+/// a GO TO inside is written once, over the copy.
+#[test]
+fn a_loop_over_full_copies_runs_on_the_array_itself_where_one_process_holds_it() {
+    let src = |body: &str| {
+        format!(
+            "{}{}{body}      END\n",
+            "      PROGRAM P\n      INTEGER E(8,4)\nCDVM$ DISTRIBUTE E(BLOCK,*)\n      CALL W(E)\n      END\n",
+            "      SUBROUTINE W(X)\n      INTEGER X(8,4), J, K\nCDVM$ TEMPLATE T(1:4)\nCDVM$ DISTRIBUTE T(BLOCK)\nCDVM$ INHERIT X\n",
+        )
+    };
+    let out = conv(
+        "twice.fdv",
+        &src("CDVM$ PARALLEL (J) ON T(J), PRIVATE(K)\n      DO 10 J = 1, 4\n      DO 10 K = 1, 2\n         X(8,J) = X(K,J) +\n     &    10\n   10 CONTINUE\n   20 CONTINUE\n"),
+    )
+    .expect("converts");
+    let at = out.find("if (sapfor_alone(sh_w_x) /= 0) then").unwrap_or_else(|| panic!("{out}"));
+    let (direct, copies) = out[at..].split_once("\nelse\n").unwrap_or_else(|| panic!("{out}"));
+    assert!(direct.contains("X(8,J) = x(K,J)") || direct.contains("x(8,J) = x(K,J)"), "{direct}");
+    assert!(direct.contains("do 21 J =") && direct.contains("do 21 K =") && direct.contains("\n21 CONTINUE") && !direct.contains("sf_w_x"), "{direct}");
+    assert!(direct.contains("call sapfor_host_whole(sh_w_x, x, 0)") && direct.contains("call sapfor_host_whole(sh_w_x, x, 1)"), "{direct}");
+    assert!(copies.contains("sf_w_x(8,J) = sf_w_x(K,J)") && copies.contains("DO 10 J =") && copies.contains("call sapfor_slices(sh_w_x"), "{copies}");
+    assert!(!direct.contains("sapfor_slices"), "{direct}");
+    // a jump inside: once, over the copy
+    let out = conv(
+        "jump.fdv",
+        &src("CDVM$ PARALLEL (J) ON T(J), PRIVATE(K)\n      DO 10 J = 1, 4\n      K = X(1,J)\n      IF (K .GT. 3) GO TO 10\n      X(8,J) = K\n   10 CONTINUE\n"),
+    )
+    .expect("converts");
+    assert!(!out.contains("if (sapfor_alone") && out.contains("sf_w_x(8,J) = K"), "{out}");
+}
+
+/// A sequential nest giving procedures elements of a distributed array runs over its full
+/// copy on every process (a copy nest), and on the array itself where one process holds it.
+#[test]
+fn a_copy_nest_runs_on_the_array_itself_where_one_process_holds_it() {
+    let out = conv(
+        "nest.fdv",
+        concat!(
+            "      PROGRAM P\n      INTEGER C(4,8), I, J\nCDVM$ DISTRIBUTE C(*,BLOCK)\n",
+            "      DO 20 J = 2, 8\n         DO 10 I = 1, 4\n            CALL ADDV(C(I,J), C(I,J-1))\n   10    CONTINUE\n   20 CONTINUE\n      END\n",
+            "      SUBROUTINE ADDV(X, Y)\n      INTEGER X, Y\n      X = X + Y\n      END\n",
+        ),
+    )
+    .expect("converts");
+    let at = out.find("if (sapfor_alone(sh_p_c) /= 0) then").unwrap_or_else(|| panic!("{out}"));
+    let (direct, copies) = out[at..].split_once("\nelse\n").unwrap_or_else(|| panic!("{out}"));
+    assert!(direct.contains("do 22 J = 2, 8") && direct.contains("do 21 I = 1, 4") && direct.contains("\n21 continue") && direct.contains("\n22 continue"), "{direct}");
+    assert!(direct.contains("(c(I,J), c(I,J-1))") && !direct.contains("sf_p_c") && !direct.contains("sapfor_fetch"), "{direct}");
+    let copies = &copies[..copies.find("end if").unwrap_or_else(|| panic!("{copies}"))];
+    assert!(copies.starts_with("call sapfor_fetch(sh_p_c, c, sf_p_c,") && copies.contains("(sf_p_c(I,J), sf_p_c(I,J-1))") && copies.contains("call sapfor_keep(sh_p_c, c, sf_p_c,"), "{copies}");
+}
+
 #[test]
 fn refusals_name_file_and_line() {
     let e = err_of("      SUBROUTINE S(A)\n      REAL A(10)\nCDVM$ DISTRIBUTE A(BLOCK)\n      A(1) = 0\n      END\n");

@@ -429,6 +429,36 @@ fn a_vector_dummy_given_a_distributed_array_holds_its_elements_in_order() {
     handwritten("reshaped_dummy", &[&["--np", "3"], &["--np", "4"], &["--np", "2", "--threads", "2"], &["--threads", "3"]]);
 }
 
+/// One process holds every array whole: a loop divided over full copies runs on the arrays
+/// themselves (nothing fetched; also in the iteration-order mode and on 3 threads), while 2 and
+/// 3 processes fetch their slices; every run prints what the sequential program prints. The
+/// loops are written twice: `transpose_dummy` renumbers the labels of its F77 DO loops in
+/// the second version (a duplicated label does not compile).
+#[test]
+fn one_process_runs_loops_over_full_copies_on_the_arrays_themselves() {
+    for name in ["transpose_dummy", "reshaped_dummy"] {
+        let dir = scratch(&format!("{name}-alone"));
+        let fdv = format!("{name}.fdv");
+        std::fs::copy(root().join("runtime/tests/data").join(&fdv), dir.join(&fdv)).unwrap();
+        let want = sequential(&dir, &dir.join(&fdv), true);
+        for (args, fetched) in [(&["--np", "1"][..], false), (&["--order", "reverse"], false), (&["--threads", "3"], false), (&["--np", "2"], true), (&["--np", "3"], true)] {
+            let out = sapfor(&dir).args(["run", &fdv, "--profile", "prof.txt"]).args(args).output().unwrap();
+            assert!(out.status.success(), "{name} {args:?}: {}", text(&out));
+            assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{name} {args:?}: {}", text(&out));
+            let prof = std::fs::read_to_string(dir.join("prof.txt")).unwrap();
+            assert_eq!(profile_count(&prof, "section fetches") > 0, fetched, "{name} {args:?}:\n{prof}");
+        }
+    }
+}
+
+/// The count of a line of the `--profile` report (`section fetches  count  9  time ...`).
+fn profile_count(prof: &str, what: &str) -> u64 {
+    let l = prof.lines().find(|l| l.trim_start().starts_with(what)).unwrap_or_else(|| panic!("no `{what}` in\n{prof}"));
+    let w: Vec<&str> = l.split_whitespace().collect();
+    let k = w.iter().position(|x| *x == "count").unwrap_or_else(|| panic!("{l}"));
+    w[k + 1].parse().unwrap_or_else(|_| panic!("{l}"))
+}
+
 /// ACROSS loops that run downwards (and a nest whose outer loop runs upwards, its inner one
 /// downwards): the pipeline carries new values from higher to lower indices there, tiled or
 /// as whole blocks, one and two planes wide, in 1-D, 2-D and 3-D.
@@ -1454,12 +1484,7 @@ fn sequential_element_reads_go_through_read_caches() {
     let out = sapfor(&dir).args(["run", "readcache.fdv", "--np", "2", "--profile", "prof.txt"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let prof = std::fs::read_to_string(dir.join("prof.txt")).unwrap();
-    let count = |what: &str| -> u64 {
-        let l = prof.lines().find(|l| l.trim_start().starts_with(what)).unwrap_or_else(|| panic!("no `{what}` in\n{prof}"));
-        let w: Vec<&str> = l.split_whitespace().collect();
-        let k = w.iter().position(|x| *x == "count").unwrap();
-        w[k + 1].parse().unwrap()
-    };
+    let count = |what: &str| profile_count(&prof, what);
     // About 33,000 element reads. The nests whose sections are known before them read a
     // fetched copy (per round: A's rows, U's sparse and full reads, B transposed: 8 fetches);
     // the 48 reads of the output statements go through the caches (4 messages); the 5,880 of

@@ -2103,6 +2103,37 @@ pub unsafe extern "C" fn sapfor_keep(h: i64, a: *mut u8, full: *const u8, lo: *c
     })
 }
 
+/// Whether this process holds distributed array `h` whole, declared over exactly its global
+/// bounds (one process): a loop divided over full copies of it may run on the array itself,
+/// which is then laid out as its copy (the converter writes such loops twice).
+#[no_mangle]
+pub extern "C" fn sapfor_alone(h: i64) -> i32 {
+    with(|rt| {
+        let l = rt.layout(h);
+        let whole = |lo: &[i64], hi: &[i64]| l.dims.iter().zip(lo.iter().zip(hi)).all(|(d, (a, b))| *a == d.glo && *b == d.ghi);
+        i32::from(rt.size == 1 && whole(&l.own_lo, &l.own_hi) && whole(&l.alo, &l.ahi))
+    })
+}
+
+/// A loop ran on the whole of distributed array `h` itself in place of its full copy
+/// (`sapfor_alone`): before it (`wrote == 0`) the host copy is made current, as fetching the
+/// copy makes it; after it (`wrote != 0`) the host copy is the newest, as returning the copy
+/// makes it. Nothing for arrays never used in a region.
+///
+/// # Safety
+/// `a` is the local block of array `h`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_host_whole(h: i64, a: *mut u8, wrote: i32) {
+    with(|rt| {
+        let l = rt.layout_rc(h).clone();
+        if wrote == 0 {
+            gpu_abi::host_needs(a, &l, &l.alo, &l.ahi);
+        } else {
+            gpu_abi::host_wrote(a, &l, &l.alo, &l.ahi);
+        }
+    })
+}
+
 /// Scatter: `full` (global shape, valid on process 0) is sent to every process, which copies
 /// its allocated part (owned block and shadows) into `a`.
 ///
