@@ -10,8 +10,8 @@ dvmh with a machine file where starting a loop's threads costs nothing, so that 
 parallel loop on replicated data runs on threads, however short) then `sapfor verify` (sapfor's own check must accept what it wrote), and `sapfor run` in
 several configurations (processes and grids, threads, iteration orders,
 the emulated accelerator with shuffled threads). One distributed variant `--auto` did not
-choose is also generated (`sapfor generate --scheme`) and run on 2 processes: every stored
-scheme must be a correct program. Every output must equal the oracle's.
+choose is also generated (`sapfor generate --scheme`) and run on 2 processes and on one:
+every stored scheme must be a correct program. Every output must equal the oracle's.
 
 Outcomes per program: ok, wrong (some configuration printed something else), failed (sapfor
 crashed, timed out, or a run failed without a message saying what is not supported), refused
@@ -220,8 +220,9 @@ def check(src: Path, work: Path, want: str, configs, env, stop_first=False):
 
 def other_variant(src: Path, work: Path, want: str, env, problems) -> int:
     """`--auto` runs only the scheme it chooses: also generate one other distributed variant
-    (picked by the program's name) and run it on 2 processes. Every scheme sapfor stores
-    must be a correct program."""
+    (picked by the program's name) and run it on 2 processes and on one (where one process
+    holds every array whole, loops over full copies run on the arrays themselves). Every
+    scheme sapfor stores must be a correct program."""
     import json
     sap = sapfor_bin()
     db = f"{src.stem}.variants.db"
@@ -238,17 +239,18 @@ def other_variant(src: Path, work: Path, want: str, env, problems) -> int:
         return 0
     pick = ids[sum(map(ord, src.stem)) % len(ids)]
     fdv = f"{src.stem}.variant{pick}.fdv"
-    cfg = f"dvmh variant {pick} --np 2"
     rc, _, err = run([sap, "generate", "--scheme", str(pick), "--db", db, "-o", fdv], work, env)
     if rc != 0:
-        problems.append((classify_failure(rc, err), cfg, first_error(err)))
+        problems.append((classify_failure(rc, err), f"dvmh variant {pick}", first_error(err)))
         return 0
-    rc, out, err = run([sap, "run", fdv, "--np", "2"], work, env)
-    if rc != 0:
-        problems.append((classify_failure(rc, err), cfg, first_error(err)))
-    elif out != want:
-        problems.append(("wrong", cfg, diff_line(want, out)))
-    return 1
+    for np in ["2", "1"]:
+        cfg = f"dvmh variant {pick} --np {np}"
+        rc, out, err = run([sap, "run", fdv, "--np", np], work, env)
+        if rc != 0:
+            problems.append((classify_failure(rc, err), cfg, first_error(err)))
+        elif out != want:
+            problems.append(("wrong", cfg, diff_line(want, out)))
+    return 2
 
 
 def diff_line(want: str, got: str) -> str:
@@ -284,7 +286,7 @@ def one(seed: int, configs, out_dir: Path, env, reduce: bool):
             if args and args[0] == "variant":
                 # the reduced program's variants differ: reduce against the chosen scheme's
                 # runs and the variant check (check() runs both)
-                args = ["--np", "2"]
+                args = args[-2:]
             cfgs = [(target, args)] if args else [(target, ["--np", "1"])]
             red = reduce_program(src, work, cfgs, signature(bad[0]), env)
             reduced = out_dir / f"{src.stem}.reduced{src.suffix}"

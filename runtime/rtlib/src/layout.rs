@@ -304,6 +304,17 @@ impl Layout {
         out
     }
 
+    /// `pack` into `buf`, which is exactly the section's bytes long.
+    ///
+    /// # Safety
+    /// As `pack`.
+    pub unsafe fn pack_into(&self, a: *const u8, lo: &[i64], hi: &[i64], buf: &mut [u8]) {
+        crate::gpu_abi::host_needs(a, self, lo, hi);
+        assert_eq!(buf.len(), self.count(lo, hi) * self.esize, "pack_into: a buffer of another length than its section");
+        let pos = self.with_buffer(a as *mut u8, lo, hi, buf.as_mut_ptr(), true);
+        assert_eq!(pos, buf.len(), "pack: the runs do not cover the section");
+    }
+
     /// Copy the section lo..hi between the block at `a` and the packed buffer `buf` (in the
     /// section's order): into the buffer when `into_buf`, out of it otherwise. The bytes
     /// copied.
@@ -540,6 +551,10 @@ mod tests {
         let vals: Vec<f64> = buf.chunks(8).map(|c| f64::from_ne_bytes(c.try_into().unwrap())).collect();
         // element (i,j) is at (i-1) + (j-3)*4
         assert_eq!(vals, vec![5.0, 6.0, 9.0, 10.0]);
+        // into a buffer of the section's length, whatever it held
+        let mut into = vec![0xffu8; buf.len()];
+        unsafe { l.pack_into(a.as_ptr() as *const u8, &[2, 4], &[3, 5], &mut into) };
+        assert_eq!(into, buf);
         let zeros = vec![0u8; buf.len()];
         unsafe { l.unpack(a.as_mut_ptr() as *mut u8, &[2, 4], &[3, 5], &zeros) };
         assert_eq!(a[5], 0.0);

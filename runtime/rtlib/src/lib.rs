@@ -165,7 +165,32 @@ struct Rt {
     /// The tag of this ACROSS loop's messages: 1 when its tiles are the whole owned extent
     /// (a stream, see `sapfor_across_tile_size`), else 0.
     across_tag: i32,
+    /// Message buffers kept between exchanges of full copies' slices (`pooled`).
+    pool: Vec<Vec<u8>>,
     finalized: bool,
+}
+
+/// A message buffer of `n` bytes from `pool` (the smallest that holds them, else the largest,
+/// grown): one reused from an earlier exchange has its pages already, where a fresh buffer of
+/// megabytes is faulted in and zeroed by the kernel at every use (NPB FT's transposition at
+/// class A, 34 MB each way a call: a tenth of its run in page clearing). Its bytes are what
+/// it last held.
+fn pooled(pool: &mut Vec<Vec<u8>>, n: usize) -> Vec<u8> {
+    let fit = pool.iter().enumerate().filter(|(_, b)| b.capacity() >= n).min_by_key(|(_, b)| b.capacity()).map(|(k, _)| k);
+    let largest = pool.iter().enumerate().max_by_key(|(_, b)| b.capacity()).map(|(k, _)| k);
+    let mut v = fit.or(largest).map(|k| pool.swap_remove(k)).unwrap_or_default();
+    if v.len() < n {
+        v.resize(n, 0);
+    }
+    v.truncate(n);
+    v
+}
+
+/// Give message buffers back to `pool`, which keeps the 8 largest.
+fn unpool(pool: &mut Vec<Vec<u8>>, bufs: impl IntoIterator<Item = Vec<u8>>) {
+    pool.extend(bufs);
+    pool.sort_by_key(|b| std::cmp::Reverse(b.capacity()));
+    pool.truncate(8);
 }
 
 /// A pipelined ACROSS loop between `sapfor_across_start` and `sapfor_across_finish`: its
@@ -597,6 +622,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         across_seen: BTreeMap::new(),
         across_quiet: false,
         across_tag: 0,
+        pool: vec![],
         finalized: false,
     };
     RT.with(|c| *c.borrow_mut() = Some(rt));
@@ -2033,12 +2059,21 @@ pub unsafe extern "C" fn sapfor_slices(h: i64, a: *mut u8, full: *mut u8, lo: *c
                 }
             }
         }
-        // all messages at once: both directions of a pair overlap
+        // all messages at once: both directions of a pair overlap (buffers from the pool)
+        let mut pool = std::mem::take(&mut rt.pool);
         let out: Vec<(usize, Vec<u8>)> = sends
             .iter()
-            .map(|(p, lo, hi)| (*p, if back == 0 { l.pack(a, lo, hi) } else { full_l.pack(full, lo, hi) }))
+            .map(|(p, lo, hi)| {
+                let mut b = pooled(&mut pool, l.count(lo, hi) * l.esize);
+                if back == 0 {
+                    l.pack_into(a, lo, hi, &mut b);
+                } else {
+                    full_l.pack_into(full, lo, hi, &mut b);
+                }
+                (*p, b)
+            })
             .collect();
-        let mut inb: Vec<Vec<u8>> = recvs.iter().map(|(_, lo, hi)| vec![0u8; l.count(lo, hi) * l.esize]).collect();
+        let mut inb: Vec<Vec<u8>> = recvs.iter().map(|(_, lo, hi)| pooled(&mut pool, l.count(lo, hi) * l.esize)).collect();
         if !out.is_empty() || !inb.is_empty() {
             exchange_all(rt, &out, &recvs, &mut inb);
         }
@@ -2051,6 +2086,8 @@ pub unsafe extern "C" fn sapfor_slices(h: i64, a: *mut u8, full: *mut u8, lo: *c
                 l.unpack(a, lo, hi, b);
             }
         }
+        unpool(&mut pool, out.into_iter().map(|(_, b)| b).chain(inb));
+        rt.pool = pool;
         rt.fetch.add(t, bytes);
     })
 }
@@ -2808,7 +2845,28 @@ fn summary(procs: &[ProcFigures], place: &dyn Fn(i64) -> String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{apply_runs, changed_runs, combine, set_identity, single_process_mode, tsize, LAUNCHER_VARS};
+    use super::{apply_runs, changed_runs, combine, pooled, set_identity, single_process_mode, tsize, unpool, LAUNCHER_VARS};
+
+    /// Message buffers come back from the pool with the length asked, the smallest that holds
+    /// it first (its memory reused, not allocated again); the pool keeps the 8 largest.
+    #[test]
+    fn pooled_buffers_are_reused_and_the_pool_stays_small() {
+        let mut pool = vec![];
+        let a = pooled(&mut pool, 1000);
+        assert_eq!(a.len(), 1000);
+        let (pa, b) = (a.as_ptr(), pooled(&mut pool, 5000));
+        let pb = b.as_ptr();
+        unpool(&mut pool, [a, b]);
+        let c = pooled(&mut pool, 800);
+        assert_eq!((c.len(), c.as_ptr()), (800, pa));
+        let d = pooled(&mut pool, 4000);
+        assert_eq!((d.len(), d.as_ptr()), (4000, pb));
+        unpool(&mut pool, [c, d]);
+        unpool(&mut pool, (1..=20).map(|k| vec![0u8; k * 100]));
+        assert_eq!(pool.len(), 8);
+        assert_eq!(pool[0].capacity(), 5000);
+        assert!(pool.iter().all(|b| b.capacity() >= 1300));
+    }
 
     /// COMPLEX and DOUBLE COMPLEX reductions: the identities, a sum and a product of two
     /// partial values, both stored as (re, im).
