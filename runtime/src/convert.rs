@@ -699,22 +699,10 @@ fn relabel(t: &str, map: &BTreeMap<u32, u32>, dos: usize) -> Option<String> {
             }
             None => (String::new(), l.to_string()),
         };
-        // `[name:] DO label[,] ...`
-        let after_name = match body.find(':') {
-            Some(c) if body[..c].trim().chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') && !body[..c].trim().is_empty() => c + 1,
-            _ => 0,
-        };
-        let stmt = &body[after_name..];
-        let lead = stmt.len() - stmt.trim_start().len();
-        let kw = &stmt[lead..];
         let mut line = format!("{head}{body}");
-        if kw.len() > 2 && kw[..2].eq_ignore_ascii_case("do") {
-            let rest = kw[2..].trim_start();
-            let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-            if let Some(&new) = digits.parse::<u32>().ok().and_then(|n| map.get(&n)) {
-                named += 1;
-                line = format!("{head}{}{}do {new}{}", &body[..after_name], &stmt[..lead], &rest[digits.len()..]);
-            }
+        if let Some((a, b, new)) = text::do_label(&line).and_then(|(a, b, n)| map.get(&n).map(|m| (a, b, *m))) {
+            named += 1;
+            line.replace_range(a..b, &new.to_string());
         }
         out.push_str(&line);
         out.push('\n');
@@ -3019,8 +3007,54 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     let end = last_line(u, dos[pl.outer]);
     // a loop over full copies runs on the arrays themselves where one process holds them
     // whole; written twice, so outside regions and pipelines and without labels on its lines
+    // a loop ending at the terminal statement of an enclosing DO (`DO 10 K` around `DO 10 J`)
+    // has its DO statements naming that label made block DOs closed before the statement, and
+    // what follows the loop goes there, inside the enclosing loop (after the shared statement
+    // it ran once after the enclosing loop: reductions failed, copies were lost)
+    if shares_terminal(u, h0.id) {
+        let mut inside = BTreeSet::new();
+        collect_stmts(u, dos[pl.outer], &mut inside);
+        let StmtKind::Do { label: Some(l), .. } = h0.kind else { unreachable!("shares_terminal: a labelled DO") };
+        let doers: Vec<&Stmt> = u.stmts.iter().filter(|s| inside.contains(&s.id) && matches!(s.kind, StmtKind::Do { label: Some(m), .. } if m == l)).collect();
+        let term = u.stmts.iter().find(|s| inside.contains(&s.id) && s.label == Some(l));
+        let Some(term) = term else {
+            cx.err(h0.span.file, h0.span.line, format!("cannot find the statement labelled {l} that ends this loop"));
+            return;
+        };
+        for h in &doers {
+            let mut t = cx.current_lines(h);
+            match text::do_label(&t[0]) {
+                Some((a, b, _)) => {
+                    let comma = usize::from(t[0][b..].trim_start().starts_with(','));
+                    let skip = if comma == 1 { b + t[0][b..].find(',').expect("a comma") + 1 } else { b };
+                    t[0].replace_range(a..skip, "");
+                    cx.replace_stmt(h, t);
+                }
+                None => {
+                    cx.err(h.span.file, h.span.line, "cannot read this DO statement");
+                    return;
+                }
+            }
+        }
+        let mut t = cx.current_lines(term);
+        let (lab, rest) = text::split_label(&t[0]);
+        if lab.as_deref() != Some(&l.to_string()) {
+            cx.err(term.span.file, term.span.line, format!("cannot rewrite the statement labelled {l} that ends a PARALLEL loop and the DO loop around it (give the PARALLEL loop its own CONTINUE)"));
+            return;
+        }
+        t[0] = rest;
+        if matches!(term.kind, StmtKind::Continue) && t.len() == 1 {
+            t.clear();
+        }
+        t.extend(doers.iter().map(|_| "end do".to_string()));
+        t.extend(post);
+        t.push(format!("{l} continue"));
+        cx.replace_stmt(term, t);
+        cx.before.entry((h0.span.file.0, h0.span.line)).or_default().extend(pre);
+        return;
+    }
     let first = h0.span.line;
-    let twice = if tiled.is_none() && gpu::region_at(regions, fid, line).is_none() && h0.span.file == fid { written_twice(cx, ui, first, end) } else { None };
+    let twice = if tiled.is_none() && gpu::region_at(regions, fid, line).is_none() { written_twice(cx, ui, dos[pl.outer]) } else { None };
     if let (Some(d), Some((labels, label_dos))) = (direct, twice) {
         // (the profile's loop_begin and loop_end around both)
         let begin = pre.remove(0);
@@ -3040,20 +3074,42 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     cx.after.entry((fid.0, end)).or_default().splice(0..0, post);
 }
 
-/// Whether lines `first..=end` of unit `ui`'s file may be written twice (`Version`): no GO
-/// TO, arithmetic IF, I/O, FORMAT or statement not modelled on them; the new labels of the
-/// first version for those the lines define (None past 99999), and how many DO statements
-/// name one.
-fn written_twice(cx: &mut Cx, ui: usize, first: u32, end: u32) -> Option<(BTreeMap<u32, u32>, usize)> {
+/// Whether the lines of loop nest `n` of unit `ui` may be written twice (`Version`): they hold
+/// no statement of another construct (`END IF; DO ...`), and no GO TO, arithmetic IF, I/O,
+/// FORMAT or statement not modelled; the new labels of the first version for those the lines
+/// define (None past 99999), and how many DO statements name one.
+fn written_twice(cx: &mut Cx, ui: usize, n: &Node) -> Option<(BTreeMap<u32, u32>, usize)> {
     let u = &cx.p.units[ui];
+    let Node::Do { header, .. } = n else { return None };
+    let (first, end) = (u.stmt(*header).span.line, last_line(u, n));
+    let mut nest = BTreeSet::new();
+    collect_stmts(u, n, &mut nest);
     let on_lines: Vec<&Stmt> = u.stmts.iter().filter(|s| s.span.file == u.file && s.span.line <= end && s.span.end_line >= first).collect();
     let jumps = on_lines.iter().any(|s| {
         analyzer::cfg::stmt_is(&s.kind, &|k| matches!(k, StmtKind::Goto(_) | StmtKind::ArithIf(..) | StmtKind::ComputedGoto(..) | StmtKind::Io { .. } | StmtKind::Format | StmtKind::Unsupported { .. }))
     });
-    if jumps {
+    if jumps || on_lines.iter().any(|s| !nest.contains(&s.id)) || u.stmt(*header).span.file != u.file {
         return None;
     }
     let label_dos = on_lines.iter().filter(|s| matches!(s.kind, StmtKind::Do { label: Some(_), .. } | StmtKind::DoWhile { label: Some(_), .. })).count();
+    // (a label of the lines that a statement elsewhere names: an outer loop ending at the
+    // same CONTINUE, `DO 10 IT` around `DO 10 J`, would end inside the IF)
+    let defined: BTreeSet<u32> = on_lines.iter().filter_map(|s| s.label).collect();
+    let named_elsewhere = u.stmts.iter().filter(|s| !nest.contains(&s.id)).any(|s| {
+        analyzer::cfg::stmt_is(&s.kind, &|k| match k {
+            StmtKind::Do { label: Some(l), .. } | StmtKind::DoWhile { label: Some(l), .. } | StmtKind::Goto(l) => defined.contains(l),
+            StmtKind::ArithIf(_, ls) => ls.iter().any(|l| defined.contains(l)),
+            StmtKind::ComputedGoto(ls, _) => ls.iter().any(|l| defined.contains(l)),
+            _ => false,
+        })
+    });
+    let ends_elsewhere = on_lines.iter().any(|s| match s.kind {
+        StmtKind::Do { label: Some(l), .. } | StmtKind::DoWhile { label: Some(l), .. } => !defined.contains(&l),
+        _ => false,
+    });
+    if named_elsewhere || ends_elsewhere {
+        return None;
+    }
     let mut labels: BTreeMap<u32, u32> = BTreeMap::new();
     let next = cx.fresh_labels.entry(ui).or_insert_with(|| u.stmts.iter().filter_map(|s| s.label).max().unwrap_or(0) + 1);
     for l in on_lines.iter().filter_map(|s| s.label) {
@@ -4089,7 +4145,7 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                     })
                 });
                 let h = u.stmt(*header);
-                if passed.is_empty() || has_par || unknown_call || leaves || h.label.is_some() {
+                if passed.is_empty() || has_par || unknown_call || leaves || h.label.is_some() || shares_terminal(u, *header) {
                     // (inside, a smaller nest may qualify)
                     copy_nests(cx, ui, vis, in_par, body);
                     continue;
@@ -4097,7 +4153,7 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                 let end = last_line(u, n);
                 // (written twice where it may be: on the arrays themselves where one process
                 // holds them whole, `Version`)
-                let twice = if h.span.file == u.file { written_twice(cx, ui, h.span.line, end) } else { None };
+                let twice = written_twice(cx, ui, n);
                 let mut v = Version { last: end, cond: String::new(), direct_pre: vec![], direct_post: vec![], copy_pre: vec![], copy_post: vec![], back: vec![], labels: BTreeMap::new(), label_dos: 0 };
                 for x in &passed {
                     let key = vis[x].clone();

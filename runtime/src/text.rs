@@ -132,6 +132,34 @@ pub fn idents(s: &str, name: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// The byte range of the terminal label in a DO statement's line (`[label] [name:] DO 10[,]
+/// I = ...`, any case and spacing) and its value; None for any other line.
+pub fn do_label(line: &str) -> Option<(usize, usize, u32)> {
+    let mut at = line.len() - line.trim_start().len();
+    // a statement label
+    let digits = line[at..].chars().take_while(|c| c.is_ascii_digit()).count();
+    if digits > 0 && line[at + digits..].starts_with([' ', '\t']) {
+        at += digits;
+        at += line[at..].len() - line[at..].trim_start().len();
+    }
+    // a construct name
+    if let Some(c) = line[at..].find(':') {
+        let name = line[at..at + c].trim();
+        if !name.is_empty() && name.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') && !line[at + c..].starts_with(":=") {
+            at += c + 1;
+            at += line[at..].len() - line[at..].trim_start().len();
+        }
+    }
+    if line.len() < at + 2 || !line[at..at + 2].eq_ignore_ascii_case("do") {
+        return None;
+    }
+    at += 2;
+    at += line[at..].len() - line[at..].trim_start().len();
+    let n = line[at..].chars().take_while(|c| c.is_ascii_digit()).count();
+    let value = line[at..at + n].parse().ok()?;
+    Some((at, at + n, value))
+}
+
 /// Leading statement label and the rest of the statement.
 pub fn split_label(s: &str) -> (Option<String>, String) {
     let t = s.trim_start();
@@ -208,5 +236,15 @@ mod tests {
     fn joining() {
         assert_eq!(join(&["      B(I,J) = (A(1) + &", "     &   A(2)) / 4"]), "B(I,J) = (A(1) +    A(2)) / 4");
         assert_eq!(split_label("  3 OPEN (3)"), (Some("3".into()), "OPEN (3)".into()));
+    }
+
+    #[test]
+    fn do_labels() {
+        assert_eq!(do_label("      DO 10 J = 1, N"), Some((9, 11, 10)));
+        assert_eq!(do_label("   5  do 20, k = 1, 2"), Some((9, 11, 20)));
+        assert_eq!(do_label("outer: DO 7 I = 1, 3"), Some((10, 11, 7)));
+        assert_eq!(do_label("DO I = 1, 3"), None);
+        assert_eq!(do_label("DOUBLE PRECISION X"), None);
+        assert_eq!(do_label("X = 1"), None);
     }
 }

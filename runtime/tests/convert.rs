@@ -128,7 +128,7 @@ fn a_loop_over_full_copies_runs_on_the_array_itself_where_one_process_holds_it()
     let at = out.find("if (sapfor_alone(sh_w_x) /= 0) then").unwrap_or_else(|| panic!("{out}"));
     let (direct, copies) = out[at..].split_once("\nelse\n").unwrap_or_else(|| panic!("{out}"));
     assert!(direct.contains("X(8,J) = x(K,J)") || direct.contains("x(8,J) = x(K,J)"), "{direct}");
-    assert!(direct.contains("do 21 J =") && direct.contains("do 21 K =") && direct.contains("\n21 CONTINUE") && !direct.contains("sf_w_x"), "{direct}");
+    assert!(direct.contains("DO 21 J =") && direct.contains("DO 21 K =") && direct.contains("\n21 CONTINUE") && !direct.contains("sf_w_x"), "{direct}");
     assert!(direct.contains("call sapfor_host_whole(sh_w_x, x, 0)") && direct.contains("call sapfor_host_whole(sh_w_x, x, 1)"), "{direct}");
     assert!(copies.contains("sf_w_x(8,J) = sf_w_x(K,J)") && copies.contains("DO 10 J =") && copies.contains("call sapfor_slices(sh_w_x"), "{copies}");
     assert!(!direct.contains("sapfor_slices"), "{direct}");
@@ -139,6 +139,14 @@ fn a_loop_over_full_copies_runs_on_the_array_itself_where_one_process_holds_it()
     )
     .expect("converts");
     assert!(!out.contains("if (sapfor_alone") && out.contains("sf_w_x(8,J) = K"), "{out}");
+    // a sequential loop around it ending at the same CONTINUE: once (an IF would split it)
+    let out = conv(
+        "shared.fdv",
+        &src("      DO 10 K = 1, 2\nCDVM$ PARALLEL (J) ON T(J)\n      DO 10 J = 1, 4\n      X(8,J) = X(1,J) + K\n   10 CONTINUE\n"),
+    );
+    if let Ok(out) = out {
+        assert!(!out.contains("if (sapfor_alone") && out.contains("sf_w_x(8,J) = sf_w_x(1,J) + K"), "{out}");
+    }
 }
 
 /// A sequential nest giving procedures elements of a distributed array runs over its full
@@ -156,7 +164,7 @@ fn a_copy_nest_runs_on_the_array_itself_where_one_process_holds_it() {
     .expect("converts");
     let at = out.find("if (sapfor_alone(sh_p_c) /= 0) then").unwrap_or_else(|| panic!("{out}"));
     let (direct, copies) = out[at..].split_once("\nelse\n").unwrap_or_else(|| panic!("{out}"));
-    assert!(direct.contains("do 22 J = 2, 8") && direct.contains("do 21 I = 1, 4") && direct.contains("\n21 continue") && direct.contains("\n22 continue"), "{direct}");
+    assert!(direct.contains("DO 22 J = 2, 8") && direct.contains("DO 21 I = 1, 4") && direct.contains("\n21 continue") && direct.contains("\n22 continue"), "{direct}");
     assert!(direct.contains("(c(I,J), c(I,J-1))") && !direct.contains("sf_p_c") && !direct.contains("sapfor_fetch"), "{direct}");
     let copies = &copies[..copies.find("end if").unwrap_or_else(|| panic!("{copies}"))];
     assert!(copies.starts_with("call sapfor_fetch(sh_p_c, c, sf_p_c,") && copies.contains("(sf_p_c(I,J), sf_p_c(I,J-1))") && copies.contains("call sapfor_keep(sh_p_c, c, sf_p_c,"), "{copies}");

@@ -429,6 +429,18 @@ fn a_vector_dummy_given_a_distributed_array_holds_its_elements_in_order() {
     handwritten("reshaped_dummy", &[&["--np", "3"], &["--np", "4"], &["--np", "2", "--threads", "2"], &["--threads", "3"]]);
 }
 
+/// PARALLEL loops that end at the terminal statement of a DO loop around them (`DO 10 K`
+/// around `DO 10 J`, F77's shared labels): a reduction in each sweep, shadow edges renewed in
+/// each sweep with an assignment as the terminal statement, `DO 25, I`, and a loop on a
+/// template over full copies inside a procedure. What follows such a loop was written after
+/// the shared statement, so it ran once after the enclosing loop: the reduction stopped the
+/// program ("sapfor_red_end: values missing"), the copies' updates of all but the last sweep
+/// were lost.
+#[test]
+fn parallel_loops_sharing_the_terminal_statement_of_an_enclosing_loop() {
+    handwritten("shared_terminal", &[&["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]]);
+}
+
 /// One process holds every array whole: a loop divided over full copies runs on the arrays
 /// themselves (nothing fetched; also in the iteration-order mode and on 3 threads), while 2 and
 /// 3 processes fetch their slices; every run prints what the sequential program prints. The
