@@ -144,11 +144,13 @@ class Gen:
             return v
         return f"{v}+{off}" if off > 0 else f"{v}{off}"
 
-    def nest(self, depth, body_fn, arr_rank, label_style=False):
+    def nest(self, depth, body_fn, arr_rank, label_style=False, outer_label=None):
         """A loop nest whose loops index the first `depth` dimensions of rank-`arr_rank`
         arrays; body_fn(vars, dims_of_vars, offsets_range) emits the body and returns the
         offsets it used per dimension so bounds can be chosen... bounds are chosen first
-        with a margin of 2 on each side so any offset in [-2, 2] stays in range."""
+        with a margin of 2 on each side so any offset in [-2, 2] stays in range.
+        `outer_label`: the outermost loop ends at that label's CONTINUE, which the caller's
+        loop around it names too (F77 shared labels)."""
         r = self.r
         vars_ = ["i", "j", "k"][:depth]
         order = list(range(depth))
@@ -175,7 +177,10 @@ class Gen:
                  for v, lo, hi, st in loops]
         labels = []
         for lvl, (v, lo, hi) in enumerate(loops):
-            if label_style and r.random() < 0.4:
+            if lvl == 0 and outer_label:
+                labels.append(outer_label)
+                self.emit(f"do {outer_label} {v} = {lo}, {hi}", lvl)
+            elif label_style and r.random() < 0.4:
                 lab = self.new_label()
                 labels.append(lab)
                 self.emit(f"do {lab} {v} = {lo}, {hi}", lvl)
@@ -237,12 +242,15 @@ class Gen:
                 self.emit(f"{o} = mod({o} + 1, 1000)", ind)
 
         if r.random() < 0.2:
-            # an iteration loop around it
-            self.emit("do it = 1, 3")
+            # an iteration loop around it (in fixed form sometimes ending at the nest's own
+            # CONTINUE: what follows a parallel loop must run in every iteration)
+            shared = self.new_label() if self.form == "fixed" and r.random() < 0.5 else None
+            self.emit(f"do {shared} it = 1, 3" if shared else "do it = 1, 3")
             self.indent_push()
-            self.nest(depth, body, ARRAYS[target], label_style=self.form == "fixed")
+            self.nest(depth, body, ARRAYS[target], label_style=self.form == "fixed", outer_label=shared)
             self.indent_pop()
-            self.emit("end do")
+            if not shared:
+                self.emit("end do")
         else:
             self.nest(depth, body, ARRAYS[target], label_style=self.form == "fixed")
 
@@ -332,6 +340,14 @@ class Gen:
             self.emit("do i = 1, n1")
             self.emit(f"p = p * (1 + mod({src}({','.join(['i'] + ['2'] * (ARRAYS[src] - 1))}), 2))", 1)
             self.emit("end do")
+        elif self.form == "fixed" and kind in ("sum", "max", "min", "sum2", "cond") and r.random() < 0.25:
+            # sweeps around the nest ending at its CONTINUE (F77 shared labels): the reduction
+            # is combined in every sweep
+            shared = self.new_label()
+            self.emit(f"do {shared} it = 1, 2")
+            self.indent_push()
+            self.nest(depth, body, ARRAYS[src], label_style=True, outer_label=shared)
+            self.indent_pop()
         else:
             self.nest(depth, body, ARRAYS[src])
         out = {"sum": "s", "prod": "p", "max": "m", "min": "m", "maxloc": "m, im", "cond": "s",

@@ -453,8 +453,16 @@ fn one_process_runs_loops_over_full_copies_on_the_arrays_themselves() {
         let fdv = format!("{name}.fdv");
         std::fs::copy(root().join("runtime/tests/data").join(&fdv), dir.join(&fdv)).unwrap();
         let want = sequential(&dir, &dir.join(&fdv), true);
-        for (args, fetched) in [(&["--np", "1"][..], false), (&["--order", "reverse"], false), (&["--threads", "3"], false), (&["--np", "2"], true), (&["--np", "3"], true)] {
-            let out = sapfor(&dir).args(["run", &fdv, "--profile", "prof.txt"]).args(args).output().unwrap();
+        // (`SAPFOR_ALONE=0`: the copies on one process too)
+        for (args, fetched, alone) in [
+            (&["--np", "1"][..], false, "1"),
+            (&["--order", "reverse"], false, "1"),
+            (&["--threads", "3"], false, "1"),
+            (&["--np", "1"], true, "0"),
+            (&["--np", "2"], true, "1"),
+            (&["--np", "3"], true, "1"),
+        ] {
+            let out = sapfor(&dir).env("SAPFOR_ALONE", alone).args(["run", &fdv, "--profile", "prof.txt"]).args(args).output().unwrap();
             assert!(out.status.success(), "{name} {args:?}: {}", text(&out));
             assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{name} {args:?}: {}", text(&out));
             let prof = std::fs::read_to_string(dir.join("prof.txt")).unwrap();

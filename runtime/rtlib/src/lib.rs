@@ -2143,8 +2143,14 @@ pub unsafe extern "C" fn sapfor_keep(h: i64, a: *mut u8, full: *const u8, lo: *c
 /// Whether this process holds distributed array `h` whole, declared over exactly its global
 /// bounds (one process): a loop divided over full copies of it may run on the array itself,
 /// which is then laid out as its copy (the converter writes such loops twice).
+/// `SAPFOR_ALONE=0` (forwarded by `sapfor run`) keeps every such loop on the copies (for
+/// comparisons).
 #[no_mangle]
 pub extern "C" fn sapfor_alone(h: i64) -> i32 {
+    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *OFF.get_or_init(|| turned_off("SAPFOR_ALONE")) {
+        return 0;
+    }
     with(|rt| {
         let l = rt.layout(h);
         let whole = |lo: &[i64], hi: &[i64]| l.dims.iter().zip(lo.iter().zip(hi)).all(|(d, (a, b))| *a == d.glo && *b == d.ghi);
