@@ -3005,8 +3005,6 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     let _ = pl.dir_end;
     let h0 = headers[0];
     let end = last_line(u, dos[pl.outer]);
-    // a loop over full copies runs on the arrays themselves where one process holds them
-    // whole; written twice, so outside regions and pipelines and without labels on its lines
     // a loop ending at the terminal statement of an enclosing DO (`DO 10 K` around `DO 10 J`)
     // has its DO statements naming that label made block DOs closed before the statement, and
     // what follows the loop goes there, inside the enclosing loop (after the shared statement
@@ -3053,6 +3051,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         cx.before.entry((h0.span.file.0, h0.span.line)).or_default().extend(pre);
         return;
     }
+    // a loop over full copies runs on the arrays themselves where one process holds them
+    // whole: written twice (outside regions and pipelines, where `written_twice` allows)
     let first = h0.span.line;
     let twice = if tiled.is_none() && gpu::region_at(regions, fid, line).is_none() { written_twice(cx, ui, dos[pl.outer]) } else { None };
     if let (Some(d), Some((labels, label_dos))) = (direct, twice) {
