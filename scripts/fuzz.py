@@ -286,7 +286,7 @@ def one(seed: int, configs, out_dir: Path, env, reduce: bool):
             if args and args[0] == "variant":
                 # the reduced program's variants differ: reduce against the chosen scheme's
                 # runs and the variant check (check() runs both)
-                args = args[-2:]
+                args = args[2:] or ["--np", "2"]
             cfgs = [(target, args)] if args else [(target, ["--np", "1"])]
             red = reduce_program(src, work, cfgs, signature(bad[0]), env)
             reduced = out_dir / f"{src.stem}.reduced{src.suffix}"

@@ -199,8 +199,8 @@ struct Version {
     label_dos: usize,
 }
 
-/// What `copies_on_template` needs of its loop to run it on the arrays themselves where one
-/// process holds them whole (`Version`).
+/// What a loop over full copies needs to run on the arrays themselves where one process
+/// holds them whole (`Version`).
 #[derive(Default)]
 struct Direct {
     back: Vec<(String, String)>,
@@ -211,6 +211,18 @@ struct Direct {
     /// (what the copies' fetch and return do)
     touch_pre: Vec<String>,
     touch_post: Vec<String>,
+}
+
+impl Direct {
+    /// Array `x` (distributed as `key`) of the loop, on itself where one process holds it.
+    fn array(&mut self, key: &str, x: &str, written: bool) {
+        self.back.push((format!("sf_{key}"), x.to_string()));
+        self.cond.push(format!("sapfor_alone(sh_{key}) /= 0"));
+        self.touch_pre.push(format!("call sapfor_host_whole(sh_{key}, {x}, 0)"));
+        if written {
+            self.touch_post.push(format!("call sapfor_host_whole(sh_{key}, {x}, 1)"));
+        }
+    }
 }
 
 /// `SIZE(n)` or `SIZE(n, k)` / `LBOUND(n, k)` (`what`: "size" or "lbound", `dim`: None for
@@ -3023,9 +3035,9 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             let mut t = cx.current_lines(h);
             match text::do_label(&t[0]) {
                 Some((a, b, _)) => {
-                    let comma = usize::from(t[0][b..].trim_start().starts_with(','));
-                    let skip = if comma == 1 { b + t[0][b..].find(',').expect("a comma") + 1 } else { b };
-                    t[0].replace_range(a..skip, "");
+                    // (and the comma of `DO 10, I = ...`)
+                    let to = t[0][b..].trim_start().strip_prefix(',').map_or(b, |r| t[0].len() - r.len());
+                    t[0].replace_range(a..to, "");
                     cx.replace_stmt(h, t);
                 }
                 None => {
@@ -3054,7 +3066,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     // a loop over full copies runs on the arrays themselves where one process holds them
     // whole: written twice (outside regions and pipelines, where `written_twice` allows)
     let first = h0.span.line;
-    let twice = if tiled.is_none() && gpu::region_at(regions, fid, line).is_none() { written_twice(cx, ui, dos[pl.outer]) } else { None };
+    let twice = if direct.is_some() && tiled.is_none() && gpu::region_at(regions, fid, line).is_none() { written_twice(cx, ui, dos[pl.outer]) } else { None };
     if let (Some(d), Some((labels, label_dos))) = (direct, twice) {
         // (the profile's loop_begin and loop_end around both)
         let begin = pre.remove(0);
@@ -3085,31 +3097,23 @@ fn written_twice(cx: &mut Cx, ui: usize, n: &Node) -> Option<(BTreeMap<u32, u32>
     let mut nest = BTreeSet::new();
     collect_stmts(u, n, &mut nest);
     let on_lines: Vec<&Stmt> = u.stmts.iter().filter(|s| s.span.file == u.file && s.span.line <= end && s.span.end_line >= first).collect();
-    let jumps = on_lines.iter().any(|s| {
-        analyzer::cfg::stmt_is(&s.kind, &|k| matches!(k, StmtKind::Goto(_) | StmtKind::ArithIf(..) | StmtKind::ComputedGoto(..) | StmtKind::Io { .. } | StmtKind::Format | StmtKind::Unsupported { .. }))
-    });
+    let jumps = on_lines.iter().any(|s| !analyzer::cfg::jump_labels(&s.kind).is_empty() || analyzer::cfg::stmt_is(&s.kind, &|k| matches!(k, StmtKind::Io { .. } | StmtKind::Format | StmtKind::Unsupported { .. })));
     if jumps || on_lines.iter().any(|s| !nest.contains(&s.id)) || u.stmt(*header).span.file != u.file {
         return None;
     }
-    let label_dos = on_lines.iter().filter(|s| matches!(s.kind, StmtKind::Do { label: Some(_), .. } | StmtKind::DoWhile { label: Some(_), .. })).count();
     // (a label of the lines that a statement elsewhere names: an outer loop ending at the
     // same CONTINUE, `DO 10 IT` around `DO 10 J`, would end inside the IF)
     let defined: BTreeSet<u32> = on_lines.iter().filter_map(|s| s.label).collect();
-    let named_elsewhere = u.stmts.iter().filter(|s| !nest.contains(&s.id)).any(|s| {
-        analyzer::cfg::stmt_is(&s.kind, &|k| match k {
-            StmtKind::Do { label: Some(l), .. } | StmtKind::DoWhile { label: Some(l), .. } | StmtKind::Goto(l) => defined.contains(l),
-            StmtKind::ArithIf(_, ls) => ls.iter().any(|l| defined.contains(l)),
-            StmtKind::ComputedGoto(ls, _) => ls.iter().any(|l| defined.contains(l)),
-            _ => false,
-        })
-    });
-    let ends_elsewhere = on_lines.iter().any(|s| match s.kind {
-        StmtKind::Do { label: Some(l), .. } | StmtKind::DoWhile { label: Some(l), .. } => !defined.contains(&l),
-        _ => false,
-    });
+    let do_label = |s: &Stmt| match s.kind {
+        StmtKind::Do { label, .. } | StmtKind::DoWhile { label, .. } => label,
+        _ => None,
+    };
+    let named_elsewhere = u.stmts.iter().filter(|s| !nest.contains(&s.id)).any(|s| do_label(s).into_iter().chain(analyzer::cfg::jump_labels(&s.kind)).any(|l| defined.contains(&l)));
+    let ends_elsewhere = on_lines.iter().filter_map(|s| do_label(s)).any(|l| !defined.contains(&l));
     if named_elsewhere || ends_elsewhere {
         return None;
     }
+    let label_dos = on_lines.iter().filter(|s| do_label(s).is_some()).count();
     let mut labels: BTreeMap<u32, u32> = BTreeMap::new();
     let next = cx.fresh_labels.entry(ui).or_insert_with(|| u.stmts.iter().filter_map(|s| s.label).max().unwrap_or(0) + 1);
     for l in on_lines.iter().filter_map(|s| s.label) {
@@ -4009,12 +4013,7 @@ fn copies_on_template(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, ou
         let sf = format!("sf_{key}");
         // (one process: the array itself, declared over the whole array as its copy is, so
         // that procedures given its elements see them in the same order)
-        d.back.push((sf.clone(), x.clone()));
-        d.cond.push(format!("sapfor_alone(sh_{key}) /= 0"));
-        d.touch_pre.push(format!("call sapfor_host_whole(sh_{key}, {x}, 0)"));
-        if written.contains(x) {
-            d.touch_post.push(format!("call sapfor_host_whole(sh_{key}, {x}, 1)"));
-        }
+        d.array(&key, x, written.contains(x));
         // A dimension every reference indexes by the loop variable plus a constant, written
         // only at the variable itself: each process fetches the planes its iterations read
         // (its block of the template, widened by the offsets) and returns the planes they
@@ -4154,26 +4153,23 @@ fn copy_nests(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, in_par: &B
                 // (written twice where it may be: on the arrays themselves where one process
                 // holds them whole, `Version`)
                 let twice = written_twice(cx, ui, n);
-                let mut v = Version { last: end, cond: String::new(), direct_pre: vec![], direct_post: vec![], copy_pre: vec![], copy_post: vec![], back: vec![], labels: BTreeMap::new(), label_dos: 0 };
+                let (mut d, mut fetches, mut keeps) = (Direct::default(), vec![], vec![]);
                 for x in &passed {
                     let key = vis[x].clone();
                     let (lo, hi) = whole_copy(cx, &key);
-                    let (fetch, keep) = (format!("call sapfor_fetch(sh_{key}, {x}, sf_{key}, {lo}, {hi})"), format!("call sapfor_keep(sh_{key}, {x}, sf_{key}, {lo}, {hi})"));
-                    if twice.is_some() {
-                        v.cond = format!("{}{}sapfor_alone(sh_{key}) /= 0", v.cond, if v.cond.is_empty() { "" } else { " .and. " });
-                        v.direct_pre.push(format!("call sapfor_host_whole(sh_{key}, {x}, 0)"));
-                        v.direct_post.push(format!("call sapfor_host_whole(sh_{key}, {x}, 1)"));
-                        v.copy_pre.push(fetch);
-                        v.copy_post.insert(0, keep);
-                        v.back.push((format!("sf_{key}"), x.clone()));
-                    } else {
-                        cx.before.entry((h.span.file.0, h.span.line)).or_default().push(fetch);
-                        cx.after.entry((h.span.file.0, end)).or_default().insert(0, keep);
-                    }
+                    fetches.push(format!("call sapfor_fetch(sh_{key}, {x}, sf_{key}, {lo}, {hi})"));
+                    keeps.insert(0, format!("call sapfor_keep(sh_{key}, {x}, sf_{key}, {lo}, {hi})"));
+                    d.array(&key, x, true);
                 }
-                if let Some((labels, label_dos)) = twice {
-                    (v.labels, v.label_dos) = (labels, label_dos);
-                    cx.versions.insert((h.span.file.0, h.span.line), v);
+                match twice {
+                    Some((labels, label_dos)) => {
+                        let v = Version { last: end, cond: d.cond.join(" .and. "), direct_pre: d.touch_pre, direct_post: d.touch_post, copy_pre: fetches, copy_post: keeps, back: d.back, labels, label_dos };
+                        cx.versions.insert((h.span.file.0, h.span.line), v);
+                    }
+                    None => {
+                        cx.before.entry((h.span.file.0, h.span.line)).or_default().extend(fetches);
+                        cx.after.entry((h.span.file.0, end)).or_default().splice(0..0, keeps);
+                    }
                 }
                 analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
                     cx.copied.entry((ui, st.id)).or_default().extend(passed.iter().cloned());
