@@ -30,6 +30,8 @@ use std::collections::{BTreeMap, BTreeSet};
 mod gpu;
 #[path = "convert_tp.rs"]
 mod tp;
+#[path = "convert_fuse.rs"]
+mod fuse;
 
 /// One generated source file.
 pub struct OutFile {
@@ -132,6 +134,8 @@ struct Cx<'a> {
     /// Loops over full copies written twice (`emit_file`), by (file, first line): the loop on
     /// the arrays themselves where one process holds them whole, and the loop over the copies.
     versions: BTreeMap<(u32, u32), Version>,
+    /// PARALLEL loops run as one (convert_fuse.rs), by (file, the first loop's first line).
+    fusions: BTreeMap<(u32, u32), fuse::Fusion>,
     /// Per unit: the next label no statement of it defines (`Version::labels`).
     fresh_labels: BTreeMap<usize, u32>,
     /// Per unit and END IF statement: the IF blocks nested into its construct by ELSE IFs
@@ -499,6 +503,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         before: BTreeMap::new(),
         after: BTreeMap::new(),
         versions: BTreeMap::new(),
+        fusions: BTreeMap::new(),
         fresh_labels: BTreeMap::new(),
         extra_endif: BTreeMap::new(),
         naxes: 0,
@@ -628,6 +633,12 @@ fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
     while i < lines.len() {
         let ln = i as u32 + 1;
         let key = (id.0, ln);
+        if let Some(f) = cx.fusions.get(&key) {
+            fuse::emit(cx, id, ln, f, out, stack);
+            synced = false;
+            i = f.last as usize;
+            continue;
+        }
         if let Some(v) = cx.versions.get(&key) {
             // a loop over full copies, twice: on the arrays themselves where one process
             // holds them whole, else over the copies (`Version`)
@@ -1842,8 +1853,24 @@ fn unit(cx: &mut Cx, ui: usize) {
             }
         }
     }
-    for pl in &par {
-        parallel_loop(cx, ui, &vis, &dos, pl, &regions);
+    // (a loop and the next may run as one: convert_fuse.rs)
+    let mut k = 0;
+    while k < par.len() {
+        let pl = &par[k];
+        let Some((next, plan)) = par.get(k + 1).and_then(|nx| fuse::plan(cx, ui, &dos, pl, nx, &regions).map(|x| (nx, x))) else {
+            parallel_loop(cx, ui, &vis, &dos, pl, &regions, false);
+            k += 1;
+            continue;
+        };
+        let Some(h1) = parallel_loop(cx, ui, &vis, &dos, pl, &regions, true) else {
+            k += 1;
+            continue;
+        };
+        match parallel_loop(cx, ui, &vis, &dos, next, &regions, true) {
+            Some(h2) => fuse::place(cx, ui, &dos, pl, next, h1, h2, &plan),
+            None => fuse::place_one(cx, ui, &dos, pl, h1),
+        }
+        k += 2;
     }
     async_groups(cx, ui, &vis, &dirs);
     copy_nests(cx, ui, &vis, &in_par, &u.body);
@@ -2251,7 +2278,10 @@ fn red_op(op: ReductionOp) -> (i32, Option<&'static str>) {
     }
 }
 
-fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[&Node], pl: &ParLoop, regions: &[gpu::Region]) {
+/// Convert PARALLEL loop `pl`. With `hold`, a loop that `fuse` may run together with the next
+/// one is not placed: its lines before and after it and its OpenMP clauses are returned
+/// instead (None: placed, or not convertible).
+fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[&Node], pl: &ParLoop, regions: &[gpu::Region], hold: bool) -> Option<fuse::Held> {
     let p = cx.p;
     let u = &p.units[ui];
     let sema = &p.semas[ui];
@@ -2270,7 +2300,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     }
     if let Some(n) = named.iter().find(|n| vis.get(&n.to_ascii_lowercase()).is_some_and(|k| cx.arrays[k].reshaped)) {
         cx.err(fid, line, format!("PARALLEL ({}): {} is a vector given a distributed array of higher rank (INHERIT): a PARALLEL directive cannot name it (map the loop on the array of its shape)", pl.vars.join(","), n.to_ascii_uppercase()));
-        return;
+        return None;
     }
     // the loop nest
     let mut nest: Vec<&Node> = vec![dos[pl.outer]];
@@ -2283,7 +2313,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         });
         if inner.len() != 1 || others.count() != 0 {
             cx.err(fid, line, format!("PARALLEL ({}): the loops must be tightly nested", pl.vars.join(",")));
-            return;
+            return None;
         }
         nest.push(inner[0]);
     }
@@ -2299,7 +2329,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             StmtKind::Do { var, step, .. } => {
                 if !var.eq_ignore_ascii_case(v) {
                     cx.err(fid, line, format!("PARALLEL: loop variable {var} does not match {v} of the directive"));
-                    return;
+                    return None;
                 }
                 if let Some(st) = step {
                     // (a loop without ON keeps its own bounds: any step; with ON, a constant
@@ -2307,18 +2337,18 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     let k = sema.eval_int(st);
                     if pl.on.is_some() && matches!(k, None | Some(0)) {
                         cx.err(h.span.file, h.span.line, "parallel loops with a step that is not a constant are not supported by the runtime yet");
-                        return;
+                        return None;
                     }
                     let across = pl.clauses.iter().any(|c| matches!(c, Clause::Across(_)));
                     if across && !matches!(k, Some(1) | Some(-1)) {
                         cx.err(h.span.file, h.span.line, "ACROSS loops with a step other than 1 or -1 are not supported by the runtime yet (the pipeline runs one index after the other, upwards or downwards)");
-                        return;
+                        return None;
                     }
                 }
             }
             _ => {
                 cx.err(fid, line, "PARALLEL must be followed by counted DO loops");
-                return;
+                return None;
             }
         }
     }
@@ -2342,7 +2372,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 }
                 Err(m) => {
                     cx.err(h.span.file, h.span.line, m);
-                    return;
+                    return None;
                 }
             }
         }
@@ -2364,13 +2394,13 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     if let Some(on) = &pl.on {
         let Some(key) = vis.get(&on.name.to_ascii_lowercase()).cloned() else {
             cx.err(fid, line, format!("PARALLEL ON {}: not a distributed array", on.name));
-            return;
+            return None;
         };
         let split = split_dims(cx, &key);
         on_split.0 = key.clone();
         if on.subs.len() != split.len() {
             cx.err(fid, line, format!("PARALLEL ON {}: wrong number of subscripts", on.name));
-            return;
+            return None;
         }
         // SHADOW_COMPUTE(A(lo:hi, ...)): how far past the owned part of each dimension of the
         // ON array the iterations reach
@@ -2379,15 +2409,15 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             let Clause::ShadowCompute(specs) = c else { continue };
             let [spec] = &specs[..] else {
                 cx.err(fid, line, "SHADOW_COMPUTE names one array, the loop's ON array");
-                return;
+                return None;
             };
             if !spec.name.eq_ignore_ascii_case(&on.name) || spec.widths.is_empty() {
                 cx.err(fid, line, format!("SHADOW_COMPUTE({}): name the ON array {} with a width for each dimension", spec.name.to_uppercase(), on.name.to_uppercase()));
-                return;
+                return None;
             }
             let Some(w) = spec_widths(cx, ui, &key, spec).filter(|w| w.len() == split.len() && w.iter().all(|(a, b)| *a >= 0 && *b >= 0)) else {
                 cx.err(fid, line, format!("SHADOW_COMPUTE({}): the widths must be constants, one pair for each dimension", spec.name.to_uppercase()));
-                return;
+                return None;
             };
             compute = Some(w);
         }
@@ -2411,7 +2441,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                                         )),
                                         _ => {
                                             cx.err(headers[k].span.file, headers[k].span.line, "cannot read the bounds of this DO statement");
-                                            return;
+                                            return None;
                                         }
                                     }
                                 }
@@ -2429,20 +2459,20 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                                 let ext = compute.as_ref().map_or((0, 0), |w| w[d]);
                                 if ext != (0, 0) && step != 1 {
                                     cx.err(fid, line, "SHADOW_COMPUTE: the loop over that dimension must have step 1");
-                                    return;
+                                    return None;
                                 }
                                 match clip_header(&t, &key, d + 1, c, step, ext) {
                                     Some(new) => cx.replace_stmt(h, vec![new]),
                                     None => {
                                         cx.err(h.span.file, h.span.line, "cannot read this DO statement");
-                                        return;
+                                        return None;
                                     }
                                 }
                             }
                             done = true;
                         } else if mentions(e, v) {
                             cx.err(fid, line, "PARALLEL ON: only subscripts `var`, `var + c`, `var - c` and `*` are supported");
-                            return;
+                            return None;
                         }
                     }
                     if !done && split[d] {
@@ -2452,7 +2482,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 }
                 Subscript::Range(..) => {
                     cx.err(fid, line, "PARALLEL ON: ranges are not allowed");
-                    return;
+                    return None;
                 }
             }
         }
@@ -2470,7 +2500,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             Some(new) => cx.replace_stmt(h, vec![new]),
             None => {
                 cx.err(h.span.file, h.span.line, "cannot read this DO statement");
-                return;
+                return None;
             }
         }
     }
@@ -2486,7 +2516,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         Ok(d) => d,
         Err(m) => {
             cx.err(fid, line, m);
-            return;
+            return None;
         }
     };
     let tile = tile_dim(cx, ui, vis, pl, &headers, &nest, &dirs);
@@ -2509,9 +2539,9 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 for s in specs {
                     let Some(key) = vis.get(&s.name.to_ascii_lowercase()).cloned() else {
                         cx.err(fid, line, format!("{}: not a distributed array", s.name));
-                        return;
+                        return None;
                     };
-                    let Some((lo, hi)) = spec_bounds(cx, ui, &key, s) else { return };
+                    let Some((lo, hi)) = spec_bounds(cx, ui, &key, s) else { return None };
                     let nm = &s.name;
                     let dl = dirs.get(&s.name.to_ascii_lowercase()).cloned().unwrap_or_else(|| vec![1; lo.len()]);
                     let na = nest_acc.get_or_insert_with(|| nest_accesses(p, ui, dos[pl.outer]));
@@ -2539,25 +2569,25 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     let var = r.var.to_ascii_lowercase();
                     let Some(tc) = red_type_code(&sema.type_of(&var), op) else {
                         cx.err(fid, line, format!("REDUCTION variable {} must be INTEGER, REAL, DOUBLE PRECISION or LOGICAL, or COMPLEX in a SUM or PRODUCT", r.var));
-                        return;
+                        return None;
                     };
                     if sema.is_array(&var) {
                         // an array reduction: combined element by element (whole array)
                         if op >= 9 {
                             cx.err(fid, line, format!("{}: MAXLOC/MINLOC of an array is not supported (name a scalar and its index variables)", r.var));
-                            return;
+                            return None;
                         }
                         if sema.symbol(&var).is_some_and(|s| s.is_assumed_size()) {
                             cx.err(fid, line, format!("REDUCTION on {}: an assumed-size array has no known size (declare its extent)", r.var));
-                            return;
+                            return None;
                         }
                         if vis.contains_key(&var) {
                             cx.err(fid, line, format!("REDUCTION on {}: a distributed array cannot be a reduction variable", r.var));
-                            return;
+                            return None;
                         }
                         let Some(count) = intrinsic_of(sema, "size", &var, None) else {
                             cx.err(fid, line, format!("REDUCTION on {}: its size is not constant and SIZE is a variable of this unit", r.var));
-                            return;
+                            return None;
                         };
                         pre.push(format!("call sapfor_red_arr({op}, {tc}, {var}, {count})"));
                         red_arrays.push(var.clone());
@@ -2569,7 +2599,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     }
                     if op >= 9 && tc == 5 {
                         cx.err(fid, line, "MAXLOC/MINLOC of a LOGICAL value");
-                        return;
+                        return None;
                     }
                     pre.push(format!("call sapfor_red_var({op}, {tc}, {var})"));
                     red_items.push(var.clone());
@@ -2584,7 +2614,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                                 [DExpr::Name(a), n] if sema.is_array(&a.to_ascii_lowercase()) => {
                                     let Some(n) = dexpr_int(n, sema) else {
                                         cx.err(fid, line, "MAXLOC/MINLOC: the number of indices must be a constant");
-                                        return;
+                                        return None;
                                     };
                                     (1..=n).map(|k| format!("{a}({k})")).collect()
                                 }
@@ -2595,7 +2625,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                                             DExpr::Name(n) => v.push(n.clone()),
                                             _ => {
                                                 cx.err(fid, line, "MAXLOC/MINLOC: index arguments must be variables");
-                                                return;
+                                                return None;
                                             }
                                         }
                                     }
@@ -2606,7 +2636,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                                 let base = l.split('(').next().unwrap_or("").to_ascii_lowercase();
                                 if type_code(&sema.type_of(&base)) != Some(1) {
                                     cx.err(fid, line, format!("MAXLOC/MINLOC index {l} must be a default INTEGER"));
-                                    return;
+                                    return None;
                                 }
                                 pre.push(format!("call sapfor_red_loc({l})"));
                                 red_items.push(l.clone());
@@ -2628,7 +2658,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     let nm = r.name.to_ascii_lowercase();
                     let Some(key) = vis.get(&nm).cloned().filter(|k| !cx.arrays[k].template) else {
                         cx.err(fid, line, format!("REMOTE_ACCESS: {} is not a distributed array", r.name));
-                        return;
+                        return None;
                     };
                     let written = u.stmts.iter().filter(|s| body_ids.contains(&s.id)).any(|s| match &s.kind {
                         StmtKind::Assign { lhs, .. } => lhs.base_name() == Some(nm.as_str()),
@@ -2643,7 +2673,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                             Ok(pattern) => Some(pattern),
                             Err(why) => {
                                 cx.err(fid, line, format!("REMOTE_ACCESS to {} which the loop also writes: {why}", r.name));
-                                return;
+                                return None;
                             }
                         }
                     } else {
@@ -2675,7 +2705,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 let gk = (ui, g.to_ascii_lowercase());
                 if !cx.red_groups.contains_key(&gk) {
                     cx.err(fid, line, format!("REDUCTION({}: ...): no REDUCTION_GROUP {} in unit {}", g.to_uppercase(), g.to_uppercase(), u.name.to_uppercase()));
-                    return;
+                    return None;
                 }
                 let mut items = vec![];
                 for r in reds {
@@ -2684,11 +2714,11 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     let tc = red_type_code(&sema.type_of(&var), op);
                     let (Some(tc), Some(o), false) = (tc, omp, sema.is_array(&var)) else {
                         cx.err(fid, line, format!("REDUCTION({}: ...) of {}: a group takes scalar SUM, PRODUCT, MAX, MIN, AND, OR, EQV and NEQV reductions", g.to_uppercase(), r.var.to_uppercase()));
-                        return;
+                        return None;
                     };
                     if cx.red_groups.iter().any(|((gu, _), rg)| *gu == ui && rg.items.iter().any(|(_, _, v)| *v == var)) {
                         cx.err(fid, line, format!("REDUCTION({}: ...): {} is already in a reduction group's loop", g.to_uppercase(), r.var.to_uppercase()));
-                        return;
+                        return None;
                     }
                     if pl.on.is_some() {
                         pre.push(format!("call sapfor_red_identity({op}, {tc}, {var})"));
@@ -2701,7 +2731,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 let rg = cx.red_groups.get_mut(&gk).unwrap();
                 if rg.on.as_ref().is_some_and(|o| *o != on) {
                     cx.err(fid, line, format!("REDUCTION({}: ...): the group's loops are mapped differently (one ON array and division for a group)", g.to_uppercase()));
-                    return;
+                    return None;
                 }
                 rg.on = Some(on);
                 rg.items.extend(items);
@@ -2709,16 +2739,16 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             Clause::ShadowStart(g) | Clause::ShadowWait(g) => {
                 let Some(specs) = shadow_group(cx, ui, g) else {
                     cx.err(fid, line, format!("{}: no SHADOW_GROUP {} in unit {}", if matches!(c, Clause::ShadowStart(_)) { "SHADOW_START" } else { "SHADOW_WAIT" }, g.to_uppercase(), u.name.to_uppercase()));
-                    return;
+                    return None;
                 };
                 if gpu::region_at(regions, fid, line).is_some() {
                     cx.err(fid, line, "SHADOW_START and SHADOW_WAIT are not supported in a loop inside a REGION");
-                    return;
+                    return None;
                 }
                 // (renewed at once: the edges are complete when the loop has written the array)
                 if matches!(c, Clause::ShadowStart(_)) {
                     for s in &specs {
-                        let Some(call) = renew_call(cx, ui, vis, fid, line, s) else { return };
+                        let Some(call) = renew_call(cx, ui, vis, fid, line, s) else { return None };
                         post.push(call);
                     }
                 }
@@ -2728,12 +2758,12 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             Clause::ShadowCompute(_) => {
                 if pl.on.is_none() {
                     cx.err(fid, line, "SHADOW_COMPUTE needs an ON clause: it widens the loop past the owned part of its ON array");
-                    return;
+                    return None;
                 }
             }
             Clause::Other(t) => {
                 cx.err(fid, line, format!("clause {t} is not supported by the runtime yet"));
-                return;
+                return None;
             }
         }
     }
@@ -2837,7 +2867,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             Some(new) => cx.replace_stmt(h, vec![new]),
             None => {
                 cx.err(h.span.file, h.span.line, "cannot read this DO statement");
-                return;
+                return None;
             }
         }
     }
@@ -2874,7 +2904,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             // the whole dummy would overrun the caller's array)
             let Some(whole) = intrinsic_of(sema, "size", &n, None) else {
                 cx.err(fid, line, format!("{}: written in a distributed loop, its size is not constant and SIZE is a variable of this unit", n.to_uppercase()));
-                return;
+                return None;
             };
             let count = match merge_extent(u, sema, dos[pl.outer], &n) {
                 Some(last) => format!("max(0_c_int64_t, min({whole}, int({last}, c_int64_t)))"),
@@ -2937,28 +2967,15 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             }
         }
     }
+    let mut clauses: Option<fuse::Omp> = None;
     if omp_ok {
-        let mut omp: String = "!$omp parallel do schedule(static)".into();
-        if let Some(work) = team_work(cx, ui, &nest, &headers) {
-            omp.push_str(&format!(" if(sapfor_team({work}) /= 0)"));
-        }
-        for c in &copyin {
-            omp.push_str(&format!(" {c}"));
-        }
         // a private array starts each thread with the values from before the loop, as each
         // process's copy does: an iteration may read elements no iteration writes (NPB BT's
         // UE(I+2,M) at I = 1 when GP < 4)
-        let (arrays, scalars): (Vec<&String>, Vec<&String>) = private.iter().partition(|v| sema.is_array(v));
-        if !scalars.is_empty() {
-            omp.push_str(&format!(" private({})", scalars.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(",")));
-        }
-        if !arrays.is_empty() {
-            omp.push_str(&format!(" firstprivate({})", arrays.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(",")));
-        }
-        for r in &omp_red {
-            omp.push_str(&format!(" {r}"));
-        }
-        pre.push(omp);
+        let (arrays, scalars): (Vec<String>, Vec<String>) = private.iter().cloned().partition(|v| sema.is_array(v));
+        let c = fuse::Omp { work: team_work(cx, ui, &nest, &headers), copyin, scalars, arrays, reds: omp_red.clone() };
+        pre.push(c.line("!$omp parallel do schedule(static)"));
+        clauses = Some(c);
     }
     // the threads of a tiled ACROSS loop: the region's clauses as a parallel loop's, with the
     // tile loop's variables private; where threadprivate COMMON blocks forbid threads, one
@@ -3017,6 +3034,16 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     let _ = pl.dir_end;
     let h0 = headers[0];
     let end = last_line(u, dos[pl.outer]);
+    // (a loop `fuse` may run with the next: only the plain forms, placed by `fuse`)
+    // (nor where a replicated array it writes is merged or kept by its owners: the other
+    // loop might read what other processes wrote)
+    let merges = owned_written || pre.iter().any(|l| l.starts_with("call sapfor_merge_begin"));
+    if hold && !merges && direct.is_none() && tiled.is_none() && guards.is_empty() && !cx.order && gpu::region_at(regions, fid, line).is_none() && !shares_terminal(u, h0.id) {
+        if clauses.is_some() {
+            pre.pop();
+        }
+        return Some(fuse::Held { pre, post, omp: clauses });
+    }
     // a loop ending at the terminal statement of an enclosing DO (`DO 10 K` around `DO 10 J`)
     // has its DO statements naming that label made block DOs closed before the statement, and
     // what follows the loop goes there, inside the enclosing loop (after the shared statement
@@ -3029,7 +3056,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         let term = u.stmts.iter().find(|s| inside.contains(&s.id) && s.label == Some(l));
         let Some(term) = term else {
             cx.err(h0.span.file, h0.span.line, format!("cannot find the statement labelled {l} that ends this loop"));
-            return;
+            return None;
         };
         for h in &doers {
             let mut t = cx.current_lines(h);
@@ -3042,7 +3069,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                 }
                 None => {
                     cx.err(h.span.file, h.span.line, "cannot read this DO statement");
-                    return;
+                    return None;
                 }
             }
         }
@@ -3050,7 +3077,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         let (lab, rest) = text::split_label(&t[0]);
         if lab.as_deref() != Some(&l.to_string()) {
             cx.err(term.span.file, term.span.line, format!("cannot rewrite the statement labelled {l} that ends a PARALLEL loop and the DO loop around it (give the PARALLEL loop its own CONTINUE)"));
-            return;
+            return None;
         }
         t[0] = rest;
         if matches!(term.kind, StmtKind::Continue) && t.len() == 1 {
@@ -3061,7 +3088,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         t.push(format!("{l} continue"));
         cx.replace_stmt(term, t);
         cx.before.entry((h0.span.file.0, h0.span.line)).or_default().extend(pre);
-        return;
+        return None;
     }
     // a loop over full copies runs on the arrays themselves where one process holds them
     // whole: written twice (outside regions and pipelines, where `written_twice` allows)
@@ -3080,10 +3107,11 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         cx.before.entry((fid.0, first)).or_default().push(begin);
         cx.after.entry((fid.0, end)).or_default().insert(0, finish);
         cx.versions.insert((fid.0, first), v);
-        return;
+        return None;
     }
     cx.before.entry((h0.span.file.0, h0.span.line)).or_default().extend(pre);
     cx.after.entry((fid.0, end)).or_default().splice(0..0, post);
+    None
 }
 
 /// Whether the lines of loop nest `n` of unit `ui` may be written twice (`Version`): they hold

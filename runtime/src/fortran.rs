@@ -11,6 +11,11 @@ module sapfor_rt
   integer :: sapfor_tile_i, sapfor_tile_s
   integer(c_int64_t) :: sapfor_tile_k, sapfor_tp_f, sapfor_tp_l
   integer(c_int) :: sapfor_tile_t = 1
+  ! two PARALLEL loops run as one (they do not nest): this thread's part of the planes, the
+  ! plane of each loop, the pass, and each loop's local bounds
+  integer(c_int64_t) :: sapfor_fu_a, sapfor_fu_b, sapfor_fu_k, sapfor_fu_j
+  integer(c_int64_t) :: sapfor_fu_l1, sapfor_fu_h1, sapfor_fu_l2, sapfor_fu_h2
+  integer :: sapfor_fu_p
   ! iteration counters of the PARALLEL loops of programs converted with --order (one per
   ! loop of a tuple; parallel loops do not nest)
   integer :: sapfor_ok1, sapfor_ok2, sapfor_ok3, sapfor_ok4, sapfor_ok5, sapfor_ok6, sapfor_ok7

@@ -635,7 +635,7 @@ fn a_shared_line_that_cannot_be_split_is_refused() {
 /// (`sapfor_team`): the work is the tuple's iterations times the body's assignments, those
 /// inside a constant inner loop counted once per its iterations (5 x 2 here). A loop whose
 /// work an assignment does not tell (an array section, a function of the program) keeps its
-/// team unconditionally.
+/// team unconditionally. (`m = n` keeps the first two loops apart: convert_fuse.rs.)
 #[test]
 fn loops_get_a_team_only_where_their_work_is_counted() {
     let src = "program t
@@ -651,6 +651,7 @@ fn loops_get_a_team_only_where_their_work_is_counted() {
       b(m, j) = 0
     end do
   end do
+  m = n
 !dvm$ parallel (j) on a(*, j)
   do j = 1, 8
     a(:, j) = b(:, j) * 2
@@ -676,4 +677,27 @@ end program
         omp[0]
     );
     assert!(!omp[1].contains("sapfor_team") && !omp[2].contains("sapfor_team"), "{}\n{}", omp[1], omp[2]);
+}
+
+/// PARALLEL loops run as one (convert_fuse.rs): the fixture's stencil and copy, lag-2 and
+/// undivided pairs are fused; the pair with a renewal between its loops and the pair whose
+/// second loop reads a fixed plane are not. A statement between the loops that reads a
+/// variable keeps them apart too.
+#[test]
+fn pairs_of_parallel_loops_are_fused_where_the_planes_allow() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fused_loops.fdv")).unwrap();
+    let out = conv("fused_loops.fdv", &src).unwrap();
+    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 3, "{out}");
+    // the heat pair: lag 1, the EPS = 0 between the loops moved before them
+    let at = out.find("EPS = 0.D0").unwrap();
+    let fused = out.find("do sapfor_fu_p = 1, 2").unwrap();
+    assert!(at < fused && out[fused..].contains("sapfor_fu_j = sapfor_fu_k - merge(1_c_int64_t"), "{out}");
+    // the lag-2 pair (the second loop named K, the first KK)
+    assert!(out.contains("merge(2_c_int64_t") && out.contains("sapfor_fu_a + 2 .and. sapfor_fu_j <= sapfor_fu_b - 2"), "{out}");
+    assert!(out.contains("!$omp parallel if(") && out.contains("!$omp barrier") && out.contains("reduction(max:eps)"), "{out}");
+    // a statement between them that reads a variable: apart
+    let apart = src.replace("         EPS = 0.D0\n", "         EPS = S\n");
+    assert_ne!(apart, src);
+    let out = conv("fused_apart.fdv", &apart).unwrap();
+    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 2, "{out}");
 }

@@ -441,6 +441,39 @@ fn parallel_loops_sharing_the_terminal_statement_of_an_enclosing_loop() {
     handwritten("shared_terminal", &[&["--np", "3"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]]);
 }
 
+/// Pairs of PARALLEL loops run as one, plane by plane (runtime/src/convert_fuse.rs): a 3-D
+/// stencil and its copy back (lag 1), two planes ahead and behind over other ranges (lag 2),
+/// planes of an undivided dimension; beside pairs that must not be fused (a renewal between
+/// them, a plane every iteration of the second reads). With every loop on threads
+/// (`SAPFOR_TEAM_MIN=0`) the planes near the ends of each thread's part wait for the second
+/// pass. Every run prints what the sequential program prints, and so does the program with
+/// the loops apart (`SAPFOR_FUSE=0`). A build that ran the second loop without its lag, or
+/// every plane in the first pass, printed other values at np 1, 2 and on 2 and 3 threads.
+#[test]
+fn pairs_of_parallel_loops_run_as_one() {
+    let dir = scratch("fused_loops");
+    let fdv = "fused_loops.fdv";
+    std::fs::copy(root().join("runtime/tests/data").join(fdv), dir.join(fdv)).unwrap();
+    let want = sequential(&dir, &dir.join(fdv), true);
+    for (args, fuse) in [
+        (&["--np", "1"][..], "1"),
+        (&["--np", "2"], "1"),
+        (&["--np", "3"], "1"),
+        (&["--np", "4"], "1"),
+        (&["--threads", "2"], "1"),
+        (&["--threads", "3"], "1"),
+        (&["--np", "2", "--threads", "2"], "1"),
+        (&["--np", "3", "--threads", "3"], "1"),
+        (&["--np", "2", "--order", "shuffle=3"], "1"),
+        (&["--devices", "emu", "--np", "2"], "1"),
+        (&["--np", "2", "--threads", "2"], "0"),
+    ] {
+        let out = sapfor(&dir).env("SAPFOR_TEAM_MIN", "0").env("SAPFOR_FUSE", fuse).args(["run", fdv]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?} SAPFOR_FUSE={fuse}: {}", text(&out));
+        assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{args:?} SAPFOR_FUSE={fuse}: {}", text(&out));
+    }
+}
+
 /// One process holds every array whole: a loop divided over full copies runs on the arrays
 /// themselves (nothing fetched; also in the iteration-order mode and on 3 threads), while 2 and
 /// 3 processes fetch their slices; every run prints what the sequential program prints. The

@@ -1,0 +1,472 @@
+//! Two PARALLEL loops run as one (docs/runtime.md "Fused loops").
+//!
+//! Iterative solvers alternate a sweep that computes new values from old ones and a sweep
+//! that copies them back and measures the change (Jacobi: `B = stencil(A)`, then
+//! `EPS = MAX(EPS, ABS(B - A)); A = B`). Each sweep streams its arrays through memory, and on
+//! arrays larger than the caches that traffic is the time. Run together, plane by plane of
+//! their outermost loop, the second sweep finds in the cache what the first has just touched:
+//! the second loop's plane `j` runs right after the first loop's plane `j + d`, where `d` (the
+//! lag) is the farthest the first loop reaches ahead along that dimension into what the second
+//! writes, or reads of what the first writes (`V(I,J,K+1)` read by a stencil, `V(I,J,K)` then
+//! written by the copy: `d` = 1). The original order put every plane of the first loop before
+//! every plane of the second; the fused order keeps that for every pair of planes that touch
+//! the same elements, which is what `plan` proves from the subscripts.
+//!
+//! Threads share the fused loop's planes in consecutive parts (`sapfor_tpipe_part`). A plane
+//! of the second loop that a neighbour's planes of the first loop may touch (within the lag of
+//! the part's ends) waits for a second pass after a barrier; the others run in the first pass.
+//! Processes need nothing more: each runs its own planes, and reads what others own from its
+//! shadow edges, renewed before the fused loop as before the first loop, and which neither
+//! loop writes.
+//!
+//! Only plain pairs are fused: ON arrays of one rank with the outermost loops on the same
+//! dimension, step 1, nothing between them but assignments of constants to scalars that the
+//! first loop does not use (moved before it), no renewal before the second loop, no ACROSS,
+//! REMOTE_ACCESS, procedure calls, jumps, replicated arrays written (merged), accelerator
+//! regions or iteration-order mode, at most one
+//! of the two with reductions (scalar, of an OpenMP operator), scalars of one loop untouched
+//! by the other but for DO variables, and every pair of references to an array that one of
+//! them writes indexed by both outermost variables in one dimension. `SAPFOR_FUSE=0` at
+//! conversion keeps every loop apart (for comparisons).
+
+use super::{affine, gpu, nest_accesses, plain_scalar, red_op, shares_terminal, Cx, ParLoop};
+use analyzer::access::Access;
+use analyzer::ast::{Arg, Expr, Node, Stmt, StmtKind};
+use analyzer::directives::Clause;
+use std::collections::BTreeSet;
+
+/// The OpenMP clauses of a parallel loop.
+pub(super) struct Omp {
+    /// the loop's counted work (`sapfor_team`), None: a team always
+    pub work: Option<String>,
+    pub copyin: Vec<String>,
+    /// private scalars; private arrays (firstprivate)
+    pub scalars: Vec<String>,
+    pub arrays: Vec<String>,
+    /// `reduction(op:var)`
+    pub reds: Vec<String>,
+}
+
+impl Omp {
+    /// The directive `start` with these clauses.
+    pub(super) fn line(&self, start: &str) -> String {
+        let mut omp = start.to_string();
+        if let Some(work) = &self.work {
+            omp.push_str(&format!(" if(sapfor_team({work}) /= 0)"));
+        }
+        for c in &self.copyin {
+            omp.push_str(&format!(" {c}"));
+        }
+        if !self.scalars.is_empty() {
+            omp.push_str(&format!(" private({})", self.scalars.join(",")));
+        }
+        if !self.arrays.is_empty() {
+            omp.push_str(&format!(" firstprivate({})", self.arrays.join(",")));
+        }
+        for r in &self.reds {
+            omp.push_str(&format!(" {r}"));
+        }
+        omp
+    }
+
+    /// The clauses of a region running both loops.
+    fn join(a: &Omp, b: &Omp) -> Omp {
+        let union = |x: &[String], y: &[String], extra: &[&str]| -> Vec<String> {
+            let mut v: Vec<String> = x.to_vec();
+            for s in y.iter().map(String::as_str).chain(extra.iter().copied()) {
+                if !v.iter().any(|o| o == s) {
+                    v.push(s.to_string());
+                }
+            }
+            v
+        };
+        Omp {
+            work: match (&a.work, &b.work) {
+                (Some(x), Some(y)) => Some(format!("({x}) + ({y})")),
+                _ => None,
+            },
+            copyin: union(&a.copyin, &b.copyin, &[]),
+            scalars: union(&a.scalars, &b.scalars, &["sapfor_fu_a", "sapfor_fu_b", "sapfor_fu_k", "sapfor_fu_j", "sapfor_fu_p"]),
+            arrays: union(&a.arrays, &b.arrays, &[]),
+            reds: union(&a.reds, &b.reds, &[]),
+        }
+    }
+}
+
+/// A converted loop not yet placed: its lines before and after it (the first `pre` line
+/// starts the profile's loop, the last `post` line ends it) and its OpenMP clauses (None: one
+/// thread).
+pub(super) struct Held {
+    pub pre: Vec<String>,
+    pub post: Vec<String>,
+    pub omp: Option<Omp>,
+}
+
+/// How two loops run together (`plan`).
+pub(super) struct Plan {
+    /// the second loop's plane j runs after the first loop's plane j + lag
+    lag: i64,
+    /// how far below its plane the second loop touches the first loop's planes
+    behind: i64,
+}
+
+/// Two fused loops as written (`emit`), by the first loop's first line in `Cx::fusions`.
+pub(super) struct Fusion {
+    /// the first loop's last line, whether an END IF follows it there (a labelled DO's
+    /// terminal statement stays), the second loop's first and last lines
+    last1: u32,
+    close1: bool,
+    first2: u32,
+    pub last: u32,
+    close2: bool,
+    pre: Vec<String>,
+    post: Vec<String>,
+}
+
+fn header<'u>(u: &'u analyzer::ast::Unit, n: &Node) -> Option<&'u Stmt> {
+    match n {
+        Node::Do { header, .. } => Some(u.stmt(*header)),
+        _ => None,
+    }
+}
+
+/// The nodes between `a` and `b` when both are in one list, `a` first.
+fn between<'n>(nodes: &'n [Node], a: &Node, b: &Node) -> Option<&'n [Node]> {
+    let ia = nodes.iter().position(|n| std::ptr::eq(n, a));
+    let ib = nodes.iter().position(|n| std::ptr::eq(n, b));
+    if let (Some(x), Some(y)) = (ia, ib) {
+        return (x < y).then(|| &nodes[x + 1..y]);
+    }
+    for n in nodes {
+        let found = match n {
+            Node::Do { body, .. } => between(body, a, b),
+            Node::If { arms, .. } => arms.iter().find_map(|(_, body)| between(body, a, b)),
+            Node::Stmt(_) => None,
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+fn constant(e: &Expr) -> bool {
+    match e {
+        Expr::Int(_) | Expr::Real(_) | Expr::Logical(_) => true,
+        Expr::Unary(_, x) => constant(x),
+        _ => false,
+    }
+}
+
+/// The DO variables of a nest.
+fn do_vars(cx: &Cx, ui: usize, n: &Node) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    analyzer::ast::for_each_stmt(&cx.p.units[ui], std::slice::from_ref(n), &mut |s| {
+        if let StmtKind::Do { var, .. } = &s.kind {
+            out.insert(var.to_ascii_lowercase());
+        }
+    });
+    out
+}
+
+/// The offset of `v` in subscript `a` (`v`, `v + c`, `v - c`).
+fn offset(a: &Arg, v: &str) -> Option<i64> {
+    let (x, c) = affine(a.expr()?)?;
+    x.eq_ignore_ascii_case(v).then_some(c)
+}
+
+/// Whether PARALLEL loops `pl1` and the next one, `pl2`, of unit `ui` may run as one, and how.
+pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, regions: &[gpu::Region]) -> Option<Plan> {
+    if cx.order || std::env::var("SAPFOR_FUSE").is_ok_and(|v| v == "0") {
+        return None;
+    }
+    let p = cx.p;
+    let u = &p.units[ui];
+    let sema = &p.semas[ui];
+    let fid = u.file;
+    let (n1, n2) = (dos[pl1.outer], dos[pl2.outer]);
+    let (h1, h2) = (header(u, n1)?, header(u, n2)?);
+    // nothing between them but constants given to scalars (moved before the first loop)
+    let mid = between(&u.body, n1, n2)?;
+    let mut moved = BTreeSet::new();
+    for n in mid {
+        let Node::Stmt(id) = n else { return None };
+        let s = u.stmt(*id);
+        let StmtKind::Assign { lhs: Expr::Var(v), rhs } = &s.kind else { return None };
+        if s.label.is_some() || !constant(rhs) || !plain_scalar(sema, v) || cx.segment(s).is_some() {
+            return None;
+        }
+        moved.insert(v.to_ascii_lowercase());
+    }
+    // no other directive between them, no region
+    let (end1, end2) = (super::last_line(u, n1), super::last_line(u, n2));
+    if cx.unit_dirs[ui].iter().any(|d| d.line > end1 && d.line < pl2.dir_line) {
+        return None;
+    }
+    // (their first and last lines are theirs alone: the fused loop is written by lines)
+    if [h1.span.line, end1, h2.span.line, end2].iter().any(|l| cx.shared.contains_key(&(fid.0, *l))) || h1.span.file != fid || h2.span.file != fid {
+        return None;
+    }
+    if gpu::region_at(regions, fid, pl1.dir_line).is_some() || gpu::region_at(regions, fid, pl2.dir_line).is_some() {
+        return None;
+    }
+    // outermost loops: unlabelled, step 1, not ending another loop, END DO unlabelled
+    for (h, n) in [(h1, n1), (h2, n2)] {
+        let StmtKind::Do { step, .. } = &h.kind else { return None };
+        if h.label.is_some() || h.name.is_some() || shares_terminal(u, h.id) || step.as_ref().is_some_and(|s| sema.eval_int(s) != Some(1)) {
+            return None;
+        }
+        if let Node::Do { end: Some(e), .. } = n {
+            if u.stmt(*e).label.is_some() {
+                return None;
+            }
+        }
+    }
+    let (StmtKind::Do { var: v1, .. }, StmtKind::Do { var: v2, .. }) = (&h1.kind, &h2.kind) else { return None };
+    if !pl1.vars.first().is_some_and(|x| x.eq_ignore_ascii_case(v1)) || !pl2.vars.first().is_some_and(|x| x.eq_ignore_ascii_case(v2)) {
+        return None;
+    }
+    // ON arrays of one rank (the same or aligned alike: what the fused loop gains comes from
+    // each process touching the same planes of both), the outermost loops on one dimension
+    let (Some(on1), Some(on2)) = (&pl1.on, &pl2.on) else { return None };
+    if on1.subs.len() != on2.subs.len() {
+        return None;
+    }
+    let dim_of = |on: &analyzer::directives::ArrayRef, v: &str| {
+        on.subs.iter().position(|s| matches!(s, analyzer::directives::Subscript::Expr(e) if super::var_offset(e, v, sema).is_some()))
+    };
+    let d1 = dim_of(on1, v1)?;
+    if dim_of(on2, v2) != Some(d1) {
+        return None;
+    }
+    // clauses
+    let mut reducing = 0;
+    for (k, pl) in [pl1, pl2].into_iter().enumerate() {
+        for c in &pl.clauses {
+            match c {
+                Clause::ShadowRenew(_) if k == 0 => {}
+                Clause::Private(_) | Clause::CudaBlock(_) | Clause::Tie(_) => {}
+                Clause::Reduction(reds) => {
+                    reducing += 1;
+                    if reds.iter().any(|r| red_op(r.op).1.is_none() || sema.is_array(&r.var.to_ascii_lowercase())) {
+                        return None;
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+    if reducing > 1 {
+        return None;
+    }
+    // statements: assignments, DO and IF constructs only (no jump, CYCLE or EXIT that the
+    // fused loop would take for its own, no call, I/O or statement not modelled)
+    let mut plain = true;
+    for n in [n1, n2] {
+        analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
+            let kind = match &st.kind {
+                StmtKind::LogicalIf(_, inner) => &inner.kind,
+                k => k,
+            };
+            plain &= matches!(kind, StmtKind::Assign { .. } | StmtKind::Do { .. } | StmtKind::EndDo | StmtKind::IfThen(_) | StmtKind::ElseIf(_) | StmtKind::Else | StmtKind::EndIf | StmtKind::Continue);
+        });
+    }
+    if !plain {
+        return None;
+    }
+    // what each loop touches
+    let acx = super::access_ctx(p, ui);
+    let touched = |n: &Node| {
+        let (mut accs, mut calls) = (vec![], vec![]);
+        analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| acx.stmt_accesses(st, &mut accs, &mut calls));
+        calls.is_empty().then_some(accs)
+    };
+    let (a1, a2) = (touched(n1)?, touched(n2)?);
+    if nest_accesses(p, ui, n1).unknown_calls || nest_accesses(p, ui, n2).unknown_calls {
+        return None;
+    }
+    if a1.iter().chain(&a2).any(|a| a.via_call.is_some() || sema.shared_dummies.contains_key(&a.name)) {
+        return None;
+    }
+    let names = |v: &[Access], w: bool| -> BTreeSet<String> { v.iter().filter(|a| !w || a.write).map(|a| a.name.to_ascii_lowercase()).collect() };
+    let (r1, w1, r2, w2) = (names(&a1, false), names(&a1, true), names(&a2, false), names(&a2, true));
+    if moved.iter().any(|m| r1.contains(m)) {
+        return None;
+    }
+    // scalars: one loop's are the other's only as DO variables of both
+    let (dv1, dv2) = (do_vars(cx, ui, n1), do_vars(cx, ui, n2));
+    for x in w1.intersection(&r2).chain(w2.intersection(&r1)) {
+        if !sema.is_array(x) && !(dv1.contains(x) && dv2.contains(x)) {
+            return None;
+        }
+    }
+    // the second loop's bounds are evaluated before the first loop runs
+    let StmtKind::Do { lo, hi, .. } = &h2.kind else { return None };
+    let mut bound_names = vec![];
+    for e in [lo, hi] {
+        e.walk(&mut |x| {
+            if let Expr::Var(n) | Expr::Ref(n, _) = x {
+                bound_names.push(n.to_ascii_lowercase());
+            }
+        });
+    }
+    if bound_names.iter().any(|n| w1.contains(n)) {
+        return None;
+    }
+    // arrays: every pair of references, one a write, indexed by both outermost variables in
+    // one dimension; the distances between the planes they touch
+    let (mut ahead, mut behind) = (0i64, 0i64);
+    for x in r1.iter().filter(|x| sema.is_array(x) && r2.contains(*x) && (w1.contains(*x) || w2.contains(*x))) {
+        if sema.symbol(x).is_some_and(|s| !s.aliases.is_empty()) {
+            return None;
+        }
+        for e1 in a1.iter().filter(|a| a.name.eq_ignore_ascii_case(x)) {
+            for e2 in a2.iter().filter(|a| a.name.eq_ignore_ascii_case(x) && (a.write || e1.write)) {
+                let (Some(s1), Some(s2)) = (&e1.subs, &e2.subs) else { return None };
+                let dist = s1.iter().zip(s2).find_map(|(x1, x2)| Some(offset(x2, v2)? - offset(x1, v1)?))?;
+                // (the first loop's plane k meets the second's plane k - dist)
+                ahead = ahead.max(dist);
+                behind = behind.max(-dist);
+            }
+        }
+    }
+    // (beyond a few planes the cache no longer holds what the first loop touched)
+    (ahead <= 4 && behind <= 4 && end2 > end1).then_some(Plan { lag: ahead, behind })
+}
+
+/// Place a held loop as `parallel_loop` places a loop.
+pub(super) fn place_one(cx: &mut Cx, ui: usize, dos: &[&Node], pl: &ParLoop, mut held: Held) {
+    let u = &cx.p.units[ui];
+    let n = dos[pl.outer];
+    let Some(h) = header(u, n) else { return };
+    if let Some(omp) = &held.omp {
+        held.pre.push(omp.line("!$omp parallel do schedule(static)"));
+    }
+    let (file, line, end) = (h.span.file.0, h.span.line, super::last_line(u, n));
+    cx.before.entry((file, line)).or_default().extend(held.pre);
+    cx.after.entry((file, end)).or_default().splice(0..0, held.post);
+}
+
+/// Place loops `pl1` and `pl2`, converted and held, as one (see the module's comment).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, h1: Held, h2: Held, plan: &Plan) {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let (n1, n2) = (dos[pl1.outer], dos[pl2.outer]);
+    let (Some(s1), Some(s2)) = (header(u, n1), header(u, n2)) else { return };
+    // the local bounds, as rewritten for the ON array
+    let bounds = |s: &Stmt| -> Option<(String, String, String)> {
+        let t = cx.current_lines(s);
+        let [t] = &t[..] else { return None };
+        let (_, parts) = crate::text::do_parts(t)?;
+        let StmtKind::Do { var, .. } = &s.kind else { return None };
+        (parts.len() == 2).then(|| (var.clone(), parts[0].trim().to_string(), parts[1].trim().to_string()))
+    };
+    let (Some((v1, lo1, hi1)), Some((v2, lo2, hi2))) = (bounds(s1), bounds(s2)) else {
+        place_one(cx, ui, dos, pl1, h1);
+        place_one(cx, ui, dos, pl2, h2);
+        return;
+    };
+    if h1.omp.is_some() != h2.omp.is_some() {
+        place_one(cx, ui, dos, pl1, h1);
+        place_one(cx, ui, dos, pl2, h2);
+        return;
+    }
+    let (lag, behind) = (plan.lag, plan.behind);
+    let mut pre = h1.pre;
+    // (one profile entry, the first loop's, for both)
+    pre.extend(h2.pre.into_iter().skip(1));
+    pre.push(format!("sapfor_fu_l1 = int({lo1}, c_int64_t)"));
+    pre.push(format!("sapfor_fu_h1 = int({hi1}, c_int64_t)"));
+    pre.push(format!("sapfor_fu_l2 = int({lo2}, c_int64_t)"));
+    pre.push(format!("sapfor_fu_h2 = int({hi2}, c_int64_t)"));
+    let omp = match (&h1.omp, &h2.omp) {
+        (Some(a), Some(b)) => Some(Omp::join(a, b)),
+        _ => None,
+    };
+    if let Some(o) = &omp {
+        pre.push(o.line("!$omp parallel"));
+    }
+    pre.push("call sapfor_tpipe_part(min(sapfor_fu_l1, sapfor_fu_l2), max(sapfor_fu_h1, sapfor_fu_h2), 1_c_int64_t, sapfor_fu_a, sapfor_fu_b)".into());
+    // pass 1: both loops; pass 2, after every thread's pass 1: the second loop's planes near
+    // the ends of this thread's part
+    pre.push("do sapfor_fu_p = 1, 2".into());
+    if omp.is_some() {
+        pre.extend(["if (sapfor_fu_p == 2) then".to_string(), "!$omp barrier".to_string(), "end if".to_string()]);
+    }
+    pre.push("do sapfor_fu_k = sapfor_fu_a, sapfor_fu_b".into());
+    let mut post = vec!["end do".to_string(), "end do".to_string()];
+    if omp.is_some() {
+        post.push("!$omp end parallel".into());
+    }
+    let mut p1 = h1.post;
+    let end_profile = p1.pop();
+    let mut p2 = h2.post;
+    p2.pop();
+    post.extend(p1);
+    post.extend(p2);
+    post.extend(end_profile);
+    cx.replace_stmt(
+        s1,
+        vec![
+            "if (sapfor_fu_p == 1 .and. sapfor_fu_k >= sapfor_fu_l1 .and. sapfor_fu_k <= sapfor_fu_h1) then".into(),
+            format!("{v1} = int(sapfor_fu_k, kind({v1}))"),
+        ],
+    );
+    cx.replace_stmt(
+        s2,
+        vec![
+            format!("sapfor_fu_j = sapfor_fu_k - merge({lag}_c_int64_t, 0_c_int64_t, sapfor_fu_p == 1)"),
+            format!(
+                "if (sapfor_fu_j >= sapfor_fu_l2 .and. sapfor_fu_j <= sapfor_fu_h2 .and. ((sapfor_fu_p == 1) .eqv. (sapfor_fu_j >= sapfor_fu_a + {behind} .and. sapfor_fu_j <= sapfor_fu_b - {lag}))) then"
+            ),
+            format!("{v2} = int(sapfor_fu_j, kind({v2}))"),
+        ],
+    );
+    // a block DO's END DO closes the IF; a labelled DO's terminal statement stays (it ends
+    // the inner loops too, or nothing now) and an END IF follows it
+    let mut close = |n: &Node| match n {
+        Node::Do { end: Some(e), .. } => {
+            let e = u.stmt(*e);
+            cx.replace_stmt(e, vec!["end if".into()]);
+            false
+        }
+        _ => true,
+    };
+    let (close1, close2) = (close(n1), close(n2));
+    let f = Fusion { last1: super::last_line(u, n1), close1, first2: s2.span.line, last: super::last_line(u, n2), close2, pre, post };
+    cx.fusions.insert((s1.span.file.0, s1.span.line), f);
+}
+
+/// Write fused loops `f` whose first line is `ln` of file `id` (`emit_file`): the statements
+/// between the loops, then the loops in one.
+pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, f: &Fusion, out: &mut String, stack: &mut Vec<u32>) {
+    let push = |out: &mut String, v: &[String]| {
+        v.iter().for_each(|x| {
+            out.push_str(x);
+            out.push('\n');
+        })
+    };
+    push(out, cx.before.get(&(id.0, ln)).map_or(&[][..], |b| &b[..]));
+    let mut synced = false;
+    for j in f.last1 + 1..f.first2 {
+        super::emit_line(cx, id, j, out, stack, &mut synced, false, false);
+    }
+    push(out, &f.pre);
+    synced = false;
+    for j in ln..=f.last1 {
+        super::emit_line(cx, id, j, out, stack, &mut synced, j == ln, false);
+    }
+    if f.close1 {
+        out.push_str("end if\n");
+        synced = false;
+    }
+    for j in f.first2..=f.last {
+        super::emit_line(cx, id, j, out, stack, &mut synced, false, j == f.last);
+    }
+    if f.close2 {
+        out.push_str("end if\n");
+    }
+    push(out, &f.post);
+    push(out, cx.after.get(&(id.0, f.last)).map_or(&[][..], |a| &a[..]));
+}
