@@ -188,7 +188,12 @@ class Gen:
                 labels.append(None)
                 self.emit(f"do {v} = {lo}, {hi}", lvl)
         body_fn(dimvar, depth)
-        for lvl in reversed(range(depth)):
+        self.close_loops(labels)
+
+    def close_loops(self, labels):
+        """The ends of the loops `nest` opened, innermost first: a CONTINUE with the loop's
+        label, or END DO."""
+        for lvl in reversed(range(len(labels))):
             if labels[lvl] is not None:
                 self.emit("continue", lvl, label=labels[lvl])
             else:
@@ -253,6 +258,62 @@ class Gen:
                 self.emit("end do")
         else:
             self.nest(depth, body, ARRAYS[target], label_style=self.form == "fixed")
+
+    def sweep_pair(self):
+        """Two sweeps in a row over the same index space, as iterative solvers write them: a
+        stencil computing one array from another's neighbours, then the copy back with the
+        change's sum or maximum (the runtime may run such pairs as one loop, plane by plane:
+        runtime/src/convert_fuse.rs). The offsets are drawn per program; the copy sometimes
+        reads the first array's neighbours too (a renewal then keeps the loops apart)."""
+        r = self.r
+        depth = r.randint(1, 2)
+        tgt, src = r.sample(["a", "d"] if depth == 1 else ["b", "e"], 2)
+        kind = r.choice(["sum", "max"])
+
+        def stencil(dimvar, depth):
+            terms = [self.ref(src, self.subs_for(src, dimvar, depth, (-2, 2))) for _ in range(r.randint(1, 3))]
+            self.emit(f"{self.ref(tgt, self.subs_for(tgt, dimvar, depth, (0, 0)))} = mod({' + '.join(terms)} + 1, 1000)", depth)
+
+        def copy(dimvar, depth):
+            here = self.ref(tgt, self.subs_for(tgt, dimvar, depth, (0, 0)))
+            read = here if r.random() < 0.7 else self.ref(tgt, self.subs_for(tgt, dimvar, depth, (-1, 1)))
+            own = self.ref(src, self.subs_for(src, dimvar, depth, (0, 0)))
+            if kind == "sum":
+                self.emit(f"s = s + {read} - {own}", depth)
+            else:
+                self.emit(f"m = max(m, abs({read} - {own}))", depth)
+            self.emit(f"{own} = mod({here} + {own} * 2, 1000)", depth)
+
+        # one loop order and bounds for both nests (what makes them a pair), the copy's
+        # sometimes a plane shorter
+        vars_ = ["i", "j"][:depth]
+        order = list(range(depth))
+        r.shuffle(order)
+        dimvar = {d: vars_[d] for d in range(depth)}
+
+        def sweep(body, short):
+            labels = []
+            for lvl, pos in enumerate(order):
+                lo, hi = 3, self.n[pos] - 2
+                if short and lvl == 0:
+                    lo += 1
+                lab = self.new_label() if self.form == "fixed" and r.random() < 0.4 else None
+                labels.append(lab)
+                self.emit(f"do {lab} {dimvar[pos]} = {lo}, {hi}" if lab else f"do {dimvar[pos]} = {lo}, {hi}", lvl)
+            body(dimvar, depth)
+            self.close_loops(labels)
+
+        around = r.random() < 0.6
+        if around:
+            self.emit("do it = 1, 2")
+            self.indent_push()
+        sweep(stencil, False)
+        self.emit("s = 0" if kind == "sum" else "m = -1")
+        sweep(copy, r.random() < 0.3)
+        self.emit("print *, s" if kind == "sum" else "print *, m")
+        if around:
+            self.indent_pop()
+            self.emit("end do")
 
     # indentation of nested emission
     def indent_push(self):
@@ -1349,7 +1410,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work, self.twins, self.vector_passes]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work, self.twins, self.vector_passes, self.sweep_pair]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
