@@ -285,7 +285,9 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     if nest_accesses(p, ui, n1).unknown_calls || nest_accesses(p, ui, n2).unknown_calls {
         return None;
     }
-    if a1.iter().chain(&a2).any(|a| a.via_call.is_some() || sema.shared_dummies.contains_key(&a.name)) {
+    // (storage two names share, an EQUIVALENCE or two dummies one call gives the same array,
+    // escapes the pairs below)
+    if a1.iter().chain(&a2).any(|a| a.via_call.is_some() || sema.shared_dummies.contains_key(&a.name) || sema.symbol(&a.name).is_some_and(|s| !s.aliases.is_empty())) {
         return None;
     }
     let names = |v: &[Access], w: bool| -> BTreeSet<String> { v.iter().filter(|a| !w || a.write).map(|a| a.name.to_ascii_lowercase()).collect() };
@@ -317,9 +319,6 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     // one dimension; the distances between the planes they touch
     let (mut ahead, mut behind) = (0i64, 0i64);
     for x in r1.iter().filter(|x| sema.is_array(x) && r2.contains(*x) && (w1.contains(*x) || w2.contains(*x))) {
-        if sema.symbol(x).is_some_and(|s| !s.aliases.is_empty()) {
-            return None;
-        }
         for e1 in a1.iter().filter(|a| a.name.eq_ignore_ascii_case(x)) {
             for e2 in a2.iter().filter(|a| a.name.eq_ignore_ascii_case(x) && (a.write || e1.write)) {
                 let (Some(s1), Some(s2)) = (&e1.subs, &e2.subs) else { return None };
