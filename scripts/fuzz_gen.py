@@ -261,23 +261,27 @@ class Gen:
 
     def sweep_pair(self):
         """Two sweeps in a row over the same index space, as iterative solvers write them: a
-        stencil computing one array from another's neighbours, then the copy back with the
-        change's sum or maximum (the runtime may run such pairs as one loop, plane by plane:
-        runtime/src/convert_fuse.rs). The offsets are drawn per program; the copy sometimes
-        reads the first array's neighbours too (a renewal then keeps the loops apart)."""
+        stencil computing SU from SV's neighbours, then the copy back with the change's sum
+        or maximum (the runtime may run such pairs as one loop, plane by plane:
+        runtime/src/convert_fuse.rs). SU and SV are this piece's alone, so that `--auto` may
+        distribute them. The offsets are drawn per program; the copy sometimes reads SU's
+        neighbours too (a renewal then keeps the loops apart)."""
         r = self.r
-        depth = r.randint(1, 2)
-        tgt, src = r.sample(["a", "d"] if depth == 1 else ["b", "e"], 2)
+        depth = 3
+        tgt, src = "su", "sv"
         kind = r.choice(["sum", "max"])
 
+        def subs(dimvar, lo, hi):
+            return [self.term(dimvar[d], r.randint(lo, hi)) for d in range(depth)]
+
         def stencil(dimvar, depth):
-            terms = [self.ref(src, self.subs_for(src, dimvar, depth, (-2, 2))) for _ in range(r.randint(1, 3))]
-            self.emit(f"{self.ref(tgt, self.subs_for(tgt, dimvar, depth, (0, 0)))} = mod({' + '.join(terms)} + 1, 1000)", depth)
+            terms = [self.ref(src, subs(dimvar, -2, 2)) for _ in range(r.randint(1, 3))]
+            self.emit(f"{self.ref(tgt, subs(dimvar, 0, 0))} = mod({' + '.join(terms)} + 1, 1000)", depth)
 
         def copy(dimvar, depth):
-            here = self.ref(tgt, self.subs_for(tgt, dimvar, depth, (0, 0)))
-            read = here if r.random() < 0.7 else self.ref(tgt, self.subs_for(tgt, dimvar, depth, (-1, 1)))
-            own = self.ref(src, self.subs_for(src, dimvar, depth, (0, 0)))
+            here = self.ref(tgt, subs(dimvar, 0, 0))
+            read = here if r.random() < 0.7 else self.ref(tgt, subs(dimvar, -1, 1))
+            own = self.ref(src, subs(dimvar, 0, 0))
             if kind == "sum":
                 self.emit(f"s = s + {read} - {own}", depth)
             else:
@@ -286,7 +290,7 @@ class Gen:
 
         # one loop order and bounds for both nests (what makes them a pair), the copy's
         # sometimes a plane shorter
-        vars_ = ["i", "j"][:depth]
+        vars_ = ["i", "j", "k"]
         order = list(range(depth))
         r.shuffle(order)
         dimvar = {d: vars_[d] for d in range(depth)}
@@ -314,6 +318,14 @@ class Gen:
         if around:
             self.indent_pop()
             self.emit("end do")
+        # what the copies left in SV, every element
+        self.emit("cs = 0")
+        self.emit("do k = 1, n3")
+        self.emit("do j = 1, n2", 1)
+        self.emit("do i = 1, n1", 2)
+        self.emit("cs = mod(cs * 31 + sv(i,j,k) + 7, 1000003)", 3)
+        self.close_loops([None] * 3)
+        self.emit("print *, 'sv', cs")
 
     # indentation of nested emission
     def indent_push(self):
@@ -1357,6 +1369,7 @@ class Gen:
         self.emit("common /swb/ sw")
         self.emit("integer gs(2), ns1, ns2, jb, je")
         self.emit("integer hw(16), hnb, hld, ib, ie, hx(0:n2 + 1), hc(n1,n2,n3)")
+        self.emit("integer su(n1,n2,n3), sv(n1,n2,n3)")
         self.emit("common /hxb/ hx")
         self.emit("common /szb/ gs, ns1, ns2")
         self.emit("logical fl, qf")
@@ -1407,6 +1420,8 @@ class Gen:
         self.emit("do i = 1, n1", 2)
         self.emit(f"c(i,j,k) = mod(i * j + k * {r.randint(2, 7)}, 71)", 3)
         self.emit("hc(i,j,k) = mod(i + 2 * j + 3 * k, 41)", 3)
+        self.emit("su(i,j,k) = 0", 3)
+        self.emit("sv(i,j,k) = mod(i * 3 + j + k * 5, 37)", 3)
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
