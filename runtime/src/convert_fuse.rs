@@ -23,10 +23,10 @@
 //! dimension, step 1, nothing between them but assignments of constants to scalars that the
 //! first loop does not use (moved before it), no renewal before the second loop, no ACROSS,
 //! REMOTE_ACCESS, procedure calls, jumps, replicated arrays written (merged), accelerator
-//! regions or iteration-order mode, at most one
-//! of the two with reductions (scalar, of an OpenMP operator), scalars of one loop untouched
-//! by the other but for DO variables, and every pair of references to an array that one of
-//! them writes indexed by both outermost variables in one dimension. `SAPFOR_FUSE=0` at
+//! regions or iteration-order mode, at most one of the two with reductions (scalar, of an
+//! OpenMP operator), scalars of one loop untouched by the other but for DO variables, no
+//! storage two names share, and every pair of references to an array that one of them
+//! writes indexed by both outermost variables in one dimension. `SAPFOR_FUSE=0` at
 //! conversion keeps every loop apart (for comparisons).
 
 use super::{affine, gpu, nest_accesses, plain_scalar, red_op, shares_terminal, Cx, ParLoop};
