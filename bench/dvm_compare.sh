@@ -129,9 +129,8 @@ for _ in $(seq "$REPEATS"); do
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# median and min-max of a list of times
-stat() { python3 -c "import statistics,sys; v=sorted(map(float,sys.argv[1:])); print(f'{statistics.median(v):.3f} ({v[0]:.3f}-{v[-1]:.3f})')" $1; }
-med() { python3 -c "import statistics,sys; print(statistics.median(map(float,sys.argv[1:])))" $1; }
+# shellcheck source=bench/stats.sh
+. "$ROOT/bench/stats.sh"
 ratio() { python3 -c "print(f'{$(med "$1") / $(med "$2"):.2f}')"; }
 echo
 echo "machine: $(getconf _NPROCESSORS_ONLN) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

@@ -54,8 +54,8 @@ for r in $(seq "$REPEATS"); do
         done
     done
 done
-stat() { python3 -c "import statistics,sys; v=sorted(map(float,sys.argv[1:])); print(f'{statistics.median(v):.3f} ({v[0]:.3f}-{v[-1]:.3f})')" $1; }
-med() { python3 -c "import statistics,sys; print(statistics.median(map(float,sys.argv[1:])))" $1; }
+# shellcheck source=bench/stats.sh
+. "$ROOT/bench/stats.sh"
 echo "heat ${N}^3, $STEPS steps, $REPEATS rounds, flags $FFLAGS; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "sequential: $(stat "${T[seq]}")"
 printf '%-22s %-22s %-22s %s\n' configuration fused apart "fused/apart"

@@ -229,6 +229,41 @@ impl Direct {
     }
 }
 
+/// The OpenMP clauses of a parallel loop.
+struct Omp {
+    /// the loop's counted work (`sapfor_team`), None: a team always
+    work: Option<String>,
+    copyin: Vec<String>,
+    /// private scalars; private arrays (firstprivate)
+    scalars: Vec<String>,
+    arrays: Vec<String>,
+    /// `reduction(op:var)`
+    reds: Vec<String>,
+}
+
+impl Omp {
+    /// The directive `start` with these clauses.
+    fn line(&self, start: &str) -> String {
+        let mut omp = start.to_string();
+        if let Some(work) = &self.work {
+            omp.push_str(&format!(" if(sapfor_team({work}) /= 0)"));
+        }
+        for c in &self.copyin {
+            omp.push_str(&format!(" {c}"));
+        }
+        if !self.scalars.is_empty() {
+            omp.push_str(&format!(" private({})", self.scalars.join(",")));
+        }
+        if !self.arrays.is_empty() {
+            omp.push_str(&format!(" firstprivate({})", self.arrays.join(",")));
+        }
+        for r in &self.reds {
+            omp.push_str(&format!(" {r}"));
+        }
+        omp
+    }
+}
+
 /// `SIZE(n)` or `SIZE(n, k)` / `LBOUND(n, k)` (`what`: "size" or "lbound", `dim`: None for
 /// the whole array) as Fortran text: a literal where the declared bounds are constants, else
 /// the intrinsic, which a unit may hide under a variable of the same name (NPB EP's
@@ -642,11 +677,7 @@ fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
         if let Some(v) = cx.versions.get(&key) {
             // a loop over full copies, twice: on the arrays themselves where one process
             // holds them whole, else over the copies (`Version`)
-            let push = |out: &mut String, v: &[String]| v.iter().for_each(|x| {
-                out.push_str(x);
-                out.push('\n');
-            });
-            push(out, cx.before.get(&key).map_or(&[][..], |b| &b[..]));
+            push_lines(out, cx.before.get(&key).map_or(&[][..], |b| &b[..]));
             let mut copies = String::new();
             let mut s = false;
             for j in ln..=v.last.min(lines.len() as u32) {
@@ -659,23 +690,23 @@ fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
             match relabel(&direct, &v.labels, v.label_dos) {
                 Some(direct) => {
                     out.push_str(&format!("if ({}) then\n", v.cond));
-                    push(out, &v.direct_pre);
+                    push_lines(out, &v.direct_pre);
                     out.push_str(&direct);
-                    push(out, &v.direct_post);
+                    push_lines(out, &v.direct_post);
                     out.push_str("else\n");
-                    push(out, &v.copy_pre);
+                    push_lines(out, &v.copy_pre);
                     out.push_str(&copies);
-                    push(out, &v.copy_post);
+                    push_lines(out, &v.copy_post);
                     out.push_str("end if\n");
                 }
                 // (labels not found where the statements put them: the copies alone)
                 None => {
-                    push(out, &v.copy_pre);
+                    push_lines(out, &v.copy_pre);
                     out.push_str(&copies);
-                    push(out, &v.copy_post);
+                    push_lines(out, &v.copy_post);
                 }
             }
-            push(out, cx.after.get(&(id.0, v.last)).map_or(&[][..], |a| &a[..]));
+            push_lines(out, cx.after.get(&(id.0, v.last)).map_or(&[][..], |a| &a[..]));
             synced = false;
             i = v.last as usize;
             continue;
@@ -733,6 +764,14 @@ fn relabel(t: &str, map: &BTreeMap<u32, u32>, dos: usize) -> Option<String> {
     (defs == map.len() && named == dos).then_some(out)
 }
 
+/// Lines `v`, each ended by a newline.
+fn push_lines(out: &mut String, v: &[String]) {
+    for x in v {
+        out.push_str(x);
+        out.push('\n');
+    }
+}
+
 /// `# line "file"`: the source position of the next line written.
 fn marker(cx: &Cx, id: FileId, out: &mut String, line: u32) {
     let path = cx.p.map.file(id).path.display().to_string().replace('"', "");
@@ -747,10 +786,7 @@ fn emit_line(cx: &Cx, id: FileId, ln: u32, out: &mut String, stack: &mut Vec<u32
     let l = &cx.lines[id.0 as usize][ln as usize - 1];
     let key = (id.0, ln);
     if let Some(b) = cx.before.get(&key).filter(|_| !no_before) {
-        for x in b {
-            out.push_str(x);
-            out.push('\n');
-        }
+        push_lines(out, b);
         *synced = false;
     }
     if !*synced {
@@ -762,10 +798,7 @@ fn emit_line(cx: &Cx, id: FileId, ln: u32, out: &mut String, stack: &mut Vec<u32
         // one statement per line, each as rewritten
         for (c, t) in g {
             match cx.seg_replace.get(&(id.0, ln, *c)) {
-                Some(new) => new.iter().for_each(|x| {
-                    out.push_str(x);
-                    out.push('\n');
-                }),
+                Some(new) => push_lines(out, new),
                 None => {
                     out.push_str(t);
                     out.push('\n');
@@ -815,10 +848,7 @@ fn emit_line(cx: &Cx, id: FileId, ln: u32, out: &mut String, stack: &mut Vec<u32
         }
     }
     if let Some(a) = cx.after.get(&key).filter(|_| !no_after) {
-        for x in a {
-            out.push_str(x);
-            out.push('\n');
-        }
+        push_lines(out, a);
         *synced = false;
     }
 }
@@ -2967,15 +2997,16 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             }
         }
     }
-    let mut clauses: Option<fuse::Omp> = None;
+    // (and where `pre` has the directive, for a loop `fuse` holds)
+    let mut clauses: Option<(Omp, usize)> = None;
     if omp_ok {
         // a private array starts each thread with the values from before the loop, as each
         // process's copy does: an iteration may read elements no iteration writes (NPB BT's
         // UE(I+2,M) at I = 1 when GP < 4)
         let (arrays, scalars): (Vec<String>, Vec<String>) = private.iter().cloned().partition(|v| sema.is_array(v));
-        let c = fuse::Omp { work: team_work(cx, ui, &nest, &headers), copyin, scalars, arrays, reds: omp_red.clone() };
+        let c = Omp { work: team_work(cx, ui, &nest, &headers), copyin, scalars, arrays, reds: omp_red.clone() };
         pre.push(c.line("!$omp parallel do schedule(static)"));
-        clauses = Some(c);
+        clauses = Some((c, pre.len() - 1));
     }
     // the threads of a tiled ACROSS loop: the region's clauses as a parallel loop's, with the
     // tile loop's variables private; where threadprivate COMMON blocks forbid threads, one
@@ -2984,20 +3015,10 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         let end = post.iter().position(|l| l == TPIPE_END).expect("the region's end follows its start");
         match tp::loop_clauses(cx, ui, dos[pl.outer], &mut private, &red_vars) {
             Ok(copyin) => {
-                let mut omp = String::from("!$omp parallel num_threads(sapfor_tile_t)");
-                for c in &copyin {
-                    omp.push_str(&format!(" {c}"));
-                }
-                let (arrays, scalars): (Vec<&String>, Vec<&String>) = private.iter().partition(|v| sema.is_array(v));
-                let scalars: Vec<&str> = scalars.iter().map(|v| v.as_str()).chain(["sapfor_tile_i", "sapfor_tile_k", "sapfor_tp_f", "sapfor_tp_l"]).collect();
-                omp.push_str(&format!(" private({})", scalars.join(",")));
-                if !arrays.is_empty() {
-                    omp.push_str(&format!(" firstprivate({})", arrays.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(",")));
-                }
-                for r in &omp_red {
-                    omp.push_str(&format!(" {r}"));
-                }
-                pre[at] = omp;
+                let (arrays, mut scalars): (Vec<String>, Vec<String>) = private.iter().cloned().partition(|v| sema.is_array(v));
+                scalars.extend(["sapfor_tile_i", "sapfor_tile_k", "sapfor_tp_f", "sapfor_tp_l"].map(String::from));
+                let c = Omp { work: None, copyin, scalars, arrays, reds: omp_red.clone() };
+                pre[at] = c.line("!$omp parallel num_threads(sapfor_tile_t)");
                 post[end] = "!$omp end parallel".to_string();
             }
             Err(why) => {
@@ -3039,10 +3060,11 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     // loop might read what other processes wrote)
     let merges = owned_written || pre.iter().any(|l| l.starts_with("call sapfor_merge_begin"));
     if hold && !merges && direct.is_none() && tiled.is_none() && guards.is_empty() && !cx.order && gpu::region_at(regions, fid, line).is_none() && !shares_terminal(u, h0.id) {
-        if clauses.is_some() {
-            pre.pop();
-        }
-        return Some(fuse::Held { pre, post, omp: clauses });
+        let omp = clauses.map(|(c, at)| {
+            pre.remove(at);
+            c
+        });
+        return Some(fuse::Held { pre, post, omp });
     }
     // a loop ending at the terminal statement of an enclosing DO (`DO 10 K` around `DO 10 J`)
     // has its DO statements naming that label made block DOs closed before the statement, and

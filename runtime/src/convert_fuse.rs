@@ -29,46 +29,13 @@
 //! writes indexed by both outermost variables in one dimension. `SAPFOR_FUSE=0` at
 //! conversion keeps every loop apart (for comparisons).
 
-use super::{affine, gpu, nest_accesses, plain_scalar, red_op, shares_terminal, Cx, ParLoop};
+use super::{affine, gpu, plain_scalar, red_op, shares_terminal, Cx, Omp, ParLoop};
 use analyzer::access::Access;
 use analyzer::ast::{Arg, Expr, Node, Stmt, StmtKind};
 use analyzer::directives::Clause;
 use std::collections::BTreeSet;
 
-/// The OpenMP clauses of a parallel loop.
-pub(super) struct Omp {
-    /// the loop's counted work (`sapfor_team`), None: a team always
-    pub work: Option<String>,
-    pub copyin: Vec<String>,
-    /// private scalars; private arrays (firstprivate)
-    pub scalars: Vec<String>,
-    pub arrays: Vec<String>,
-    /// `reduction(op:var)`
-    pub reds: Vec<String>,
-}
-
 impl Omp {
-    /// The directive `start` with these clauses.
-    pub(super) fn line(&self, start: &str) -> String {
-        let mut omp = start.to_string();
-        if let Some(work) = &self.work {
-            omp.push_str(&format!(" if(sapfor_team({work}) /= 0)"));
-        }
-        for c in &self.copyin {
-            omp.push_str(&format!(" {c}"));
-        }
-        if !self.scalars.is_empty() {
-            omp.push_str(&format!(" private({})", self.scalars.join(",")));
-        }
-        if !self.arrays.is_empty() {
-            omp.push_str(&format!(" firstprivate({})", self.arrays.join(",")));
-        }
-        for r in &self.reds {
-            omp.push_str(&format!(" {r}"));
-        }
-        omp
-    }
-
     /// The clauses of a region running both loops.
     fn join(a: &Omp, b: &Omp) -> Omp {
         let union = |x: &[String], y: &[String], extra: &[&str]| -> Vec<String> {
@@ -282,9 +249,6 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
         calls.is_empty().then_some(accs)
     };
     let (a1, a2) = (touched(n1)?, touched(n2)?);
-    if nest_accesses(p, ui, n1).unknown_calls || nest_accesses(p, ui, n2).unknown_calls {
-        return None;
-    }
     // (storage two names share, an EQUIVALENCE or two dummies one call gives the same array,
     // escapes the pairs below)
     if a1.iter().chain(&a2).any(|a| a.via_call.is_some() || sema.shared_dummies.contains_key(&a.name) || sema.symbol(&a.name).is_some_and(|s| !s.aliases.is_empty())) {
@@ -361,16 +325,12 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
         let StmtKind::Do { var, .. } = &s.kind else { return None };
         (parts.len() == 2).then(|| (var.clone(), parts[0].trim().to_string(), parts[1].trim().to_string()))
     };
-    let (Some((v1, lo1, hi1)), Some((v2, lo2, hi2))) = (bounds(s1), bounds(s2)) else {
+    // (apart where a header cannot be read, or one loop is threaded and the other not)
+    let (Some((v1, lo1, hi1)), Some((v2, lo2, hi2)), true) = (bounds(s1), bounds(s2), h1.omp.is_some() == h2.omp.is_some()) else {
         place_one(cx, ui, dos, pl1, h1);
         place_one(cx, ui, dos, pl2, h2);
         return;
     };
-    if h1.omp.is_some() != h2.omp.is_some() {
-        place_one(cx, ui, dos, pl1, h1);
-        place_one(cx, ui, dos, pl2, h2);
-        return;
-    }
     let (lag, behind) = (plan.lag, plan.behind);
     let mut pre = h1.pre;
     // (one profile entry, the first loop's, for both)
@@ -440,18 +400,12 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
 /// Write fused loops `f` whose first line is `ln` of file `id` (`emit_file`): the statements
 /// between the loops, then the loops in one.
 pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, f: &Fusion, out: &mut String, stack: &mut Vec<u32>) {
-    let push = |out: &mut String, v: &[String]| {
-        v.iter().for_each(|x| {
-            out.push_str(x);
-            out.push('\n');
-        })
-    };
-    push(out, cx.before.get(&(id.0, ln)).map_or(&[][..], |b| &b[..]));
+    super::push_lines(out, cx.before.get(&(id.0, ln)).map_or(&[][..], |b| &b[..]));
     let mut synced = false;
     for j in f.last1 + 1..f.first2 {
         super::emit_line(cx, id, j, out, stack, &mut synced, false, false);
     }
-    push(out, &f.pre);
+    super::push_lines(out, &f.pre);
     synced = false;
     for j in ln..=f.last1 {
         super::emit_line(cx, id, j, out, stack, &mut synced, j == ln, false);
@@ -466,6 +420,6 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, f: &Fusion, o
     if f.close2 {
         out.push_str("end if\n");
     }
-    push(out, &f.post);
-    push(out, cx.after.get(&(id.0, f.last)).map_or(&[][..], |a| &a[..]));
+    super::push_lines(out, &f.post);
+    super::push_lines(out, cx.after.get(&(id.0, f.last)).map_or(&[][..], |a| &a[..]));
 }

@@ -1,0 +1,4 @@
+# Sourced by the benchmark scripts: summaries of a list of times (one string, separated by
+# spaces). stat: "median (min-max)", three decimals; med: the median.
+stat() { python3 -c "import statistics,sys; v=sorted(map(float,sys.argv[1:])); print(f'{statistics.median(v):.3f} ({v[0]:.3f}-{v[-1]:.3f})')" $1; }
+med() { python3 -c "import statistics,sys; print(statistics.median(map(float,sys.argv[1:])))" $1; }
