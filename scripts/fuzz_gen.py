@@ -319,13 +319,60 @@ class Gen:
             self.indent_pop()
             self.emit("end do")
         # what the copies left in SV, every element
+        self.checksum3("sv")
+
+    def checksum3(self, a):
+        """Print a checksum of every element of the N1 x N2 x N3 array A."""
         self.emit("cs = 0")
         self.emit("do k = 1, n3")
         self.emit("do j = 1, n2", 1)
         self.emit("do i = 1, n1", 2)
-        self.emit("cs = mod(cs * 31 + sv(i,j,k) + 7, 1000003)", 3)
+        self.emit(f"cs = mod(cs * 31 + {a}(i,j,k) + 7, 1000003)", 3)
         self.close_loops([None] * 3)
-        self.emit("print *, 'sv', cs")
+        self.emit(f"print *, '{a}', cs")
+
+    def gauss_seidel(self):
+        """An in-place sweep over SU (Gauss-Seidel's shape): each point from neighbours of which
+        the sweep has updated some already. `--auto` makes it an ACROSS loop where the
+        dependences allow, and the runtime may run its two innermost loops in wavefront strips
+        (runtime/src/convert_wave.rs); a neighbour two away in one dimension sometimes (where
+        the strips must keep the nest as written). The loop order, offsets and the maximum of
+        the old values are drawn per program."""
+        r = self.r
+        depth = 3
+        vars_ = ["i", "j", "k"]
+        order = list(range(depth))
+        r.shuffle(order)
+        terms = []
+        for _ in range(r.randint(2, 4)):
+            offs = [r.choice([-1, 0, 0, 1]) for _ in range(depth)]
+            if r.random() < 0.25:
+                offs[r.randrange(depth)] = r.choice([-2, 2])
+            terms.append(self.ref("su", [self.term(vars_[d], offs[d]) for d in range(depth)]))
+        here = self.ref("su", [self.term(vars_[d], 0) for d in range(depth)])
+        maxed = r.random() < 0.5
+        around = r.random() < 0.5
+        if around:
+            self.emit("do it = 1, 2")
+            self.indent_push()
+        if maxed:
+            self.emit("m = -1")
+        labels = []
+        for lvl, pos in enumerate(order):
+            lab = self.new_label() if self.form == "fixed" and r.random() < 0.4 else None
+            labels.append(lab)
+            head = f"{vars_[pos]} = 3, {self.n[pos] - 2}"
+            self.emit(f"do {lab} {head}" if lab else f"do {head}", lvl)
+        if maxed:
+            self.emit(f"m = max(m, {here})", depth)
+        self.emit(f"{here} = mod({' + '.join(terms)} + {here} * 2 + 1, 1000)", depth)
+        self.close_loops(labels)
+        if maxed:
+            self.emit("print *, m")
+        if around:
+            self.indent_pop()
+            self.emit("end do")
+        self.checksum3("su")
 
     # indentation of nested emission
     def indent_push(self):
@@ -1425,7 +1472,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work, self.twins, self.vector_passes, self.sweep_pair]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work, self.twins, self.vector_passes, self.sweep_pair, self.gauss_seidel]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a

@@ -30,6 +30,8 @@ use std::collections::{BTreeMap, BTreeSet};
 mod gpu;
 #[path = "convert_tp.rs"]
 mod tp;
+#[path = "convert_wave.rs"]
+mod wave;
 #[path = "convert_fuse.rs"]
 mod fuse;
 
@@ -2947,6 +2949,13 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         }
         copies_on_template(cx, ui, vis, dos[pl.outer], pl, &mut pre, &mut post, &mut direct);
     }
+    // an ACROSS nest's two innermost loops in wavefront strips (convert_wave.rs)
+    let across = pl.clauses.iter().any(|c| matches!(c, Clause::Across(_)));
+    let wave = if across && direct.is_none() && gpu::region_at(regions, fid, line).is_none() && !shares_terminal(u, headers[0].id) {
+        wave::strips(cx, ui, pl, &headers, &nest)
+    } else {
+        vec![]
+    };
     // OpenMP: scalars assigned in the body are private unless they are reductions
     let mut body_ids = BTreeSet::new();
     collect_stmts(u, dos[pl.outer], &mut body_ids);
@@ -3017,6 +3026,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             Ok(copyin) => {
                 let (arrays, mut scalars): (Vec<String>, Vec<String>) = private.iter().cloned().partition(|v| sema.is_array(v));
                 scalars.extend(["sapfor_tile_i", "sapfor_tile_k", "sapfor_tp_f", "sapfor_tp_l"].map(String::from));
+                scalars.extend(wave.iter().cloned());
                 let c = Omp { work: None, copyin, scalars, arrays, reds: omp_red.clone() };
                 pre[at] = c.line("!$omp parallel num_threads(sapfor_tile_t)");
                 post[end] = "!$omp end parallel".to_string();

@@ -19,9 +19,18 @@
 //! shadow edges, renewed before the fused loop as before the first loop, and which neither
 //! loop writes.
 //!
+//! A renewal before the second loop of what the first writes (Jacobi: `A = B`, then
+//! `B = stencil(A)` after `SHADOW_RENEW(A)`) runs between the passes, by one thread: every
+//! plane of the first loop is done by then, and the second loop's planes that read edges
+//! wait for the second pass. The first pass runs the second loop's planes that read only
+//! the thread's part of the renewed arrays, where the renewal changes nothing there: asked at
+//! run time (`sapfor_renews_outside`), since a grid dividing another dimension of the array
+//! renews edges inside every plane; then every plane of the second loop waits.
+//!
 //! Only plain pairs are fused: ON arrays of one rank with the outermost loops on the same
 //! dimension, step 1, nothing between them but assignments of constants to scalars that the
-//! first loop does not use (moved before it), no renewal before the second loop, no ACROSS,
+//! first loop does not use (moved before it), a renewal before the second loop only of arrays
+//! the first writes and the second does not, indexed by the outermost variables, no ACROSS,
 //! REMOTE_ACCESS, procedure calls, jumps, replicated arrays written (merged), accelerator
 //! regions or iteration-order mode, at most one of the two with reductions (scalar, of an
 //! OpenMP operator), scalars of one loop untouched by the other but for DO variables, no
@@ -75,6 +84,9 @@ pub(super) struct Plan {
     lag: i64,
     /// how far below its plane the second loop touches the first loop's planes
     behind: i64,
+    /// the arrays the second loop's SHADOW_RENEW names (all written by the first loop) and
+    /// the dimension (from 0) that both loops' references index by their outermost variables
+    renewed: Vec<(String, usize)>,
 }
 
 /// Two fused loops as written (`emit`), by the first loop's first line in `Cx::fusions`.
@@ -208,10 +220,12 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     }
     // clauses
     let mut reducing = 0;
+    let mut renewed_names = BTreeSet::new();
     for (k, pl) in [pl1, pl2].into_iter().enumerate() {
         for c in &pl.clauses {
             match c {
                 Clause::ShadowRenew(_) if k == 0 => {}
+                Clause::ShadowRenew(specs) => renewed_names.extend(specs.iter().map(|x| x.name.to_ascii_lowercase())),
                 Clause::Private(_) | Clause::CudaBlock(_) | Clause::Tie(_) => {}
                 Clause::Reduction(reds) => {
                     reducing += 1;
@@ -279,6 +293,24 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     if bound_names.iter().any(|n| w1.contains(n)) {
         return None;
     }
+    // arrays the second loop renews: the first loop's results, which the second does not
+    // write (the renewal sends what the first loop left), every reference of both loops
+    // indexing one dimension by the outermost variable (the planes the renewal leaves alone)
+    let mut renewed = vec![];
+    for x in renewed_names {
+        if !w1.contains(&x) || w2.contains(&x) {
+            return None;
+        }
+        let mut dim = None;
+        for (acc, v) in a1.iter().map(|a| (a, v1)).chain(a2.iter().map(|a| (a, v2))).filter(|(a, _)| a.name.eq_ignore_ascii_case(&x)) {
+            let at = acc.subs.as_ref()?.iter().position(|s| offset(s, v).is_some())?;
+            if dim.is_some_and(|d| d != at) {
+                return None;
+            }
+            dim = Some(at);
+        }
+        renewed.push((x, dim?));
+    }
     // arrays: every pair of references, one a write, indexed by both outermost variables in
     // one dimension; the distances between the planes they touch
     let (mut ahead, mut behind) = (0i64, 0i64);
@@ -294,7 +326,7 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
         }
     }
     // (beyond a few planes the cache no longer holds what the first loop touched)
-    (ahead <= 4 && behind <= 4 && end2 > end1).then_some(Plan { lag: ahead, behind })
+    (ahead <= 4 && behind <= 4 && end2 > end1).then_some(Plan { lag: ahead, behind, renewed })
 }
 
 /// Place a held loop as `parallel_loop` places a loop.
@@ -326,19 +358,42 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
         (parts.len() == 2).then(|| (var.clone(), parts[0].trim().to_string(), parts[1].trim().to_string()))
     };
     // (apart where a header cannot be read, or one loop is threaded and the other not)
-    let (Some((v1, lo1, hi1)), Some((v2, lo2, hi2)), true) = (bounds(s1), bounds(s2), h1.omp.is_some() == h2.omp.is_some()) else {
+    // the second loop's renewals run between the passes; whether they leave alone the planes
+    // the first pass reads is asked at run time (the process grid decides)
+    const RENEW: &str = "call sapfor_shadow_renew(";
+    let checks: Option<Vec<String>> = h2
+        .pre
+        .iter()
+        .filter_map(|l| l.strip_prefix(RENEW))
+        .map(|args| {
+            // (sh_KEY, NAME, [lo widths], [hi widths])
+            let mut it = args.splitn(3, ", ");
+            let (h, name, widths) = (it.next()?, it.next()?, it.next()?.strip_suffix(')')?);
+            let (_, d) = plan.renewed.iter().find(|(x, _)| x.eq_ignore_ascii_case(name))?;
+            Some(format!(
+                "sapfor_fu_r = sapfor_fu_r .and. sapfor_renews_outside({h}, {}_c_int, min(sapfor_fu_l1, sapfor_fu_l2), max(sapfor_fu_h1, sapfor_fu_h2), {widths}) /= 0",
+                d + 1
+            ))
+        })
+        .collect();
+    let (Some((v1, lo1, hi1)), Some((v2, lo2, hi2)), true, Some(checks)) = (bounds(s1), bounds(s2), h1.omp.is_some() == h2.omp.is_some(), checks) else {
         place_one(cx, ui, dos, pl1, h1);
         place_one(cx, ui, dos, pl2, h2);
         return;
     };
     let (lag, behind) = (plan.lag, plan.behind);
     let mut pre = h1.pre;
+    let (renews, pre2): (Vec<String>, Vec<String>) = h2.pre.into_iter().partition(|l| l.starts_with(RENEW));
     // (one profile entry, the first loop's, for both)
-    pre.extend(h2.pre.into_iter().skip(1));
+    pre.extend(pre2.into_iter().skip(1));
     pre.push(format!("sapfor_fu_l1 = int({lo1}, c_int64_t)"));
     pre.push(format!("sapfor_fu_h1 = int({hi1}, c_int64_t)"));
     pre.push(format!("sapfor_fu_l2 = int({lo2}, c_int64_t)"));
     pre.push(format!("sapfor_fu_h2 = int({hi2}, c_int64_t)"));
+    if !renews.is_empty() {
+        pre.push("sapfor_fu_r = .true.".into());
+        pre.extend(checks);
+    }
     let omp = match (&h1.omp, &h2.omp) {
         (Some(a), Some(b)) => Some(Omp::join(a, b)),
         _ => None,
@@ -347,11 +402,22 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
         pre.push(o.line("!$omp parallel"));
     }
     pre.push("call sapfor_tpipe_part(min(sapfor_fu_l1, sapfor_fu_l2), max(sapfor_fu_h1, sapfor_fu_h2), 1_c_int64_t, sapfor_fu_a, sapfor_fu_b)".into());
-    // pass 1: both loops; pass 2, after every thread's pass 1: the second loop's planes near
-    // the ends of this thread's part
+    // pass 1: both loops; pass 2, after every thread's pass 1 and the renewals: the second
+    // loop's planes near the ends of this thread's part (and every plane where a renewal
+    // changes what the first pass would read)
     pre.push("do sapfor_fu_p = 1, 2".into());
-    if omp.is_some() {
-        pre.extend(["if (sapfor_fu_p == 2) then".to_string(), "!$omp barrier".to_string(), "end if".to_string()]);
+    if omp.is_some() || !renews.is_empty() {
+        let team = |l: &str| omp.as_ref().map(|_| l.to_string());
+        pre.push("if (sapfor_fu_p == 2) then".into());
+        pre.extend(team("!$omp barrier"));
+        if !renews.is_empty() {
+            // (by the thread that called MPI_Init, the others waiting)
+            pre.extend(team("!$omp master"));
+            pre.extend(renews.iter().cloned());
+            pre.extend(team("!$omp end master"));
+            pre.extend(team("!$omp barrier"));
+        }
+        pre.push("end if".into());
     }
     pre.push("do sapfor_fu_k = sapfor_fu_a, sapfor_fu_b".into());
     let mut post = vec!["end do".to_string(), "end do".to_string()];
@@ -372,12 +438,13 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
             format!("{v1} = int(sapfor_fu_k, kind({v1}))"),
         ],
     );
+    let renewed = if renews.is_empty() { "" } else { "sapfor_fu_r .and. " };
     cx.replace_stmt(
         s2,
         vec![
             format!("sapfor_fu_j = sapfor_fu_k - merge({lag}_c_int64_t, 0_c_int64_t, sapfor_fu_p == 1)"),
             format!(
-                "if (sapfor_fu_j >= sapfor_fu_l2 .and. sapfor_fu_j <= sapfor_fu_h2 .and. ((sapfor_fu_p == 1) .eqv. (sapfor_fu_j >= sapfor_fu_a + {behind} .and. sapfor_fu_j <= sapfor_fu_b - {lag}))) then"
+                "if (sapfor_fu_j >= sapfor_fu_l2 .and. sapfor_fu_j <= sapfor_fu_h2 .and. ((sapfor_fu_p == 1) .eqv. ({renewed}sapfor_fu_j >= sapfor_fu_a + {behind} .and. sapfor_fu_j <= sapfor_fu_b - {lag}))) then"
             ),
             format!("{v2} = int(sapfor_fu_j, kind({v2}))"),
         ],

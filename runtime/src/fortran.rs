@@ -16,6 +16,11 @@ module sapfor_rt
   integer(c_int64_t) :: sapfor_fu_a, sapfor_fu_b, sapfor_fu_k, sapfor_fu_j
   integer(c_int64_t) :: sapfor_fu_l1, sapfor_fu_h1, sapfor_fu_l2, sapfor_fu_h2
   integer :: sapfor_fu_p
+  ! whether the renewal between them leaves the planes the first pass reads (shared)
+  logical :: sapfor_fu_r
+  ! an ACROSS nest in wavefront strips (convert_wave.rs): the strip's first column, its width
+  ! less one, the anti-diagonal and the column in the strip
+  integer(c_int64_t) :: sapfor_wj, sapfor_ww, sapfor_wt, sapfor_wk
   ! iteration counters of the PARALLEL loops of programs converted with --order (one per
   ! loop of a tuple; parallel loops do not nest)
   integer :: sapfor_ok1, sapfor_ok2, sapfor_ok3, sapfor_ok4, sapfor_ok5, sapfor_ok6, sapfor_ok7
@@ -137,6 +142,12 @@ module sapfor_rt
       type(*), dimension(*) :: a
       integer(c_int64_t), intent(in) :: wlo(*), whi(*)
     end subroutine
+    integer(c_int) function sapfor_renews_outside(h, d, lo, hi, wlo, whi) bind(C, name='sapfor_renews_outside')
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: h, lo, hi
+      integer(c_int), value :: d
+      integer(c_int64_t), intent(in) :: wlo(*), whi(*)
+    end function
     subroutine sapfor_limit(h, mask, lo, hi) bind(C, name='sapfor_limit')
       import :: c_int64_t
       integer(c_int64_t), value :: h, mask

@@ -246,7 +246,8 @@ fn across_is_pipelined_in_tiles_when_the_order_allows_it() {
     let out = conv("gs.fdv", &src).unwrap().to_ascii_lowercase();
     assert!(out.contains("call sapfor_across_start(sh_gs_a, a,"), "{out}");
     assert!(out.contains("do sapfor_tile_i = sapfor_lo(sh_gs_a, 1), sapfor_hi(sh_gs_a, 1), sapfor_tile_s"), "{out}");
-    assert!(out.contains("do i = max(max(2, sapfor_lo(sh_gs_a, 1)), sapfor_tile_i), min(min(n - 1, sapfor_hi(sh_gs_a, 1)), sapfor_tile_i + sapfor_tile_s - 1)"), "{out}");
+    // (the tile's rows, in wavefront strips of columns: convert_wave.rs)
+    assert!(out.contains("do sapfor_wt = max(max(2, sapfor_lo(sh_gs_a, 1)), sapfor_tile_i), min(min(n - 1, sapfor_hi(sh_gs_a, 1)), sapfor_tile_i + sapfor_tile_s - 1) + sapfor_ww"), "{out}");
     // a read ahead in I of a value computed in the previous J iteration: the pipeline would
     // have to run from high to low I; refused, with the line of the directive
     let skew = src.replace("a(i,j+1)) / 4", "a(i+1,j-1)) / 4");
@@ -679,15 +680,16 @@ end program
     assert!(!omp[1].contains("sapfor_team") && !omp[2].contains("sapfor_team"), "{}\n{}", omp[1], omp[2]);
 }
 
-/// PARALLEL loops run as one (convert_fuse.rs): the fixture's stencil and copy, lag-2 and
-/// undivided pairs are fused; the pair with a renewal between its loops and the pair whose
-/// second loop reads a fixed plane are not. A statement between the loops that reads a
-/// variable keeps them apart too.
+/// PARALLEL loops run as one (convert_fuse.rs): the fixture's stencil and copy, the 2-D
+/// Jacobis' copy and stencil with a renewal between them, lag-2 and undivided pairs are
+/// fused; the pair whose second loop reads a fixed plane is not. A statement between the
+/// loops that reads a variable, a stencil writing the array renewed before it, or a renewal
+/// of an array the first loop does not write keep them apart too.
 #[test]
 fn pairs_of_parallel_loops_are_fused_where_the_planes_allow() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fused_loops.fdv")).unwrap();
     let out = conv("fused_loops.fdv", &src).unwrap();
-    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 3, "{out}");
+    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 5, "{out}");
     // the heat pair: lag 1, the EPS = 0 between the loops moved before them
     let at = out.find("EPS = 0.D0").unwrap();
     let fused = out.find("do sapfor_fu_p = 1, 2").unwrap();
@@ -695,9 +697,51 @@ fn pairs_of_parallel_loops_are_fused_where_the_planes_allow() {
     // the lag-2 pair (the second loop named K, the first KK)
     assert!(out.contains("merge(2_c_int64_t") && out.contains("sapfor_fu_a + 2 .and. sapfor_fu_j <= sapfor_fu_b - 2"), "{out}");
     assert!(out.contains("!$omp parallel if(") && out.contains("!$omp barrier") && out.contains("reduction(max:eps)"), "{out}");
+    // the 2-D Jacobis: the renewal of what the copy wrote runs between the passes, by one
+    // thread, and the first pass runs stencil planes only where the run-time check allows
+    for a in ["a", "p"] {
+        let renew = format!("!$omp master\ncall sapfor_shadow_renew(sh_fused_{a}, {a}, ");
+        let at = out.find(&renew).unwrap_or_else(|| panic!("{a}: {out}"));
+        let check = format!("sapfor_renews_outside(sh_fused_{a}, 2_c_int, ");
+        let fused = out[..at].rfind("do sapfor_fu_p = 1, 2").unwrap();
+        assert!(out[..fused].rfind(&check).is_some_and(|c| !out[c..fused].contains("sapfor_shadow_renew")), "{a}: {out}");
+        assert!(out[at..].contains("(sapfor_fu_p == 1) .eqv. (sapfor_fu_r .and. sapfor_fu_j >= sapfor_fu_a + 1"), "{out}");
+    }
+    // apart: the stencil writing what it renews (the renewal would send its values), or a
+    // renewal of an array the copy does not write
+    let stencil = "     &                  + P(I,J+1) * 4), 13)\n";
+    for apart in [src.replace(stencil, &format!("{stencil}               P(I,J) = P(I,J) + 1\n")), src.replace("ON B(I,J), SHADOW_RENEW(A)", "ON B(I,J), SHADOW_RENEW(A, X)")] {
+        assert_ne!(apart, src);
+        let out = conv("fused_apart.fdv", &apart).unwrap();
+        assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 4, "{out}");
+    }
     // a statement between them that reads a variable: apart
     let apart = src.replace("         EPS = 0.D0\n", "         EPS = S\n");
     assert_ne!(apart, src);
     let out = conv("fused_apart.fdv", &apart).unwrap();
-    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 2, "{out}");
+    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 4, "{out}");
 }
+
+/// ACROSS nests in wavefront strips (convert_wave.rs): the fixture's Gauss-Seidel (one
+/// labelled terminal), nine-point (block DOs) and 3-D sweeps run in strips of 8 columns; the
+/// sweep reading two rows ahead in the column before, and the one summing reals, stay as
+/// written.
+#[test]
+fn across_nests_run_in_wavefront_strips_where_the_order_allows() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/wave_strips.fdv")).unwrap();
+    let out = conv("wave_strips.fdv", &src).unwrap();
+    assert_eq!(out.matches("sapfor_wk = max(0_c_int64_t, sapfor_wt - ").count(), 3, "{out}");
+    // the labelled form: the strip's loops end at the nest's terminal statement
+    assert!(out.contains("DO 10 sapfor_wj = ") && out.contains("DO 10 sapfor_wt = ") && out.contains("DO 10 sapfor_wk = "), "{out}");
+    assert!(out.contains("DO 40 sapfor_wk = ") && !out.contains("DO 60 sapfor_wk"), "{out}");
+    // the block form: the inner END DO closes the strip's loop too
+    let nine = out.find("B(I,J) = (B(I-1,J-1)").unwrap();
+    let strip = out[..nine].rfind("DO sapfor_wk = ").unwrap();
+    assert!(!out[strip..nine].contains("sapfor_across"), "{out}");
+    let close = out[nine..].find("end do\nend do\n").unwrap();
+    assert!(out[nine + close..].find("END DO").unwrap() < out[nine..].find("sapfor_across_end").unwrap() - close, "{out}");
+    // two rows ahead in the column before: as written
+    let c = out.find("C(I,J) = C(I-1,J)").unwrap();
+    assert!(!out[out[..c].rfind("sapfor_across").unwrap()..c].contains("sapfor_w"), "{out}");
+}
+

@@ -460,6 +460,11 @@ fn pairs_of_parallel_loops_run_as_one() {
         (&["--np", "2"], "1"),
         (&["--np", "3"], "1"),
         (&["--np", "4"], "1"),
+        // (grids dividing the first dimension: the 2-D Jacobis' renewals write edges
+        // inside every plane of P, and of A on 2x1)
+        (&["--np", "2", "--grid", "2x1"], "1"),
+        (&["--np", "4", "--grid", "2x2"], "1"),
+        (&["--np", "4", "--grid", "2x2", "--threads", "2"], "1"),
         (&["--threads", "2"], "1"),
         (&["--threads", "3"], "1"),
         (&["--np", "2", "--threads", "2"], "1"),
@@ -471,6 +476,35 @@ fn pairs_of_parallel_loops_run_as_one() {
         let out = sapfor(&dir).env("SAPFOR_TEAM_MIN", "0").env("SAPFOR_FUSE", fuse).args(["run", fdv]).args(args).output().unwrap();
         assert!(out.status.success(), "{args:?} SAPFOR_FUSE={fuse}: {}", text(&out));
         assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{args:?} SAPFOR_FUSE={fuse}: {}", text(&out));
+    }
+}
+
+/// ACROSS nests in wavefront strips (runtime/src/convert_wave.rs) print what the sequential
+/// program prints on processes, grids and threads, in strips of 8 and 3 columns and as
+/// written (`SAPFOR_WAVE=0`). Builds whose strips ran a column's points before the previous
+/// column's (the strip reversed), or that put the sweep reading two rows ahead in the column
+/// before in strips, printed other values.
+#[test]
+fn across_nests_in_wavefront_strips_keep_the_sequential_results() {
+    let dir = scratch("wave_strips");
+    let fdv = "wave_strips.fdv";
+    std::fs::copy(root().join("runtime/tests/data").join(fdv), dir.join(fdv)).unwrap();
+    let want = sequential(&dir, &dir.join(fdv), true);
+    for (args, wave) in [
+        (&["--np", "1"][..], "8"),
+        (&["--np", "2"], "8"),
+        (&["--np", "3"], "8"),
+        (&["--np", "4", "--grid", "2x2"], "8"),
+        (&["--threads", "2"], "8"),
+        (&["--threads", "3"], "8"),
+        (&["--np", "2", "--threads", "2"], "8"),
+        (&["--np", "3"], "3"),
+        (&["--threads", "2"], "3"),
+        (&["--np", "2"], "0"),
+    ] {
+        let out = sapfor(&dir).env("SAPFOR_TEAM_MIN", "0").env("SAPFOR_WAVE", wave).args(["run", fdv]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?} SAPFOR_WAVE={wave}: {}", text(&out));
+        assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{args:?} SAPFOR_WAVE={wave}: {}", text(&out));
     }
 }
 

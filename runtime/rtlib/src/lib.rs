@@ -1173,6 +1173,32 @@ pub unsafe extern "C" fn sapfor_shadow_renew(h: i64, a: *mut u8, wlo: *const i64
     })
 }
 
+/// Whether renewing the shadow edges of array `h` with widths `wlo/whi` leaves every element
+/// of its planes `lo..hi` along dimension `d` (from 1) as it is: those planes are this
+/// process's own, and no other dimension with an edge renewed is divided between processes
+/// (whose edges lie inside every plane). Two PARALLEL loops run as one with the renewal
+/// between them (convert_fuse.rs) run the second loop's planes that read only such planes
+/// before the renewal; 0 keeps them all after it, in the original order.
+///
+/// # Safety
+/// `wlo/whi` hold one width per dimension of the array.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_renews_outside(h: i64, d: i32, lo: i64, hi: i64, wlo: *const i64, whi: *const i64) -> i32 {
+    with(|rt| {
+        let l = rt.layout(h);
+        let r = l.dims.len();
+        let (wlo, whi) = (slice(wlo, r), slice(whi, r));
+        let d = (d as usize).wrapping_sub(1);
+        if d >= r {
+            return 0;
+        }
+        let divided = |e: usize| l.dims[e].axis.is_some_and(|ax| rt.grid[ax] > 1);
+        let others = (0..r).all(|e| e == d || (wlo[e] <= 0 && whi[e] <= 0) || !divided(e));
+        let own = lo > hi || !divided(d) || (l.own_lo[d] <= lo && hi <= l.own_hi[d]);
+        (others && own) as i32
+    })
+}
+
 /// A sequential loop that writes array `h` nowhere (no assignment, input or called procedure
 /// writes it, checked by the converter) starts: until `sapfor_shadow_free`, the first renewal
 /// of its shadow edges renews them whole (not only the box of a `sapfor_limit`), and a later
