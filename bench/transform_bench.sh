@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The converter's loop transformations against the same programs without them, on the
+# programs of the DVM comparison:
+#   fused loops (runtime/src/convert_fuse.rs; off: SAPFOR_FUSE=0)
+#     heat3d  bench/dvm/heat3d.fdv: a 7-point stencil, then the copy back with the change's
+#             maximum, N^3, STEPS steps (the loops fused as they are)
+#     jac2d   bench/jac2d.fdv: the copy with the change's maximum, then the 5-point stencil on
+#             what it wrote after SHADOW_RENEW, L^2, ITERS iterations (the renewal between
+#             the passes)
+#   wavefront strips (runtime/src/convert_wave.rs; off: SAPFOR_WAVE=0)
+#     gs2d    bench/dvm/gs2d.fdv: Gauss-Seidel in place (ACROSS), L^2, SWEEPS sweeps
+#
+#   bash bench/transform_bench.sh   (REPEATS=5 N=160 STEPS=200 L=2000 ITERS=400 SWEEPS=100
+#                               PROGRAMS="heat3d jac2d gs2d" CONFIGS="--np 1;--np 2;--threads 2")
+#
+# Each round runs the sequential build (gfortran, the same FFLAGS), then every configuration
+# with the transformation and without, in alternating order; every output must equal the
+# sequential program's. Prints the median wall-clock seconds (min-max; process start-up
+# included) and the ratio with / without of the medians.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPEATS=${REPEATS:-5}
+N=${N:-160}
+STEPS=${STEPS:-200}
+L=${L:-2000}
+ITERS=${ITERS:-400}
+SWEEPS=${SWEEPS:-100}
+PROGRAMS=${PROGRAMS:-heat3d jac2d gs2d}
+declare -A SWITCH=([heat3d]=SAPFOR_FUSE [jac2d]=SAPFOR_FUSE [gs2d]=SAPFOR_WAVE)
+declare -A ON=([SAPFOR_FUSE]=1 [SAPFOR_WAVE]=8)
+CONFIGS=${CONFIGS:---np 1;--np 2;--threads 2}
+FFLAGS=${FFLAGS:--O2 -fvect-cost-model=cheap -g}
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+SAPFOR=${SAPFOR:-}
+if [ -z "$SAPFOR" ]; then
+    (cd "$ROOT" && cargo build -q --release -p shell-gui -p sapfor-rt </dev/null)
+    SAPFOR=$TARGET/release/sapfor
+fi
+W=$(mktemp -d "${TMPDIR:-/tmp}/sapfor-transform.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+export SAPFOR_CACHE=$W/cache
+cd "$W"
+grep -q "N=160, NSTEPS=50)" "$ROOT/bench/dvm/heat3d.fdv"
+sed "s/N=160, NSTEPS=50)/N=$N, NSTEPS=$STEPS)/" "$ROOT/bench/dvm/heat3d.fdv" >heat3d.fdv
+grep -q "L=2000, ITMAX=100)" "$ROOT/bench/jac2d.fdv"
+sed "s/L=2000, ITMAX=100)/L=$L, ITMAX=$ITERS)/" "$ROOT/bench/jac2d.fdv" >jac2d.fdv
+grep -q "L=2000, ITMAX=20)" "$ROOT/bench/dvm/gs2d.fdv"
+sed "s/L=2000, ITMAX=20)/L=$L, ITMAX=$SWEEPS)/" "$ROOT/bench/dvm/gs2d.fdv" >gs2d.fdv
+for p in $PROGRAMS; do
+    [ -f "$p.fdv" ] || { echo "transform_bench: no program $p (heat3d, jac2d, gs2d)" >&2; exit 2; }
+    # shellcheck disable=SC2086
+    gfortran $FFLAGS -w -x f77 "$p.fdv" -o "$p.seq"
+    "./$p.seq" >"$p.ref"
+done
+IFS=';' read -r -a CFG <<<"$CONFIGS"
+declare -A T
+timed() { # NAME PROGRAM CMD...
+    local name=$1 p=$2 t0 t1
+    shift 2
+    t0=$(date +%s.%N)
+    "$@" >out 2>err || { echo "transform_bench: $name failed:" >&2; tail -5 err >&2; exit 1; }
+    t1=$(date +%s.%N)
+    cmp -s out "$p.ref" || { echo "transform_bench: $name printed something else than the sequential program" >&2; exit 1; }
+    T[$name]="${T[$name]:-} $(python3 -c "print(f'{$t1 - $t0:.3f}')")"
+}
+for r in $(seq "$REPEATS"); do
+    for p in $PROGRAMS; do
+        timed "$p|seq" "$p" "./$p.seq"
+        for c in "${CFG[@]}"; do
+            order="1 0"
+            [ $((r % 2)) -eq 0 ] && order="0 1"
+            for f in $order; do
+                sw=${SWITCH[$p]}
+                v=0
+                [ "$f" = 1 ] && v=${ON[$sw]}
+                # shellcheck disable=SC2086
+                timed "$p|$c|$f" "$p" env "$sw=$v" "$SAPFOR" run "$p.fdv" $c --fflags "$FFLAGS"
+            done
+        done
+    done
+done
+# shellcheck source=bench/stats.sh
+. "$ROOT/bench/stats.sh"
+echo "heat3d ${N}^3, $STEPS steps; jac2d ${L}^2, $ITERS iterations; gs2d ${L}^2, $SWEEPS sweeps; $REPEATS rounds, flags $FFLAGS; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for p in $PROGRAMS; do
+    echo "$p sequential: $(stat "${T[$p|seq]}")"
+    printf '%-22s %-22s %-22s %s\n' configuration "with" "without (${SWITCH[$p]}=0)" "with/without"
+    for c in "${CFG[@]}"; do
+        printf '%-22s %-22s %-22s %s\n' "$c" "$(stat "${T[$p|$c|1]}")" "$(stat "${T[$p|$c|0]}")" \
+            "$(python3 -c "print(f'{$(med "${T[$p|$c|1]}") / $(med "${T[$p|$c|0]}"):.2f}')")"
+    done
+done
