@@ -3350,6 +3350,28 @@ fn tile_header(t: &str) -> Option<String> {
     }
 }
 
+/// Whether nest `n` of unit `u` holds only assignments and DO and IF constructs (no jump,
+/// CYCLE or EXIT, call, I/O or statement not modelled): what the loop transformations
+/// (convert_fuse.rs, convert_wave.rs) may reorder.
+fn plain_nest(u: &Unit, n: &Node) -> bool {
+    let mut plain = true;
+    analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
+        let kind = match &st.kind {
+            StmtKind::LogicalIf(_, inner) => &inner.kind,
+            k => k,
+        };
+        plain &= matches!(kind, StmtKind::Assign { .. } | StmtKind::Do { .. } | StmtKind::EndDo | StmtKind::IfThen(_) | StmtKind::ElseIf(_) | StmtKind::Else | StmtKind::EndIf | StmtKind::Continue);
+    });
+    plain
+}
+
+/// Whether some access of `accs` goes through a procedure or to storage two names share (an
+/// EQUIVALENCE, two dummies one call gives the same array): what the subscripts alone do
+/// not show.
+fn aliased(sema: &UnitSema, accs: &[analyzer::access::Access]) -> bool {
+    accs.iter().any(|a| a.via_call.is_some() || sema.shared_dummies.contains_key(&a.name) || sema.symbol(&a.name).is_some_and(|s| !s.aliases.is_empty()))
+}
+
 /// `v + c` for an affine subscript of one variable (None otherwise).
 fn affine(e: &Expr) -> Option<(String, i64)> {
     use analyzer::ast::BinOp;

@@ -242,17 +242,7 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     }
     // statements: assignments, DO and IF constructs only (no jump, CYCLE or EXIT that the
     // fused loop would take for its own, no call, I/O or statement not modelled)
-    let mut plain = true;
-    for n in [n1, n2] {
-        analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
-            let kind = match &st.kind {
-                StmtKind::LogicalIf(_, inner) => &inner.kind,
-                k => k,
-            };
-            plain &= matches!(kind, StmtKind::Assign { .. } | StmtKind::Do { .. } | StmtKind::EndDo | StmtKind::IfThen(_) | StmtKind::ElseIf(_) | StmtKind::Else | StmtKind::EndIf | StmtKind::Continue);
-        });
-    }
-    if !plain {
+    if !super::plain_nest(u, n1) || !super::plain_nest(u, n2) {
         return None;
     }
     // what each loop touches
@@ -265,7 +255,7 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     let (a1, a2) = (touched(n1)?, touched(n2)?);
     // (storage two names share, an EQUIVALENCE or two dummies one call gives the same array,
     // escapes the pairs below)
-    if a1.iter().chain(&a2).any(|a| a.via_call.is_some() || sema.shared_dummies.contains_key(&a.name) || sema.symbol(&a.name).is_some_and(|s| !s.aliases.is_empty())) {
+    if super::aliased(sema, &a1) || super::aliased(sema, &a2) {
         return None;
     }
     let names = |v: &[Access], w: bool| -> BTreeSet<String> { v.iter().filter(|a| !w || a.write).map(|a| a.name.to_ascii_lowercase()).collect() };

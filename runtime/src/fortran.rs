@@ -19,8 +19,9 @@ module sapfor_rt
   ! whether the renewal between them leaves the planes the first pass reads (shared)
   logical :: sapfor_fu_r
   ! an ACROSS nest in wavefront strips (convert_wave.rs): the strip's first column, its width
-  ! less one, the anti-diagonal and the column in the strip
-  integer(c_int64_t) :: sapfor_wj, sapfor_ww, sapfor_wt, sapfor_wk
+  ! less one, the inner loop's start and last position, the anti-diagonal and the column in
+  ! the strip (default integers, as the loops' own variables are)
+  integer :: sapfor_wj, sapfor_ww, sapfor_wa, sapfor_wn, sapfor_wt, sapfor_wk
   ! iteration counters of the PARALLEL loops of programs converted with --order (one per
   ! loop of a tuple; parallel loops do not nest)
   integer :: sapfor_ok1, sapfor_ok2, sapfor_ok3, sapfor_ok4, sapfor_ok5, sapfor_ok6, sapfor_ok7

@@ -247,7 +247,7 @@ fn across_is_pipelined_in_tiles_when_the_order_allows_it() {
     assert!(out.contains("call sapfor_across_start(sh_gs_a, a,"), "{out}");
     assert!(out.contains("do sapfor_tile_i = sapfor_lo(sh_gs_a, 1), sapfor_hi(sh_gs_a, 1), sapfor_tile_s"), "{out}");
     // (the tile's rows, in wavefront strips of columns: convert_wave.rs)
-    assert!(out.contains("do sapfor_wt = max(max(2, sapfor_lo(sh_gs_a, 1)), sapfor_tile_i), min(min(n - 1, sapfor_hi(sh_gs_a, 1)), sapfor_tile_i + sapfor_tile_s - 1) + sapfor_ww"), "{out}");
+    assert!(out.contains("sapfor_wa = int(max(max(2, sapfor_lo(sh_gs_a, 1)), sapfor_tile_i))\nsapfor_wn = (int(min(min(n - 1, sapfor_hi(sh_gs_a, 1)), sapfor_tile_i + sapfor_tile_s - 1)) - sapfor_wa) * (1)"), "{out}");
     // a read ahead in I of a value computed in the previous J iteration: the pipeline would
     // have to run from high to low I; refused, with the line of the directive
     let skew = src.replace("a(i,j+1)) / 4", "a(i+1,j-1)) / 4");
@@ -273,7 +273,8 @@ fn across_downwards_tiles_run_from_the_last_tile_down() {
         out.contains("do sapfor_tile_i = sapfor_lo(sh_gs_a, 1) + ((sapfor_hi(sh_gs_a, 1) - sapfor_lo(sh_gs_a, 1)) / sapfor_tile_s) * sapfor_tile_s, sapfor_lo(sh_gs_a, 1), -sapfor_tile_s"),
         "{out}"
     );
-    assert!(out.contains("do i = min(sapfor_first_down((n - 1), sapfor_hi(sh_gs_a, 1), 1), sapfor_tile_i + sapfor_tile_s - 1), max(max(2, sapfor_lo(sh_gs_a, 1)), sapfor_tile_i), -1"), "{out}");
+    // (the tile's rows from its last down, in wavefront strips: convert_wave.rs)
+    assert!(out.contains("sapfor_wa = int(min(sapfor_first_down((n - 1), sapfor_hi(sh_gs_a, 1), 1), sapfor_tile_i + sapfor_tile_s - 1))\nsapfor_wn = (int(max(max(2, sapfor_lo(sh_gs_a, 1)), sapfor_tile_i)) - sapfor_wa) * (-1)"), "{out}");
     // outer loop upwards, inner downwards: a direction per dimension
     let mixed = GS.replace("  a = 0\n", "").replace("do i = 2, n - 1", "do i = n - 1, 2, -1");
     let out = conv("gs.fdv", &mixed).unwrap().to_ascii_lowercase();
@@ -723,14 +724,18 @@ fn pairs_of_parallel_loops_are_fused_where_the_planes_allow() {
 }
 
 /// ACROSS nests in wavefront strips (convert_wave.rs): the fixture's Gauss-Seidel (one
-/// labelled terminal), nine-point (block DOs) and 3-D sweeps run in strips of 8 columns; the
+/// labelled terminal), nine-point (block DOs), backward, mixed and 3-D sweeps run in strips
+/// of 8 columns; the
 /// sweep reading two rows ahead in the column before, and the one summing reals, stay as
 /// written.
 #[test]
 fn across_nests_run_in_wavefront_strips_where_the_order_allows() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/wave_strips.fdv")).unwrap();
     let out = conv("wave_strips.fdv", &src).unwrap();
-    assert_eq!(out.matches("sapfor_wk = max(0_c_int64_t, sapfor_wt - ").count(), 3, "{out}");
+    assert_eq!(out.matches("sapfor_wk = max(0, sapfor_wt - sapfor_wn), min(sapfor_ww, sapfor_wt)").count(), 5, "{out}");
+    // downwards: strips from the last column down, rows from the last up
+    assert!(out.contains("DO 30 sapfor_wj = sapfor_tp_f, sapfor_tp_l, -8") && out.contains("i = sapfor_wa - (sapfor_wt - sapfor_wk)"), "{out}");
+    assert!(out.contains("j = sapfor_wj - sapfor_wk") && out.contains("j = sapfor_wj + sapfor_wk"), "{out}");
     // the labelled form: the strip's loops end at the nest's terminal statement
     assert!(out.contains("DO 10 sapfor_wj = ") && out.contains("DO 10 sapfor_wt = ") && out.contains("DO 10 sapfor_wk = "), "{out}");
     assert!(out.contains("DO 40 sapfor_wk = ") && !out.contains("DO 60 sapfor_wk"), "{out}");

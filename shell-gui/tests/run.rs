@@ -443,19 +443,18 @@ fn parallel_loops_sharing_the_terminal_statement_of_an_enclosing_loop() {
 
 /// Pairs of PARALLEL loops run as one, plane by plane (runtime/src/convert_fuse.rs): a 3-D
 /// stencil and its copy back (lag 1), two planes ahead and behind over other ranges (lag 2),
-/// planes of an undivided dimension; beside pairs that must not be fused (a renewal between
-/// them, a plane every iteration of the second reads). With every loop on threads
+/// planes of an undivided dimension, two Jacobis with a renewal between their loops (one on
+/// `(BLOCK,BLOCK)`, whose renewal on a 2x2 grid keeps every plane of the stencil waiting);
+/// beside a pair that must not be fused (a plane every iteration of the second reads). With every loop on threads
 /// (`SAPFOR_TEAM_MIN=0`) the planes near the ends of each thread's part wait for the second
 /// pass. Every run prints what the sequential program prints, and so does the program with
 /// the loops apart (`SAPFOR_FUSE=0`). A build that ran the second loop without its lag, or
-/// every plane in the first pass, printed other values at np 1, 2 and on 2 and 3 threads.
+/// every plane in the first pass, printed other values at np 1, 2 and on 2 and 3 threads; one
+/// without the renewal between the Jacobis' passes, or with the run-time check always true,
+/// other sums at np 2 and on the 2x1 and 2x2 grids.
 #[test]
 fn pairs_of_parallel_loops_run_as_one() {
-    let dir = scratch("fused_loops");
-    let fdv = "fused_loops.fdv";
-    std::fs::copy(root().join("runtime/tests/data").join(fdv), dir.join(fdv)).unwrap();
-    let want = sequential(&dir, &dir.join(fdv), true);
-    for (args, fuse) in [
+    runs_as_sequential("fused_loops", "SAPFOR_FUSE", &[
         (&["--np", "1"][..], "1"),
         (&["--np", "2"], "1"),
         (&["--np", "3"], "1"),
@@ -472,10 +471,21 @@ fn pairs_of_parallel_loops_run_as_one() {
         (&["--np", "2", "--order", "shuffle=3"], "1"),
         (&["--devices", "emu", "--np", "2"], "1"),
         (&["--np", "2", "--threads", "2"], "0"),
-    ] {
-        let out = sapfor(&dir).env("SAPFOR_TEAM_MIN", "0").env("SAPFOR_FUSE", fuse).args(["run", fdv]).args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?} SAPFOR_FUSE={fuse}: {}", text(&out));
-        assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{args:?} SAPFOR_FUSE={fuse}: {}", text(&out));
+    ]);
+}
+
+/// Runs fixture `name`.fdv of runtime/tests/data in each configuration, with `var` set as
+/// given and every loop on threads (`SAPFOR_TEAM_MIN=0`): each prints what the sequential
+/// program prints.
+fn runs_as_sequential(name: &str, var: &str, configs: &[(&[&str], &str)]) {
+    let dir = scratch(name);
+    let fdv = format!("{name}.fdv");
+    std::fs::copy(root().join("runtime/tests/data").join(&fdv), dir.join(&fdv)).unwrap();
+    let want = sequential(&dir, &dir.join(&fdv), true);
+    for (args, value) in configs {
+        let out = sapfor(&dir).env("SAPFOR_TEAM_MIN", "0").env(var, value).args(["run", &fdv]).args(*args).output().unwrap();
+        assert!(out.status.success(), "{args:?} {var}={value}: {}", text(&out));
+        assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{args:?} {var}={value}: {}", text(&out));
     }
 }
 
@@ -486,11 +496,7 @@ fn pairs_of_parallel_loops_run_as_one() {
 /// before in strips, printed other values.
 #[test]
 fn across_nests_in_wavefront_strips_keep_the_sequential_results() {
-    let dir = scratch("wave_strips");
-    let fdv = "wave_strips.fdv";
-    std::fs::copy(root().join("runtime/tests/data").join(fdv), dir.join(fdv)).unwrap();
-    let want = sequential(&dir, &dir.join(fdv), true);
-    for (args, wave) in [
+    runs_as_sequential("wave_strips", "SAPFOR_WAVE", &[
         (&["--np", "1"][..], "8"),
         (&["--np", "2"], "8"),
         (&["--np", "3"], "8"),
@@ -501,11 +507,7 @@ fn across_nests_in_wavefront_strips_keep_the_sequential_results() {
         (&["--np", "3"], "3"),
         (&["--threads", "2"], "3"),
         (&["--np", "2"], "0"),
-    ] {
-        let out = sapfor(&dir).env("SAPFOR_TEAM_MIN", "0").env("SAPFOR_WAVE", wave).args(["run", fdv]).args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?} SAPFOR_WAVE={wave}: {}", text(&out));
-        assert!(same_output(&String::from_utf8_lossy(&out.stdout), &want), "{args:?} SAPFOR_WAVE={wave}: {}", text(&out));
-    }
+    ]);
 }
 
 /// One process holds every array whole: a loop divided over full copies runs on the arrays
