@@ -17,8 +17,10 @@
 //! a1 - a2)` apart, and the later one in the old order still comes later when `dJ = 0` or
 //! `dI >= -dJ` (the strip's order is by `I + J`, then `J`). A reference reading two rows ahead
 //! in the previous column (`A(I+2,J-1)`) keeps the loop as it is. Also required: the two
-//! innermost loops of the directive, step 1 or -1 (offsets count along each loop's direction), the inner one's bounds free of the outer one's
-//! variable, only assignments and DO and IF constructs inside (no jump, call or I/O),
+//! innermost loops of the directive, step 1 or -1 (offsets count along each loop's direction),
+//! bounds the strips evaluate again (the inner loop's, the outer loop's last) that read
+//! nothing the nest writes, the inner one's bounds free of the outer one's
+//! variable, default-INTEGER loop variables (the strips' own are: see `strips`), only assignments and DO and IF constructs inside (no jump, call or I/O),
 //! reductions whose order cannot show (MAX, MIN, logical ones, integer sums and products),
 //! no storage two names share. `SAPFOR_WAVE` at conversion sets W (default 8; 0 or 1 keeps
 //! every loop as written).
@@ -62,19 +64,29 @@ fn legal(cx: &Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) ->
         return false;
     }
     let (hj, hi) = (headers[n - 2], headers[n - 1]);
-    let (StmtKind::Do { var: vj, .. }, StmtKind::Do { var: vi, lo, hi: up, .. }) = (&hj.kind, &hi.kind) else { return false };
+    let (StmtKind::Do { var: vj, hi: jhi, .. }, StmtKind::Do { var: vi, lo, hi: up, .. }) = (&hj.kind, &hi.kind) else { return false };
     // (offsets count along each loop's direction)
     let (Some(sj), Some(si)) = (unit_step(cx, ui, hj), unit_step(cx, ui, hi)) else { return false };
-    // (a rectangle: the inner bounds do not move with the outer variable)
-    let mut moves = false;
-    for e in [lo, up] {
+    // the names the bounds the strips evaluate again read: the inner loop's (once a strip,
+    // not once a column) and the outer loop's last (for the last strip's width)
+    let mut bound_names = BTreeSet::new();
+    for e in [lo, up, jhi] {
         e.walk(&mut |x| {
-            if let analyzer::ast::Expr::Var(v) = x {
-                moves |= v.eq_ignore_ascii_case(vj);
+            if let analyzer::ast::Expr::Var(v) | analyzer::ast::Expr::Ref(v, _) = x {
+                bound_names.insert(v.to_ascii_lowercase());
             }
         });
     }
-    if moves {
+    // (a rectangle: the inner bounds do not move with the outer variable)
+    let mut inner_names = BTreeSet::new();
+    for e in [lo, up] {
+        e.walk(&mut |x| {
+            if let analyzer::ast::Expr::Var(v) = x {
+                inner_names.insert(v.to_ascii_lowercase());
+            }
+        });
+    }
+    if inner_names.contains(&vj.to_ascii_lowercase()) {
         return false;
     }
     let mut private: BTreeSet<String> = BTreeSet::new();
@@ -103,6 +115,11 @@ fn legal(cx: &Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) ->
     let (mut accs, mut calls) = (vec![], vec![]);
     analyzer::ast::for_each_stmt(u, std::slice::from_ref(nest[0]), &mut |st| acx.stmt_accesses(st, &mut accs, &mut calls));
     if !calls.is_empty() || super::aliased(sema, &accs) {
+        return false;
+    }
+    // (nor does the nest write what they read, but for the DO variables of its own loops,
+    // which the outer ones hold while the strips run)
+    if accs.iter().any(|a| a.write && bound_names.contains(&a.name.to_ascii_lowercase()) && !headers.iter().any(|h| h.id == a.stmt)) {
         return false;
     }
     // every array written (but private ones): its references' (J, I) offsets

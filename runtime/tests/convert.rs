@@ -748,5 +748,17 @@ fn across_nests_run_in_wavefront_strips_where_the_order_allows() {
     // two rows ahead in the column before: as written
     let c = out.find("C(I,J) = C(I-1,J)").unwrap();
     assert!(!out[out[..c].rfind("sapfor_across").unwrap()..c].contains("sapfor_w"), "{out}");
+    // as written too: the inner loop's bounds read a scalar the nest assigns (the strips
+    // evaluate them once a strip); the outer loop's variable in an inner bound's place is
+    // fine for the 3-D sweep's J (its K holds still)
+    let bound = src.replace("         DO 10 I = 2, N - 1\n", "         DO 10 I = 2, N - 1 + 0 * INT(S)\n");
+    assert_ne!(bound, src);
+    let out = conv("wave_bound.fdv", &bound).unwrap();
+    assert_eq!(out.matches("DO 10 sapfor_wk").count(), 0, "{out}");
+    assert_eq!(out.matches("sapfor_wk = max(0, sapfor_wt - sapfor_wn)").count(), 4, "{out}");
+    let plane = src.replace("         DO 40 J = 2, M - 1\n", "         DO 40 J = 2, M - K + 3\n");
+    assert_ne!(plane, src);
+    let out = conv("wave_plane.fdv", &plane).unwrap();
+    assert!(out.contains("DO 40 sapfor_wk"), "{out}");
 }
 
