@@ -33,7 +33,8 @@
 //! the first writes and the second does not, indexed by the outermost variables, no ACROSS,
 //! REMOTE_ACCESS, procedure calls, jumps, replicated arrays written (merged), accelerator
 //! regions or iteration-order mode, at most one of the two with reductions (scalar, of an
-//! OpenMP operator), scalars of one loop untouched by the other but for DO variables, no
+//! OpenMP operator; no sum of reals in the second where it reads planes behind its own),
+//! scalars of one loop untouched by the other but for DO variables, no
 //! storage two names share, and every pair of references to an array that one of them
 //! writes indexed by both outermost variables in one dimension. `SAPFOR_FUSE=0` at
 //! conversion keeps every loop apart (for comparisons).
@@ -220,6 +221,8 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     }
     // clauses
     let mut reducing = 0;
+    // (a sum or product of reals in the second loop, whose order one process keeps)
+    let mut inexact2 = false;
     let mut renewed_names = BTreeSet::new();
     for (k, pl) in [pl1, pl2].into_iter().enumerate() {
         for c in &pl.clauses {
@@ -232,6 +235,11 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
                     if reds.iter().any(|r| red_op(r.op).1.is_none() || sema.is_array(&r.var.to_ascii_lowercase())) {
                         return None;
                     }
+                    inexact2 |= k == 1
+                        && reds.iter().any(|r| {
+                            matches!(r.op, analyzer::directives::ReductionOp::Sum | analyzer::directives::ReductionOp::Product)
+                                && !matches!(sema.type_of(&r.var.to_ascii_lowercase()).base, analyzer::ast::BaseType::Integer)
+                        });
                 }
                 _ => return None,
             }
@@ -314,6 +322,12 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
                 behind = behind.max(-dist);
             }
         }
+    }
+    // (a plane of the second loop that reads planes behind it runs in the second pass where
+    // it starts a thread's part, after the planes above it: on one process and thread its
+    // sum of reals would change order, and the sequential program's last digits)
+    if inexact2 && behind > 0 {
+        return None;
     }
     // (beyond a few planes the cache no longer holds what the first loop touched)
     (ahead <= 4 && behind <= 4 && end2 > end1).then_some(Plan { lag: ahead, behind, renewed })

@@ -716,6 +716,12 @@ fn pairs_of_parallel_loops_are_fused_where_the_planes_allow() {
         let out = conv("fused_apart.fdv", &apart).unwrap();
         assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 4, "{out}");
     }
+    // the lag-2 pair summing reals: apart (its planes that read planes behind them would
+    // add to the sum late)
+    let reals = src.replace("REDUCTION(SUM(IS))", "REDUCTION(SUM(S))").replace("IS = IS + INT(X(I,K)) * IT", "S = S + X(I,K) * IT");
+    assert_ne!(reals, src);
+    let out = conv("fused_reals.fdv", &reals).unwrap();
+    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 4, "{out}");
     // a statement between them that reads a variable: apart
     let apart = src.replace("         EPS = 0.D0\n", "         EPS = S\n");
     assert_ne!(apart, src);
