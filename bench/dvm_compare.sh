@@ -52,10 +52,8 @@ if [ -z "$SAPFOR" ]; then
 fi
 export SAPFOR_CACHE=$W/cache
 
-edit() { # FILE FROM TO OUT
-    grep -q "$2" "$1" || { echo "bench: '$2' not found in $1" >&2; exit 1; }
-    sed "s/$2/$3/" "$1" >"$4"
-}
+# shellcheck source=bench/stats.sh
+. "$ROOT/bench/stats.sh"
 cd "$W"
 edit "$ROOT/bench/jac2d.fdv" "L=2000, ITMAX=100)" "L=2000, ITMAX=$JAC_ITERS)" jac2d.fdv
 edit "$ROOT/bench/dvm/heat3d.fdv" "N=160, NSTEPS=50)" "N=160, NSTEPS=$HEAT_STEPS)" heat3d.fdv
@@ -129,8 +127,6 @@ for _ in $(seq "$REPEATS"); do
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# shellcheck source=bench/stats.sh
-. "$ROOT/bench/stats.sh"
 ratio() { python3 -c "print(f'{$(med "$1") / $(med "$2"):.2f}')"; }
 echo
 echo "machine: $(getconf _NPROCESSORS_ONLN) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

@@ -40,13 +40,12 @@ fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/sapfor-transform.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 export SAPFOR_CACHE=$W/cache
+# shellcheck source=bench/stats.sh
+. "$ROOT/bench/stats.sh"
 cd "$W"
-grep -q "N=160, NSTEPS=50)" "$ROOT/bench/dvm/heat3d.fdv"
-sed "s/N=160, NSTEPS=50)/N=$N, NSTEPS=$STEPS)/" "$ROOT/bench/dvm/heat3d.fdv" >heat3d.fdv
-grep -q "L=2000, ITMAX=100)" "$ROOT/bench/jac2d.fdv"
-sed "s/L=2000, ITMAX=100)/L=$L, ITMAX=$ITERS)/" "$ROOT/bench/jac2d.fdv" >jac2d.fdv
-grep -q "L=2000, ITMAX=20)" "$ROOT/bench/dvm/gs2d.fdv"
-sed "s/L=2000, ITMAX=20)/L=$L, ITMAX=$SWEEPS)/" "$ROOT/bench/dvm/gs2d.fdv" >gs2d.fdv
+edit "$ROOT/bench/dvm/heat3d.fdv" "N=160, NSTEPS=50)" "N=$N, NSTEPS=$STEPS)" heat3d.fdv
+edit "$ROOT/bench/jac2d.fdv" "L=2000, ITMAX=100)" "L=$L, ITMAX=$ITERS)" jac2d.fdv
+edit "$ROOT/bench/dvm/gs2d.fdv" "L=2000, ITMAX=20)" "L=$L, ITMAX=$SWEEPS)" gs2d.fdv
 for p in $PROGRAMS; do
     [ -f "$p.fdv" ] || { echo "transform_bench: no program $p (heat3d, jac2d, gs2d)" >&2; exit 2; }
     # shellcheck disable=SC2086
@@ -80,8 +79,6 @@ for r in $(seq "$REPEATS"); do
         done
     done
 done
-# shellcheck source=bench/stats.sh
-. "$ROOT/bench/stats.sh"
 echo "heat3d ${N}^3, $STEPS steps; jac2d ${L}^2, $ITERS iterations; gs2d ${L}^2, $SWEEPS sweeps; $REPEATS rounds, flags $FFLAGS; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for p in $PROGRAMS; do
     echo "$p sequential: $(stat "${T[$p|seq]}")"

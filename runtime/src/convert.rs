@@ -3372,6 +3372,52 @@ fn aliased(sema: &UnitSema, accs: &[analyzer::access::Access]) -> bool {
     accs.iter().any(|a| a.via_call.is_some() || sema.shared_dummies.contains_key(&a.name) || sema.symbol(&a.name).is_some_and(|s| !s.aliases.is_empty()))
 }
 
+/// The offset of `v` in subscript `a` (`v`, `v + c`, `v - c`).
+fn offset(a: &analyzer::ast::Arg, v: &str) -> Option<i64> {
+    let (x, c) = affine(a.expr()?)?;
+    x.eq_ignore_ascii_case(v).then_some(c)
+}
+
+/// The one dimension every reference of `refs` (each with its variable) indexes by its
+/// variable plus a constant (the first such subscript of each); None where a reference has
+/// none, no subscripts, or they disagree.
+fn one_dim<'a>(refs: impl Iterator<Item = (&'a analyzer::access::Access, &'a str)>) -> Option<usize> {
+    let mut dim = None;
+    for (a, v) in refs {
+        let at = a.subs.as_ref()?.iter().position(|s| offset(s, v).is_some())?;
+        if dim.is_some_and(|d| d != at) {
+            return None;
+        }
+        dim = Some(at);
+    }
+    dim
+}
+
+/// The names expressions `es` read (variables and arrays or functions), lowercase.
+fn names_in(es: &[&Expr]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for e in es {
+        e.walk(&mut |x| {
+            if let Expr::Var(n) | Expr::Ref(n, _) = x {
+                out.insert(n.to_ascii_lowercase());
+            }
+        });
+    }
+    out
+}
+
+/// Whether reduction `r` gives the same value in any order of its iterations (MAX, MIN, the
+/// logical ones, sums and products of integers): what a loop transformation may reorder on
+/// one process without changing the sequential program's last digits.
+fn order_free(sema: &UnitSema, r: &analyzer::directives::Reduction) -> bool {
+    use analyzer::directives::ReductionOp::*;
+    match r.op {
+        Max | Min | And | Or | Eqv | Neqv => true,
+        Sum | Product => matches!(sema.type_of(&r.var.to_ascii_lowercase()).base, analyzer::ast::BaseType::Integer),
+        MaxLoc | MinLoc => false,
+    }
+}
+
 /// `v + c` for an affine subscript of one variable (None otherwise).
 fn affine(e: &Expr) -> Option<(String, i64)> {
     use analyzer::ast::BinOp;

@@ -39,9 +39,9 @@
 //! writes indexed by both outermost variables in one dimension. `SAPFOR_FUSE=0` at
 //! conversion keeps every loop apart (for comparisons).
 
-use super::{affine, gpu, plain_scalar, red_op, shares_terminal, Cx, Omp, ParLoop};
+use super::{gpu, names_in, offset, one_dim, order_free, plain_scalar, red_op, shares_terminal, Cx, Omp, ParLoop};
 use analyzer::access::Access;
-use analyzer::ast::{Arg, Expr, Node, Stmt, StmtKind};
+use analyzer::ast::{Expr, Node, Stmt, StmtKind};
 use analyzer::directives::Clause;
 use std::collections::BTreeSet;
 
@@ -149,12 +149,6 @@ fn do_vars(cx: &Cx, ui: usize, n: &Node) -> BTreeSet<String> {
     out
 }
 
-/// The offset of `v` in subscript `a` (`v`, `v + c`, `v - c`).
-fn offset(a: &Arg, v: &str) -> Option<i64> {
-    let (x, c) = affine(a.expr()?)?;
-    x.eq_ignore_ascii_case(v).then_some(c)
-}
-
 /// Whether PARALLEL loops `pl1` and the next one, `pl2`, of unit `ui` may run as one, and how.
 pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, regions: &[gpu::Region]) -> Option<Plan> {
     if cx.order || std::env::var("SAPFOR_FUSE").is_ok_and(|v| v == "0") {
@@ -235,11 +229,7 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
                     if reds.iter().any(|r| red_op(r.op).1.is_none() || sema.is_array(&r.var.to_ascii_lowercase())) {
                         return None;
                     }
-                    inexact2 |= k == 1
-                        && reds.iter().any(|r| {
-                            matches!(r.op, analyzer::directives::ReductionOp::Sum | analyzer::directives::ReductionOp::Product)
-                                && !matches!(sema.type_of(&r.var.to_ascii_lowercase()).base, analyzer::ast::BaseType::Integer)
-                        });
+                    inexact2 |= k == 1 && reds.iter().any(|r| !order_free(sema, r));
                 }
                 _ => return None,
             }
@@ -280,15 +270,7 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     }
     // the second loop's bounds are evaluated before the first loop runs
     let StmtKind::Do { lo, hi, .. } = &h2.kind else { return None };
-    let mut bound_names = vec![];
-    for e in [lo, hi] {
-        e.walk(&mut |x| {
-            if let Expr::Var(n) | Expr::Ref(n, _) = x {
-                bound_names.push(n.to_ascii_lowercase());
-            }
-        });
-    }
-    if bound_names.iter().any(|n| w1.contains(n)) {
+    if names_in(&[lo, hi]).iter().any(|n| w1.contains(n)) {
         return None;
     }
     // arrays the second loop renews: the first loop's results, which the second does not
@@ -299,15 +281,9 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
         if !w1.contains(&x) || w2.contains(&x) {
             return None;
         }
-        let mut dim = None;
-        for (acc, v) in a1.iter().map(|a| (a, v1)).chain(a2.iter().map(|a| (a, v2))).filter(|(a, _)| a.name.eq_ignore_ascii_case(&x)) {
-            let at = acc.subs.as_ref()?.iter().position(|s| offset(s, v).is_some())?;
-            if dim.is_some_and(|d| d != at) {
-                return None;
-            }
-            dim = Some(at);
-        }
-        renewed.push((x, dim?));
+        let refs = a1.iter().map(|a| (a, v1.as_str())).chain(a2.iter().map(|a| (a, v2.as_str())));
+        let dim = one_dim(refs.filter(|(a, _)| a.name.eq_ignore_ascii_case(&x)))?;
+        renewed.push((x, dim));
     }
     // arrays: every pair of references, one a write, indexed by both outermost variables in
     // one dimension; the distances between the planes they touch
@@ -361,7 +337,6 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
         let StmtKind::Do { var, .. } = &s.kind else { return None };
         (parts.len() == 2).then(|| (var.clone(), parts[0].trim().to_string(), parts[1].trim().to_string()))
     };
-    // (apart where a header cannot be read, or one loop is threaded and the other not)
     // the second loop's renewals run between the passes; whether they leave alone the planes
     // the first pass reads is asked at run time (the process grid decides)
     const RENEW: &str = "call sapfor_shadow_renew(";
@@ -380,6 +355,7 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
             ))
         })
         .collect();
+    // (apart where a header cannot be read, or one loop is threaded and the other not)
     let (Some((v1, lo1, hi1)), Some((v2, lo2, hi2)), true, Some(checks)) = (bounds(s1), bounds(s2), h1.omp.is_some() == h2.omp.is_some(), checks) else {
         place_one(cx, ui, dos, pl1, h1);
         place_one(cx, ui, dos, pl2, h2);
