@@ -3,15 +3,20 @@
 # programs of the DVM comparison:
 #   fused loops (runtime/src/convert_fuse.rs; off: SAPFOR_FUSE=0)
 #     heat3d  bench/dvm/heat3d.fdv: a 7-point stencil, then the copy back with the change's
-#             maximum, N^3, STEPS steps (the loops fused as they are)
+#             maximum, N^3, STEPS steps (the loops fused as they are; no blocks of steps
+#             either way: SAPFOR_SKEW=0)
 #     jac2d   bench/jac2d.fdv: the copy with the change's maximum, then the 5-point stencil on
 #             what it wrote after SHADOW_RENEW, L^2, ITERS iterations (the renewal between
 #             the passes)
 #   wavefront strips (runtime/src/convert_wave.rs; off: SAPFOR_WAVE=0)
 #     gs2d    bench/dvm/gs2d.fdv: Gauss-Seidel in place (ACROSS), L^2, SWEEPS sweeps
+#   blocks of time steps (runtime/src/convert_skew.rs; off: SAPFOR_SKEW=0)
+#     heat3d-blocks  heat3d's time loop in blocks of 8 steps against its loops fused only
+#             (one process only: elsewhere both run the same code)
 #
 #   bash bench/transform_bench.sh   (REPEATS=5 N=160 STEPS=200 L=2000 ITERS=400 SWEEPS=100
-#                               PROGRAMS="heat3d jac2d gs2d" CONFIGS="--np 1;--np 2;--threads 2")
+#                               PROGRAMS="heat3d jac2d gs2d heat3d-blocks"
+#                               CONFIGS="--np 1;--np 2;--threads 2")
 #
 # Each round runs the sequential build (gfortran, the same FFLAGS), then every configuration
 # with the transformation and without, in alternating order; every output must equal the
@@ -25,9 +30,12 @@ STEPS=${STEPS:-200}
 L=${L:-2000}
 ITERS=${ITERS:-400}
 SWEEPS=${SWEEPS:-100}
-PROGRAMS=${PROGRAMS:-heat3d jac2d gs2d}
-declare -A SWITCH=([heat3d]=SAPFOR_FUSE [jac2d]=SAPFOR_FUSE [gs2d]=SAPFOR_WAVE)
-declare -A ON=([SAPFOR_FUSE]=1 [SAPFOR_WAVE]=8)
+PROGRAMS=${PROGRAMS:-heat3d jac2d gs2d heat3d-blocks}
+declare -A SWITCH=([heat3d]=SAPFOR_FUSE [jac2d]=SAPFOR_FUSE [gs2d]=SAPFOR_WAVE [heat3d-blocks]=SAPFOR_SKEW)
+declare -A ON=([SAPFOR_FUSE]=1 [SAPFOR_WAVE]=8 [SAPFOR_SKEW]=8)
+# the file each program runs, and what else its runs set
+declare -A FILE=([heat3d]=heat3d [jac2d]=jac2d [gs2d]=gs2d [heat3d-blocks]=heat3d)
+declare -A ALSO=([heat3d]=SAPFOR_SKEW=0 [jac2d]=SAPFOR_SKEW=0 [gs2d]=SAPFOR_SKEW=0 [heat3d-blocks]=SAPFOR_FUSE=1)
 CONFIGS=${CONFIGS:---np 1;--np 2;--threads 2}
 FFLAGS=${FFLAGS:--O2 -fvect-cost-model=cheap -g}
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
@@ -47,10 +55,11 @@ edit "$ROOT/bench/dvm/heat3d.fdv" "N=160, NSTEPS=50)" "N=$N, NSTEPS=$STEPS)" hea
 edit "$ROOT/bench/jac2d.fdv" "L=2000, ITMAX=100)" "L=$L, ITMAX=$ITERS)" jac2d.fdv
 edit "$ROOT/bench/dvm/gs2d.fdv" "L=2000, ITMAX=20)" "L=$L, ITMAX=$SWEEPS)" gs2d.fdv
 for p in $PROGRAMS; do
-    [ -f "$p.fdv" ] || { echo "transform_bench: no program $p (heat3d, jac2d, gs2d)" >&2; exit 2; }
+    [ -n "${FILE[$p]:-}" ] || { echo "transform_bench: no program $p (heat3d, jac2d, gs2d, heat3d-blocks)" >&2; exit 2; }
+    f=${FILE[$p]}
     # shellcheck disable=SC2086
-    gfortran $FFLAGS -w -x f77 "$p.fdv" -o "$p.seq"
-    "./$p.seq" >"$p.ref"
+    [ -f "$f.seq" ] || gfortran $FFLAGS -w -x f77 "$f.fdv" -o "$f.seq"
+    [ -f "$f.ref" ] || "./$f.seq" >"$f.ref"
 done
 IFS=';' read -r -a CFG <<<"$CONFIGS"
 declare -A T
@@ -60,12 +69,12 @@ timed() { # NAME PROGRAM CMD...
     t0=$(date +%s.%N)
     "$@" >out 2>err || { echo "transform_bench: $name failed:" >&2; tail -5 err >&2; exit 1; }
     t1=$(date +%s.%N)
-    cmp -s out "$p.ref" || { echo "transform_bench: $name printed something else than the sequential program" >&2; exit 1; }
+    cmp -s out "${FILE[$p]}.ref" || { echo "transform_bench: $name printed something else than the sequential program" >&2; exit 1; }
     T[$name]="${T[$name]:-} $(python3 -c "print(f'{$t1 - $t0:.3f}')")"
 }
 for r in $(seq "$REPEATS"); do
     for p in $PROGRAMS; do
-        timed "$p|seq" "$p" "./$p.seq"
+        timed "$p|seq" "$p" "./${FILE[$p]}.seq"
         for c in "${CFG[@]}"; do
             order="1 0"
             [ $((r % 2)) -eq 0 ] && order="0 1"
@@ -74,7 +83,7 @@ for r in $(seq "$REPEATS"); do
                 v=0
                 [ "$f" = 1 ] && v=${ON[$sw]}
                 # shellcheck disable=SC2086
-                timed "$p|$c|$f" "$p" env "$sw=$v" "$SAPFOR" run "$p.fdv" $c --fflags "$FFLAGS"
+                timed "$p|$c|$f" "$p" env "${ALSO[$p]}" "$sw=$v" "$SAPFOR" run "${FILE[$p]}.fdv" $c --fflags "$FFLAGS"
             done
         done
     done

@@ -34,6 +34,8 @@ mod tp;
 mod wave;
 #[path = "convert_fuse.rs"]
 mod fuse;
+#[path = "convert_skew.rs"]
+mod skew;
 
 /// One generated source file.
 pub struct OutFile {
@@ -138,6 +140,9 @@ struct Cx<'a> {
     versions: BTreeMap<(u32, u32), Version>,
     /// PARALLEL loops run as one (convert_fuse.rs), by (file, the first loop's first line).
     fusions: BTreeMap<(u32, u32), fuse::Fusion>,
+    /// Time loops around fused loops run in blocks of steps (convert_skew.rs), by (file, the
+    /// time loop's first line).
+    skews: BTreeMap<(u32, u32), skew::Skew>,
     /// Per unit: the next label no statement of it defines (`Version::labels`).
     fresh_labels: BTreeMap<usize, u32>,
     /// Per unit and END IF statement: the IF blocks nested into its construct by ELSE IFs
@@ -541,6 +546,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         after: BTreeMap::new(),
         versions: BTreeMap::new(),
         fusions: BTreeMap::new(),
+        skews: BTreeMap::new(),
         fresh_labels: BTreeMap::new(),
         extra_endif: BTreeMap::new(),
         naxes: 0,
@@ -664,12 +670,41 @@ fn shared_lines(p: &Program, lines: &[Vec<String>]) -> (BTreeMap<(u32, u32), Vec
 fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
     stack.push(id.0);
     marker(cx, id, out, 1);
-    let mut synced = true;
+    let synced = true;
+    let n = cx.lines[id.0 as usize].len() as u32;
+    emit_lines(cx, id, 1, n, out, stack, synced);
+    stack.pop();
+}
+
+/// Write lines `a..=b` of file `id` with their edits, without what is added before `a` and
+/// after `b` (a time loop written twice, convert_skew.rs).
+fn emit_range_inner(cx: &Cx, id: FileId, a: u32, b: u32, out: &mut String, stack: &mut Vec<u32>) {
+    let mut synced = false;
+    if a == b {
+        emit_line(cx, id, a, out, stack, &mut synced, true, true);
+        return;
+    }
+    emit_line(cx, id, a, out, stack, &mut synced, true, false);
+    if a + 1 < b {
+        emit_lines(cx, id, a + 1, b - 1, out, stack, synced);
+    }
+    let mut synced = false;
+    emit_line(cx, id, b, out, stack, &mut synced, false, true);
+}
+
+/// `emit_range`'s lines (`synced`: whether the output is in step with the source).
+fn emit_lines(cx: &Cx, id: FileId, a: u32, b: u32, out: &mut String, stack: &mut Vec<u32>, mut synced: bool) {
     let lines = &cx.lines[id.0 as usize];
-    let mut i = 0;
-    while i < lines.len() {
+    let mut i = a as usize - 1;
+    while i < (b as usize).min(lines.len()) {
         let ln = i as u32 + 1;
         let key = (id.0, ln);
+        if let Some(s) = cx.skews.get(&key) {
+            skew::emit(cx, id, ln, s, out, stack);
+            synced = false;
+            i = skew::last(s) as usize;
+            continue;
+        }
         if let Some(f) = cx.fusions.get(&key) {
             fuse::emit(cx, id, ln, f, out, stack);
             synced = false;
@@ -716,7 +751,6 @@ fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
         emit_line(cx, id, ln, out, stack, &mut synced, false, false);
         i += 1;
     }
-    stack.pop();
 }
 
 /// Lines `t` with the labels of `map` renumbered where lines define them and where DO
@@ -1899,7 +1933,11 @@ fn unit(cx: &mut Cx, ui: usize) {
             continue;
         };
         match parallel_loop(cx, ui, &vis, &dos, next, &regions, true) {
-            Some(h2) => fuse::place(cx, ui, &dos, pl, next, h1, h2, &plan),
+            Some(h2) => {
+                fuse::place(cx, ui, &dos, pl, next, h1, h2, &plan);
+                // (and the time loop around them in blocks of steps: convert_skew.rs)
+                skew::plan(cx, ui, &dos, pl, next, &vis);
+            }
             None => fuse::place_one(cx, ui, &dos, pl, h1),
         }
         k += 2;

@@ -94,13 +94,24 @@ pub(super) struct Plan {
 pub(super) struct Fusion {
     /// the first loop's last line, whether an END IF follows it there (a labelled DO's
     /// terminal statement stays), the second loop's first and last lines
-    last1: u32,
+    pub last1: u32,
     close1: bool,
-    first2: u32,
+    pub first2: u32,
     pub last: u32,
     close2: bool,
     pre: Vec<String>,
     post: Vec<String>,
+    /// what blocks of time steps need (convert_skew.rs): the lines setting the loops' local
+    /// bounds, the profile's begin and end lines, the region's clauses, the lag and how far
+    /// behind, and whether every line before and after the loops is one of those the blocks
+    /// replace (renewals, reductions, the passes)
+    pub bounds: Vec<String>,
+    pub begin: String,
+    pub end: String,
+    pub omp: Option<Omp>,
+    pub lag: i64,
+    pub behind: i64,
+    pub known: bool,
 }
 
 fn header<'u>(u: &'u analyzer::ast::Unit, n: &Node) -> Option<&'u Stmt> {
@@ -287,18 +298,7 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     }
     // arrays: every pair of references, one a write, indexed by both outermost variables in
     // one dimension; the distances between the planes they touch
-    let (mut ahead, mut behind) = (0i64, 0i64);
-    for x in r1.iter().filter(|x| sema.is_array(x) && r2.contains(*x) && (w1.contains(*x) || w2.contains(*x))) {
-        for e1 in a1.iter().filter(|a| a.name.eq_ignore_ascii_case(x)) {
-            for e2 in a2.iter().filter(|a| a.name.eq_ignore_ascii_case(x) && (a.write || e1.write)) {
-                let (Some(s1), Some(s2)) = (&e1.subs, &e2.subs) else { return None };
-                let dist = s1.iter().zip(s2).find_map(|(x1, x2)| Some(offset(x2, v2)? - offset(x1, v1)?))?;
-                // (the first loop's plane k meets the second's plane k - dist)
-                ahead = ahead.max(dist);
-                behind = behind.max(-dist);
-            }
-        }
-    }
+    let (ahead, behind) = reach(sema, &a1, v1, &a2, v2)?;
     // (a plane of the second loop that reads planes behind it runs in the second pass where
     // it starts a thread's part, after the planes above it: on one process and thread its
     // sum of reals would change order, and the sequential program's last digits)
@@ -307,6 +307,24 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     }
     // (beyond a few planes the cache no longer holds what the first loop touched)
     (ahead <= 4 && behind <= 4 && end2 > end1).then_some(Plan { lag: ahead, behind, renewed })
+}
+
+/// How far apart the planes of loop `a` (outermost variable `va`) and loop `b` (`vb`) are that
+/// touch an element of an array one of them writes: (ahead, behind), both at least 0, where
+/// `b`'s plane j meets `a`'s planes j - behind to j + ahead; None where a pair of references
+/// does not index one dimension by both variables.
+pub(super) fn reach(sema: &analyzer::sema::UnitSema, a: &[Access], va: &str, b: &[Access], vb: &str) -> Option<(i64, i64)> {
+    let (mut ahead, mut behind) = (0i64, 0i64);
+    for e1 in a.iter().filter(|x| sema.is_array(&x.name.to_ascii_lowercase())) {
+        for e2 in b.iter().filter(|x| x.name.eq_ignore_ascii_case(&e1.name) && (x.write || e1.write)) {
+            let (Some(s1), Some(s2)) = (&e1.subs, &e2.subs) else { return None };
+            let dist = s1.iter().zip(s2).find_map(|(x1, x2)| Some(offset(x2, vb)? - offset(x1, va)?))?;
+            // (a's plane k meets b's plane k - dist)
+            ahead = ahead.max(dist);
+            behind = behind.max(-dist);
+        }
+    }
+    Some((ahead, behind))
 }
 
 /// Place a held loop as `parallel_loop` places a loop.
@@ -362,14 +380,21 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
         return;
     };
     let (lag, behind) = (plan.lag, plan.behind);
+    // (lines the blocks of time steps replace, convert_skew.rs)
+    const KNOWN: [&str; 7] = ["call sapfor_loop_begin(", "call sapfor_loop_end(", RENEW, "call sapfor_red_var(", "call sapfor_red_put(", "call sapfor_red_end(", "call sapfor_red_get("];
+    let known = h1.pre.iter().chain(&h2.pre).chain(&h1.post).chain(&h2.post).all(|l| KNOWN.iter().any(|k| l.starts_with(k)));
+    let begin = h1.pre.first().cloned().unwrap_or_default();
     let mut pre = h1.pre;
     let (renews, pre2): (Vec<String>, Vec<String>) = h2.pre.into_iter().partition(|l| l.starts_with(RENEW));
     // (one profile entry, the first loop's, for both)
     pre.extend(pre2.into_iter().skip(1));
-    pre.push(format!("sapfor_fu_l1 = int({lo1}, c_int64_t)"));
-    pre.push(format!("sapfor_fu_h1 = int({hi1}, c_int64_t)"));
-    pre.push(format!("sapfor_fu_l2 = int({lo2}, c_int64_t)"));
-    pre.push(format!("sapfor_fu_h2 = int({hi2}, c_int64_t)"));
+    let bounds = vec![
+        format!("sapfor_fu_l1 = int({lo1}, c_int64_t)"),
+        format!("sapfor_fu_h1 = int({hi1}, c_int64_t)"),
+        format!("sapfor_fu_l2 = int({lo2}, c_int64_t)"),
+        format!("sapfor_fu_h2 = int({hi2}, c_int64_t)"),
+    ];
+    pre.extend(bounds.iter().cloned());
     if !renews.is_empty() {
         pre.push("sapfor_fu_r = .true.".into());
         pre.extend(checks);
@@ -410,6 +435,7 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
     p2.pop();
     post.extend(p1);
     post.extend(p2);
+    let end = end_profile.clone().unwrap_or_default();
     post.extend(end_profile);
     cx.replace_stmt(
         s1,
@@ -440,7 +466,8 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
         _ => true,
     };
     let (close1, close2) = (close(n1), close(n2));
-    let f = Fusion { last1: super::last_line(u, n1), close1, first2: s2.span.line, last: super::last_line(u, n2), close2, pre, post };
+    let known = known && begin.starts_with(KNOWN[0]) && end.starts_with(KNOWN[1]);
+    let f = Fusion { last1: super::last_line(u, n1), close1, first2: s2.span.line, last: super::last_line(u, n2), close2, pre, post, bounds, begin, end, omp, lag, behind, known };
     cx.fusions.insert((s1.span.file.0, s1.span.line), f);
 }
 
@@ -453,7 +480,15 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, f: &Fusion, o
         super::emit_line(cx, id, j, out, stack, &mut synced, false, false);
     }
     super::push_lines(out, &f.pre);
-    synced = false;
+    body(cx, id, ln, f, out, stack);
+    super::push_lines(out, &f.post);
+    super::push_lines(out, cx.after.get(&(id.0, f.last)).map_or(&[][..], |a| &a[..]));
+}
+
+/// The lines of fused loops `f` (first line `ln` of file `id`) between what comes before and
+/// after them: one plane of each, as `sapfor_fu_k` and the pass choose.
+pub(super) fn body(cx: &Cx, id: analyzer::source::FileId, ln: u32, f: &Fusion, out: &mut String, stack: &mut Vec<u32>) {
+    let mut synced = false;
     for j in ln..=f.last1 {
         super::emit_line(cx, id, j, out, stack, &mut synced, j == ln, false);
     }
@@ -467,6 +502,4 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, f: &Fusion, o
     if f.close2 {
         out.push_str("end if\n");
     }
-    super::push_lines(out, &f.post);
-    super::push_lines(out, cx.after.get(&(id.0, f.last)).map_or(&[][..], |a| &a[..]));
 }

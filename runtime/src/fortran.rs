@@ -22,6 +22,12 @@ module sapfor_rt
   ! less one, the inner loop's start and last position, the anti-diagonal and the column in
   ! the strip (default integers, as the loops' own variables are)
   integer :: sapfor_wj, sapfor_ww, sapfor_wa, sapfor_wn, sapfor_wt, sapfor_wk
+  ! a time loop in blocks of steps (convert_skew.rs): its bounds, the block's first step and
+  ! length, the wave, the step in the block, the waves' plane range, and the scalars each
+  ! step of the block keeps (two slots each)
+  integer(c_int64_t) :: sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_b, sapfor_sk_n, sapfor_sk_w, sapfor_sk_s
+  integer(c_int64_t) :: sapfor_sk_l, sapfor_sk_h
+  integer(c_int64_t) :: sapfor_sk_x(0:63, 32)
   ! iteration counters of the PARALLEL loops of programs converted with --order (one per
   ! loop of a tuple; parallel loops do not nest)
   integer :: sapfor_ok1, sapfor_ok2, sapfor_ok3, sapfor_ok4, sapfor_ok5, sapfor_ok6, sapfor_ok7

@@ -687,6 +687,44 @@ end program
 /// loops that reads a variable, a stencil writing the array renewed before it, or a renewal
 /// of an array the first loop does not write keep them apart too.
 #[test]
+fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/time_blocks.fdv")).unwrap();
+    let out = conv("time_blocks.fdv", &src).unwrap();
+    // five fused pairs; three time loops in blocks: heat, the Jacobi, the pair two planes apart
+    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 5, "{out}");
+    assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 3, "{out}");
+    // each written twice: in blocks where every array is the process's whole block
+    let at = out.find("if (sapfor_alone(sh_tblock_v) /= 0 .and. sapfor_alone(sh_tblock_u) /= 0) then\nsapfor_sk_t0 = int(1, c_int64_t)\nsapfor_sk_t1 = int(11, c_int64_t)").unwrap_or_else(|| panic!("{out}"));
+    // the skews: one more than how far a step's planes reach into the step before (heat:
+    // the stencil reads the copy's planes K+1, the copy runs a plane behind: 3; the pair
+    // two planes apart: 5)
+    let waves: Vec<&str> = out.match_indices("do sapfor_sk_w = sapfor_sk_l, sapfor_sk_h + (sapfor_sk_n - 1) * ").map(|(i, m)| &out[i + m.len()..i + m.len() + 1]).collect();
+    assert_eq!(waves, ["3", "3", "5"], "{out}");
+    // the step's constants and reductions kept per step of the block; output after the waves,
+    // for each step in order; the time variable's value after the loop
+    let heat = &out[at..];
+    let save = heat.find("sapfor_sk_x(sapfor_sk_s, 1:2) = transfer(s, 0_c_int64_t, 2)").unwrap();
+    let waves = heat.find("do sapfor_sk_w").unwrap();
+    let print = heat.find("PRINT 100, 'heat', IT, S").unwrap();
+    assert!(save < waves && waves < print && heat[waves..print].contains("s = transfer(sapfor_sk_x(sapfor_sk_s, 1:2), s)"), "{heat}");
+    assert!(heat.contains("it = int(sapfor_sk_t0 + max(0_c_int64_t, sapfor_sk_t1 - sapfor_sk_t0 + 1), kind(it))"), "{heat}");
+    // a wave's steps on the region's threads, the loops' labels renumbered in the blocks
+    assert!(heat.contains("!$omp do schedule(static)\ndo sapfor_sk_s = max(0_c_int64_t, (sapfor_sk_w - sapfor_sk_h + 2) / 3)"), "{heat}");
+    assert!(!heat[..heat.find("else\n").unwrap()].contains("DO 10 J") && heat.contains("DO 10 J"), "{heat}");
+    // as written: the output reads what the loops write, a sum runs on over the steps, a
+    // value the step computes is set before the loops
+    for (from, to) in [("PRINT 100, 'element', IT, B(3,4)", "PRINT 100, 'element', IT, EPS"), ("      ISUM = 0\n      DO 95 IT = 1, 5\n", "      DO 95 IT = 1, 5\n         ISUM = 0\n")] {
+        let changed = src.replace(from, to);
+        assert_ne!(changed, src);
+        let out = conv("time_blocks2.fdv", &changed).unwrap();
+        assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 4, "{from}: {out}");
+    }
+    let changed = src.replace("         C = 0.25D0\n", "         C = 0.25D0 * IT\n");
+    assert_ne!(changed, src);
+    assert_eq!(conv("time_blocks3.fdv", &changed).unwrap().matches("sapfor_sk_t0 = ").count(), 2);
+}
+
+#[test]
 fn pairs_of_parallel_loops_are_fused_where_the_planes_allow() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fused_loops.fdv")).unwrap();
     let out = conv("fused_loops.fdv", &src).unwrap();

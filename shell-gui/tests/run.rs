@@ -474,6 +474,36 @@ fn pairs_of_parallel_loops_run_as_one() {
     ]);
 }
 
+/// Time loops around fused loops in blocks of steps (runtime/src/convert_skew.rs) print what
+/// the sequential program prints, in blocks of 8, 2 and 3 steps and as fused loops only
+/// (`SAPFOR_SKEW=0`), on threads (which share each wave's steps) and on processes (where the
+/// loops run as converted before); on one process the very same digits, sums of reals
+/// included (each step's planes run in their order). Builds whose skew was one plane short
+/// printed other values on 2 threads, two planes short on one.
+#[test]
+fn time_loops_in_blocks_of_steps_keep_the_sequential_results() {
+    let configs: &[(&[&str], &str)] = &[
+        (&["--np", "1"][..], "8"),
+        (&["--np", "1"], "2"),
+        (&["--np", "1"], "3"),
+        (&["--threads", "2"], "8"),
+        (&["--threads", "3"], "2"),
+        (&["--threads", "2"], "0"),
+        (&["--np", "2"], "8"),
+        (&["--np", "3", "--threads", "2"], "3"),
+        (&["--devices", "emu", "--np", "2"], "8"),
+    ];
+    runs_as_sequential("time_blocks", "SAPFOR_SKEW", configs);
+    let dir = scratch("time_blocks_exact");
+    std::fs::copy(root().join("runtime/tests/data/time_blocks.fdv"), dir.join("time_blocks.fdv")).unwrap();
+    let want = sequential(&dir, &dir.join("time_blocks.fdv"), true);
+    for value in ["8", "3"] {
+        let out = sapfor(&dir).env("SAPFOR_SKEW", value).args(["run", "time_blocks.fdv", "--np", "1"]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "SAPFOR_SKEW={value}");
+    }
+}
+
 /// Runs fixture `name`.fdv of runtime/tests/data in each configuration, with `var` set as
 /// given and every loop on threads (`SAPFOR_TEAM_MIN=0`): each prints what the sequential
 /// program prints.

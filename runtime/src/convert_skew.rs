@@ -1,0 +1,469 @@
+//! Blocks of time steps (docs/runtime.md "Blocks of time steps").
+//!
+//! A time loop whose steps each run two fused PARALLEL loops (convert_fuse.rs: the 3-D heat
+//! program's stencil `U = f(V)` and copy `V = U`) streams both arrays through memory once a
+//! step. On one process, where every array is the process's own block, the loop runs its
+//! steps in blocks of `W` (default 8): a wave `w` runs, for each step `s` of the block, the
+//! fused planes `w - s*D`, so a plane the first step has just written is still in the cache
+//! when the later steps of the block come to it. `D` (the skew) is one more than the farthest
+//! a step's planes reach into what the previous step's planes touch (the 3-D heat program:
+//! 3), so the planes of one wave touch nothing another plane of the wave touches: the
+//! threads of the fused loop's region share a wave's steps, a barrier between waves. Each
+//! plane computes what it computed before from the same values, and each step's planes run
+//! in the order they ran: every result (reductions of reals too) is the sequential
+//! program's.
+//!
+//! The scalars a step assigns (constants before its loops, the loops' reductions) are kept
+//! per step of the block (`sapfor_sk_x`) and set again before each of its planes; what
+//! follows the loops in the step (output of those scalars, as `IF (MOD(IT,10) == 0) PRINT`)
+//! runs for each step of the block in order after it. Conditions: the time loop's body is
+//! assignments of constants to scalars, the two fused loops, then only PRINT and WRITE (no
+//! control list beyond unit and format) and IF constructs of them that read the time
+//! variable, those scalars and names the step does not write; a step-1 DO with an INTEGER
+//! variable, no jump; every array reference of the loops indexes one dimension by the
+//! outermost loop's variable; loop bounds read nothing the step writes; nothing the runtime
+//! adds around the loops but renewals, reductions and the profile (the fused loop's renewals
+//! and reductions have nothing to do on one process). The loop is written twice: blocks where
+//! every array of the loops is this process's whole block (`sapfor_alone`, one process), as
+//! before elsewhere. `SAPFOR_SKEW` at conversion sets `W` (0 or 1: off).
+
+use super::{fuse, names_in, plain_scalar, Cx, Omp, ParLoop};
+use analyzer::ast::{BaseType, Expr, IoKind, Node, Stmt, StmtKind, Unit};
+use analyzer::directives::Clause;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Scalars a step may keep (two 64-bit slots each, `sapfor_sk_x`).
+const SLOTS: usize = 16;
+
+/// A time loop run in blocks of steps, by (file, the loop's first line) in `Cx::skews`.
+pub(super) struct Skew {
+    /// the loop's last line, its DO variable and bounds (text)
+    last: u32,
+    var: String,
+    lo: String,
+    hi: String,
+    /// the fused loops' first line (`Cx::fusions`)
+    fused: u32,
+    /// lines of the step's assignments of constants (before and between the loops)
+    consts: Vec<(u32, u32)>,
+    /// the lines after the loops up to the terminal statement (excluded)
+    tail: (u32, u32),
+    /// the scalars kept per step
+    kept: Vec<String>,
+    /// the skew and the block's width
+    skew: i64,
+    width: i64,
+    /// the run-time test (every array this process's whole block)
+    cond: String,
+    /// the labels the loops' lines define and those of the blocks' copy; how many DO
+    /// statements name one (`super::relabel`)
+    labels: BTreeMap<u32, u32>,
+    label_dos: usize,
+}
+
+/// The time loop's last line.
+pub(super) fn last(s: &Skew) -> u32 {
+    s.last
+}
+
+/// The DO loop whose body holds `n`.
+fn parent<'n>(nodes: &'n [Node], n: &Node) -> Option<&'n Node> {
+    for x in nodes {
+        match x {
+            Node::Do { body, .. } => {
+                if body.iter().any(|b| std::ptr::eq(b, n)) {
+                    return Some(x);
+                }
+                if let Some(p) = parent(body, n) {
+                    return Some(p);
+                }
+            }
+            Node::If { arms, .. } => {
+                if let Some(p) = arms.iter().find_map(|(_, b)| parent(b, n)) {
+                    return Some(p);
+                }
+            }
+            Node::Stmt(_) => {}
+        }
+    }
+    None
+}
+
+/// An assignment of a constant to a plain scalar, unlabelled: its variable.
+fn const_assign(cx: &Cx, ui: usize, n: &Node) -> Option<String> {
+    let u = &cx.p.units[ui];
+    let Node::Stmt(id) = n else { return None };
+    let s = u.stmt(*id);
+    let StmtKind::Assign { lhs: Expr::Var(v), rhs } = &s.kind else { return None };
+    let constant = matches!(rhs, Expr::Int(_) | Expr::Real(_) | Expr::Logical(_)) || matches!(rhs, Expr::Unary(_, x) if matches!(**x, Expr::Int(_) | Expr::Real(_)));
+    (s.label.is_none() && constant && (cx.p.semas[ui].symbol(v).is_none() || plain_scalar(&cx.p.semas[ui], v)) && cx.segment(s).is_none()).then(|| v.to_ascii_lowercase())
+}
+
+/// Whether the statements of `nodes` are output and IF constructs of output only, unlabelled,
+/// each on lines of its own, collecting the names they read.
+fn output_only(cx: &Cx, ui: usize, nodes: &[Node], reads: &mut BTreeSet<String>) -> bool {
+    let u = &cx.p.units[ui];
+    let sema = &cx.p.semas[ui];
+    let stmt_ok = |s: &Stmt, reads: &mut BTreeSet<String>| -> bool {
+        if s.label.is_some() || cx.segment(s).is_some() {
+            return false;
+        }
+        let (cond, inner) = match &s.kind {
+            StmtKind::LogicalIf(c, inner) => (Some(c), &inner.kind),
+            k => (None, k),
+        };
+        let io = match inner {
+            StmtKind::Io { kind: kind @ (IoKind::Print | IoKind::Write), reads: r, writes } if writes.is_empty() => {
+                // (no END=, ERR=, IOSTAT= or other control beyond unit and format; no
+                // internal file)
+                let t = cx.stmt_text(s).to_ascii_lowercase().replace(' ', "");
+                let controls = ["end=", "err=", "eor=", "iostat=", "iomsg=", "advance=", "rec=", "size=", "pos=", "id=", "asynchronous="];
+                if controls.iter().any(|c| t.contains(c)) {
+                    return false;
+                }
+                let names = names_in(&r.iter().collect::<Vec<_>>());
+                if *kind == IoKind::Write && names.iter().any(|n| matches!(sema.type_of(n).base, BaseType::Character)) {
+                    return false;
+                }
+                reads.extend(names);
+                true
+            }
+            StmtKind::IfThen(c) | StmtKind::ElseIf(c) => {
+                reads.extend(names_in(&[c]));
+                true
+            }
+            StmtKind::Else | StmtKind::EndIf | StmtKind::Continue => true,
+            _ => false,
+        };
+        if let Some(c) = cond {
+            reads.extend(names_in(&[c]));
+        }
+        io
+    };
+    for n in nodes {
+        let ok = match n {
+            Node::Stmt(id) => stmt_ok(u.stmt(*id), reads),
+            Node::If { arms, end } => {
+                arms.iter().all(|(h, b)| stmt_ok(u.stmt(*h), reads) && output_only(cx, ui, b, reads)) && end.map_or(true, |e| stmt_ok(u.stmt(e), reads))
+            }
+            Node::Do { .. } => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether the time loop around fused loops `pl1` and `pl2` (convert_fuse.rs, placed as
+/// `fusion` with key line `key`) may run in blocks of steps, and how; recorded in
+/// `Cx::skews`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, vis: &BTreeMap<String, String>) -> Option<()> {
+    let width = match std::env::var("SAPFOR_SKEW") {
+        Ok(v) => v.trim().parse::<i64>().ok()?.min(64),
+        Err(_) => 8,
+    };
+    if width <= 1 {
+        return None;
+    }
+    let p = cx.p;
+    let u: &Unit = &p.units[ui];
+    let sema = &p.semas[ui];
+    let fid = u.file;
+    let (n1, n2) = (dos[pl1.outer], dos[pl2.outer]);
+    let (Node::Do { header: hd1, .. }, Node::Do { header: hd2, .. }) = (n1, n2) else { return None };
+    let (s1, s2) = (u.stmt(*hd1), u.stmt(*hd2));
+    let fused = s1.span.line;
+    let f = cx.fusions.get(&(fid.0, fused))?;
+    if !f.known {
+        return None;
+    }
+    // the time loop: a counted DO of step 1 with an INTEGER variable, its body the fused loops
+    // between assignments of constants, then output
+    let t = parent(&u.body, n1)?;
+    let Node::Do { header, body, end } = t else { return None };
+    let h = u.stmt(*header);
+    let StmtKind::Do { label, var, step, .. } = &h.kind else { return None };
+    let tvar = var.to_ascii_lowercase();
+    if h.label.is_some() || h.name.is_some() || h.span.file != fid || super::shares_terminal(u, h.id) || step.as_ref().is_some_and(|s| sema.eval_int(s) != Some(1)) {
+        return None;
+    }
+    // (an implicitly typed variable has no symbol)
+    let scalar = |v: &str| sema.symbol(v).is_none() || plain_scalar(sema, v);
+    if !scalar(&tvar) || !matches!(sema.type_of(&tvar).base, BaseType::Integer) {
+        return None;
+    }
+    let i1 = body.iter().position(|b| std::ptr::eq(b, n1))?;
+    let i2 = body.iter().position(|b| std::ptr::eq(b, n2))?;
+    let mut kept = BTreeSet::new();
+    for b in body[..i1].iter().chain(&body[i1 + 1..i2]) {
+        kept.insert(const_assign(cx, ui, b)?);
+    }
+    // (a labelled DO's terminal statement, a CONTINUE, is not written in the blocks)
+    let mut tail = &body[i2 + 1..];
+    if label.is_some() {
+        let (last, rest) = tail.split_last()?;
+        let Node::Stmt(id) = last else { return None };
+        if !matches!(u.stmt(*id).kind, StmtKind::Continue) || u.stmt(*id).label != *label {
+            return None;
+        }
+        tail = rest;
+    } else if end.is_none() {
+        return None;
+    }
+    let mut tail_reads = BTreeSet::new();
+    if !output_only(cx, ui, tail, &mut tail_reads) {
+        return None;
+    }
+    // what the loops touch
+    let acx = super::access_ctx(p, ui);
+    let touched = |n: &Node| {
+        let (mut accs, mut calls) = (vec![], vec![]);
+        analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| acx.stmt_accesses(st, &mut accs, &mut calls));
+        calls.is_empty().then_some(accs)
+    };
+    let (a1, a2) = (touched(n1)?, touched(n2)?);
+    // (a reduction's variable is set by the step before its loop: a sum carried from step to
+    // step would need the steps in order)
+    for pl in [pl1, pl2] {
+        for c in &pl.clauses {
+            if let Clause::Reduction(reds) = c {
+                if reds.iter().any(|r| !kept.contains(&r.var.to_ascii_lowercase())) {
+                    return None;
+                }
+            }
+        }
+    }
+    if kept.len() > SLOTS || kept.iter().any(|k| !scalar(k) || matches!(sema.type_of(k).base, BaseType::Character)) {
+        return None;
+    }
+    let written: BTreeSet<String> = a1.iter().chain(&a2).filter(|a| a.write).map(|a| a.name.to_ascii_lowercase()).chain(kept.iter().cloned()).chain([tvar.clone()]).collect();
+    // the output reads the step's kept scalars and what the step does not write
+    if tail_reads.iter().any(|n| written.contains(n) && !kept.contains(n) && *n != tvar) {
+        return None;
+    }
+    // every DO of the loops: bounds reading nothing the step writes but the loops' own DO
+    // variables (their planes are the same each step); labels, renumbered in the copy
+    let mut do_vars = BTreeSet::new();
+    let mut bound_names = BTreeSet::new();
+    let mut defined = vec![];
+    let mut label_dos = 0;
+    for n in [n1, n2] {
+        analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| {
+            if let StmtKind::Do { var, lo, hi, step, label } = &st.kind {
+                do_vars.insert(var.to_ascii_lowercase());
+                let mut es = vec![lo, hi];
+                es.extend(step.as_ref());
+                bound_names.extend(names_in(&es));
+                // (the outermost DO statements are not written: the fusion replaced them)
+                label_dos += usize::from(label.is_some() && st.id != s1.id && st.id != s2.id);
+            }
+            defined.extend(st.label);
+        });
+    }
+    if bound_names.iter().any(|n| written.contains(n) && !do_vars.contains(n)) {
+        return None;
+    }
+    // the skew: one more than the farthest a step's planes reach into the planes of the step
+    // before (the first loop's plane k runs in wave k + s*D, the second's plane j in wave
+    // j + lag + s*D)
+    let do_var = |s: &Stmt| match &s.kind {
+        StmtKind::Do { var, .. } => Some(var.to_ascii_lowercase()),
+        _ => None,
+    };
+    let (v1, v2) = (do_var(s1)?, do_var(s2)?);
+    let lag = f.lag;
+    let (r11, _) = fuse::reach(sema, &a1, &v1, &a1, &v1)?;
+    let (r22, _) = fuse::reach(sema, &a2, &v2, &a2, &v2)?;
+    let (r21, _) = fuse::reach(sema, &a2, &v2, &a1, &v1)?;
+    let (r12, _) = fuse::reach(sema, &a1, &v1, &a2, &v2)?;
+    let skew = [1, r11 + 1, r22 + 1, r21 + lag + 1, r12 - lag + 1].into_iter().max()?;
+    // every array this process's whole block
+    let mut cond: Vec<String> = vec![];
+    for a in a1.iter().chain(&a2) {
+        let name = a.name.to_ascii_lowercase();
+        if let Some(key) = vis.get(&name) {
+            let c = format!("sapfor_alone(sh_{key}) /= 0");
+            if !cond.contains(&c) {
+                cond.push(c);
+            }
+        } else if a.write && sema.is_array(&name) {
+            return None;
+        }
+    }
+    if cond.is_empty() {
+        return None;
+    }
+    // the time loop's bounds as written
+    let ht = cx.current_lines(h);
+    let [ht] = &ht[..] else { return None };
+    let (_, parts) = crate::text::do_parts(ht)?;
+    let (lo, hi) = (parts.first()?.trim().to_string(), parts.get(1)?.trim().to_string());
+    // lines: nothing added around the time loop's first and last lines, the constants' lines
+    // or the fused loops' first lines but what the fusion wrote
+    let last = super::last_line(u, t);
+    let term = match (end, body.last()) {
+        (Some(e), _) => u.stmt(*e).span.line,
+        (None, Some(Node::Stmt(id))) => u.stmt(*id).span.line,
+        _ => return None,
+    };
+    let f = cx.fusions.get(&(fid.0, fused))?;
+    let consts = vec![(h.span.line + 1, fused - 1), (f.last1 + 1, f.first2 - 1)];
+    let tail_lines = (super::last_line(u, n2) + 1, term - 1);
+    let added = |m: &BTreeMap<(u32, u32), Vec<String>>, l: u32| m.get(&(fid.0, l)).is_some_and(|v| !v.is_empty());
+    let quiet = |l: u32| !added(&cx.before, l) && !added(&cx.after, l);
+    if !quiet(fused) || !quiet(f.first2) || added(&cx.after, f.last) || added(&cx.after, h.span.line) || added(&cx.before, term) || term != last {
+        return None;
+    }
+    if consts.iter().any(|(a, b)| (*a..=*b).any(|l| !quiet(l))) {
+        return None;
+    }
+    // (statements on the constants' and output's lines are those of the time loop's body)
+    let ids: BTreeSet<analyzer::ast::StmtId> = {
+        let mut s = BTreeSet::new();
+        for b in body {
+            super::collect_stmts(u, b, &mut s);
+        }
+        s
+    };
+    let on = |a: u32, b: u32| u.stmts.iter().filter(|s| s.span.file == fid && s.span.line <= b && s.span.end_line >= a).all(|s| ids.contains(&s.id) || s.id == *header);
+    if !consts.iter().all(|(a, b)| a > b || on(*a, *b)) || !(tail_lines.0 > tail_lines.1 || on(tail_lines.0, tail_lines.1)) {
+        return None;
+    }
+    // labels of the loops, fresh ones for the copy
+    let next = cx.fresh_labels.entry(ui).or_insert_with(|| u.stmts.iter().filter_map(|s| s.label).max().unwrap_or(0) + 1);
+    let mut labels = BTreeMap::new();
+    for l in defined {
+        labels.insert(l, *next);
+        *next += 1;
+    }
+    if labels.values().any(|l| *l > 99_999) {
+        return None;
+    }
+    let s = Skew {
+        last,
+        var: tvar,
+        lo,
+        hi,
+        fused,
+        consts,
+        tail: tail_lines,
+        kept: kept.into_iter().collect(),
+        skew,
+        width,
+        cond: cond.join(" .and. "),
+        labels,
+        label_dos,
+    };
+    cx.skews.insert((fid.0, h.span.line), s);
+    Some(())
+}
+
+/// Write the time loop `s` whose first line is `ln` of file `id` twice: in blocks of steps
+/// where every array is this process's whole block, else as converted (`emit_range`).
+pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out: &mut String, stack: &mut Vec<u32>) {
+    let as_converted = |out: &mut String, stack: &mut Vec<u32>| {
+        super::push_lines(out, cx.before.get(&(id.0, ln)).map_or(&[][..], |b| &b[..]));
+        super::emit_range_inner(cx, id, ln, s.last, out, stack);
+        super::push_lines(out, cx.after.get(&(id.0, s.last)).map_or(&[][..], |a| &a[..]));
+    };
+    let Some(f) = cx.fusions.get(&(id.0, s.fused)) else {
+        as_converted(out, stack);
+        return;
+    };
+    let mut loops = String::new();
+    fuse::body(cx, id, s.fused, f, &mut loops, stack);
+    // (labels not found where the statements put them: as converted)
+    let Some(loops) = super::relabel(&loops, &s.labels, s.label_dos) else {
+        as_converted(out, stack);
+        return;
+    };
+    let lines = |a: u32, b: u32, stack: &mut Vec<u32>| {
+        let mut o = String::new();
+        let mut synced = false;
+        for j in a..=b {
+            super::emit_line(cx, id, j, &mut o, stack, &mut synced, false, false);
+        }
+        o
+    };
+    let consts: String = s.consts.iter().map(|(a, b)| lines(*a, *b, stack)).collect();
+    let tail = lines(s.tail.0, s.tail.1, stack);
+    let (d, w, lag, v) = (s.skew, s.width, f.lag, &s.var);
+    let save: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("sapfor_sk_x(sapfor_sk_s, {}:{}) = transfer({x}, 0_c_int64_t, 2)", 2 * i + 1, 2 * i + 2)).collect();
+    let load: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("{x} = transfer(sapfor_sk_x(sapfor_sk_s, {}:{}), {x})", 2 * i + 1, 2 * i + 2)).collect();
+    let step = format!("{v} = int(sapfor_sk_b + sapfor_sk_s, kind({v}))");
+    super::push_lines(out, cx.before.get(&(id.0, ln)).map_or(&[][..], |b| &b[..]));
+    out.push_str(&format!("if ({}) then\n", s.cond));
+    let mut o: Vec<String> = vec![];
+    o.push(format!("sapfor_sk_t0 = int({}, c_int64_t)", s.lo));
+    o.push(format!("sapfor_sk_t1 = int({}, c_int64_t)", s.hi));
+    o.extend(f.bounds.iter().cloned());
+    o.push("sapfor_fu_p = 1".into());
+    o.push("sapfor_fu_r = .true.".into());
+    o.push(format!("sapfor_fu_a = min(sapfor_fu_l1, sapfor_fu_l2) - {}", f.behind));
+    o.push(format!("sapfor_fu_b = max(sapfor_fu_h1, sapfor_fu_h2) + {lag}"));
+    o.push(format!("sapfor_sk_l = min(sapfor_fu_l1, sapfor_fu_l2 + {lag})"));
+    o.push(format!("sapfor_sk_h = max(sapfor_fu_h1, sapfor_fu_h2 + {lag})"));
+    o.push(format!("do sapfor_sk_b = sapfor_sk_t0, sapfor_sk_t1, {w}"));
+    o.push(format!("sapfor_sk_n = min({w}_c_int64_t, sapfor_sk_t1 - sapfor_sk_b + 1)"));
+    // each step's constants
+    o.push("do sapfor_sk_s = 0, sapfor_sk_n - 1".into());
+    super::push_lines(out, &o);
+    o.clear();
+    out.push_str(&consts);
+    o.extend(save.iter().cloned());
+    o.push("end do".into());
+    o.push(f.begin.clone());
+    // the waves; a wave's steps on the region's threads
+    let omp = f.omp.as_ref().map(|x| {
+        let mut scalars: Vec<String> = x.scalars.iter().filter(|n| !matches!(n.as_str(), "sapfor_fu_a" | "sapfor_fu_b" | "sapfor_fu_p")).cloned().collect();
+        for n in s.kept.iter().map(String::as_str).chain([v.as_str(), "sapfor_sk_w", "sapfor_sk_s"]) {
+            if !scalars.iter().any(|o| o.eq_ignore_ascii_case(n)) {
+                scalars.push(n.to_string());
+            }
+        }
+        Omp { work: x.work.clone(), copyin: x.copyin.clone(), scalars, arrays: x.arrays.clone(), reds: vec![] }
+    });
+    if let Some(x) = &omp {
+        o.push(x.line("!$omp parallel"));
+    }
+    o.push(format!("do sapfor_sk_w = sapfor_sk_l, sapfor_sk_h + (sapfor_sk_n - 1) * {d}"));
+    if omp.is_some() {
+        o.push("!$omp do schedule(static)".into());
+    }
+    o.push(format!("do sapfor_sk_s = max(0_c_int64_t, (sapfor_sk_w - sapfor_sk_h + {}) / {d}), min(sapfor_sk_n - 1, (sapfor_sk_w - sapfor_sk_l) / {d})", d - 1));
+    o.push(format!("sapfor_fu_k = sapfor_sk_w - sapfor_sk_s * {d}"));
+    o.push(step.clone());
+    o.extend(load.iter().cloned());
+    super::push_lines(out, &o);
+    o.clear();
+    out.push_str(&loops);
+    o.extend(save.iter().cloned());
+    o.push("end do".into());
+    if omp.is_some() {
+        o.push("!$omp end do".into());
+    }
+    o.push("end do".into());
+    if omp.is_some() {
+        o.push("!$omp end parallel".into());
+    }
+    o.push(f.end.clone());
+    // each step's output, in order
+    o.push("do sapfor_sk_s = 0, sapfor_sk_n - 1".into());
+    o.push(step);
+    o.extend(load.iter().cloned());
+    super::push_lines(out, &o);
+    o.clear();
+    out.push_str(&tail);
+    o.push("end do".into());
+    o.push("end do".into());
+    o.push(format!("{v} = int(sapfor_sk_t0 + max(0_c_int64_t, sapfor_sk_t1 - sapfor_sk_t0 + 1), kind({v}))"));
+    o.push("else".into());
+    super::push_lines(out, &o);
+    let mut orig = String::new();
+    super::emit_range_inner(cx, id, ln, s.last, &mut orig, stack);
+    out.push_str(&orig);
+    out.push_str("end if\n");
+    super::push_lines(out, cx.after.get(&(id.0, s.last)).map_or(&[][..], |a| &a[..]));
+}
