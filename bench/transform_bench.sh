@@ -13,9 +13,10 @@
 #   blocks of time steps (runtime/src/convert_skew.rs; off: SAPFOR_SKEW=0)
 #     heat3d-blocks  heat3d's time loop in blocks of 8 steps against its loops fused only
 #             (one process only: elsewhere both run the same code)
+#     jac2d-blocks   jac2d's, whose steps may leave the loop (its convergence test)
 #
 #   bash bench/transform_bench.sh   (REPEATS=5 N=160 STEPS=200 L=2000 ITERS=400 SWEEPS=100
-#                               PROGRAMS="heat3d jac2d gs2d heat3d-blocks"
+#                               PROGRAMS="heat3d jac2d gs2d heat3d-blocks jac2d-blocks"
 #                               CONFIGS="--np 1;--np 2;--threads 2")
 #
 # Each round runs the sequential build (gfortran, the same FFLAGS), then every configuration
@@ -30,12 +31,12 @@ STEPS=${STEPS:-200}
 L=${L:-2000}
 ITERS=${ITERS:-400}
 SWEEPS=${SWEEPS:-100}
-PROGRAMS=${PROGRAMS:-heat3d jac2d gs2d heat3d-blocks}
-declare -A SWITCH=([heat3d]=SAPFOR_FUSE [jac2d]=SAPFOR_FUSE [gs2d]=SAPFOR_WAVE [heat3d-blocks]=SAPFOR_SKEW)
+PROGRAMS=${PROGRAMS:-heat3d jac2d gs2d heat3d-blocks jac2d-blocks}
+declare -A SWITCH=([heat3d]=SAPFOR_FUSE [jac2d]=SAPFOR_FUSE [gs2d]=SAPFOR_WAVE [heat3d-blocks]=SAPFOR_SKEW [jac2d-blocks]=SAPFOR_SKEW)
 declare -A ON=([SAPFOR_FUSE]=1 [SAPFOR_WAVE]=8 [SAPFOR_SKEW]=8)
 # the file each program runs, and what else its runs set
-declare -A FILE=([heat3d]=heat3d [jac2d]=jac2d [gs2d]=gs2d [heat3d-blocks]=heat3d)
-declare -A ALSO=([heat3d]=SAPFOR_SKEW=0 [jac2d]=SAPFOR_SKEW=0 [gs2d]=SAPFOR_SKEW=0 [heat3d-blocks]=SAPFOR_FUSE=1)
+declare -A FILE=([heat3d]=heat3d [jac2d]=jac2d [gs2d]=gs2d [heat3d-blocks]=heat3d [jac2d-blocks]=jac2d)
+declare -A ALSO=([heat3d]=SAPFOR_SKEW=0 [jac2d]=SAPFOR_SKEW=0 [gs2d]=SAPFOR_SKEW=0 [heat3d-blocks]=SAPFOR_FUSE=1 [jac2d-blocks]=SAPFOR_FUSE=1)
 CONFIGS=${CONFIGS:---np 1;--np 2;--threads 2}
 FFLAGS=${FFLAGS:--O2 -fvect-cost-model=cheap -g}
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
@@ -55,7 +56,7 @@ edit "$ROOT/bench/dvm/heat3d.fdv" "N=160, NSTEPS=50)" "N=$N, NSTEPS=$STEPS)" hea
 edit "$ROOT/bench/jac2d.fdv" "L=2000, ITMAX=100)" "L=$L, ITMAX=$ITERS)" jac2d.fdv
 edit "$ROOT/bench/dvm/gs2d.fdv" "L=2000, ITMAX=20)" "L=$L, ITMAX=$SWEEPS)" gs2d.fdv
 for p in $PROGRAMS; do
-    [ -n "${FILE[$p]:-}" ] || { echo "transform_bench: no program $p (heat3d, jac2d, gs2d, heat3d-blocks)" >&2; exit 2; }
+    [ -n "${FILE[$p]:-}" ] || { echo "transform_bench: no program $p (heat3d, jac2d, gs2d, heat3d-blocks, jac2d-blocks)" >&2; exit 2; }
     f=${FILE[$p]}
     # shellcheck disable=SC2086
     [ -f "$f.seq" ] || gfortran $FFLAGS -w -x f77 "$f.fdv" -o "$f.seq"

@@ -307,14 +307,20 @@ class Gen:
             body(dimvar, depth)
             self.close_loops(labels)
 
+        # (inside a time loop of a few steps, sometimes more than a block of them: the runtime
+        # may run its steps in blocks, runtime/src/convert_skew.rs)
         around = r.random() < 0.6
         if around:
-            self.emit("do it = 1, 2")
+            self.emit(f"do it = 1, {r.choice([2, 3, 5, 11])}")
             self.indent_push()
         sweep(stencil, False)
         self.emit("s = 0" if kind == "sum" else "m = -1")
         sweep(copy, r.random() < 0.3)
         self.emit("print *, s" if kind == "sum" else "print *, m")
+        # (sometimes leaving the time loop on the step's value: the runtime's blocks of steps
+        # are then computed again up to the step that leaves)
+        if around and r.random() < 0.4:
+            self.emit("if (mod(s, 7) .eq. 3) exit" if kind == "sum" else f"if (m .lt. {r.randint(100, 900)}) exit")
         if around:
             self.indent_pop()
             self.emit("end do")

@@ -16,11 +16,14 @@
 //! The scalars a step assigns (constants before its loops, the loops' reductions) are kept
 //! per step of the block (`sapfor_sk_x`) and set again before each of its planes; what
 //! follows the loops in the step (output of those scalars, as `IF (MOD(IT,10) == 0) PRINT`)
-//! runs for each step of the block in order after it. Conditions: the time loop's body is
+//! runs for each step of the block in order after it. A last `IF (cond) EXIT` (or GO TO out
+//! of the loop) on scalars: the arrays the loops write are kept at each block's start, the
+//! steps' conditions tried after the block, and where one holds the arrays are put back and
+//! the block computed again up to that step. Conditions: the time loop's body is
 //! assignments of constants to scalars, the two fused loops, then only PRINT and WRITE (no
-//! control list beyond unit and format) and IF constructs of them that read the time
-//! variable, those scalars and names the step does not write; a step-1 DO with an INTEGER
-//! variable, no jump; every array reference of the loops indexes one dimension by the
+//! control list beyond unit and format), FORMAT and IF constructs of them that read the time
+//! variable, those scalars and names the step does not write, no function of the program; a
+//! step-1 DO with an INTEGER variable, no other jump; every array reference of the loops indexes one dimension by the
 //! outermost loop's variable; loop bounds read nothing the step writes; nothing the runtime
 //! adds around the loops but renewals, reductions and the profile (the fused loop's renewals
 //! and reductions have nothing to do on one process). The loop is written twice: blocks where
@@ -55,6 +58,13 @@ pub(super) struct Skew {
     width: i64,
     /// the run-time test (every array this process's whole block)
     cond: String,
+    /// the condition on which the step's last statement leaves the loop, and the arrays the
+    /// loops write (key, name), kept at the start of each block to compute it again up to
+    /// the step that leaves
+    leave: Option<String>,
+    saved: Vec<(String, String)>,
+    /// the lines of FORMAT statements among the output (not written in the blocks)
+    formats: Vec<(u32, u32)>,
     /// the labels the loops' lines define and those of the blocks' copy; how many DO
     /// statements name one (`super::relabel`)
     labels: BTreeMap<u32, u32>,
@@ -101,11 +111,18 @@ fn const_assign(cx: &Cx, ui: usize, n: &Node) -> Option<String> {
 
 /// Whether the statements of `nodes` are output and IF constructs of output only, unlabelled,
 /// each on lines of its own, collecting the names they read.
-fn output_only(cx: &Cx, ui: usize, nodes: &[Node], reads: &mut BTreeSet<String>) -> bool {
+fn output_only(cx: &Cx, ui: usize, nodes: &[Node], reads: &mut BTreeSet<String>, formats: &mut Vec<(u32, u32)>) -> bool {
     let u = &cx.p.units[ui];
     let sema = &cx.p.semas[ui];
+    let acx = super::access_ctx(cx.p, ui);
     let stmt_ok = |s: &Stmt, reads: &mut BTreeSet<String>| -> bool {
         if s.label.is_some() || cx.segment(s).is_some() {
+            return false;
+        }
+        // (no function of the program: it might read what the loops write)
+        let (mut accs, mut calls) = (vec![], vec![]);
+        acx.stmt_accesses(s, &mut accs, &mut calls);
+        if !calls.is_empty() || accs.iter().any(|a| a.via_call.is_some()) {
             return false;
         }
         let (cond, inner) = match &s.kind {
@@ -142,9 +159,15 @@ fn output_only(cx: &Cx, ui: usize, nodes: &[Node], reads: &mut BTreeSet<String>)
     };
     for n in nodes {
         let ok = match n {
+            // (a FORMAT, labelled: not written in the blocks' copy; the loop's own, written
+            // as converted, serves both)
+            Node::Stmt(id) if matches!(u.stmt(*id).kind, StmtKind::Format) && cx.segment(u.stmt(*id)).is_none() => {
+                formats.push((u.stmt(*id).span.line, u.stmt(*id).span.end_line));
+                true
+            }
             Node::Stmt(id) => stmt_ok(u.stmt(*id), reads),
             Node::If { arms, end } => {
-                arms.iter().all(|(h, b)| stmt_ok(u.stmt(*h), reads) && output_only(cx, ui, b, reads)) && end.map_or(true, |e| stmt_ok(u.stmt(e), reads))
+                arms.iter().all(|(h, b)| stmt_ok(u.stmt(*h), reads) && output_only(cx, ui, b, reads, formats)) && end.map_or(true, |e| stmt_ok(u.stmt(e), reads))
             }
             Node::Do { .. } => false,
         };
@@ -212,10 +235,49 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
     } else if end.is_none() {
         return None;
     }
+    // (the last statement may leave the loop: `IF (EPS .LT. TOL) EXIT`, or GO TO a label
+    // outside it; the condition reads scalars only)
+    let mut leave = None;
+    if let Some(Node::Stmt(id)) = tail.last() {
+        let st = u.stmt(*id);
+        if let StmtKind::LogicalIf(c, inner) = &st.kind {
+            let out_label = |l: &u32| u.stmts.iter().all(|o| o.label != Some(*l) || o.span.line < h.span.line || o.span.line > super::last_line(u, t));
+            if matches!(inner.kind, StmtKind::Exit(None)) || matches!(&inner.kind, StmtKind::Goto(l) if out_label(l)) {
+                leave = Some((st, c));
+                tail = &tail[..tail.len() - 1];
+            }
+        }
+    }
     let mut tail_reads = BTreeSet::new();
-    if !output_only(cx, ui, tail, &mut tail_reads) {
+    let mut formats = vec![];
+    if !output_only(cx, ui, tail, &mut tail_reads, &mut formats) {
         return None;
     }
+    let mut cond_reads = BTreeSet::new();
+    let leave = match leave {
+        Some((st, c)) => {
+            if st.label.is_some() || cx.segment(st).is_some() {
+                return None;
+            }
+            let (mut accs, mut calls) = (vec![], vec![]);
+            super::access_ctx(p, ui).stmt_accesses(st, &mut accs, &mut calls);
+            if !calls.is_empty() || accs.iter().any(|a| a.via_call.is_some() || a.subs.is_some()) {
+                return None;
+            }
+            cond_reads = names_in(&[c]);
+            if cond_reads.iter().any(|n| sema.is_array(n)) {
+                return None;
+            }
+            // the condition's text, as written: `IF (` cond `)`
+            let t = cx.stmt_text(st);
+            let open = t.find('(')?;
+            let close = crate::text::matching_paren(&t, open)?;
+            Some((t[open + 1..close].trim().to_string(), st.span.line))
+        }
+        None => None,
+    };
+    tail_reads.extend(cond_reads);
+    let leave_any = leave.is_some();
     // what the loops touch
     let acx = super::access_ctx(p, ui);
     let touched = |n: &Node| {
@@ -281,12 +343,16 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
     let skew = [1, r11 + 1, r22 + 1, r21 + lag + 1, r12 - lag + 1].into_iter().max()?;
     // every array this process's whole block
     let mut cond: Vec<String> = vec![];
+    let mut saved: Vec<(String, String)> = vec![];
     for a in a1.iter().chain(&a2) {
         let name = a.name.to_ascii_lowercase();
         if let Some(key) = vis.get(&name) {
             let c = format!("sapfor_alone(sh_{key}) /= 0");
             if !cond.contains(&c) {
                 cond.push(c);
+            }
+            if a.write && !saved.iter().any(|(k, _)| k == key) {
+                saved.push((key.clone(), name));
             }
         } else if a.write && sema.is_array(&name) {
             return None;
@@ -353,6 +419,9 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
         skew,
         width,
         cond: cond.join(" .and. "),
+        leave: leave.map(|(c, _)| c),
+        saved: if leave_any { saved } else { vec![] },
+        formats,
         labels,
         label_dos,
     };
@@ -388,7 +457,14 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out
         o
     };
     let consts: String = s.consts.iter().map(|(a, b)| lines(*a, *b, stack)).collect();
-    let tail = lines(s.tail.0, s.tail.1, stack);
+    let mut tail = String::new();
+    let mut from = s.tail.0;
+    for (a, b) in s.formats.iter().copied().chain([(s.tail.1 + 1, s.tail.1)]) {
+        if a > from {
+            tail.push_str(&lines(from, a - 1, stack));
+        }
+        from = from.max(b + 1);
+    }
     let (d, w, lag, v) = (s.skew, s.width, f.lag, &s.var);
     let save: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("sapfor_sk_x(sapfor_sk_s, {}:{}) = transfer({x}, 0_c_int64_t, 2)", 2 * i + 1, 2 * i + 2)).collect();
     let load: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("{x} = transfer(sapfor_sk_x(sapfor_sk_s, {}:{}), {x})", 2 * i + 1, 2 * i + 2)).collect();
@@ -405,8 +481,17 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out
     o.push(format!("sapfor_fu_b = max(sapfor_fu_h1, sapfor_fu_h2) + {lag}"));
     o.push(format!("sapfor_sk_l = min(sapfor_fu_l1, sapfor_fu_l2 + {lag})"));
     o.push(format!("sapfor_sk_h = max(sapfor_fu_h1, sapfor_fu_h2 + {lag})"));
+    if s.leave.is_some() {
+        o.push("sapfor_sk_e = 0".into());
+    }
     o.push(format!("do sapfor_sk_b = sapfor_sk_t0, sapfor_sk_t1, {w}"));
     o.push(format!("sapfor_sk_n = min({w}_c_int64_t, sapfor_sk_t1 - sapfor_sk_b + 1)"));
+    // (where a step may leave the loop: the arrays kept, the block computed, and again from
+    // them up to the first step that leaves)
+    if s.leave.is_some() {
+        o.extend(s.saved.iter().map(|(k, x)| format!("call sapfor_block_save(sh_{k}, {x})")));
+        o.push("do sapfor_sk_r = 1, 2".into());
+    }
     // each step's constants
     o.push("do sapfor_sk_s = 0, sapfor_sk_n - 1".into());
     super::push_lines(out, &o);
@@ -449,6 +534,19 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out
         o.push("!$omp end parallel".into());
     }
     o.push(f.end.clone());
+    if let Some(c) = &s.leave {
+        o.push("if (sapfor_sk_r == 2) exit".into());
+        o.push("do sapfor_sk_s = 0, sapfor_sk_n - 1".into());
+        o.push(step.clone());
+        o.extend(load.iter().cloned());
+        o.push(format!("if ({c}) exit"));
+        o.push("end do".into());
+        o.push("if (sapfor_sk_s >= sapfor_sk_n) exit".into());
+        o.push("sapfor_sk_n = sapfor_sk_s + 1".into());
+        o.push("sapfor_sk_e = 1".into());
+        o.extend(s.saved.iter().map(|(k, x)| format!("call sapfor_block_restore(sh_{k}, {x})")));
+        o.push("end do".into());
+    }
     // each step's output, in order
     o.push("do sapfor_sk_s = 0, sapfor_sk_n - 1".into());
     o.push(step);
@@ -457,8 +555,14 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out
     o.clear();
     out.push_str(&tail);
     o.push("end do".into());
+    // (the step that leaves has left the output's loop: the blocks' loop too, the time
+    // variable at that step)
+    if s.leave.is_some() {
+        o.push("if (sapfor_sk_e /= 0) exit".into());
+    }
     o.push("end do".into());
-    o.push(format!("{v} = int(sapfor_sk_t0 + max(0_c_int64_t, sapfor_sk_t1 - sapfor_sk_t0 + 1), kind({v}))"));
+    let last = format!("{v} = int(sapfor_sk_t0 + max(0_c_int64_t, sapfor_sk_t1 - sapfor_sk_t0 + 1), kind({v}))");
+    o.push(if s.leave.is_some() { format!("if (sapfor_sk_e == 0) {last}") } else { last });
     o.push("else".into());
     super::push_lines(out, &o);
     let mut orig = String::new();

@@ -26,7 +26,7 @@ module sapfor_rt
   ! length, the wave, the step in the block, the waves' plane range, and the scalars each
   ! step of the block keeps (two slots each)
   integer(c_int64_t) :: sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_b, sapfor_sk_n, sapfor_sk_w, sapfor_sk_s
-  integer(c_int64_t) :: sapfor_sk_l, sapfor_sk_h
+  integer(c_int64_t) :: sapfor_sk_l, sapfor_sk_h, sapfor_sk_r, sapfor_sk_e
   integer(c_int64_t) :: sapfor_sk_x(0:63, 32)
   ! iteration counters of the PARALLEL loops of programs converted with --order (one per
   ! loop of a tuple; parallel loops do not nest)
@@ -274,6 +274,16 @@ module sapfor_rt
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: h
     end function
+    subroutine sapfor_block_save(h, a) bind(C, name='sapfor_block_save')
+      import :: c_int64_t
+      integer(c_int64_t), value :: h
+      type(*), dimension(*) :: a
+    end subroutine
+    subroutine sapfor_block_restore(h, a) bind(C, name='sapfor_block_restore')
+      import :: c_int64_t
+      integer(c_int64_t), value :: h
+      type(*), dimension(*) :: a
+    end subroutine
     subroutine sapfor_host_whole(h, a, wrote) bind(C, name='sapfor_host_whole')
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: h

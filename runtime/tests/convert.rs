@@ -690,16 +690,26 @@ end program
 fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/time_blocks.fdv")).unwrap();
     let out = conv("time_blocks.fdv", &src).unwrap();
-    // five fused pairs; three time loops in blocks: heat, the Jacobi, the pair two planes apart
-    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 5, "{out}");
-    assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 3, "{out}");
+    // seven fused pairs; five time loops in blocks: heat, the Jacobi, the pair two planes
+    // apart, and the Jacobi and heat that leave the loop
+    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 7, "{out}");
+    assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 5, "{out}");
     // each written twice: in blocks where every array is the process's whole block
     let at = out.find("if (sapfor_alone(sh_tblock_v) /= 0 .and. sapfor_alone(sh_tblock_u) /= 0) then\nsapfor_sk_t0 = int(1, c_int64_t)\nsapfor_sk_t1 = int(11, c_int64_t)").unwrap_or_else(|| panic!("{out}"));
     // the skews: one more than how far a step's planes reach into the step before (heat:
     // the stencil reads the copy's planes K+1, the copy runs a plane behind: 3; the pair
     // two planes apart: 5)
     let waves: Vec<&str> = out.match_indices("do sapfor_sk_w = sapfor_sk_l, sapfor_sk_h + (sapfor_sk_n - 1) * ").map(|(i, m)| &out[i + m.len()..i + m.len() + 1]).collect();
-    assert_eq!(waves, ["3", "3", "5"], "{out}");
+    assert_eq!(waves, ["3", "3", "5", "3", "3"], "{out}");
+    // leaving: the arrays the loops write kept at each block's start, the steps' conditions
+    // tried after the block, the block computed again up to the step that leaves
+    let leave = &out[out.find("sapfor_sk_e = 0").unwrap()..];
+    let keep = leave.find("call sapfor_block_save(sh_tblock_a, a)\ncall sapfor_block_save(sh_tblock_b, b)\ndo sapfor_sk_r = 1, 2").unwrap();
+    let test = leave.find("if (EPS .LT. 0.065D0) exit\nend do\nif (sapfor_sk_s >= sapfor_sk_n) exit\nsapfor_sk_n = sapfor_sk_s + 1").unwrap();
+    let back = leave.find("call sapfor_block_restore(sh_tblock_a, a)").unwrap();
+    assert!(keep < test && test < back && leave[back..].contains("if (sapfor_sk_e == 0) it = int("), "{leave}");
+    // (a FORMAT among the output: written once, with the loop as converted)
+    assert_eq!(out.matches("  105    FORMAT (").count(), 1, "{out}");
     // the step's constants and reductions kept per step of the block; output after the waves,
     // for each step in order; the time variable's value after the loop
     let heat = &out[at..];
@@ -717,11 +727,15 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
         let changed = src.replace(from, to);
         assert_ne!(changed, src);
         let out = conv("time_blocks2.fdv", &changed).unwrap();
-        assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 4, "{from}: {out}");
+        assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 6, "{from}: {out}");
     }
-    let changed = src.replace("         C = 0.25D0\n", "         C = 0.25D0 * IT\n");
-    assert_ne!(changed, src);
-    assert_eq!(conv("time_blocks3.fdv", &changed).unwrap().matches("sapfor_sk_t0 = ").count(), 2);
+    // as written: a value set before the loops that the step computes; a condition to leave
+    // that reads an array
+    for (from, to) in [("         C = 0.25D0\n", "         C = 0.25D0 * IT\n"), ("IF (EPS .LT. 0.065D0) EXIT", "IF (B(3,4) .LT. 0.065D0) EXIT")] {
+        let changed = src.replace(from, to);
+        assert_ne!(changed, src);
+        assert_eq!(conv("time_blocks3.fdv", &changed).unwrap().matches("sapfor_sk_t0 = ").count(), 4, "{from}");
+    }
 }
 
 #[test]

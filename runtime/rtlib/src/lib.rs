@@ -130,6 +130,8 @@ struct Rt {
     /// process at a barrier, timed as synchronization, so that communication and waiting
     /// for slower processes are told apart in the report.
     profiling: bool,
+    /// Copies of arrays' local blocks (`sapfor_block_save`), by handle.
+    kept: BTreeMap<i64, Vec<u8>>,
     /// Time in those barriers.
     sync: Stat,
     /// Under `--profile`: element reads of distributed arrays outside parallel loops by
@@ -620,6 +622,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         loops: BTreeMap::new(),
         loop_t: None,
         profiling: std::env::var("SAPFOR_PROFILE").is_ok_and(|p| !p.is_empty()),
+        kept: BTreeMap::new(),
         sync: Stat::new(),
         reads_at: BTreeMap::new(),
         shadow: Stat::new(),
@@ -2207,6 +2210,45 @@ pub extern "C" fn sapfor_alone(h: i64) -> i32 {
         let l = rt.layout(h);
         let whole = |lo: &[i64], hi: &[i64]| l.dims.iter().zip(lo.iter().zip(hi)).all(|(d, (a, b))| *a == d.glo && *b == d.ghi);
         i32::from(rt.size == 1 && whole(&l.own_lo, &l.own_hi) && whole(&l.alo, &l.ahi))
+    })
+}
+
+/// The bytes of array `h`'s local block (owned part and shadow edges).
+fn block_bytes(l: &Layout) -> usize {
+    l.alo.iter().zip(&l.ahi).map(|(a, b)| (b - a + 1).max(0) as usize).product::<usize>() * l.esize
+}
+
+/// Keep a copy of the local block of array `h` (at `a`): a time loop run in blocks of steps
+/// that may leave the loop at any step of a block (convert_skew.rs) computes the block again
+/// from it, up to that step (`sapfor_block_restore`).
+///
+/// # Safety
+/// `a` is the local block of array `h`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_block_save(h: i64, a: *const u8) {
+    with(|rt| {
+        let n = block_bytes(rt.layout(h));
+        let buf = rt.kept.entry(h).or_default();
+        buf.clear();
+        buf.extend_from_slice(std::slice::from_raw_parts(a, n));
+    })
+}
+
+/// Put back the copy `sapfor_block_save` kept of array `h`'s local block.
+///
+/// # Safety
+/// `a` is the local block of array `h`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_block_restore(h: i64, a: *mut u8) {
+    with(|rt| {
+        let n = block_bytes(rt.layout(h));
+        match rt.kept.get(&h) {
+            Some(buf) if buf.len() == n => std::ptr::copy_nonoverlapping(buf.as_ptr(), a, n),
+            _ => {
+                say!("sapfor runtime: sapfor_block_restore without sapfor_block_save (converter bug)");
+                std::process::exit(3);
+            }
+        }
     })
 }
 
