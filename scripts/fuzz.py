@@ -411,6 +411,9 @@ def main():
     # has (the fuzzer's programs are small: the runtime would run most of them on one
     # thread, the pipelines of ACROSS loops between threads included)
     env.setdefault("SAPFOR_TEAM_MIN", "0")
+    # and time loops run in blocks of steps wherever they may (on one process the runtime
+    # keeps arrays that fit in the cache, all of the fuzzer's, in the steps' order)
+    env.setdefault("SAPFOR_SKEW_CACHE", "0")
     if not Path(sapfor_bin()).is_file():
         sys.exit(f"fuzz: no sapfor binary at {sapfor_bin()} (cargo build -p shell-gui -p sapfor-rt, or set SAPFOR)")
 

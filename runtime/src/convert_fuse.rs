@@ -255,13 +255,7 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
         return None;
     }
     // what each loop touches
-    let acx = super::access_ctx(p, ui);
-    let touched = |n: &Node| {
-        let (mut accs, mut calls) = (vec![], vec![]);
-        analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| acx.stmt_accesses(st, &mut accs, &mut calls));
-        calls.is_empty().then_some(accs)
-    };
-    let (a1, a2) = (touched(n1)?, touched(n2)?);
+    let (a1, a2) = (touched(cx, ui, n1)?, touched(cx, ui, n2)?);
     // (storage two names share, an EQUIVALENCE or two dummies one call gives the same array,
     // escapes the pairs below)
     if super::aliased(sema, &a1) || super::aliased(sema, &a2) {
@@ -307,6 +301,14 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     }
     // (beyond a few planes the cache no longer holds what the first loop touched)
     (ahead <= 4 && behind <= 4 && end2 > end1).then_some(Plan { lag: ahead, behind, renewed })
+}
+
+/// Every access of loop nest `n` of unit `ui`; None where it calls a procedure.
+pub(super) fn touched(cx: &Cx, ui: usize, n: &Node) -> Option<Vec<Access>> {
+    let acx = super::access_ctx(cx.p, ui);
+    let (mut accs, mut calls) = (vec![], vec![]);
+    analyzer::ast::for_each_stmt(&cx.p.units[ui], std::slice::from_ref(n), &mut |st| acx.stmt_accesses(st, &mut accs, &mut calls));
+    calls.is_empty().then_some(accs)
 }
 
 /// How far apart the planes of loop `a` (outermost variable `va`) and loop `b` (`vb`) are that

@@ -7,11 +7,12 @@
 //! fused planes `w - s*D`, so a plane the first step has just written is still in the cache
 //! when the later steps of the block come to it. `D` (the skew) is one more than the farthest
 //! a step's planes reach into what the previous step's planes touch (the 3-D heat program:
-//! 3), so the planes of one wave touch nothing another plane of the wave touches: the
-//! threads of the fused loop's region share a wave's steps, a barrier between waves. Each
-//! plane computes what it computed before from the same values, and each step's planes run
-//! in the order they ran: every result (reductions of reals too) is the sequential
-//! program's.
+//! 3), so every dependence between steps points to an earlier wave, between steps m apart at
+//! least m waves back: each thread of the fused loop's region runs consecutive steps of the
+//! block and starts a wave once the thread before it has finished the wave before
+//! (`sapfor_tpipe_wait/post`). Each plane computes what it computed before from the same
+//! values, and each step's planes run in the order they ran: every result (reductions of
+//! reals too) is the sequential program's.
 //!
 //! The scalars a step assigns (constants before its loops, the loops' reductions) are kept
 //! per step of the block (`sapfor_sk_x`) and set again before each of its planes; what
@@ -23,12 +24,14 @@
 //! assignments of constants to scalars, the two fused loops, then only PRINT and WRITE (no
 //! control list beyond unit and format), FORMAT and IF constructs of them that read the time
 //! variable, those scalars and names the step does not write, no function of the program; a
-//! step-1 DO with an INTEGER variable, no other jump; every array reference of the loops indexes one dimension by the
-//! outermost loop's variable; loop bounds read nothing the step writes; nothing the runtime
-//! adds around the loops but renewals, reductions and the profile (the fused loop's renewals
-//! and reductions have nothing to do on one process). The loop is written twice: blocks where
-//! every array of the loops is this process's whole block (`sapfor_alone`, one process), as
-//! before elsewhere. `SAPFOR_SKEW` at conversion sets `W` (0 or 1: off).
+//! step-1 DO with an INTEGER variable, no other jump; every array reference of the loops
+//! indexes one dimension by the outermost loop's variable; loop bounds read nothing the step
+//! writes; nothing the runtime adds around the loops but renewals, reductions and the
+//! profile (the fused loop's renewals and reductions have nothing to do on one process). The
+//! loop is written twice: blocks where every array of the loops is this process's whole
+//! block (`sapfor_alone`, one process) and they do not fit in the cache together
+//! (`sapfor_cache_bytes`), as before elsewhere. `SAPFOR_SKEW` at conversion sets `W` (0 or 1:
+//! off).
 
 use super::{fuse, names_in, plain_scalar, Cx, Omp, ParLoop};
 use analyzer::ast::{BaseType, Expr, IoKind, Node, Stmt, StmtKind, Unit};
@@ -279,13 +282,7 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
     tail_reads.extend(cond_reads);
     let leave_any = leave.is_some();
     // what the loops touch
-    let acx = super::access_ctx(p, ui);
-    let touched = |n: &Node| {
-        let (mut accs, mut calls) = (vec![], vec![]);
-        analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| acx.stmt_accesses(st, &mut accs, &mut calls));
-        calls.is_empty().then_some(accs)
-    };
-    let (a1, a2) = (touched(n1)?, touched(n2)?);
+    let (a1, a2) = (fuse::touched(cx, ui, n1)?, fuse::touched(cx, ui, n2)?);
     // (a reduction's variable is set by the step before its loop: a sum carried from step to
     // step would need the steps in order)
     for pl in [pl1, pl2] {
@@ -344,12 +341,14 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
     // every array this process's whole block
     let mut cond: Vec<String> = vec![];
     let mut saved: Vec<(String, String)> = vec![];
+    let mut sizes: Vec<String> = vec![];
     for a in a1.iter().chain(&a2) {
         let name = a.name.to_ascii_lowercase();
         if let Some(key) = vis.get(&name) {
             let c = format!("sapfor_alone(sh_{key}) /= 0");
             if !cond.contains(&c) {
                 cond.push(c);
+                sizes.push(format!("sapfor_block_bytes(sh_{key})"));
             }
             if a.write && !saved.iter().any(|(k, _)| k == key) {
                 saved.push((key.clone(), name));
@@ -418,7 +417,8 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
         kept: kept.into_iter().collect(),
         skew,
         width,
-        cond: cond.join(" .and. "),
+        // (and the arrays larger than the cache: within it the blocks gain nothing)
+        cond: format!("{} .and. {} > sapfor_cache_bytes()", cond.join(" .and. "), sizes.join(" + ")),
         leave: leave.map(|(c, _)| c),
         saved: if leave_any { saved } else { vec![] },
         formats,
@@ -484,6 +484,10 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out
     if s.leave.is_some() {
         o.push("sapfor_sk_e = 0".into());
     }
+    if f.omp.is_some() {
+        o.push("sapfor_sk_c = 0".into());
+        o.push("call sapfor_tpipe_clear()".into());
+    }
     o.push(format!("do sapfor_sk_b = sapfor_sk_t0, sapfor_sk_t1, {w}"));
     o.push(format!("sapfor_sk_n = min({w}_c_int64_t, sapfor_sk_t1 - sapfor_sk_b + 1)"));
     // (where a step may leave the loop: the arrays kept, the block computed, and again from
@@ -503,21 +507,28 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out
     // the waves; a wave's steps on the region's threads
     let omp = f.omp.as_ref().map(|x| {
         let mut scalars: Vec<String> = x.scalars.iter().filter(|n| !matches!(n.as_str(), "sapfor_fu_a" | "sapfor_fu_b" | "sapfor_fu_p")).cloned().collect();
-        for n in s.kept.iter().map(String::as_str).chain([v.as_str(), "sapfor_sk_w", "sapfor_sk_s"]) {
+        for n in s.kept.iter().map(String::as_str).chain([v.as_str(), "sapfor_sk_w", "sapfor_sk_s", "sapfor_sk_p0", "sapfor_sk_p1"]) {
             if !scalars.iter().any(|o| o.eq_ignore_ascii_case(n)) {
                 scalars.push(n.to_string());
             }
         }
         Omp { work: x.work.clone(), copyin: x.copyin.clone(), scalars, arrays: x.arrays.clone(), reds: vec![] }
     });
+    // (threads: each runs consecutive steps of the block, and a wave once the thread before
+    // it has finished the wave before: every dependence runs from a step to a later one in a
+    // later wave, at least as many waves later as threads apart)
     if let Some(x) = &omp {
         o.push(x.line("!$omp parallel"));
+        o.push("call sapfor_tpipe_part(0_c_int64_t, sapfor_sk_n - 1, 1_c_int64_t, sapfor_sk_p0, sapfor_sk_p1)".into());
     }
     o.push(format!("do sapfor_sk_w = sapfor_sk_l, sapfor_sk_h + (sapfor_sk_n - 1) * {d}"));
-    if omp.is_some() {
-        o.push("!$omp do schedule(static)".into());
-    }
-    o.push(format!("do sapfor_sk_s = max(0_c_int64_t, (sapfor_sk_w - sapfor_sk_h + {}) / {d}), min(sapfor_sk_n - 1, (sapfor_sk_w - sapfor_sk_l) / {d})", d - 1));
+    let (first, last) = if omp.is_some() {
+        o.push("call sapfor_tpipe_wait(sapfor_sk_c + sapfor_sk_w - sapfor_sk_l)".into());
+        ("sapfor_sk_p0, ", "sapfor_sk_p1, ")
+    } else {
+        ("", "")
+    };
+    o.push(format!("do sapfor_sk_s = max({first}0_c_int64_t, (sapfor_sk_w - sapfor_sk_h + {}) / {d}), min({last}sapfor_sk_n - 1, (sapfor_sk_w - sapfor_sk_l) / {d})", d - 1));
     o.push(format!("sapfor_fu_k = sapfor_sk_w - sapfor_sk_s * {d}"));
     o.push(step.clone());
     o.extend(load.iter().cloned());
@@ -527,11 +538,13 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out
     o.extend(save.iter().cloned());
     o.push("end do".into());
     if omp.is_some() {
-        o.push("!$omp end do".into());
+        o.push("call sapfor_tpipe_post(sapfor_sk_c + sapfor_sk_w - sapfor_sk_l + 1)".into());
     }
     o.push("end do".into());
     if omp.is_some() {
         o.push("!$omp end parallel".into());
+        // (the counters only grow: a block without waves adds none)
+        o.push(format!("sapfor_sk_c = sapfor_sk_c + max(0_c_int64_t, sapfor_sk_h + (sapfor_sk_n - 1) * {d} - sapfor_sk_l + 1)"));
     }
     o.push(f.end.clone());
     if let Some(c) = &s.leave {

@@ -546,7 +546,7 @@ pub fn mpirun_command(exe: &Path, r: &RunOptions) -> Result<Command, String> {
         .args(["-x", "OMP_NUM_THREADS", "-x", "SAPFOR_GRID", "-x", "SAPFOR_PROFILE"])
         .env("SAPFOR_WEIGHTS", r.weights.clone().unwrap_or_default())
         .args(["-x", "SAPFOR_DEVICES", "-x", "SAPFOR_COMPARE", "-x", "SAPFOR_WEIGHTS"]);
-    for v in ["SAPFOR_CACHE_DIR", "SAPFOR_CXX", "SAPFOR_NVRTC", "SAPFOR_PYTHON", "SAPFOR_NO_CUDA", "SAPFOR_ACROSS_TILE", "SAPFOR_READ_CACHE", "SAPFOR_HOLDS", "SAPFOR_OMP_TEAMS", "SAPFOR_TEAM_MIN", "SAPFOR_HUGE_PAGES", "SAPFOR_ALONE"] {
+    for v in ["SAPFOR_CACHE_DIR", "SAPFOR_CXX", "SAPFOR_NVRTC", "SAPFOR_PYTHON", "SAPFOR_NO_CUDA", "SAPFOR_ACROSS_TILE", "SAPFOR_READ_CACHE", "SAPFOR_HOLDS", "SAPFOR_OMP_TEAMS", "SAPFOR_TEAM_MIN", "SAPFOR_HUGE_PAGES", "SAPFOR_ALONE", "SAPFOR_SKEW_CACHE"] {
         if std::env::var_os(v).is_some() {
             c.args(["-x", v]);
         }

@@ -27,6 +27,8 @@ module sapfor_rt
   ! step of the block keeps (two slots each)
   integer(c_int64_t) :: sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_b, sapfor_sk_n, sapfor_sk_w, sapfor_sk_s
   integer(c_int64_t) :: sapfor_sk_l, sapfor_sk_h, sapfor_sk_r, sapfor_sk_e
+  ! the waves before this block (the threads' progress counts on), this thread's steps
+  integer(c_int64_t) :: sapfor_sk_c, sapfor_sk_p0, sapfor_sk_p1
   integer(c_int64_t) :: sapfor_sk_x(0:63, 32)
   ! iteration counters of the PARALLEL loops of programs converted with --order (one per
   ! loop of a tuple; parallel loops do not nest)
@@ -274,6 +276,15 @@ module sapfor_rt
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: h
     end function
+    integer(c_int64_t) function sapfor_block_bytes(h) bind(C, name='sapfor_block_bytes')
+      import :: c_int64_t
+      integer(c_int64_t), value :: h
+    end function
+    integer(c_int64_t) function sapfor_cache_bytes() bind(C, name='sapfor_cache_bytes')
+      import :: c_int64_t
+    end function
+    subroutine sapfor_tpipe_clear() bind(C, name='sapfor_tpipe_clear')
+    end subroutine
     subroutine sapfor_block_save(h, a) bind(C, name='sapfor_block_save')
       import :: c_int64_t
       integer(c_int64_t), value :: h

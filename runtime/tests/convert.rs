@@ -694,8 +694,9 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
     // apart, and the Jacobi and heat that leave the loop
     assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 7, "{out}");
     assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 5, "{out}");
-    // each written twice: in blocks where every array is the process's whole block
-    let at = out.find("if (sapfor_alone(sh_tblock_v) /= 0 .and. sapfor_alone(sh_tblock_u) /= 0) then\nsapfor_sk_t0 = int(1, c_int64_t)\nsapfor_sk_t1 = int(11, c_int64_t)").unwrap_or_else(|| panic!("{out}"));
+    // each written twice: in blocks where every array is the process's whole block and they
+    // do not fit in the cache
+    let at = out.find("if (sapfor_alone(sh_tblock_v) /= 0 .and. sapfor_alone(sh_tblock_u) /= 0 .and. sapfor_block_bytes(sh_tblock_v) + sapfor_block_bytes(sh_tblock_u) > sapfor_cache_bytes()) then\nsapfor_sk_t0 = int(1, c_int64_t)\nsapfor_sk_t1 = int(11, c_int64_t)").unwrap_or_else(|| panic!("{out}"));
     // the skews: one more than how far a step's planes reach into the step before (heat:
     // the stencil reads the copy's planes K+1, the copy runs a plane behind: 3; the pair
     // two planes apart: 5)
@@ -718,8 +719,11 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
     let print = heat.find("PRINT 100, 'heat', IT, S").unwrap();
     assert!(save < waves && waves < print && heat[waves..print].contains("s = transfer(sapfor_sk_x(sapfor_sk_s, 1:2), s)"), "{heat}");
     assert!(heat.contains("it = int(sapfor_sk_t0 + max(0_c_int64_t, sapfor_sk_t1 - sapfor_sk_t0 + 1), kind(it))"), "{heat}");
-    // a wave's steps on the region's threads, the loops' labels renumbered in the blocks
-    assert!(heat.contains("!$omp do schedule(static)\ndo sapfor_sk_s = max(0_c_int64_t, (sapfor_sk_w - sapfor_sk_h + 2) / 3)"), "{heat}");
+    // a block's steps on the region's threads, each thread's a wave after the thread before
+    // it has finished the wave before; the loops' labels renumbered in the blocks
+    assert!(heat.contains("call sapfor_tpipe_part(0_c_int64_t, sapfor_sk_n - 1, 1_c_int64_t, sapfor_sk_p0, sapfor_sk_p1)"), "{heat}");
+    assert!(heat.contains("call sapfor_tpipe_wait(sapfor_sk_c + sapfor_sk_w - sapfor_sk_l)\ndo sapfor_sk_s = max(sapfor_sk_p0, 0_c_int64_t, (sapfor_sk_w - sapfor_sk_h + 2) / 3)"), "{heat}");
+    assert!(heat.contains("call sapfor_tpipe_post(sapfor_sk_c + sapfor_sk_w - sapfor_sk_l + 1)\nend do\n!$omp end parallel"), "{heat}");
     assert!(!heat[..heat.find("else\n").unwrap()].contains("DO 10 J") && heat.contains("DO 10 J"), "{heat}");
     // as written: the output reads what the loops write, a sum runs on over the steps, a
     // value the step computes is set before the loops

@@ -2218,6 +2218,44 @@ fn block_bytes(l: &Layout) -> usize {
     l.alo.iter().zip(&l.ahi).map(|(a, b)| (b - a + 1).max(0) as usize).product::<usize>() * l.esize
 }
 
+/// The bytes of array `h`'s local block (`block_bytes`).
+#[no_mangle]
+pub extern "C" fn sapfor_block_bytes(h: i64) -> i64 {
+    with(|rt| block_bytes(rt.layout(h)) as i64)
+}
+
+/// The bytes of the last-level cache a process's threads share (`SAPFOR_SKEW_CACHE` sets it,
+/// in bytes; else the largest cache of CPU 0 that sysfs describes, else 32 MB): a time loop
+/// runs in blocks of steps only where its arrays do not fit in it (convert_skew.rs; inside
+/// the cache the blocks only add their bookkeeping).
+#[no_mangle]
+pub extern "C" fn sapfor_cache_bytes() -> i64 {
+    static BYTES: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    *BYTES.get_or_init(|| {
+        if let Some(v) = std::env::var("SAPFOR_SKEW_CACHE").ok().and_then(|v| v.trim().parse::<i64>().ok()) {
+            return v;
+        }
+        let mut best = 0i64;
+        for i in 0..8 {
+            let Ok(t) = std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cache/index{i}/size")) else { continue };
+            let t = t.trim();
+            let (num, mult) = match t.chars().last() {
+                Some('K') => (&t[..t.len() - 1], 1024),
+                Some('M') => (&t[..t.len() - 1], 1024 * 1024),
+                _ => (t, 1),
+            };
+            if let Ok(n) = num.parse::<i64>() {
+                best = best.max(n * mult);
+            }
+        }
+        if best > 0 {
+            best
+        } else {
+            32 << 20
+        }
+    })
+}
+
 /// Keep a copy of the local block of array `h` (at `a`): a time loop run in blocks of steps
 /// that may leave the loop at any step of a block (convert_skew.rs) computes the block again
 /// from it, up to that step (`sapfor_block_restore`).

@@ -188,6 +188,16 @@ fn part_of(first: i64, last: i64, step: i64, t: usize, n: usize) -> (i64, i64) {
     }
 }
 
+/// Clears the threads' progress before a region whose threads post numbered waves
+/// (a time loop in blocks of steps, convert_skew.rs: each thread runs consecutive steps of
+/// the block and starts a wave once the thread before it has finished the wave before).
+#[no_mangle]
+pub extern "C" fn sapfor_tpipe_clear() {
+    for s in &PROGRESS[..] {
+        s.0.store(0, Ordering::Relaxed);
+    }
+}
+
 /// Wait until the thread before this one has finished its tile `k` (thread 0 waits for
 /// nothing).
 #[no_mangle]
