@@ -743,6 +743,19 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
 }
 
 #[test]
+fn time_loops_in_procedures_run_in_blocks_on_their_dummies_and_common_arrays() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/time_blocks_calls.fdv")).unwrap();
+    let out = conv("time_blocks_calls.fdv", &src).unwrap();
+    assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 2, "{out}");
+    assert!(out.contains("if (sapfor_alone(sh_sweep_x) /= 0 .and. sapfor_alone(sh_sweep_y) /= 0 .and. "), "{out}");
+    assert!(out.contains("call sapfor_block_save(sh_c_cb_c, c)\ncall sapfor_block_save(sh_sweepc_x, x)"), "{out}");
+    // (a convergence test before the output: as converted)
+    let changed = src.replace("         PRINT *, 'common', IT, E\n         IF (E .LT. 0.2D0) EXIT\n", "         IF (E .LT. 0.2D0) EXIT\n         PRINT *, 'common', IT, E\n");
+    assert_ne!(changed, src);
+    assert_eq!(conv("time_blocks_calls2.fdv", &changed).unwrap().matches("sapfor_sk_t0 = ").count(), 1);
+}
+
+#[test]
 fn pairs_of_parallel_loops_are_fused_where_the_planes_allow() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fused_loops.fdv")).unwrap();
     let out = conv("fused_loops.fdv", &src).unwrap();

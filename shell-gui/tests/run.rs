@@ -495,17 +495,21 @@ fn time_loops_in_blocks_of_steps_keep_the_sequential_results() {
         (&["--np", "3", "--threads", "2"], "3"),
         (&["--devices", "emu", "--np", "2"], "8"),
     ];
-    let dir = scratch("time_blocks");
-    std::fs::copy(root().join("runtime/tests/data/time_blocks.fdv"), dir.join("time_blocks.fdv")).unwrap();
-    let want = sequential(&dir, &dir.join("time_blocks.fdv"), true);
-    for (args, value) in configs {
-        let out = sapfor(&dir).env("SAPFOR_TEAM_MIN", "0").env("SAPFOR_SKEW_CACHE", "0").env("SAPFOR_SKEW", value).args(["run", "time_blocks.fdv"]).args(*args).output().unwrap();
-        assert!(out.status.success(), "{args:?} SAPFOR_SKEW={value}: {}", text(&out));
-        let got = String::from_utf8_lossy(&out.stdout);
-        assert!(same_output(&got, &want), "{args:?} SAPFOR_SKEW={value}: {}", text(&out));
-        // (one process, in blocks: the same digits, on threads too)
-        if (!args.contains(&"--np") || args == &["--np", "1"]) && *value != "0" {
-            assert_eq!(got, want, "{args:?} SAPFOR_SKEW={value}");
+    // (and in procedures: INHERIT dummies, a distributed COMMON array)
+    for name in ["time_blocks", "time_blocks_calls"] {
+        let dir = scratch(name);
+        let fdv = format!("{name}.fdv");
+        std::fs::copy(root().join("runtime/tests/data").join(&fdv), dir.join(&fdv)).unwrap();
+        let want = sequential(&dir, &dir.join(&fdv), true);
+        for (args, value) in configs {
+            let out = sapfor(&dir).env("SAPFOR_TEAM_MIN", "0").env("SAPFOR_SKEW_CACHE", "0").env("SAPFOR_SKEW", value).args(["run", &fdv]).args(*args).output().unwrap();
+            assert!(out.status.success(), "{name} {args:?} SAPFOR_SKEW={value}: {}", text(&out));
+            let got = String::from_utf8_lossy(&out.stdout);
+            assert!(same_output(&got, &want), "{name} {args:?} SAPFOR_SKEW={value}: {}", text(&out));
+            // (one process, in blocks: the same digits, on threads too)
+            if (!args.contains(&"--np") || args == &["--np", "1"]) && *value != "0" {
+                assert_eq!(got, want, "{name} {args:?} SAPFOR_SKEW={value}");
+            }
         }
     }
 }
