@@ -547,6 +547,10 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out
         o.push(format!("sapfor_sk_c = sapfor_sk_c + max(0_c_int64_t, sapfor_sk_h + (sapfor_sk_n - 1) * {d} - sapfor_sk_l + 1)"));
     }
     o.push(f.end.clone());
+    // (the profile counts each step of the block as a run of the loop)
+    if let Some(src) = f.end.strip_prefix("call sapfor_loop_end(").and_then(|x| x.strip_suffix(')')) {
+        o.push(format!("call sapfor_loop_runs({src}, sapfor_sk_n)"));
+    }
     if let Some(c) = &s.leave {
         o.push("if (sapfor_sk_r == 2) exit".into());
         o.push("do sapfor_sk_s = 0, sapfor_sk_n - 1".into());

@@ -276,6 +276,10 @@ module sapfor_rt
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: h
     end function
+    subroutine sapfor_loop_runs(src, n) bind(C, name='sapfor_loop_runs')
+      import :: c_int64_t
+      integer(c_int64_t), value :: src, n
+    end subroutine
     integer(c_int64_t) function sapfor_block_bytes(h) bind(C, name='sapfor_block_bytes')
       import :: c_int64_t
       integer(c_int64_t), value :: h

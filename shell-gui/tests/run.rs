@@ -512,6 +512,15 @@ fn time_loops_in_blocks_of_steps_keep_the_sequential_results() {
             }
         }
     }
+    // the profile counts each step as a run of the loop (the heat program's 11 steps, in
+    // blocks of 8 and 3)
+    let dir = scratch("time_blocks_profile");
+    std::fs::copy(root().join("runtime/tests/data/time_blocks.fdv"), dir.join("time_blocks.fdv")).unwrap();
+    let out = sapfor(&dir).env("SAPFOR_SKEW_CACHE", "0").args(["run", "time_blocks.fdv", "--np", "1", "--profile", "prof.txt"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let prof = std::fs::read_to_string(dir.join("prof.txt")).unwrap();
+    let heat = prof.lines().find(|l| l.contains("parallel loop at time_blocks.fdv:31 ")).unwrap_or_else(|| panic!("{prof}"));
+    assert_eq!(heat.split_whitespace().nth(5), Some("11"), "{heat}");
 }
 
 /// Runs fixture `name`.fdv of runtime/tests/data in each configuration, with `var` set as

@@ -2758,6 +2758,17 @@ pub extern "C" fn sapfor_loop_end(src: i64) {
     })
 }
 
+/// Loop `src` ran `n` times in the run `sapfor_loop_end` has just counted once: the steps of
+/// a block of time steps (convert_skew.rs), which the profile counts as runs of the loop.
+#[no_mangle]
+pub extern "C" fn sapfor_loop_runs(src: i64, n: i64) {
+    with(|rt| {
+        if let Some(e) = rt.loops.get_mut(&src) {
+            e.count += n.max(1) as u64 - 1;
+        }
+    })
+}
+
 /// Every process's text, gathered on every process (rank order).
 fn gather_texts(rt: &Rt, mine: &str) -> Vec<String> {
     gather_bytes(rt, mine.as_bytes()).into_iter().map(|b| String::from_utf8_lossy(&b).into_owned()).collect()
