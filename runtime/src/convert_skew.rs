@@ -170,7 +170,7 @@ fn output_only(cx: &Cx, ui: usize, nodes: &[Node], reads: &mut BTreeSet<String>,
             }
             Node::Stmt(id) => stmt_ok(u.stmt(*id), reads),
             Node::If { arms, end } => {
-                arms.iter().all(|(h, b)| stmt_ok(u.stmt(*h), reads) && output_only(cx, ui, b, reads, formats)) && end.map_or(true, |e| stmt_ok(u.stmt(e), reads))
+                arms.iter().all(|(h, b)| stmt_ok(u.stmt(*h), reads) && output_only(cx, ui, b, reads, formats)) && end.is_none_or(|e| stmt_ok(u.stmt(e), reads))
             }
             Node::Do { .. } => false,
         };
@@ -181,10 +181,8 @@ fn output_only(cx: &Cx, ui: usize, nodes: &[Node], reads: &mut BTreeSet<String>,
     true
 }
 
-/// Whether the time loop around fused loops `pl1` and `pl2` (convert_fuse.rs, placed as
-/// `fusion` with key line `key`) may run in blocks of steps, and how; recorded in
-/// `Cx::skews`.
-#[allow(clippy::too_many_arguments)]
+/// Whether the time loop around fused loops `pl1` and `pl2` (convert_fuse.rs, placed
+/// already: `Cx::fusions`) may run in blocks of steps, and how; recorded in `Cx::skews`.
 pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, vis: &BTreeMap<String, String>) -> Option<()> {
     let width = match std::env::var("SAPFOR_SKEW") {
         Ok(v) => v.trim().parse::<i64>().ok()?.min(64),
@@ -275,12 +273,11 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
             let t = cx.stmt_text(st);
             let open = t.find('(')?;
             let close = crate::text::matching_paren(&t, open)?;
-            Some((t[open + 1..close].trim().to_string(), st.span.line))
+            Some(t[open + 1..close].trim().to_string())
         }
         None => None,
     };
     tail_reads.extend(cond_reads);
-    let leave_any = leave.is_some();
     // what the loops touch
     let (a1, a2) = (fuse::touched(cx, ui, n1)?, fuse::touched(cx, ui, n2)?);
     // (a reduction's variable is set by the step before its loop: a sum carried from step to
@@ -419,8 +416,8 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
         width,
         // (and the arrays larger than the cache: within it the blocks gain nothing)
         cond: format!("{} .and. {} > sapfor_cache_bytes()", cond.join(" .and. "), sizes.join(" + ")),
-        leave: leave.map(|(c, _)| c),
-        saved: if leave_any { saved } else { vec![] },
+        saved: if leave.is_some() { saved } else { vec![] },
+        leave,
         formats,
         labels,
         label_dos,
