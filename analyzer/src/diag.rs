@@ -47,6 +47,7 @@ pub mod codes {
     pub const BAD_LABEL: &str = "E0012";
     pub const RANK_MISMATCH: &str = "E0013";
     pub const FOREIGN_SOURCE: &str = "W0014";
+    pub const TRANSFORMED: &str = "N0015";
 }
 
 impl Diagnostic {
@@ -58,6 +59,15 @@ impl Diagnostic {
         Diagnostic {
             code,
             severity: Severity::Error,
+            message: message.into(),
+            location,
+            notes: vec![],
+        }
+    }
+    pub fn note(code: &'static str, message: impl Into<String>, location: Option<Location>) -> Self {
+        Diagnostic {
+            code,
+            severity: Severity::Note,
             message: message.into(),
             location,
             notes: vec![],

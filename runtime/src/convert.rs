@@ -48,6 +48,9 @@ pub struct Converted {
     /// file holding the kernels' text.
     pub files: Vec<OutFile>,
     pub warnings: Vec<Diagnostic>,
+    /// What the converter did to loops beyond their directives (loops run as one, nests in
+    /// wavefront strips, time loops in blocks of steps): notes `sapfor build --explain` shows.
+    pub notes: Vec<Diagnostic>,
     /// The CUDA C text of the kernels of the program's regions (empty without regions).
     pub kernel_source: String,
     /// The generated names of the user's arrays (`sd_<key>`, `sf_<key>`) and the user's own
@@ -119,6 +122,7 @@ struct Cx<'a> {
     p: &'a Program,
     errors: Vec<Diagnostic>,
     warnings: Vec<Diagnostic>,
+    notes: Vec<Diagnostic>,
     arrays: BTreeMap<String, DArray>,
     /// Normalized lines of every file.
     lines: Vec<Vec<String>>,
@@ -314,6 +318,10 @@ impl<'a> Cx<'a> {
             msg.into(),
             Some(self.p.map.location(file, line, 1)),
         ));
+    }
+    /// A note on what the converter did at `line` of `file` (`sapfor build --explain`).
+    fn note(&mut self, file: FileId, line: u32, msg: impl Into<String>) {
+        self.notes.push(Diagnostic::note(codes::TRANSFORMED, msg.into(), Some(self.p.map.location(file, line, 1))));
     }
     /// The statement's own text on a line it shares with others.
     fn segment(&self, s: &Stmt) -> Option<&String> {
@@ -536,6 +544,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         p,
         errors: vec![],
         warnings: vec![],
+        notes: vec![],
         arrays: BTreeMap::new(),
         lines,
         replace: BTreeMap::new(),
@@ -624,7 +633,10 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
             [(format!("sd_{}", a.key), user.clone()), (format!("sf_{}", a.key), user)]
         })
         .collect();
-    Ok(Converted { files, warnings: cx.warnings, kernel_source, names, foreign: p.foreign.clone() })
+    // (the notes in the order of the program's files and lines)
+    let mut notes = cx.notes;
+    notes.sort_by(|a, b| a.location.as_ref().map(|l| (&l.file, l.line)).cmp(&b.location.as_ref().map(|l| (&l.file, l.line))));
+    Ok(Converted { files, warnings: cx.warnings, notes, kernel_source, names, foreign: p.foreign.clone() })
 }
 
 /// Lines holding several statements separated by `;` (each statement on one line): per

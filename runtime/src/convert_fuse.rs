@@ -471,6 +471,14 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
     let known = known && begin.starts_with(KNOWN[0]) && end.starts_with(KNOWN[1]);
     let f = Fusion { last1: super::last_line(u, n1), close1, first2: s2.span.line, last: super::last_line(u, n2), close2, pre, post, bounds, begin, end, omp, lag, behind, known };
     cx.fusions.insert((s1.span.file.0, s1.span.line), f);
+    let between = if renews.is_empty() { "" } else { "; the second loop's renewal runs between two passes" };
+    let (k, k2) = (v1.to_uppercase(), v2.to_uppercase());
+    let ahead = if lag == 0 { k.clone() } else { format!("{k} + {lag}") };
+    cx.note(
+        s1.span.file,
+        s1.span.line,
+        format!("this PARALLEL loop and the one at line {} run as one loop over the planes of {k}: plane {k2} of the second right after plane {ahead} of the first, so that it finds in the cache what the first has just touched{between} (SAPFOR_FUSE=0 at conversion keeps them apart)", s2.span.line),
+    );
 }
 
 /// Write fused loops `f` whose first line is `ln` of file `id` (`emit_file`): the statements

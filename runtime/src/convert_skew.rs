@@ -422,6 +422,12 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
         labels,
         label_dos,
     };
+    let leaving = if s.leave.is_some() { "; where a step leaves the loop, the block is computed again from a copy of the arrays up to that step" } else { "" };
+    cx.note(
+        fid,
+        h.span.line,
+        format!("on one process, where the arrays of its two loops do not fit in the cache together, this time loop runs its steps in blocks of {width}, each step {skew} planes behind the one before, so that the later steps find in the cache what the earlier ones wrote{leaving} (the same values as in order; SAPFOR_SKEW=0 at conversion keeps the steps in order)"),
+    );
     cx.skews.insert((fid.0, h.span.line), s);
     Some(())
 }

@@ -200,5 +200,11 @@ pub(super) fn strips(cx: &mut Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], ne
     if let Some(e) = end {
         cx.replace_stmt(e, vec!["end do".into(), "end do".into()]);
     }
+    let first = headers[0];
+    cx.note(
+        first.span.file,
+        first.span.line,
+        format!("the loops on {} and {} of this ACROSS nest run in wavefront strips of {w} columns {}: {w} points at a time that do not wait for each other (the same values as written; SAPFOR_WAVE=0 at conversion keeps the nest as written)", vi.to_uppercase(), vj.to_uppercase(), vj.to_uppercase()),
+    );
     ["sapfor_wj", "sapfor_ww", "sapfor_wa", "sapfor_wn", "sapfor_wt", "sapfor_wk"].map(String::from).to_vec()
 }

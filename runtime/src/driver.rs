@@ -194,9 +194,15 @@ pub fn build(opts: &BuildOptions) -> Result<PathBuf, BuildError> {
 
 /// As [`build`], with the converter's warnings (e.g. a loop of a region that runs on the host).
 pub fn build_with_warnings(opts: &BuildOptions) -> Result<(PathBuf, Vec<Diagnostic>), BuildError> {
+    build_with_notes(opts).map(|(exe, warnings, _)| (exe, warnings))
+}
+
+/// As [`build_with_warnings`], with the converter's notes on what it did to loops beyond
+/// their directives (`sapfor build --explain`).
+pub fn build_with_notes(opts: &BuildOptions) -> Result<(PathBuf, Vec<Diagnostic>, Vec<Diagnostic>), BuildError> {
     let conv = convert_files(opts)?;
-    let warnings = conv.warnings.clone();
-    build_converted(opts, conv).map(|exe| (exe, warnings))
+    let (warnings, notes) = (conv.warnings.clone(), conv.notes.clone());
+    build_converted(opts, conv).map(|exe| (exe, warnings, notes))
 }
 
 /// The user's flags, plus `-fvect-cost-model=cheap` when they optimize at `-O2` (the last

@@ -39,6 +39,11 @@ pub struct BuildArgs {
     /// of `sapfor build --order` takes the mode from SAPFOR_ORDER.
     #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "reverse")]
     pub order: Option<String>,
+    /// Say what the converter did to the program's loops beyond their directives, each with
+    /// its file and line: PARALLEL loops run as one, ACROSS nests in wavefront strips, time
+    /// loops in blocks of steps.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 #[derive(clap::Args)]
@@ -113,9 +118,15 @@ fn do_build(b: &BuildArgs) -> Result<Option<PathBuf>> {
             eprintln!("{}", d.render(line));
         }
     };
-    match driver::build_with_warnings(&opts) {
-        Ok((exe, warnings)) => {
+    match driver::build_with_notes(&opts) {
+        Ok((exe, warnings, notes)) => {
             render(&warnings);
+            if b.explain {
+                if notes.is_empty() {
+                    eprintln!("sapfor: the converter did nothing to the loops beyond their directives");
+                }
+                render(&notes);
+            }
             Ok(Some(exe))
         }
         Err(BuildError::Diagnostics(ds)) => {

@@ -523,6 +523,40 @@ fn time_loops_in_blocks_of_steps_keep_the_sequential_results() {
     assert_eq!(heat.split_whitespace().nth(5), Some("11"), "{heat}");
 }
 
+/// `sapfor build --explain` says what the converter did to the loops beyond their
+/// directives, with file and line: loops run as one, a time loop in blocks of steps (with its
+/// skew), an ACROSS nest in wavefront strips; nothing without the flag, and a sentence where
+/// it did nothing.
+#[test]
+fn explain_names_the_loops_the_converter_transformed() {
+    let dir = scratch("explain");
+    for f in ["time_blocks.fdv", "wave_strips.fdv", "threads.fdv"] {
+        std::fs::copy(root().join("runtime/tests/data").join(f), dir.join(f)).unwrap();
+    }
+    let out = sapfor(&dir).args(["build", "time_blocks.fdv", "--explain", "-o", "tb"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let at = |line: u32| err.find(&format!("--> time_blocks.fdv:{line}:1")).unwrap_or_else(|| panic!("line {line}: {err}"));
+    // (in the order of the lines: the heat program's time loop, then its loops)
+    let (time, fused) = (at(27), at(31));
+    assert!(time < fused, "{err}");
+    assert!(err[..time].contains("this time loop runs its steps in blocks of 8, each step 3 planes behind the one before"), "{err}");
+    assert!(err[time..fused].contains("this PARALLEL loop and the one at line 39 run as one loop over the planes of K: plane K of the second right after plane K + 1 of the first"), "{err}");
+    assert!(err.contains("the block is computed again from a copy of the arrays up to that step"), "{err}");
+    assert!(err.contains("the second loop's renewal runs between two passes"), "{err}");
+    let out = sapfor(&dir).args(["build", "wave_strips.fdv", "--explain", "-o", "ws"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("of this ACROSS nest run in wavefront strips of 8 columns J"), "{err}");
+    // without the flag, no notes; where nothing was done, a sentence says so
+    let out = sapfor(&dir).args(["build", "time_blocks.fdv", "-o", "tb"]).output().unwrap();
+    assert!(out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("N0015"), "{}", text(&out));
+    let out = sapfor(&dir).args(["build", "threads.fdv", "--explain", "-o", "th"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the converter did nothing to the loops beyond their directives") && !err.contains("N0015"), "{err}");
+}
+
 /// Runs fixture `name`.fdv of runtime/tests/data in each configuration, with `var` set as
 /// given and every loop on threads (`SAPFOR_TEAM_MIN=0`): each prints what the sequential
 /// program prints.
