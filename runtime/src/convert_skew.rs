@@ -183,7 +183,20 @@ fn output_only(cx: &Cx, ui: usize, nodes: &[Node], reads: &mut BTreeSet<String>,
 
 /// Whether the time loop around fused loops `pl1` and `pl2` (convert_fuse.rs, placed
 /// already: `Cx::fusions`) may run in blocks of steps, and how; recorded in `Cx::skews`.
-pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, vis: &BTreeMap<String, String>) -> Option<()> {
+/// Where the loops are in a DO loop that may not, a note says why (`sapfor build --explain`).
+pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, vis: &BTreeMap<String, String>) {
+    let mut why = None;
+    if plan_with(cx, ui, dos, pl1, pl2, vis, &mut why).is_none() {
+        if let Some((file, line, msg)) = why {
+            cx.note(file, line, format!("this loop runs its steps in order, not in blocks of steps: {msg}"));
+        }
+    }
+}
+
+/// `plan`; `why`: (file, line of the DO loop around the fused loops, the reason it runs its
+/// steps in order) where a reason is worth telling.
+#[allow(clippy::too_many_arguments)]
+fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, vis: &BTreeMap<String, String>, why: &mut Option<(analyzer::source::FileId, u32, String)>) -> Option<()> {
     let width = match std::env::var("SAPFOR_SKEW") {
         Ok(v) => v.trim().parse::<i64>().ok()?.min(64),
         Err(_) => 8,
@@ -208,21 +221,28 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
     let t = parent(&u.body, n1)?;
     let Node::Do { header, body, end } = t else { return None };
     let h = u.stmt(*header);
+    let refuse = |why: &mut Option<_>, msg: String| -> Option<()> {
+        *why = Some((h.span.file, h.span.line, msg));
+        None
+    };
     let StmtKind::Do { label, var, step, .. } = &h.kind else { return None };
     let tvar = var.to_ascii_lowercase();
     if h.label.is_some() || h.name.is_some() || h.span.file != fid || super::shares_terminal(u, h.id) || step.as_ref().is_some_and(|s| sema.eval_int(s) != Some(1)) {
-        return None;
+        return refuse(why, "it is not a counted DO of step 1 with a terminal of its own".into());
     }
     // (an implicitly typed variable has no symbol)
     let scalar = |v: &str| sema.symbol(v).is_none() || plain_scalar(sema, v);
     if !scalar(&tvar) || !matches!(sema.type_of(&tvar).base, BaseType::Integer) {
-        return None;
+        return refuse(why, format!("its variable {} is not a plain INTEGER", tvar.to_uppercase()));
     }
     let i1 = body.iter().position(|b| std::ptr::eq(b, n1))?;
     let i2 = body.iter().position(|b| std::ptr::eq(b, n2))?;
     let mut kept = BTreeSet::new();
     for b in body[..i1].iter().chain(&body[i1 + 1..i2]) {
-        kept.insert(const_assign(cx, ui, b)?);
+        match const_assign(cx, ui, b) {
+            Some(v) => kept.insert(v),
+            None => return refuse(why, "a statement before the loops does more than give a constant to a scalar".into()),
+        };
     }
     // (a labelled DO's terminal statement, a CONTINUE, is not written in the blocks)
     let mut tail = &body[i2 + 1..];
@@ -230,7 +250,7 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
         let (last, rest) = tail.split_last()?;
         let Node::Stmt(id) = last else { return None };
         if !matches!(u.stmt(*id).kind, StmtKind::Continue) || u.stmt(*id).label != *label {
-            return None;
+            return refuse(why, "its terminal statement is not a CONTINUE".into());
         }
         tail = rest;
     } else if end.is_none() {
@@ -252,7 +272,7 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
     let mut tail_reads = BTreeSet::new();
     let mut formats = vec![];
     if !output_only(cx, ui, tail, &mut tail_reads, &mut formats) {
-        return None;
+        return refuse(why, "after the loops it does more than output (PRINT, WRITE, FORMAT, IF of them, no function of the program) and a last IF that leaves the loop".into());
     }
     let mut cond_reads = BTreeSet::new();
     let leave = match leave {
@@ -262,12 +282,9 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
             }
             let (mut accs, mut calls) = (vec![], vec![]);
             super::access_ctx(p, ui).stmt_accesses(st, &mut accs, &mut calls);
-            if !calls.is_empty() || accs.iter().any(|a| a.via_call.is_some() || a.subs.is_some()) {
-                return None;
-            }
             cond_reads = names_in(&[c]);
-            if cond_reads.iter().any(|n| sema.is_array(n)) {
-                return None;
+            if !calls.is_empty() || accs.iter().any(|a| a.via_call.is_some() || a.subs.is_some()) || cond_reads.iter().any(|n| sema.is_array(n)) {
+                return refuse(why, "the condition to leave the loop reads an array or calls a function".into());
             }
             // the condition's text, as written: `IF (` cond `)`
             let t = cx.stmt_text(st);
@@ -285,19 +302,19 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
     for pl in [pl1, pl2] {
         for c in &pl.clauses {
             if let Clause::Reduction(reds) = c {
-                if reds.iter().any(|r| !kept.contains(&r.var.to_ascii_lowercase())) {
-                    return None;
+                if let Some(r) = reds.iter().find(|r| !kept.contains(&r.var.to_ascii_lowercase())) {
+                    return refuse(why, format!("the reduction of {} is not given a constant before the loops each step: it runs on from step to step", r.var.to_uppercase()));
                 }
             }
         }
     }
     if kept.len() > SLOTS || kept.iter().any(|k| !scalar(k) || matches!(sema.type_of(k).base, BaseType::Character)) {
-        return None;
+        return refuse(why, format!("a step sets more than {SLOTS} scalars, or one that is not a plain number or logical"));
     }
     let written: BTreeSet<String> = a1.iter().chain(&a2).filter(|a| a.write).map(|a| a.name.to_ascii_lowercase()).chain(kept.iter().cloned()).chain([tvar.clone()]).collect();
     // the output reads the step's kept scalars and what the step does not write
-    if tail_reads.iter().any(|n| written.contains(n) && !kept.contains(n) && *n != tvar) {
-        return None;
+    if let Some(n) = tail_reads.iter().find(|n| written.contains(*n) && !kept.contains(*n) && **n != tvar) {
+        return refuse(why, format!("the statements after the loops read {}, which the loops write", n.to_uppercase()));
     }
     // every DO of the loops: bounds reading nothing the step writes but the loops' own DO
     // variables (their planes are the same each step); labels, renumbered in the copy
@@ -318,8 +335,8 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
             defined.extend(st.label);
         });
     }
-    if bound_names.iter().any(|n| written.contains(n) && !do_vars.contains(n)) {
-        return None;
+    if let Some(n) = bound_names.iter().find(|n| written.contains(*n) && !do_vars.contains(*n)) {
+        return refuse(why, format!("a bound of the loops reads {}, which the step writes", n.to_uppercase()));
     }
     // the skew: one more than the farthest a step's planes reach into the planes of the step
     // before (the first loop's plane k runs in wave k + s*D, the second's plane j in wave
@@ -330,10 +347,11 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
     };
     let (v1, v2) = (do_var(s1)?, do_var(s2)?);
     let lag = f.lag;
-    let (r11, _) = fuse::reach(sema, &a1, &v1, &a1, &v1)?;
-    let (r22, _) = fuse::reach(sema, &a2, &v2, &a2, &v2)?;
-    let (r21, _) = fuse::reach(sema, &a2, &v2, &a1, &v1)?;
-    let (r12, _) = fuse::reach(sema, &a1, &v1, &a2, &v2)?;
+    let (Some((r11, _)), Some((r22, _)), Some((r21, _)), Some((r12, _))) =
+        (fuse::reach(sema, &a1, &v1, &a1, &v1), fuse::reach(sema, &a2, &v2, &a2, &v2), fuse::reach(sema, &a2, &v2, &a1, &v1), fuse::reach(sema, &a1, &v1, &a2, &v2))
+    else {
+        return refuse(why, "a pair of references in the loops does not index one dimension by the outermost loop's variable".into());
+    };
     let skew = [1, r11 + 1, r22 + 1, r21 + lag + 1, r12 - lag + 1].into_iter().max()?;
     // every array this process's whole block
     let mut cond: Vec<String> = vec![];
@@ -351,7 +369,7 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
                 saved.push((key.clone(), name));
             }
         } else if a.write && sema.is_array(&name) {
-            return None;
+            return refuse(why, format!("the loops write {}, which is not distributed", name.to_uppercase()));
         }
     }
     if cond.is_empty() {

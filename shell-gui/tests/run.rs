@@ -544,6 +544,10 @@ fn explain_names_the_loops_the_converter_transformed() {
     assert!(err[time..fused].contains("this PARALLEL loop and the one at line 39 run as one loop over the planes of K: plane K of the second right after plane K + 1 of the first"), "{err}");
     assert!(err.contains("the block is computed again from a copy of the arrays up to that step"), "{err}");
     assert!(err.contains("the second loop's renewal runs between two passes"), "{err}");
+    // and why a DO loop around fused loops runs its steps in order
+    let order = "this loop runs its steps in order, not in blocks of steps: ";
+    assert!(err.contains(&format!("{order}the statements after the loops read B, which the loops write\n  --> time_blocks.fdv:143:1")), "{err}");
+    assert!(err.contains(&format!("{order}the reduction of ISUM is not given a constant before the loops each step: it runs on from step to step\n  --> time_blocks.fdv:159:1")), "{err}");
     let out = sapfor(&dir).args(["build", "wave_strips.fdv", "--explain", "-o", "ws"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
