@@ -682,9 +682,8 @@ fn shared_lines(p: &Program, lines: &[Vec<String>]) -> (BTreeMap<(u32, u32), Vec
 fn emit_file(cx: &Cx, id: FileId, out: &mut String, stack: &mut Vec<u32>) {
     stack.push(id.0);
     marker(cx, id, out, 1);
-    let synced = true;
     let n = cx.lines[id.0 as usize].len() as u32;
-    emit_lines(cx, id, 1, n, out, stack, synced);
+    emit_lines(cx, id, 1, n, out, stack, true);
     stack.pop();
 }
 
@@ -704,7 +703,9 @@ fn emit_range_inner(cx: &Cx, id: FileId, a: u32, b: u32, out: &mut String, stack
     emit_line(cx, id, b, out, stack, &mut synced, false, true);
 }
 
-/// `emit_range`'s lines (`synced`: whether the output is in step with the source).
+/// Write lines `a..=b` of file `id` with their edits and what is added around each, time
+/// loops in blocks, fused loops and loops over full copies as such (`synced`: whether the
+/// output is in step with the source).
 fn emit_lines(cx: &Cx, id: FileId, a: u32, b: u32, out: &mut String, stack: &mut Vec<u32>, mut synced: bool) {
     let lines = &cx.lines[id.0 as usize];
     let mut i = a as usize - 1;
@@ -714,7 +715,7 @@ fn emit_lines(cx: &Cx, id: FileId, a: u32, b: u32, out: &mut String, stack: &mut
         if let Some(s) = cx.skews.get(&key) {
             skew::emit(cx, id, ln, s, out, stack);
             synced = false;
-            i = skew::last(s) as usize;
+            i = s.last as usize;
             continue;
         }
         if let Some(f) = cx.fusions.get(&key) {

@@ -44,7 +44,7 @@ const SLOTS: usize = 16;
 /// A time loop run in blocks of steps, by (file, the loop's first line) in `Cx::skews`.
 pub(super) struct Skew {
     /// the loop's last line, its DO variable and bounds (text)
-    last: u32,
+    pub last: u32,
     var: String,
     lo: String,
     hi: String,
@@ -72,11 +72,6 @@ pub(super) struct Skew {
     /// statements name one (`super::relabel`)
     labels: BTreeMap<u32, u32>,
     label_dos: usize,
-}
-
-/// The time loop's last line.
-pub(super) fn last(s: &Skew) -> u32 {
-    s.last
 }
 
 /// The DO loop whose body holds `n`.
@@ -451,24 +446,32 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
 }
 
 /// Write the time loop `s` whose first line is `ln` of file `id` twice: in blocks of steps
-/// where every array is this process's whole block, else as converted (`emit_range`).
+/// where every array is this process's whole block (`blocks`), else as converted.
 pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out: &mut String, stack: &mut Vec<u32>) {
-    let as_converted = |out: &mut String, stack: &mut Vec<u32>| {
-        super::push_lines(out, cx.before.get(&(id.0, ln)).map_or(&[][..], |b| &b[..]));
-        super::emit_range_inner(cx, id, ln, s.last, out, stack);
-        super::push_lines(out, cx.after.get(&(id.0, s.last)).map_or(&[][..], |a| &a[..]));
-    };
-    let Some(f) = cx.fusions.get(&(id.0, s.fused)) else {
-        as_converted(out, stack);
-        return;
-    };
+    super::push_lines(out, cx.before.get(&(id.0, ln)).map_or(&[][..], |b| &b[..]));
+    // (labels not found where the statements put them: as converted only)
+    let blocks = blocks(cx, id, s, stack);
+    if let Some(b) = &blocks {
+        out.push_str(&format!("if ({}) then\n", s.cond));
+        out.push_str(b);
+        out.push_str("else\n");
+    }
+    super::emit_range_inner(cx, id, ln, s.last, out, stack);
+    if blocks.is_some() {
+        out.push_str("end if\n");
+    }
+    super::push_lines(out, cx.after.get(&(id.0, s.last)).map_or(&[][..], |a| &a[..]));
+}
+
+/// The lines of time loop `s` of file `id` in blocks of steps (None where the fused loops'
+/// labels cannot be renumbered).
+fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>) -> Option<String> {
+    let f = cx.fusions.get(&(id.0, s.fused))?;
     let mut loops = String::new();
     fuse::body(cx, id, s.fused, f, &mut loops, stack);
-    // (labels not found where the statements put them: as converted)
-    let Some(loops) = super::relabel(&loops, &s.labels, s.label_dos) else {
-        as_converted(out, stack);
-        return;
-    };
+    let loops = super::relabel(&loops, &s.labels, s.label_dos)?;
+    let mut out = String::new();
+    let out = &mut out;
     let lines = |a: u32, b: u32, stack: &mut Vec<u32>| {
         let mut o = String::new();
         let mut synced = false;
@@ -490,8 +493,6 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out
     let save: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("sapfor_sk_x(sapfor_sk_s, {}:{}) = transfer({x}, 0_c_int64_t, 2)", 2 * i + 1, 2 * i + 2)).collect();
     let load: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("{x} = transfer(sapfor_sk_x(sapfor_sk_s, {}:{}), {x})", 2 * i + 1, 2 * i + 2)).collect();
     let step = format!("{v} = int(sapfor_sk_b + sapfor_sk_s, kind({v}))");
-    super::push_lines(out, cx.before.get(&(id.0, ln)).map_or(&[][..], |b| &b[..]));
-    out.push_str(&format!("if ({}) then\n", s.cond));
     let mut o: Vec<String> = vec![];
     o.push(format!("sapfor_sk_t0 = int({}, c_int64_t)", s.lo));
     o.push(format!("sapfor_sk_t1 = int({}, c_int64_t)", s.hi));
@@ -601,11 +602,6 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out
     o.push("end do".into());
     let last = format!("{v} = int(sapfor_sk_t0 + max(0_c_int64_t, sapfor_sk_t1 - sapfor_sk_t0 + 1), kind({v}))");
     o.push(if s.leave.is_some() { format!("if (sapfor_sk_e == 0) {last}") } else { last });
-    o.push("else".into());
     super::push_lines(out, &o);
-    let mut orig = String::new();
-    super::emit_range_inner(cx, id, ln, s.last, &mut orig, stack);
-    out.push_str(&orig);
-    out.push_str("end if\n");
-    super::push_lines(out, cx.after.get(&(id.0, s.last)).map_or(&[][..], |a| &a[..]));
+    Some(std::mem::take(out))
 }

@@ -131,7 +131,7 @@ struct Rt {
     /// for slower processes are told apart in the report.
     profiling: bool,
     /// Copies of arrays' local blocks (`sapfor_block_save`), by handle.
-    kept: BTreeMap<i64, Vec<u8>>,
+    saved_blocks: BTreeMap<i64, Vec<u8>>,
     /// Time in those barriers.
     sync: Stat,
     /// Under `--profile`: element reads of distributed arrays outside parallel loops by
@@ -622,7 +622,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         loops: BTreeMap::new(),
         loop_t: None,
         profiling: std::env::var("SAPFOR_PROFILE").is_ok_and(|p| !p.is_empty()),
-        kept: BTreeMap::new(),
+        saved_blocks: BTreeMap::new(),
         sync: Stat::new(),
         reads_at: BTreeMap::new(),
         shadow: Stat::new(),
@@ -2266,7 +2266,7 @@ pub extern "C" fn sapfor_cache_bytes() -> i64 {
 pub unsafe extern "C" fn sapfor_block_save(h: i64, a: *const u8) {
     with(|rt| {
         let n = block_bytes(rt.layout(h));
-        let buf = rt.kept.entry(h).or_default();
+        let buf = rt.saved_blocks.entry(h).or_default();
         buf.clear();
         buf.extend_from_slice(std::slice::from_raw_parts(a, n));
     })
@@ -2280,7 +2280,7 @@ pub unsafe extern "C" fn sapfor_block_save(h: i64, a: *const u8) {
 pub unsafe extern "C" fn sapfor_block_restore(h: i64, a: *mut u8) {
     with(|rt| {
         let n = block_bytes(rt.layout(h));
-        match rt.kept.get(&h) {
+        match rt.saved_blocks.get(&h) {
             Some(buf) if buf.len() == n => std::ptr::copy_nonoverlapping(buf.as_ptr(), a, n),
             _ => {
                 say!("sapfor runtime: sapfor_block_restore without sapfor_block_save (converter bug)");
