@@ -11,7 +11,7 @@
 #   wavefront strips (runtime/src/convert_wave.rs; off: SAPFOR_WAVE=0)
 #     gs2d    bench/dvm/gs2d.fdv: Gauss-Seidel in place (ACROSS), L^2, SWEEPS sweeps
 #   blocks of time steps (runtime/src/convert_skew.rs; off: SAPFOR_SKEW=0)
-#     heat3d-blocks  heat3d's time loop in blocks of 8 steps against its loops fused only
+#     heat3d-blocks  heat3d's time loop in blocks of steps against its loops fused only
 #             (one process only: elsewhere both run the same code)
 #     jac2d-blocks   jac2d's, whose steps may leave the loop (its convergence test)
 #
@@ -33,7 +33,7 @@ ITERS=${ITERS:-400}
 SWEEPS=${SWEEPS:-100}
 PROGRAMS=${PROGRAMS:-heat3d jac2d gs2d heat3d-blocks jac2d-blocks}
 declare -A SWITCH=([heat3d]=SAPFOR_FUSE [jac2d]=SAPFOR_FUSE [gs2d]=SAPFOR_WAVE [heat3d-blocks]=SAPFOR_SKEW [jac2d-blocks]=SAPFOR_SKEW)
-declare -A ON=([SAPFOR_FUSE]=1 [SAPFOR_WAVE]=8 [SAPFOR_SKEW]=8)
+declare -A ON=([SAPFOR_FUSE]=1 [SAPFOR_WAVE]=8 [SAPFOR_SKEW]=32)
 # the file each program runs, and what else its runs set
 declare -A FILE=([heat3d]=heat3d [jac2d]=jac2d [gs2d]=gs2d [heat3d-blocks]=heat3d [jac2d-blocks]=jac2d)
 declare -A ALSO=([heat3d]=SAPFOR_SKEW=0 [jac2d]=SAPFOR_SKEW=0 [gs2d]=SAPFOR_SKEW=0 [heat3d-blocks]=SAPFOR_FUSE=1 [jac2d-blocks]=SAPFOR_FUSE=1)

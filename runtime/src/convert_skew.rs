@@ -3,7 +3,8 @@
 //! A time loop whose steps each run two fused PARALLEL loops (convert_fuse.rs: the 3-D heat
 //! program's stencil `U = f(V)` and copy `V = U`) streams both arrays through memory once a
 //! step. On one process, where every array is the process's own block, the loop runs its
-//! steps in blocks of `W` (default 8): a wave `w` runs, for each step `s` of the block, the
+//! steps in blocks of `W` (chosen at run time, `sapfor_skew_width`: as many as keep a wave
+//! within a third of the cache, at most `SAPFOR_SKEW`, default 32): a wave `w` runs, for each step `s` of the block, the
 //! fused planes `w - s*D`, so a plane the first step has just written is still in the cache
 //! when the later steps of the block come to it. `D` (the skew) is one more than the farthest
 //! a step's planes reach into what the previous step's planes touch (the 3-D heat program:
@@ -29,9 +30,9 @@
 //! writes; nothing the runtime adds around the loops but renewals, reductions and the
 //! profile (the fused loop's renewals and reductions have nothing to do on one process). The
 //! loop is written twice: blocks where every array of the loops is this process's whole
-//! block (`sapfor_alone`, one process) and they do not fit in the cache together
-//! (`sapfor_cache_bytes`), as before elsewhere. `SAPFOR_SKEW` at conversion sets `W` (0 or 1:
-//! off).
+//! block (`sapfor_alone`, one process) and they are larger together than half the cache
+//! (`sapfor_cache_bytes`), as before elsewhere. `SAPFOR_SKEW` at conversion sets the largest
+//! `W` (0 or 1: off).
 
 use super::{fuse, names_in, plain_scalar, Cx, Omp, ParLoop};
 use analyzer::ast::{BaseType, Expr, IoKind, Node, Stmt, StmtKind, Unit};
@@ -56,11 +57,13 @@ pub(super) struct Skew {
     tail: (u32, u32),
     /// the scalars kept per step
     kept: Vec<String>,
-    /// the skew and the block's width
+    /// the skew and the block's largest width (the run time chooses it, `sapfor_skew_width`)
     skew: i64,
     width: i64,
-    /// the run-time test (every array this process's whole block)
+    /// the run-time test (every array this process's whole block, larger together than
+    /// half the cache) and the arrays' bytes
     cond: String,
+    bytes: String,
     /// the condition on which the step's last statement leaves the loop, and the arrays the
     /// loops write (key, name), kept at the start of each block to compute it again up to
     /// the step that leaves
@@ -194,7 +197,7 @@ pub(super) fn plan(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &P
 fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, vis: &BTreeMap<String, String>, why: &mut Option<(analyzer::source::FileId, u32, String)>) -> Option<()> {
     let width = match std::env::var("SAPFOR_SKEW") {
         Ok(v) => v.trim().parse::<i64>().ok()?.min(64),
-        Err(_) => 8,
+        Err(_) => 32,
     };
     if width <= 1 {
         return None;
@@ -427,8 +430,10 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
         kept: kept.into_iter().collect(),
         skew,
         width,
-        // (and the arrays larger than the cache: within it the blocks gain nothing)
-        cond: format!("{} .and. {} > sapfor_cache_bytes()", cond.join(" .and. "), sizes.join(" + ")),
+        // (and the arrays larger than half the cache: within it the blocks gain nothing, and
+        // arrays as large as the cache do not stay in it)
+        cond: format!("{} .and. {} > sapfor_cache_bytes() / 2", cond.join(" .and. "), sizes.join(" + ")),
+        bytes: sizes.join(" + "),
         saved: if leave.is_some() { saved } else { vec![] },
         leave,
         formats,
@@ -439,7 +444,7 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
     cx.note(
         fid,
         h.span.line,
-        format!("on one process, where the arrays of its two loops do not fit in the cache together, this time loop runs its steps in blocks of {width}, each step {skew} planes behind the one before, so that the later steps find in the cache what the earlier ones wrote{leaving} (the same values as in order; SAPFOR_SKEW=0 at conversion keeps the steps in order)"),
+        format!("on one process, where the arrays of its two loops do not fit in the cache together, this time loop runs its steps in blocks of up to {width} (as many as keep a wave of the block within a third of the cache), each step {skew} planes behind the one before, so that the later steps find in the cache what the earlier ones wrote{leaving} (the same values as in order; SAPFOR_SKEW=0 at conversion keeps the steps in order)"),
     );
     cx.skews.insert((fid.0, h.span.line), s);
     Some(())
@@ -490,8 +495,8 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
         from = from.max(b + 1);
     }
     let (d, w, lag, v) = (s.skew, s.width, f.lag, &s.var);
-    let save: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("sapfor_sk_x(sapfor_sk_s, {}:{}) = transfer({x}, 0_c_int64_t, 2)", 2 * i + 1, 2 * i + 2)).collect();
-    let load: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("{x} = transfer(sapfor_sk_x(sapfor_sk_s, {}:{}), {x})", 2 * i + 1, 2 * i + 2)).collect();
+    let save: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("sapfor_sk_x({}:{}, sapfor_sk_s) = transfer({x}, 0_c_int64_t, 2)", 2 * i + 1, 2 * i + 2)).collect();
+    let load: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("{x} = transfer(sapfor_sk_x({}:{}, sapfor_sk_s), {x})", 2 * i + 1, 2 * i + 2)).collect();
     let step = format!("{v} = int(sapfor_sk_b + sapfor_sk_s, kind({v}))");
     let mut o: Vec<String> = vec![];
     o.push(format!("sapfor_sk_t0 = int({}, c_int64_t)", s.lo));
@@ -503,6 +508,7 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
     o.push(format!("sapfor_fu_b = max(sapfor_fu_h1, sapfor_fu_h2) + {lag}"));
     o.push(format!("sapfor_sk_l = min(sapfor_fu_l1, sapfor_fu_l2 + {lag})"));
     o.push(format!("sapfor_sk_h = max(sapfor_fu_h1, sapfor_fu_h2 + {lag})"));
+    o.push(format!("sapfor_sk_wd = sapfor_skew_width({}, sapfor_sk_h - sapfor_sk_l + 1, {d}_c_int64_t, {w}_c_int64_t)", s.bytes));
     if s.leave.is_some() {
         o.push("sapfor_sk_e = 0".into());
     }
@@ -510,8 +516,8 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
         o.push("sapfor_sk_c = 0".into());
         o.push("call sapfor_tpipe_clear()".into());
     }
-    o.push(format!("do sapfor_sk_b = sapfor_sk_t0, sapfor_sk_t1, {w}"));
-    o.push(format!("sapfor_sk_n = min({w}_c_int64_t, sapfor_sk_t1 - sapfor_sk_b + 1)"));
+    o.push("do sapfor_sk_b = sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_wd".into());
+    o.push("sapfor_sk_n = min(sapfor_sk_wd, sapfor_sk_t1 - sapfor_sk_b + 1)".into());
     // (where a step may leave the loop: the arrays kept, the block computed, and again from
     // them up to the first step that leaves)
     if s.leave.is_some() {

@@ -26,10 +26,10 @@ module sapfor_rt
   ! length, the wave, the step in the block, the waves' plane range, and the scalars each
   ! step of the block keeps (two slots each)
   integer(c_int64_t) :: sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_b, sapfor_sk_n, sapfor_sk_w, sapfor_sk_s
-  integer(c_int64_t) :: sapfor_sk_l, sapfor_sk_h, sapfor_sk_r, sapfor_sk_e
+  integer(c_int64_t) :: sapfor_sk_l, sapfor_sk_h, sapfor_sk_r, sapfor_sk_e, sapfor_sk_wd
   ! the waves before this block (the threads' progress counts on), this thread's steps
   integer(c_int64_t) :: sapfor_sk_c, sapfor_sk_p0, sapfor_sk_p1
-  integer(c_int64_t) :: sapfor_sk_x(0:63, 32)
+  integer(c_int64_t) :: sapfor_sk_x(32, 0:63)
   ! iteration counters of the PARALLEL loops of programs converted with --order (one per
   ! loop of a tuple; parallel loops do not nest)
   integer :: sapfor_ok1, sapfor_ok2, sapfor_ok3, sapfor_ok4, sapfor_ok5, sapfor_ok6, sapfor_ok7
@@ -286,6 +286,10 @@ module sapfor_rt
     end function
     integer(c_int64_t) function sapfor_cache_bytes() bind(C, name='sapfor_cache_bytes')
       import :: c_int64_t
+    end function
+    integer(c_int64_t) function sapfor_skew_width(bytes, planes, skew, most) bind(C, name='sapfor_skew_width')
+      import :: c_int64_t
+      integer(c_int64_t), value :: bytes, planes, skew, most
     end function
     subroutine sapfor_tpipe_clear() bind(C, name='sapfor_tpipe_clear')
     end subroutine

@@ -695,8 +695,10 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
     assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 7, "{out}");
     assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 5, "{out}");
     // each written twice: in blocks where every array is the process's whole block and they
-    // do not fit in the cache
-    let at = out.find("if (sapfor_alone(sh_tblock_v) /= 0 .and. sapfor_alone(sh_tblock_u) /= 0 .and. sapfor_block_bytes(sh_tblock_v) + sapfor_block_bytes(sh_tblock_u) > sapfor_cache_bytes()) then\nsapfor_sk_t0 = int(1, c_int64_t)\nsapfor_sk_t1 = int(11, c_int64_t)").unwrap_or_else(|| panic!("{out}"));
+    // are larger than half the cache, the block as wide as a third of the cache holds
+    let at = out.find("if (sapfor_alone(sh_tblock_v) /= 0 .and. sapfor_alone(sh_tblock_u) /= 0 .and. sapfor_block_bytes(sh_tblock_v) + sapfor_block_bytes(sh_tblock_u) > sapfor_cache_bytes() / 2) then\nsapfor_sk_t0 = int(1, c_int64_t)\nsapfor_sk_t1 = int(11, c_int64_t)").unwrap_or_else(|| panic!("{out}"));
+    assert!(out[at..].contains("sapfor_sk_wd = sapfor_skew_width(sapfor_block_bytes(sh_tblock_v) + sapfor_block_bytes(sh_tblock_u), sapfor_sk_h - sapfor_sk_l + 1, 3_c_int64_t, 32_c_int64_t)\n"), "{out}");
+    assert!(out[at..].contains("do sapfor_sk_b = sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_wd\nsapfor_sk_n = min(sapfor_sk_wd, sapfor_sk_t1 - sapfor_sk_b + 1)\n"), "{out}");
     // the skews: one more than how far a step's planes reach into the step before (heat:
     // the stencil reads the copy's planes K+1, the copy runs a plane behind: 3; the pair
     // two planes apart: 5)
@@ -714,10 +716,10 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
     // the step's constants and reductions kept per step of the block; output after the waves,
     // for each step in order; the time variable's value after the loop
     let heat = &out[at..];
-    let save = heat.find("sapfor_sk_x(sapfor_sk_s, 1:2) = transfer(s, 0_c_int64_t, 2)").unwrap();
+    let save = heat.find("sapfor_sk_x(1:2, sapfor_sk_s) = transfer(s, 0_c_int64_t, 2)").unwrap();
     let waves = heat.find("do sapfor_sk_w").unwrap();
     let print = heat.find("PRINT 100, 'heat', IT, S").unwrap();
-    assert!(save < waves && waves < print && heat[waves..print].contains("s = transfer(sapfor_sk_x(sapfor_sk_s, 1:2), s)"), "{heat}");
+    assert!(save < waves && waves < print && heat[waves..print].contains("s = transfer(sapfor_sk_x(1:2, sapfor_sk_s), s)"), "{heat}");
     assert!(heat.contains("it = int(sapfor_sk_t0 + max(0_c_int64_t, sapfor_sk_t1 - sapfor_sk_t0 + 1), kind(it))"), "{heat}");
     // a block's steps on the region's threads, each thread's a wave after the thread before
     // it has finished the wave before; the loops' labels renumbered in the blocks

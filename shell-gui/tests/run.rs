@@ -512,8 +512,8 @@ fn time_loops_in_blocks_of_steps_keep_the_sequential_results() {
             }
         }
     }
-    // the profile counts each step as a run of the loop (the heat program's 11 steps, in
-    // blocks of 8 and 3)
+    // the profile counts each step as a run of the loop (the heat program's 11 steps, in one
+    // block)
     let dir = scratch("time_blocks_profile");
     std::fs::copy(root().join("runtime/tests/data/time_blocks.fdv"), dir.join("time_blocks.fdv")).unwrap();
     let out = sapfor(&dir).env("SAPFOR_SKEW_CACHE", "0").args(["run", "time_blocks.fdv", "--np", "1", "--profile", "prof.txt"]).output().unwrap();
@@ -540,7 +540,7 @@ fn explain_names_the_loops_the_converter_transformed() {
     // (in the order of the lines: the heat program's time loop, then its loops)
     let (time, fused) = (at(27), at(31));
     assert!(time < fused, "{err}");
-    assert!(err[..time].contains("this time loop runs its steps in blocks of 8, each step 3 planes behind the one before"), "{err}");
+    assert!(err[..time].contains("this time loop runs its steps in blocks of up to 32 (as many as keep a wave of the block within a third of the cache), each step 3 planes behind the one before"), "{err}");
     assert!(err[time..fused].contains("this PARALLEL loop and the one at line 39 run as one loop over the planes of K: plane K of the second right after plane K + 1 of the first"), "{err}");
     assert!(err.contains("the block is computed again from a copy of the arrays up to that step"), "{err}");
     assert!(err.contains("the second loop's renewal runs between two passes"), "{err}");

@@ -2256,6 +2256,26 @@ pub extern "C" fn sapfor_cache_bytes() -> i64 {
     })
 }
 
+/// How many steps a block of a time loop runs (convert_skew.rs): the arrays' `bytes` over
+/// `planes` planes, each step `skew` planes behind the one before. A wave touches about
+/// `skew` planes of every array for each step of the block, and what a step wrote must still
+/// be in the cache when the next step comes to it: as many steps as keep a wave within a third
+/// of the last-level cache (the 3-D heat program's 160x160 planes: 9; a 2-D program's
+/// columns: `most`), at least 2 and at most `most`; `most` where the cache is taken as empty
+/// (`SAPFOR_SKEW_CACHE=0`, which also puts every such loop in blocks: the tests' widths).
+#[no_mangle]
+pub extern "C" fn sapfor_skew_width(bytes: i64, planes: i64, skew: i64, most: i64) -> i64 {
+    skew_width(sapfor_cache_bytes(), bytes, planes, skew, most)
+}
+
+fn skew_width(cache: i64, bytes: i64, planes: i64, skew: i64, most: i64) -> i64 {
+    if cache <= 0 {
+        return most.max(2);
+    }
+    let per_step = (bytes / planes.max(1)).max(1).saturating_mul(skew.max(1));
+    (cache / 3 / per_step).clamp(2, most.max(2))
+}
+
 /// Keep a copy of the local block of array `h` (at `a`): a time loop run in blocks of steps
 /// that may leave the loop at any step of a block (convert_skew.rs) computes the block again
 /// from it, up to that step (`sapfor_block_restore`).
@@ -2994,7 +3014,21 @@ fn summary(procs: &[ProcFigures], place: &dyn Fn(i64) -> String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{apply_runs, changed_runs, combine, pooled, set_identity, single_process_mode, tsize, unpool, LAUNCHER_VARS};
+    use super::{apply_runs, changed_runs, combine, pooled, set_identity, single_process_mode, skew_width, tsize, unpool, LAUNCHER_VARS};
+
+    /// A block of time steps keeps a wave within a third of the cache: the 3-D heat program's
+    /// two 160^3 double arrays (skew 3) in a 32 MB cache take 9 steps, a 2-D program's
+    /// 2000-element columns the most allowed; never fewer than 2, also with no planes.
+    #[test]
+    fn blocks_of_steps_are_as_wide_as_a_third_of_the_cache_holds() {
+        let mb = 1 << 20;
+        assert_eq!(skew_width(32 * mb, 2 * 160 * 160 * 160 * 8, 160, 3, 32), 9);
+        assert_eq!(skew_width(32 * mb, 2 * 2000 * 2000 * 4, 2000, 3, 32), 32);
+        assert_eq!(skew_width(32 * mb, 2 * 2000 * 2000 * 4, 2000, 3, 16), 16);
+        assert_eq!(skew_width(mb, 2 * 160 * 160 * 160 * 8, 160, 3, 32), 2);
+        assert_eq!(skew_width(32 * mb, 1000, 0, 0, 1), 2);
+        assert_eq!(skew_width(0, 2 * 160 * 160 * 160 * 8, 160, 3, 8), 8);
+    }
 
     /// Message buffers come back from the pool with the length asked, the smallest that holds
     /// it first (its memory reused, not allocated again); the pool keeps the 8 largest.
