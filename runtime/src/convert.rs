@@ -85,6 +85,10 @@ struct DArray {
     bounds: Vec<(i64, i64)>,
     map: Mapping,
     shadow: Vec<(i64, i64)>,
+    /// Shadow edges allocated beyond `shadow` (as wide below as above) for the planes that
+    /// blocks of time steps compute past a process's own (convert_skew.rs); never renewed
+    /// but by them. Empty: none.
+    ghosts: Vec<i64>,
     /// Whether a full-size copy is needed (I/O, REMOTE_ACCESS in loops).
     full: bool,
     temps: usize,
@@ -1239,6 +1243,7 @@ fn templates(cx: &mut Cx) {
                     bounds,
                     map: Mapping::Dist(vec![false; r]),
                     shadow: vec![],
+                    ghosts: vec![],
                     full: false,
                     temps: 0,
                     file: *fid,
@@ -1585,6 +1590,7 @@ fn new_array(cx: &mut Cx, ui: usize, name: &str, map: Mapping, fid: FileId, line
         bounds,
         map,
         shadow: vec![],
+        ghosts: vec![],
         full: false,
         temps: 0,
         file: fid,
@@ -5442,8 +5448,9 @@ fn data_module(cx: &Cx) -> String {
         let k = &a.key;
         let glo: Vec<i64> = a.bounds.iter().map(|b| b.0).collect();
         let ghi: Vec<i64> = a.bounds.iter().map(|b| b.1).collect();
-        let slo: Vec<i64> = a.shadow.iter().map(|b| b.0).collect();
-        let shi: Vec<i64> = a.shadow.iter().map(|b| b.1).collect();
+        let ghost = |d: usize| a.ghosts.get(d).copied().unwrap_or(0);
+        let slo: Vec<i64> = a.shadow.iter().enumerate().map(|(d, b)| b.0.max(ghost(d))).collect();
+        let shi: Vec<i64> = a.shadow.iter().enumerate().map(|(d, b)| b.1.max(ghost(d))).collect();
         let zero = if a.ty.starts_with("logical") { ".false." } else { "0" };
         let full_copy = |s: &mut String| {
             let fd = if a.reshaped {

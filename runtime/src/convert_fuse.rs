@@ -112,6 +112,11 @@ pub(super) struct Fusion {
     pub lag: i64,
     pub behind: i64,
     pub known: bool,
+    /// the loops' reductions: the lines naming their variables before the loops, and those
+    /// combining them between processes after (blocks of steps on several processes combine
+    /// each step's)
+    pub reds: Vec<String>,
+    pub combine: Vec<String>,
 }
 
 fn header<'u>(u: &'u analyzer::ast::Unit, n: &Node) -> Option<&'u Stmt> {
@@ -469,7 +474,9 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
     };
     let (close1, close2) = (close(n1), close(n2));
     let known = known && begin.starts_with(KNOWN[0]) && end.starts_with(KNOWN[1]);
-    let f = Fusion { last1: super::last_line(u, n1), close1, first2: s2.span.line, last: super::last_line(u, n2), close2, pre, post, bounds, begin, end, omp, lag, behind, known };
+    let reds = pre.iter().filter(|l| l.starts_with(KNOWN[3])).cloned().collect();
+    let combine = post.iter().filter(|l| KNOWN[4..].iter().any(|k| l.starts_with(k))).cloned().collect();
+    let f = Fusion { last1: super::last_line(u, n1), close1, first2: s2.span.line, last: super::last_line(u, n2), close2, pre, post, bounds, begin, end, omp, lag, behind, known, reds, combine };
     cx.fusions.insert((s1.span.file.0, s1.span.line), f);
     let between = if renews.is_empty() { "" } else { "; the second loop's renewal runs between two passes" };
     let (k, k2) = (v1.to_uppercase(), v2.to_uppercase());

@@ -2,18 +2,27 @@
 //!
 //! A time loop whose steps each run two fused PARALLEL loops (convert_fuse.rs: the 3-D heat
 //! program's stencil `U = f(V)` and copy `V = U`) streams both arrays through memory once a
-//! step. On one process, where every array is the process's own block, the loop runs its
-//! steps in blocks of `W` (chosen at run time, `sapfor_skew_width`: as many as keep a wave
-//! within a third of the cache, at most `SAPFOR_SKEW`, default 32): a wave `w` runs, for each step `s` of the block, the
-//! fused planes `w - s*D`, so a plane the first step has just written is still in the cache
-//! when the later steps of the block come to it. `D` (the skew) is one more than the farthest
-//! a step's planes reach into what the previous step's planes touch (the 3-D heat program:
-//! 3), so every dependence between steps points to an earlier wave, between steps m apart at
-//! least m waves back: each thread of the fused loop's region runs consecutive steps of the
-//! block and starts a wave once the thread before it has finished the wave before
-//! (`sapfor_tpipe_wait/post`). Each plane computes what it computed before from the same
-//! values, and each step's planes run in the order they ran: every result (reductions of
-//! reals too) is the sequential program's.
+//! step. The loop runs its steps in blocks of `W` (chosen at run time, `sapfor_skew_plan`: as
+//! many as keep a wave within a third of the cache, at most `SAPFOR_SKEW`, default 32): a
+//! wave `w` runs, for each step `s` of the block, the fused planes `w - s*D`, so a plane the
+//! first step has just written is still in the cache when the later steps of the block come
+//! to it. `D` (the skew) is one more than the farthest a step's planes reach into what the
+//! previous step's planes touch (the 3-D heat program: 3), so every dependence between steps
+//! points to an earlier wave, between steps m apart at least m waves back: each thread of the
+//! fused loop's region runs consecutive steps of the block and starts a wave once the thread
+//! before it has finished the wave before (`sapfor_tpipe_wait/post`). Each plane computes
+//! what it computed before from the same values, and each step's planes run in the order
+//! they ran: every result (reductions of reals too) is the sequential program's.
+//!
+//! On several processes that divide only the dimension of the planes, each step also
+//! computes the neighbours' planes that the later steps of the block read: step `s` of `n`
+//! the second loop's planes `(n-1-s)*R` past its own and the first loop's `r2` more, where
+//! `r1` and `r2` are how far past its plane each loop reads and `R = r1 + r2`; the block
+//! starts by renewing `W*R` planes of every array of the loops (shadow edges allocated that
+//! wide for `W` up to 16), and the planes past a process's own count in no reduction (the
+//! step's scalars as before the plane); each step's reductions are combined between
+//! processes after the block. The neighbours' planes are computed from the same values as
+//! the neighbour computes them, so each process's own planes hold what they would hold.
 //!
 //! The scalars a step assigns (constants before its loops, the loops' reductions) are kept
 //! per step of the block (`sapfor_sk_x`) and set again before each of its planes; what
@@ -28,11 +37,12 @@
 //! step-1 DO with an INTEGER variable, no other jump; every array reference of the loops
 //! indexes one dimension by the outermost loop's variable; loop bounds read nothing the step
 //! writes; nothing the runtime adds around the loops but renewals, reductions and the
-//! profile (the fused loop's renewals and reductions have nothing to do on one process). The
-//! loop is written twice: blocks where every array of the loops is this process's whole
-//! block (`sapfor_alone`, one process) and they are larger together than half the cache
-//! (`sapfor_cache_bytes`), as before elsewhere. `SAPFOR_SKEW` at conversion sets the largest
-//! `W` (0 or 1: off).
+//! profile. On several processes also: every reference of a distributed array indexes one
+//! dimension, the same for the array, by the variable plus a constant, 0 where it writes,
+//! and no other dimension by it; no array in the loops' bounds. The loop is written twice:
+//! in blocks where the width is 2 or more on every process (the arrays larger together than
+//! half the process's share of the cache, and the shadow edges wide enough), as before
+//! elsewhere. `SAPFOR_SKEW` at conversion sets the largest `W` (0 or 1: off).
 
 use super::{fuse, names_in, plain_scalar, Cx, Omp, ParLoop};
 use analyzer::ast::{BaseType, Expr, IoKind, Node, Stmt, StmtKind, Unit};
@@ -41,6 +51,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Scalars a step may keep (two 64-bit slots each, `sapfor_sk_x`).
 const SLOTS: usize = 16;
+
+/// The most steps a block runs on several processes: the shadow edges allocated for them
+/// are as many times as wide as a step reads past its planes.
+const GHOST_STEPS: i64 = 16;
 
 /// A time loop run in blocks of steps, by (file, the loop's first line) in `Cx::skews`.
 pub(super) struct Skew {
@@ -60,10 +74,18 @@ pub(super) struct Skew {
     /// the skew and the block's largest width (the run time chooses it, `sapfor_skew_width`)
     skew: i64,
     width: i64,
-    /// the run-time test (every array this process's whole block, larger together than
-    /// half the cache) and the arrays' bytes
-    cond: String,
+    /// the arrays' bytes; the planes past its own a process may compute (`sapfor_skew_ghosts`
+    /// of each array, 2^40 where it is the process's whole block, 0 where not on one
+    /// process); how far past its planes each loop reads
     bytes: String,
+    ghosts: String,
+    reach: (i64, i64),
+    /// the arrays (key, name, rank, the dimension of the planes) whose shadow edges a block
+    /// renews at its start; the loops' bounds as written (first, last of each); whether
+    /// they have reductions
+    renew: Vec<(String, String, usize, usize)>,
+    glob: Vec<String>,
+    reds: bool,
     /// the condition on which the step's last statement leaves the loop, and the arrays the
     /// loops write (key, name), kept at the start of each block to compute it again up to
     /// the step that leaves
@@ -351,17 +373,60 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
         return refuse(why, "a pair of references in the loops does not index one dimension by the outermost loop's variable".into());
     };
     let skew = [1, r11 + 1, r22 + 1, r21 + lag + 1, r12 - lag + 1].into_iter().max()?;
-    // every array this process's whole block
-    let mut cond: Vec<String> = vec![];
+    // every distributed array of the loops indexes one dimension by the planes' variable:
+    // on several processes, where no other dimension is divided, each step computes its
+    // planes and, from shadow edges renewed at the block's start, as many of its neighbours'
+    // as the later steps of the block read (each plane the same values the neighbour
+    // computes). How far past its planes a step reads: the first loop's reads reach `r1`,
+    // the second's `r2`; writes only at the plane itself
+    let (mut r1, mut r2) = (0i64, 0i64);
+    let mut ghost_ok = true;
+    let mut dims: BTreeMap<String, usize> = BTreeMap::new();
+    for (accs, v, r) in [(&a1, &v1, &mut r1), (&a2, &v2, &mut r2)] {
+        for a in accs.iter() {
+            let name = a.name.to_ascii_lowercase();
+            if !vis.contains_key(&name) {
+                continue;
+            }
+            let mut at = None;
+            for (d, x) in a.subs.iter().flatten().enumerate() {
+                match super::offset(x, v) {
+                    Some(o) if at.is_none() => at = Some((d, o)),
+                    Some(_) => ghost_ok = false,
+                    None => ghost_ok &= x.expr().is_none_or(|e| !names_in(&[e]).contains(v.as_str())),
+                }
+            }
+            match at {
+                Some((d, o)) if (!a.write || o == 0) && *dims.entry(name).or_insert(d) == d => *r = (*r).max(o.abs()),
+                _ => ghost_ok = false,
+            }
+        }
+    }
+    // (the loops' bounds as written, which the extended planes stay within)
+    let mut glob = vec![];
+    for st in [s1, s2] {
+        let StmtKind::Do { lo, hi, .. } = &st.kind else { return None };
+        ghost_ok &= !names_in(&[lo, hi]).iter().any(|n| sema.is_array(n));
+        let (_, parts) = crate::text::do_parts(&cx.stmt_text(st))?;
+        glob.push(parts.first()?.trim().to_string());
+        glob.push(parts.get(1)?.trim().to_string());
+    }
+    let reach = r1 + r2;
+    let mut ghosts: Vec<String> = vec![];
     let mut saved: Vec<(String, String)> = vec![];
+    let mut renew: Vec<(String, String, usize, usize)> = vec![];
     let mut sizes: Vec<String> = vec![];
     for a in a1.iter().chain(&a2) {
         let name = a.name.to_ascii_lowercase();
         if let Some(key) = vis.get(&name) {
-            let c = format!("sapfor_alone(sh_{key}) /= 0");
-            if !cond.contains(&c) {
-                cond.push(c);
+            if !sizes.contains(&format!("sapfor_block_bytes(sh_{key})")) {
                 sizes.push(format!("sapfor_block_bytes(sh_{key})"));
+                let d = dims.get(&name).copied().filter(|_| ghost_ok);
+                ghosts.push(format!("sapfor_skew_ghosts(sh_{key}, {}_c_int)", d.map_or(0, |d| d + 1)));
+                let rank = cx.arrays.get(key).map_or(0, |x| x.bounds.len());
+                if let Some(d) = d.filter(|_| reach > 0 && rank > 0) {
+                    renew.push((key.clone(), name.clone(), rank, d));
+                }
             }
             if a.write && !saved.iter().any(|(k, _)| k == key) {
                 saved.push((key.clone(), name));
@@ -370,8 +435,24 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
             return refuse(why, format!("the loops write {}, which is not distributed", name.to_uppercase()));
         }
     }
-    if cond.is_empty() {
+    if sizes.is_empty() {
         return None;
+    }
+    // the shadow edges the blocks need, allocated (INHERIT dummies: their actual arguments')
+    for (key, _, _, d) in &renew {
+        let want = width.min(GHOST_STEPS) * reach;
+        let mut keys = vec![key.clone()];
+        if let Some(x) = cx.arrays.get(key) {
+            keys.extend(x.actuals.iter().cloned());
+        }
+        for k in keys {
+            if let Some(x) = cx.arrays.get_mut(&k) {
+                x.ghosts.resize(x.bounds.len(), 0);
+                if let Some(g) = x.ghosts.get_mut(*d) {
+                    *g = (*g).max(want);
+                }
+            }
+        }
     }
     // the time loop's bounds as written
     let ht = cx.current_lines(h);
@@ -430,10 +511,12 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
         kept: kept.into_iter().collect(),
         skew,
         width,
-        // (and the arrays larger than half the cache: within it the blocks gain nothing, and
-        // arrays as large as the cache do not stay in it)
-        cond: format!("{} .and. {} > sapfor_cache_bytes() / 2", cond.join(" .and. "), sizes.join(" + ")),
         bytes: sizes.join(" + "),
+        ghosts: format!("min({}, {}_c_int64_t)", ghosts.join(", "), 1_i64 << 40),
+        reach: (r1, r2),
+        renew,
+        glob,
+        reds: [pl1, pl2].iter().any(|pl| pl.clauses.iter().any(|c| matches!(c, Clause::Reduction(_)))),
         saved: if leave.is_some() { saved } else { vec![] },
         leave,
         formats,
@@ -444,7 +527,7 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
     cx.note(
         fid,
         h.span.line,
-        format!("on one process, where the arrays of its two loops do not fit in the cache together, this time loop runs its steps in blocks of up to {width} (as many as keep a wave of the block within a third of the cache), each step {skew} planes behind the one before, so that the later steps find in the cache what the earlier ones wrote{leaving} (the same values as in order; SAPFOR_SKEW=0 at conversion keeps the steps in order)"),
+        format!("where the arrays of its two loops do not fit in the cache together (on one process, or on processes that divide only the dimension of its planes, each also computing the neighbours' planes that its later steps read), this time loop runs its steps in blocks of up to {width} (as many as keep a wave of the block within a third of the cache), each step {skew} planes behind the one before, so that the later steps find in the cache what the earlier ones wrote{leaving} (the same values as in order; SAPFOR_SKEW=0 at conversion keeps the steps in order)"),
     );
     cx.skews.insert((fid.0, h.span.line), s);
     Some(())
@@ -457,7 +540,20 @@ pub(super) fn emit(cx: &Cx, id: analyzer::source::FileId, ln: u32, s: &Skew, out
     // (labels not found where the statements put them: as converted only)
     let blocks = blocks(cx, id, s, stack);
     if let Some(b) = &blocks {
-        out.push_str(&format!("if ({}) then\n", s.cond));
+        // (the width, the same on every process: 0 where the loop runs as converted)
+        let f = &cx.fusions[&(id.0, s.fused)];
+        let mut o: Vec<String> = f.bounds.clone();
+        o.push(format!("sapfor_sk_g = {}", s.ghosts));
+        o.push(format!(
+            "sapfor_sk_wd = sapfor_skew_plan({}, max(sapfor_fu_h1, sapfor_fu_h2 + {lag}) - min(sapfor_fu_l1, sapfor_fu_l2 + {lag}) + 1, {}_c_int64_t, {}_c_int64_t, sapfor_sk_g, {}_c_int64_t)",
+            s.bytes,
+            s.skew,
+            s.width,
+            s.reach.0 + s.reach.1,
+            lag = f.lag
+        ));
+        o.push("if (sapfor_sk_wd >= 2) then".into());
+        super::push_lines(out, &o);
         out.push_str(b);
         out.push_str("else\n");
     }
@@ -474,7 +570,7 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
     let f = cx.fusions.get(&(id.0, s.fused))?;
     let mut loops = String::new();
     fuse::body(cx, id, s.fused, f, &mut loops, stack);
-    let loops = super::relabel(&loops, &s.labels, s.label_dos)?;
+    let mut loops = super::relabel(&loops, &s.labels, s.label_dos)?;
     let mut out = String::new();
     let out = &mut out;
     let lines = |a: u32, b: u32, stack: &mut Vec<u32>| {
@@ -494,21 +590,43 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
         }
         from = from.max(b + 1);
     }
-    let (d, w, lag, v) = (s.skew, s.width, f.lag, &s.var);
+    let (d, lag, v) = (s.skew, f.lag, &s.var);
     let save: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("sapfor_sk_x({}:{}, sapfor_sk_s) = transfer({x}, 0_c_int64_t, 2)", 2 * i + 1, 2 * i + 2)).collect();
     let load: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("{x} = transfer(sapfor_sk_x({}:{}, sapfor_sk_s), {x})", 2 * i + 1, 2 * i + 2)).collect();
     let step = format!("{v} = int(sapfor_sk_b + sapfor_sk_s, kind({v}))");
+    // (on several processes: a plane past the process's own counts in no reduction, the
+    // step's scalars as they were before it)
+    if s.reds {
+        let at = loops.find("sapfor_fu_j = sapfor_fu_k - merge(")?;
+        let mut mid = vec!["if (sapfor_fu_k < sapfor_sk_o1 .or. sapfor_fu_k > sapfor_sk_o2) then".to_string()];
+        mid.extend(load.iter().cloned());
+        mid.push("else".into());
+        mid.extend(save.iter().cloned());
+        mid.push("end if".into());
+        let mut m = String::new();
+        super::push_lines(&mut m, &mid);
+        loops.insert_str(at, &m);
+        let mut end = vec!["if (sapfor_fu_j < sapfor_sk_o3 .or. sapfor_fu_j > sapfor_sk_o4) then".to_string()];
+        end.extend(load.iter().cloned());
+        end.push("end if".into());
+        super::push_lines(&mut loops, &end);
+    }
+    let (r1, r2) = s.reach;
+    let reach = r1 + r2;
+    let [gl1, gh1, gl2, gh2] = &s.glob[..] else { return None };
     let mut o: Vec<String> = vec![];
     o.push(format!("sapfor_sk_t0 = int({}, c_int64_t)", s.lo));
     o.push(format!("sapfor_sk_t1 = int({}, c_int64_t)", s.hi));
-    o.extend(f.bounds.iter().cloned());
     o.push("sapfor_fu_p = 1".into());
     o.push("sapfor_fu_r = .true.".into());
-    o.push(format!("sapfor_fu_a = min(sapfor_fu_l1, sapfor_fu_l2) - {}", f.behind));
-    o.push(format!("sapfor_fu_b = max(sapfor_fu_h1, sapfor_fu_h2) + {lag}"));
-    o.push(format!("sapfor_sk_l = min(sapfor_fu_l1, sapfor_fu_l2 + {lag})"));
-    o.push(format!("sapfor_sk_h = max(sapfor_fu_h1, sapfor_fu_h2 + {lag})"));
-    o.push(format!("sapfor_sk_wd = sapfor_skew_width({}, sapfor_sk_h - sapfor_sk_l + 1, {d}_c_int64_t, {w}_c_int64_t)", s.bytes));
+    // (the planes of this process: the loops' bounds as the emit's plan set them; every
+    // plane passes the second loop's test of the passes)
+    o.push("sapfor_sk_o1 = sapfor_fu_l1".into());
+    o.push("sapfor_sk_o2 = sapfor_fu_h1".into());
+    o.push("sapfor_sk_o3 = sapfor_fu_l2".into());
+    o.push("sapfor_sk_o4 = sapfor_fu_h2".into());
+    o.push(format!("sapfor_fu_a = min(int({gl1}, c_int64_t), int({gl2}, c_int64_t)) - {}", f.behind));
+    o.push(format!("sapfor_fu_b = max(int({gh1}, c_int64_t), int({gh2}, c_int64_t)) + {lag}"));
     if s.leave.is_some() {
         o.push("sapfor_sk_e = 0".into());
     }
@@ -518,6 +636,9 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
     }
     o.push("do sapfor_sk_b = sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_wd".into());
     o.push("sapfor_sk_n = min(sapfor_sk_wd, sapfor_sk_t1 - sapfor_sk_b + 1)".into());
+    // (the neighbours' planes the block reads, as they are at its start)
+    let widths = |rank: usize, d: usize| (0..rank).map(|e| if e == d { format!("sapfor_sk_wd * {reach}") } else { "0_c_int64_t".into() }).collect::<Vec<_>>().join(", ");
+    o.extend(s.renew.iter().map(|(k, x, rank, d)| format!("call sapfor_shadow_renew(sh_{k}, {x}, [integer(c_int64_t) :: {w}], [integer(c_int64_t) :: {w}])", w = widths(*rank, *d))));
     // (where a step may leave the loop: the arrays kept, the block computed, and again from
     // them up to the first step that leaves)
     if s.leave.is_some() {
@@ -529,13 +650,21 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
     super::push_lines(out, &o);
     o.clear();
     out.push_str(&consts);
+    // (on several processes each step's reductions start from the identity but on process 0)
+    const VAR: &str = "call sapfor_red_var(";
+    o.extend(f.reds.iter().filter_map(|l| l.strip_prefix(VAR)).map(|args| format!("call sapfor_red_identity({args}")));
     o.extend(save.iter().cloned());
     o.push("end do".into());
+    // the waves' planes: the step that reaches furthest past this process's planes, the
+    // first, within the loops' bounds
+    let ext = format!("((sapfor_sk_n - 1) * {reach} + {r2})");
+    o.push(format!("sapfor_sk_l = max(min(int({gl1}, c_int64_t), int({gl2}, c_int64_t) + {lag}), min(sapfor_sk_o1, sapfor_sk_o3 + {lag}) - {ext})"));
+    o.push(format!("sapfor_sk_h = min(max(int({gh1}, c_int64_t), int({gh2}, c_int64_t) + {lag}), max(sapfor_sk_o2, sapfor_sk_o4 + {lag}) + {ext})"));
     o.push(f.begin.clone());
     // the waves; a wave's steps on the region's threads
     let omp = f.omp.as_ref().map(|x| {
         let mut scalars: Vec<String> = x.scalars.iter().filter(|n| !matches!(n.as_str(), "sapfor_fu_a" | "sapfor_fu_b" | "sapfor_fu_p")).cloned().collect();
-        for n in s.kept.iter().map(String::as_str).chain([v.as_str(), "sapfor_sk_w", "sapfor_sk_s", "sapfor_sk_p0", "sapfor_sk_p1"]) {
+        for n in s.kept.iter().map(String::as_str).chain([v.as_str(), "sapfor_sk_w", "sapfor_sk_s", "sapfor_sk_p0", "sapfor_sk_p1", "sapfor_fu_l1", "sapfor_fu_h1", "sapfor_fu_l2", "sapfor_fu_h2"]) {
             if !scalars.iter().any(|o| o.eq_ignore_ascii_case(n)) {
                 scalars.push(n.to_string());
             }
@@ -558,6 +687,12 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
     };
     o.push(format!("do sapfor_sk_s = max({first}0_c_int64_t, (sapfor_sk_w - sapfor_sk_h + {}) / {d}), min({last}sapfor_sk_n - 1, (sapfor_sk_w - sapfor_sk_l) / {d})", d - 1));
     o.push(format!("sapfor_fu_k = sapfor_sk_w - sapfor_sk_s * {d}"));
+    // (step s computes the planes the steps after it in the block read: the second loop
+    // (n-1-s) * reach past this process's, the first r2 more)
+    o.push(format!("sapfor_fu_l1 = max(int({gl1}, c_int64_t), sapfor_sk_o1 - (sapfor_sk_n - 1 - sapfor_sk_s) * {reach} - {r2})"));
+    o.push(format!("sapfor_fu_h1 = min(int({gh1}, c_int64_t), sapfor_sk_o2 + (sapfor_sk_n - 1 - sapfor_sk_s) * {reach} + {r2})"));
+    o.push(format!("sapfor_fu_l2 = max(int({gl2}, c_int64_t), sapfor_sk_o3 - (sapfor_sk_n - 1 - sapfor_sk_s) * {reach})"));
+    o.push(format!("sapfor_fu_h2 = min(int({gh2}, c_int64_t), sapfor_sk_o4 + (sapfor_sk_n - 1 - sapfor_sk_s) * {reach})"));
     o.push(step.clone());
     o.extend(load.iter().cloned());
     super::push_lines(out, &o);
@@ -575,6 +710,15 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
         o.push(format!("sapfor_sk_c = sapfor_sk_c + max(0_c_int64_t, sapfor_sk_h + (sapfor_sk_n - 1) * {d} - sapfor_sk_l + 1)"));
     }
     o.push(f.end.clone());
+    // each step's reductions combined between processes (nothing to do on one)
+    if !f.reds.is_empty() {
+        o.push("do sapfor_sk_s = 0, sapfor_sk_n - 1".into());
+        o.extend(load.iter().cloned());
+        o.extend(f.reds.iter().filter_map(|l| l.strip_prefix(VAR)).map(|args| format!("call sapfor_red_var_keep({args}")));
+        o.extend(f.combine.iter().cloned());
+        o.extend(save.iter().cloned());
+        o.push("end do".into());
+    }
     // (the profile counts each step of the block as a run of the loop)
     if let Some(src) = f.end.strip_prefix("call sapfor_loop_end(").and_then(|x| x.strip_suffix(')')) {
         o.push(format!("call sapfor_loop_runs({src}, sapfor_sk_n)"));

@@ -27,6 +27,9 @@ module sapfor_rt
   ! step of the block keeps (two slots each)
   integer(c_int64_t) :: sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_b, sapfor_sk_n, sapfor_sk_w, sapfor_sk_s
   integer(c_int64_t) :: sapfor_sk_l, sapfor_sk_h, sapfor_sk_r, sapfor_sk_e, sapfor_sk_wd
+  ! on several processes: the planes past its own a process may compute, and the loops'
+  ! own planes (the first loop's, the second's), outside which reductions do not count
+  integer(c_int64_t) :: sapfor_sk_g, sapfor_sk_o1, sapfor_sk_o2, sapfor_sk_o3, sapfor_sk_o4
   ! the waves before this block (the threads' progress counts on), this thread's steps
   integer(c_int64_t) :: sapfor_sk_c, sapfor_sk_p0, sapfor_sk_p1
   integer(c_int64_t) :: sapfor_sk_x(32, 0:63)
@@ -291,6 +294,15 @@ module sapfor_rt
       import :: c_int64_t
       integer(c_int64_t), value :: bytes, planes, skew, most
     end function
+    integer(c_int64_t) function sapfor_skew_ghosts(h, d) bind(C, name='sapfor_skew_ghosts')
+      import :: c_int64_t, c_int
+      integer(c_int64_t), value :: h
+      integer(c_int), value :: d
+    end function
+    integer(c_int64_t) function sapfor_skew_plan(bytes, planes, skew, most, ghosts, reach) bind(C, name='sapfor_skew_plan')
+      import :: c_int64_t
+      integer(c_int64_t), value :: bytes, planes, skew, most, ghosts, reach
+    end function
     subroutine sapfor_tpipe_clear() bind(C, name='sapfor_tpipe_clear')
     end subroutine
     subroutine sapfor_block_save(h, a) bind(C, name='sapfor_block_save')
@@ -335,12 +347,12 @@ module sapfor_rt
       type(*), dimension(*) :: w
       integer(c_int64_t), value :: n
     end subroutine
-    subroutine sapfor_red_identity(op, ty, x) bind(C, name='sapfor_red_identity')
+    subroutine sapfor_red_var_keep(op, ty, x) bind(C, name='sapfor_red_var_keep')
       import :: c_int
       integer(c_int), value :: op, ty
       type(*) :: x
     end subroutine
-    subroutine sapfor_red_var_keep(op, ty, x) bind(C, name='sapfor_red_var_keep')
+    subroutine sapfor_red_identity(op, ty, x) bind(C, name='sapfor_red_identity')
       import :: c_int
       integer(c_int), value :: op, ty
       type(*) :: x

@@ -694,11 +694,24 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
     // apart, and the Jacobi and heat that leave the loop
     assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 7, "{out}");
     assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 5, "{out}");
-    // each written twice: in blocks where every array is the process's whole block and they
-    // are larger than half the cache, the block as wide as a third of the cache holds
-    let at = out.find("if (sapfor_alone(sh_tblock_v) /= 0 .and. sapfor_alone(sh_tblock_u) /= 0 .and. sapfor_block_bytes(sh_tblock_v) + sapfor_block_bytes(sh_tblock_u) > sapfor_cache_bytes() / 2) then\nsapfor_sk_t0 = int(1, c_int64_t)\nsapfor_sk_t1 = int(11, c_int64_t)").unwrap_or_else(|| panic!("{out}"));
-    assert!(out[at..].contains("sapfor_sk_wd = sapfor_skew_width(sapfor_block_bytes(sh_tblock_v) + sapfor_block_bytes(sh_tblock_u), sapfor_sk_h - sapfor_sk_l + 1, 3_c_int64_t, 32_c_int64_t)\n"), "{out}");
+    // each written twice: in blocks where every array is the process's whole block or
+    // divided along the planes only (shadow edges wide enough for the block's steps), larger
+    // than half the cache; as wide as a third of the cache holds, the same on every process
+    let at = out.find("sapfor_sk_g = min(sapfor_skew_ghosts(sh_tblock_v, 3_c_int), sapfor_skew_ghosts(sh_tblock_u, 3_c_int), 1099511627776_c_int64_t)\nsapfor_sk_wd = sapfor_skew_plan(sapfor_block_bytes(sh_tblock_v) + sapfor_block_bytes(sh_tblock_u), max(sapfor_fu_h1, sapfor_fu_h2 + 1) - min(sapfor_fu_l1, sapfor_fu_l2 + 1) + 1, 3_c_int64_t, 32_c_int64_t, sapfor_sk_g, 1_c_int64_t)\nif (sapfor_sk_wd >= 2) then\nsapfor_sk_t0 = int(1, c_int64_t)\nsapfor_sk_t1 = int(11, c_int64_t)").unwrap_or_else(|| panic!("{out}"));
     assert!(out[at..].contains("do sapfor_sk_b = sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_wd\nsapfor_sk_n = min(sapfor_sk_wd, sapfor_sk_t1 - sapfor_sk_b + 1)\n"), "{out}");
+    // on several processes: the neighbours' planes the block reads renewed at its start (the
+    // stencil reads one plane past its own each step: as many as steps), each step computing
+    // the planes past its own that the later steps read (the first loop one more than the
+    // second), its reduction counting its own planes only, from the identity but on process
+    // 0, combined for each step after the block
+    let heat = &out[at..];
+    assert!(heat.contains("call sapfor_shadow_renew(sh_tblock_v, v, [integer(c_int64_t) :: 0_c_int64_t, 0_c_int64_t, sapfor_sk_wd * 1], [integer(c_int64_t) :: 0_c_int64_t, 0_c_int64_t, sapfor_sk_wd * 1])"), "{heat}");
+    assert!(heat.contains("sapfor_fu_l1 = max(int(2, c_int64_t), sapfor_sk_o1 - (sapfor_sk_n - 1 - sapfor_sk_s) * 1 - 0)\nsapfor_fu_h1 = min(int(M - 1, c_int64_t), sapfor_sk_o2 + (sapfor_sk_n - 1 - sapfor_sk_s) * 1 + 0)\nsapfor_fu_l2 = max(int(2, c_int64_t), sapfor_sk_o3 - (sapfor_sk_n - 1 - sapfor_sk_s) * 1)"), "{heat}");
+    assert!(heat.contains("if (sapfor_fu_k < sapfor_sk_o1 .or. sapfor_fu_k > sapfor_sk_o2) then\ns = transfer(sapfor_sk_x(1:2, sapfor_sk_s), s)\nelse\nsapfor_sk_x(1:2, sapfor_sk_s) = transfer(s, 0_c_int64_t, 2)\nend if\nsapfor_fu_j = "), "{heat}");
+    let (ident, keep) = (heat.find("call sapfor_red_identity(1, 4, s)").unwrap(), heat.find("call sapfor_red_var_keep(1, 4, s)\ncall sapfor_red_put(s)\ncall sapfor_red_end(sh_tblock_u, ").unwrap());
+    assert!(ident < heat.find("do sapfor_sk_w").unwrap() && keep > heat.find("!$omp end parallel").unwrap() && keep < heat.find("PRINT 100, 'heat'").unwrap(), "{heat}");
+    // (the pair two planes apart reads two planes past its own a step)
+    assert!(out.contains("call sapfor_shadow_renew(sh_tblock_p, p, [integer(c_int64_t) :: 0_c_int64_t, sapfor_sk_wd * 2], [integer(c_int64_t) :: 0_c_int64_t, sapfor_sk_wd * 2])"), "{out}");
     // the skews: one more than how far a step's planes reach into the step before (heat:
     // the stencil reads the copy's planes K+1, the copy runs a plane behind: 3; the pair
     // two planes apart: 5)
@@ -715,7 +728,6 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
     assert_eq!(out.matches("  105    FORMAT (").count(), 1, "{out}");
     // the step's constants and reductions kept per step of the block; output after the waves,
     // for each step in order; the time variable's value after the loop
-    let heat = &out[at..];
     let save = heat.find("sapfor_sk_x(1:2, sapfor_sk_s) = transfer(s, 0_c_int64_t, 2)").unwrap();
     let waves = heat.find("do sapfor_sk_w").unwrap();
     let print = heat.find("PRINT 100, 'heat', IT, S").unwrap();
@@ -749,7 +761,14 @@ fn time_loops_in_procedures_run_in_blocks_on_their_dummies_and_common_arrays() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/time_blocks_calls.fdv")).unwrap();
     let out = conv("time_blocks_calls.fdv", &src).unwrap();
     assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 2, "{out}");
-    assert!(out.contains("if (sapfor_alone(sh_sweep_x) /= 0 .and. sapfor_alone(sh_sweep_y) /= 0 .and. "), "{out}");
+    assert!(out.contains("sapfor_sk_g = min(sapfor_skew_ghosts(sh_sweep_x, "), "{out}");
+    // (the shadow edges the blocks need allocated: the COMMON array's and the actual
+    // arguments' of the INHERIT dummies, 16 planes for a step's one)
+    let data = &out[out.find("=== sapfor_data.f90").unwrap()..];
+    for a in ["subt_a", "c_cb_c"] {
+        let setup = &data[data.find(&format!("sh_{a} = sapfor_")).unwrap()..];
+        assert!(setup[..setup.find('\n').unwrap()].ends_with("[integer(c_int64_t) :: 0, 16], [integer(c_int64_t) :: 0, 16])"), "{data}");
+    }
     assert!(out.contains("call sapfor_block_save(sh_c_cb_c, c)\ncall sapfor_block_save(sh_sweepc_x, x)"), "{out}");
     // (a convergence test before the output: as converted)
     let changed = src.replace("         PRINT *, 'common', IT, E\n         IF (E .LT. 0.2D0) EXIT\n", "         IF (E .LT. 0.2D0) EXIT\n         PRINT *, 'common', IT, E\n");

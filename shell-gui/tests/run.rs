@@ -521,6 +521,21 @@ fn time_loops_in_blocks_of_steps_keep_the_sequential_results() {
     let prof = std::fs::read_to_string(dir.join("prof.txt")).unwrap();
     let heat = prof.lines().find(|l| l.contains("parallel loop at time_blocks.fdv:31 ")).unwrap_or_else(|| panic!("{prof}"));
     assert_eq!(heat.split_whitespace().nth(5), Some("11"), "{heat}");
+    assert!(heat.ends_with("blocks of time steps 1"), "{heat}");
+    // on two processes too, in blocks of 8: each process's line says 2 blocks (11 steps); as
+    // converted, none
+    for (width, blocks) in [("8", Some("blocks of time steps 2")), ("0", None)] {
+        let out = sapfor(&dir).env("SAPFOR_SKEW_CACHE", "0").env("SAPFOR_SKEW", width).args(["run", "time_blocks.fdv", "--np", "2", "--profile", "prof2.txt"]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let prof = std::fs::read_to_string(dir.join("prof2.txt")).unwrap();
+        let heat: Vec<&str> = prof.lines().filter(|l| l.contains("parallel loop at time_blocks.fdv:31 ")).collect();
+        assert_eq!(heat.len(), 2, "{prof}");
+        for l in heat {
+            assert_eq!(l.split_whitespace().nth(5), Some("11"), "{l}");
+            assert_eq!(blocks.is_some_and(|b| l.ends_with(b)), blocks.is_some(), "{width}: {prof}");
+            assert!(blocks.is_some() || !l.contains("blocks of time steps"), "{l}");
+        }
+    }
 }
 
 /// `sapfor build --explain` says what the converter did to the loops beyond their

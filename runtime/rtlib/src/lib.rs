@@ -83,6 +83,8 @@ struct LoopStat {
     sync: f64,
     /// Iterations split between processes (an ON clause); otherwise every process runs all.
     split: bool,
+    /// The blocks of time steps it ran in (`sapfor_loop_runs`), each counted as its steps.
+    blocks: u64,
 }
 
 struct Red {
@@ -2268,6 +2270,59 @@ pub extern "C" fn sapfor_skew_width(bytes: i64, planes: i64, skew: i64, most: i6
     skew_width(sapfor_cache_bytes(), bytes, planes, skew, most)
 }
 
+/// How many planes past its own a process may compute array `h`'s elements in a block of
+/// time steps on several processes (convert_skew.rs): its dimension `d` (from 1; the one the
+/// loops' planes index) may be divided between processes, none other; the shadow edges
+/// allocated there, as wide below as above, hold what the neighbours computed at the block's
+/// start. Unbounded (2^40) where the array is this process's whole block, or `d` is not
+/// divided; 0 where another dimension is divided, this process owns nothing, or `d` is 0
+/// (one process only).
+#[no_mangle]
+pub extern "C" fn sapfor_skew_ghosts(h: i64, d: i32) -> i64 {
+    const ALL: i64 = 1 << 40;
+    if sapfor_alone(h) != 0 {
+        return ALL;
+    }
+    with(|rt| {
+        let l = rt.layout(h);
+        let split = |e: usize| l.dims[e].axis.is_some_and(|a| rt.grid[a] > 1);
+        let d = d as usize;
+        // (a process owning nothing has no edges to compute into)
+        if d == 0 || d > l.dims.len() || l.empty() || (0..l.dims.len()).any(|e| e != d - 1 && split(e)) {
+            return 0;
+        }
+        if !split(d - 1) {
+            return ALL;
+        }
+        l.dims[d - 1].slo.min(l.dims[d - 1].shi).max(0)
+    })
+}
+
+/// The width of the blocks a time loop runs its steps in (convert_skew.rs), the same on
+/// every process, 0 for none: the loops' arrays (`bytes` on this process, over `planes`
+/// planes) larger than half this process's share of the cache, as many steps as
+/// `sapfor_skew_width` gives and the shadow edges allow (`ghosts` planes past a process's
+/// own, each step reaching `reach` planes further), at least 2. Every process asks: the
+/// smallest answer is everyone's.
+#[no_mangle]
+pub extern "C" fn sapfor_skew_plan(bytes: i64, planes: i64, skew: i64, most: i64, ghosts: i64, reach: i64) -> i64 {
+    let cache = sapfor_cache_bytes();
+    with(|rt| {
+        // (processes of one machine share its cache: Open MPI says how many run on it)
+        let here = std::env::var("OMPI_COMM_WORLD_LOCAL_SIZE").ok().and_then(|v| v.trim().parse::<i64>().ok()).unwrap_or(1).max(1);
+        let share = if cache <= 0 { cache } else { cache / here };
+        let mut w = if share > 0 && bytes <= share / 2 { 0 } else { skew_width(share, bytes, planes, skew, most).min(ghosts / reach.max(1)) };
+        if w < 2 {
+            w = 0;
+        }
+        if rt.size > 1 {
+            let all = rt.all_gather(&w.to_ne_bytes());
+            w = all.chunks(8).map(|c| i64::from_ne_bytes(c.try_into().unwrap())).min().unwrap_or(0);
+        }
+        w
+    })
+}
+
 fn skew_width(cache: i64, bytes: i64, planes: i64, skew: i64, most: i64) -> i64 {
     if cache <= 0 {
         return most.max(2);
@@ -2432,7 +2487,9 @@ pub unsafe extern "C" fn sapfor_dim_weights(d: i32, kind: i32, w: *const u8, n: 
 
 /// The start of a loop adding to a reduction group (`REDUCTION(RG: MAX(EPS))`): processes
 /// other than 0 start the variable from the operation's identity, as `sapfor_red_var` does,
-/// but nothing is registered: `sapfor_red_var_keep` does that at `REDUCTION_START RG`.
+/// but nothing is registered: `sapfor_red_var_keep` does that at `REDUCTION_START RG`. Blocks
+/// of time steps on several processes (convert_skew.rs) set each step's variables so before
+/// its loops and register them with `sapfor_red_var_keep` after the block.
 ///
 /// # Safety
 /// `x` points to a variable of type `ty`.
@@ -2785,6 +2842,7 @@ pub extern "C" fn sapfor_loop_runs(src: i64, n: i64) {
     with(|rt| {
         if let Some(e) = rt.loops.get_mut(&src) {
             e.count += n.max(1) as u64 - 1;
+            e.blocks += 1;
         }
     })
 }
@@ -2811,9 +2869,10 @@ fn write_profile(rt: &Rt, path: &str, total: f64) {
     );
     let _ = writeln!(mine, "  total {:.6} s, in parallel loops {:.6} s, sequential parts {:.6} s", total, in_loops, total - in_loops);
     for (src, s) in &rt.loops {
+        let blocks = if s.blocks > 0 { format!("  blocks of time steps {}", s.blocks) } else { String::new() };
         let _ = writeln!(
             mine,
-            "  parallel loop at {:<24} runs {:>8}  time {:.6} s  communication {:.6} s",
+            "  parallel loop at {:<24} runs {:>8}  time {:.6} s  communication {:.6} s{blocks}",
             rt.where_(*src),
             s.count,
             s.secs,
