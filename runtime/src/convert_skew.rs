@@ -591,7 +591,7 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
         from = from.max(b + 1);
     }
     let (d, lag, v) = (s.skew, f.lag, &s.var);
-    let save: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("sapfor_sk_x({}:{}, sapfor_sk_s) = transfer({x}, 0_c_int64_t, 2)", 2 * i + 1, 2 * i + 2)).collect();
+    let save: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("call sapfor_keep_bytes(sapfor_sk_x({}, sapfor_sk_s), {x}, int(storage_size({x}) / 8, c_int64_t))", 2 * i + 1)).collect();
     let load: Vec<String> = s.kept.iter().enumerate().map(|(i, x)| format!("{x} = transfer(sapfor_sk_x({}:{}, sapfor_sk_s), {x})", 2 * i + 1, 2 * i + 2)).collect();
     let step = format!("{v} = int(sapfor_sk_b + sapfor_sk_s, kind({v}))");
     // (on several processes: a plane past the process's own counts in no reduction, the

@@ -305,6 +305,12 @@ module sapfor_rt
     end function
     subroutine sapfor_tpipe_clear() bind(C, name='sapfor_tpipe_clear')
     end subroutine
+    subroutine sapfor_keep_bytes(dst, src, n) bind(C, name='sapfor_keep_bytes')
+      import :: c_int64_t
+      type(*), dimension(*) :: dst
+      type(*) :: src
+      integer(c_int64_t), value :: n
+    end subroutine
     subroutine sapfor_block_save(h, a) bind(C, name='sapfor_block_save')
       import :: c_int64_t
       integer(c_int64_t), value :: h

@@ -707,7 +707,7 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
     let heat = &out[at..];
     assert!(heat.contains("call sapfor_shadow_renew(sh_tblock_v, v, [integer(c_int64_t) :: 0_c_int64_t, 0_c_int64_t, sapfor_sk_wd * 1], [integer(c_int64_t) :: 0_c_int64_t, 0_c_int64_t, sapfor_sk_wd * 1])"), "{heat}");
     assert!(heat.contains("sapfor_fu_l1 = max(int(2, c_int64_t), sapfor_sk_o1 - (sapfor_sk_n - 1 - sapfor_sk_s) * 1 - 0)\nsapfor_fu_h1 = min(int(M - 1, c_int64_t), sapfor_sk_o2 + (sapfor_sk_n - 1 - sapfor_sk_s) * 1 + 0)\nsapfor_fu_l2 = max(int(2, c_int64_t), sapfor_sk_o3 - (sapfor_sk_n - 1 - sapfor_sk_s) * 1)"), "{heat}");
-    assert!(heat.contains("if (sapfor_fu_k < sapfor_sk_o1 .or. sapfor_fu_k > sapfor_sk_o2) then\ns = transfer(sapfor_sk_x(1:2, sapfor_sk_s), s)\nelse\nsapfor_sk_x(1:2, sapfor_sk_s) = transfer(s, 0_c_int64_t, 2)\nend if\nsapfor_fu_j = "), "{heat}");
+    assert!(heat.contains("if (sapfor_fu_k < sapfor_sk_o1 .or. sapfor_fu_k > sapfor_sk_o2) then\ns = transfer(sapfor_sk_x(1:2, sapfor_sk_s), s)\nelse\ncall sapfor_keep_bytes(sapfor_sk_x(1, sapfor_sk_s), s, int(storage_size(s) / 8, c_int64_t))\nend if\nsapfor_fu_j = "), "{heat}");
     let (ident, keep) = (heat.find("call sapfor_red_identity(1, 4, s)").unwrap(), heat.find("call sapfor_red_var_keep(1, 4, s)\ncall sapfor_red_put(s)\ncall sapfor_red_end(sh_tblock_u, ").unwrap());
     assert!(ident < heat.find("do sapfor_sk_w").unwrap() && keep > heat.find("!$omp end parallel").unwrap() && keep < heat.find("PRINT 100, 'heat'").unwrap(), "{heat}");
     // (the pair two planes apart reads two planes past its own a step)
@@ -728,7 +728,7 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
     assert_eq!(out.matches("  105    FORMAT (").count(), 1, "{out}");
     // the step's constants and reductions kept per step of the block; output after the waves,
     // for each step in order; the time variable's value after the loop
-    let save = heat.find("sapfor_sk_x(1:2, sapfor_sk_s) = transfer(s, 0_c_int64_t, 2)").unwrap();
+    let save = heat.find("call sapfor_keep_bytes(sapfor_sk_x(1, sapfor_sk_s), s, int(storage_size(s) / 8, c_int64_t))").unwrap();
     let waves = heat.find("do sapfor_sk_w").unwrap();
     let print = heat.find("PRINT 100, 'heat', IT, S").unwrap();
     assert!(save < waves && waves < print && heat[waves..print].contains("s = transfer(sapfor_sk_x(1:2, sapfor_sk_s), s)"), "{heat}");
