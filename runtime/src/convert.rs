@@ -1942,7 +1942,16 @@ fn unit(cx: &mut Cx, ui: usize) {
     let mut k = 0;
     while k < par.len() {
         let pl = &par[k];
-        let Some((next, plan)) = par.get(k + 1).and_then(|nx| fuse::plan(cx, ui, &dos, pl, nx, &regions).map(|x| (nx, x))) else {
+        let mut why = None;
+        let Some((next, plan)) = par.get(k + 1).and_then(|nx| fuse::plan(cx, ui, &dos, pl, nx, &regions, &mut why).map(|x| (nx, x))) else {
+            // (two loops with nothing but constants between them: why they run apart)
+            if let (Some(msg), Some(nx), Node::Do { header, .. }) = (why, par.get(k + 1), dos[pl.outer]) {
+                let (h, line2) = (u.stmt(*header), dos[nx.outer]);
+                if let Node::Do { header: h2, .. } = line2 {
+                    let l2 = u.stmt(*h2).span.line;
+                    cx.note(h.span.file, h.span.line, format!("this PARALLEL loop and the one at line {l2} run one after the other, not as one loop over the planes: {msg}"));
+                }
+            }
             parallel_loop(cx, ui, &vis, &dos, pl, &regions, false);
             k += 1;
             continue;

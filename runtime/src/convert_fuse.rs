@@ -165,8 +165,16 @@ fn do_vars(cx: &Cx, ui: usize, n: &Node) -> BTreeSet<String> {
     out
 }
 
-/// Whether PARALLEL loops `pl1` and the next one, `pl2`, of unit `ui` may run as one, and how.
-pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, regions: &[gpu::Region]) -> Option<Plan> {
+/// Whether PARALLEL loops `pl1` and the next one, `pl2`, of unit `ui` may run as one, and how;
+/// where two loops with nothing but constants between them may not, `why` says why
+/// (`sapfor build --explain`).
+pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, regions: &[gpu::Region], why: &mut Option<String>) -> Option<Plan> {
+    macro_rules! refuse {
+        ($($msg:tt)*) => {{
+            *why = Some(format!($($msg)*));
+            return None;
+        }};
+    }
     if cx.order || std::env::var("SAPFOR_FUSE").is_ok_and(|v| v == "0") {
         return None;
     }
@@ -191,43 +199,50 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     // no other directive between them, no region
     let (end1, end2) = (super::last_line(u, n1), super::last_line(u, n2));
     if cx.unit_dirs[ui].iter().any(|d| d.line > end1 && d.line < pl2.dir_line) {
-        return None;
+        refuse!("another directive stands between them");
     }
     // (their first and last lines are theirs alone: the fused loop is written by lines)
     if [h1.span.line, end1, h2.span.line, end2].iter().any(|l| cx.shared.contains_key(&(fid.0, *l))) || h1.span.file != fid || h2.span.file != fid {
         return None;
     }
     if gpu::region_at(regions, fid, pl1.dir_line).is_some() || gpu::region_at(regions, fid, pl2.dir_line).is_some() {
-        return None;
+        refuse!("they are in a region, whose loops run apart on the accelerator");
     }
     // outermost loops: unlabelled, step 1, not ending another loop, END DO unlabelled
     for (h, n) in [(h1, n1), (h2, n2)] {
         let StmtKind::Do { step, .. } = &h.kind else { return None };
-        if h.label.is_some() || h.name.is_some() || shares_terminal(u, h.id) || step.as_ref().is_some_and(|s| sema.eval_int(s) != Some(1)) {
-            return None;
+        let l = h.span.line;
+        if h.label.is_some() || h.name.is_some() {
+            refuse!("the DO statement at line {l} has a label or a name");
+        }
+        if shares_terminal(u, h.id) {
+            refuse!("the outermost DO at line {l} shares its terminal statement with another loop");
+        }
+        if step.as_ref().is_some_and(|s| sema.eval_int(s) != Some(1)) {
+            refuse!("the outermost DO at line {l} has a step other than 1");
         }
         if let Node::Do { end: Some(e), .. } = n {
             if u.stmt(*e).label.is_some() {
-                return None;
+                refuse!("the END DO of the loop at line {} is labelled", h.span.line);
             }
         }
     }
     let (StmtKind::Do { var: v1, .. }, StmtKind::Do { var: v2, .. }) = (&h1.kind, &h2.kind) else { return None };
     if !pl1.vars.first().is_some_and(|x| x.eq_ignore_ascii_case(v1)) || !pl2.vars.first().is_some_and(|x| x.eq_ignore_ascii_case(v2)) {
-        return None;
+        refuse!("a directive's first variable is not its outermost DO's");
     }
     // ON arrays of one rank (the same or aligned alike: what the fused loop gains comes from
     // each process touching the same planes of both), the outermost loops on one dimension
-    let (Some(on1), Some(on2)) = (&pl1.on, &pl2.on) else { return None };
+    let (Some(on1), Some(on2)) = (&pl1.on, &pl2.on) else { refuse!("one of them has no ON clause") };
     if on1.subs.len() != on2.subs.len() {
-        return None;
+        refuse!("their ON arrays differ in rank");
     }
     let dim_of = |on: &analyzer::directives::ArrayRef, v: &str| {
         on.subs.iter().position(|s| matches!(s, analyzer::directives::Subscript::Expr(e) if super::var_offset(e, v, sema).is_some()))
     };
-    let d1 = dim_of(on1, v1)?;
+    let Some(d1) = dim_of(on1, v1) else { refuse!("the ON clause of the first indexes no dimension by {}", v1.to_uppercase()) };
     if dim_of(on2, v2) != Some(d1) {
-        return None;
+        refuse!("their outermost loops run over different dimensions of the ON arrays");
     }
     // clauses
     let mut reducing = 0;
@@ -242,46 +257,46 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
                 Clause::Private(_) | Clause::CudaBlock(_) | Clause::Tie(_) => {}
                 Clause::Reduction(reds) => {
                     reducing += 1;
-                    if reds.iter().any(|r| red_op(r.op).1.is_none() || sema.is_array(&r.var.to_ascii_lowercase())) {
-                        return None;
+                    if let Some(r) = reds.iter().find(|r| red_op(r.op).1.is_none() || sema.is_array(&r.var.to_ascii_lowercase())) {
+                        refuse!("the reduction of {} is of an array or a MAXLOC/MINLOC", r.var.to_uppercase());
                     }
                     inexact2 |= k == 1 && reds.iter().any(|r| !order_free(sema, r));
                 }
-                _ => return None,
+                _ => refuse!("a clause of the {} loop other than SHADOW_RENEW, PRIVATE and REDUCTION{}", ["first", "second"][k], if k == 0 { " (a renewal before the first loop is fine)" } else { "" }),
             }
         }
     }
     if reducing > 1 {
-        return None;
+        refuse!("both have reductions");
     }
     // statements: assignments, DO and IF constructs only (no jump, CYCLE or EXIT that the
     // fused loop would take for its own, no call, I/O or statement not modelled)
     if !super::plain_nest(u, n1) || !super::plain_nest(u, n2) {
-        return None;
+        refuse!("a loop holds a statement beyond assignments, DO and IF constructs (a jump, a call, I/O)");
     }
     // what each loop touches
-    let (a1, a2) = (touched(cx, ui, n1)?, touched(cx, ui, n2)?);
+    let (Some(a1), Some(a2)) = (touched(cx, ui, n1), touched(cx, ui, n2)) else { refuse!("a loop calls a procedure") };
     // (storage two names share, an EQUIVALENCE or two dummies one call gives the same array,
     // escapes the pairs below)
     if super::aliased(sema, &a1) || super::aliased(sema, &a2) {
-        return None;
+        refuse!("two of their names may share storage (EQUIVALENCE, or one call gives two dummies the same array)");
     }
     let names = |v: &[Access], w: bool| -> BTreeSet<String> { v.iter().filter(|a| !w || a.write).map(|a| a.name.to_ascii_lowercase()).collect() };
     let (r1, w1, r2, w2) = (names(&a1, false), names(&a1, true), names(&a2, false), names(&a2, true));
-    if moved.iter().any(|m| r1.contains(m)) {
-        return None;
+    if let Some(m) = moved.iter().find(|m| r1.contains(*m)) {
+        refuse!("the first loop reads {}, which a statement between them sets", m.to_uppercase());
     }
     // scalars: one loop's are the other's only as DO variables of both
     let (dv1, dv2) = (do_vars(cx, ui, n1), do_vars(cx, ui, n2));
     for x in w1.intersection(&r2).chain(w2.intersection(&r1)) {
         if !sema.is_array(x) && !(dv1.contains(x) && dv2.contains(x)) {
-            return None;
+            refuse!("one loop reads the scalar {}, which the other writes", x.to_uppercase());
         }
     }
     // the second loop's bounds are evaluated before the first loop runs
     let StmtKind::Do { lo, hi, .. } = &h2.kind else { return None };
-    if names_in(&[lo, hi]).iter().any(|n| w1.contains(n)) {
-        return None;
+    if let Some(n) = names_in(&[lo, hi]).iter().find(|n| w1.contains(*n)) {
+        refuse!("the second loop's bounds read {}, which the first writes", n.to_uppercase());
     }
     // arrays the second loop renews: the first loop's results, which the second does not
     // write (the renewal sends what the first loop left), every reference of both loops
@@ -289,23 +304,33 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     let mut renewed = vec![];
     for x in renewed_names {
         if !w1.contains(&x) || w2.contains(&x) {
-            return None;
+            refuse!("the second loop renews {}, which the first does not write or the second writes", x.to_uppercase());
         }
         let refs = a1.iter().map(|a| (a, v1.as_str())).chain(a2.iter().map(|a| (a, v2.as_str())));
-        let dim = one_dim(refs.filter(|(a, _)| a.name.eq_ignore_ascii_case(&x)))?;
+        let Some(dim) = one_dim(refs.filter(|(a, _)| a.name.eq_ignore_ascii_case(&x))) else {
+            refuse!("a reference to {}, which the second loop renews, does not index one dimension by the outermost variable", x.to_uppercase())
+        };
         renewed.push((x, dim));
     }
     // arrays: every pair of references, one a write, indexed by both outermost variables in
     // one dimension; the distances between the planes they touch
-    let (ahead, behind) = reach(sema, &a1, v1, &a2, v2)?;
+    let Some((ahead, behind)) = reach(sema, &a1, v1, &a2, v2) else {
+        // (the array: the first whose references alone show it)
+        let of = |v: &[Access], x: &str| v.iter().filter(|a| a.name.eq_ignore_ascii_case(x)).cloned().collect::<Vec<_>>();
+        let x = w1.union(&w2).find(|x| reach(sema, &of(&a1, x), v1, &of(&a2, x), v2).is_none()).map_or(String::new(), |x| format!(" ({})", x.to_uppercase()));
+        refuse!("a reference of one loop and one of the other to an array one of them writes{x} do not both index one dimension by the outermost variables (the second loop may read planes the first writes later)")
+    };
     // (a plane of the second loop that reads planes behind it runs in the second pass where
     // it starts a thread's part, after the planes above it: on one process and thread its
     // sum of reals would change order, and the sequential program's last digits)
     if inexact2 && behind > 0 {
-        return None;
+        refuse!("the second loop sums reals and reads planes behind the first's: its order of summation would change");
     }
     // (beyond a few planes the cache no longer holds what the first loop touched)
-    (ahead <= 4 && behind <= 4 && end2 > end1).then_some(Plan { lag: ahead, behind, renewed })
+    if ahead > 4 || behind > 4 {
+        refuse!("the second loop's planes reach more than 4 planes from the first's ({ahead} ahead, {behind} behind)");
+    }
+    (end2 > end1).then_some(Plan { lag: ahead, behind, renewed })
 }
 
 /// Every access of loop nest `n` of unit `ui`; None where it calls a procedure.

@@ -545,7 +545,7 @@ fn time_loops_in_blocks_of_steps_keep_the_sequential_results() {
 #[test]
 fn explain_names_the_loops_the_converter_transformed() {
     let dir = scratch("explain");
-    for f in ["time_blocks.fdv", "wave_strips.fdv", "threads.fdv"] {
+    for f in ["time_blocks.fdv", "wave_strips.fdv", "threads.fdv", "fused_loops.fdv"] {
         std::fs::copy(root().join("runtime/tests/data").join(f), dir.join(f)).unwrap();
     }
     let out = sapfor(&dir).args(["build", "time_blocks.fdv", "--explain", "-o", "tb"]).output().unwrap();
@@ -563,6 +563,13 @@ fn explain_names_the_loops_the_converter_transformed() {
     let order = "this loop runs its steps in order, not in blocks of steps: ";
     assert!(err.contains(&format!("{order}the statements after the loops read B, which the loops write\n  --> time_blocks.fdv:143:1")), "{err}");
     assert!(err.contains(&format!("{order}the reduction of ISUM is not given a constant before the loops each step: it runs on from step to step\n  --> time_blocks.fdv:159:1")), "{err}");
+    // why two PARALLEL loops with nothing between them run apart (fused_loops.fdv's pair
+    // whose second loop reads the last plane the first writes)
+    let out = sapfor(&dir).args(["build", "fused_loops.fdv", "--explain", "-o", "fl"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("this PARALLEL loop and the one at line 141 run one after the other, not as one loop over the planes: a reference of one loop and one of the other to an array one of them writes (Y) do not both index one dimension by the outermost variables (the second loop may read planes the first writes later)\n  --> fused_loops.fdv:136:1"), "{err}");
+    assert_eq!(err.matches("run one after the other").count(), 1, "{err}");
     let out = sapfor(&dir).args(["build", "wave_strips.fdv", "--explain", "-o", "ws"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
