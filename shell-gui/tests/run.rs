@@ -536,6 +536,12 @@ fn time_loops_in_blocks_of_steps_keep_the_sequential_results() {
             assert!(blocks.is_some() || !l.contains("blocks of time steps"), "{l}");
         }
     }
+    // more threads than the waits' counters (256): as converted, the sequential output
+    let want = sequential(&dir, &dir.join("time_blocks.fdv"), true);
+    let out = sapfor(&dir).env("SAPFOR_SKEW_CACHE", "0").env("SAPFOR_TEAM_MIN", "0").args(["run", "time_blocks.fdv", "--threads", "260", "--profile", "prof3.txt"]).output().unwrap();
+    assert!(out.status.success() && same_output(&String::from_utf8_lossy(&out.stdout), &want), "{}", text(&out));
+    let prof = std::fs::read_to_string(dir.join("prof3.txt")).unwrap();
+    assert!(prof.contains("parallel loop at time_blocks.fdv:31 ") && !prof.contains("blocks of time steps"), "{prof}");
 }
 
 /// `sapfor build --explain` says what the converter did to the loops beyond their

@@ -2302,8 +2302,8 @@ pub extern "C" fn sapfor_skew_ghosts(h: i64, d: i32) -> i64 {
 /// every process, 0 for none: the loops' arrays (`bytes` on this process, over `planes`
 /// planes) larger than half this process's share of the cache, as many steps as
 /// `sapfor_skew_width` gives and the shadow edges allow (`ghosts` planes past a process's
-/// own, each step reaching `reach` planes further), at least 2. Every process asks: the
-/// smallest answer is everyone's.
+/// own, each step reaching `reach` planes further), at least 2; none with more than 256
+/// threads (their waits' counters). Every process asks: the smallest answer is everyone's.
 #[no_mangle]
 pub extern "C" fn sapfor_skew_plan(bytes: i64, planes: i64, skew: i64, most: i64, ghosts: i64, reach: i64) -> i64 {
     let cache = sapfor_cache_bytes();
@@ -2311,7 +2311,10 @@ pub extern "C" fn sapfor_skew_plan(bytes: i64, planes: i64, skew: i64, most: i64
         // (processes of one machine share its cache: Open MPI says how many run on it)
         let here = std::env::var("OMPI_COMM_WORLD_LOCAL_SIZE").ok().and_then(|v| v.trim().parse::<i64>().ok()).unwrap_or(1).max(1);
         let share = if cache <= 0 { cache } else { cache / here };
-        let mut w = if share > 0 && bytes <= share / 2 { 0 } else { skew_width(share, bytes, planes, skew, most).min(ghosts / reach.max(1)) };
+        // (a step reading no plane past its own needs no edges: any width where the other
+        // dimensions are whole; the threads' waits count up to 256 threads)
+        let edges = if reach > 0 { ghosts / reach } else if ghosts > 0 { i64::MAX } else { 0 };
+        let mut w = if (share > 0 && bytes <= share / 2) || !omp::pipeline_fits() { 0 } else { skew_width(share, bytes, planes, skew, most).min(edges) };
         if w < 2 {
             w = 0;
         }

@@ -129,6 +129,13 @@ struct Slot(std::sync::atomic::AtomicI64);
 
 static PROGRESS: [Slot; SLOTS] = [const { Slot(std::sync::atomic::AtomicI64::new(0)) }; SLOTS];
 
+/// Whether a region of this process's threads may wait on each other's progress: at most
+/// `SLOTS` threads (blocks of time steps, convert_skew.rs, run as converted beyond that).
+pub(crate) fn pipeline_fits() -> bool {
+    // SAFETY: libgomp's query, no arguments
+    (unsafe { (gomp().max_threads)() }.max(1) as usize) <= SLOTS
+}
+
 /// This thread's number in its team and the team's size (0 and 1 outside a region).
 fn team() -> (usize, usize) {
     let g = gomp();
