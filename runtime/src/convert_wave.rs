@@ -48,19 +48,23 @@ fn unit_step(cx: &Cx, ui: usize, h: &Stmt) -> Option<i64> {
 }
 
 /// Whether the ACROSS nest `nest` (its DO statements `headers`) of loop `pl` may run in
-/// wavefront strips of its two innermost loops (see the module's comment).
-fn legal(cx: &Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) -> bool {
+/// wavefront strips of its two innermost loops (see the module's comment); where not, why
+/// (`sapfor build --explain`; empty: nothing to say).
+fn legal(cx: &Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) -> Result<(), String> {
     let p = cx.p;
     let u = &p.units[ui];
     let sema = &p.semas[ui];
     let n = headers.len();
-    if n < 2 || cx.order {
-        return false;
+    if cx.order {
+        return Err(String::new());
+    }
+    if n < 2 {
+        return Err("the nest has one loop".into());
     }
     let (hj, hi) = (headers[n - 2], headers[n - 1]);
-    let (StmtKind::Do { var: vj, hi: jhi, .. }, StmtKind::Do { var: vi, lo, hi: up, .. }) = (&hj.kind, &hi.kind) else { return false };
+    let (StmtKind::Do { var: vj, hi: jhi, .. }, StmtKind::Do { var: vi, lo, hi: up, .. }) = (&hj.kind, &hi.kind) else { return Err(String::new()) };
     // (offsets count along each loop's direction)
-    let (Some(sj), Some(si)) = (unit_step(cx, ui, hj), unit_step(cx, ui, hi)) else { return false };
+    let (Some(sj), Some(si)) = (unit_step(cx, ui, hj), unit_step(cx, ui, hi)) else { return Err("a step of its two innermost loops is not 1 or -1".into()) };
     // (default integers, like the strips' own variables: gfortran reduces the subscripts'
     // arithmetic to one pointer step per point only where no conversion between kinds sits
     // in it; a 2000x2000 sweep took 1.16 s with 64-bit strip variables, 0.76 s without)
@@ -68,11 +72,11 @@ fn legal(cx: &Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) ->
         let t = sema.type_of(&v.to_ascii_lowercase());
         !matches!(t.base, BaseType::Integer) || !matches!(t.kind, None | Some(4))
     }) {
-        return false;
+        return Err("a variable of its two innermost loops is not a default INTEGER".into());
     }
     // (a rectangle: the inner bounds do not move with the outer variable)
     if names_in(&[lo, up]).contains(&vj.to_ascii_lowercase()) {
-        return false;
+        return Err(format!("the inner loop's bounds read {}: not a rectangle", vj.to_uppercase()));
     }
     // the names the bounds the strips evaluate again read: the inner loop's (once a strip,
     // not once a column) and the outer loop's last (for the last strip's width)
@@ -81,39 +85,45 @@ fn legal(cx: &Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) ->
     for c in &pl.clauses {
         match c {
             Clause::Private(v) => private.extend(v.iter().map(|x| x.to_ascii_lowercase())),
-            Clause::Reduction(reds) if reds.iter().any(|r| !order_free(sema, r) || red_op(r.op).1.is_none()) => return false,
+            Clause::Reduction(reds) if reds.iter().any(|r| !order_free(sema, r) || red_op(r.op).1.is_none()) => {
+                return Err("a reduction whose value depends on the order of the iterations (a sum or product of reals, MAXLOC/MINLOC)".into())
+            }
             _ => {}
         }
     }
     if !super::plain_nest(u, nest[0]) {
-        return false;
+        return Err("the nest holds a statement beyond assignments, DO and IF constructs (a jump, a call, I/O)".into());
     }
     let acx = super::access_ctx(p, ui);
     let (mut accs, mut calls) = (vec![], vec![]);
     analyzer::ast::for_each_stmt(u, std::slice::from_ref(nest[0]), &mut |st| acx.stmt_accesses(st, &mut accs, &mut calls));
-    if !calls.is_empty() || super::aliased(sema, &accs) {
-        return false;
+    if !calls.is_empty() {
+        return Err("the nest calls a function of the program".into());
+    }
+    if super::aliased(sema, &accs) {
+        return Err("two of its names may share storage (EQUIVALENCE, or one call gives two dummies the same array)".into());
     }
     // (nor does the nest write what they read, but for the DO variables of its own loops,
     // which the outer ones hold while the strips run)
-    if accs.iter().any(|a| a.write && bound_names.contains(&a.name.to_ascii_lowercase()) && !headers.iter().any(|h| h.id == a.stmt)) {
-        return false;
+    if let Some(a) = accs.iter().find(|a| a.write && bound_names.contains(&a.name.to_ascii_lowercase()) && !headers.iter().any(|h| h.id == a.stmt)) {
+        return Err(format!("the nest writes {}, which the bounds read", a.name.to_uppercase()));
     }
     // every array written (but private ones): its references' (J, I) offsets
     let written: BTreeSet<String> = accs.iter().filter(|a| a.write).map(|a| a.name.to_ascii_lowercase()).filter(|x| sema.is_array(x)).filter(|x| !private.contains(x)).collect();
     let mut refs: BTreeMap<&str, Vec<(i64, i64, bool)>> = BTreeMap::new();
     for x in &written {
         let of = || accs.iter().filter(|a| a.name.eq_ignore_ascii_case(x));
-        let (Some(dj), Some(di)) = (one_dim(of().map(|a| (a, vj.as_str()))), one_dim(of().map(|a| (a, vi.as_str())))) else { return false };
+        let not_fixed = || Err(format!("the references to {} do not index two dimensions by {} and {} plus constants", x.to_uppercase(), vj.to_uppercase(), vi.to_uppercase()));
+        let (Some(dj), Some(di)) = (one_dim(of().map(|a| (a, vj.as_str()))), one_dim(of().map(|a| (a, vi.as_str())))) else { return not_fixed() };
         if dj == di {
-            return false;
+            return not_fixed();
         }
         for a in of() {
-            let Some(subs) = &a.subs else { return false };
+            let Some(subs) = &a.subs else { return not_fixed() };
             refs.entry(x).or_default().push((offset(&subs[dj], vj).unwrap_or(0) * sj, offset(&subs[di], vi).unwrap_or(0) * si, a.write));
         }
     }
-    for v in refs.values() {
+    for (x, v) in &refs {
         for (k, &(b1, a1, w1)) in v.iter().enumerate() {
             for &(b2, a2, w2) in &v[k + 1..] {
                 if !(w1 || w2) {
@@ -126,12 +136,12 @@ fn legal(cx: &Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) ->
                     (dj, di) = (-dj, -di);
                 }
                 if dj > 0 && di < -dj {
-                    return false;
+                    return Err(format!("an iteration reads or writes an element of {} that an iteration {dj} column(s) before and {} row(s) further touched: the strips would reverse them", x.to_uppercase(), -di));
                 }
             }
         }
     }
-    true
+    Ok(())
 }
 
 /// `prefix` (a DO statement up to its `=`) with its variable `var` renamed `new`.
@@ -149,7 +159,10 @@ fn rename(prefix: &str, var: &str, new: &str) -> Option<String> {
 /// each, the strip's columns from its first (`sapfor_wk`).
 pub(super) fn strips(cx: &mut Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) -> Vec<String> {
     let Some(w) = width() else { return vec![] };
-    if !legal(cx, ui, pl, headers, nest) {
+    if let Err(why) = legal(cx, ui, pl, headers, nest) {
+        if let (false, Some(first)) = (why.is_empty(), headers.first()) {
+            cx.note(first.span.file, first.span.line, format!("this ACROSS nest runs as written, not in wavefront strips: {why}"));
+        }
         return vec![];
     }
     let u = &cx.p.units[ui];

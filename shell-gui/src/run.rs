@@ -41,8 +41,8 @@ pub struct BuildArgs {
     pub order: Option<String>,
     /// Say what the converter did to the program's loops beyond their directives, each with
     /// its file and line: PARALLEL loops run as one, ACROSS nests in wavefront strips, time
-    /// loops in blocks of steps; and why two PARALLEL loops in a row run apart, or a DO loop
-    /// around loops run as one keeps its steps in order.
+    /// loops in blocks of steps; and why two PARALLEL loops in a row run apart, an ACROSS nest
+    /// runs as written, or a DO loop around loops run as one keeps its steps in order.
     #[arg(long)]
     pub explain: bool,
 }

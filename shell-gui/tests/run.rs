@@ -580,6 +580,11 @@ fn explain_names_the_loops_the_converter_transformed() {
     assert!(out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("of this ACROSS nest run in wavefront strips of 8 columns J"), "{err}");
+    // and why a nest runs as written: a reference two rows ahead in the column before, a
+    // sum of reals
+    let as_written = "this ACROSS nest runs as written, not in wavefront strips: ";
+    assert!(err.contains(&format!("{as_written}an iteration reads or writes an element of C that an iteration 1 column(s) before and 2 row(s) further touched: the strips would reverse them\n  --> wave_strips.fdv:77:1")), "{err}");
+    assert!(err.contains(&format!("{as_written}a reduction whose value depends on the order of the iterations (a sum or product of reals, MAXLOC/MINLOC)\n  --> wave_strips.fdv:94:1")), "{err}");
     // without the flag, no notes; where nothing was done, a sentence says so
     let out = sapfor(&dir).args(["build", "time_blocks.fdv", "-o", "tb"]).output().unwrap();
     assert!(out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("N0015"), "{}", text(&out));
