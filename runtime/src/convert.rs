@@ -5457,9 +5457,27 @@ fn data_module(cx: &Cx) -> String {
         let k = &a.key;
         let glo: Vec<i64> = a.bounds.iter().map(|b| b.0).collect();
         let ghi: Vec<i64> = a.bounds.iter().map(|b| b.1).collect();
-        let ghost = |d: usize| a.ghosts.get(d).copied().unwrap_or(0);
-        let slo: Vec<i64> = a.shadow.iter().enumerate().map(|(d, b)| b.0.max(ghost(d))).collect();
-        let shi: Vec<i64> = a.shadow.iter().enumerate().map(|(d, b)| b.1.max(ghost(d))).collect();
+        let slo: Vec<i64> = a.shadow.iter().map(|b| b.0).collect();
+        let shi: Vec<i64> = a.shadow.iter().map(|b| b.1).collect();
+        // (the edges blocks of time steps want, as many planes as the cache makes worth it:
+        // `sapfor_ghost_width` of the array's planes' bytes)
+        let edges = |w: &[i64]| -> String {
+            if !a.ghosts.iter().any(|g| *g > 0) || a.template {
+                return i64list(w);
+            }
+            let items: Vec<String> = w
+                .iter()
+                .enumerate()
+                .map(|(d, x)| match a.ghosts.get(d).copied().unwrap_or(0) {
+                    g if g > *x => {
+                        let plane: i64 = a.bounds.iter().enumerate().filter(|(e, _)| *e != d).map(|(_, (l, h))| (h - l + 1).max(1)).product();
+                        format!("max({x}_c_int64_t, sapfor_ghost_width({g}_c_int64_t, {plane}_c_int64_t * (storage_size(sd_{k}) / 8)))")
+                    }
+                    _ => x.to_string(),
+                })
+                .collect();
+            format!("[integer(c_int64_t) :: {}]", items.join(", "))
+        };
         let zero = if a.ty.starts_with("logical") { ".false." } else { "0" };
         let full_copy = |s: &mut String| {
             let fd = if a.reshaped {
@@ -5490,7 +5508,7 @@ fn data_module(cx: &Cx) -> String {
                 let fm = f.iter().map(|b| if *b { "1" } else { "0" }).collect::<Vec<_>>().join(", ");
                 s.push_str(&format!(
                     "    sh_{k} = sapfor_distribute({r}, {esize}, {}, {}, [integer(c_int) :: {fm}], {}, {})\n",
-                    i64list(&glo), i64list(&ghi), i64list(&slo), i64list(&shi)
+                    i64list(&glo), i64list(&ghi), edges(&slo), edges(&shi)
                 ));
             }
             Mapping::Inherit { .. } => unreachable!("handled above"),
@@ -5500,7 +5518,7 @@ fn data_module(cx: &Cx) -> String {
                 s.push_str(&format!("    call sapfor_setup_{t}()\n"));
                 s.push_str(&format!(
                     "    sh_{k} = sapfor_align(sh_{t}, {r}, {esize}, {}, {}, [integer(c_int) :: {td}], {}, {}, {})\n",
-                    i64list(&glo), i64list(&ghi), i64list(&off), i64list(&slo), i64list(&shi)
+                    i64list(&glo), i64list(&ghi), i64list(&off), edges(&slo), edges(&shi)
                 ));
             }
         }

@@ -294,6 +294,10 @@ module sapfor_rt
       import :: c_int64_t
       integer(c_int64_t), value :: bytes, planes, skew, most
     end function
+    integer(c_int64_t) function sapfor_ghost_width(want, plane) bind(C, name='sapfor_ghost_width')
+      import :: c_int64_t
+      integer(c_int64_t), value :: want, plane
+    end function
     integer(c_int64_t) function sapfor_skew_ghosts(h, d) bind(C, name='sapfor_skew_ghosts')
       import :: c_int64_t, c_int
       integer(c_int64_t), value :: h

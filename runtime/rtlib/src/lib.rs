@@ -2270,6 +2270,23 @@ pub extern "C" fn sapfor_skew_width(bytes: i64, planes: i64, skew: i64, most: i6
     skew_width(sapfor_cache_bytes(), bytes, planes, skew, most)
 }
 
+/// The shadow edges to allocate for blocks of time steps on several processes
+/// (convert_skew.rs asks for `want` planes of `plane` bytes): as many as an eighth of the
+/// cache holds, at most `want` (planes too large for a block to pay need no edges: a 512^3
+/// array of doubles gets 2 planes, not 16 of 2 MB each); `want` where the cache is taken as
+/// empty (`SAPFOR_SKEW_CACHE=0`).
+#[no_mangle]
+pub extern "C" fn sapfor_ghost_width(want: i64, plane: i64) -> i64 {
+    ghost_width(sapfor_cache_bytes(), want, plane)
+}
+
+fn ghost_width(cache: i64, want: i64, plane: i64) -> i64 {
+    if cache <= 0 {
+        return want.max(0);
+    }
+    (cache / 8 / plane.max(1)).clamp(0, want.max(0))
+}
+
 /// How many planes past its own a process may compute array `h`'s elements in a block of
 /// time steps on several processes (convert_skew.rs): its dimension `d` (from 1; the one the
 /// loops' planes index) may be divided between processes, none other; the shadow edges
@@ -3087,7 +3104,20 @@ fn summary(procs: &[ProcFigures], place: &dyn Fn(i64) -> String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{apply_runs, changed_runs, combine, pooled, set_identity, single_process_mode, skew_width, tsize, unpool, LAUNCHER_VARS};
+    use super::{apply_runs, changed_runs, combine, ghost_width, pooled, set_identity, single_process_mode, skew_width, tsize, unpool, LAUNCHER_VARS};
+
+    /// Shadow edges for blocks on several processes: what was asked where planes are small
+    /// (the 3-D heat program's 160x160 doubles, a 2-D program's columns), fewer where an
+    /// eighth of the cache holds fewer (512x512 doubles: 2), none for planes larger than it.
+    #[test]
+    fn blocks_allocate_edges_an_eighth_of_the_cache_holds() {
+        let mb = 1 << 20;
+        assert_eq!(ghost_width(32 * mb, 16, 160 * 160 * 8), 16);
+        assert_eq!(ghost_width(32 * mb, 16, 2000 * 4), 16);
+        assert_eq!(ghost_width(32 * mb, 16, 512 * 512 * 8), 2);
+        assert_eq!(ghost_width(32 * mb, 16, 8 * mb), 0);
+        assert_eq!(ghost_width(0, 16, 8 * mb), 16);
+    }
 
     /// A block of time steps keeps a wave within a third of the cache: the 3-D heat program's
     /// two 160^3 double arrays (skew 3) in a 32 MB cache take 9 steps, a 2-D program's
