@@ -438,22 +438,6 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
     if sizes.is_empty() {
         return None;
     }
-    // the shadow edges the blocks need, allocated (INHERIT dummies: their actual arguments')
-    for (key, _, _, d) in &renew {
-        let want = width.min(GHOST_STEPS) * reach;
-        let mut keys = vec![key.clone()];
-        if let Some(x) = cx.arrays.get(key) {
-            keys.extend(x.actuals.iter().cloned());
-        }
-        for k in keys {
-            if let Some(x) = cx.arrays.get_mut(&k) {
-                x.ghosts.resize(x.bounds.len(), 0);
-                if let Some(g) = x.ghosts.get_mut(*d) {
-                    *g = (*g).max(want);
-                }
-            }
-        }
-    }
     // the time loop's bounds as written
     let ht = cx.current_lines(h);
     let [ht] = &ht[..] else { return None };
@@ -499,6 +483,22 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
     }
     if labels.values().any(|l| *l > 99_999) {
         return None;
+    }
+    // the shadow edges the blocks need, allocated (INHERIT dummies: their actual arguments')
+    for (key, _, _, d) in &renew {
+        let want = width.min(GHOST_STEPS) * reach;
+        let mut keys = vec![key.clone()];
+        if let Some(x) = cx.arrays.get(key) {
+            keys.extend(x.actuals.iter().cloned());
+        }
+        for k in keys {
+            if let Some(x) = cx.arrays.get_mut(&k) {
+                x.ghosts.resize(x.bounds.len(), 0);
+                if let Some(g) = x.ghosts.get_mut(*d) {
+                    *g = (*g).max(want);
+                }
+            }
+        }
     }
     let s = Skew {
         last,
