@@ -1945,12 +1945,8 @@ fn unit(cx: &mut Cx, ui: usize) {
         let mut why = None;
         let Some((next, plan)) = par.get(k + 1).and_then(|nx| fuse::plan(cx, ui, &dos, pl, nx, &regions, &mut why).map(|x| (nx, x))) else {
             // (two loops with nothing but constants between them: why they run apart)
-            if let (Some(msg), Some(nx), Node::Do { header, .. }) = (why, par.get(k + 1), dos[pl.outer]) {
-                let (h, line2) = (u.stmt(*header), dos[nx.outer]);
-                if let Node::Do { header: h2, .. } = line2 {
-                    let l2 = u.stmt(*h2).span.line;
-                    cx.note(h.span.file, h.span.line, format!("this PARALLEL loop and the one at line {l2} run one after the other, not as one loop over the planes: {msg}"));
-                }
+            if let Some((file, line, msg)) = why {
+                cx.note(file, line, msg);
             }
             parallel_loop(cx, ui, &vis, &dos, pl, &regions, false);
             k += 1;
@@ -3415,6 +3411,12 @@ fn tile_header(t: &str) -> Option<String> {
         _ => None,
     }
 }
+
+/// What `--explain`'s notes say of a nest `plain_nest` refuses (convert_fuse.rs,
+/// convert_wave.rs).
+const NOT_PLAIN: &str = "a statement beyond assignments, DO and IF constructs (a jump, a call, I/O)";
+/// What they say of a nest whose accesses are `aliased`.
+const SHARED_STORAGE: &str = "two of their names may share storage (EQUIVALENCE, or one call gives two dummies the same array)";
 
 /// Whether nest `n` of unit `u` holds only assignments and DO and IF constructs (no jump,
 /// CYCLE or EXIT, call, I/O or statement not modelled): what the loop transformations

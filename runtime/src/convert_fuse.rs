@@ -112,12 +112,22 @@ pub(super) struct Fusion {
     pub lag: i64,
     pub behind: i64,
     pub known: bool,
-    /// the loops' reductions: the lines naming their variables before the loops, and those
-    /// combining them between processes after (blocks of steps on several processes combine
-    /// each step's)
-    pub reds: Vec<String>,
-    pub combine: Vec<String>,
 }
+
+impl Fusion {
+    /// The loops' reductions (blocks of steps on several processes combine each step's): the
+    /// lines naming their variables before the loops, and those combining them between
+    /// processes after.
+    pub fn reductions(&self) -> (Vec<&String>, Vec<&String>) {
+        (self.pre.iter().filter(|l| l.starts_with(KNOWN[3])).collect(), self.post.iter().filter(|l| KNOWN[4..].iter().any(|k| l.starts_with(k))).collect())
+    }
+}
+
+/// A renewal the runtime adds before a loop.
+const RENEW: &str = "call sapfor_shadow_renew(";
+/// The lines the runtime adds around loops that blocks of time steps replace
+/// (convert_skew.rs): the profile's, renewals, reductions.
+const KNOWN: [&str; 7] = ["call sapfor_loop_begin(", "call sapfor_loop_end(", RENEW, "call sapfor_red_var(", "call sapfor_red_put(", "call sapfor_red_end(", "call sapfor_red_get("];
 
 fn header<'u>(u: &'u analyzer::ast::Unit, n: &Node) -> Option<&'u Stmt> {
     match n {
@@ -166,15 +176,9 @@ fn do_vars(cx: &Cx, ui: usize, n: &Node) -> BTreeSet<String> {
 }
 
 /// Whether PARALLEL loops `pl1` and the next one, `pl2`, of unit `ui` may run as one, and how;
-/// where two loops with nothing but constants between them may not, `why` says why
-/// (`sapfor build --explain`).
-pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, regions: &[gpu::Region], why: &mut Option<String>) -> Option<Plan> {
-    macro_rules! refuse {
-        ($($msg:tt)*) => {{
-            *why = Some(format!($($msg)*));
-            return None;
-        }};
-    }
+/// where two loops with nothing but constants between them may not, `why` is the note that
+/// says why (file, line of the first loop, text: `sapfor build --explain`).
+pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop, regions: &[gpu::Region], why: &mut Option<(analyzer::source::FileId, u32, String)>) -> Option<Plan> {
     if cx.order || std::env::var("SAPFOR_FUSE").is_ok_and(|v| v == "0") {
         return None;
     }
@@ -184,6 +188,13 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     let fid = u.file;
     let (n1, n2) = (dos[pl1.outer], dos[pl2.outer]);
     let (h1, h2) = (header(u, n1)?, header(u, n2)?);
+    macro_rules! refuse {
+        ($($msg:tt)*) => {{
+            let msg = format!($($msg)*);
+            *why = Some((h1.span.file, h1.span.line, format!("this PARALLEL loop and the one at line {} run one after the other, not as one loop over the planes: {msg}", h2.span.line)));
+            return None;
+        }};
+    }
     // nothing between them but constants given to scalars (moved before the first loop)
     let mid = between(&u.body, n1, n2)?;
     let mut moved = BTreeSet::new();
@@ -272,14 +283,14 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
     // statements: assignments, DO and IF constructs only (no jump, CYCLE or EXIT that the
     // fused loop would take for its own, no call, I/O or statement not modelled)
     if !super::plain_nest(u, n1) || !super::plain_nest(u, n2) {
-        refuse!("a loop holds a statement beyond assignments, DO and IF constructs (a jump, a call, I/O)");
+        refuse!("a loop holds {}", super::NOT_PLAIN);
     }
     // what each loop touches
     let (Some(a1), Some(a2)) = (touched(cx, ui, n1), touched(cx, ui, n2)) else { refuse!("a loop calls a procedure") };
     // (storage two names share, an EQUIVALENCE or two dummies one call gives the same array,
     // escapes the pairs below)
     if super::aliased(sema, &a1) || super::aliased(sema, &a2) {
-        refuse!("two of their names may share storage (EQUIVALENCE, or one call gives two dummies the same array)");
+        refuse!("{}", super::SHARED_STORAGE);
     }
     let names = |v: &[Access], w: bool| -> BTreeSet<String> { v.iter().filter(|a| !w || a.write).map(|a| a.name.to_ascii_lowercase()).collect() };
     let (r1, w1, r2, w2) = (names(&a1, false), names(&a1, true), names(&a2, false), names(&a2, true));
@@ -389,7 +400,6 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
     };
     // the second loop's renewals run between the passes; whether they leave alone the planes
     // the first pass reads is asked at run time (the process grid decides)
-    const RENEW: &str = "call sapfor_shadow_renew(";
     let checks: Option<Vec<String>> = h2
         .pre
         .iter()
@@ -412,8 +422,6 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
         return;
     };
     let (lag, behind) = (plan.lag, plan.behind);
-    // (lines the blocks of time steps replace, convert_skew.rs)
-    const KNOWN: [&str; 7] = ["call sapfor_loop_begin(", "call sapfor_loop_end(", RENEW, "call sapfor_red_var(", "call sapfor_red_put(", "call sapfor_red_end(", "call sapfor_red_get("];
     let known = h1.pre.iter().chain(&h2.pre).chain(&h1.post).chain(&h2.post).all(|l| KNOWN.iter().any(|k| l.starts_with(k)));
     let begin = h1.pre.first().cloned().unwrap_or_default();
     let mut pre = h1.pre;
@@ -499,9 +507,7 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
     };
     let (close1, close2) = (close(n1), close(n2));
     let known = known && begin.starts_with(KNOWN[0]) && end.starts_with(KNOWN[1]);
-    let reds = pre.iter().filter(|l| l.starts_with(KNOWN[3])).cloned().collect();
-    let combine = post.iter().filter(|l| KNOWN[4..].iter().any(|k| l.starts_with(k))).cloned().collect();
-    let f = Fusion { last1: super::last_line(u, n1), close1, first2: s2.span.line, last: super::last_line(u, n2), close2, pre, post, bounds, begin, end, omp, lag, behind, known, reds, combine };
+    let f = Fusion { last1: super::last_line(u, n1), close1, first2: s2.span.line, last: super::last_line(u, n2), close2, pre, post, bounds, begin, end, omp, lag, behind, known };
     cx.fusions.insert((s1.span.file.0, s1.span.line), f);
     let between = if renews.is_empty() { "" } else { "; the second loop's renewal runs between two passes" };
     let (k, k2) = (v1.to_uppercase(), v2.to_uppercase());

@@ -71,7 +71,7 @@ pub(super) struct Skew {
     tail: (u32, u32),
     /// the scalars kept per step
     kept: Vec<String>,
-    /// the skew and the block's largest width (the run time chooses it, `sapfor_skew_width`)
+    /// the skew and the block's largest width (the run time chooses it, `sapfor_skew_plan`)
     skew: i64,
     width: i64,
     /// the arrays' bytes; the planes past its own a process may compute (`sapfor_skew_ghosts`
@@ -652,7 +652,8 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
     out.push_str(&consts);
     // (on several processes each step's reductions start from the identity but on process 0)
     const VAR: &str = "call sapfor_red_var(";
-    o.extend(f.reds.iter().filter_map(|l| l.strip_prefix(VAR)).map(|args| format!("call sapfor_red_identity({args}")));
+    let (reds, combine) = f.reductions();
+    o.extend(reds.iter().filter_map(|l| l.strip_prefix(VAR)).map(|args| format!("call sapfor_red_identity({args}")));
     o.extend(save.iter().cloned());
     o.push("end do".into());
     // the waves' planes: the step that reaches furthest past this process's planes, the
@@ -711,11 +712,11 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
     }
     o.push(f.end.clone());
     // each step's reductions combined between processes (nothing to do on one)
-    if !f.reds.is_empty() {
+    if !reds.is_empty() {
         o.push("do sapfor_sk_s = 0, sapfor_sk_n - 1".into());
         o.extend(load.iter().cloned());
-        o.extend(f.reds.iter().filter_map(|l| l.strip_prefix(VAR)).map(|args| format!("call sapfor_red_var_keep({args}")));
-        o.extend(f.combine.iter().cloned());
+        o.extend(reds.iter().filter_map(|l| l.strip_prefix(VAR)).map(|args| format!("call sapfor_red_var_keep({args}")));
+        o.extend(combine.iter().map(|l| l.to_string()));
         o.extend(save.iter().cloned());
         o.push("end do".into());
     }

@@ -92,7 +92,7 @@ fn legal(cx: &Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) ->
         }
     }
     if !super::plain_nest(u, nest[0]) {
-        return Err("the nest holds a statement beyond assignments, DO and IF constructs (a jump, a call, I/O)".into());
+        return Err(format!("the nest holds {}", super::NOT_PLAIN));
     }
     let acx = super::access_ctx(p, ui);
     let (mut accs, mut calls) = (vec![], vec![]);
@@ -101,7 +101,7 @@ fn legal(cx: &Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node]) ->
         return Err("the nest calls a function of the program".into());
     }
     if super::aliased(sema, &accs) {
-        return Err("two of its names may share storage (EQUIVALENCE, or one call gives two dummies the same array)".into());
+        return Err(super::SHARED_STORAGE.into());
     }
     // (nor does the nest write what they read, but for the DO variables of its own loops,
     // which the outer ones hold while the strips run)

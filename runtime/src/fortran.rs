@@ -290,10 +290,6 @@ module sapfor_rt
     integer(c_int64_t) function sapfor_cache_bytes() bind(C, name='sapfor_cache_bytes')
       import :: c_int64_t
     end function
-    integer(c_int64_t) function sapfor_skew_width(bytes, planes, skew, most) bind(C, name='sapfor_skew_width')
-      import :: c_int64_t
-      integer(c_int64_t), value :: bytes, planes, skew, most
-    end function
     integer(c_int64_t) function sapfor_ghost_width(want, plane) bind(C, name='sapfor_ghost_width')
       import :: c_int64_t
       integer(c_int64_t), value :: want, plane
@@ -357,12 +353,12 @@ module sapfor_rt
       type(*), dimension(*) :: w
       integer(c_int64_t), value :: n
     end subroutine
-    subroutine sapfor_red_var_keep(op, ty, x) bind(C, name='sapfor_red_var_keep')
+    subroutine sapfor_red_identity(op, ty, x) bind(C, name='sapfor_red_identity')
       import :: c_int
       integer(c_int), value :: op, ty
       type(*) :: x
     end subroutine
-    subroutine sapfor_red_identity(op, ty, x) bind(C, name='sapfor_red_identity')
+    subroutine sapfor_red_var_keep(op, ty, x) bind(C, name='sapfor_red_var_keep')
       import :: c_int
       integer(c_int), value :: op, ty
       type(*) :: x

@@ -2258,18 +2258,6 @@ pub extern "C" fn sapfor_cache_bytes() -> i64 {
     })
 }
 
-/// How many steps a block of a time loop runs (convert_skew.rs): the arrays' `bytes` over
-/// `planes` planes, each step `skew` planes behind the one before. A wave touches about
-/// `skew` planes of every array for each step of the block, and what a step wrote must still
-/// be in the cache when the next step comes to it: as many steps as keep a wave within a third
-/// of the last-level cache (the 3-D heat program's 160x160 planes: 9; a 2-D program's
-/// columns: `most`), at least 2 and at most `most`; `most` where the cache is taken as empty
-/// (`SAPFOR_SKEW_CACHE=0`, which also puts every such loop in blocks: the tests' widths).
-#[no_mangle]
-pub extern "C" fn sapfor_skew_width(bytes: i64, planes: i64, skew: i64, most: i64) -> i64 {
-    skew_width(sapfor_cache_bytes(), bytes, planes, skew, most)
-}
-
 /// The shadow edges to allocate for blocks of time steps on several processes
 /// (convert_skew.rs asks for `want` planes of `plane` bytes): as many as an eighth of the
 /// cache holds, at most `want` (planes too large for a block to pay need no edges: a 512^3
@@ -2318,7 +2306,7 @@ pub extern "C" fn sapfor_skew_ghosts(h: i64, d: i32) -> i64 {
 /// The width of the blocks a time loop runs its steps in (convert_skew.rs), the same on
 /// every process, 0 for none: the loops' arrays (`bytes` on this process, over `planes`
 /// planes) larger than half this process's share of the cache, as many steps as
-/// `sapfor_skew_width` gives and the shadow edges allow (`ghosts` planes past a process's
+/// `skew_width` gives and the shadow edges allow (`ghosts` planes past a process's
 /// own, each step reaching `reach` planes further), at least 2; none with more than 256
 /// threads (their waits' counters). Every process asks: the smallest answer is everyone's.
 #[no_mangle]
@@ -2343,6 +2331,14 @@ pub extern "C" fn sapfor_skew_plan(bytes: i64, planes: i64, skew: i64, most: i64
     })
 }
 
+/// How many steps a block of a time loop runs (`sapfor_skew_plan`, convert_skew.rs) with a
+/// last-level cache of `cache` bytes: the arrays' `bytes` over
+/// `planes` planes, each step `skew` planes behind the one before. A wave touches about
+/// `skew` planes of every array for each step of the block, and what a step wrote must still
+/// be in the cache when the next step comes to it: as many steps as keep a wave within a third
+/// of the last-level cache (the 3-D heat program's 160x160 planes: 9; a 2-D program's
+/// columns: `most`), at least 2 and at most `most`; `most` where the cache is taken as empty
+/// (`SAPFOR_SKEW_CACHE=0`, which also puts every such loop in blocks: the tests' widths).
 fn skew_width(cache: i64, bytes: i64, planes: i64, skew: i64, most: i64) -> i64 {
     if cache <= 0 {
         return most.max(2);
