@@ -28,6 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 #[path = "convert_gpu.rs"]
 mod gpu;
+pub use gpu::strip_regions;
 #[path = "convert_tp.rs"]
 mod tp;
 #[path = "convert_wave.rs"]
@@ -167,6 +168,8 @@ struct Cx<'a> {
     /// Iteration-order mode (`--order`): PARALLEL loops take their indices from
     /// `sapfor_order_index` (runtime/rtlib/src/order.rs).
     order: bool,
+    /// The program's regions were left out (a build for the host only).
+    host_only: bool,
     /// Sequential statements (unit, statement) whose element reads of these arrays go to the
     /// full copy that `sapfor_fetch` filled before their loop nest (`read_caches`).
     fetched: BTreeMap<(usize, StmtId), BTreeSet<String>>,
@@ -521,13 +524,15 @@ fn all_dos<'b>(nodes: &'b [Node], out: &mut Vec<&'b Node>) {
 
 /// Convert a whole program. Errors: diagnostics naming file:line.
 pub fn convert(p: &Program) -> Result<Converted, Vec<Diagnostic>> {
-    convert_with(p, false)
+    convert_with(p, false, false)
 }
 
 /// Convert a whole program; `order`: every PARALLEL loop (but ACROSS and MAXLOC/MINLOC
 /// loops, whose order is part of their meaning) runs its iterations in the order the
-/// runtime chooses at start-up (`SAPFOR_ORDER`: in order, reverse, shuffled).
-pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnostic>> {
+/// runtime chooses at start-up (`SAPFOR_ORDER`: in order, reverse, shuffled);
+/// `host_only`: the program's regions were left out (`gpu::strip_regions`), and the
+/// executable says so when SAPFOR_DEVICES names an accelerator.
+pub fn convert_with(p: &Program, order: bool, host_only: bool) -> Result<Converted, Vec<Diagnostic>> {
     let lines: Vec<Vec<String>> = p
         .map
         .files
@@ -567,6 +572,7 @@ pub fn convert_with(p: &Program, order: bool) -> Result<Converted, Vec<Diagnosti
         guarded: Default::default(),
         reduced_slots: gpu::reduced_common_slots(p),
         order,
+        host_only,
         fetched: BTreeMap::new(),
         fetch_now: BTreeSet::new(),
         copied: BTreeMap::new(),
@@ -1867,6 +1873,9 @@ fn unit(cx: &mut Cx, ui: usize) {
             setup.push(format!("call sapfor_file_name({}, '{}'//c_null_char)", i + 1, name));
         }
         setup.push("call sapfor_gpu_program(sapfor_kernels())".into());
+        if cx.host_only {
+            setup.push("call sapfor_gpu_host_only()".into());
+        }
     }
     for key in vis.values() {
         // the weights of WGT_BLOCK / GEN_BLOCK dimensions, read when the array is set up

@@ -15,6 +15,22 @@ use analyzer::directives::{
 use analyzer::source::FileId;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// A build for the host only (`sapfor build --host-only`, what `sapfor run` builds unless
+/// `--devices` names an accelerator): the program's `REGION`, `END REGION`, `ACTUAL` and
+/// `GET_ACTUAL` directives are left out. On the host they mean nothing (a region's loops run
+/// there as the same loops outside a region would, its data is always actual), and without
+/// them the loops inside regions get the host's transformations: loops run as one, time
+/// loops in blocks of steps, wavefront strips, threads. True when any was left out.
+pub fn strip_regions(p: &mut analyzer::program::Program) -> bool {
+    let mut any = false;
+    for ds in p.directives.values_mut() {
+        let n = ds.len();
+        ds.retain(|d| !matches!(d.kind, DirectiveKind::Region { .. } | DirectiveKind::EndRegion | DirectiveKind::Actual(_) | DirectiveKind::GetActual(_)));
+        any |= ds.len() != n;
+    }
+    any
+}
+
 /// One `REGION ... END REGION` of a unit.
 pub(super) struct Region {
     pub file: FileId,

@@ -24,6 +24,8 @@ pub struct BuildOptions {
     pub keep: Option<PathBuf>,
     /// Iteration-order mode: PARALLEL loops run in the order `SAPFOR_ORDER` says at run time.
     pub order: bool,
+    /// For the host only: the program's regions are left out (`convert::strip_regions`).
+    pub host_only: bool,
 }
 
 #[derive(Debug)]
@@ -118,8 +120,9 @@ fn cache_root() -> PathBuf {
 
 /// Convert only: the generated files (for `--keep` and tests).
 pub fn convert_files(opts: &BuildOptions) -> Result<convert::Converted, BuildError> {
-    let prog = program::load(&opts.files, &opts.analyzer);
-    convert::convert_with(&prog, opts.order).map_err(BuildError::Diagnostics)
+    let mut prog = program::load(&opts.files, &opts.analyzer);
+    let stripped = opts.host_only && convert::strip_regions(&mut prog);
+    convert::convert_with(&prog, opts.order, stripped).map_err(BuildError::Diagnostics)
 }
 
 /// The runtime library without its debug information (made once per runtime build, beside

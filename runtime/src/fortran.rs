@@ -408,6 +408,8 @@ module sapfor_rt
       import :: c_ptr
       type(c_ptr), value :: src
     end subroutine
+    subroutine sapfor_gpu_host_only() bind(C, name='sapfor_gpu_host_only')
+    end subroutine
     type(c_ptr) function sapfor_kernels() bind(C, name='sapfor_kernels')
       import :: c_ptr
     end function

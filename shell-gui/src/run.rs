@@ -45,6 +45,12 @@ pub struct BuildArgs {
     /// runs as written, or a DO loop around loops run as one keeps its steps in order.
     #[arg(long)]
     pub explain: bool,
+    /// For the host only: the program's REGION, ACTUAL and GET_ACTUAL directives are left
+    /// out, so the loops inside regions also run as one and in blocks of time steps on the
+    /// host. `sapfor run` builds so unless --devices names an accelerator or --compare is on;
+    /// an executable built so runs its regions on the host whatever SAPFOR_DEVICES says.
+    #[arg(long)]
+    pub host_only: bool,
 }
 
 #[derive(clap::Args)]
@@ -84,7 +90,7 @@ pub struct RunArgs {
     pub weights: Option<String>,
 }
 
-fn options(b: &BuildArgs) -> Result<BuildOptions> {
+fn options(b: &BuildArgs, host_only: bool) -> Result<BuildOptions> {
     let analyzer = crate::commands::cli_options(&b.include, b.fixed_form, b.free_form, None)?;
     Ok(BuildOptions {
         files: b.files.clone(),
@@ -97,16 +103,19 @@ fn options(b: &BuildArgs) -> Result<BuildOptions> {
         check: b.check,
         keep: b.keep.clone(),
         order: b.order.is_some(),
+        host_only,
     })
 }
 
-fn do_build(b: &BuildArgs) -> Result<Option<PathBuf>> {
+/// `host_only`: build for the host only (`--host-only`, or `sapfor run` without an
+/// accelerator).
+fn do_build(b: &BuildArgs, host_only: bool) -> Result<Option<PathBuf>> {
     if let Some(m) = &b.order {
         if let Err(e) = driver::parse_order(m) {
             bail!("--order: {e}");
         }
     }
-    let opts = options(b)?;
+    let opts = options(b, host_only)?;
     let render = |ds: &[analyzer::diag::Diagnostic]| {
         let map = analyzer::program::load(&opts.files, &opts.analyzer).map;
         for d in ds {
@@ -139,7 +148,7 @@ fn do_build(b: &BuildArgs) -> Result<Option<PathBuf>> {
 }
 
 pub fn build(b: BuildArgs) -> Result<ExitCode> {
-    let Some(exe) = do_build(&b)? else { return Ok(ExitCode::from(1)) };
+    let Some(exe) = do_build(&b, b.host_only)? else { return Ok(ExitCode::from(1)) };
     let out = b.output.clone().unwrap_or_else(|| {
         let stem = b.files[0].file_stem().map(|s| s.to_os_string()).unwrap_or_default();
         PathBuf::from(stem)
@@ -196,7 +205,12 @@ pub fn run(r: RunArgs) -> Result<ExitCode> {
         bail!("--np and --threads must be at least 1");
     }
     raise_stack_limit();
-    let Some(exe) = do_build(&r.build)? else { return Ok(ExitCode::from(1)) };
+    // regions matter only where an accelerator runs them (or --compare checks them)
+    let accelerator = r.devices.as_deref().is_some_and(|d| d != "host");
+    if r.build.host_only && (accelerator || r.compare) {
+        bail!("--host-only leaves the regions out: it cannot go with --devices {} or --compare", r.devices.as_deref().unwrap_or("host"));
+    }
+    let Some(exe) = do_build(&r.build, !accelerator && !r.compare)? else { return Ok(ExitCode::from(1)) };
     let ro = RunOptions {
         np: r.np,
         threads: r.threads,

@@ -548,6 +548,91 @@ fn time_loops_in_blocks_of_steps_keep_the_sequential_results() {
 /// directives, with file and line: loops run as one, a time loop in blocks of steps (with its
 /// skew), an ACROSS nest in wavefront strips; nothing without the flag, and a sentence where
 /// it did nothing.
+/// `--auto` writes regions (the default machine has an accelerator); on the host they mean
+/// nothing, and `sapfor run` without an accelerator builds without them, so the loops inside
+/// them run as one and the time loop around them in blocks of steps, as in the same program
+/// without regions. With an accelerator the regions stay.
+#[test]
+fn auto_output_runs_its_region_loops_as_one_and_in_blocks_on_the_host() {
+    let dir = scratch("auto-regions-host");
+    let src = "      PROGRAM HEAT
+      PARAMETER (N=80, NSTEPS=11)
+      DOUBLE PRECISION U(N,N,N), V(N,N,N), S, EPS
+      DO 10 K = 1, N
+      DO 10 J = 1, N
+      DO 10 I = 1, N
+         U(I,J,K) = 0.D0
+         V(I,J,K) = 0.D0
+         IF (K.EQ.1) V(I,J,K) = 1.D0 + I * 0.01D0 + J * 0.001D0
+   10 CONTINUE
+      DO 50 IT = 1, NSTEPS
+         DO 20 K = 2, N-1
+         DO 20 J = 2, N-1
+         DO 20 I = 2, N-1
+            U(I,J,K) = (V(I-1,J,K) + V(I+1,J,K) + V(I,J-1,K)
+     &                + V(I,J+1,K) + V(I,J,K-1) + V(I,J,K+1)) / 6.D0
+   20    CONTINUE
+         EPS = 0.D0
+         DO 30 K = 2, N-1
+         DO 30 J = 2, N-1
+         DO 30 I = 2, N-1
+            EPS = MAX(EPS, ABS(U(I,J,K) - V(I,J,K)))
+            V(I,J,K) = U(I,J,K)
+   30    CONTINUE
+         PRINT 100, IT, EPS
+   50 CONTINUE
+      S = 0.D0
+      DO 60 K = 1, N
+      DO 60 J = 1, N
+      DO 60 I = 1, N
+         S = S + V(I,J,K) * (I + 2 * J + 3 * K)
+   60 CONTINUE
+      PRINT 110, S
+  100 FORMAT (' IT =', I5, '   EPS =', E24.16)
+  110 FORMAT (' CHECKSUM =', E24.16)
+      END
+";
+    std::fs::write(dir.join("heat.f"), src).unwrap();
+    let want = sequential(&dir, &dir.join("heat.f"), true);
+    let out = sapfor(&dir).args(["--auto", "heat.f", "--no-db"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let fdv = std::fs::read_to_string(dir.join("heat.fdv")).unwrap();
+    assert!(fdv.contains("REGION") && fdv.contains("GET_ACTUAL"), "{fdv}");
+    // on the host: loops run as one, the time loop in blocks; one process prints the
+    // sequential program's digits
+    let out = sapfor(&dir).env("SAPFOR_SKEW_CACHE", "0").args(["run", "heat.fdv", "--explain", "--profile", "p1.txt"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("this time loop runs its steps in blocks of up to 32") && err.contains("run as one loop over the planes of K"), "{err}");
+    assert!(!err.contains("in a region"), "{err}");
+    let prof = std::fs::read_to_string(dir.join("p1.txt")).unwrap();
+    assert!(prof.contains("blocks of time steps 1") && !prof.contains("region heat.fdv"), "{prof}");
+    // two processes and threads: blocks again
+    for args in [&["--np", "2"][..], &["--np", "2", "--threads", "2"]] {
+        let out = sapfor(&dir).env("SAPFOR_SKEW_CACHE", "0").env("SAPFOR_TEAM_MIN", "0").args(["run", "heat.fdv", "--profile", "p2.txt"]).args(args).output().unwrap();
+        assert!(out.status.success() && same_output(&String::from_utf8_lossy(&out.stdout), &want), "{args:?}: {}", text(&out));
+        let prof = std::fs::read_to_string(dir.join("p2.txt")).unwrap();
+        assert_eq!(prof.matches("blocks of time steps 1").count(), 2, "{args:?}: {prof}");
+    }
+    // on the emulated accelerator the regions run there (and the loops apart)
+    let out = sapfor(&dir).args(["run", "heat.fdv", "--devices", "emu", "--np", "2", "--explain", "--profile", "pe.txt"]).output().unwrap();
+    assert!(out.status.success() && same_output(&String::from_utf8_lossy(&out.stdout), &want), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("they are in a region"), "{}", text(&out));
+    let prof = std::fs::read_to_string(dir.join("pe.txt")).unwrap();
+    assert!(prof.contains("region heat.fdv:") && !prof.contains("blocks of time steps"), "{prof}");
+    // --host-only with an accelerator is refused; an executable built so runs on the host,
+    // saying once that SAPFOR_DEVICES is not followed
+    let out = sapfor(&dir).args(["run", "heat.fdv", "--host-only", "--devices", "emu"]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--host-only leaves the regions out"), "{}", text(&out));
+    let out = sapfor(&dir).args(["build", "heat.fdv", "--host-only", "-o", "hh"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let run = Command::new(dir.join("hh")).current_dir(&dir).env("SAPFOR_NO_MPI", "1").env("SAPFOR_DEVICES", "emu").output().unwrap();
+    assert!(run.status.success(), "{}", text(&run));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), want);
+    assert_eq!(String::from_utf8_lossy(&run.stderr).matches("built for the host only").count(), 1, "{}", text(&run));
+}
+
 #[test]
 fn explain_names_the_loops_the_converter_transformed() {
     let dir = scratch("explain");

@@ -561,6 +561,29 @@ pub unsafe extern "C" fn sapfor_gpu_program(src: *const c_char) {
     with(|g| g.source = Some(s));
 }
 
+/// The program was converted for the host only (`sapfor build --host-only`, what `sapfor
+/// run` builds unless `--devices` names an accelerator): its regions were left out, so an
+/// accelerator SAPFOR_DEVICES names has nothing to run; process 0 says so once and the
+/// program runs on the host.
+#[no_mangle]
+pub extern "C" fn sapfor_gpu_host_only() {
+    if !active() {
+        return;
+    }
+    if crate::sapfor_rank() == 0 {
+        say!(
+            "sapfor: this executable was built for the host only (sapfor build --host-only): \
+             its regions run on the host, not on the accelerator SAPFOR_DEVICES names; \
+             build it without --host-only to run them there"
+        );
+    }
+    with(|g| {
+        *g = Gpu::default();
+        g.tracker = Some(Tracker::new(vec![]));
+    });
+    ACTIVE.with(|a| a.set(false));
+}
+
 /// 1 when regions run on an accelerator.
 #[no_mangle]
 pub extern "C" fn sapfor_gpu_active() -> i32 {
