@@ -82,7 +82,7 @@ for p in $PROGS; do
             exit 1
         fi
     fi
-    "$SAPFOR" build "$p.fdv" --fflags "$FFLAGS" -o "$p.sapfor" >"$p.sapc.log" 2>&1 || {
+    "$SAPFOR" build --host-only "$p.fdv" --fflags "$FFLAGS" -o "$p.sapfor" >"$p.sapc.log" 2>&1 || {
         echo "bench: sapfor could not build $p.fdv" >&2
         tail -5 "$p.sapc.log" >&2
         exit 1

@@ -94,7 +94,7 @@ for n in "${benches[@]}"; do
   dist=$(cat out/*.fdv | grep -ciE '^ *!DVM\$ *(DISTRIBUTE|ALIGN)')
   par=$(cat out/*.fdv | grep -ciE '^ *!DVM\$ *PARALLEL')
   line="$line | distributed $dist, parallel $par"
-  if ! "$SAPFOR" build out/main.fdv out/kernel.fdv "$DIR/utilities/fpolybench.c" -o par.exe > build.log 2>&1; then
+  if ! "$SAPFOR" build --host-only out/main.fdv out/kernel.fdv "$DIR/utilities/fpolybench.c" -o par.exe > build.log 2>&1; then
     echo "$line | sapfor build failed (see $w/build.log)"; continue
   fi
   for np in 1 2; do

@@ -7,7 +7,8 @@
 #   - the 3-D heat sample (shell-gui/tests/golden/heat3d.fdv, the sample as written by
 #     `sapfor --auto`): its 120^3 grid, STEPS time steps (default 2000; the sample makes 20)
 # For each: sequential gfortran -O2 of the same file (directives are comments); the
-# `sapfor build` executable with 1 process as `sapfor run --np 1` starts it (directly,
+# `sapfor build --host-only` executable (what `sapfor run` builds without --devices: the
+# heat sample's regions left out) with 1 process as `sapfor run --np 1` starts it (directly,
 # SAPFOR_NO_MPI=1), with 1 process under mpirun, with 2 processes under mpirun, and with
 # 1 process x 2 threads as `sapfor run --threads 2` starts it. Every run's output is
 # checked against the sequential one. Every configuration runs once per round, REPEATS
@@ -48,10 +49,10 @@ edit shell-gui/tests/golden/heat3d.fdv "n = 120, nsteps = 20, nprint = 5$" \
     "n = 120, nsteps = $STEPS, nprint = $(((STEPS + 3) / 4))" "$W/heat3d.fdv"
 
 gfortran -O2 -w -x f77 "$W/jac2d.fdv" -o "$W/jac_seq"
-"$SAPFOR" build "$W/jac2d.fdv" -o "$W/jac_dvmh" 2>/dev/null
+"$SAPFOR" build --host-only "$W/jac2d.fdv" -o "$W/jac_dvmh" 2>/dev/null
 mpifort -O2 "$W/jac_mpi.f90" -o "$W/jac_mpi"
 gfortran -O2 -w -x f95 "$W/heat3d.fdv" -o "$W/heat_seq"
-"$SAPFOR" build "$W/heat3d.fdv" -o "$W/heat_dvmh" 2>/dev/null
+"$SAPFOR" build --host-only "$W/heat3d.fdv" -o "$W/heat_dvmh" 2>/dev/null
 # an empty MPI program: what mpirun, MPI_Init and MPI_Finalize cost by themselves
 printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n' >"$W/empty.c"
 mpicc -O2 "$W/empty.c" -o "$W/mpi_empty"

@@ -108,6 +108,8 @@ pub(super) struct Fusion {
     pub bounds: Vec<String>,
     pub begin: String,
     pub end: String,
+    /// the profile's line naming the second loop as run with the first
+    pub with: Option<String>,
     pub omp: Option<Omp>,
     pub lag: i64,
     pub behind: i64,
@@ -217,7 +219,7 @@ pub(super) fn plan(cx: &Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLo
         return None;
     }
     if gpu::region_at(regions, fid, pl1.dir_line).is_some() || gpu::region_at(regions, fid, pl2.dir_line).is_some() {
-        refuse!("they are in a region, whose loops run apart on the accelerator");
+        refuse!("they are in a region, whose loops run apart on the accelerator (a build for the host only leaves regions out: `sapfor run` without --devices, `sapfor build --host-only`)");
     }
     // outermost loops: unlabelled, step 1, not ending another loop, END DO unlabelled
     for (h, n) in [(h1, n1), (h2, n2)] {
@@ -424,6 +426,9 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
     let (lag, behind) = (plan.lag, plan.behind);
     let known = h1.pre.iter().chain(&h2.pre).chain(&h1.post).chain(&h2.post).all(|l| KNOWN.iter().any(|k| l.starts_with(k)));
     let begin = h1.pre.first().cloned().unwrap_or_default();
+    // (the profile's entry says that the first loop's time is both loops')
+    let src = |l: &String| l.strip_prefix(KNOWN[0]).and_then(|x| x.split(',').next()).map(str::to_string);
+    let with = src(&begin).zip(h2.pre.first().and_then(src)).map(|(a, b)| format!("call sapfor_loop_with({a}, {b})"));
     let mut pre = h1.pre;
     let (renews, pre2): (Vec<String>, Vec<String>) = h2.pre.into_iter().partition(|l| l.starts_with(RENEW));
     // (one profile entry, the first loop's, for both)
@@ -477,6 +482,7 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
     post.extend(p2);
     let end = end_profile.clone().unwrap_or_default();
     post.extend(end_profile);
+    post.extend(with.clone());
     cx.replace_stmt(
         s1,
         vec![
@@ -507,7 +513,7 @@ pub(super) fn place(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &
     };
     let (close1, close2) = (close(n1), close(n2));
     let known = known && begin.starts_with(KNOWN[0]) && end.starts_with(KNOWN[1]);
-    let f = Fusion { last1: super::last_line(u, n1), close1, first2: s2.span.line, last: super::last_line(u, n2), close2, pre, post, bounds, begin, end, omp, lag, behind, known };
+    let f = Fusion { last1: super::last_line(u, n1), close1, first2: s2.span.line, last: super::last_line(u, n2), close2, pre, post, bounds, begin, end, with, omp, lag, behind, known };
     cx.fusions.insert((s1.span.file.0, s1.span.line), f);
     let between = if renews.is_empty() { "" } else { "; the second loop's renewal runs between two passes" };
     let (k, k2) = (v1.to_uppercase(), v2.to_uppercase());

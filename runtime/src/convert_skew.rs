@@ -724,6 +724,7 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
     if let Some(src) = f.end.strip_prefix("call sapfor_loop_end(").and_then(|x| x.strip_suffix(')')) {
         o.push(format!("call sapfor_loop_runs({src}, sapfor_sk_n)"));
     }
+    o.extend(f.with.clone());
     if let Some(c) = &s.leave {
         o.push("if (sapfor_sk_r == 2) exit".into());
         o.push("do sapfor_sk_s = 0, sapfor_sk_n - 1".into());

@@ -283,6 +283,10 @@ module sapfor_rt
       import :: c_int64_t
       integer(c_int64_t), value :: src, n
     end subroutine
+    subroutine sapfor_loop_with(src, other) bind(C, name='sapfor_loop_with')
+      import :: c_int64_t
+      integer(c_int64_t), value :: src, other
+    end subroutine
     integer(c_int64_t) function sapfor_block_bytes(h) bind(C, name='sapfor_block_bytes')
       import :: c_int64_t
       integer(c_int64_t), value :: h

@@ -73,12 +73,22 @@ pub fn line_map(original: &str, g: &generator::GeneratedFile) -> Vec<Option<u32>
     out
 }
 
+/// One parallel loop of a profiled run: the file name of the generated program and the line
+/// of its DO, the slowest process's seconds, and the line of the loop run as one with it
+/// (its time included), if any.
+pub struct Measured {
+    pub file: String,
+    pub line: u32,
+    pub with: Option<u32>,
+    pub seconds: f64,
+}
+
 /// The table of estimated against measured seconds for a profiled run of `files` on `np`
-/// processes, `loops` being the run's parallel loops as (file name of the generated program,
-/// line, slowest process's seconds) and `wall` its time. None when no project database
+/// processes, `loops` being the run's parallel loops and `wall` its time; a loop run as one
+/// with the next is set against the sum of both estimates. None when no project database
 /// (`sapfor.db` in the working directory, else in the first file's) holds a scheme that
 /// wrote one of these files as they are.
-pub fn table(files: &[PathBuf], loops: &[(String, u32, f64)], wall: f64, np: u32) -> Option<String> {
+pub fn table(files: &[PathBuf], loops: &[Measured], wall: f64, np: u32) -> Option<String> {
     let first = files.first()?;
     let dirs = [PathBuf::from("."), first.parent().map(Path::to_path_buf).unwrap_or_default()];
     let db_path = dirs.iter().map(|d| d.join("sapfor.db")).find(|p| p.is_file())?;
@@ -120,11 +130,16 @@ pub fn table(files: &[PathBuf], loops: &[(String, u32, f64)], wall: f64, np: u32
     out.push_str(&format!("  {:<34} {:>12} {:>12} {:>8}\n", "loop (source line)", "estimated", "measured", "ratio"));
     let (mut sum_e, mut sum_m) = (0.0, 0.0);
     let mut rows = 0;
-    for (file, line, secs) in loops {
-        let Some((src, map)) = back.get(file) else { continue };
-        let Some(Some(at)) = map.get(*line as usize - 1) else { continue };
-        let e = nest_time(&est, src, *at);
-        let place = format!("{src}:{at}");
+    for m in loops {
+        let (line, secs) = (m.line, &m.seconds);
+        let Some((src, map)) = back.get(&m.file) else { continue };
+        let Some(Some(at)) = map.get(line as usize - 1) else { continue };
+        let mut e = nest_time(&est, src, *at);
+        let mut place = format!("{src}:{at}");
+        if let Some(Some(at2)) = m.with.and_then(|l| map.get((l as usize).checked_sub(1)?)) {
+            e = e.zip(nest_time(&est, src, *at2)).map(|(a, b)| a + b);
+            place.push_str(&format!(" and {at2}, as one"));
+        }
         match e {
             Some(e) => {
                 sum_e += e;

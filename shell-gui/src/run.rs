@@ -275,13 +275,14 @@ pub fn run(r: RunArgs) -> Result<ExitCode> {
                 let summary = profile_summary(&text);
                 // the estimates of the scheme that wrote the program, when the project
                 // database holds it: appended to the report and shown
-                let loops: Vec<(String, u32, f64)> = summary["loops"]
+                let loops: Vec<crate::measured::Measured> = summary["loops"]
                     .as_array()
                     .into_iter()
                     .flatten()
                     .filter_map(|l| {
                         let f = Path::new(l["file"].as_str()?).file_name()?.to_string_lossy().into_owned();
-                        Some((f, l["line"].as_u64()? as u32, l["seconds"].as_f64()?))
+                        let with = l["with"]["line"].as_u64().map(|x| x as u32);
+                        Some(crate::measured::Measured { file: f, line: l["line"].as_u64()? as u32, with, seconds: l["seconds"].as_f64()? })
                     })
                     .collect();
                 let wall = summary["wall_seconds"].as_f64().unwrap_or(0.0);
@@ -434,6 +435,8 @@ pub fn profile_summary(report: &str) -> serde_json::Value {
     use std::collections::BTreeMap;
     let mut wall = 0.0f64;
     let mut loops: BTreeMap<(String, u32), f64> = BTreeMap::new();
+    // (a loop run as one with the next: the place of that loop, whose time it includes)
+    let mut with: BTreeMap<(String, u32), (String, u32)> = BTreeMap::new();
     let mut comm: BTreeMap<String, (f64, u64)> = BTreeMap::new();
     let secs = |t: &str| -> Option<f64> {
         let k = t.find("time ")?;
@@ -450,6 +453,10 @@ pub fn profile_summary(report: &str) -> serde_json::Value {
                 if let Ok(line) = line.parse::<u32>() {
                     let e = loops.entry((file.to_string(), line)).or_default();
                     *e = e.max(t);
+                    let other = rest.split("run as one with the loop at ").nth(1).and_then(|x| x.split_whitespace().next()?.rsplit_once(':'));
+                    if let Some((f2, Ok(l2))) = other.map(|(f, l)| (f, l.parse::<u32>())) {
+                        with.insert((file.to_string(), line), (f2.to_string(), l2));
+                    }
                 }
             }
         } else if let Some(k) = l.find(" count ") {
@@ -467,7 +474,13 @@ pub fn profile_summary(report: &str) -> serde_json::Value {
     }
     serde_json::json!({
         "wall_seconds": wall,
-        "loops": loops.iter().map(|((f, l), t)| serde_json::json!({"file": f, "line": l, "seconds": t})).collect::<Vec<_>>(),
+        "loops": loops
+            .iter()
+            .map(|((f, l), t)| match with.get(&(f.clone(), *l)) {
+                Some((f2, l2)) => serde_json::json!({"file": f, "line": l, "seconds": t, "with": {"file": f2, "line": l2}}),
+                None => serde_json::json!({"file": f, "line": l, "seconds": t}),
+            })
+            .collect::<Vec<_>>(),
         "communication": comm.iter().map(|(k, (t, b))| serde_json::json!({"kind": k, "seconds": t, "bytes": b})).collect::<Vec<_>>(),
     })
 }
@@ -485,5 +498,12 @@ mod tests {
         assert_eq!(v["communication"][0]["kind"], "shadow renewals");
         assert_eq!(v["communication"][0]["seconds"], 0.1);
         assert_eq!(v["communication"][0]["bytes"], 64000);
+        assert!(v["loops"][0].get("with").is_none());
+        // a loop run as one with the next names it
+        let r = "process 0 of 1 (grid [1], coordinates [0])\n  total 1.000000 s, in parallel loops 0.900000 s, sequential parts 0.100000 s\n  parallel loop at heat.fdv:26              runs      200  time 0.900000 s  communication 0.000000 s  run as one with the loop at heat.fdv:34  blocks of time steps 23\n";
+        let v = super::profile_summary(r);
+        assert_eq!(v["loops"][0]["line"], 26);
+        assert_eq!(v["loops"][0]["with"]["file"], "heat.fdv");
+        assert_eq!(v["loops"][0]["with"]["line"], 34);
     }
 }

@@ -1942,12 +1942,15 @@ fn a_profile_of_a_generated_program_shows_the_estimates_of_its_scheme() {
     let at = err.find("estimated against measured (scheme #").unwrap_or_else(|| panic!("{err}"));
     let table = &err[at..err[at..].find("SAPFOR-PROFILE").map_or(err.len(), |e| at + e)];
     assert!(table.contains("estimated for 2 processes):"), "{table}");
-    // the sweep's loop, by its line in jac.f, with an estimate, a measured time and their ratio
-    let row = table.lines().find(|l| l.trim_start().starts_with("jac.f:18 ")).unwrap_or_else(|| panic!("{table}"));
+    let report = std::fs::read_to_string(dir.join("p.txt")).unwrap();
+    // the sweep's loops, by their lines in jac.f, run as one (the copy, then the stencil):
+    // one row with the sum of their estimates, a measured time and their ratio
+    let row = table.lines().find(|l| l.trim_start().starts_with("jac.f:18 and 24, as one ")).unwrap_or_else(|| panic!("{table}"));
     let secs: Vec<f64> = row.split_whitespace().filter_map(|w| w.parse().ok()).collect();
     assert!(secs.len() == 3 && secs[0] > 0.0 && secs[1] > 0.0, "{row}");
+    assert!(!table.contains("jac.f:24 "), "{table}");
+    assert!(report.lines().any(|l| l.contains("parallel loop at j.fdv:") && l.contains("run as one with the loop at j.fdv:")), "{report}");
     assert!(table.contains("whole program"), "{table}");
-    let report = std::fs::read_to_string(dir.join("p.txt")).unwrap();
     assert!(report.ends_with(table), "{report}");
     // the program as someone changed it: not what the scheme wrote, no estimates
     let fdv = std::fs::read_to_string(dir.join("j.fdv")).unwrap();

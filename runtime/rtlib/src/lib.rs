@@ -85,6 +85,8 @@ struct LoopStat {
     split: bool,
     /// The blocks of time steps it ran in (`sapfor_loop_runs`), each counted as its steps.
     blocks: u64,
+    /// The loop run as one with it (`sapfor_loop_with`), whose time its own includes.
+    with: Option<i64>,
 }
 
 struct Red {
@@ -2874,6 +2876,17 @@ pub extern "C" fn sapfor_loop_runs(src: i64, n: i64) {
     })
 }
 
+/// Loop `src`, whose run `sapfor_loop_end` has just counted, ran loop `other` with it as one
+/// loop (convert_fuse.rs): its time is both loops' (the profile says so).
+#[no_mangle]
+pub extern "C" fn sapfor_loop_with(src: i64, other: i64) {
+    with(|rt| {
+        if let Some(e) = rt.loops.get_mut(&src) {
+            e.with = Some(other);
+        }
+    })
+}
+
 /// Every process's text, gathered on every process (rank order).
 fn gather_texts(rt: &Rt, mine: &str) -> Vec<String> {
     gather_bytes(rt, mine.as_bytes()).into_iter().map(|b| String::from_utf8_lossy(&b).into_owned()).collect()
@@ -2897,9 +2910,10 @@ fn write_profile(rt: &Rt, path: &str, total: f64) {
     let _ = writeln!(mine, "  total {:.6} s, in parallel loops {:.6} s, sequential parts {:.6} s", total, in_loops, total - in_loops);
     for (src, s) in &rt.loops {
         let blocks = if s.blocks > 0 { format!("  blocks of time steps {}", s.blocks) } else { String::new() };
+        let with = s.with.map(|o| format!("  run as one with the loop at {}", rt.where_(o))).unwrap_or_default();
         let _ = writeln!(
             mine,
-            "  parallel loop at {:<24} runs {:>8}  time {:.6} s  communication {:.6} s{blocks}",
+            "  parallel loop at {:<24} runs {:>8}  time {:.6} s  communication {:.6} s{with}{blocks}",
             rt.where_(*src),
             s.count,
             s.secs,
