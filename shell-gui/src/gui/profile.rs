@@ -17,6 +17,9 @@ pub struct Profile {
     pub loops: Vec<(String, u32, f64)>,
     /// (kind, seconds)
     pub communication: Vec<(String, f64)>,
+    /// Loops run as one with the next: (file, DO line) -> the next loop's DO line (the loop's
+    /// seconds are both loops').
+    pub with: std::collections::BTreeMap<(String, u32), u32>,
 }
 
 pub const MARKER: &str = "SAPFOR-PROFILE";
@@ -63,6 +66,12 @@ fn from_json(v: &Value) -> Profile {
                 )
             })
             .collect(),
+        with: v["loops"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|l| Some(((l["file"].as_str()?.to_string(), l["line"].as_u64()? as u32), l["with"]["line"].as_u64()? as u32)))
+            .collect(),
     }
 }
 
@@ -106,7 +115,11 @@ mod tests {
         assert_eq!(p.wall_seconds, Some(2.5));
         assert_eq!(p.loops, vec![("jac.f".to_string(), 18, 1.5)]);
         assert_eq!(p.communication, vec![("shadow".to_string(), 0.25)]);
+        assert!(p.with.is_empty());
         assert_eq!(parse(&lines[..1]), None);
+        let two = "SAPFOR-PROFILE {\"wall_seconds\": 1.0, \"loops\": [{\"file\": \"h.fdv\", \"line\": 26, \"seconds\": 0.9, \"with\": {\"file\": \"h.fdv\", \"line\": 34}}], \"communication\": []}";
+        let p = parse(&[two.to_string()]).unwrap();
+        assert_eq!(p.with.get(&("h.fdv".to_string(), 26)), Some(&34));
         assert_eq!(parse(&["{\"no\": 1}".to_string()]), None);
     }
 }

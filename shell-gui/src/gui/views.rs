@@ -1600,19 +1600,28 @@ fn profile_view(app: &App, ui: &mut Ui, pr: &profile::Profile) {
     };
     // measured loops by the user's source lines (the program's lines where it is not the one
     // saved here)
-    let rows: Vec<(String, u32, f64)> = pr
+    // (a loop run as one with the next: its time against both loops' estimates)
+    let rows: Vec<(String, u32, f64, Option<u32>)> = pr
         .loops
         .iter()
         .map(|(f, l, s)| {
+            let with = pr.with.get(&(f.clone(), *l)).map(|l2| app.source_place(f, *l2).1);
             let (f, l) = app.source_place(f, *l);
-            (f, l, *s)
+            (f, l, *s, with)
         })
         .collect();
+    let estimate = |f: &str, l: u32, with: Option<u32>| {
+        let e = super::model::nest_time(&est, f, l);
+        match with {
+            Some(l2) => e.zip(super::model::nest_time(&est, f, l2)).map(|(a, b)| a + b),
+            None => e,
+        }
+    };
     let scale = rows
         .iter()
         .map(|l| l.2)
         .chain(pr.communication.iter().map(|c| c.1))
-        .chain(rows.iter().filter_map(|(f, l, _)| super::model::nest_time(&est, f, *l)))
+        .chain(rows.iter().filter_map(|(f, l, _, w)| estimate(f, *l, *w)))
         .fold(0.0, f64::max);
     egui::Grid::new("profile").striped(true).show(ui, |ui| {
         ui.strong("Loop");
@@ -1620,9 +1629,12 @@ fn profile_view(app: &App, ui: &mut Ui, pr: &profile::Profile) {
         ui.strong("Measured, s");
         ui.strong("Estimated, s");
         ui.end_row();
-        for (file, line, s) in &rows {
-            let e = super::model::nest_time(&est, file, *line);
-            ui.label(format!("{file}:{line}"));
+        for (file, line, s, with) in &rows {
+            let e = estimate(file, *line, *with);
+            ui.label(match with {
+                Some(l2) => format!("{file}:{line} and {l2}, as one"),
+                None => format!("{file}:{line}"),
+            });
             bar(ui, &[(*s, COMPUTATION)], scale, 220.0);
             ui.label(format!("{s:.6}"));
             ui.label(e.map_or("-".into(), |e| format!("{e:.6}")));
