@@ -30,7 +30,13 @@
 //! runs for each step of the block in order after it. A last `IF (cond) EXIT` (or GO TO out
 //! of the loop) on scalars: the arrays the loops write are kept at each block's start, the
 //! steps' conditions tried after the block, and where one holds the arrays are put back and
-//! the block computed again up to that step. Conditions: the time loop's body is
+//! the block computed again up to that step. One IF construct after the loops that does
+//! more than output (`IF (MOD(IT, NPRINT) == 0) THEN` around a checksum loop and its PRINT),
+//! its condition reading the time variable and names the step does not write: a block ends
+//! at the first step where the condition holds (`do while` over the blocks), so the
+//! construct's statements run after the block on the arrays as that step left them; they
+//! are assignments, DO and IF constructs and output, write nothing the loops touch but their
+//! DO variables, no kept scalar, and call nothing. Conditions: the time loop's body is
 //! assignments of constants to scalars, the two fused loops, then only PRINT and WRITE (no
 //! control list beyond unit and format), FORMAT and IF constructs of them that read the time
 //! variable, those scalars and names the step does not write, no function of the program; a
@@ -91,6 +97,10 @@ pub(super) struct Skew {
     /// the step that leaves
     leave: Option<String>,
     saved: Vec<(String, String)>,
+    /// the condition of a block IF after the loops whose statements do more than output
+    /// (`IF (MOD(IT, NPRINT) == 0) THEN` around a checksum loop): a block ends at a step
+    /// where it holds, so that they run on the arrays as that step left them
+    cut: Option<String>,
     /// the lines of FORMAT statements among the output (not written in the blocks)
     formats: Vec<(u32, u32)>,
     /// the labels the loops' lines define and those of the blocks' copy; how many DO
@@ -201,6 +211,47 @@ fn output_only(cx: &Cx, ui: usize, nodes: &[Node], reads: &mut BTreeSet<String>,
     true
 }
 
+/// Whether `nodes`, the statements of a block IF that ends blocks of steps, are what it may
+/// run after a block: assignments, DO and IF constructs, PRINT and WRITE (control beyond
+/// unit and format none), unlabelled but FORMAT (collected), no jump, call or function of
+/// the program; the names they write are added to `writes`.
+fn cut_body_ok(cx: &Cx, ui: usize, nodes: &[Node], writes: &mut BTreeSet<String>, formats: &mut Vec<(u32, u32)>) -> bool {
+    let u = &cx.p.units[ui];
+    let acx = super::access_ctx(cx.p, ui);
+    let mut ok = true;
+    analyzer::ast::for_each_stmt(u, nodes, &mut |st| {
+        if cx.segment(st).is_some() {
+            ok = false;
+            return;
+        }
+        if matches!(st.kind, StmtKind::Format) {
+            formats.push((st.span.line, st.span.end_line));
+            return;
+        }
+        let inner = match &st.kind {
+            StmtKind::LogicalIf(_, inner) => &inner.kind,
+            k => k,
+        };
+        let plain = match inner {
+            StmtKind::Assign { .. } | StmtKind::EndDo | StmtKind::IfThen(_) | StmtKind::ElseIf(_) | StmtKind::Else | StmtKind::EndIf | StmtKind::Continue => true,
+            StmtKind::Do { label, .. } => label.is_none(),
+            StmtKind::Io { kind: IoKind::Print | IoKind::Write, writes: w, .. } if w.is_empty() => {
+                let t = cx.stmt_text(st).to_ascii_lowercase().replace(' ', "");
+                !["end=", "err=", "eor=", "iostat=", "iomsg=", "advance=", "rec=", "size=", "pos=", "id=", "asynchronous="].iter().any(|c| t.contains(c))
+            }
+            _ => false,
+        };
+        let (mut accs, mut calls) = (vec![], vec![]);
+        acx.stmt_accesses(st, &mut accs, &mut calls);
+        if !plain || st.label.is_some() || !calls.is_empty() || accs.iter().any(|a| a.via_call.is_some()) {
+            ok = false;
+            return;
+        }
+        writes.extend(accs.iter().filter(|a| a.write).map(|a| a.name.to_ascii_lowercase()));
+    });
+    ok
+}
+
 /// Whether the time loop around fused loops `pl1` and `pl2` (convert_fuse.rs, placed
 /// already: `Cx::fusions`) may run in blocks of steps, and how; recorded in `Cx::skews`.
 /// Where the loops are in a DO loop that may not, a note says why (`sapfor build --explain`).
@@ -291,7 +342,36 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
     }
     let mut tail_reads = BTreeSet::new();
     let mut formats = vec![];
-    if !output_only(cx, ui, tail, &mut tail_reads, &mut formats) {
+    // (one block IF that does more than output, its condition on the time variable alone:
+    // blocks end where it holds, its statements run after the block)
+    let mut cut = None;
+    let mut cut_writes = BTreeSet::new();
+    let mut cut_reads = BTreeSet::new();
+    if leave.is_none() {
+        let candidate = tail.iter().position(|n| matches!(n, Node::If { .. }) && !output_only(cx, ui, std::slice::from_ref(n), &mut BTreeSet::new(), &mut vec![]));
+        if let Some(i) = candidate {
+            let Node::If { arms, end: Some(e) } = &tail[i] else { return None };
+            let hd = u.stmt(arms[0].0);
+            let body_ok = arms.len() == 1 && hd.label.is_none() && u.stmt(*e).label.is_none() && cx.segment(hd).is_none();
+            let StmtKind::IfThen(c) = &hd.kind else { return None };
+            let (mut accs, mut calls) = (vec![], vec![]);
+            super::access_ctx(p, ui).stmt_accesses(hd, &mut accs, &mut calls);
+            if !body_ok || !calls.is_empty() || accs.iter().any(|a| a.via_call.is_some() || a.subs.is_some()) || !cut_body_ok(cx, ui, &arms[0].1, &mut cut_writes, &mut formats) {
+                return refuse(why, format!("the IF construct at line {} after the loops does more than assignments, DO and IF constructs and output, or holds a jump, a label, a call or a function of the program", hd.span.line));
+            }
+            cut_reads = names_in(&[c]);
+            let t = cx.stmt_text(hd);
+            let open = t.find('(')?;
+            let close = crate::text::matching_paren(&t, open)?;
+            cut = Some((hd.span.line, t[open + 1..close].trim().to_string()));
+            let mut rest = tail.to_vec();
+            rest.remove(i);
+            if !output_only(cx, ui, &rest, &mut tail_reads, &mut formats) {
+                return refuse(why, "after the loops it does more than output (PRINT, WRITE, FORMAT, IF of them, no function of the program), one IF construct on the time variable and a last IF that leaves the loop".into());
+            }
+        }
+    }
+    if cut.is_none() && !output_only(cx, ui, tail, &mut tail_reads, &mut formats) {
         return refuse(why, "after the loops it does more than output (PRINT, WRITE, FORMAT, IF of them, no function of the program) and a last IF that leaves the loop".into());
     }
     let mut cond_reads = BTreeSet::new();
@@ -335,6 +415,25 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
     // the output reads the step's kept scalars and what the step does not write
     if let Some(n) = tail_reads.iter().find(|n| written.contains(*n) && !kept.contains(*n) && **n != tvar) {
         return refuse(why, format!("the statements after the loops read {}, which the loops write", n.to_uppercase()));
+    }
+    // the IF that ends blocks: its condition reads the time variable and names nothing in
+    // the step writes; its statements write nothing the loops touch, no kept scalar, not the
+    // time variable and nothing the condition reads
+    if let Some((line, _)) = &cut {
+        // (the loops' DO variables are set again before every use)
+        let mut loop_vars = BTreeSet::new();
+        analyzer::ast::for_each_stmt(u, &[n1.clone(), n2.clone()], &mut |st| {
+            if let StmtKind::Do { var, .. } = &st.kind {
+                loop_vars.insert(var.to_ascii_lowercase());
+            }
+        });
+        let touched: BTreeSet<String> = a1.iter().chain(&a2).map(|a| a.name.to_ascii_lowercase()).filter(|n| !loop_vars.contains(n)).collect();
+        if let Some(n) = cut_reads.iter().find(|n| **n != tvar && (written.contains(*n) || cut_writes.contains(*n) || sema.is_array(n))) {
+            return refuse(why, format!("the condition of the IF construct at line {line} reads {}, which the step writes or which is an array", n.to_uppercase()));
+        }
+        if let Some(n) = cut_writes.iter().find(|n| touched.contains(*n) || kept.contains(*n) || **n == tvar) {
+            return refuse(why, format!("the IF construct at line {line} writes {}, which the loops or the step use", n.to_uppercase()));
+        }
     }
     // every DO of the loops: bounds reading nothing the step writes but the loops' own DO
     // variables (their planes are the same each step); labels, renumbered in the copy
@@ -500,6 +599,7 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
             }
         }
     }
+    formats.sort();
     let s = Skew {
         last,
         var: tvar,
@@ -519,11 +619,16 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
         reds: [pl1, pl2].iter().any(|pl| pl.clauses.iter().any(|c| matches!(c, Clause::Reduction(_)))),
         saved: if leave.is_some() { saved } else { vec![] },
         leave,
+        cut: cut.as_ref().map(|(_, c)| c.clone()),
         formats,
         labels,
         label_dos,
     };
-    let leaving = if s.leave.is_some() { "; where a step leaves the loop, the block is computed again from a copy of the arrays up to that step" } else { "" };
+    let leaving = match (&s.leave, &cut) {
+        (Some(_), _) => "; where a step leaves the loop, the block is computed again from a copy of the arrays up to that step".to_string(),
+        (None, Some((line, _))) => format!("; a block ends at a step where the condition of the IF construct at line {line} holds, whose statements then run on the arrays as that step left them"),
+        _ => String::new(),
+    };
     cx.note(
         fid,
         h.span.line,
@@ -581,6 +686,10 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
         }
         o
     };
+    // (loops in the output written otherwise: as converted only)
+    if (s.tail.0..=s.tail.1).any(|l| [cx.fusions.contains_key(&(id.0, l)), cx.skews.contains_key(&(id.0, l)), cx.versions.contains_key(&(id.0, l))].contains(&true)) {
+        return None;
+    }
     let consts: String = s.consts.iter().map(|(a, b)| lines(*a, *b, stack)).collect();
     let mut tail = String::new();
     let mut from = s.tail.0;
@@ -634,8 +743,23 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
         o.push("sapfor_sk_c = 0".into());
         o.push("call sapfor_tpipe_clear()".into());
     }
-    o.push("do sapfor_sk_b = sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_wd".into());
-    o.push("sapfor_sk_n = min(sapfor_sk_wd, sapfor_sk_t1 - sapfor_sk_b + 1)".into());
+    match &s.cut {
+        None => {
+            o.push("do sapfor_sk_b = sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_wd".into());
+            o.push("sapfor_sk_n = min(sapfor_sk_wd, sapfor_sk_t1 - sapfor_sk_b + 1)".into());
+        }
+        // (the block ends at the first step whose IF holds)
+        Some(c) => {
+            o.push("sapfor_sk_b = sapfor_sk_t0".into());
+            o.push("do while (sapfor_sk_b <= sapfor_sk_t1)".into());
+            o.push("sapfor_sk_n = min(sapfor_sk_wd, sapfor_sk_t1 - sapfor_sk_b + 1)".into());
+            o.push("do sapfor_sk_s = 0, sapfor_sk_n - 2".into());
+            o.push(step.clone());
+            o.push(format!("if ({c}) exit"));
+            o.push("end do".into());
+            o.push("sapfor_sk_n = min(sapfor_sk_n, sapfor_sk_s + 1)".into());
+        }
+    }
     // (the neighbours' planes the block reads, as they are at its start)
     let widths = |rank: usize, d: usize| (0..rank).map(|e| if e == d { format!("sapfor_sk_wd * {reach}") } else { "0_c_int64_t".into() }).collect::<Vec<_>>().join(", ");
     o.extend(s.renew.iter().map(|(k, x, rank, d)| format!("call sapfor_shadow_renew(sh_{k}, {x}, [integer(c_int64_t) :: {w}], [integer(c_int64_t) :: {w}])", w = widths(*rank, *d))));
@@ -750,6 +874,9 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
     // variable at that step)
     if s.leave.is_some() {
         o.push("if (sapfor_sk_e /= 0) exit".into());
+    }
+    if s.cut.is_some() {
+        o.push("sapfor_sk_b = sapfor_sk_b + sapfor_sk_n".into());
     }
     o.push("end do".into());
     let last = format!("{v} = int(sapfor_sk_t0 + max(0_c_int64_t, sapfor_sk_t1 - sapfor_sk_t0 + 1), kind({v}))");

@@ -522,6 +522,13 @@ fn time_loops_in_blocks_of_steps_keep_the_sequential_results() {
     let heat = prof.lines().find(|l| l.contains("parallel loop at time_blocks.fdv:31 ")).unwrap_or_else(|| panic!("{prof}"));
     assert_eq!(heat.split_whitespace().nth(5), Some("11"), "{heat}");
     assert!(heat.ends_with("blocks of time steps 1"), "{heat}");
+    // the heat program with a checksum every fourth step in an IF construct: blocks end at
+    // steps 4 and 8 (3 blocks for 11 steps), the checksum loop runs twice
+    let cut = prof.lines().find(|l| l.contains("parallel loop at time_blocks.fdv:177 ")).unwrap_or_else(|| panic!("{prof}"));
+    assert_eq!(cut.split_whitespace().nth(5), Some("11"), "{cut}");
+    assert!(cut.ends_with("run as one with the loop at time_blocks.fdv:185  blocks of time steps 3"), "{cut}");
+    let sum = prof.lines().find(|l| l.contains("parallel loop at time_blocks.fdv:194 ")).unwrap_or_else(|| panic!("{prof}"));
+    assert_eq!(sum.split_whitespace().nth(5), Some("2"), "{sum}");
     // on two processes too, in blocks of 8: each process's line says 2 blocks (11 steps); as
     // converted, none
     for (width, blocks) in [("8", Some("blocks of time steps 2")), ("0", None)] {
@@ -654,6 +661,10 @@ fn explain_names_the_loops_the_converter_transformed() {
     let order = "this loop runs its steps in order, not in blocks of steps: ";
     assert!(err.contains(&format!("{order}the statements after the loops read B, which the loops write\n  --> time_blocks.fdv:143:1")), "{err}");
     assert!(err.contains(&format!("{order}the reduction of ISUM is not given a constant before the loops each step: it runs on from step to step\n  --> time_blocks.fdv:159:1")), "{err}");
+    // an IF construct after the loops whose condition reads the time variable alone ends
+    // blocks; one that writes an array of the loops keeps the steps in order
+    assert!(err.contains("; a block ends at a step where the condition of the IF construct at line 191 holds, whose statements then run on the arrays as that step left them (the same values as in order; SAPFOR_SKEW=0 at conversion keeps the steps in order)\n  --> time_blocks.fdv:175:1"), "{err}");
+    assert!(err.contains(&format!("{order}the IF construct at line 220 writes V, which the loops or the step use\n  --> time_blocks.fdv:206:1")), "{err}");
     // why two PARALLEL loops with nothing between them run apart (fused_loops.fdv's pair
     // whose second loop reads the last plane the first writes)
     let out = sapfor(&dir).args(["build", "fused_loops.fdv", "--explain", "-o", "fl"]).output().unwrap();
