@@ -142,6 +142,14 @@ fn const_assign(cx: &Cx, ui: usize, n: &Node) -> Option<String> {
     (s.label.is_none() && constant && (cx.p.semas[ui].symbol(v).is_none() || plain_scalar(&cx.p.semas[ui], v)) && cx.segment(s).is_none()).then(|| v.to_ascii_lowercase())
 }
 
+/// Whether I/O statement `s` has no END=, ERR=, IOSTAT= or other control beyond unit and
+/// format (no jump, nothing set).
+fn unit_and_format_only(cx: &Cx, s: &Stmt) -> bool {
+    let t = cx.stmt_text(s).to_ascii_lowercase().replace(' ', "");
+    let controls = ["end=", "err=", "eor=", "iostat=", "iomsg=", "advance=", "rec=", "size=", "pos=", "id=", "asynchronous="];
+    !controls.iter().any(|c| t.contains(c))
+}
+
 /// Whether the statements of `nodes` are output and IF constructs of output only, unlabelled,
 /// each on lines of its own, collecting the names they read.
 fn output_only(cx: &Cx, ui: usize, nodes: &[Node], reads: &mut BTreeSet<String>, formats: &mut Vec<(u32, u32)>) -> bool {
@@ -164,11 +172,7 @@ fn output_only(cx: &Cx, ui: usize, nodes: &[Node], reads: &mut BTreeSet<String>,
         };
         let io = match inner {
             StmtKind::Io { kind: kind @ (IoKind::Print | IoKind::Write), reads: r, writes } if writes.is_empty() => {
-                // (no END=, ERR=, IOSTAT= or other control beyond unit and format; no
-                // internal file)
-                let t = cx.stmt_text(s).to_ascii_lowercase().replace(' ', "");
-                let controls = ["end=", "err=", "eor=", "iostat=", "iomsg=", "advance=", "rec=", "size=", "pos=", "id=", "asynchronous="];
-                if controls.iter().any(|c| t.contains(c)) {
+                if !unit_and_format_only(cx, s) {
                     return false;
                 }
                 let names = names_in(&r.iter().collect::<Vec<_>>());
@@ -235,10 +239,7 @@ fn cut_body_ok(cx: &Cx, ui: usize, nodes: &[Node], writes: &mut BTreeSet<String>
         let plain = match inner {
             StmtKind::Assign { .. } | StmtKind::EndDo | StmtKind::IfThen(_) | StmtKind::ElseIf(_) | StmtKind::Else | StmtKind::EndIf | StmtKind::Continue => true,
             StmtKind::Do { label, .. } => label.is_none(),
-            StmtKind::Io { kind: IoKind::Print | IoKind::Write, writes: w, .. } if w.is_empty() => {
-                let t = cx.stmt_text(st).to_ascii_lowercase().replace(' ', "");
-                !["end=", "err=", "eor=", "iostat=", "iomsg=", "advance=", "rec=", "size=", "pos=", "id=", "asynchronous="].iter().any(|c| t.contains(c))
-            }
+            StmtKind::Io { kind: IoKind::Print | IoKind::Write, writes: w, .. } if w.is_empty() => unit_and_format_only(cx, st),
             _ => false,
         };
         let (mut accs, mut calls) = (vec![], vec![]);
