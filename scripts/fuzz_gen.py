@@ -318,9 +318,23 @@ class Gen:
         sweep(copy, r.random() < 0.3)
         self.emit("print *, s" if kind == "sum" else "print *, m")
         # (sometimes leaving the time loop on the step's value: the runtime's blocks of steps
-        # are then computed again up to the step that leaves)
+        # are then computed again up to the step that leaves; else sometimes a maximum over
+        # SV every few steps in an IF construct on the time variable: blocks then end at
+        # those steps)
         if around and r.random() < 0.4:
             self.emit("if (mod(s, 7) .eq. 3) exit" if kind == "sum" else f"if (m .lt. {r.randint(100, 900)}) exit")
+        elif around and r.random() < 0.7:
+            # (the time loop's indentation is pushed already: levels by hand)
+            self.emit(f"if (mod(it, {r.choice([2, 3, 4])}) .eq. 0) then")
+            self.emit("cs = -1", 1)
+            self.emit("do k = 2, n3 - 1", 1)
+            self.emit("do j = 2, n2 - 1", 2)
+            self.emit("do i = 2, n1 - 1", 3)
+            self.emit("cs = max(cs, sv(i,j,k) * i + j)", 4)
+            for lvl in (3, 2, 1):
+                self.emit("end do", lvl)
+            self.emit("print *, 'every', it, cs", 1)
+            self.emit("end if")
         if around:
             self.indent_pop()
             self.emit("end do")
