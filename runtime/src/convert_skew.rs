@@ -36,7 +36,8 @@
 //! at the first step where the condition holds (`do while` over the blocks), so the
 //! construct's statements run after the block on the arrays as that step left them; they
 //! are assignments, DO and IF constructs and output, write nothing the loops touch but their
-//! DO variables, no kept scalar, and call nothing. Conditions: the time loop's body is
+//! DO variables, no kept scalar, and call nothing (a last IF that leaves the loop may
+//! follow). Conditions: the time loop's body is
 //! assignments of constants to scalars, the two fused loops, then only PRINT and WRITE (no
 //! control list beyond unit and format), FORMAT and IF constructs of them that read the time
 //! variable, those scalars and names the step does not write, no function of the program; a
@@ -348,7 +349,7 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
     let mut cut = None;
     let mut cut_writes = BTreeSet::new();
     let mut cut_reads = BTreeSet::new();
-    if leave.is_none() {
+    {
         let candidate = tail.iter().position(|n| matches!(n, Node::If { .. }) && !output_only(cx, ui, std::slice::from_ref(n), &mut BTreeSet::new(), &mut vec![]));
         if let Some(i) = candidate {
             let Node::If { arms, end: Some(e) } = &tail[i] else { return None };
@@ -625,11 +626,13 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
         labels,
         label_dos,
     };
-    let leaving = match (&s.leave, &cut) {
-        (Some(_), _) => "; where a step leaves the loop, the block is computed again from a copy of the arrays up to that step".to_string(),
-        (None, Some((line, _))) => format!("; a block ends at a step where the condition of the IF construct at line {line} holds, whose statements then run on the arrays as that step left them"),
-        _ => String::new(),
-    };
+    let mut leaving = String::new();
+    if let Some((line, _)) = &cut {
+        leaving.push_str(&format!("; a block ends at a step where the condition of the IF construct at line {line} holds, whose statements then run on the arrays as that step left them"));
+    }
+    if s.leave.is_some() {
+        leaving.push_str("; where a step leaves the loop, the block is computed again from a copy of the arrays up to that step");
+    }
     cx.note(
         fid,
         h.span.line,

@@ -529,6 +529,13 @@ fn time_loops_in_blocks_of_steps_keep_the_sequential_results() {
     assert!(cut.ends_with("run as one with the loop at time_blocks.fdv:185  blocks of time steps 3"), "{cut}");
     let sum = prof.lines().find(|l| l.contains("parallel loop at time_blocks.fdv:194 ")).unwrap_or_else(|| panic!("{prof}"));
     assert_eq!(sum.split_whitespace().nth(5), Some("2"), "{sum}");
+    // and a Jacobi with such an IF that leaves at step 10: blocks 1-4, 5-8 and 9-12, then
+    // 9-10 again (14 steps run), the maximum at steps 4 and 8
+    let jac = prof.lines().find(|l| l.contains("parallel loop at time_blocks.fdv:229 ")).unwrap_or_else(|| panic!("{prof}"));
+    assert_eq!(jac.split_whitespace().nth(5), Some("14"), "{jac}");
+    assert!(jac.ends_with("blocks of time steps 4"), "{jac}");
+    let max = prof.lines().find(|l| l.contains("parallel loop at time_blocks.fdv:244 ")).unwrap_or_else(|| panic!("{prof}"));
+    assert_eq!(max.split_whitespace().nth(5), Some("2"), "{max}");
     // on two processes too, in blocks of 8: each process's line says 2 blocks (11 steps); as
     // converted, none
     for (width, blocks) in [("8", Some("blocks of time steps 2")), ("0", None)] {
