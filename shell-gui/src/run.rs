@@ -166,10 +166,31 @@ pub fn build(b: BuildArgs) -> Result<ExitCode> {
         std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o755))?;
     }
     eprintln!("sapfor: wrote {} (run it with: mpirun -np N {})", out.display(), out.display());
+    // regions kept on a machine without an accelerator: say what --host-only would change
+    if !b.host_only && !Path::new("/dev/nvidia0").exists() {
+        if let Some(f) = b.files.iter().find(|f| has_region(f)) {
+            eprintln!(
+                "sapfor: {} has REGIONs and this machine has no accelerator (/dev/nvidia0): the executable keeps them (run on the host, or on an accelerator SAPFOR_DEVICES names); `--host-only` leaves them out, so that their loops may also run as one and in blocks of time steps, as `sapfor run` builds without --devices",
+                f.display()
+            );
+        }
+    }
     if b.order.is_some() {
         eprintln!("sapfor: its PARALLEL loops run in the order SAPFOR_ORDER says: none (default), reverse, shuffle or shuffle=SEED");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether source file `f` has a REGION directive (`!DVM$ REGION`, or `CDVM$`/`*DVM$` in
+/// column 1).
+fn has_region(f: &Path) -> bool {
+    std::fs::read_to_string(f).is_ok_and(|t| {
+        t.lines().any(|l| {
+            let u = l.trim_start().to_ascii_uppercase();
+            let rest = ["!DVM$", "CDVM$", "*DVM$"].iter().find_map(|p| u.strip_prefix(p));
+            rest.is_some_and(|r| r.trim_start().strip_prefix("REGION").is_some_and(|x| x.is_empty() || !x.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')))
+        })
+    })
 }
 
 /// The processes `sapfor run` starts inherit a stack limit raised to the hard limit: with
