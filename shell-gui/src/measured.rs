@@ -45,6 +45,16 @@ pub fn nest_time(times: &BTreeMap<(String, u32), f64>, file: &str, line: u32) ->
         .copied()
 }
 
+/// The estimate of the loop at `file:line` and, where `with` names the loop run as one with
+/// it (whose time the measured one includes), of both together.
+pub fn pair_time(times: &BTreeMap<(String, u32), f64>, file: &str, line: u32, with: Option<u32>) -> Option<f64> {
+    let e = nest_time(times, file, line)?;
+    match with {
+        Some(l2) => nest_time(times, file, l2).map(|x| e + x),
+        None => Some(e),
+    }
+}
+
 /// For each line of a generated file (index 0 = line 1), the line of `original` it came from:
 /// none for the directive lines the generator inserted; `!DVM$` lines of the original that
 /// the generator removed (it replaces them) have no generated line.
@@ -131,15 +141,15 @@ pub fn table(files: &[PathBuf], loops: &[Measured], wall: f64, np: u32) -> Optio
     let (mut sum_e, mut sum_m) = (0.0, 0.0);
     let mut rows = 0;
     for m in loops {
-        let (line, secs) = (m.line, &m.seconds);
+        let secs = &m.seconds;
         let Some((src, map)) = back.get(&m.file) else { continue };
-        let Some(Some(at)) = map.get(line as usize - 1) else { continue };
-        let mut e = nest_time(&est, src, *at);
-        let mut place = format!("{src}:{at}");
-        if let Some(Some(at2)) = m.with.and_then(|l| map.get((l as usize).checked_sub(1)?)) {
-            e = e.zip(nest_time(&est, src, *at2)).map(|(a, b)| a + b);
-            place.push_str(&format!(" and {at2}, as one"));
-        }
+        let Some(Some(at)) = map.get(m.line as usize - 1) else { continue };
+        let with = m.with.and_then(|l| *map.get((l as usize).checked_sub(1)?)?);
+        let e = pair_time(&est, src, *at, with);
+        let place = match with {
+            Some(at2) => format!("{src}:{at} and {at2}, as one"),
+            None => format!("{src}:{at}"),
+        };
         match e {
             Some(e) => {
                 sum_e += e;

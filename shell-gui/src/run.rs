@@ -168,7 +168,7 @@ pub fn build(b: BuildArgs) -> Result<ExitCode> {
     eprintln!("sapfor: wrote {} (run it with: mpirun -np N {})", out.display(), out.display());
     // regions kept on a machine without an accelerator: say what --host-only would change
     if !b.host_only && !Path::new("/dev/nvidia0").exists() {
-        if let Some(f) = b.files.iter().find(|f| has_region(f)) {
+        if let Some(f) = b.files.iter().find(|f| has_region(f, &b)) {
             eprintln!(
                 "sapfor: {} has REGIONs and this machine has no accelerator (/dev/nvidia0): the executable keeps them (run on the host, or on an accelerator SAPFOR_DEVICES names); `--host-only` leaves them out, so that their loops may also run as one and in blocks of time steps, as `sapfor run` builds without --devices",
                 f.display()
@@ -181,15 +181,14 @@ pub fn build(b: BuildArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether source file `f` has a REGION directive (`!DVM$ REGION`, or `CDVM$`/`*DVM$` in
-/// column 1).
-fn has_region(f: &Path) -> bool {
+/// Whether source file `f` has a REGION directive (the analyzer's directive scanner, the
+/// form as `--fixed-form`/`--free-form` say or as the file's name and text do).
+fn has_region(f: &Path, b: &BuildArgs) -> bool {
+    use analyzer::source::SourceForm;
     std::fs::read_to_string(f).is_ok_and(|t| {
-        t.lines().any(|l| {
-            let u = l.trim_start().to_ascii_uppercase();
-            let rest = ["!DVM$", "CDVM$", "*DVM$"].iter().find_map(|p| u.strip_prefix(p));
-            rest.is_some_and(|r| r.trim_start().strip_prefix("REGION").is_some_and(|x| x.is_empty() || !x.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')))
-        })
+        let fixed = if b.fixed_form || b.free_form { b.fixed_form } else { analyzer::source::detect_form(f, &t) == SourceForm::Fixed };
+        let lines: Vec<&str> = t.lines().collect();
+        analyzer::directives::scan(&lines, fixed).into_iter().any(|d| d.is_ok_and(|d| matches!(d.kind, analyzer::directives::DirectiveKind::Region { .. })))
     })
 }
 

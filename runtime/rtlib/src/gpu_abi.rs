@@ -570,18 +570,16 @@ pub extern "C" fn sapfor_gpu_host_only() {
     if !active() {
         return;
     }
-    if crate::sapfor_rank() == 0 {
+    let rank = crate::sapfor_rank() as usize;
+    if rank == 0 {
         say!(
             "sapfor: this executable was built for the host only (sapfor build --host-only): \
              its regions run on the host, not on the accelerator SAPFOR_DEVICES names; \
              build it without --host-only to run them there"
         );
     }
-    with(|g| {
-        *g = Gpu::default();
-        g.tracker = Some(Tracker::new(vec![]));
-    });
-    ACTIVE.with(|a| a.set(false));
+    // (started again without an accelerator, as for SAPFOR_DEVICES=host)
+    init(None, None, rank);
 }
 
 /// 1 when regions run on an accelerator.

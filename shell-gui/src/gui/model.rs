@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use crate::measured::{line_map, nest_time, nest_times};
+pub use crate::measured::{line_map, nest_time, nest_times, pair_time};
 
 /// One source file of the program, as the analysis names it.
 pub struct SourceFile {

@@ -1610,18 +1610,11 @@ fn profile_view(app: &App, ui: &mut Ui, pr: &profile::Profile) {
             (f, l, *s, with)
         })
         .collect();
-    let estimate = |f: &str, l: u32, with: Option<u32>| {
-        let e = super::model::nest_time(&est, f, l);
-        match with {
-            Some(l2) => e.zip(super::model::nest_time(&est, f, l2)).map(|(a, b)| a + b),
-            None => e,
-        }
-    };
     let scale = rows
         .iter()
         .map(|l| l.2)
         .chain(pr.communication.iter().map(|c| c.1))
-        .chain(rows.iter().filter_map(|(f, l, _, w)| estimate(f, *l, *w)))
+        .chain(rows.iter().filter_map(|(f, l, _, w)| super::model::pair_time(&est, f, *l, *w)))
         .fold(0.0, f64::max);
     egui::Grid::new("profile").striped(true).show(ui, |ui| {
         ui.strong("Loop");
@@ -1630,7 +1623,7 @@ fn profile_view(app: &App, ui: &mut Ui, pr: &profile::Profile) {
         ui.strong("Estimated, s");
         ui.end_row();
         for (file, line, s, with) in &rows {
-            let e = estimate(file, *line, *with);
+            let e = super::model::pair_time(&est, file, *line, *with);
             ui.label(match with {
                 Some(l2) => format!("{file}:{line} and {l2}, as one"),
                 None => format!("{file}:{line}"),
