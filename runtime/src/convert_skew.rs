@@ -418,25 +418,6 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
     if let Some(n) = tail_reads.iter().find(|n| written.contains(*n) && !kept.contains(*n) && **n != tvar) {
         return refuse(why, format!("the statements after the loops read {}, which the loops write", n.to_uppercase()));
     }
-    // the IF that ends blocks: its condition reads the time variable and names nothing in
-    // the step writes; its statements write nothing the loops touch, no kept scalar, not the
-    // time variable and nothing the condition reads
-    if let Some((line, _)) = &cut {
-        // (the loops' DO variables are set again before every use)
-        let mut loop_vars = BTreeSet::new();
-        analyzer::ast::for_each_stmt(u, &[n1.clone(), n2.clone()], &mut |st| {
-            if let StmtKind::Do { var, .. } = &st.kind {
-                loop_vars.insert(var.to_ascii_lowercase());
-            }
-        });
-        let touched: BTreeSet<String> = a1.iter().chain(&a2).map(|a| a.name.to_ascii_lowercase()).filter(|n| !loop_vars.contains(n)).collect();
-        if let Some(n) = cut_reads.iter().find(|n| **n != tvar && (written.contains(*n) || cut_writes.contains(*n) || sema.is_array(n))) {
-            return refuse(why, format!("the condition of the IF construct at line {line} reads {}, which the step writes or which is an array", n.to_uppercase()));
-        }
-        if let Some(n) = cut_writes.iter().find(|n| touched.contains(*n) || kept.contains(*n) || **n == tvar) {
-            return refuse(why, format!("the IF construct at line {line} writes {}, which the loops or the step use", n.to_uppercase()));
-        }
-    }
     // every DO of the loops: bounds reading nothing the step writes but the loops' own DO
     // variables (their planes are the same each step); labels, renumbered in the copy
     let mut do_vars = BTreeSet::new();
@@ -455,6 +436,19 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
             }
             defined.extend(st.label);
         });
+    }
+    // the IF that ends blocks: its condition reads the time variable and names nothing in
+    // the step writes; its statements write nothing the loops touch, no kept scalar, not the
+    // time variable and nothing the condition reads
+    if let Some((line, _)) = &cut {
+        // (the loops' DO variables are set again before every use)
+        let touched: BTreeSet<String> = a1.iter().chain(&a2).map(|a| a.name.to_ascii_lowercase()).filter(|n| !do_vars.contains(n)).collect();
+        if let Some(n) = cut_reads.iter().find(|n| **n != tvar && (written.contains(*n) || cut_writes.contains(*n) || sema.is_array(n))) {
+            return refuse(why, format!("the condition of the IF construct at line {line} reads {}, which the step writes or which is an array", n.to_uppercase()));
+        }
+        if let Some(n) = cut_writes.iter().find(|n| touched.contains(*n) || kept.contains(*n) || **n == tvar) {
+            return refuse(why, format!("the IF construct at line {line} writes {}, which the loops or the step use", n.to_uppercase()));
+        }
     }
     if let Some(n) = bound_names.iter().find(|n| written.contains(*n) && !do_vars.contains(*n)) {
         return refuse(why, format!("a bound of the loops reads {}, which the step writes", n.to_uppercase()));
