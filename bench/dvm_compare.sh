@@ -11,6 +11,17 @@
 #   jac2d   2-D Jacobi 2000x2000 (bench/jac2d.fdv), JAC_ITERS iterations (default 400)
 #   heat3d  3-D 7-point Jacobi 160^3, (BLOCK,BLOCK,BLOCK), HEAT_STEPS steps (default 200)
 #   gs2d    2-D Gauss-Seidel in place (ACROSS) 2000x2000, GS_ITERS sweeps (default 100)
+# and, unless EXAMPLES=0, the DVM system's own performance examples, taken from
+# DVM_DIR/examples at run time (third-party code: never committed), at sizes for this machine:
+#   jac3dp  examples/jac3d_perf.fdv, 3-D Jacobi with EXIT on convergence, JAC3D_L^3 (default
+#           256), JAC3D_ITERS iterations (default 100), REAL
+#   jac2dp  examples/jac2d_perf.fdv, its 2-D version, JAC2D_L^2 (default 4000), JAC2D_ITERS
+#           (default 100)
+#   adi     examples/adi.fdv, alternating-direction sweeps (three ACROSS nests, the last one
+#           with a reduction), ADI_N^3 (default 200), ADI_ITERS (default 20), DOUBLE PRECISION
+#   The sequential builds of these get a DVTIME function of our own (SYSTEM_CLOCK); their
+#   "Time in seconds" and "Verification" lines (the latter for the full size only) are not
+#   compared, their " IT" lines are.
 # Configurations: 1 process, 2 processes, 1 process x 2 threads; each as a user starts it:
 #   sapfor run P.fdv --np N [--threads T] --fflags "$FFLAGS"
 #   dvm f $DVM_FOPTS P; dvm run G1 [G2 [G3]] P   (DVMH_NUM_THREADS=T; statistics off:
@@ -58,15 +69,35 @@ cd "$W"
 edit "$ROOT/bench/jac2d.fdv" "L=2000, ITMAX=100)" "L=2000, ITMAX=$JAC_ITERS)" jac2d.fdv
 edit "$ROOT/bench/dvm/heat3d.fdv" "N=160, NSTEPS=50)" "N=160, NSTEPS=$HEAT_STEPS)" heat3d.fdv
 edit "$ROOT/bench/dvm/gs2d.fdv" "L=2000, ITMAX=20)" "L=2000, ITMAX=$GS_ITERS)" gs2d.fdv
-cp "$DVM_DIR/par/usr.par" usr.par
-sed -i 's/^Is_DVM_STAT=1;/Is_DVM_STAT=0;/' usr.par
 PROGS="jac2d heat3d gs2d"
-declare -A NOTE
 declare -A GRID1=([jac2d]="1 1" [heat3d]="1 1 1" [gs2d]="1 1")
 declare -A GRID2=([jac2d]="1 2" [heat3d]="1 1 2" [gs2d]="1 2")
+declare -A SEQEXTRA=()
+if [ "${EXAMPLES:-1}" != 0 ]; then
+    EX=$DVM_DIR/examples
+    edit "$EX/jac3d_perf.fdv" "L=384, ITMAX=100)" "L=${JAC3D_L:-256}, ITMAX=${JAC3D_ITERS:-100})" jac3dp.fdv
+    edit "$EX/jac2d_perf.fdv" "L=8000, ITMAX=100)" "L=${JAC2D_L:-4000}, ITMAX=${JAC2D_ITERS:-100})" jac2dp.fdv
+    n=${ADI_N:-200}
+    edit "$EX/adi.fdv" "nx=384, ny=384, nz=384, maxeps=0.01, itmax=100)" \
+        "nx=$n, ny=$n, nz=$n, maxeps=0.01, itmax=${ADI_ITERS:-20})" adi.fdv
+    cat >dvtime.f <<'EOF'
+      DOUBLE PRECISION FUNCTION DVTIME()
+      INTEGER*8 C, R
+      CALL SYSTEM_CLOCK(C, R)
+      DVTIME = DBLE(C) / DBLE(R)
+      END
+EOF
+    PROGS="$PROGS jac3dp jac2dp adi"
+    GRID1+=([jac3dp]="1 1 1" [jac2dp]="1 1" [adi]="1 1 1")
+    GRID2+=([jac3dp]="1 1 2" [jac2dp]="1 2" [adi]="1 1 2")
+    SEQEXTRA+=([jac3dp]=dvtime.f [jac2dp]=dvtime.f [adi]=dvtime.f)
+fi
+cp "$DVM_DIR/par/usr.par" usr.par
+sed -i 's/^Is_DVM_STAT=1;/Is_DVM_STAT=0;/' usr.par
+declare -A NOTE
 for p in $PROGS; do
     # shellcheck disable=SC2086
-    gfortran $FFLAGS -w -x f77 "$p.fdv" -o "$p.seq"
+    gfortran $FFLAGS -w -x f77 "$p.fdv" ${SEQEXTRA[$p]:-} -o "$p.seq"
     "./$p.seq" >"$p.ref"
     # DVM's converter with DVM_FOPTS; if its output does not compile (-Opl on an ACROSS
     # loop: "Unexpected !$OMP END DO"), without them, and the table says so
@@ -132,6 +163,7 @@ echo
 echo "machine: $(getconf _NPROCESSORS_ONLN) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "load average before: $LOAD0; after: $LOAD1; runs started on a busy machine: $BUSY"
 echo "flags: $FFLAGS (all; DVM converter options: $DVM_FOPTS); jac2d $JAC_ITERS iterations, heat3d $HEAT_STEPS steps, gs2d $GS_ITERS sweeps"
+[ "${EXAMPLES:-1}" = 0 ] || echo "DVM's examples: jac3dp ${JAC3D_L:-256}^3 x ${JAC3D_ITERS:-100}, jac2dp ${JAC2D_L:-4000}^2 x ${JAC2D_ITERS:-100}, adi ${ADI_N:-200}^3 x ${ADI_ITERS:-20}"
 echo "median wall-clock seconds of $REPEATS runs (min-max), process start-up included"
 printf '%-8s %-22s %-22s %-22s %-22s %-22s %-22s %-22s\n' program sequential "sapfor np 1" "DVM np 1" "sapfor np 2" "DVM np 2" "sapfor 2 threads" "DVM 2 threads"
 for p in $PROGS; do

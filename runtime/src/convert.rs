@@ -2628,6 +2628,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     // array reductions, in registration order after the scalar items
     let mut red_arrays: Vec<String> = vec![];
     let mut tiled: Option<(String, String, Vec<i64>, Vec<i64>, Vec<i64>, usize)> = None;
+    let outer_free = tile.is_some_and(|t| t.outer_free);
     // arrays whose exchanges this loop limits to the box it references (`limit_box`), and the
     // nest's accesses that tells (walked once, for the first such array)
     let mut limited: Vec<String> = vec![];
@@ -2656,7 +2657,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                         }
                     }
                     if across && tile.is_some() {
-                        tiled = Some((key.clone(), nm.to_string(), lo.clone(), hi.clone(), dl, tile.unwrap()));
+                        tiled = Some((key.clone(), nm.to_string(), lo.clone(), hi.clone(), dl, tile.unwrap().dim));
                     } else if across {
                         pre.push(format!("call sapfor_across_begin(sh_{key}, {nm}, {}, {}, {})", i64list(&lo), i64list(&hi), i64list(&dl)));
                         // before any collective of the epilogue: the successors wait for it
@@ -2901,7 +2902,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             post.push(format!("call sapfor_red_get_arr({x})"));
         }
     }
-    // pipelined ACROSS: a tile loop along dimension td (the innermost loop's) around the nest;
+    // pipelined ACROSS: a tile loop along dimension td (the tiled loop's, `tile_dim`) around the nest;
     // outside regions and the iteration-order mode, in an OpenMP region whose threads share
     // the outermost loop's iterations and keep the pipeline's order between them
     // (`sapfor_tpipe_*`, runtime/rtlib/src/omp.rs) where no process pipeline feeds the tiles
@@ -2919,7 +2920,9 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         if let Some((eq, parts)) = outer {
             // (the nest's counted work: threads only where each tile of the pipeline pays)
             let work = team_work(cx, ui, &nest, &headers).unwrap_or_else(|| "-1_c_int64_t".to_string());
-            pre.push(format!("sapfor_tile_t = sapfor_tpipe_threads(sh_{key}, {d}, {work})"));
+            // (1: the outermost loop carries no dependence, the threads need not wait)
+            let free = i32::from(outer_free);
+            pre.push(format!("sapfor_tile_t = sapfor_tpipe_threads(sh_{key}, {d}, {work}, {free})"));
             pre.push(format!("sapfor_tile_s = int(sapfor_tpipe_tile_size(sh_{key}, {d}, sapfor_tile_t))"));
             tpipe_at = Some(pre.len());
             pre.push(TPIPE_BEGIN.to_string());
@@ -2963,8 +2966,8 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             pre.push(tile_call(0));
             post.splice(0..0, [tile_call(1), "end do".to_string(), format!("call sapfor_across_finish(sh_{key}, {nm}, {wl}, {wh}, {wd}, {d})")]);
         }
-        // the innermost loop runs over the current tile only
-        let h = headers[headers.len() - 1];
+        // the tiled loop (the innermost or the one around it) runs over the current tile only
+        let h = headers[tile.map_or(headers.len() - 1, |t| t.header)];
         let t = cx.current_lines(h).swap_remove(0);
         match tile_header(&t) {
             Some(new) => cx.replace_stmt(h, vec![new]),
@@ -3512,12 +3515,31 @@ fn affine(e: &Expr) -> Option<(String, i64)> {
     }
 }
 
-/// Whether an ACROSS loop can be pipelined in tiles along the dimension of its innermost
-/// loop, and that dimension (0-based). Needs: one ACROSS array, the ON array itself; the
-/// innermost loop variable indexes a dimension of it exactly (offset 0); every reference to
-/// the array in the body is affine in the loop variables, and none reads "ahead" in the
-/// tiled dimension and "behind" in another (like A(I+1,J-1)): then running the tiles one
-/// after the other (tile loop outermost) keeps every dependence of the original order.
+/// How a pipelined ACROSS loop is cut into tiles (`tile_dim`).
+#[derive(Clone, Copy)]
+struct Tile {
+    /// the array's dimension the tiles divide (0-based)
+    dim: usize,
+    /// the loop of the nest (its index in the headers) that runs over one tile
+    header: usize,
+    /// the outermost loop carries no dependence (see `tile_dim`)
+    outer_free: bool,
+}
+
+/// Whether an ACROSS loop can be pipelined in tiles, along which dimension and loop. Needs:
+/// one ACROSS array, the ON array itself; the tiled loop's variable indexes a dimension of
+/// it exactly (offset 0); every reference to the array in the body is affine in the loop
+/// variables, and none reads "ahead" in the tiled dimension and "behind" in another (like
+/// A(I+1,J-1)): then running the tiles one after the other (tile loop outermost) keeps
+/// every dependence of the original order. The tiled loop is the innermost one, or in a nest
+/// of three or more loops whose innermost runs along the array's first (contiguous)
+/// dimension the one around it where that is allowed and no dependence runs along its
+/// dimension: tiles of the contiguous dimension
+/// leave short pieces of rows (the DVM system's `adi.fdv`, its sweep along K on two
+/// processes: 2.4 times the time of one process with tiles of I, 0.5 with tiles of J).
+/// Also whether the outermost loop carries no dependence: its variable indexes a dimension
+/// of the array in which every reference reads the ON reference's plane (offset 0), so the
+/// threads that share its iterations need not wait for each other (`sapfor_tpipe_threads`).
 fn tile_dim(
     cx: &Cx,
     ui: usize,
@@ -3526,7 +3548,7 @@ fn tile_dim(
     headers: &[&Stmt],
     nest: &[&Node],
     dirs: &BTreeMap<String, Vec<i64>>,
-) -> Option<usize> {
+) -> Option<Tile> {
     let u = &cx.p.units[ui];
     let on = pl.on.as_ref()?;
     let specs: Vec<&ShadowSpec> = pl
@@ -3535,19 +3557,20 @@ fn tile_dim(
         .filter_map(|c| if let Clause::Across(v) = c { Some(v) } else { None })
         .flatten()
         .collect();
-    if specs.len() != 1 || headers.len() < 2 || !specs[0].name.eq_ignore_ascii_case(&on.name) {
+    let n = headers.len();
+    if specs.len() != 1 || n < 2 || !specs[0].name.eq_ignore_ascii_case(&on.name) {
         return None;
     }
     let name = on.name.to_ascii_lowercase();
     let key = vis.get(&name)?;
     spec_widths(cx, ui, key, specs[0])?;
     let dl = dirs.get(&name).cloned().unwrap_or_default();
-    let inner = match &headers[headers.len() - 1].kind {
-        StmtKind::Do { var, .. } => var.clone(),
-        _ => return None,
+    // the ON subscript that is exactly the variable of loop `h`
+    let dim_of = |h: usize| {
+        let StmtKind::Do { var, .. } = &headers[h].kind else { return None };
+        on.subs.iter().position(|s| matches!(s, Subscript::Expr(DExpr::Name(n)) if n.eq_ignore_ascii_case(var)))
     };
-    // the ON subscript that is exactly the innermost variable
-    let td = on.subs.iter().position(|s| matches!(s, Subscript::Expr(DExpr::Name(n)) if n.eq_ignore_ascii_case(&inner)))?;
+    let inner = dim_of(n - 1)?;
     let loop_vars: BTreeSet<String> = do_vars(headers).into_iter().collect();
     // each ON subscript as a variable plus an offset (`ON C(I,J+1,K+1)`): the references'
     // offsets count from these
@@ -3563,50 +3586,32 @@ fn tile_dim(
         .collect();
     let on_var = |d: usize| on_aff[d].as_ref().map(|x| x.0.as_str());
     let on_off = |d: usize| on_aff[d].as_ref().map_or(0, |x| x.1);
+    // the array's references: each subscript a variable and an offset (a constant subscript:
+    // no variable)
+    let mut refs: Vec<Vec<(String, i64)>> = vec![];
     let mut ok = true;
     let mut body = BTreeSet::new();
     collect_stmts(u, nest[0], &mut body);
     let mut check = |e: &Expr| {
-        if let Expr::Ref(n, args) = e {
-            if n == &name {
-                // (a constant subscript: no variable)
-                let subs: Vec<Option<(String, i64)>> = args
+        if let Expr::Ref(nm, args) = e {
+            if nm == &name {
+                let subs: Option<Vec<(String, i64)>> = args
                     .iter()
                     .map(|a| match a.expr() {
                         Some(Expr::Int(c)) => Some((String::new(), *c)),
                         e => e.and_then(affine),
                     })
                     .collect();
-                // (the ON reference has the array's rank: checked where the loop is read)
-                if subs.len() != on_aff.len() || subs.iter().any(|s| s.is_none()) {
-                    ok = false;
-                    return;
-                }
-                // each process runs its tiles one after the other, whole: an iteration of a
-                // later tile (higher in the tiled dimension) that came earlier in the loop's
-                // order (lower in another dimension) now runs later, so no reference may
-                // read ahead in the tiled dimension and behind in another (its value would
-                // not be computed yet), nor behind and ahead (it would be computed already,
-                // where the loop read the old value); every subscript names the ON
-                // reference's variable of its dimension
-                // (offsets along each dimension's flow: a downward loop's tiles run downwards)
-                // (only the dimensions the nest's loops run along have an order: a constant
-                // subscript, `V(1,I+1,J,K)` in NPB LU's BUTS, or a plane the nest does not
-                // change, its K, is the same for every iteration)
-                let dir = |d: usize| dl.get(d).copied().unwrap_or(1);
-                // (offsets from the ON reference's: `C(I+1,J,K+1)` in a loop ON C(I,J+1,K+1)
-                // reads one behind in J and one ahead in I, from the iteration j-1 whose tile
-                // of I comes later)
-                let ct = (subs[td].as_ref().map(|x| x.1).unwrap_or(0) - on_off(td)) * dir(td);
-                for (d, s) in subs.iter().enumerate() {
-                    let (v, cd) = s.as_ref().map(|x| (x.0.as_str(), (x.1 - on_off(d)) * dir(d))).unwrap_or(("", 0));
-                    if on_var(d).is_some_and(|w| !w.eq_ignore_ascii_case(v)) {
-                        ok = false;
+                // (the ON reference has the array's rank: checked where the loop is read);
+                // every subscript names the ON reference's variable of its dimension
+                match subs {
+                    Some(subs)
+                        if subs.len() == on_aff.len()
+                            && subs.iter().enumerate().all(|(d, (v, _))| on_var(d).is_none_or(|w| w.eq_ignore_ascii_case(v))) =>
+                    {
+                        refs.push(subs)
                     }
-                    let ordered = on_var(d).is_some_and(|w| loop_vars.contains(w));
-                    if d != td && ordered && ((ct > 0 && cd < 0) || (ct < 0 && cd > 0)) {
-                        ok = false;
-                    }
+                    _ => ok = false,
                 }
             }
         }
@@ -3623,11 +3628,42 @@ fn tile_dim(
             _ => return None,
         }
     }
-    if ok {
-        Some(td)
-    } else {
-        None
+    if !ok {
+        return None;
     }
+    // (offsets along each dimension's flow, from the ON reference's: a downward loop's tiles
+    // run downwards; `C(I+1,J,K+1)` in a loop ON C(I,J+1,K+1) reads one behind in J and one
+    // ahead in I, from the iteration j-1 whose tile of I comes later)
+    let dir = |d: usize| dl.get(d).copied().unwrap_or(1);
+    let off = |r: &[(String, i64)], d: usize| (r[d].1 - on_off(d)) * dir(d);
+    // (only the dimensions the nest's loops run along have an order: a constant subscript,
+    // `V(1,I+1,J,K)` in NPB LU's BUTS, or a plane the nest does not change, its K, is the
+    // same for every iteration)
+    let ordered = |d: usize| on_var(d).is_some_and(|w| loop_vars.contains(w));
+    // each process runs its tiles one after the other, whole: an iteration of a later tile
+    // (higher in the tiled dimension) that came earlier in the loop's order (lower in another
+    // dimension) now runs later, so no reference may read ahead in the tiled dimension and
+    // behind in another (its value would not be computed yet), nor behind and ahead (it
+    // would be computed already, where the loop read the old value)
+    let legal = |td: usize| {
+        refs.iter().all(|r| {
+            let ct = off(r, td);
+            (0..r.len()).all(|d| d == td || !ordered(d) || !((ct > 0 && off(r, d) < 0) || (ct < 0 && off(r, d) > 0)))
+        })
+    };
+    // (the dimension the outermost loop runs along; none: its iterations may meet)
+    let outer_free = dim_of(0).is_some_and(|od| refs.iter().all(|r| off(r, od) == 0));
+    // (the loop around the innermost where no reference reads another plane of its
+    // dimension: tiles along a dimension the dependences run along would make the
+    // processes along it wait for each other's whole part)
+    let mut candidates = vec![];
+    if n >= 3 && inner == 0 {
+        if let Some(d) = dim_of(n - 2).filter(|&d| refs.iter().all(|r| off(r, d) == 0)) {
+            candidates.push((d, n - 2));
+        }
+    }
+    candidates.push((inner, n - 1));
+    candidates.into_iter().find(|&(d, _)| legal(d)).map(|(dim, header)| Tile { dim, header, outer_free })
 }
 
 /// `DO [label] var = lo, hi` -> bounds clipped to the owned part of dimension d of `key`.

@@ -207,10 +207,10 @@ module sapfor_rt
       integer(c_int64_t), value :: h
       integer(c_int), value :: tdim
     end function
-    integer(c_int) function sapfor_tpipe_threads(h, tdim, work) bind(C, name='sapfor_tpipe_threads')
+    integer(c_int) function sapfor_tpipe_threads(h, tdim, work, free) bind(C, name='sapfor_tpipe_threads')
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: h, work
-      integer(c_int), value :: tdim
+      integer(c_int), value :: tdim, free
     end function
     integer(c_int64_t) function sapfor_tpipe_tile_size(h, tdim, threads) bind(C, name='sapfor_tpipe_tile_size')
       import :: c_int, c_int64_t

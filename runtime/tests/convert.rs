@@ -833,16 +833,48 @@ fn pairs_of_parallel_loops_are_fused_where_the_planes_allow() {
     assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 4, "{out}");
 }
 
+/// ADI sweeps (fixture adi_sweeps.fdv): the pipeline's tiles divide J, the loop around the
+/// innermost, where no reference reads another row J (sweeps along I and K), and I where one
+/// does (along J); the threads sharing K are told they need not wait for each other where no
+/// reference reads another plane K (`free`, the last argument of `sapfor_tpipe_threads`).
+#[test]
+fn adi_sweeps_are_tiled_along_rows_and_free_where_no_plane_is_read() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/adi_sweeps.fdv")).unwrap();
+    let out = conv("adi_sweeps.fdv", &src).unwrap();
+    // (per sweep in order: the tiled dimension, whether free, the tiled loop's header)
+    let threads: Vec<(String, String)> = out
+        .lines()
+        .filter(|l| l.starts_with("sapfor_tile_t = sapfor_tpipe_threads(sh_adisw_a, "))
+        .map(|l| (l["sapfor_tile_t = sapfor_tpipe_threads(sh_adisw_a, ".len()..][..1].to_string(), l[l.len() - 2..l.len() - 1].to_string()))
+        .collect();
+    let want: Vec<(String, String)> = [("2", "1"), ("1", "1"), ("2", "0"), ("2", "0")].iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    assert_eq!(threads, want, "{out}");
+    assert!(out.contains("DO 20 sapfor_wj = max(max(2, sapfor_lo(sh_adisw_a, 2)), sapfor_tile_i), "), "{out}");
+    assert!(out.contains("DO 30 I = max(max(2, sapfor_lo(sh_adisw_a, 1)), sapfor_tile_i), "), "{out}");
+    for l in ["40", "45"] {
+        assert!(out.contains(&format!("DO {l} J = max(max(2, sapfor_lo(sh_adisw_a, 2)), sapfor_tile_i), ")), "{out}");
+        assert!(out.contains(&format!("DO {l} I = max(2, sapfor_lo(sh_adisw_a, 1)), min(N - 1, sapfor_hi(sh_adisw_a, 1))")), "{out}");
+    }
+}
+
 /// ACROSS nests in wavefront strips (convert_wave.rs): the fixture's Gauss-Seidel (one
 /// labelled terminal), nine-point (block DOs), backward, mixed and 3-D sweeps run in strips
-/// of 8 columns; the
-/// sweep reading two rows ahead in the column before, and the one summing reals, stay as
-/// written.
+/// of 8 columns, and so does a sweep whose dependence runs along I only; the sweep reading
+/// two rows ahead in the column before, the one summing reals, and those whose points along
+/// I do not wait for each other (dependences along J or K only) stay as written.
 #[test]
 fn across_nests_run_in_wavefront_strips_where_the_order_allows() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/wave_strips.fdv")).unwrap();
     let out = conv("wave_strips.fdv", &src).unwrap();
-    assert_eq!(out.matches("sapfor_wk = max(0, sapfor_wt - sapfor_wn), min(sapfor_ww, sapfor_wt)").count(), 5, "{out}");
+    assert_eq!(out.matches("sapfor_wk = max(0, sapfor_wt - sapfor_wn), min(sapfor_ww, sapfor_wt)").count(), 6, "{out}");
+    // the dependence along I only: strips; along J only or K only: as written
+    let alone = |stmt: &str| {
+        let c = out.find(stmt).unwrap_or_else(|| panic!("{stmt}: {out}"));
+        !out[out[..c].rfind("sapfor_across").unwrap()..c].contains("sapfor_w")
+    };
+    assert!(!alone("A(I,J) = (A(I-1,J) + 2 * A(I+1,J)) / 3"), "{out}");
+    assert!(alone("B(I,J) = (2 * B(I,J-1) + B(I,J+1)) / 3"), "{out}");
+    assert!(alone("D(I,J,K) = (D(I,J,K-1) + 2 * D(I,J,K+1)) / 3 + 1"), "{out}");
     // downwards: strips from the last column down, rows from the last up
     assert!(out.contains("DO 30 sapfor_wj = sapfor_tp_f, sapfor_tp_l, -8") && out.contains("i = sapfor_wa - (sapfor_wt - sapfor_wk)"), "{out}");
     assert!(out.contains("j = sapfor_wj - sapfor_wk") && out.contains("j = sapfor_wj + sapfor_wk"), "{out}");
@@ -856,8 +888,7 @@ fn across_nests_run_in_wavefront_strips_where_the_order_allows() {
     let close = out[nine..].find("end do\nend do\n").unwrap();
     assert!(out[nine + close..].find("END DO").unwrap() < out[nine..].find("sapfor_across_end").unwrap() - close, "{out}");
     // two rows ahead in the column before: as written
-    let c = out.find("C(I,J) = C(I-1,J)").unwrap();
-    assert!(!out[out[..c].rfind("sapfor_across").unwrap()..c].contains("sapfor_w"), "{out}");
+    assert!(alone("C(I,J) = C(I-1,J)"), "{out}");
     // as written too: the inner loop's bounds read a scalar the nest assigns (the strips
     // evaluate them once a strip); the outer loop's variable in an inner bound's place is
     // fine for the 3-D sweep's J (its K holds still)
@@ -865,7 +896,7 @@ fn across_nests_run_in_wavefront_strips_where_the_order_allows() {
     assert_ne!(bound, src);
     let out = conv("wave_bound.fdv", &bound).unwrap();
     assert_eq!(out.matches("DO 10 sapfor_wk").count(), 0, "{out}");
-    assert_eq!(out.matches("sapfor_wk = max(0, sapfor_wt - sapfor_wn)").count(), 4, "{out}");
+    assert_eq!(out.matches("sapfor_wk = max(0, sapfor_wt - sapfor_wn)").count(), 5, "{out}");
     let plane = src.replace("         DO 40 J = 2, M - 1\n", "         DO 40 J = 2, M - K + 3\n");
     assert_ne!(plane, src);
     let out = conv("wave_plane.fdv", &plane).unwrap();

@@ -1679,9 +1679,11 @@ pub unsafe extern "C" fn sapfor_across_finish(h: i64, a: *mut u8, wlo: *const i6
 }
 
 /// Tile size of a pipelined ACROSS loop along dimension `tdim`: `SAPFOR_ACROSS_TILE` if set;
-/// else the whole owned extent when no other dimension of the array is divided between
-/// processes (no pipeline: tiles would only cut the loop into short pieces; Gauss-Seidel
-/// 2000^2 on one process ran 1.5 times slower with 16 tiles); else, for a loop that runs in
+/// else the whole owned extent when no other dimension of the array with a flow dependence
+/// is divided between processes (no pipeline: tiles would only cut the loop into short
+/// pieces; Gauss-Seidel 2000^2 on one process ran 1.5 times slower with 16 tiles, the DVM
+/// system's `adi.fdv` sweeps along I and J, whose planes of K are divided, 2 times slower on
+/// two processes); else, for a loop that runs in
 /// a stream, the whole owned extent too; else the owned extent / 16 (at least 1).
 ///
 /// A stream: the process heading the pipeline (it receives no tiles) has communicated
@@ -1721,14 +1723,18 @@ fn across_tile_size(h: i64, tdim: i32, threads: i32) -> i64 {
 }
 
 /// Whether a pipeline of processes feeds the tiles of an ACROSS loop over array `h` tiled
-/// along dimension `tdim`: another dimension of the array is divided between processes.
+/// along dimension `tdim`: another dimension of the array is divided between processes, one
+/// with a flow dependence in the ACROSS loop running now (`sapfor_across_start`; any divided
+/// one outside it).
 fn across_pipeline(h: i64, tdim: i32) -> bool {
     with(|rt| {
         let l = rt.layout(h);
-        l.dims
-            .iter()
-            .enumerate()
-            .any(|(d, dim)| d + 1 != tdim as usize && dim.axis.is_some_and(|ax| rt.grid.get(ax).is_some_and(|&n| n > 1)))
+        let now = rt.across_now.as_ref().filter(|n| n.h == h);
+        l.dims.iter().enumerate().any(|(d, dim)| {
+            d + 1 != tdim as usize
+                && dim.axis.is_some_and(|ax| rt.grid.get(ax).is_some_and(|&n| n > 1))
+                && now.is_none_or(|n| flow_side(d, &n.wlo, &n.whi, &n.dirs).1 > 0)
+        })
     })
 }
 
