@@ -613,7 +613,12 @@ pub fn convert_with(p: &Program, order: bool, host_only: bool) -> Result<Convert
         OutFile { name: "sapfor_rt.f90".into(), text: crate::fortran::RT_MODULE.to_string() },
         OutFile { name: "sapfor_data.f90".into(), text: data_module(&cx) },
     ];
-    let mut used_names = BTreeSet::new();
+    // the DVM system's timer, where the program has no procedure of that name
+    if !p.units.iter().any(|u| u.name.eq_ignore_ascii_case("dvtime")) {
+        files.push(OutFile { name: "sapfor_dvm.f90".into(), text: crate::fortran::DVTIME.to_string() });
+    }
+    // (a user's file of a generated file's name gets another: `sapfor_rt_2.f90`)
+    let mut used_names: BTreeSet<String> = files.iter().map(|f| f.name.clone()).collect();
     for (i, f) in p.map.files.iter().enumerate() {
         if f.included {
             continue;

@@ -986,6 +986,23 @@ fn barrier_new_and_dvtime_of_the_dvm_examples() {
         assert!(out.status.success(), "{}", text(&out));
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok", "{}", text(&out));
     }
+    // a program with a DVTIME of its own (a sequential version of a DVM example), in a file
+    // named as the converter's timer file: its function, not the runtime's (the link failed
+    // with "multiple definition of `dvtime_'" before)
+    std::fs::write(dir.join("u.fdv"), "program u
+  double precision :: dvtime
+  print *, int(dvtime())
+end program u
+").unwrap();
+    std::fs::write(dir.join("sapfor_dvm.f90"), "double precision function dvtime()
+  dvtime = 42
+end function dvtime
+").unwrap();
+    for np in ["1", "2"] {
+        let out = sapfor(&dir).args(["run", "u.fdv", "sapfor_dvm.f90", "--np", np]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "42", "{}", text(&out));
+    }
 }
 
 #[test]

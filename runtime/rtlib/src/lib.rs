@@ -676,9 +676,12 @@ pub extern "C" fn sapfor_barrier() {
 }
 
 /// `dvtime()`, the DVM system's timer for Fortran-DVMH programs: wall-clock seconds (double
-/// precision) since an arbitrary moment, the same moment on every call of one process.
+/// precision) since an arbitrary moment, the same moment on every call of one process. The
+/// converter's `sapfor_dvm.f90` defines DVTIME through it unless the program has a procedure
+/// of that name (a sequential version of a DVM example brings its own: the runtime's
+/// `dvtime_` clashed with it at the link).
 #[no_mangle]
-pub extern "C" fn dvtime_() -> f64 {
+pub extern "C" fn sapfor_dvtime() -> f64 {
     use std::sync::OnceLock;
     static START: OnceLock<Instant> = OnceLock::new();
     START.get_or_init(Instant::now).elapsed().as_secs_f64()
