@@ -833,6 +833,23 @@ fn pairs_of_parallel_loops_are_fused_where_the_planes_allow() {
     assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 4, "{out}");
 }
 
+/// REMOTE_ACCESS clauses (fixture remote_rows.fdv): the row the clause names is fetched
+/// before the loop (`sapfor_fetch` with that box), the whole array gathered where another
+/// reference reads the copy too, the whole dimension fetched where the subscript is a scalar
+/// the loop assigns.
+#[test]
+fn remote_access_fetches_the_named_section() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/remote_rows.fdv")).unwrap();
+    let out = conv("remote_rows.fdv", &src).unwrap();
+    let calls: Vec<&str> = out.lines().filter(|l| l.starts_with("call sapfor_fetch(sh_rrows_a") || l.starts_with("call sapfor_gather(sh_rrows_a")).collect();
+    let all = "-huge(0_c_int64_t)";
+    assert_eq!(calls.len(), 5, "{out}");
+    assert!(calls[0].contains(&format!("[integer(c_int64_t) :: int(I, c_int64_t), {all}], [integer(c_int64_t) :: int(I, c_int64_t), huge(0_c_int64_t)]")), "{out}");
+    assert!(calls[1].contains("[integer(c_int64_t) :: int(I+1, c_int64_t), "), "{out}");
+    assert_eq!(calls[2], "call sapfor_gather(sh_rrows_a, a, sf_rrows_a, 1)", "{out}");
+    assert!(calls[3].contains(&format!("[integer(c_int64_t) :: {all}, {all}]")), "{out}");
+}
+
 /// ADI sweeps (fixture adi_sweeps.fdv): the pipeline's tiles divide J, the loop around the
 /// innermost, where no reference reads another row J (sweeps along I and K), and I where one
 /// does (along J); the threads sharing K are told they need not wait for each other where no

@@ -2133,6 +2133,15 @@ fn a_loop_may_update_the_rows_its_remote_access_does_not_name() {
     handwritten("gauss_rows", &[&["--np", "3"], &["--np", "4"], &["--np", "2", "--threads", "2"]]);
 }
 
+/// REMOTE_ACCESS clauses fetch the section they name (a row; the whole dimension where the
+/// subscript is a scalar the loop assigns), and the whole array where a reference of another
+/// form reads the copy too. With the section fetched for every clause, every configuration
+/// (one process too) printed another checksum.
+#[test]
+fn remote_access_fetches_the_section_its_clause_names() {
+    handwritten("remote_rows", &[&["--np", "3"], &["--np", "4"], &["--np", "2", "--threads", "2"], &["--threads", "3"]]);
+}
+
 /// The DVM system's asynchronous groups (SHADOW_GROUP with SHADOW_START in a loop's clause and
 /// as a statement, SHADOW_WAIT; REDUCTION_GROUP with a maximum and a sum combined at
 /// REDUCTION_START), done where they stand: every configuration prints the sequential
