@@ -19,6 +19,8 @@
 #           (default 100)
 #   adi     examples/adi.fdv, alternating-direction sweeps (three ACROSS nests, the last one
 #           with a reduction), ADI_N^3 (default 200), ADI_ITERS (default 20), DOUBLE PRECISION
+#   gauss   examples/gausf.fdv, Gaussian elimination by rows (REMOTE_ACCESS of row I in each
+#           step), GAUSS_N (default 1500); its PRINT of X prints X(1), X(N/2), X(N)
 #   The sequential builds of these get a DVTIME function of our own (SYSTEM_CLOCK); their
 #   "Time in seconds" and "Verification" lines (the latter for the full size only) are not
 #   compared, their " IT" lines are.
@@ -80,6 +82,12 @@ if [ "${EXAMPLES:-1}" != 0 ]; then
     n=${ADI_N:-200}
     edit "$EX/adi.fdv" "nx=384, ny=384, nz=384, maxeps=0.01, itmax=100)" \
         "nx=$n, ny=$n, nz=$n, maxeps=0.01, itmax=${ADI_ITERS:-20})" adi.fdv
+    grep -q "PARAMETER   ( N = 10 )" "$EX/gausf.fdv" && grep -q "^        PRINT \*, X$" "$EX/gausf.fdv" || {
+        echo "bench: $EX/gausf.fdv is not the example this script knows" >&2
+        exit 1
+    }
+    sed -e "s/PARAMETER   ( N = 10 )/PARAMETER   ( N = ${GAUSS_N:-1500} )/" \
+        -e "s/^        PRINT \*, X$/        PRINT *, 'CHECKSUM', X(1), X(N\/2), X(N)/" "$EX/gausf.fdv" >gauss.fdv
     cat >dvtime.f <<'EOF'
       DOUBLE PRECISION FUNCTION DVTIME()
       INTEGER*8 C, R
@@ -87,9 +95,9 @@ if [ "${EXAMPLES:-1}" != 0 ]; then
       DVTIME = DBLE(C) / DBLE(R)
       END
 EOF
-    PROGS="$PROGS jac3dp jac2dp adi"
-    GRID1+=([jac3dp]="1 1 1" [jac2dp]="1 1" [adi]="1 1 1")
-    GRID2+=([jac3dp]="1 1 2" [jac2dp]="1 2" [adi]="1 1 2")
+    PROGS="$PROGS jac3dp jac2dp adi gauss"
+    GRID1+=([jac3dp]="1 1 1" [jac2dp]="1 1" [adi]="1 1 1" [gauss]="1")
+    GRID2+=([jac3dp]="1 1 2" [jac2dp]="1 2" [adi]="1 1 2" [gauss]="2")
     SEQEXTRA+=([jac3dp]=dvtime.f [jac2dp]=dvtime.f [adi]=dvtime.f)
 fi
 cp "$DVM_DIR/par/usr.par" usr.par
@@ -163,7 +171,7 @@ echo
 echo "machine: $(getconf _NPROCESSORS_ONLN) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "load average before: $LOAD0; after: $LOAD1; runs started on a busy machine: $BUSY"
 echo "flags: $FFLAGS (all; DVM converter options: $DVM_FOPTS); jac2d $JAC_ITERS iterations, heat3d $HEAT_STEPS steps, gs2d $GS_ITERS sweeps"
-[ "${EXAMPLES:-1}" = 0 ] || echo "DVM's examples: jac3dp ${JAC3D_L:-256}^3 x ${JAC3D_ITERS:-100}, jac2dp ${JAC2D_L:-4000}^2 x ${JAC2D_ITERS:-100}, adi ${ADI_N:-200}^3 x ${ADI_ITERS:-20}"
+[ "${EXAMPLES:-1}" = 0 ] || echo "DVM's examples: jac3dp ${JAC3D_L:-256}^3 x ${JAC3D_ITERS:-100}, jac2dp ${JAC2D_L:-4000}^2 x ${JAC2D_ITERS:-100}, adi ${ADI_N:-200}^3 x ${ADI_ITERS:-20}, gauss ${GAUSS_N:-1500}"
 echo "median wall-clock seconds of $REPEATS runs (min-max), process start-up included"
 printf '%-8s %-22s %-22s %-22s %-22s %-22s %-22s %-22s\n' program sequential "sapfor np 1" "DVM np 1" "sapfor np 2" "DVM np 2" "sapfor 2 threads" "DVM 2 threads"
 for p in $PROGS; do
