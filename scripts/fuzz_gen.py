@@ -605,6 +605,38 @@ class Gen:
         if kind == "after":
             self.emit("print *, 'wss', ws")
 
+    def elimination(self):
+        """Gaussian elimination's shape (the DVM system's Gauss example, written sequentially):
+        step I updates the rows past I from row I (or the columns past J from column J), which
+        other processes own under a distribution dividing that dimension: `--auto` reads it
+        through REMOTE_ACCESS of that row while the loop updates the others, and the runtime
+        fetches that row alone. Drawn: rows or columns, the first updated index one or two
+        past the step (reading the next row then), the inner range from the step on or whole,
+        a pivot-like element of the row read or not; sometimes the range starts at the step
+        itself (the row read is written: no such loop may run in parallel)."""
+        r = self.r
+        tgt = r.choice(["b", "e"])
+        n1, n2 = self.n[0], self.n[1]
+        ahead = r.choice([1, 1, 2, 0])
+        piv = r.random() < 0.6
+        if r.random() < 0.6:
+            src = "i" if ahead != 2 else "i+1"
+            lo = "i + 1" if r.random() < 0.6 else "1"
+            self.emit(f"do i = 1, {n1 - 2}")
+            self.emit(f"do j = i + {ahead}, {n1}", 1)
+            self.emit(f"do k = {lo}, {n2}", 2)
+            extra = f" + {tgt}({src},{r.randint(1, n2)}) * 3" if piv else ""
+            self.emit(f"{tgt}(j,k) = mod({tgt}(j,k) + {tgt}(j,{r.randint(1, n2)}) * {tgt}({src},k){extra} + 1, 1000)", 3)
+        else:
+            src = "j" if ahead != 2 else "j+1"
+            lo = "j + 1" if r.random() < 0.6 else "1"
+            self.emit(f"do j = 1, {n2 - 2}")
+            self.emit(f"do k = j + {ahead}, {n2}", 1)
+            self.emit(f"do i = {lo}, {n1}", 2)
+            extra = f" + {tgt}({r.randint(1, n1)},{src}) * 3" if piv else ""
+            self.emit(f"{tgt}(i,k) = mod({tgt}(i,k) + {tgt}({r.randint(1, n1)},k) * {tgt}(i,{src}){extra} + 1, 1000)", 3)
+        self.close_loops([None] * 3)
+
     def redblack(self):
         """A red-black sweep over a 2-D array: `DO I = MOD(J,2)+2, N1-1, 2` updates the points
         of one colour from their four neighbours of the other (both loops parallel: I is J
@@ -1492,7 +1524,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work, self.twins, self.vector_passes, self.sweep_pair, self.gauss_seidel]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work, self.twins, self.vector_passes, self.sweep_pair, self.gauss_seidel, self.elimination]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a

@@ -8,7 +8,7 @@
 use crate::machine::MachineModel;
 use crate::scheme::*;
 use analyzer::access::{Access, AccessCtx};
-use analyzer::affine::linearize;
+use analyzer::affine::{linearize, Lin};
 use analyzer::ast::{for_each_stmt, Expr, Name, Node, StmtId, StmtKind, Unit};
 use analyzer::loops::{LoopInfo, RedOp, Verdict, NOT_APPLIED};
 use analyzer::overrides::Override;
@@ -1992,15 +1992,36 @@ fn map_nest(
     }
     remote.sort_by(|a, b| a.array.cmp(&b.array));
     remote.dedup();
-    // a REMOTE_ACCESS reads a copy gathered before the loop: of an array the loop also
-    // writes, it could be stale (the runtime refuses it)
-    if let Some(r) = remote.iter().find(|r| touched.iter().any(|a| a.write && a.array == r.array)) {
-        return Err(unfit(format!(
-            "the loop at line {} reads elements of {} other processes own and also writes {}",
-            n.line,
-            upper(&r.array),
-            upper(&r.array)
-        )));
+    // a REMOTE_ACCESS reads a copy fetched before the loop: of an array the loop also writes,
+    // it could be stale; the runtime reads the copy in the clause's references only and takes
+    // such a loop where its writes provably miss what they read (`remote_apart`, Gaussian
+    // elimination's `ON A(J,*), REMOTE_ACCESS(A(I,:))` over the rows J > I): one reference
+    // of such an array, `:` where its references differ (the pivot A(I,I) and the row A(I,K))
+    let written: BTreeSet<&Name> = touched.iter().filter(|a| a.write).map(|a| &a.array).collect();
+    let mut one: Vec<ArrayRef> = vec![];
+    for r in remote {
+        match one.iter_mut().find(|m| m.array == r.array && written.contains(&r.array)) {
+            Some(m) => {
+                for (x, y) in m.subs.iter_mut().zip(&r.subs) {
+                    if x != y {
+                        *x = RefSub::All;
+                    }
+                }
+            }
+            None => one.push(r),
+        }
+    }
+    let remote = one;
+    for r in remote.iter().filter(|r| written.contains(&r.array)) {
+        let edges = renew.iter().chain(&across).any(|w| w.array == r.array);
+        if let Err(why) = remote_apart(prog, n, r, &on_acc.array, &touched, edges) {
+            return Err(unfit(format!(
+                "the loop at line {} reads elements of {} other processes own and also writes {}: {why}",
+                n.line,
+                upper(&r.array),
+                upper(&r.array)
+            )));
+        }
     }
     Ok(Some(Mapped {
         on: ArrayRef {
@@ -2012,6 +2033,64 @@ fn map_nest(
         across,
         remote,
     }))
+}
+
+/// Whether a loop that writes array `r.array` may read it through REMOTE_ACCESS `r` (the
+/// runtime's `remote_apart`, runtime/src/convert.rs): the loop is ON that array (`on`), reads
+/// no neighbour's edge of it (`edges`), and in some dimension where `r` names one index E (a
+/// scalar the nest does not change plus a constant, or a constant), every write's subscript
+/// is E plus a nonzero constant, or a DO variable of the nest plus a constant whose range
+/// provably misses E (`DO J = I+1, N` against `A(I,:)`). Err: why not.
+fn remote_apart(prog: &analyzer::program::Program, n: &Nest, r: &ArrayRef, on: &str, touched: &[&Acc], edges: bool) -> Result<(), String> {
+    if r.array != on {
+        return Err("the loop is not ON it".into());
+    }
+    if edges {
+        return Err("the loop also reads neighbours' elements of it".into());
+    }
+    let unit = &prog.units[n.unit];
+    let sema = &prog.semas[n.unit];
+    let consts = |x: &str| sema.param(x).and_then(|_| sema.eval_int(&Expr::Var(x.to_string())));
+    let lin = |e: &Expr| linearize(e, &consts);
+    // the DO loops inside the nest's lines: each variable's first and last value
+    let (first, last) = (n.line, n.levels.first().map_or(n.line, |l| l.end_line));
+    let mut ranges: BTreeMap<Name, (Lin, Lin)> = BTreeMap::new();
+    for st in unit.stmts.iter().filter(|st| (first..=last).contains(&st.span.line)) {
+        if let StmtKind::Do { var, lo, hi, step, .. } = &st.kind {
+            let stp = step.as_ref().map_or(Some(1), |e| sema.eval_int(e));
+            if let (Some(a), Some(b), Some(k)) = (lin(lo), lin(hi), stp) {
+                match k.signum() {
+                    1 => ranges.insert(var.to_ascii_lowercase(), (a, b)),
+                    -1 => ranges.insert(var.to_ascii_lowercase(), (b, a)),
+                    _ => None,
+                };
+            }
+        }
+    }
+    let nest_var = |v: &str| n.vars.iter().chain(&n.inner_vars).any(|x| x.eq_ignore_ascii_case(v));
+    let writes: Vec<&Vec<SubForm>> = touched.iter().filter(|a| a.write && a.array == r.array).filter_map(|a| a.subs.as_ref()).collect();
+    let apart = |d: usize| -> bool {
+        let e = match &r.subs[d] {
+            RefSub::Var { var, offset } if !nest_var(var) => Lin::var(&var.to_ascii_lowercase()).add(&Lin::constant(*offset), 1),
+            RefSub::Const(c) => Some(Lin::constant(*c)),
+            _ => None,
+        };
+        let Some(e) = e else { return false };
+        let diff = |a: &Lin, b: &Lin| a.add(b, -1).and_then(|x| x.as_const());
+        writes.iter().all(|w| match w.get(d) {
+            Some(SubForm::Invariant { var, offset }) => Lin::var(&var.to_ascii_lowercase()).add(&Lin::constant(*offset), 1).and_then(|x| diff(&x, &e)).is_some_and(|c| c != 0),
+            Some(SubForm::Const(c)) => diff(&Lin::constant(*c), &e).is_some_and(|c| c != 0),
+            Some(SubForm::Var { var, coeff: 1, offset }) => ranges.get(&var.to_ascii_lowercase()).is_some_and(|(lo, hi)| {
+                diff(lo, &e).is_some_and(|k| k + offset > 0) || diff(&e, hi).is_some_and(|k| k - offset > 0)
+            }),
+            _ => false,
+        })
+    };
+    if (0..r.subs.len()).any(apart) {
+        Ok(())
+    } else {
+        Err("the analysis cannot show that its writes miss the elements the reference names".into())
+    }
 }
 
 /// Elements of array `name` of `unit`: as declared, or for a dummy of adjustable size that
@@ -4056,12 +4135,13 @@ fn estimate(
                     .subs
                     .iter()
                     .enumerate()
-                    .map(|(d, s)| {
-                        if matches!(s, RefSub::Const(_)) {
-                            1.0
-                        } else {
-                            local(d).max(1.0)
-                        }
+                    .map(|(d, s)| match s {
+                        // (one index: a constant, or a scalar the nest does not change, the
+                        // pivot row I of Gaussian elimination; the runtime fetches that
+                        // section, `sapfor_fetch`)
+                        RefSub::Const(_) => 1.0,
+                        RefSub::Var { var, .. } if !n.vars.contains(var) && !n.inner_vars.contains(var) => 1.0,
+                        _ => local(d).max(1.0),
                     })
                     .product();
                 msg_time += p.log2().ceil().max(1.0) * m.message_s(count * elem);

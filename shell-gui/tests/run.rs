@@ -2133,6 +2133,25 @@ fn a_loop_may_update_the_rows_its_remote_access_does_not_name() {
     handwritten("gauss_rows", &[&["--np", "3"], &["--np", "4"], &["--np", "2", "--threads", "2"]]);
 }
 
+/// A sequential Gaussian elimination through `sapfor --auto`: the expert divides the rows and
+/// reads the pivot row through `REMOTE_ACCESS(A(I,:))` in the loop that updates the rows
+/// below it (it rejected every distribution before: "reads elements of A other processes own
+/// and also writes A"); every configuration prints what the sequential program prints.
+#[test]
+fn auto_divides_gaussian_elimination_reading_the_pivot_row_remotely() {
+    let dir = scratch("gauss_elim");
+    std::fs::copy(root().join("shell-gui/tests/data/gauss_elim.f"), dir.join("gauss_elim.f")).unwrap();
+    let want = sequential(&dir, &dir.join("gauss_elim.f"), true);
+    let out = sapfor(&dir).args(["--auto", "gauss_elim.f", "--no-db"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let fdv = std::fs::read_to_string(dir.join("gauss_elim.fdv")).unwrap();
+    assert!(fdv.contains("CDVM$ DISTRIBUTE A(BLOCK,*)"), "{fdv}");
+    assert!(fdv.contains("CDVM$ PARALLEL (J,K) ON A(J,K), REMOTE_ACCESS(A(I,:))"), "{fdv}");
+    for args in CONFIGS.iter().chain(&[&["--np", "3"][..], &["--threads", "3"], &["--np", "2", "--threads", "2"]]) {
+        run_and_compare(&dir, "gauss_elim.fdv", &want, &[], args);
+    }
+}
+
 /// REMOTE_ACCESS clauses fetch the section they name (a row; the whole dimension where the
 /// subscript is a scalar the loop assigns), and the whole array where a reference of another
 /// form reads the copy too. With the section fetched for every clause, every configuration
