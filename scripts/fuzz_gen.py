@@ -619,22 +619,21 @@ class Gen:
         n1, n2 = self.n[0], self.n[1]
         ahead = r.choice([1, 1, 2, 0])
         piv = r.random() < 0.6
-        if r.random() < 0.6:
-            src = "i" if ahead != 2 else "i+1"
-            lo = "i + 1" if r.random() < 0.6 else "1"
-            self.emit(f"do i = 1, {n1 - 2}")
-            self.emit(f"do j = i + {ahead}, {n1}", 1)
-            self.emit(f"do k = {lo}, {n2}", 2)
-            extra = f" + {tgt}({src},{r.randint(1, n2)}) * 3" if piv else ""
-            self.emit(f"{tgt}(j,k) = mod({tgt}(j,k) + {tgt}(j,{r.randint(1, n2)}) * {tgt}({src},k){extra} + 1, 1000)", 3)
-        else:
-            src = "j" if ahead != 2 else "j+1"
-            lo = "j + 1" if r.random() < 0.6 else "1"
-            self.emit(f"do j = 1, {n2 - 2}")
-            self.emit(f"do k = j + {ahead}, {n2}", 1)
-            self.emit(f"do i = {lo}, {n1}", 2)
-            extra = f" + {tgt}({r.randint(1, n1)},{src}) * 3" if piv else ""
-            self.emit(f"{tgt}(i,k) = mod({tgt}(i,k) + {tgt}({r.randint(1, n1)},k) * {tgt}(i,{src}){extra} + 1, 1000)", 3)
+        # (rows: step I, the rows J past it, columns K; columns: step J, the columns K past
+        # it, rows I)
+        rows = r.random() < 0.6
+        s, u, w, ns, nw = ("i", "j", "k", n1, n2) if rows else ("j", "k", "i", n2, n1)
+        src = s if ahead != 2 else f"{s}+1"
+        lo = f"{s} + 1" if r.random() < 0.6 else "1"
+
+        def el(a, b):
+            return f"{tgt}({a},{b})" if rows else f"{tgt}({b},{a})"
+
+        self.emit(f"do {s} = 1, {ns - 2}")
+        self.emit(f"do {u} = {s} + {ahead}, {ns}", 1)
+        self.emit(f"do {w} = {lo}, {nw}", 2)
+        extra = f" + {el(src, r.randint(1, nw))} * 3" if piv else ""
+        self.emit(f"{el(u, w)} = mod({el(u, w)} + {el(u, r.randint(1, nw))} * {el(src, w)}{extra} + 1, 1000)", 3)
         self.close_loops([None] * 3)
 
     def redblack(self):
