@@ -2927,6 +2927,21 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         let h0 = headers[0];
         let t0 = cx.current_lines(h0).swap_remove(0);
         let outer = if threadable { text::do_parts(&t0).filter(|(_, p)| p.len() == 2 || p.len() == 3) } else { None };
+        // (`--explain`: tiles along the loop around the innermost, threads that need not wait)
+        let var_of = |h: &Stmt| match &h.kind {
+            StmtKind::Do { var, .. } => var.to_uppercase(),
+            _ => String::new(),
+        };
+        let mut how = vec![];
+        if let Some(t) = tile.filter(|t| t.header + 1 < headers.len()) {
+            how.push(format!("its pipeline's tiles divide the loop on {}, so that the rows along {} stay whole", var_of(headers[t.header]), var_of(headers[headers.len() - 1])));
+        }
+        if outer.is_some() && outer_free {
+            how.push(format!("the threads sharing its loop on {} do not wait for each other: no reference reads another index of {} than the one it writes", var_of(h0), var_of(h0)));
+        }
+        if !how.is_empty() {
+            cx.note(h0.span.file, h0.span.line, format!("this ACROSS nest: {}", how.join("; ")));
+        }
         if let Some((eq, parts)) = outer {
             // (the nest's counted work: threads only where each tile of the pipeline pays)
             let work = team_work(cx, ui, &nest, &headers).unwrap_or_else(|| "-1_c_int64_t".to_string());

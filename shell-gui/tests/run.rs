@@ -654,9 +654,18 @@ fn auto_output_runs_its_region_loops_as_one_and_in_blocks_on_the_host() {
 #[test]
 fn explain_names_the_loops_the_converter_transformed() {
     let dir = scratch("explain");
-    for f in ["time_blocks.fdv", "wave_strips.fdv", "threads.fdv", "fused_loops.fdv"] {
+    for f in ["time_blocks.fdv", "wave_strips.fdv", "threads.fdv", "fused_loops.fdv", "adi_sweeps.fdv"] {
         std::fs::copy(root().join("runtime/tests/data").join(f), dir.join(f)).unwrap();
     }
+    // ACROSS nests: tiles along the loop around the innermost, threads that need not wait
+    let out = sapfor(&dir).args(["build", "adi_sweeps.fdv", "--explain", "-o", "adi"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let (tiles, free) = ("its pipeline's tiles divide the loop on J, so that the rows along I stay whole", "the threads sharing its loop on K do not wait for each other: no reference reads another index of K than the one it writes");
+    for (line, what) in [(23, format!("{tiles}; {free}")), (29, free.to_string()), (37, tiles.to_string()), (44, tiles.to_string())] {
+        assert!(err.contains(&format!("this ACROSS nest: {what}\n  --> adi_sweeps.fdv:{line}:1")), "{line}: {err}");
+    }
+    assert_eq!(err.matches("this ACROSS nest: ").count(), 4, "{err}");
     let out = sapfor(&dir).args(["build", "time_blocks.fdv", "--explain", "-o", "tb"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
