@@ -2928,16 +2928,13 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         let t0 = cx.current_lines(h0).swap_remove(0);
         let outer = if threadable { text::do_parts(&t0).filter(|(_, p)| p.len() == 2 || p.len() == 3) } else { None };
         // (`--explain`: tiles along the loop around the innermost, threads that need not wait)
-        let var_of = |h: &Stmt| match &h.kind {
-            StmtKind::Do { var, .. } => var.to_uppercase(),
-            _ => String::new(),
-        };
+        let vars: Vec<String> = do_vars(&headers).iter().map(|v| v.to_uppercase()).collect();
         let mut how = vec![];
-        if let Some(t) = tile.filter(|t| t.header + 1 < headers.len()) {
-            how.push(format!("its pipeline's tiles divide the loop on {}, so that the rows along {} stay whole", var_of(headers[t.header]), var_of(headers[headers.len() - 1])));
+        if let Some(t) = tile.filter(|t| t.header + 1 < vars.len()) {
+            how.push(format!("its pipeline's tiles divide the loop on {}, so that the rows along {} stay whole", vars[t.header], vars[vars.len() - 1]));
         }
         if outer.is_some() && outer_free {
-            how.push(format!("the threads sharing its loop on {} do not wait for each other: no reference reads another index of {} than the one it writes", var_of(h0), var_of(h0)));
+            how.push(format!("the threads sharing its loop on {} do not wait for each other: no reference reads another index of {} than the one it writes", vars[0], vars[0]));
         }
         if !how.is_empty() {
             cx.note(h0.span.file, h0.span.line, format!("this ACROSS nest: {}", how.join("; ")));
@@ -3989,20 +3986,17 @@ fn remote_box(cx: &Cx, ui: usize, body: &BTreeSet<StmtId>, r: &analyzer::directi
     let sema = &cx.p.semas[ui];
     let pattern = pattern_of(r)?;
     let stmts: Vec<&Stmt> = u.stmts.iter().filter(|s| body.contains(&s.id)).collect();
-    // (what the loop assigns, its DO variables among them)
+    // (what the loop assigns, its DO variables among them: a DO statement's accesses write
+    // its variable)
     let acx = access_ctx(cx.p, ui);
     let (mut accs, mut calls) = (vec![], vec![]);
-    let mut assigned: BTreeSet<String> = BTreeSet::new();
     for st in &stmts {
         acx.stmt_accesses(st, &mut accs, &mut calls);
-        if let StmtKind::Do { var, .. } = &st.kind {
-            assigned.insert(var.to_ascii_lowercase());
-        }
     }
     if !calls.is_empty() {
         return None;
     }
-    assigned.extend(accs.iter().filter(|a| a.write).map(|a| a.name.to_ascii_lowercase()));
+    let assigned: BTreeSet<String> = accs.iter().filter(|a| a.write).map(|a| a.name.to_ascii_lowercase()).collect();
     if !partial {
         for st in &stmts {
             let t = cx.stmt_text(st);
