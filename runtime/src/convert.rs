@@ -37,6 +37,8 @@ mod wave;
 mod fuse;
 #[path = "convert_skew.rs"]
 mod skew;
+#[path = "convert_swap.rs"]
+mod swap;
 
 /// One generated source file.
 pub struct OutFile {
@@ -3171,6 +3173,11 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             c
         });
         return Some(fuse::Held { pre, post, omp });
+    }
+    // a loop running along the arrays' rows with its column loop inside: that loop innermost
+    // (convert_swap.rs)
+    if tiled.is_none() && wave.is_empty() && red_vars.is_empty() && gpu::region_at(regions, fid, line).is_none() && !shares_terminal(u, h0.id) {
+        swap::innermost(cx, ui, pl, &headers, &nest, &private, clauses.as_mut(), &mut pre, &mut post);
     }
     // a loop ending at the terminal statement of an enclosing DO (`DO 10 K` around `DO 10 J`)
     // has its DO statements naming that label made block DOs closed before the statement, and

@@ -874,6 +874,47 @@ fn adi_sweeps_are_tiled_along_rows_and_free_where_no_plane_is_read() {
     }
 }
 
+/// Parallel loops written along the rows (fixture inner_rows.fdv, convert_swap.rs): the loop
+/// indexing the first dimension runs innermost, its threads sharing the outermost loop of the
+/// directive (`!$omp parallel do`) or, where none is left outside, its own iterations
+/// (`sapfor_tpipe_part` in an OpenMP region); the nest with a reduction and the one whose
+/// inner bounds read I keep their order, and so does the nest already along the columns.
+#[test]
+fn loops_along_rows_run_their_first_dimension_innermost() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/inner_rows.fdv")).unwrap();
+    let out = conv("inner_rows.fdv", &src).unwrap();
+    // the headers in the order written out
+    let order = |label: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.trim_start().starts_with(&format!("DO {label} ")))
+            .map(|l| l.trim_start()[format!("DO {label} ").len()..].split(' ').next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(order("10"), ["J", "I"], "{out}");
+    assert_eq!(order("12"), ["J", "I"], "{out}");
+    assert_eq!(order("15"), ["K", "J", "I"], "{out}");
+    // (the labels stay where they were: each loop still ends at its own statement)
+    assert_eq!((order("20"), order("21"), order("22")), (vec!["K".to_string()], vec!["J".to_string()], vec!["I".to_string()]), "{out}");
+    assert!(out.contains("DO 22 I = sapfor_tp_f, sapfor_tp_l\n"), "{out}");
+    assert_eq!(order("30"), ["I", "J"], "{out}");
+    assert_eq!(order("40"), ["I", "J"], "{out}");
+    assert!(out.contains("DO I = sapfor_tp_f, sapfor_tp_l\n"), "{out}");
+    // threads: the tuple's J shared by `parallel do`; elsewhere a region around the nest
+    let at = |stmt: &str| out.find(stmt).unwrap_or_else(|| panic!("{stmt}: {out}"));
+    let before = |stmt: &str| out[..at(stmt)].lines().rev().find(|l| l.starts_with("!$omp")).unwrap().to_string();
+    assert!(before("DO 12 J").starts_with("!$omp parallel do schedule(static)"), "{out}");
+    for stmt in ["DO 20 K", "DO J = 1, M"] {
+        let omp = before(stmt);
+        assert!(omp.starts_with("!$omp parallel if(") && omp.contains("sapfor_tp_f,sapfor_tp_l"), "{stmt}: {omp}");
+    }
+    assert_eq!(out.matches("!$omp end parallel").count(), 2, "{out}");
+    // the DVM system's Gaussian elimination by rows: K outside, the rows inside
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/gauss_rows.fdv")).unwrap();
+    let out = conv("gauss_rows.fdv", &src).unwrap();
+    let k = out.find("DO 5 K = I + 1, N + 1").unwrap_or_else(|| panic!("{out}"));
+    assert!(out[k..].starts_with("DO 5 K = I + 1, N + 1\nDO 5 J = sapfor_tp_f, sapfor_tp_l\n"), "{out}");
+}
+
 /// ACROSS nests in wavefront strips (convert_wave.rs): the fixture's Gauss-Seidel (one
 /// labelled terminal), nine-point (block DOs), backward, mixed and 3-D sweeps run in strips
 /// of 8 columns, and so does a sweep whose dependence runs along I only; the sweep reading

@@ -654,7 +654,7 @@ fn auto_output_runs_its_region_loops_as_one_and_in_blocks_on_the_host() {
 #[test]
 fn explain_names_the_loops_the_converter_transformed() {
     let dir = scratch("explain");
-    for f in ["time_blocks.fdv", "wave_strips.fdv", "threads.fdv", "fused_loops.fdv", "adi_sweeps.fdv"] {
+    for f in ["time_blocks.fdv", "wave_strips.fdv", "threads.fdv", "fused_loops.fdv", "adi_sweeps.fdv", "inner_rows.fdv"] {
         std::fs::copy(root().join("runtime/tests/data").join(f), dir.join(f)).unwrap();
     }
     // ACROSS nests: tiles along the loop around the innermost, threads that need not wait
@@ -666,6 +666,15 @@ fn explain_names_the_loops_the_converter_transformed() {
         assert!(err.contains(&format!("this ACROSS nest: {what}\n  --> adi_sweeps.fdv:{line}:1")), "{line}: {err}");
     }
     assert_eq!(err.matches("this ACROSS nest: ").count(), 4, "{err}");
+    // loops moved innermost: which, inside which loops, and why
+    let out = sapfor(&dir).args(["build", "inner_rows.fdv", "--explain", "-o", "ir"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let moved = "this nest runs its loop on I innermost, inside the loop";
+    for (line, what) in [(18, " on J: 1 of the 1"), (24, " on J: 4 of the 4"), (40, "s on K, J: 2 of the 2"), (65, " on J: 5 of the 5")] {
+        assert!(err.contains(&format!("{moved}{what} array references in its body index their first (contiguous) dimension by I, none by J (the directive's iterations are independent: the same values as written; SAPFOR_SWAP=0 at conversion keeps the nest as written)\n  --> inner_rows.fdv:{line}:1")), "{line}: {err}");
+    }
+    assert_eq!(err.matches(moved).count(), 4, "{err}");
     let out = sapfor(&dir).args(["build", "time_blocks.fdv", "--explain", "-o", "tb"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -771,6 +780,26 @@ fn adi_sweeps_tile_the_rows_and_run_free_threads_where_no_dependence_crosses_the
         (&["--threads", "3"], "2"),
         (&["--np", "2", "--grid", "2x1x1"], "4"),
         (&["--np", "3", "--grid", "1x1x3"], "2"),
+    ]);
+}
+
+/// Parallel loops written along the rows run the loop indexing the first dimension innermost
+/// (runtime/src/convert_swap.rs): on processes, 2-D grids and threads (where the directive's
+/// outermost loop moved in, each thread takes its part of that loop's iterations), and as
+/// written (`SAPFOR_SWAP=0`), each prints what the sequential program prints. With the
+/// check that the loops it passes do not read its variable in their bounds removed, the
+/// fixture printed other values.
+#[test]
+fn loops_along_rows_run_their_first_dimension_innermost_with_the_sequential_results() {
+    runs_as_sequential("inner_rows", "SAPFOR_SWAP", &[
+        (&["--np", "1"][..], ""),
+        (&["--np", "2"], ""),
+        (&["--np", "3"], ""),
+        (&["--np", "4", "--grid", "2x2"], ""),
+        (&["--threads", "2"], ""),
+        (&["--threads", "3"], ""),
+        (&["--np", "2", "--threads", "2"], ""),
+        (&["--np", "2"], "0"),
     ]);
 }
 

@@ -1,0 +1,274 @@
+//! A PARALLEL loop moved innermost where it runs along the arrays' columns (docs/runtime.md
+//! "Loops moved innermost").
+//!
+//! Fortran keeps a matrix by columns: in `A(J,K)` consecutive J are neighbours in memory,
+//! consecutive K a whole column apart. A nest written with the row index outside,
+//!
+//! ```text
+//! !DVM$ PARALLEL (J) ON A(J,*)
+//!       DO J = I+1, N
+//!          DO K = I+1, N+1
+//!             A(J,K) = A(J,K) - A(J,I) * A(I,K) / A(I,I)
+//! ```
+//!
+//! (the DVM system's Gaussian elimination), touches one element of each column in its
+//! innermost loop: every access a cache line of its own, nothing for the vector unit. Its
+//! directive says that the iterations of J depend on none of each other, so J may run
+//! innermost: for one J the K iterations keep their order, and iterations of two different J
+//! need no order at all. Each element is computed from the same values by the same
+//! operations, so the results are the same to the last bit.
+//!
+//! The loop of the directive that indexes the first dimension of the most references moves
+//! innermost where the innermost loop indexes no reference's first dimension but some
+//! other dimension, and: the nest is perfect (every loop but the innermost holds only the
+//! next one), the loops it passes have bounds free of its variable and it has bounds free of
+//! theirs, the innermost body has only assignments (and logical IFs that assign array
+//! elements), no call of a program procedure, no storage two names share, no private array,
+//! no reduction, and every scalar it assigns is assigned before it is read (an iteration
+//! carries nothing to the next through a scalar). Not inside a REGION, an ACROSS nest, the
+//! iteration-order mode or a loop that runs with the next one. Where the moved loop was the
+//! outermost and the new outermost is not a loop of the directive, the threads of a process
+//! share the moved loop's iterations (`sapfor_tpipe_part`) inside one OpenMP region instead
+//! of `!$omp parallel do` on the outermost loop. `SAPFOR_SWAP=0` at conversion keeps every
+//! nest as written.
+
+use super::{access_ctx, aliased, names_in, Cx, Omp, ParLoop};
+use analyzer::ast::{Expr, Node, Stmt, StmtKind};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Whether `SAPFOR_SWAP` leaves the transformation on (unset or anything but 0).
+fn enabled() -> bool {
+    std::env::var("SAPFOR_SWAP").map_or(true, |v| v.trim() != "0")
+}
+
+/// The decision for a nest: the position (in `all`) of the loop that moves innermost, with
+/// how many references index their first dimension by it.
+struct Move {
+    from: usize,
+    unit: usize,
+    total: usize,
+}
+
+/// The DO statements of the perfect nest that starts with the directive's loops `nest`
+/// (those loops, then the single loops each innermost one holds) and the innermost body's
+/// statements; None where a loop holds more than the next one or the innermost body holds a
+/// construct.
+fn perfect<'a>(u: &'a analyzer::ast::Unit, nest: &[&'a Node]) -> Option<(Vec<&'a Stmt>, Vec<&'a Stmt>)> {
+    let mut loops: Vec<&Node> = nest.to_vec();
+    let mut headers: Vec<&Stmt> = vec![];
+    loop {
+        let Node::Do { header, body, .. } = loops[headers.len()] else { return None };
+        headers.push(u.stmt(*header));
+        if headers.len() < loops.len() {
+            continue;
+        }
+        let inner: Vec<&Node> = body.iter().filter(|n| matches!(n, Node::Do { .. })).collect();
+        let others: Vec<&Node> = body.iter().filter(|n| !matches!(n, Node::Do { .. })).collect();
+        if others.iter().any(|n| !matches!(n, Node::Stmt(_))) {
+            return None;
+        }
+        let stmts: Vec<&Stmt> = others
+            .iter()
+            .map(|n| match n {
+                Node::Stmt(id) => u.stmt(*id),
+                _ => unreachable!(),
+            })
+            .collect();
+        match inner[..] {
+            [] => return Some((headers, stmts)),
+            [d] if stmts.iter().all(|s| matches!(s.kind, StmtKind::Continue)) => loops.push(d),
+            _ => return None,
+        }
+    }
+}
+
+/// Which loop of the perfect nest `all` (its first `tuple` loops the directive's) moves
+/// innermost, if any (see the module's comment); `body` the innermost statements.
+fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &[&Stmt], private: &BTreeSet<String>) -> Option<Move> {
+    let p = cx.p;
+    let sema = &p.semas[ui];
+    let n = all.len();
+    if n < 2 {
+        return None;
+    }
+    let vars: Vec<String> = all
+        .iter()
+        .map(|h| match &h.kind {
+            StmtKind::Do { var, .. } => Some(var.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    if private.iter().any(|v| sema.is_array(v)) {
+        return None;
+    }
+    for s in body {
+        let ok = match &s.kind {
+            StmtKind::Assign { .. } | StmtKind::Continue => true,
+            StmtKind::LogicalIf(_, inner) => matches!(&inner.kind, StmtKind::Assign { lhs: Expr::Ref(..), .. }),
+            _ => false,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    let acx = access_ctx(p, ui);
+    let (mut accs, mut calls) = (vec![], vec![]);
+    // (statement by statement: a scalar assigned in the body is read only after it)
+    let mut assigned: BTreeSet<String> = BTreeSet::new();
+    let mut per_stmt = vec![];
+    for s in body {
+        let (mut a, mut c) = (vec![], vec![]);
+        acx.stmt_accesses(s, &mut a, &mut c);
+        for x in a.iter().filter(|x| x.write && !sema.is_array(&x.name)) {
+            assigned.insert(x.name.to_ascii_lowercase());
+        }
+        per_stmt.push(a.clone());
+        accs.extend(a);
+        calls.extend(c);
+    }
+    if !calls.is_empty() || aliased(sema, &accs) {
+        return None;
+    }
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    for a in &per_stmt {
+        for x in a.iter().filter(|x| !x.write) {
+            let nm = x.name.to_ascii_lowercase();
+            if assigned.contains(&nm) && !done.contains(&nm) {
+                return None;
+            }
+        }
+        done.extend(a.iter().filter(|x| x.write && !sema.is_array(&x.name)).map(|x| x.name.to_ascii_lowercase()));
+    }
+    if pl.clauses.iter().any(|c| matches!(c, analyzer::directives::Clause::Reduction(_) | analyzer::directives::Clause::GroupReduction(..))) {
+        return None;
+    }
+    // how many array references index their first dimension by each loop's variable, and
+    // how many index another dimension by it but not the first
+    let mut unit: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut strided: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut total = 0;
+    for a in accs.iter().filter(|a| sema.is_array(&a.name)) {
+        let Some(subs) = &a.subs else { return None };
+        let Some(first) = subs.first().and_then(|s| s.expr()) else { return None };
+        total += 1;
+        let head = names_in(&[first]);
+        let rest_exprs: Vec<&Expr> = subs[1..].iter().filter_map(|s| s.expr()).collect();
+        let rest = names_in(&rest_exprs);
+        for v in &vars {
+            if head.contains(v) {
+                *unit.entry(v).or_default() += 1;
+            } else if rest.contains(v) {
+                *strided.entry(v).or_default() += 1;
+            }
+        }
+    }
+    let w = &vars[n - 1];
+    if unit.get(w.as_str()).copied().unwrap_or(0) > 0 || strided.get(w.as_str()).copied().unwrap_or(0) == 0 {
+        return None;
+    }
+    let (from, u1) = (0..tuple.min(n - 1))
+        .map(|k| (k, unit.get(vars[k].as_str()).copied().unwrap_or(0)))
+        .filter(|&(k, c)| c > 0 && c > strided.get(vars[k].as_str()).copied().unwrap_or(0))
+        .max_by_key(|&(k, c)| (c, k))?;
+    // (a rectangle between the moved loop and those it passes)
+    let bounds = |h: &Stmt| match &h.kind {
+        StmtKind::Do { lo, hi, step, .. } => {
+            let mut es = vec![lo, hi];
+            es.extend(step.iter());
+            names_in(&es)
+        }
+        _ => BTreeSet::new(),
+    };
+    let own = bounds(all[from]);
+    for k in from + 1..n {
+        if bounds(all[k]).contains(&vars[from]) || own.contains(&vars[k]) {
+            return None;
+        }
+    }
+    Some(Move { from, unit: u1, total })
+}
+
+/// The DO statement text `t` of loop variable `var` cut before the variable: (`DO 5 `, `J =
+/// 1, N`).
+fn split_control<'t>(t: &'t str, var: &str) -> Option<(&'t str, &'t str)> {
+    let (eq, _) = crate::text::do_parts(t)?;
+    let (a, _) = *crate::text::idents(&t[..eq], var).last()?;
+    Some((&t[..a], &t[a..]))
+}
+
+/// Move the loop of PARALLEL loop `pl` (its loops' DO statements `headers`, nodes `nest`)
+/// that runs along the arrays' columns innermost where the module's comment allows; its
+/// OpenMP directive (`omp`: the clauses and their line's index in `pre`) becomes a region
+/// whose threads share the moved loop where it was the outermost. `fused`: the loop runs with
+/// the next one.
+pub(super) fn innermost(cx: &mut Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt], nest: &[&Node], private: &BTreeSet<String>, omp: Option<&mut (Omp, usize)>, pre: &mut Vec<String>, post: &mut Vec<String>) {
+    if !enabled() || cx.order {
+        return;
+    }
+    let u = &cx.p.units[ui];
+    let Some((all, body)) = perfect(u, nest) else { return };
+    let Some(m) = choose(cx, ui, pl, &all, headers.len(), &body, private) else { return };
+    let vars: Vec<String> = all
+        .iter()
+        .map(|h| match &h.kind {
+            StmtKind::Do { var, .. } => var.clone(),
+            _ => String::new(),
+        })
+        .collect();
+    // the texts as rewritten so far (bounds cut to the process's part), one line each
+    let mut texts = vec![];
+    for h in &all {
+        match &cx.current_lines(h)[..] {
+            [t] => texts.push(t.clone()),
+            _ => return,
+        }
+    }
+    let mut parts = vec![];
+    for (t, v) in texts.iter().zip(&vars) {
+        let Some((a, b)) = split_control(t, v) else { return };
+        parts.push((a.to_string(), b.to_string()));
+    }
+    let n = all.len();
+    let mut controls: Vec<String> = parts.iter().map(|(_, c)| c.clone()).collect();
+    let moved = controls.remove(m.from);
+    // (where the moved loop was the outermost and a loop of the directive becomes the
+    // outermost, `!$omp parallel do` shares that one's iterations; else each thread runs
+    // its part of the moved loop's)
+    let part = m.from == 0 && headers.len() < 2;
+    let moved = match (part, omp) {
+        (true, Some((c, at))) => {
+            let Some((eq, bp)) = crate::text::do_parts(&format!("DO {moved}")) else { return };
+            let step = bp.get(2).map_or("1".to_string(), |s| s.trim().to_string());
+            c.scalars.extend(["sapfor_tp_f", "sapfor_tp_l"].map(String::from));
+            pre[*at] = c.line("!$omp parallel");
+            pre.insert(
+                *at + 1,
+                format!("call sapfor_tpipe_part(int({}, c_int64_t), int({}, c_int64_t), int({step}, c_int64_t), sapfor_tp_f, sapfor_tp_l)", bp[0].trim(), bp[1].trim()),
+            );
+            post.insert(0, "!$omp end parallel".to_string());
+            let with_step = if bp.len() == 3 { format!(", {step}") } else { String::new() };
+            format!("{}= sapfor_tp_f, sapfor_tp_l{with_step}", &moved[..eq - 3])
+        }
+        _ => moved,
+    };
+    controls.push(moved);
+    for (k, h) in all.iter().enumerate().skip(m.from) {
+        cx.replace_stmt(h, vec![format!("{}{}", parts[k].0, controls[k])]);
+    }
+    let first = all[0];
+    let passed: Vec<String> = vars[m.from + 1..n].iter().map(|v| v.to_uppercase()).collect();
+    cx.note(
+        first.span.file,
+        first.span.line,
+        format!(
+            "this nest runs its loop on {} innermost, inside the loop{} on {}: {} of the {} array references in its body index their first (contiguous) dimension by {}, none by {} (the directive's iterations are independent: the same values as written; SAPFOR_SWAP=0 at conversion keeps the nest as written)",
+            vars[m.from].to_uppercase(),
+            if passed.len() > 1 { "s" } else { "" },
+            passed.join(", "),
+            m.unit,
+            m.total,
+            vars[m.from].to_uppercase(),
+            vars[n - 1].to_uppercase()
+        ),
+    );
+}
