@@ -3176,7 +3176,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     }
     // a loop running along the arrays' rows with its column loop inside: that loop innermost
     // (convert_swap.rs)
-    if tiled.is_none() && wave.is_empty() && red_vars.is_empty() && gpu::region_at(regions, fid, line).is_none() && !shares_terminal(u, h0.id) {
+    if tiled.is_none() && wave.is_empty() && gpu::region_at(regions, fid, line).is_none() && !shares_terminal(u, h0.id) {
         swap::innermost(cx, ui, pl, &headers, &nest, &private, clauses.as_mut(), &mut pre, &mut post);
     }
     // a loop ending at the terminal statement of an enclosing DO (`DO 10 K` around `DO 10 J`)

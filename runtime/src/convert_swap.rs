@@ -24,16 +24,19 @@
 //! next one), the loops it passes have bounds free of its variable and it has bounds free of
 //! theirs, the innermost body has only assignments (and logical IFs that assign array
 //! elements), no call of a program procedure, no storage two names share, no private array,
-//! no reduction, and every scalar it assigns is assigned before it is read (an iteration
-//! carries nothing to the next through a scalar). Not inside a REGION, an ACROSS nest, the
+//! no reduction whose value the order could change (a sum of reals, MAXLOC: MAX, MIN, the
+//! logical ones and integer sums may stay), and every scalar it assigns, reductions aside,
+//! is assigned before it is read (an iteration carries nothing to the next through a
+//! scalar). Not inside a REGION, an ACROSS nest, the
 //! iteration-order mode or a loop that runs with the next one. Where the moved loop was the
 //! outermost and the new outermost is not a loop of the directive, the threads of a process
 //! share the moved loop's iterations (`sapfor_tpipe_part`) inside one OpenMP region instead
 //! of `!$omp parallel do` on the outermost loop. `SAPFOR_SWAP=0` at conversion keeps every
 //! nest as written.
 
-use super::{access_ctx, aliased, names_in, Cx, Omp, ParLoop};
+use super::{access_ctx, aliased, names_in, order_free, red_op, Cx, Omp, ParLoop};
 use analyzer::ast::{Expr, Node, Stmt, StmtKind};
+use analyzer::directives::Clause;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Whether `SAPFOR_SWAP` leaves the transformation on (unset or anything but 0).
@@ -111,15 +114,33 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
             return None;
         }
     }
+    // reductions whose value the order cannot change (MAX, MIN, the logical ones, integer
+    // sums and products) of scalars
+    let mut reduced: BTreeSet<String> = BTreeSet::new();
+    for c in &pl.clauses {
+        match c {
+            Clause::Reduction(reds) => {
+                for r in reds {
+                    if !order_free(sema, r) || red_op(r.op).1.is_none() || sema.is_array(&r.var.to_ascii_lowercase()) {
+                        return None;
+                    }
+                    reduced.insert(r.var.to_ascii_lowercase());
+                }
+            }
+            Clause::GroupReduction(..) => return None,
+            _ => {}
+        }
+    }
     let acx = access_ctx(p, ui);
     let (mut accs, mut calls) = (vec![], vec![]);
-    // (statement by statement: a scalar assigned in the body is read only after it)
+    // (statement by statement: a scalar assigned in the body, but a reduction's, is read
+    // only after it)
     let mut assigned: BTreeSet<String> = BTreeSet::new();
     let mut per_stmt = vec![];
     for s in body {
         let (mut a, mut c) = (vec![], vec![]);
         acx.stmt_accesses(s, &mut a, &mut c);
-        for x in a.iter().filter(|x| x.write && !sema.is_array(&x.name)) {
+        for x in a.iter().filter(|x| x.write && !sema.is_array(&x.name) && !reduced.contains(&x.name.to_ascii_lowercase())) {
             assigned.insert(x.name.to_ascii_lowercase());
         }
         per_stmt.push(a.clone());
@@ -138,9 +159,6 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
             }
         }
         done.extend(a.iter().filter(|x| x.write && !sema.is_array(&x.name)).map(|x| x.name.to_ascii_lowercase()));
-    }
-    if pl.clauses.iter().any(|c| matches!(c, analyzer::directives::Clause::Reduction(_) | analyzer::directives::Clause::GroupReduction(..))) {
-        return None;
     }
     // how many array references index their first dimension by each loop's variable, and
     // how many index another dimension by it but not the first

@@ -877,8 +877,9 @@ fn adi_sweeps_are_tiled_along_rows_and_free_where_no_plane_is_read() {
 /// Parallel loops written along the rows (fixture inner_rows.fdv, convert_swap.rs): the loop
 /// indexing the first dimension runs innermost, its threads sharing the outermost loop of the
 /// directive (`!$omp parallel do`) or, where none is left outside, its own iterations
-/// (`sapfor_tpipe_part` in an OpenMP region); the nest with a reduction and the one whose
-/// inner bounds read I keep their order, and so does the nest already along the columns.
+/// (`sapfor_tpipe_part` in an OpenMP region), with its integer sum and maximum; the nest
+/// summing reals and the one whose inner bounds read I keep their order, and so does the
+/// nest already along the columns.
 #[test]
 fn loops_along_rows_run_their_first_dimension_innermost() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/inner_rows.fdv")).unwrap();
@@ -896,18 +897,20 @@ fn loops_along_rows_run_their_first_dimension_innermost() {
     // (the labels stay where they were: each loop still ends at its own statement)
     assert_eq!((order("20"), order("21"), order("22")), (vec!["K".to_string()], vec!["J".to_string()], vec!["I".to_string()]), "{out}");
     assert!(out.contains("DO 22 I = sapfor_tp_f, sapfor_tp_l\n"), "{out}");
-    assert_eq!(order("30"), ["I", "J"], "{out}");
+    assert_eq!(order("30"), ["J", "I"], "{out}");
+    assert_eq!(order("35"), ["I", "J"], "{out}");
     assert_eq!(order("40"), ["I", "J"], "{out}");
     assert!(out.contains("DO I = sapfor_tp_f, sapfor_tp_l\n"), "{out}");
     // threads: the tuple's J shared by `parallel do`; elsewhere a region around the nest
     let at = |stmt: &str| out.find(stmt).unwrap_or_else(|| panic!("{stmt}: {out}"));
     let before = |stmt: &str| out[..at(stmt)].lines().rev().find(|l| l.starts_with("!$omp")).unwrap().to_string();
     assert!(before("DO 12 J").starts_with("!$omp parallel do schedule(static)"), "{out}");
-    for stmt in ["DO 20 K", "DO J = 1, M"] {
+    for stmt in ["DO 20 K", "DO 30 J", "DO J = 1, M"] {
         let omp = before(stmt);
         assert!(omp.starts_with("!$omp parallel if(") && omp.contains("sapfor_tp_f,sapfor_tp_l"), "{stmt}: {omp}");
     }
-    assert_eq!(out.matches("!$omp end parallel").count(), 2, "{out}");
+    assert!(before("DO 30 J").ends_with(" reduction(+:s) reduction(max:t)"), "{out}");
+    assert_eq!(out.matches("!$omp end parallel").count(), 3, "{out}");
     // the DVM system's Gaussian elimination by rows: K outside, the rows inside
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/gauss_rows.fdv")).unwrap();
     let out = conv("gauss_rows.fdv", &src).unwrap();

@@ -671,10 +671,10 @@ fn explain_names_the_loops_the_converter_transformed() {
     assert!(out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     let moved = "this nest runs its loop on I innermost, inside the loop";
-    for (line, what) in [(18, " on J: 1 of the 1"), (24, " on J: 4 of the 4"), (40, "s on K, J: 2 of the 2"), (65, " on J: 5 of the 5")] {
+    for (line, what) in [(19, " on J: 1 of the 1"), (25, " on J: 4 of the 4"), (41, "s on K, J: 2 of the 2"), (52, " on J: 5 of the 5"), (76, " on J: 5 of the 5")] {
         assert!(err.contains(&format!("{moved}{what} array references in its body index their first (contiguous) dimension by I, none by J (the directive's iterations are independent: the same values as written; SAPFOR_SWAP=0 at conversion keeps the nest as written)\n  --> inner_rows.fdv:{line}:1")), "{line}: {err}");
     }
-    assert_eq!(err.matches(moved).count(), 4, "{err}");
+    assert_eq!(err.matches(moved).count(), 5, "{err}");
     let out = sapfor(&dir).args(["build", "time_blocks.fdv", "--explain", "-o", "tb"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
