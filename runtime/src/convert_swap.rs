@@ -18,9 +18,12 @@
 //! need no order at all. Each element is computed from the same values by the same
 //! operations, so the results are the same to the last bit.
 //!
-//! The loop of the directive that indexes the first dimension of the most references moves
-//! innermost where the innermost loop indexes no reference's first dimension but some
-//! other dimension, and: the nest is perfect (every loop but the innermost holds only the
+//! A loop's score is the number of references whose first dimension it indexes less the
+//! number of those whose other dimensions it indexes (but not the first). The loop of the
+//! directive with the highest score moves innermost where that is higher than the innermost
+//! loop's (a matrix product written `DO I`, `DO J`, `DO K`, `C(I,J) = C(I,J) + A(I,K) *
+//! B(K,J)` runs `DO J`, `DO K`, `DO I`: for each element of C the products still add up in
+//! the order of K), and: the nest is perfect (every loop but the innermost holds only the
 //! next one), the loops it passes have bounds free of its variable and it has bounds free of
 //! theirs, the innermost body has only assignments (and logical IFs that assign array
 //! elements), no call of a program procedure, no storage two names share, no private array,
@@ -44,11 +47,12 @@ fn enabled() -> bool {
     std::env::var("SAPFOR_SWAP").map_or(true, |v| v.trim() != "0")
 }
 
-/// The decision for a nest: the position (in `all`) of the loop that moves innermost, with
-/// how many references index their first dimension by it.
+/// The decision for a nest: the position (in `all`) of the loop that moves innermost, how
+/// many references index their first dimension by it and by the innermost loop, of how many.
 struct Move {
     from: usize,
     unit: usize,
+    inner: usize,
     total: usize,
 }
 
@@ -180,14 +184,11 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
             }
         }
     }
-    let w = &vars[n - 1];
-    if unit.get(w.as_str()).copied().unwrap_or(0) > 0 || strided.get(w.as_str()).copied().unwrap_or(0) == 0 {
-        return None;
-    }
-    let (from, u1) = (0..tuple.min(n - 1))
-        .map(|k| (k, unit.get(vars[k].as_str()).copied().unwrap_or(0)))
-        .filter(|&(k, c)| c > 0 && c > strided.get(vars[k].as_str()).copied().unwrap_or(0))
-        .max_by_key(|&(k, c)| (c, k))?;
+    // (a loop's score: the references it would run along, less those it would stride across)
+    let count = |m: &BTreeMap<&str, usize>, k: usize| m.get(vars[k].as_str()).copied().unwrap_or(0);
+    let score = |k: usize| count(&unit, k) as i64 - count(&strided, k) as i64;
+    let here = score(n - 1);
+    let from = (0..tuple.min(n - 1)).filter(|&k| count(&unit, k) > 0 && score(k) > here).max_by_key(|&k| (score(k), k))?;
     // (a rectangle between the moved loop and those it passes)
     let bounds = |h: &Stmt| match &h.kind {
         StmtKind::Do { lo, hi, step, .. } => {
@@ -203,7 +204,7 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
             return None;
         }
     }
-    Some(Move { from, unit: u1, total })
+    Some(Move { from, unit: count(&unit, from), inner: count(&unit, n - 1), total })
 }
 
 /// The DO statement text `t` of loop variable `var` cut before the variable: (`DO 5 `, `J =
@@ -279,13 +280,14 @@ pub(super) fn innermost(cx: &mut Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt],
         first.span.file,
         first.span.line,
         format!(
-            "this nest runs its loop on {} innermost, inside the loop{} on {}: {} of the {} array references in its body index their first (contiguous) dimension by {}, none by {} (the directive's iterations are independent: the same values as written; SAPFOR_SWAP=0 at conversion keeps the nest as written)",
+            "this nest runs its loop on {} innermost, inside the loop{} on {}: {} of the {} array references in its body index their first (contiguous) dimension by {}, {} by {} (the directive's iterations are independent: the same values as written; SAPFOR_SWAP=0 at conversion keeps the nest as written)",
             vars[m.from].to_uppercase(),
             if passed.len() > 1 { "s" } else { "" },
             passed.join(", "),
             m.unit,
             m.total,
             vars[m.from].to_uppercase(),
+            if m.inner == 0 { "none".to_string() } else { m.inner.to_string() },
             vars[n - 1].to_uppercase()
         ),
     );

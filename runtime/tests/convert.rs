@@ -879,7 +879,7 @@ fn adi_sweeps_are_tiled_along_rows_and_free_where_no_plane_is_read() {
 /// directive (`!$omp parallel do`) or, where none is left outside, its own iterations
 /// (`sapfor_tpipe_part` in an OpenMP region), with its integer sum and maximum; the nest
 /// summing reals and the one whose inner bounds read I keep their order, and so does the
-/// nest already along the columns.
+/// nest already along the columns; a matrix product written I, J, K runs J, K, I.
 #[test]
 fn loops_along_rows_run_their_first_dimension_innermost() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/inner_rows.fdv")).unwrap();
@@ -900,6 +900,8 @@ fn loops_along_rows_run_their_first_dimension_innermost() {
     assert_eq!(order("30"), ["J", "I"], "{out}");
     assert_eq!(order("35"), ["I", "J"], "{out}");
     assert_eq!(order("40"), ["I", "J"], "{out}");
+    // (the matrix product: the products for one element still add up in the order of K)
+    assert_eq!(order("64"), ["J", "K", "I"], "{out}");
     assert!(out.contains("DO I = sapfor_tp_f, sapfor_tp_l\n"), "{out}");
     // threads: the tuple's J shared by `parallel do`; elsewhere a region around the nest
     let at = |stmt: &str| out.find(stmt).unwrap_or_else(|| panic!("{stmt}: {out}"));
