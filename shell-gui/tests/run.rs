@@ -2191,6 +2191,29 @@ fn auto_divides_gaussian_elimination_reading_the_pivot_row_remotely() {
     }
 }
 
+/// A matrix product written I, J, K through `sapfor --auto`: K, which only adds up each
+/// element of C, stays inside the nest in order (it was a level of the directive with an
+/// array reduction of the whole of C: `PARALLEL (I,J,K) ..., REDUCTION(SUM(C))`), and the
+/// build for the host runs I innermost; every configuration prints what the sequential
+/// program prints.
+#[test]
+fn auto_keeps_a_product_loop_inside_and_the_runtime_runs_the_rows_innermost() {
+    let dir = scratch("gemm_ijk");
+    std::fs::copy(root().join("shell-gui/tests/data/gemm_ijk.f"), dir.join("gemm_ijk.f")).unwrap();
+    let want = sequential(&dir, &dir.join("gemm_ijk.f"), true);
+    let out = sapfor(&dir).args(["--auto", "gemm_ijk.f", "--no-db"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let fdv = std::fs::read_to_string(dir.join("gemm_ijk.fdv")).unwrap();
+    assert!(fdv.contains("CDVM$ PARALLEL (I,J) ON C(I,J), PRIVATE(K)"), "{fdv}");
+    assert!(!fdv.contains("REDUCTION(SUM(C))"), "{fdv}");
+    let out = sapfor(&dir).args(["build", "gemm_ijk.fdv", "--host-only", "--explain", "-o", "g"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("this nest runs its loop on I innermost, inside the loops on J, K: 3 of the 4 array references in its body index their first (contiguous) dimension by I, 1 by K"), "{}", text(&out));
+    for args in CONFIGS.iter().chain(&[&["--np", "3"][..], &["--threads", "3"], &["--np", "2", "--threads", "2"]]) {
+        run_and_compare(&dir, "gemm_ijk.fdv", &want, &[], args);
+    }
+}
+
 /// REMOTE_ACCESS clauses fetch the section they name (a row; the whole dimension where the
 /// subscript is a scalar the loop assigns), and the whole array where a reference of another
 /// form reads the copy too. With the section fetched for every clause, every configuration
