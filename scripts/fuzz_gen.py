@@ -351,6 +351,69 @@ class Gen:
         self.close_loops([None] * 3)
         self.emit(f"print *, '{a}', cs")
 
+    def row_order(self):
+        """A nest written along the rows, the loop over the first dimension outside: the runtime
+        runs that loop innermost where the directive allows (runtime/src/convert_swap.rs), and
+        `--auto` keeps a loop that only adds up elements the loops around it own inside the
+        nest. Drawn: 2-D on B or E, or 3-D on C with the middle loop over K; the inner loop
+        carrying a value along its dimension or not; a scalar assigned before it is read; an
+        integer sum or a maximum; a product adding up over an inner loop; a triangular inner
+        bound (kept as written)."""
+        r = self.r
+        kind = r.choice(["free", "carry", "scalar", "sum", "max", "product", "tri"])
+        n1, n2, n3 = self.n
+        if kind in ("sum", "max"):
+            self.emit("m = 0" if kind == "sum" else "m = -1")
+        if r.random() < 0.3 and kind != "product":
+            # 3-D: I outside, then K, then J
+            self.emit("do i = 1, n1")
+            self.emit("do k = 1, n3", 1)
+            lo = "2" if kind == "carry" else "1"
+            hi = "min(i, n2)" if kind == "tri" else "n2"
+            self.emit(f"do j = {lo}, {hi}", 2)
+            here, prev = "c(i,j,k)", "c(i,j-1,k)"
+            other = r.choice(["su(i,j,k)", "hc(i,j,k)", "b(i,j)"])
+            depth = 3
+        else:
+            x = r.choice(["b", "e"])
+            y = "e" if x == "b" else "b"
+            self.emit(f"do i = 1, {r.choice(['n1', 'n1 - 1'])}")
+            lo = "2" if kind == "carry" else "1"
+            hi = "min(i, n2)" if kind == "tri" else "n2"
+            if kind == "product":
+                self.emit("do j = 1, n2", 1)
+                self.emit("do k = 1, n2", 2)
+                # (a pure sum over K: K adds up the element of (I,J), then the values are
+                # brought back below 1000 so that later products cannot overflow)
+                self.emit(f"{x}(i,j) = {x}(i,j) + {y}(i,k) * {y}(k,j)", 3)
+                self.close_loops([None] * 3)
+                self.emit("do j = 1, n2")
+                self.emit("do i = 1, n1", 1)
+                self.emit(f"{x}(i,j) = mod({x}(i,j), 1000)", 2)
+                self.close_loops([None] * 2)
+                return
+            self.emit(f"do j = {lo}, {hi}", 1)
+            here, prev = f"{x}(i,j)", f"{x}(i,j-1)"
+            other = f"{y}(i,j)"
+            depth = 2
+        c = r.randint(2, 7)
+        if kind == "carry":
+            self.emit(f"{here} = mod({prev} * {c} + {other} + i, 1000)", depth)
+        elif kind == "scalar":
+            self.emit(f"t = {other} * {c} + j", depth)
+            self.emit(f"{here} = mod({here} + t * 2, 1000)", depth)
+        elif kind == "sum":
+            self.emit(f"{here} = mod({here} + {other} * {c}, 1000)", depth)
+            self.emit(f"m = m + {here} * j", depth)
+        elif kind == "max":
+            self.emit(f"m = max(m, {here} - {other})", depth)
+            self.emit(f"{here} = mod({here} * {c} + {other}, 1000)", depth)
+        else:
+            self.emit(f"{here} = mod({here} * {c} + {other} + j, 1000)", depth)
+        self.close_loops([None] * depth)
+        if kind in ("sum", "max"):
+            self.emit("print *, m")
+
     def gauss_seidel(self):
         """An in-place sweep over SU (Gauss-Seidel's shape): each point from neighbours of which
         the sweep has updated some already. `--auto` makes it an ACROSS loop where the
@@ -1523,7 +1586,7 @@ class Gen:
         self.emit("end do", 2)
         self.emit("end do", 1)
         self.emit("end do")
-        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work, self.twins, self.vector_passes, self.sweep_pair, self.gauss_seidel, self.elimination]
+        pieces = [self.stencil] * 5 + [self.reduction] * 3 + [self.call_stmt] * 2 + [self.control] * 2 + [self.indirect] + [self.equiv, self.pass_section, self.diagonal, self.out_scalars] + [self.array_reduction, self.call_work, self.work_sym, self.seq_update] * 2 + [self.whole_call] * 2 + [self.batches, self.common_work, self.sized, self.sized_common, self.flagged, self.quiet, self.plane_calls, self.blocked, self.inline_blocked, self.hand_matrix, self.redblack, self.strided, self.planes, self.rows, self.owned, self.complex_sums, self.seeds, self.halo_work, self.split_planes, self.stage_work, self.twins, self.vector_passes, self.sweep_pair, self.gauss_seidel, self.elimination, self.row_order]
         for _ in range(r.randint(3, 7)):
             r.choice(pieces)()
         # FUZZ_PIECE=common_work (a method name): that piece once more in every program, for a
