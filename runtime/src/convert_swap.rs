@@ -25,8 +25,8 @@
 //! B(K,J)` runs `DO J`, `DO K`, `DO I`: for each element of C the products still add up in
 //! the order of K), and: the nest is perfect (every loop but the innermost holds only the
 //! next one), the loops it passes have bounds free of its variable and it has bounds free of
-//! theirs, the innermost body has only assignments (and logical IFs that assign array
-//! elements), no call of a program procedure, no storage two names share, no private array,
+//! theirs, the innermost body has only assignments (and logical IFs and IF constructs that
+//! assign array elements), no call of a program procedure, no storage two names share, no private array,
 //! no reduction whose value the order could change (a sum of reals, MAXLOC: MAX, MIN, the
 //! logical ones and integer sums may stay), and every scalar it assigns, reductions aside,
 //! is assigned before it is read (an iteration carries nothing to the next through a
@@ -58,9 +58,9 @@ struct Move {
 
 /// The DO statements of the perfect nest that starts with the directive's loops `nest`
 /// (those loops, then the single loops each innermost one holds) and the innermost body's
-/// statements; None where a loop holds more than the next one or the innermost body holds a
-/// construct.
-fn perfect<'a>(u: &'a analyzer::ast::Unit, nest: &[&'a Node]) -> Option<(Vec<&'a Stmt>, Vec<&'a Stmt>)> {
+/// statements in their order, each with whether it is inside an IF construct; None where a
+/// loop holds more than the next one.
+fn perfect<'a>(u: &'a analyzer::ast::Unit, nest: &[&'a Node]) -> Option<(Vec<&'a Stmt>, Vec<(&'a Stmt, bool)>)> {
     let mut loops: Vec<&Node> = nest.to_vec();
     let mut headers: Vec<&Stmt> = vec![];
     loop {
@@ -71,19 +71,18 @@ fn perfect<'a>(u: &'a analyzer::ast::Unit, nest: &[&'a Node]) -> Option<(Vec<&'a
         }
         let inner: Vec<&Node> = body.iter().filter(|n| matches!(n, Node::Do { .. })).collect();
         let others: Vec<&Node> = body.iter().filter(|n| !matches!(n, Node::Do { .. })).collect();
-        if others.iter().any(|n| !matches!(n, Node::Stmt(_))) {
-            return None;
-        }
-        let stmts: Vec<&Stmt> = others
-            .iter()
-            .map(|n| match n {
-                Node::Stmt(id) => u.stmt(*id),
-                _ => unreachable!(),
-            })
-            .collect();
         match inner[..] {
-            [] => return Some((headers, stmts)),
-            [d] if stmts.iter().all(|s| matches!(s.kind, StmtKind::Continue)) => loops.push(d),
+            [] => {
+                // (the innermost body: statements and IF constructs, whose statements the
+                // caller checks)
+                let mut stmts = vec![];
+                for n in others {
+                    let cond = matches!(n, Node::If { .. });
+                    analyzer::ast::for_each_stmt(u, std::slice::from_ref(n), &mut |st| stmts.push((st, cond)));
+                }
+                return Some((headers, stmts));
+            }
+            [d] if others.iter().all(|n| matches!(n, Node::Stmt(id) if matches!(u.stmt(*id).kind, StmtKind::Continue))) => loops.push(d),
             _ => return None,
         }
     }
@@ -91,7 +90,7 @@ fn perfect<'a>(u: &'a analyzer::ast::Unit, nest: &[&'a Node]) -> Option<(Vec<&'a
 
 /// Which loop of the perfect nest `all` (its first `tuple` loops the directive's) moves
 /// innermost, if any (see the module's comment); `body` the innermost statements.
-fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &[&Stmt], private: &BTreeSet<String>) -> Option<Move> {
+fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &[(&Stmt, bool)], private: &BTreeSet<String>) -> Option<Move> {
     let p = cx.p;
     let sema = &p.semas[ui];
     let n = all.len();
@@ -108,9 +107,13 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
     if private.iter().any(|v| sema.is_array(v)) {
         return None;
     }
-    for s in body {
+    // (a scalar is assigned outside IF constructs only: where a condition skips it, an
+    // iteration would read the value another left)
+    for &(s, cond) in body {
         let ok = match &s.kind {
-            StmtKind::Assign { .. } | StmtKind::Continue => true,
+            StmtKind::Assign { lhs: Expr::Ref(..), .. } | StmtKind::Continue => true,
+            StmtKind::Assign { .. } => !cond,
+            StmtKind::IfThen(_) | StmtKind::ElseIf(_) | StmtKind::Else | StmtKind::EndIf => true,
             StmtKind::LogicalIf(_, inner) => matches!(&inner.kind, StmtKind::Assign { lhs: Expr::Ref(..), .. }),
             _ => false,
         };
@@ -141,7 +144,7 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
     // only after it)
     let mut assigned: BTreeSet<String> = BTreeSet::new();
     let mut per_stmt = vec![];
-    for s in body {
+    for &(s, _) in body {
         let (mut a, mut c) = (vec![], vec![]);
         acx.stmt_accesses(s, &mut a, &mut c);
         for x in a.iter().filter(|x| x.write && !sema.is_array(&x.name) && !reduced.contains(&x.name.to_ascii_lowercase())) {

@@ -878,8 +878,9 @@ fn adi_sweeps_are_tiled_along_rows_and_free_where_no_plane_is_read() {
 /// indexing the first dimension runs innermost, its threads sharing the outermost loop of the
 /// directive (`!$omp parallel do`) or, where none is left outside, its own iterations
 /// (`sapfor_tpipe_part` in an OpenMP region), with its integer sum and maximum; the nest
-/// summing reals and the one whose inner bounds read I keep their order, and so does the
-/// nest already along the columns; a matrix product written I, J, K runs J, K, I.
+/// summing reals, the one whose inner bounds read I and the one assigning a scalar under a
+/// condition keep their order, and so does the nest already along the columns; an IF
+/// construct assigning array elements moves; a matrix product written I, J, K runs J, K, I.
 #[test]
 fn loops_along_rows_run_their_first_dimension_innermost() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/inner_rows.fdv")).unwrap();
@@ -900,6 +901,10 @@ fn loops_along_rows_run_their_first_dimension_innermost() {
     assert_eq!(order("30"), ["J", "I"], "{out}");
     assert_eq!(order("35"), ["I", "J"], "{out}");
     assert_eq!(order("40"), ["I", "J"], "{out}");
+    // an IF construct assigning array elements moves; a scalar assigned under a condition
+    // (read by the iterations of J after it) keeps the nest as written
+    assert_eq!(order("70"), ["J", "I"], "{out}");
+    assert_eq!(order("80"), ["I", "J"], "{out}");
     // (the matrix product: the products for one element still add up in the order of K)
     assert_eq!(order("64"), ["J", "K", "I"], "{out}");
     assert!(out.contains("DO I = sapfor_tp_f, sapfor_tp_l\n"), "{out}");
@@ -907,12 +912,12 @@ fn loops_along_rows_run_their_first_dimension_innermost() {
     let at = |stmt: &str| out.find(stmt).unwrap_or_else(|| panic!("{stmt}: {out}"));
     let before = |stmt: &str| out[..at(stmt)].lines().rev().find(|l| l.starts_with("!$omp")).unwrap().to_string();
     assert!(before("DO 12 J").starts_with("!$omp parallel do schedule(static)"), "{out}");
-    for stmt in ["DO 20 K", "DO 30 J", "DO J = 1, M"] {
+    for stmt in ["DO 20 K", "DO 30 J", "DO J = 1, M", "DO 70 J"] {
         let omp = before(stmt);
         assert!(omp.starts_with("!$omp parallel if(") && omp.contains("sapfor_tp_f,sapfor_tp_l"), "{stmt}: {omp}");
     }
     assert!(before("DO 30 J").ends_with(" reduction(+:s) reduction(max:t)"), "{out}");
-    assert_eq!(out.matches("!$omp end parallel").count(), 3, "{out}");
+    assert_eq!(out.matches("!$omp end parallel").count(), 4, "{out}");
     // the DVM system's Gaussian elimination by rows: K outside, the rows inside
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/gauss_rows.fdv")).unwrap();
     let out = conv("gauss_rows.fdv", &src).unwrap();
