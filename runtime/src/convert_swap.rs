@@ -34,8 +34,9 @@
 //! iteration-order mode or a loop that runs with the next one. Where the moved loop was the
 //! outermost and the new outermost is not a loop of the directive, the threads of a process
 //! share the moved loop's iterations (`sapfor_tpipe_part`) inside one OpenMP region instead
-//! of `!$omp parallel do` on the outermost loop. `SAPFOR_SWAP=0` at conversion keeps every
-//! nest as written.
+//! of `!$omp parallel do` on the outermost loop. `--explain` names each moved loop, and says
+//! why a nest that one would run along more references stays as written. `SAPFOR_SWAP=0` at
+//! conversion keeps every nest as written.
 
 use super::{access_ctx, aliased, names_in, order_free, red_op, Cx, Omp, ParLoop};
 use analyzer::ast::{Expr, Node, Stmt, StmtKind};
@@ -89,13 +90,15 @@ fn perfect<'a>(u: &'a analyzer::ast::Unit, nest: &[&'a Node]) -> Option<(Vec<&'a
 }
 
 /// Which loop of the perfect nest `all` (its first `tuple` loops the directive's) moves
-/// innermost, if any (see the module's comment); `body` the innermost statements.
-fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &[(&Stmt, bool)], private: &BTreeSet<String>) -> Option<Move> {
+/// innermost (see the module's comment); `body` the innermost statements. Err(None): none
+/// would run along more references than the innermost; Err(Some(why)): one would, and why
+/// it may not move (`--explain`).
+fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &[(&Stmt, bool)], private: &BTreeSet<String>) -> Result<Move, Option<String>> {
     let p = cx.p;
     let sema = &p.semas[ui];
     let n = all.len();
     if n < 2 {
-        return None;
+        return Err(None);
     }
     let vars: Vec<String> = all
         .iter()
@@ -103,69 +106,17 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
             StmtKind::Do { var, .. } => Some(var.to_ascii_lowercase()),
             _ => None,
         })
-        .collect::<Option<_>>()?;
-    if private.iter().any(|v| sema.is_array(v)) {
-        return None;
-    }
-    // (a scalar is assigned outside IF constructs only: where a condition skips it, an
-    // iteration would read the value another left)
-    for &(s, cond) in body {
-        let ok = match &s.kind {
-            StmtKind::Assign { lhs: Expr::Ref(..), .. } | StmtKind::Continue => true,
-            StmtKind::Assign { .. } => !cond,
-            StmtKind::IfThen(_) | StmtKind::ElseIf(_) | StmtKind::Else | StmtKind::EndIf => true,
-            StmtKind::LogicalIf(_, inner) => matches!(&inner.kind, StmtKind::Assign { lhs: Expr::Ref(..), .. }),
-            _ => false,
-        };
-        if !ok {
-            return None;
-        }
-    }
-    // reductions whose value the order cannot change (MAX, MIN, the logical ones, integer
-    // sums and products) of scalars
-    let mut reduced: BTreeSet<String> = BTreeSet::new();
-    for c in &pl.clauses {
-        match c {
-            Clause::Reduction(reds) => {
-                for r in reds {
-                    if !order_free(sema, r) || red_op(r.op).1.is_none() || sema.is_array(&r.var.to_ascii_lowercase()) {
-                        return None;
-                    }
-                    reduced.insert(r.var.to_ascii_lowercase());
-                }
-            }
-            Clause::GroupReduction(..) => return None,
-            _ => {}
-        }
-    }
+        .collect::<Option<_>>()
+        .ok_or(None)?;
     let acx = access_ctx(p, ui);
     let (mut accs, mut calls) = (vec![], vec![]);
-    // (statement by statement: a scalar assigned in the body, but a reduction's, is read
-    // only after it)
-    let mut assigned: BTreeSet<String> = BTreeSet::new();
     let mut per_stmt = vec![];
     for &(s, _) in body {
         let (mut a, mut c) = (vec![], vec![]);
         acx.stmt_accesses(s, &mut a, &mut c);
-        for x in a.iter().filter(|x| x.write && !sema.is_array(&x.name) && !reduced.contains(&x.name.to_ascii_lowercase())) {
-            assigned.insert(x.name.to_ascii_lowercase());
-        }
         per_stmt.push(a.clone());
         accs.extend(a);
         calls.extend(c);
-    }
-    if !calls.is_empty() || aliased(sema, &accs) {
-        return None;
-    }
-    let mut done: BTreeSet<String> = BTreeSet::new();
-    for a in &per_stmt {
-        for x in a.iter().filter(|x| !x.write) {
-            let nm = x.name.to_ascii_lowercase();
-            if assigned.contains(&nm) && !done.contains(&nm) {
-                return None;
-            }
-        }
-        done.extend(a.iter().filter(|x| x.write && !sema.is_array(&x.name)).map(|x| x.name.to_ascii_lowercase()));
     }
     // how many array references index their first dimension by each loop's variable, and
     // how many index another dimension by it but not the first
@@ -173,8 +124,8 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
     let mut strided: BTreeMap<&str, usize> = BTreeMap::new();
     let mut total = 0;
     for a in accs.iter().filter(|a| sema.is_array(&a.name)) {
-        let Some(subs) = &a.subs else { return None };
-        let Some(first) = subs.first().and_then(|s| s.expr()) else { return None };
+        let Some(first) = a.subs.as_ref().and_then(|subs| subs.first()).and_then(|s| s.expr()) else { return Err(None) };
+        let subs = a.subs.as_ref().expect("subscripts");
         total += 1;
         let head = names_in(&[first]);
         let rest_exprs: Vec<&Expr> = subs[1..].iter().filter_map(|s| s.expr()).collect();
@@ -191,7 +142,62 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
     let count = |m: &BTreeMap<&str, usize>, k: usize| m.get(vars[k].as_str()).copied().unwrap_or(0);
     let score = |k: usize| count(&unit, k) as i64 - count(&strided, k) as i64;
     let here = score(n - 1);
-    let from = (0..tuple.min(n - 1)).filter(|&k| count(&unit, k) > 0 && score(k) > here).max_by_key(|&k| (score(k), k))?;
+    let from = (0..tuple.min(n - 1)).filter(|&k| count(&unit, k) > 0 && score(k) > here).max_by_key(|&k| (score(k), k)).ok_or(None)?;
+    let up = |v: &str| v.to_uppercase();
+    let why = |m: String| {
+        Err(Some(format!(
+            "this nest runs along the rows of its arrays as written: its loop on {} would run along more of its references innermost than its loop on {}, but {m}",
+            up(&vars[from]),
+            up(&vars[n - 1])
+        )))
+    };
+    if let Some(v) = private.iter().find(|v| sema.is_array(v)) {
+        return why(format!("{} is a private array", up(v)));
+    }
+    // (a scalar is assigned outside IF constructs only: where a condition skips it, an
+    // iteration would read the value another left)
+    for &(s, cond) in body {
+        match &s.kind {
+            StmtKind::Assign { lhs: Expr::Ref(..), .. } | StmtKind::Continue => {}
+            StmtKind::Assign { lhs, .. } if cond => return why(format!("{} is assigned inside an IF construct", lhs.base_name().map_or(String::new(), up))),
+            StmtKind::Assign { .. } | StmtKind::IfThen(_) | StmtKind::ElseIf(_) | StmtKind::Else | StmtKind::EndIf => {}
+            StmtKind::LogicalIf(_, inner) if matches!(&inner.kind, StmtKind::Assign { lhs: Expr::Ref(..), .. }) => {}
+            _ => return why(format!("its body holds a statement other than assignments and IFs (line {})", s.span.line)),
+        }
+    }
+    // reductions whose value the order cannot change (MAX, MIN, the logical ones, integer
+    // sums and products) of scalars
+    let mut reduced: BTreeSet<String> = BTreeSet::new();
+    for c in &pl.clauses {
+        match c {
+            Clause::Reduction(reds) => {
+                for r in reds {
+                    if !order_free(sema, r) || red_op(r.op).1.is_none() || sema.is_array(&r.var.to_ascii_lowercase()) {
+                        return why(format!("the reduction of {} would add up in another order (a sum or product of reals, MAXLOC/MINLOC or an array)", up(&r.var)));
+                    }
+                    reduced.insert(r.var.to_ascii_lowercase());
+                }
+            }
+            Clause::GroupReduction(..) => return why("it adds to a reduction group".into()),
+            _ => {}
+        }
+    }
+    if let Some(c) = calls.first() {
+        return why(format!("it calls {}", up(&c.name)));
+    }
+    if aliased(sema, &accs) {
+        return why(super::SHARED_STORAGE.into());
+    }
+    // (statement by statement: a scalar assigned in the body, but a reduction's, is read
+    // only after it)
+    let assigned: BTreeSet<String> = accs.iter().filter(|x| x.write && !sema.is_array(&x.name) && !reduced.contains(&x.name.to_ascii_lowercase())).map(|x| x.name.to_ascii_lowercase()).collect();
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    for a in &per_stmt {
+        if let Some(x) = a.iter().find(|x| !x.write && assigned.contains(&x.name.to_ascii_lowercase()) && !done.contains(&x.name.to_ascii_lowercase())) {
+            return why(format!("{} is read before the body assigns it (an iteration carries it to the next)", up(&x.name)));
+        }
+        done.extend(a.iter().filter(|x| x.write && !sema.is_array(&x.name)).map(|x| x.name.to_ascii_lowercase()));
+    }
     // (a rectangle between the moved loop and those it passes)
     let bounds = |h: &Stmt| match &h.kind {
         StmtKind::Do { lo, hi, step, .. } => {
@@ -203,11 +209,14 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
     };
     let own = bounds(all[from]);
     for k in from + 1..n {
-        if bounds(all[k]).contains(&vars[from]) || own.contains(&vars[k]) {
-            return None;
+        if bounds(all[k]).contains(&vars[from]) {
+            return why(format!("the bounds of the loop on {} read {}", up(&vars[k]), up(&vars[from])));
+        }
+        if own.contains(&vars[k]) {
+            return why(format!("its bounds read {}", up(&vars[k])));
         }
     }
-    Some(Move { from, unit: count(&unit, from), inner: count(&unit, n - 1), total })
+    Ok(Move { from, unit: count(&unit, from), inner: count(&unit, n - 1), total })
 }
 
 /// The DO statement text `t` of loop variable `var` cut before the variable: (`DO 5 `, `J =
@@ -229,7 +238,15 @@ pub(super) fn innermost(cx: &mut Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt],
     }
     let u = &cx.p.units[ui];
     let Some((all, body)) = perfect(u, nest) else { return };
-    let Some(m) = choose(cx, ui, pl, &all, headers.len(), &body, private) else { return };
+    let m = match choose(cx, ui, pl, &all, headers.len(), &body, private) {
+        Ok(m) => m,
+        Err(None) => return,
+        Err(Some(why)) => {
+            let first = all[0];
+            cx.note(first.span.file, first.span.line, why);
+            return;
+        }
+    };
     let vars: Vec<String> = all
         .iter()
         .map(|h| match &h.kind {

@@ -676,6 +676,12 @@ fn explain_names_the_loops_the_converter_transformed() {
         assert!(err.contains(&format!("{moved}{what} (the directive's iterations are independent: the same values as written; SAPFOR_SWAP=0 at conversion keeps the nest as written)\n  --> inner_rows.fdv:{line}:1")), "{line}: {err}");
     }
     assert_eq!(err.matches(moved).count(), 7, "{err}");
+    // and why the nests along the rows that stay were not moved
+    let kept = "this nest runs along the rows of its arrays as written: its loop on I would run along more of its references innermost than its loop on J, but ";
+    for (line, why) in [(62, "the reduction of X would add up in another order (a sum or product of reals, MAXLOC/MINLOC or an array)"), (70, "the bounds of the loop on J read I"), (101, "T is assigned inside an IF construct")] {
+        assert!(err.contains(&format!("{kept}{why}\n  --> inner_rows.fdv:{line}:1")), "{line}: {err}");
+    }
+    assert_eq!(err.matches(kept).count(), 3, "{err}");
     let out = sapfor(&dir).args(["build", "time_blocks.fdv", "--explain", "-o", "tb"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
