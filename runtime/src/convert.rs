@@ -2533,6 +2533,18 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         }
         for (d, sub) in on.subs.iter().enumerate() {
             match sub {
+                // a divided dimension the ON clause leaves to `*`: every process along it runs
+                // each iteration, and a reference to the ON array reaches elements the others
+                // own (a wrong program, for the DVM system too; out of the process's block it
+                // corrupted memory before any message)
+                Subscript::Star if split[d] && !cx.arrays[&key].template && nest_accesses(p, ui, dos[pl.outer]).accesses.iter().any(|a| a.name.eq_ignore_ascii_case(&on.name)) => {
+                    let nm = on.name.to_uppercase();
+                    cx.warn(
+                        fid,
+                        line,
+                        format!("PARALLEL ON {nm}(...): dimension {} of {nm} is divided between processes, and `*` makes every process along it run each iteration: the loop's references to {nm} reach elements other processes own (map the loop on that dimension too, or leave it undivided; `--check` stops at the first such reference)", d + 1),
+                    );
+                }
                 Subscript::Star => {}
                 Subscript::Expr(e) => {
                     let mut done = false;

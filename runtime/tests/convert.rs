@@ -874,6 +874,18 @@ fn adi_sweeps_are_tiled_along_rows_and_free_where_no_plane_is_read() {
     }
 }
 
+/// `ON E(I, *)` over a divided second dimension (fixture star_on_divided.fdv): a warning at
+/// the loop whose body references E (it crashed with SIGSEGV at --np 2 without one), none at
+/// the loop through the same mapping that references E nowhere.
+#[test]
+fn star_on_a_divided_dimension_is_warned_where_the_loop_references_the_array() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/star_on_divided.fdv")).unwrap();
+    let (_, warnings) = conv_warned("star_on_divided.fdv", &src).unwrap();
+    let star = "PARALLEL ON E(...): dimension 2 of E is divided between processes, and `*` makes every process along it run each iteration";
+    assert!(warnings.contains(&format!("star_on_divided.fdv:16: {star}")), "{warnings}");
+    assert_eq!(warnings.matches(star).count(), 1, "{warnings}");
+}
+
 /// Parallel loops written along the rows (fixture inner_rows.fdv, convert_swap.rs): the loop
 /// indexing the first dimension runs innermost, its threads sharing the outermost loop of the
 /// directive (`!$omp parallel do`) or, where none is left outside, its own iterations
