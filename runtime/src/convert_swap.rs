@@ -38,7 +38,7 @@
 //! why a nest that one would run along more references stays as written. `SAPFOR_SWAP=0` at
 //! conversion keeps every nest as written.
 
-use super::{access_ctx, aliased, names_in, order_free, red_op, Cx, Omp, ParLoop};
+use super::{access_ctx, aliased, do_vars, names_in, order_free, red_op, Cx, Omp, ParLoop};
 use analyzer::ast::{Expr, Node, Stmt, StmtKind};
 use analyzer::directives::Clause;
 use std::collections::{BTreeMap, BTreeSet};
@@ -100,14 +100,7 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
     if n < 2 {
         return Err(None);
     }
-    let vars: Vec<String> = all
-        .iter()
-        .map(|h| match &h.kind {
-            StmtKind::Do { var, .. } => Some(var.to_ascii_lowercase()),
-            _ => None,
-        })
-        .collect::<Option<_>>()
-        .ok_or(None)?;
+    let vars = do_vars(all);
     let acx = access_ctx(p, ui);
     let (mut accs, mut calls) = (vec![], vec![]);
     let mut per_stmt = vec![];
@@ -247,13 +240,7 @@ pub(super) fn innermost(cx: &mut Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt],
             return;
         }
     };
-    let vars: Vec<String> = all
-        .iter()
-        .map(|h| match &h.kind {
-            StmtKind::Do { var, .. } => var.clone(),
-            _ => String::new(),
-        })
-        .collect();
+    let vars = do_vars(&all);
     // the texts as rewritten so far (bounds cut to the process's part), one line each
     let mut texts = vec![];
     for h in &all {
@@ -276,7 +263,8 @@ pub(super) fn innermost(cx: &mut Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt],
     let part = m.from == 0 && headers.len() < 2;
     let moved = match (part, omp) {
         (true, Some((c, at))) => {
-            let Some((eq, bp)) = crate::text::do_parts(&format!("DO {moved}")) else { return };
+            let t = &texts[m.from];
+            let Some((eq, bp)) = crate::text::do_parts(t) else { return };
             let step = bp.get(2).map_or("1".to_string(), |s| s.trim().to_string());
             c.scalars.extend(["sapfor_tp_f", "sapfor_tp_l"].map(String::from));
             pre[*at] = c.line("!$omp parallel");
@@ -286,7 +274,7 @@ pub(super) fn innermost(cx: &mut Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt],
             );
             post.insert(0, "!$omp end parallel".to_string());
             let with_step = if bp.len() == 3 { format!(", {step}") } else { String::new() };
-            format!("{}= sapfor_tp_f, sapfor_tp_l{with_step}", &moved[..eq - 3])
+            format!("{}= sapfor_tp_f, sapfor_tp_l{with_step}", &t[parts[m.from].0.len()..eq])
         }
         _ => moved,
     };
