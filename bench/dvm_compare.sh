@@ -5,7 +5,7 @@
 # directory from the public repository saveasguy/dvm-sys (about 7 minutes on 2 cores):
 #   cd DIR && sed -i 's/^ PFORT="mpif77 -g -O2 -fopenmp"/ PFORT="mpif77 -g -O2 -fopenmp -fallow-argument-mismatch"/' platforms/gnu
 #   PLATFORM=gnu ./dvminstall          (gfortran 12 needs -fallow-argument-mismatch)
-# then: DVM_DIR=DIR bash bench/dvm_compare.sh
+# then: DVM_DIR=DIR bash bench/dvm_compare.sh      (ONLY="jac3dp jac2dp": some programs)
 #
 # Programs (written for this comparison, bench/dvm/, and the runtime benchmark's Jacobi):
 #   jac2d   2-D Jacobi 2000x2000 (bench/jac2d.fdv), JAC_ITERS iterations (default 400)
@@ -97,6 +97,13 @@ EOF
     GRID1+=([jac3dp]="1 1 1" [jac2dp]="1 1" [adi]="1 1 1" [gauss]="1")
     GRID2+=([jac3dp]="1 1 2" [jac2dp]="1 2" [adi]="1 1 2" [gauss]="2")
     SEQEXTRA+=([jac3dp]=dvtime.f [jac2dp]=dvtime.f [adi]=dvtime.f)
+fi
+# (ONLY="jac3dp jac2dp": those programs alone)
+if [ -n "${ONLY:-}" ]; then
+    for p in $ONLY; do
+        [[ " $PROGS " == *" $p "* ]] || { echo "bench: ONLY names $p, not one of: $PROGS" >&2; exit 2; }
+    done
+    PROGS=$ONLY
 fi
 cp "$DVM_DIR/par/usr.par" usr.par
 sed -i 's/^Is_DVM_STAT=1;/Is_DVM_STAT=0;/' usr.par

@@ -1434,6 +1434,35 @@ fn same_storage(a: &str, b: &str) -> bool {
     norm(a) == norm(b)
 }
 
+/// The distributed array (or template) and its dimension that dimension `d` (from 0) of
+/// array `key` is divided with, through its alignments; None where it is not divided.
+fn divided_with(cx: &Cx, key: &str, d: usize) -> Option<(String, usize)> {
+    match &cx.arrays.get(key)?.map {
+        Mapping::Dist(f) => f.get(d).copied().unwrap_or(false).then(|| (key.to_string(), d)),
+        Mapping::Inherit { actual, .. } => divided_with(cx, actual, d),
+        Mapping::Align(t, m) => match m.get(d)? {
+            (td, _) if *td >= 1 => divided_with(cx, t, *td as usize - 1),
+            _ => None,
+        },
+    }
+}
+
+/// The arrays among `accesses` (upper case, each once) with a dimension divided as dimension
+/// `d` of array `key` is (the array itself, those aligned with it there).
+fn divided_along(cx: &Cx, vis: &BTreeMap<String, String>, accesses: &[analyzer::access::Access], key: &str, d: usize) -> Vec<String> {
+    let Some(root) = divided_with(cx, key, d) else { return vec![] };
+    let mut out: Vec<String> = vec![];
+    for a in accesses {
+        let Some(k) = vis.get(&a.name.to_ascii_lowercase()) else { continue };
+        let rank = cx.arrays.get(k).map_or(0, |x| x.bounds.len());
+        let up = a.name.to_uppercase();
+        if !out.contains(&up) && (0..rank).any(|e| divided_with(cx, k, e).as_ref() == Some(&root)) {
+            out.push(up);
+        }
+    }
+    out
+}
+
 fn split_dims(cx: &Cx, key: &str) -> Vec<bool> {
     match &cx.arrays[key].map {
         Mapping::Dist(f) => f.clone(),
@@ -2532,19 +2561,25 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             compute = Some(w);
         }
         for (d, sub) in on.subs.iter().enumerate() {
-            match sub {
-                // a divided dimension the ON clause leaves to `*`: every process along it runs
-                // each iteration, and a reference to the ON array reaches elements the others
-                // own (a wrong program, for the DVM system too; out of the process's block it
-                // corrupted memory before any message)
-                Subscript::Star if split[d] && !cx.arrays[&key].template && nest_accesses(p, ui, dos[pl.outer]).accesses.iter().any(|a| a.name.eq_ignore_ascii_case(&on.name)) => {
+            // a divided dimension the ON clause leaves to `*`: every process along it runs
+            // each iteration, and a reference to the ON array, or to an array aligned with it
+            // there, reaches elements the others own (a wrong program, for the DVM system
+            // too; out of the process's block it corrupted memory before any message)
+            // (arrays the loop names in REMOTE_ACCESS are read from their buffers)
+            if matches!(sub, Subscript::Star) && split[d] {
+                let remote: Vec<String> = pl.clauses.iter().filter_map(|c| if let Clause::RemoteAccess(v) = c { Some(v) } else { None }).flatten().map(|r| r.name.to_uppercase()).collect();
+                let mut refs = divided_along(cx, vis, &nest_accesses(p, ui, dos[pl.outer]).accesses, &key, d);
+                refs.retain(|x| !remote.contains(x));
+                if !refs.is_empty() {
                     let nm = on.name.to_uppercase();
                     cx.warn(
                         fid,
                         line,
-                        format!("PARALLEL ON {nm}(...): dimension {} of {nm} is divided between processes, and `*` makes every process along it run each iteration: the loop's references to {nm} reach elements other processes own (map the loop on that dimension too, or leave it undivided; `--check` stops at the first such reference)", d + 1),
+                        format!("PARALLEL ON {nm}(...): dimension {} of {nm} is divided between processes, and `*` makes every process along it run each iteration: the loop's references to {} reach elements other processes own (map the loop on that dimension too, or leave it undivided; `--check` stops at the first such reference)", d + 1, refs.join(", ")),
                     );
                 }
+            }
+            match sub {
                 Subscript::Star => {}
                 Subscript::Expr(e) => {
                     let mut done = false;

@@ -52,6 +52,7 @@
 //! elsewhere. `SAPFOR_SKEW` at conversion sets the largest `W` (0 or 1: off).
 
 use super::{fuse, names_in, plain_scalar, Cx, Omp, ParLoop};
+use analyzer::access::Access;
 use analyzer::ast::{BaseType, Expr, IoKind, Node, Stmt, StmtKind, Unit};
 use analyzer::directives::Clause;
 use std::collections::{BTreeMap, BTreeSet};
@@ -98,6 +99,8 @@ pub(super) struct Skew {
     /// the step that leaves
     leave: Option<String>,
     saved: Vec<(String, String)>,
+    /// the arrays the loops write that need no copy (`rewritten_first`)
+    fresh: Vec<String>,
     /// the condition of a block IF after the loops whose statements do more than output
     /// (`IF (MOD(IT, NPRINT) == 0) THEN` around a checksum loop): a block ends at a step
     /// where it holds, so that they run on the arrays as that step left them
@@ -108,6 +111,49 @@ pub(super) struct Skew {
     /// statements name one (`super::relabel`)
     labels: BTreeMap<u32, u32>,
     label_dos: usize,
+}
+
+/// Whether a block that may leave the loop needs no copy of array `x` (lower case) to be
+/// computed again up to the step that leaves: the first loop is a perfect nest whose
+/// innermost statements, none inside an IF construct, are assignments, one of them to an
+/// element of `x` reading nothing of `x`, the others reading `x` only where they give a value
+/// to a variable of the loop's reductions (values the block keeps from its first
+/// computation); the second loop does not write `x`. Then every value of `x` a step reads
+/// (but for its reductions) is one its first loop wrote before, or one no step writes: the
+/// values the block left in `x` serve as well as a copy of those at its start. `a2`: the
+/// second loop's accesses.
+fn rewritten_first(cx: &Cx, ui: usize, n1: &Node, pl1: &ParLoop, a2: &[Access], x: &str) -> bool {
+    if a2.iter().any(|a| a.write && a.name.eq_ignore_ascii_case(x)) {
+        return false;
+    }
+    let u = &cx.p.units[ui];
+    let Some((_, body)) = super::swap::perfect(u, &[n1]) else { return false };
+    let reds: BTreeSet<String> = pl1.clauses.iter().filter_map(|c| if let Clause::Reduction(r) = c { Some(r) } else { None }).flatten().map(|r| r.var.to_ascii_lowercase()).collect();
+    let acx = super::access_ctx(cx.p, ui);
+    let mut writes = false;
+    for (st, cond) in body {
+        let StmtKind::Assign { lhs, .. } = &st.kind else {
+            if matches!(st.kind, StmtKind::Continue) {
+                continue;
+            }
+            return false;
+        };
+        let (mut accs, mut calls) = (vec![], vec![]);
+        acx.stmt_accesses(st, &mut accs, &mut calls);
+        let of_x = |w: bool| accs.iter().any(|a| a.write == w && a.name.eq_ignore_ascii_case(x));
+        if cond || !calls.is_empty() || accs.iter().any(|a| a.via_call.is_some()) {
+            return false;
+        }
+        if of_x(true) {
+            if of_x(false) || !matches!(lhs, Expr::Ref(..)) {
+                return false;
+            }
+            writes = true;
+        } else if of_x(false) && !lhs.base_name().is_some_and(|n| reds.contains(&n.to_ascii_lowercase())) {
+            return false;
+        }
+    }
+    writes
 }
 
 /// The DO loop whose body holds `n`.
@@ -509,6 +555,8 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
     let reach = r1 + r2;
     let mut ghosts: Vec<String> = vec![];
     let mut saved: Vec<(String, String)> = vec![];
+    // (arrays a block computed again needs no copy of)
+    let mut fresh: Vec<String> = vec![];
     let mut renew: Vec<(String, String, usize, usize)> = vec![];
     let mut sizes: Vec<String> = vec![];
     for a in a1.iter().chain(&a2) {
@@ -523,8 +571,12 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
                     renew.push((key.clone(), name.clone(), rank, d));
                 }
             }
-            if a.write && !saved.iter().any(|(k, _)| k == key) {
-                saved.push((key.clone(), name));
+            if a.write && !saved.iter().any(|(k, _)| k == key) && !fresh.contains(&name) {
+                if rewritten_first(cx, ui, n1, pl1, &a2, &name) {
+                    fresh.push(name);
+                } else {
+                    saved.push((key.clone(), name));
+                }
             }
         } else if a.write && sema.is_array(&name) {
             return refuse(why, format!("the loops write {}, which is not distributed", name.to_uppercase()));
@@ -614,6 +666,7 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
         glob,
         reds: [pl1, pl2].iter().any(|pl| pl.clauses.iter().any(|c| matches!(c, Clause::Reduction(_)))),
         saved: if leave.is_some() { saved } else { vec![] },
+        fresh: if leave.is_some() { fresh } else { vec![] },
         leave,
         cut: cut.as_ref().map(|(_, c)| c.clone()),
         formats,
@@ -625,7 +678,15 @@ fn plan_with(cx: &mut Cx, ui: usize, dos: &[&Node], pl1: &ParLoop, pl2: &ParLoop
         leaving.push_str(&format!("; a block ends at a step where the condition of the IF construct at line {line} holds, whose statements then run on the arrays as that step left them"));
     }
     if s.leave.is_some() {
-        leaving.push_str("; where a step leaves the loop, the block is computed again from a copy of the arrays up to that step");
+        if s.fresh.is_empty() {
+            leaving.push_str("; where a step leaves the loop, the block is computed again from a copy of the arrays up to that step");
+        } else {
+            let up: Vec<String> = s.fresh.iter().map(|x| x.to_uppercase()).collect();
+            let kept: Vec<String> = s.saved.iter().map(|(_, x)| x.to_uppercase()).collect();
+            let from = if kept.is_empty() { "as the block left its arrays".to_string() } else { format!("from a copy of {} made at its start", kept.join(", ")) };
+            let (need, it) = if up.len() == 1 { ("needs", "it") } else { ("need", "each") };
+            leaving.push_str(&format!("; where a step leaves the loop, the block is computed again up to that step {from} ({} {need} none: the first loop gives {it} every value a step reads of {it} before reading {it}, but in its reductions, whose values the first computation keeps)", up.join(", ")));
+        }
     }
     cx.note(
         fid,
@@ -858,7 +919,15 @@ fn blocks(cx: &Cx, id: analyzer::source::FileId, s: &Skew, stack: &mut Vec<u32>)
         o.push("sapfor_sk_n = sapfor_sk_s + 1".into());
         o.push("sapfor_sk_e = 1".into());
         o.extend(s.saved.iter().map(|(k, x)| format!("call sapfor_block_restore(sh_{k}, {x})")));
+        // (arrays not put back: the steps' scalars of the first computation, which read
+        // them, are those of the program)
+        if !s.fresh.is_empty() {
+            o.push("sapfor_sk_y = sapfor_sk_x".into());
+        }
         o.push("end do".into());
+        if !s.fresh.is_empty() {
+            o.push("if (sapfor_sk_e /= 0) sapfor_sk_x = sapfor_sk_y".into());
+        }
     }
     // each step's output, in order
     o.push("do sapfor_sk_s = 0, sapfor_sk_n - 1".into());

@@ -61,7 +61,7 @@ struct Move {
 /// (those loops, then the single loops each innermost one holds) and the innermost body's
 /// statements in their order, each with whether it is inside an IF construct; None where a
 /// loop holds more than the next one.
-fn perfect<'a>(u: &'a analyzer::ast::Unit, nest: &[&'a Node]) -> Option<(Vec<&'a Stmt>, Vec<(&'a Stmt, bool)>)> {
+pub(super) fn perfect<'a>(u: &'a analyzer::ast::Unit, nest: &[&'a Node]) -> Option<(Vec<&'a Stmt>, Vec<(&'a Stmt, bool)>)> {
     let mut loops: Vec<&Node> = nest.to_vec();
     let mut headers: Vec<&Stmt> = vec![];
     loop {

@@ -33,6 +33,8 @@ module sapfor_rt
   ! the waves before this block (the threads' progress counts on), this thread's steps
   integer(c_int64_t) :: sapfor_sk_c, sapfor_sk_p0, sapfor_sk_p1
   integer(c_int64_t) :: sapfor_sk_x(32, 0:63)
+  ! (their values from a block's first computation, where it is computed again)
+  integer(c_int64_t) :: sapfor_sk_y(32, 0:63)
   ! iteration counters of the PARALLEL loops of programs converted with --order (one per
   ! loop of a tuple; parallel loops do not nest)
   integer :: sapfor_ok1, sapfor_ok2, sapfor_ok3, sapfor_ok4, sapfor_ok5, sapfor_ok6, sapfor_ok7

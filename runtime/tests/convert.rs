@@ -690,12 +690,12 @@ end program
 fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/time_blocks.fdv")).unwrap();
     let out = conv("time_blocks.fdv", &src).unwrap();
-    // ten fused pairs; seven time loops in blocks: heat, the Jacobi, the pair two planes
+    // eleven fused pairs; eight time loops in blocks: heat, the Jacobi, the pair two planes
     // apart, the Jacobi and heat that leave the loop, heat with an IF construct that ends
     // its blocks (they end at the first step of the block whose condition holds, the next
-    // starts after it), and a Jacobi with both
-    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 10, "{out}");
-    assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 7, "{out}");
+    // starts after it), a Jacobi with both, and a relaxation that leaves the loop
+    assert_eq!(out.matches("do sapfor_fu_p = 1, 2").count(), 11, "{out}");
+    assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 8, "{out}");
     assert!(out.contains("do while (sapfor_sk_b <= sapfor_sk_t1)\nsapfor_sk_n = min(sapfor_sk_wd, sapfor_sk_t1 - sapfor_sk_b + 1)\ndo sapfor_sk_s = 0, sapfor_sk_n - 2\nit = int(sapfor_sk_b + sapfor_sk_s, kind(it))\nif (MOD(IT, 4) .EQ. 0) exit\nend do\nsapfor_sk_n = min(sapfor_sk_n, sapfor_sk_s + 1)\n"), "{out}");
     assert_eq!(out.matches("do while (sapfor_sk_b").count(), 2, "{out}");
     assert_eq!(out.matches("sapfor_sk_b = sapfor_sk_b + sapfor_sk_n\nend do").count(), 2, "{out}");
@@ -722,14 +722,25 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
     // the stencil reads the copy's planes K+1, the copy runs a plane behind: 3; the pair
     // two planes apart: 5)
     let waves: Vec<&str> = out.match_indices("do sapfor_sk_w = sapfor_sk_l, sapfor_sk_h + (sapfor_sk_n - 1) * ").map(|(i, m)| &out[i + m.len()..i + m.len() + 1]).collect();
-    assert_eq!(waves, ["3", "3", "5", "3", "3", "3", "3"], "{out}");
+    assert_eq!(waves, ["3", "3", "5", "3", "3", "3", "3", "3"], "{out}");
     // leaving: the arrays the loops write kept at each block's start, the steps' conditions
-    // tried after the block, the block computed again up to the step that leaves
+    // tried after the block, the block computed again up to the step that leaves; not A,
+    // which the first loop gives every value the step reads of it (but in EPS, whose values
+    // of the first computation are put back)
     let leave = &out[out.find("sapfor_sk_e = 0").unwrap()..];
-    let keep = leave.find("call sapfor_block_save(sh_tblock_a, a)\ncall sapfor_block_save(sh_tblock_b, b)\ndo sapfor_sk_r = 1, 2").unwrap();
+    let keep = leave.find("call sapfor_block_save(sh_tblock_b, b)\ndo sapfor_sk_r = 1, 2").unwrap();
     let test = leave.find("if (EPS .LT. 0.065D0) exit\nend do\nif (sapfor_sk_s >= sapfor_sk_n) exit\nsapfor_sk_n = sapfor_sk_s + 1").unwrap();
-    let back = leave.find("call sapfor_block_restore(sh_tblock_a, a)").unwrap();
+    let back = leave.find("call sapfor_block_restore(sh_tblock_b, b)\nsapfor_sk_y = sapfor_sk_x\nend do\nif (sapfor_sk_e /= 0) sapfor_sk_x = sapfor_sk_y\n").unwrap();
     assert!(keep < test && test < back && leave[back..].contains("if (sapfor_sk_e == 0) it = int("), "{leave}");
+    // (A kept where the first loop reads it other than in its reduction, as the relaxation's
+    // does, or writes it under a condition)
+    assert_eq!(out.matches("call sapfor_block_save(sh_tblock_a, a)\ncall sapfor_block_save(sh_tblock_b, b)\ndo sapfor_sk_r = 1, 2").count(), 1, "{out}");
+    for to in ["               A(I,J) = 0.5D0 * (B(I,J) + A(I,J))\n", "               IF (I .GT. 2) A(I,J) = B(I,J)\n"] {
+        let changed = src.replace("               A(I,J) = B(I,J)\n", to);
+        assert_ne!(changed, src);
+        let out = conv("time_blocks4.fdv", &changed).unwrap();
+        assert_eq!(out.matches("call sapfor_block_save(sh_tblock_a, a)\ncall sapfor_block_save(sh_tblock_b, b)\ndo sapfor_sk_r = 1, 2").count(), 3, "{to}: {out}");
+    }
     // (a FORMAT among the output: written once, with the loop as converted)
     assert_eq!(out.matches("  105    FORMAT (").count(), 1, "{out}");
     // the step's constants and reductions kept per step of the block; output after the waves,
@@ -751,7 +762,7 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
         let changed = src.replace(from, to);
         assert_ne!(changed, src);
         let out = conv("time_blocks2.fdv", &changed).unwrap();
-        assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 8, "{from}: {out}");
+        assert_eq!(out.matches("sapfor_sk_t0 = ").count(), 9, "{from}: {out}");
     }
     // as written: a value set before the loops that the step computes; a condition to leave
     // that reads an array; an IF construct that would end blocks whose condition reads a
@@ -764,7 +775,7 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
     ] {
         let changed = src.replacen(from, to, 1);
         assert_ne!(changed, src);
-        assert_eq!(conv("time_blocks3.fdv", &changed).unwrap().matches("sapfor_sk_t0 = ").count(), 6, "{from}");
+        assert_eq!(conv("time_blocks3.fdv", &changed).unwrap().matches("sapfor_sk_t0 = ").count(), 7, "{from}");
     }
 }
 
@@ -882,8 +893,10 @@ fn star_on_a_divided_dimension_is_warned_where_the_loop_references_the_array() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/star_on_divided.fdv")).unwrap();
     let (_, warnings) = conv_warned("star_on_divided.fdv", &src).unwrap();
     let star = "PARALLEL ON E(...): dimension 2 of E is divided between processes, and `*` makes every process along it run each iteration";
-    assert!(warnings.contains(&format!("star_on_divided.fdv:16: {star}")), "{warnings}");
-    assert_eq!(warnings.matches(star).count(), 1, "{warnings}");
+    assert!(warnings.contains(&format!("star_on_divided.fdv:19: {star}: the loop's references to E reach")), "{warnings}");
+    // (an array aligned with E there: named; read from a REMOTE_ACCESS buffer: not)
+    assert!(warnings.contains(&format!("star_on_divided.fdv:28: {star}: the loop's references to F reach")), "{warnings}");
+    assert_eq!(warnings.matches(star).count(), 2, "{warnings}");
 }
 
 /// Parallel loops written along the rows (fixture inner_rows.fdv, convert_swap.rs): the loop
