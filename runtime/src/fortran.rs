@@ -27,6 +27,9 @@ module sapfor_rt
   ! step of the block keeps (two slots each)
   integer(c_int64_t) :: sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_b, sapfor_sk_n, sapfor_sk_w, sapfor_sk_s
   integer(c_int64_t) :: sapfor_sk_l, sapfor_sk_h, sapfor_sk_r, sapfor_sk_e, sapfor_sk_wd
+  ! a loop that may leave: its blocks in groups of sapfor_sk_sw steps at most, this group's
+  ! steps, the first step of the group's block
+  integer(c_int64_t) :: sapfor_sk_sw, sapfor_sk_m, sapfor_sk_q
   ! on several processes: the planes past its own a process may compute, and the loops'
   ! own planes (the first loop's, the second's), outside which reductions do not count
   integer(c_int64_t) :: sapfor_sk_g, sapfor_sk_o1, sapfor_sk_o2, sapfor_sk_o3, sapfor_sk_o4

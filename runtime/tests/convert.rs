@@ -727,11 +727,15 @@ fn time_loops_around_fused_loops_run_in_blocks_of_steps_where_the_steps_allow() 
     // tried after the block, the block computed again up to the step that leaves; not A,
     // which the first loop gives every value the step reads of it (but in EPS, whose values
     // of the first computation are put back)
+    // (once for a group of four blocks, at most 64 steps: each block of the group renews the
+    // shadow edges at its start and keeps its steps' scalars in the group's slots)
     let leave = &out[out.find("sapfor_sk_e = 0").unwrap()..];
-    let keep = leave.find("call sapfor_block_save(sh_tblock_b, b)\ndo sapfor_sk_r = 1, 2").unwrap();
-    let test = leave.find("if (EPS .LT. 0.065D0) exit\nend do\nif (sapfor_sk_s >= sapfor_sk_n) exit\nsapfor_sk_n = sapfor_sk_s + 1").unwrap();
+    let keep = leave.find("sapfor_sk_sw = min(64_c_int64_t, 4 * sapfor_sk_wd)\ndo sapfor_sk_b = sapfor_sk_t0, sapfor_sk_t1, sapfor_sk_sw\nsapfor_sk_m = min(sapfor_sk_sw, sapfor_sk_t1 - sapfor_sk_b + 1)\ncall sapfor_block_save(sh_tblock_b, b)\ndo sapfor_sk_r = 1, 2").unwrap();
+    let group = leave.find("do sapfor_sk_q = 0, sapfor_sk_m - 1, sapfor_sk_wd\nsapfor_sk_n = min(sapfor_sk_wd, sapfor_sk_m - sapfor_sk_q)\ncall sapfor_shadow_renew(sh_tblock_b, b, ").unwrap();
+    assert!(leave[group..].contains("it = int(sapfor_sk_b + sapfor_sk_q + sapfor_sk_s, kind(it))\neps = transfer(sapfor_sk_x(1:2, sapfor_sk_q + sapfor_sk_s), eps)"), "{leave}");
+    let test = leave.find("if (EPS .LT. 0.065D0) exit\nend do\nif (sapfor_sk_s >= sapfor_sk_m) exit\nsapfor_sk_m = sapfor_sk_s + 1").unwrap();
     let back = leave.find("call sapfor_block_restore(sh_tblock_b, b)\nsapfor_sk_y = sapfor_sk_x\nend do\nif (sapfor_sk_e /= 0) sapfor_sk_x = sapfor_sk_y\n").unwrap();
-    assert!(keep < test && test < back && leave[back..].contains("if (sapfor_sk_e == 0) it = int("), "{leave}");
+    assert!(keep < group && group < test && test < back && leave[back..].contains("if (sapfor_sk_e == 0) it = int("), "{leave}");
     // (A kept where the first loop reads it other than in its reduction, as the relaxation's
     // does, or writes it under a condition)
     assert_eq!(out.matches("call sapfor_block_save(sh_tblock_a, a)\ncall sapfor_block_save(sh_tblock_b, b)\ndo sapfor_sk_r = 1, 2").count(), 1, "{out}");

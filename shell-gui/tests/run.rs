@@ -691,7 +691,13 @@ fn explain_names_the_loops_the_converter_transformed() {
     assert!(time < fused, "{err}");
     assert!(err[..time].contains("this time loop runs its steps in blocks of up to 32 (as many as keep a wave of the block within a third of the cache), each step 3 planes behind the one before"), "{err}");
     assert!(err[time..fused].contains("this PARALLEL loop and the one at line 39 run as one loop over the planes of K: plane K of the second right after plane K + 1 of the first"), "{err}");
-    assert!(err.contains("the block is computed again from a copy of the arrays up to that step"), "{err}");
+    // (a loop that leaves: the arrays copied once for a group of blocks, the relaxation's A
+    // too; the Jacobi's and heat's first arrays, which their first loop writes before
+    // reading, not; blocks that an IF construct ends copy at each block)
+    assert!(err.contains("where a step leaves the loop, the group of up to 4 blocks (64 steps at most) is computed again from a copy of the arrays up to that step"), "{err}");
+    assert!(err.contains("where a step leaves the loop, the group of up to 4 blocks (64 steps at most) is computed again up to that step from a copy of B made at its start (A needs none: the first loop gives it every value a step reads of it before reading it, but in its reductions, whose values the first computation keeps)"), "{err}");
+    assert!(err.contains("where a step leaves the loop, the group of up to 4 blocks (64 steps at most) is computed again up to that step from a copy of V made at its start (U needs none"), "{err}");
+    assert!(err.contains("where a step leaves the loop, the block is computed again up to that step from a copy of B made at its start (A needs none"), "{err}");
     assert!(err.contains("the second loop's renewal runs between two passes"), "{err}");
     // and why a DO loop around fused loops runs its steps in order
     let order = "this loop runs its steps in order, not in blocks of steps: ";
