@@ -360,8 +360,33 @@ class Gen:
         integer sum or a maximum; a product adding up over an inner loop; a triangular inner
         bound (kept as written)."""
         r = self.r
-        kind = r.choice(["free", "carry", "scalar", "sum", "max", "product", "tri"])
+        kind = r.choice(["free", "carry", "scalar", "sum", "max", "product", "tri", "matvec"])
         n1, n2, n3 = self.n
+        if kind == "matvec":
+            # a loop over I around statements, a loop along the rows and statements again:
+            # the runtime runs I in three parts, scalars kept per I (convert_swap.rs `expand`)
+            x = r.choice(["b", "e"])
+            y = "e" if x == "b" else "b"
+            labelled = self.form == "fixed" and r.random() < 0.5
+            la, lb = (self.new_label(), self.new_label()) if labelled else (None, None)
+            self.emit(f"do {la} i = 1, {r.choice(['n1', 'n1 - 1'])}" if la else f"do i = 1, {r.choice(['n1', 'n1 - 1'])}")
+            self.emit(f"s = mod({y}(i,1) + i, 7)", 1)
+            if r.random() < 0.5:
+                self.emit("t = s * 2 + 1", 1)
+            else:
+                self.emit("t = i", 1)
+            self.emit(f"do {lb} j = 1, n2" if lb else "do j = 1, n2", 1)
+            if r.random() < 0.5:
+                self.emit(f"q = {x}(i,j) * {r.randint(2, 5)} + j", 2)
+                self.emit(f"s = mod(s + q * {y}(j,1) + t, 1000)", 2)
+            else:
+                self.emit(f"s = mod(s * {r.randint(2, 5)} + {x}(i,j) - t, 1000)", 2)
+            if r.random() < 0.4:
+                self.emit(f"{x}(i,j) = mod({x}(i,j) + s, 1000)", 2)
+            self.close_loops([lb])
+            self.emit(f"{y}(i,n2) = mod(s + t + {y}(i,n2), 1000)", 1)
+            self.close_loops([la])
+            return
         if kind in ("sum", "max"):
             self.emit("m = 0" if kind == "sum" else "m = -1")
         if r.random() < 0.3 and kind != "product":

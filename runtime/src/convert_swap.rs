@@ -39,7 +39,7 @@
 //! conversion keeps every nest as written.
 
 use super::{access_ctx, aliased, do_vars, names_in, order_free, red_op, Cx, Omp, ParLoop};
-use analyzer::ast::{Expr, Node, Stmt, StmtKind};
+use analyzer::ast::{BaseType, Expr, Node, Stmt, StmtKind};
 use analyzer::directives::Clause;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -230,7 +230,12 @@ pub(super) fn innermost(cx: &mut Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt],
         return;
     }
     let u = &cx.p.units[ui];
-    let Some((all, body)) = perfect(u, nest) else { return };
+    let Some((all, body)) = perfect(u, nest) else {
+        if headers.len() == 1 {
+            expand(cx, ui, pl, nest[0], private, omp, pre, post);
+        }
+        return;
+    };
     let m = match choose(cx, ui, pl, &all, headers.len(), &body, private) {
         Ok(m) => m,
         Err(None) => return,
@@ -297,6 +302,276 @@ pub(super) fn innermost(cx: &mut Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt],
             vars[m.from].to_uppercase(),
             if m.inner == 0 { "none".to_string() } else { m.inner.to_string() },
             vars[n - 1].to_uppercase()
+        ),
+    );
+}
+
+/// The statement that ends DO loop `n` (its END DO, or the labelled statement that ends it
+/// and the loops inside it that share it) and whether it is the last element of the body.
+fn terminal<'a>(u: &'a analyzer::ast::Unit, n: &Node) -> Option<&'a Stmt> {
+    let Node::Do { end, body, .. } = n else { return None };
+    match (end, body.last()) {
+        (Some(e), _) => Some(u.stmt(*e)),
+        (None, Some(Node::Stmt(id))) => Some(u.stmt(*id)),
+        (None, Some(d @ Node::Do { .. })) => terminal(u, d),
+        _ => None,
+    }
+}
+
+/// Text `t` with every reference to the scalars `vars` made element `var` of their arrays
+/// (`sapfor_xs_<name>(var)`).
+fn expanded_text(t: &str, vars: &[String], var: &str) -> String {
+    let mut out = t.to_string();
+    let mut at: Vec<(usize, usize, &str)> = vec![];
+    for v in vars {
+        at.extend(crate::text::idents(t, v).into_iter().map(|(a, b)| (a, b, v.as_str())));
+    }
+    at.sort();
+    for (a, b, v) in at.into_iter().rev() {
+        out.replace_range(a..b, &format!("sapfor_xs_{v}({var})"));
+    }
+    out
+}
+
+/// The directive's one loop `outer` (on I) whose body is assignments, one perfect nest of
+/// loops over assignments and assignments again (`S = 0`, `DO J`, `S = S + A(I,J) * X(J)`,
+/// `END DO`, `Y(I) = S`), its nest running along the rows: the loop on I runs three times,
+/// over the statements before the nest, innermost in the nest, and over the statements after
+/// it, the scalars whose values pass from one part to another (or from one iteration of the
+/// nest to the next) kept for each I in an array (`sapfor_xs_<name>`, of this process's
+/// iterations, in a BLOCK construct around the loop). For each I the statements run in their
+/// order, as before; two I need no order (the directive): the same values. The threads of a
+/// process each take a consecutive part of I for all three loops (`sapfor_tpipe_part`).
+#[allow(clippy::too_many_arguments)]
+fn expand(cx: &mut Cx, ui: usize, pl: &ParLoop, outer: &Node, private: &BTreeSet<String>, omp: Option<&mut (Omp, usize)>, pre: &mut Vec<String>, post: &mut Vec<String>) {
+    let p = cx.p;
+    let u = &p.units[ui];
+    let sema = &p.semas[ui];
+    let Node::Do { header, body, end } = outer else { return };
+    let hi = u.stmt(*header);
+    let StmtKind::Do { var, label: ilabel, .. } = &hi.kind else { return };
+    let ivar = var.to_ascii_lowercase();
+    if hi.label.is_some() || pl.clauses.iter().any(|c| matches!(c, Clause::Reduction(_) | Clause::GroupReduction(..))) || private.iter().any(|v| sema.is_array(v)) {
+        return;
+    }
+    // the body: statements, one nest, statements (and the terminal CONTINUE of a labelled DO)
+    let mut items: Vec<&Node> = body.iter().collect();
+    if end.is_none() {
+        let Some(Node::Stmt(id)) = items.last() else { return };
+        let t = u.stmt(*id);
+        if ilabel.is_none() || t.label != *ilabel || !matches!(t.kind, StmtKind::Continue) {
+            return;
+        }
+        items.pop();
+    }
+    let Some(iterm) = terminal(u, outer) else { return };
+    let dos: Vec<usize> = items.iter().enumerate().filter(|(_, n)| matches!(n, Node::Do { .. })).map(|(i, _)| i).collect();
+    let [k] = dos[..] else { return };
+    let stmt_of = |n: &&Node| match n {
+        Node::Stmt(id) => Some(u.stmt(*id)),
+        _ => None,
+    };
+    let (Some(before), Some(after)) = (items[..k].iter().map(stmt_of).collect::<Option<Vec<&Stmt>>>(), items[k + 1..].iter().map(stmt_of).collect::<Option<Vec<&Stmt>>>()) else { return };
+    let inner = items[k];
+    let Some((jh, jbody)) = perfect(u, &[inner]) else { return };
+    let Some(jterm) = terminal(u, inner) else { return };
+    // (the innermost loop's terminal: the last statement of its body or its END DO)
+    let Some(innermost) = std::iter::successors(Some(inner), |n| match n {
+        Node::Do { body, .. } => body.iter().find(|b| matches!(b, Node::Do { .. })),
+        _ => None,
+    })
+    .last() else { return };
+    let Some(kterm) = terminal(u, innermost) else { return };
+    if jbody.iter().any(|(_, c)| *c) || before.iter().chain(&after).any(|s| !matches!(&s.kind, StmtKind::Assign { .. })) {
+        return;
+    }
+    if jbody.iter().any(|(s, _)| !matches!(&s.kind, StmtKind::Assign { .. } | StmtKind::Continue) || (matches!(s.kind, StmtKind::Continue) && s.id != kterm.id)) {
+        return;
+    }
+    // the accesses of each part, in order
+    let acx = access_ctx(p, ui);
+    let parts: [Vec<&Stmt>; 3] = [before.clone(), jbody.iter().map(|(s, _)| *s).filter(|s| matches!(s.kind, StmtKind::Assign { .. })).collect(), after.clone()];
+    let mut accs_of: [Vec<Vec<analyzer::access::Access>>; 3] = [vec![], vec![], vec![]];
+    let mut all_accs = vec![];
+    for (i, part) in parts.iter().enumerate() {
+        for s in part {
+            let (mut a, mut c) = (vec![], vec![]);
+            acx.stmt_accesses(s, &mut a, &mut c);
+            if !c.is_empty() || a.iter().any(|x| x.via_call.is_some()) {
+                return;
+            }
+            all_accs.extend(a.iter().cloned());
+            accs_of[i].push(a);
+        }
+    }
+    if aliased(sema, &all_accs) {
+        return;
+    }
+    let jvars = do_vars(&jh);
+    let scalar = |v: &str| !sema.is_array(v) && (sema.symbol(v).is_none() || super::plain_scalar(sema, v));
+    // scalars the parts assign; none of the loops' variables
+    let mut assigned: [BTreeSet<String>; 3] = Default::default();
+    for (i, a) in accs_of.iter().enumerate() {
+        for x in a.iter().flatten().filter(|x| x.write) {
+            let n = x.name.to_ascii_lowercase();
+            if n == ivar || jvars.contains(&n) || !scalar(&n) && !sema.is_array(&n) {
+                return;
+            }
+            if !sema.is_array(&n) {
+                assigned[i].insert(n);
+            }
+        }
+    }
+    let any_assigned: BTreeSet<String> = assigned.iter().flatten().cloned().collect();
+    // (the parts before and after the nest read none of its variables)
+    if accs_of[0].iter().chain(&accs_of[2]).flatten().any(|x| jvars.contains(&x.name.to_ascii_lowercase())) {
+        return;
+    }
+    // every scalar assigned before it is read (for each I), and which of them pass a value
+    // from one part to another or from one iteration of the nest to the next
+    let mut xs: BTreeSet<String> = BTreeSet::new();
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    for (i, a) in accs_of.iter().enumerate() {
+        let mut here: BTreeSet<String> = BTreeSet::new();
+        for st in a {
+            for x in st.iter().filter(|x| !x.write && any_assigned.contains(&x.name.to_ascii_lowercase())) {
+                let n = x.name.to_ascii_lowercase();
+                if !done.contains(&n) {
+                    return;
+                }
+                if !here.contains(&n) {
+                    xs.insert(n);
+                }
+            }
+            for x in st.iter().filter(|x| x.write && !sema.is_array(&x.name)) {
+                let n = x.name.to_ascii_lowercase();
+                done.insert(n.clone());
+                here.insert(n);
+            }
+        }
+        let _ = i;
+    }
+    // (types the arrays can have)
+    let mut decls = vec![];
+    for v in &xs {
+        let ty = match sema.type_of(v).base {
+            BaseType::Integer => "integer",
+            BaseType::Real | BaseType::DoublePrecision => "real",
+            BaseType::Complex | BaseType::DoubleComplex => "complex",
+            BaseType::Logical => "logical",
+            _ => return,
+        };
+        decls.push(format!("{ty}(kind({v})), allocatable :: sapfor_xs_{v}(:)"));
+    }
+    // the nest's bounds read neither I nor what the body assigns (a rectangle)
+    for h in &jh {
+        let StmtKind::Do { lo, hi: up, step, .. } = &h.kind else { return };
+        let mut es = vec![lo, up];
+        es.extend(step.iter());
+        if names_in(&es).iter().any(|n| *n == ivar || any_assigned.contains(n)) {
+            return;
+        }
+    }
+    // worth it: the nest's references (the scalars made arrays among them) run along I more
+    // than along its innermost loop
+    let jin = jvars.last().cloned().unwrap_or_default();
+    let (mut along, mut along_j) = (0i64, 0i64);
+    for x in accs_of[1].iter().flatten() {
+        let n = x.name.to_ascii_lowercase();
+        if xs.contains(&n) {
+            along += 1;
+            continue;
+        }
+        let Some(subs) = x.subs.as_ref().filter(|_| sema.is_array(&n)) else { continue };
+        let first: Vec<&Expr> = subs.first().and_then(|s| s.expr()).into_iter().collect();
+        let rest: Vec<&Expr> = subs[1..].iter().filter_map(|s| s.expr()).collect();
+        let (h, r) = (names_in(&first), names_in(&rest));
+        along += i64::from(h.contains(&ivar)) - i64::from(!h.contains(&ivar) && r.contains(&ivar));
+        along_j += i64::from(h.contains(&jin)) - i64::from(!h.contains(&jin) && r.contains(&jin));
+    }
+    if along <= along_j {
+        return;
+    }
+    // the texts, each on one line
+    let one = |s: &Stmt| match &cx.current_lines(s)[..] {
+        [t] => Some(t.clone()),
+        _ => None,
+    };
+    let Some(ht) = one(hi) else { return };
+    let Some((_, control)) = split_control(&ht, &ivar) else { return };
+    let Some((eq, bp)) = crate::text::do_parts(&ht) else { return };
+    let (lo_t, hi_t) = (bp[0].trim().to_string(), bp[1].trim().to_string());
+    let step = bp.get(2).map(|s| s.trim().to_string());
+    let vars: Vec<String> = xs.iter().cloned().collect();
+    let mut edits: Vec<(&Stmt, Vec<String>)> = vec![];
+    for s in parts.iter().flatten() {
+        let Some(t) = one(s) else { return };
+        edits.push((s, vec![expanded_text(&t, &vars, &ivar)]));
+    }
+    let (Some(j0), Some(jn)) = (jh.first(), jh.last()) else { return };
+    let (Some(j0t), Some(jnt), Some(kt), Some(jt)) = (one(j0), one(jn), one(kterm), one(jterm)) else { return };
+    // (the threads' parts of I, or its bounds as converted)
+    let control = match omp {
+        Some((c, at)) => {
+            let st = step.clone().unwrap_or_else(|| "1".into());
+            c.scalars.extend(["sapfor_tp_f", "sapfor_tp_l"].map(String::from));
+            pre[*at] = c.line("!$omp parallel");
+            pre.insert(*at + 1, format!("call sapfor_tpipe_part(int({lo_t}, c_int64_t), int({hi_t}, c_int64_t), int({st}, c_int64_t), sapfor_tp_f, sapfor_tp_l)"));
+            post.insert(0, "!$omp end parallel".to_string());
+            let with_step = step.as_ref().map_or(String::new(), |s| format!(", {s}"));
+            let alloc: Vec<String> = vars.iter().map(|v| format!("allocate(sapfor_xs_{v}(min({lo_t}, {hi_t}):max({lo_t}, {hi_t})))")).collect();
+            for (i, l) in alloc.into_iter().enumerate() {
+                pre.insert(*at + i, l);
+            }
+            format!("{}= sapfor_tp_f, sapfor_tp_l{with_step}", &ht[ht.len() - control.len()..eq])
+        }
+        None => {
+            pre.extend(vars.iter().map(|v| format!("allocate(sapfor_xs_{v}(min({lo_t}, {hi_t}):max({lo_t}, {hi_t})))")));
+            control.to_string()
+        }
+    };
+    let head = format!("DO {control}");
+    // (the BLOCK construct inside the profile's calls around the loop, which a loop written
+    // twice keeps around both of its versions)
+    if !decls.is_empty() {
+        let mut open = vec!["block".to_string()];
+        open.extend(decls);
+        let at = pre.iter().position(|l| l.starts_with("call sapfor_loop_begin(")).map_or(0, |i| i + 1);
+        pre.splice(at..at, open);
+        let end = post.iter().rposition(|l| l.starts_with("call sapfor_loop_end(")).unwrap_or(post.len());
+        post.insert(end, "end block".into());
+    }
+    cx.replace_stmt(hi, vec![head.clone()]);
+    for (s, t) in edits {
+        cx.replace_stmt(s, t);
+    }
+    // the first loop on I closes before the nest, the second runs innermost in it, the third
+    // starts after it and ends where the loop ended
+    if j0.id == jn.id {
+        cx.replace_stmt(j0, vec!["END DO".into(), j0t, head.clone()]);
+    } else {
+        cx.replace_stmt(j0, vec!["END DO".into(), j0t]);
+        cx.replace_stmt(jn, vec![jnt, head.clone()]);
+    }
+    if kterm.id == jterm.id {
+        cx.replace_stmt(kterm, vec!["END DO".into(), kt, head]);
+    } else {
+        cx.replace_stmt(kterm, vec!["END DO".into(), kt]);
+        cx.replace_stmt(jterm, vec![jt, head]);
+    }
+    cx.replace_stmt(iterm, vec!["END DO".into()]);
+    let kept: Vec<String> = vars.iter().map(|v| v.to_uppercase()).collect();
+    cx.note(
+        hi.span.file,
+        hi.span.line,
+        format!(
+            "this loop on {} runs in three parts, over the statements before the loop on {}, innermost inside {}, and over the statements after it{} (the nest's references run along {} more than along {}; the directive's iterations are independent: the same values as written; SAPFOR_SWAP=0 at conversion keeps the loop as written)",
+            ivar.to_uppercase(),
+            jvars[0].to_uppercase(),
+            if jvars.len() > 1 { "those loops" } else { "it" },
+            if kept.is_empty() { String::new() } else { format!(", {} kept for each {} in an array", kept.join(", "), ivar.to_uppercase()) },
+            ivar.to_uppercase(),
+            jin.to_uppercase()
         ),
     );
 }

@@ -903,6 +903,59 @@ fn star_on_a_divided_dimension_is_warned_where_the_loop_references_the_array() {
     assert_eq!(warnings.matches(star).count(), 2, "{warnings}");
 }
 
+/// Loops on I around statements, a nest along the rows and statements (fixture
+/// rows_expand.fdv, `expand` in convert_swap.rs): I runs in three parts, the second innermost
+/// in the nest; the scalars whose values pass between parts or from one iteration of the nest
+/// to the next are arrays over this process's I in a BLOCK construct (S and W, not T, which
+/// each iteration of the nest sets before reading it); the threads take parts of I for all
+/// three loops. The nest whose bounds read I stays as written, and so does each loop where
+/// the nest is already along the columns, a scalar is read before the body sets it, or the
+/// loop has a reduction.
+#[test]
+fn loops_around_row_nests_run_in_three_parts() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/rows_expand.fdv")).unwrap();
+    let out = conv("rows_expand.fdv", &src).unwrap();
+    assert_eq!(out.matches("\nblock\n").count(), 3, "{out}");
+    let two = &out[out.find("real(kind(s)), allocatable :: sapfor_xs_s(:)\nreal(kind(w)), allocatable :: sapfor_xs_w(:)\n").unwrap_or_else(|| panic!("{out}"))..];
+    let parts = [
+        "DO I = sapfor_tp_f, sapfor_tp_l\n",
+        "sapfor_xs_w(i) = I * 0.5D0\n",
+        "sapfor_xs_s(i) = sapfor_xs_w(i)\n",
+        "END DO\n",
+        "DO 20 J = 1, M\nDO I = sapfor_tp_f, sapfor_tp_l\n",
+        "T = A(I, J) * 2.D0\n",
+        "sapfor_xs_s(i) = sapfor_xs_s(i) + T * X(J) - sapfor_xs_w(i)\n",
+        "END DO\n",
+        "20    CONTINUE\nDO I = sapfor_tp_f, sapfor_tp_l\n",
+        "Z(I) = sapfor_xs_s(i) * sapfor_xs_w(i) + Y(I)\n",
+        "END DO\n",
+        "end block\n",
+    ];
+    let mut at = 0;
+    for p in parts {
+        let i = two[at..].find(p).unwrap_or_else(|| panic!("{p}: {two}"));
+        at += i + p.len();
+    }
+    assert!(two[..two.find("DO I = sapfor_tp_f").unwrap()].contains("!$omp parallel if(") && two.contains("call sapfor_tpipe_part(int(max(1, sapfor_lo(sh_rowsx_z, 1)), c_int64_t), int(min(N, sapfor_hi(sh_rowsx_z, 1)), c_int64_t), int(1, c_int64_t), sapfor_tp_f, sapfor_tp_l)"), "{two}");
+    assert!(!two.contains("sapfor_xs_t"), "{two}");
+    // (the integer sums: K and L)
+    assert!(out.contains("integer(kind(k)), allocatable :: sapfor_xs_k(:)\ninteger(kind(l)), allocatable :: sapfor_xs_l(:)\n"), "{out}");
+    // as written: the bounds read I
+    assert!(out.contains("DO J = 1, MIN(I, M)\n            S = S + A(I, J)\n"), "{out}");
+    // as written: a nest along the columns, a scalar read before the body sets it, a reduction
+    for (from, to) in [
+        ("            S = S + A(I, J) * X(J)\n", "            S = S + A(J, I) * X(J)\n"),
+        ("         S = 0.D0\n         DO J = 1, M\n", "         DO J = 1, M\n"),
+        ("CDVM$ PARALLEL (I) ON Y(I), PRIVATE(S, J)\n", "CDVM$ PARALLEL (I) ON Y(I), PRIVATE(S, J), REDUCTION(MAX(T))\n"),
+    ] {
+        let changed = src.replacen(from, to, 1);
+        assert_ne!(changed, src);
+        let changed = changed.replace("PARAMETER (N = 61, M = 47)", "PARAMETER (N = 61, M = 61)");
+        let out = conv("rows_expand2.fdv", &changed).unwrap();
+        assert_eq!(out.matches("\nblock\n").count(), 2, "{from}: {out}");
+    }
+}
+
 /// Parallel loops written along the rows (fixture inner_rows.fdv, convert_swap.rs): the loop
 /// indexing the first dimension runs innermost, its threads sharing the outermost loop of the
 /// directive (`!$omp parallel do`) or, where none is left outside, its own iterations

@@ -816,6 +816,33 @@ fn loops_along_rows_run_their_first_dimension_innermost_with_the_sequential_resu
     ]);
 }
 
+/// Loops on I around statements, a nest along the rows and statements again, run in three
+/// parts with the scalars kept per I (`expand` in runtime/src/convert_swap.rs): on
+/// processes, threads (each taking its part of I for the three loops), both, the emulated
+/// accelerator and as written (`SAPFOR_SWAP=0`), each prints the sequential program's digits
+/// exactly (for each I the same operations in the same order). Builds that kept a scalar set
+/// before the nest and read in it (S, W) one per thread printed other values.
+#[test]
+fn loops_around_row_nests_run_in_three_parts_with_the_sequential_digits() {
+    let dir = scratch("rows_expand");
+    std::fs::copy(root().join("runtime/tests/data/rows_expand.fdv"), dir.join("rows_expand.fdv")).unwrap();
+    let want = sequential(&dir, &dir.join("rows_expand.fdv"), true);
+    for (args, swap) in [
+        (&["--np", "1"][..], "1"),
+        (&["--np", "2"], "1"),
+        (&["--np", "3"], "1"),
+        (&["--threads", "2"], "1"),
+        (&["--threads", "3"], "1"),
+        (&["--np", "2", "--threads", "2"], "1"),
+        (&["--devices", "emu", "--np", "2"], "1"),
+        (&["--np", "2"], "0"),
+    ] {
+        let out = sapfor(&dir).env("SAPFOR_TEAM_MIN", "0").env("SAPFOR_SWAP", swap).args(["run", "rows_expand.fdv"]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?} SAPFOR_SWAP={swap}: {}", text(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?} SAPFOR_SWAP={swap}");
+    }
+}
+
 /// One process holds every array whole: a loop divided over full copies runs on the arrays
 /// themselves (nothing fetched; also in the iteration-order mode and on 3 threads), while 2 and
 /// 3 processes fetch their slices; every run prints what the sequential program prints. The
