@@ -382,6 +382,13 @@ fn expand(cx: &mut Cx, ui: usize, pl: &ParLoop, outer: &Node, private: &BTreeSet
     })
     .last() else { return };
     let Some(kterm) = terminal(u, innermost) else { return };
+    // (the nest ends at an END DO or CONTINUE, or its innermost loop at a labelled
+    // assignment, `40 S = S + A(I,J)`, which stays inside the loop on I)
+    let kassign = matches!(kterm.kind, StmtKind::Assign { .. }) && kterm.label.is_some();
+    let ends = |t: &Stmt| matches!(t.kind, StmtKind::Continue | StmtKind::EndDo);
+    if !(ends(kterm) || kassign) || !(ends(jterm) || kassign && jterm.id == kterm.id) {
+        return;
+    }
     if jbody.iter().any(|(_, c)| *c) || before.iter().chain(&after).any(|s| !matches!(&s.kind, StmtKind::Assign { .. })) {
         return;
     }
@@ -504,12 +511,22 @@ fn expand(cx: &mut Cx, ui: usize, pl: &ParLoop, outer: &Node, private: &BTreeSet
     let step = bp.get(2).map(|s| s.trim().to_string());
     let vars: Vec<String> = xs.iter().cloned().collect();
     let mut edits: Vec<(&Stmt, Vec<String>)> = vec![];
-    for s in parts.iter().flatten() {
+    for s in parts.iter().flatten().filter(|s| !(kassign && s.id == kterm.id)) {
         let Some(t) = one(s) else { return };
         edits.push((s, vec![expanded_text(&t, &vars, &ivar)]));
     }
     let (Some(j0), Some(jn)) = (jh.first(), jh.last()) else { return };
     let (Some(j0t), Some(jnt), Some(kt), Some(jt)) = (one(j0), one(jn), one(kterm), one(jterm)) else { return };
+    // (the innermost loop's end: the loop on I ends before it, or after the assignment that
+    // ends it, whose label goes to a CONTINUE)
+    let kt_lines: Vec<String> = match kterm.label.filter(|_| kassign) {
+        Some(l) => {
+            let ex = expanded_text(&kt, &vars, &ivar);
+            let Some(rest) = ex.trim_start().strip_prefix(&l.to_string()).filter(|r| r.starts_with(char::is_whitespace)) else { return };
+            vec![rest.trim_start().to_string(), "END DO".into(), format!("{l} CONTINUE")]
+        }
+        None => vec!["END DO".into(), kt],
+    };
     // (the threads' parts of I, or its bounds as converted)
     let control = match omp {
         Some((c, at)) => {
@@ -554,9 +571,11 @@ fn expand(cx: &mut Cx, ui: usize, pl: &ParLoop, outer: &Node, private: &BTreeSet
         cx.replace_stmt(jn, vec![jnt, head.clone()]);
     }
     if kterm.id == jterm.id {
-        cx.replace_stmt(kterm, vec!["END DO".into(), kt, head]);
+        let mut v = kt_lines;
+        v.push(head);
+        cx.replace_stmt(kterm, v);
     } else {
-        cx.replace_stmt(kterm, vec!["END DO".into(), kt]);
+        cx.replace_stmt(kterm, kt_lines);
         cx.replace_stmt(jterm, vec![jt, head]);
     }
     cx.replace_stmt(iterm, vec!["END DO".into()]);

@@ -915,7 +915,7 @@ fn star_on_a_divided_dimension_is_warned_where_the_loop_references_the_array() {
 fn loops_around_row_nests_run_in_three_parts() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/rows_expand.fdv")).unwrap();
     let out = conv("rows_expand.fdv", &src).unwrap();
-    assert_eq!(out.matches("\nblock\n").count(), 3, "{out}");
+    assert_eq!(out.matches("\nblock\n").count(), 4, "{out}");
     let two = &out[out.find("real(kind(s)), allocatable :: sapfor_xs_s(:)\nreal(kind(w)), allocatable :: sapfor_xs_w(:)\n").unwrap_or_else(|| panic!("{out}"))..];
     let parts = [
         "DO I = sapfor_tp_f, sapfor_tp_l\n",
@@ -942,6 +942,9 @@ fn loops_around_row_nests_run_in_three_parts() {
     assert!(out.contains("integer(kind(k)), allocatable :: sapfor_xs_k(:)\ninteger(kind(l)), allocatable :: sapfor_xs_l(:)\n"), "{out}");
     // as written: the bounds read I
     assert!(out.contains("DO J = 1, MIN(I, M)\n            S = S + A(I, J)\n"), "{out}");
+    // (a nest ending at an assignment: it stays inside the loop on I, its label on a
+    // CONTINUE)
+    assert!(out.contains("sapfor_xs_s(i) = sapfor_xs_s(i) + A(I, J) * J\nEND DO\n40 CONTINUE\nDO I = sapfor_tp_f, sapfor_tp_l\n"), "{out}");
     // as written: a nest along the columns, a scalar read before the body sets it, a reduction
     for (from, to) in [
         ("            S = S + A(I, J) * X(J)\n", "            S = S + A(J, I) * X(J)\n"),
@@ -952,7 +955,7 @@ fn loops_around_row_nests_run_in_three_parts() {
         assert_ne!(changed, src);
         let changed = changed.replace("PARAMETER (N = 61, M = 47)", "PARAMETER (N = 61, M = 61)");
         let out = conv("rows_expand2.fdv", &changed).unwrap();
-        assert_eq!(out.matches("\nblock\n").count(), 2, "{from}: {out}");
+        assert_eq!(out.matches("\nblock\n").count(), 3, "{from}: {out}");
     }
 }
 

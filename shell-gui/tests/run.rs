@@ -821,7 +821,8 @@ fn loops_along_rows_run_their_first_dimension_innermost_with_the_sequential_resu
 /// processes, threads (each taking its part of I for the three loops), both, the emulated
 /// accelerator and as written (`SAPFOR_SWAP=0`), each prints the sequential program's digits
 /// exactly (for each I the same operations in the same order). Builds that kept a scalar set
-/// before the nest and read in it (S, W) one per thread printed other values.
+/// before the nest and read in it (S, W) one per thread, or that ended the loop on I before
+/// an assignment ending the nest (`40 S = S + ...`), printed other values.
 #[test]
 fn loops_around_row_nests_run_in_three_parts_with_the_sequential_digits() {
     let dir = scratch("rows_expand");
