@@ -376,14 +376,20 @@ class Gen:
             else:
                 self.emit("t = i", 1)
             self.emit(f"do {lb} j = 1, n2" if lb else "do j = 1, n2", 1)
+            body = []
             if r.random() < 0.5:
-                self.emit(f"q = {x}(i,j) * {r.randint(2, 5)} + j", 2)
-                self.emit(f"s = mod(s + q * {y}(j,1) + t, 1000)", 2)
+                body.append(f"q = {x}(i,j) * {r.randint(2, 5)} + j")
+                body.append(f"s = mod(s + q * {y}(j,1) + t, 1000)")
             else:
-                self.emit(f"s = mod(s * {r.randint(2, 5)} + {x}(i,j) - t, 1000)", 2)
+                body.append(f"s = mod(s * {r.randint(2, 5)} + {x}(i,j) - t, 1000)")
             if r.random() < 0.4:
-                self.emit(f"{x}(i,j) = mod({x}(i,j) + s, 1000)", 2)
-            self.close_loops([lb])
+                body.append(f"{x}(i,j) = mod({x}(i,j) + s, 1000)")
+            # (F77's way: the labelled last statement ends the loop, no CONTINUE)
+            ends = lb is not None and r.random() < 0.5
+            for k, b in enumerate(body):
+                self.emit(b, 2, label=lb if ends and k == len(body) - 1 else None)
+            if not ends:
+                self.close_loops([lb])
             self.emit(f"{y}(i,n2) = mod(s + t + {y}(i,n2), 1000)", 1)
             self.close_loops([la])
             return
