@@ -41,7 +41,7 @@
 use super::{access_ctx, aliased, do_vars, names_in, order_free, red_op, Cx, Omp, ParLoop};
 use analyzer::ast::{BaseType, Expr, Node, Stmt, StmtKind};
 use analyzer::directives::Clause;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Whether `SAPFOR_SWAP` leaves the transformation on (unset or anything but 0).
 fn enabled() -> bool {
@@ -89,6 +89,24 @@ pub(super) fn perfect<'a>(u: &'a analyzer::ast::Unit, nest: &[&'a Node]) -> Opti
     }
 }
 
+/// How many of the array references among `accs` index their first (contiguous) dimension
+/// by `v`, and how many index another dimension by it but not the first: a loop's score is
+/// the first less the second. A reference without subscripts counts in neither.
+fn along_across<'a>(sema: &analyzer::sema::UnitSema, accs: impl IntoIterator<Item = &'a analyzer::access::Access>, v: &str) -> (usize, usize) {
+    let (mut along, mut across) = (0, 0);
+    for a in accs.into_iter().filter(|a| sema.is_array(&a.name)) {
+        let Some(subs) = &a.subs else { continue };
+        let first: Vec<&Expr> = subs.first().and_then(|s| s.expr()).into_iter().collect();
+        let rest: Vec<&Expr> = subs.iter().skip(1).filter_map(|s| s.expr()).collect();
+        if names_in(&first).contains(v) {
+            along += 1;
+        } else if names_in(&rest).contains(v) {
+            across += 1;
+        }
+    }
+    (along, across)
+}
+
 /// Which loop of the perfect nest `all` (its first `tuple` loops the directive's) moves
 /// innermost (see the module's comment); `body` the innermost statements. Err(None): none
 /// would run along more references than the innermost; Err(Some(why)): one would, and why
@@ -112,30 +130,19 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
         calls.extend(c);
     }
     // how many array references index their first dimension by each loop's variable, and
-    // how many index another dimension by it but not the first
-    let mut unit: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut strided: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut total = 0;
-    for a in accs.iter().filter(|a| sema.is_array(&a.name)) {
-        let Some(first) = a.subs.as_ref().and_then(|subs| subs.first()).and_then(|s| s.expr()) else { return Err(None) };
-        let subs = a.subs.as_ref().expect("subscripts");
-        total += 1;
-        let head = names_in(&[first]);
-        let rest_exprs: Vec<&Expr> = subs[1..].iter().filter_map(|s| s.expr()).collect();
-        let rest = names_in(&rest_exprs);
-        for v in &vars {
-            if head.contains(v) {
-                *unit.entry(v).or_default() += 1;
-            } else if rest.contains(v) {
-                *strided.entry(v).or_default() += 1;
-            }
-        }
+    // how many index another dimension by it but not the first (every reference with an
+    // index as its first subscript)
+    let arrays: Vec<&analyzer::access::Access> = accs.iter().filter(|a| sema.is_array(&a.name)).collect();
+    if arrays.iter().any(|a| a.subs.as_ref().and_then(|subs| subs.first()).and_then(|s| s.expr()).is_none()) {
+        return Err(None);
     }
+    let total = arrays.len();
+    let counts: Vec<(usize, usize)> = vars.iter().map(|v| along_across(sema, arrays.iter().copied(), v)).collect();
     // (a loop's score: the references it would run along, less those it would stride across)
-    let count = |m: &BTreeMap<&str, usize>, k: usize| m.get(vars[k].as_str()).copied().unwrap_or(0);
-    let score = |k: usize| count(&unit, k) as i64 - count(&strided, k) as i64;
+    let count = |k: usize| counts[k].0;
+    let score = |k: usize| counts[k].0 as i64 - counts[k].1 as i64;
     let here = score(n - 1);
-    let from = (0..tuple.min(n - 1)).filter(|&k| count(&unit, k) > 0 && score(k) > here).max_by_key(|&k| (score(k), k)).ok_or(None)?;
+    let from = (0..tuple.min(n - 1)).filter(|&k| count(k) > 0 && score(k) > here).max_by_key(|&k| (score(k), k)).ok_or(None)?;
     let up = |v: &str| v.to_uppercase();
     let why = |m: String| {
         Err(Some(format!(
@@ -209,7 +216,7 @@ fn choose(cx: &Cx, ui: usize, pl: &ParLoop, all: &[&Stmt], tuple: usize, body: &
             return why(format!("its bounds read {}", up(&vars[k])));
         }
     }
-    Ok(Move { from, unit: count(&unit, from), inner: count(&unit, n - 1), total })
+    Ok(Move { from, unit: count(from), inner: count(n - 1), total })
 }
 
 /// The DO statement text `t` of loop variable `var` cut before the variable: (`DO 5 `, `J =
@@ -306,8 +313,8 @@ pub(super) fn innermost(cx: &mut Cx, ui: usize, pl: &ParLoop, headers: &[&Stmt],
     );
 }
 
-/// The statement that ends DO loop `n` (its END DO, or the labelled statement that ends it
-/// and the loops inside it that share it) and whether it is the last element of the body.
+/// The statement that ends DO loop `n`: its END DO, or the labelled statement that ends it
+/// and the loops inside it that share it.
 fn terminal<'a>(u: &'a analyzer::ast::Unit, n: &Node) -> Option<&'a Stmt> {
     let Node::Do { end, body, .. } = n else { return None };
     match (end, body.last()) {
@@ -397,7 +404,7 @@ fn expand(cx: &mut Cx, ui: usize, pl: &ParLoop, outer: &Node, private: &BTreeSet
     }
     // the accesses of each part, in order
     let acx = access_ctx(p, ui);
-    let parts: [Vec<&Stmt>; 3] = [before.clone(), jbody.iter().map(|(s, _)| *s).filter(|s| matches!(s.kind, StmtKind::Assign { .. })).collect(), after.clone()];
+    let parts: [Vec<&Stmt>; 3] = [before, jbody.iter().map(|(s, _)| *s).filter(|s| matches!(s.kind, StmtKind::Assign { .. })).collect(), after];
     let mut accs_of: [Vec<Vec<analyzer::access::Access>>; 3] = [vec![], vec![], vec![]];
     let mut all_accs = vec![];
     for (i, part) in parts.iter().enumerate() {
@@ -417,19 +424,16 @@ fn expand(cx: &mut Cx, ui: usize, pl: &ParLoop, outer: &Node, private: &BTreeSet
     let jvars = do_vars(&jh);
     let scalar = |v: &str| !sema.is_array(v) && (sema.symbol(v).is_none() || super::plain_scalar(sema, v));
     // scalars the parts assign; none of the loops' variables
-    let mut assigned: [BTreeSet<String>; 3] = Default::default();
-    for (i, a) in accs_of.iter().enumerate() {
-        for x in a.iter().flatten().filter(|x| x.write) {
-            let n = x.name.to_ascii_lowercase();
-            if n == ivar || jvars.contains(&n) || !scalar(&n) && !sema.is_array(&n) {
-                return;
-            }
-            if !sema.is_array(&n) {
-                assigned[i].insert(n);
-            }
+    let mut any_assigned: BTreeSet<String> = BTreeSet::new();
+    for x in accs_of.iter().flatten().flatten().filter(|x| x.write) {
+        let n = x.name.to_ascii_lowercase();
+        if n == ivar || jvars.contains(&n) || !scalar(&n) && !sema.is_array(&n) {
+            return;
+        }
+        if !sema.is_array(&n) {
+            any_assigned.insert(n);
         }
     }
-    let any_assigned: BTreeSet<String> = assigned.iter().flatten().cloned().collect();
     // (the parts before and after the nest read none of its variables)
     if accs_of[0].iter().chain(&accs_of[2]).flatten().any(|x| jvars.contains(&x.name.to_ascii_lowercase())) {
         return;
@@ -438,7 +442,7 @@ fn expand(cx: &mut Cx, ui: usize, pl: &ParLoop, outer: &Node, private: &BTreeSet
     // from one part to another or from one iteration of the nest to the next
     let mut xs: BTreeSet<String> = BTreeSet::new();
     let mut done: BTreeSet<String> = BTreeSet::new();
-    for (i, a) in accs_of.iter().enumerate() {
+    for a in &accs_of {
         let mut here: BTreeSet<String> = BTreeSet::new();
         for st in a {
             for x in st.iter().filter(|x| !x.write && any_assigned.contains(&x.name.to_ascii_lowercase())) {
@@ -456,7 +460,6 @@ fn expand(cx: &mut Cx, ui: usize, pl: &ParLoop, outer: &Node, private: &BTreeSet
                 here.insert(n);
             }
         }
-        let _ = i;
     }
     // (types the arrays can have)
     let mut decls = vec![];
@@ -482,21 +485,12 @@ fn expand(cx: &mut Cx, ui: usize, pl: &ParLoop, outer: &Node, private: &BTreeSet
     // worth it: the nest's references (the scalars made arrays among them) run along I more
     // than along its innermost loop
     let jin = jvars.last().cloned().unwrap_or_default();
-    let (mut along, mut along_j) = (0i64, 0i64);
-    for x in accs_of[1].iter().flatten() {
-        let n = x.name.to_ascii_lowercase();
-        if xs.contains(&n) {
-            along += 1;
-            continue;
-        }
-        let Some(subs) = x.subs.as_ref().filter(|_| sema.is_array(&n)) else { continue };
-        let first: Vec<&Expr> = subs.first().and_then(|s| s.expr()).into_iter().collect();
-        let rest: Vec<&Expr> = subs[1..].iter().filter_map(|s| s.expr()).collect();
-        let (h, r) = (names_in(&first), names_in(&rest));
-        along += i64::from(h.contains(&ivar)) - i64::from(!h.contains(&ivar) && r.contains(&ivar));
-        along_j += i64::from(h.contains(&jin)) - i64::from(!h.contains(&jin) && r.contains(&jin));
-    }
-    if along <= along_j {
+    let score = |v: &str| {
+        let (along, across) = along_across(sema, accs_of[1].iter().flatten(), v);
+        along as i64 - across as i64
+    };
+    let made_arrays = accs_of[1].iter().flatten().filter(|x| xs.contains(&x.name.to_ascii_lowercase())).count() as i64;
+    if made_arrays + score(&ivar) <= score(&jin) {
         return;
     }
     // the texts, each on one line
@@ -527,7 +521,9 @@ fn expand(cx: &mut Cx, ui: usize, pl: &ParLoop, outer: &Node, private: &BTreeSet
         }
         None => vec!["END DO".into(), kt],
     };
-    // (the threads' parts of I, or its bounds as converted)
+    // (the arrays over this process's I, allocated before the threads start; the threads'
+    // parts of I, or its bounds as converted)
+    let alloc: Vec<String> = vars.iter().map(|v| format!("allocate(sapfor_xs_{v}(min({lo_t}, {hi_t}):max({lo_t}, {hi_t})))")).collect();
     let control = match omp {
         Some((c, at)) => {
             let st = step.clone().unwrap_or_else(|| "1".into());
@@ -536,14 +532,11 @@ fn expand(cx: &mut Cx, ui: usize, pl: &ParLoop, outer: &Node, private: &BTreeSet
             pre.insert(*at + 1, format!("call sapfor_tpipe_part(int({lo_t}, c_int64_t), int({hi_t}, c_int64_t), int({st}, c_int64_t), sapfor_tp_f, sapfor_tp_l)"));
             post.insert(0, "!$omp end parallel".to_string());
             let with_step = step.as_ref().map_or(String::new(), |s| format!(", {s}"));
-            let alloc: Vec<String> = vars.iter().map(|v| format!("allocate(sapfor_xs_{v}(min({lo_t}, {hi_t}):max({lo_t}, {hi_t})))")).collect();
-            for (i, l) in alloc.into_iter().enumerate() {
-                pre.insert(*at + i, l);
-            }
+            pre.splice(*at..*at, alloc);
             format!("{}= sapfor_tp_f, sapfor_tp_l{with_step}", &ht[ht.len() - control.len()..eq])
         }
         None => {
-            pre.extend(vars.iter().map(|v| format!("allocate(sapfor_xs_{v}(min({lo_t}, {hi_t}):max({lo_t}, {hi_t})))")));
+            pre.extend(alloc);
             control.to_string()
         }
     };
