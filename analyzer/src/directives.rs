@@ -199,6 +199,8 @@ pub enum Clause {
     /// extension of ours: NPB LU's FLUX, computed one plane past the block by each process,
     /// docs/runtime.md).
     ShadowCompute(Vec<ShadowSpec>),
+    /// `REMOTE_ACCESS(GR : B(I+1))`: remote references kept in the group GR (`PREFETCH GR`).
+    GroupRemoteAccess(String, Vec<ArrayRef>),
     /// A clause we do not model, normalized text including its keyword (`stage(2)`).
     Other(String),
 }
@@ -241,10 +243,38 @@ pub enum DirectiveKind {
     Dynamic(Vec<String>),
     /// `INHERIT A, B`: dummy arguments that take the distribution of their actual arguments.
     Inherit(Vec<String>),
+    /// `REDISTRIBUTE A(*,BLOCK) [ONTO MB(1)]`: ONTO a processor arrangement, a section of
+    /// one, or an element of a TASK array.
     Redistribute {
         arrays: Vec<String>,
         formats: Vec<DistFormat>,
+        onto: Option<ArrayRef>,
     },
+    /// `TASK MB(2)[, ...]`: arrays of tasks (task parallelism).
+    Task(Vec<ArrayRef>),
+    /// `MAP MB(1) ONTO P(LP(1):HP(1))`: the processors a task runs on.
+    Map {
+        task: ArrayRef,
+        onto: ArrayRef,
+    },
+    /// `TASK_REGION MB [, REDUCTION(...)]`: a region whose `ON MB(i)` blocks (or a loop
+    /// `PARALLEL (I) ON MB(I)`) are tasks of MB.
+    TaskRegion {
+        name: String,
+        clauses: Vec<Clause>,
+    },
+    /// `END TASK_REGION`.
+    EndTaskRegion,
+    /// `ON MB(1)`: the statements up to `END ON` are task MB(1).
+    On(ArrayRef),
+    /// `END ON`.
+    EndOn,
+    /// `REMOTE_GROUP GR[, ...]`: names of groups of remote accesses (`REMOTE_ACCESS(GR : ...)`).
+    RemoteGroup(Vec<String>),
+    /// `PREFETCH GR`: the group's remote elements may be fetched from here on.
+    Prefetch(String),
+    /// `RESET GR`: the group's fetched elements are stale from here on.
+    Reset(String),
     Realign {
         arrays: Vec<String>,
         source: Vec<String>,
@@ -753,6 +783,12 @@ const DVM_KEYWORDS: &[&str] = &[
     "SHADOW",
     "TEMPLATE",
     "PROCESSORS",
+    "TASK_REGION",
+    "TASK",
+    "MAP",
+    "REMOTE_GROUP",
+    "PREFETCH",
+    "RESET",
     "DYNAMIC",
     "INHERIT",
     "PARALLEL",
@@ -765,6 +801,7 @@ const DVM_KEYWORDS: &[&str] = &[
     "ENDINTERVAL",
     "BARRIER",
     "END",
+    "ON",
 ];
 
 const SPF_KEYWORDS: &[&str] = &[
@@ -1249,7 +1286,16 @@ impl<'a> Parser<'a> {
     }
 
     fn array_ref(&mut self) -> PResult<ArrayRef> {
-        let name = self.expect_ident("a variable or array name")?;
+        self.array_ref_stop(&[])
+    }
+
+    /// An array reference whose name, in fixed form, stops before one of the `stops`
+    /// keywords (`MAPMBONTOP`).
+    fn array_ref_stop(&mut self, stops: &[&str]) -> PResult<ArrayRef> {
+        let name = match self.ident_stop(stops) {
+            Some(n) => n,
+            None => return Err(self.error_here("expected a variable or array name")),
+        };
         let subs = if self.peek() == Some('(') {
             self.paren_list("", |p| p.subscript())?
         } else {
@@ -1365,6 +1411,53 @@ impl<'a> Parser<'a> {
             onto,
             dynamic,
         })
+    }
+
+    /// `REDISTRIBUTE A(formats) [ONTO X]` or `REDISTRIBUTE (formats) [ONTO X] :: names`, `X` a
+    /// processor arrangement, a section of one or an element of a TASK array; the flag says
+    /// whether `, DYNAMIC` followed.
+    fn redistribute_body(&mut self) -> PResult<(DirectiveKind, bool)> {
+        let combined = matches!(self.peek(), Some('(') | Some(':')) || self.is_kw("ONTO");
+        let (arrays, formats, onto, dynamic);
+        if combined {
+            formats = if self.peek() == Some('(') {
+                self.formats()?
+            } else {
+                Vec::new()
+            };
+            onto = if self.eat_kw("ONTO") {
+                Some(self.array_ref()?)
+            } else {
+                None
+            };
+            let mut dy = false;
+            while self.eat(',') {
+                self.expect_kw("DYNAMIC", "after ','")?;
+                dy = true;
+            }
+            dynamic = dy;
+            if !self.eat_dcolon() {
+                return Err(self.error_here("expected '::' before the array names"));
+            }
+            arrays = self.comma_list(|p| p.expect_ident("an array name"))?;
+        } else {
+            let Some(name) = self.ident_stop(&["ONTO"]) else {
+                return Err(self.error_here("expected an array name or '(' with the distribution formats"));
+            };
+            arrays = vec![name];
+            formats = if self.peek() == Some('(') {
+                self.formats()?
+            } else {
+                Vec::new()
+            };
+            onto = if self.eat_kw("ONTO") {
+                Some(self.array_ref()?)
+            } else {
+                None
+            };
+            dynamic = false;
+        }
+        Ok((DirectiveKind::Redistribute { arrays, formats, onto }, dynamic))
     }
 
     fn align_dummies(&mut self) -> PResult<Vec<String>> {
@@ -1536,10 +1629,14 @@ impl<'a> Parser<'a> {
             self.expect(')', "to close REDUCTION(")?;
             return Ok(Clause::GroupReduction(g, v));
         }
-        if matches!(
-            name.as_str(),
-            "shadow_renew" | "across" | "remote_access"
-        ) && self.group_prefix()
+        if name == "remote_access" && self.group_prefix() {
+            let g = self.expect_ident("a remote group name")?;
+            self.expect(':', "after the remote group's name")?;
+            let v = self.comma_list(|p| p.array_ref())?;
+            self.expect(')', "to close REMOTE_ACCESS(")?;
+            return Ok(Clause::GroupRemoteAccess(g, v));
+        }
+        if matches!(name.as_str(), "shadow_renew" | "across") && self.group_prefix()
         {
             return self.other_clause(start);
         }
@@ -1677,6 +1774,10 @@ impl<'a> Parser<'a> {
                 K::EndRegion
             } else if self.eat_kw("INTERVAL") {
                 K::EndInterval
+            } else if self.eat_kw("TASK_REGION") {
+                K::EndTaskRegion
+            } else if self.eat_kw("ON") {
+                K::EndOn
             } else {
                 return Ok(self.unknown_rest("end".to_string(), after_kw));
             };
@@ -1710,16 +1811,33 @@ impl<'a> Parser<'a> {
                 }
             }
             "REDISTRIBUTE" => {
-                let d = self.distribute_body()?;
-                if d.onto.is_some() || d.dynamic {
-                    // kept as text: also `ONTO MB(1)`, an element of a TASK array
+                let d = self.redistribute_body()?;
+                if d.1 {
+                    // kept as text: `, DYNAMIC` has no meaning here
                     return Ok(self.unknown_rest("redistribute".to_string(), after_kw));
                 }
-                K::Redistribute {
-                    arrays: d.arrays,
-                    formats: d.formats,
-                }
+                d.0
             }
+            "TASK" => K::Task(self.comma_list(|p| p.array_ref())?),
+            "MAP" => {
+                let task = self.array_ref_stop(&["ONTO"])?;
+                self.expect_kw("ONTO", "after the task of MAP")?;
+                let onto = self.array_ref()?;
+                K::Map { task, onto }
+            }
+            "TASK_REGION" => {
+                let name = self.expect_ident("a task array name")?;
+                let clauses = if self.eat(',') {
+                    self.comma_list(|p| p.clause())?
+                } else {
+                    Vec::new()
+                };
+                K::TaskRegion { name, clauses }
+            }
+            "ON" => K::On(self.array_ref()?),
+            "REMOTE_GROUP" => K::RemoteGroup(self.comma_list(|p| p.expect_ident("a remote group name"))?),
+            "PREFETCH" => K::Prefetch(self.expect_ident("a remote group name")?),
+            "RESET" => K::Reset(self.expect_ident("a remote group name")?),
             "ALIGN" | "REALIGN" => {
                 let (arrays, source, target) = self.align_body()?;
                 if kw == "ALIGN" {
@@ -2070,6 +2188,7 @@ impl fmt::Display for Clause {
             Clause::CudaBlock(v) => write!(f, "CUDA_BLOCK({})", join(v, ",")),
             Clause::Tie(v) => write!(f, "TIE({})", join(v, ",")),
             Clause::GroupReduction(g, v) => write!(f, "REDUCTION({}:{})", g.to_uppercase(), join(v, ",")),
+            Clause::GroupRemoteAccess(g, v) => write!(f, "REMOTE_ACCESS({}:{})", g.to_uppercase(), join(v, ",")),
             Clause::ShadowStart(g) => write!(f, "SHADOW_START {}", g.to_uppercase()),
             Clause::ShadowWait(g) => write!(f, "SHADOW_WAIT {}", g.to_uppercase()),
             Clause::Other(t) => f.write_str(&upper_text(t)),
@@ -2169,9 +2288,24 @@ impl fmt::Display for DirectiveKind {
                 onto,
                 dynamic,
             } => write_distribute(f, "DISTRIBUTE", arrays, formats, onto, *dynamic),
-            K::Redistribute { arrays, formats } => {
-                write_distribute(f, "REDISTRIBUTE", arrays, formats, &None, false)
+            K::Redistribute { arrays, formats, onto } => {
+                write_distribute(f, "REDISTRIBUTE", arrays, formats, &onto.as_ref().map(|t| t.to_string()), false)
             }
+            K::Task(v) => write!(f, "TASK {}", join(v, ",")),
+            K::Map { task, onto } => write!(f, "MAP {task} ONTO {onto}"),
+            K::TaskRegion { name, clauses } => {
+                write!(f, "TASK_REGION {}", up(name))?;
+                for c in clauses {
+                    write!(f, ", {c}")?;
+                }
+                Ok(())
+            }
+            K::EndTaskRegion => f.write_str("END TASK_REGION"),
+            K::On(t) => write!(f, "ON {t}"),
+            K::EndOn => f.write_str("END ON"),
+            K::RemoteGroup(v) => write!(f, "REMOTE_GROUP {}", join_names(v)),
+            K::Prefetch(g) => write!(f, "PREFETCH {}", up(g)),
+            K::Reset(g) => write!(f, "RESET {}", up(g)),
             K::Align {
                 arrays,
                 source,
@@ -2579,6 +2713,7 @@ mod tests {
             K::Redistribute {
                 arrays: names(&["a"]),
                 formats: vec![DistFormat::Star, DistFormat::Block],
+                onto: None,
             },
             "REDISTRIBUTE A(*,BLOCK)",
         );
@@ -2588,6 +2723,7 @@ mod tests {
             K::Redistribute {
                 arrays: names(&["a", "b"]),
                 formats: vec![DistFormat::Block],
+                onto: None,
             },
             "REDISTRIBUTE (BLOCK) :: A,B",
         );
@@ -2705,6 +2841,60 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
         assert_eq!(d.to_string(), "PARALLEL (I,J,K) REDUCTION(MAX(EPS))");
     }
 
+    /// The array reference of `ON X`.
+    fn kind_ref(x: &str) -> ArrayRef {
+        match kind(&format!("!DVM$ ON {x}")) {
+            K::On(r) => r,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Free and fixed form parse alike, print as `canon`, and `canon` parses back the same.
+    fn same(free: &str, fixed: &str, canon: &str) -> DirectiveKind {
+        let a = kind(free);
+        assert_eq!(a, kind_fixed(fixed), "{free} / {fixed}");
+        assert_eq!(a.to_string(), canon);
+        assert_eq!(kind(&format!("!DVM$ {canon}")), a, "reparse of {canon}");
+        a
+    }
+
+    #[test]
+    fn task_parallelism_directives() {
+        let t = same("!DVM$ TASK MB(2), TB(N)", "CDVM$ TASK MB( 2 ),TB(N)", "TASK MB(2),TB(N)");
+        assert!(matches!(&t, K::Task(v) if v.len() == 2 && v[1].name == "tb"));
+        let m = same("!DVM$ MAP MB(1) ONTO P(LP(1):HP(1))", "CDVM$ MAP MB( 1 ) ONTO P( LP(1) : HP(1))", "MAP MB(1) ONTO P(LP(1):HP(1))");
+        assert!(matches!(&m, K::Map { task, onto } if task.name == "mb" && onto.name == "p"));
+        let r = same("!DVM$ REDISTRIBUTE A(*, BLOCK) ONTO MB(1)", "CDVM$ REDISTRIBUTE A( *, BLOCK ) ONTO MB( 1 )", "REDISTRIBUTE A(*,BLOCK) ONTO MB(1)");
+        let _ = r;
+        let r = kind("!DVM$ REDISTRIBUTE A1(*,BLOCK) ONTO MB(1)");
+        assert!(matches!(&r, K::Redistribute { arrays, formats, onto: Some(o) }
+            if arrays == &names(&["a1"]) && formats == &vec![DistFormat::Star, DistFormat::Block] && o.name == "mb"));
+        let r = same("!DVM$ REDISTRIBUTE (BLOCK) ONTO P :: A, B", "CDVM$ REDISTRIBUTE (BLOCK) ONTO P :: A,B", "REDISTRIBUTE (BLOCK) ONTO P :: A,B");
+        assert!(matches!(&r, K::Redistribute { arrays, onto: Some(o), .. } if arrays.len() == 2 && o.name == "p"));
+        assert_eq!(kind("!DVM$ REDISTRIBUTE A(BLOCK)"), K::Redistribute { arrays: names(&["a"]), formats: vec![DistFormat::Block], onto: None });
+        same("!DVM$ TASK_REGION MB", "CDVM$ TASK_REGION MB", "TASK_REGION MB");
+        let tr = same("!DVM$ TASK_REGION MB, REDUCTION(MAX(E))", "CDVM$ TASK_REGION MB,REDUCTION(MAX(E))", "TASK_REGION MB, REDUCTION(MAX(E))");
+        assert!(matches!(&tr, K::TaskRegion { name, clauses } if name == "mb" && clauses.len() == 1));
+        assert_eq!(same("!DVM$ ON MB(2)", "CDVM$ ON MB( 2 )", "ON MB(2)"), K::On(kind_ref("MB(2)")));
+        assert_eq!(same("!DVM$ END ON", "CDVM$ END ON", "END ON"), K::EndOn);
+        assert_eq!(kind_fixed("CDVM$ ENDON"), K::EndOn);
+        assert_eq!(same("!DVM$ END TASK_REGION", "CDVM$ END  TASK_REGION", "END TASK_REGION"), K::EndTaskRegion);
+        assert_eq!(same("!DVM$ REMOTE_GROUP BOUND, G2", "CDVM$ REMOTE_GROUP BOUND,G2", "REMOTE_GROUP BOUND,G2"), K::RemoteGroup(names(&["bound", "g2"])));
+        assert_eq!(same("!DVM$ PREFETCH BOUND", "CDVM$ PREFETCH   BOUND", "PREFETCH BOUND"), K::Prefetch("bound".into()));
+        assert_eq!(same("!DVM$ RESET BOUND", "CDVM$ RESET BOUND", "RESET BOUND"), K::Reset("bound".into()));
+        let p = same(
+            "!DVM$ PARALLEL (J) ON A1(N1+1, J), REMOTE_ACCESS(BOUND : B2(2, J))",
+            "CDVM$ PARALLEL ( J ) ON A1(N1+1, J), REMOTE_ACCESS (BOUND : B2( 2, J ) )",
+            "PARALLEL (J) ON A1(N1+1,J), REMOTE_ACCESS(BOUND:B2(2,J))",
+        );
+        assert!(matches!(&p, K::Parallel { clauses, .. } if clauses == &vec![Clause::GroupRemoteAccess("bound".into(), vec![kind_ref("B2(2,J)")])]));
+        // a loop over tasks is a PARALLEL directive whose ON names the task array
+        assert!(matches!(kind("!DVM$ PARALLEL (I) ON MB(I)"), K::Parallel { on: Some(o), .. } if o.name == "mb"));
+        // errors name the place
+        assert!(error(&["!DVM$ MAP MB(1) P(1)"], false).message.contains("ONTO"));
+        assert!(error(&["!DVM$ TASK_REGION"], false).message.contains("task array"));
+    }
+
     #[test]
     fn clauses_with_group_names_are_kept_as_text() {
         let d =
@@ -2715,7 +2905,7 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
                 clauses,
                 vec![
                     Clause::GroupReduction("rg".into(), vec![sum]),
-                    Clause::Other("remote_access(gr:b(i+1))".into())
+                    Clause::GroupRemoteAccess("gr".into(), vec![kind_ref("B(I+1)")])
                 ]
             ),
             other => panic!("{other:?}"),
@@ -2924,10 +3114,10 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             }
         );
         assert_eq!(
-            kind("!DVM$ END ON"),
+            kind("!DVM$ END HOST_SECTION"),
             K::Unknown {
                 keyword: "end".into(),
-                text: "on".into()
+                text: "host_section".into()
             }
         );
         assert_eq!(
@@ -2939,9 +3129,9 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
         );
         // An unknown directive with odd parentheses is still not our business.
         assert_eq!(
-            kind("!DVM$ TASK_REGION (("),
+            kind("!DVM$ CONSISTENT (("),
             K::Unknown {
-                keyword: "task_region".into(),
+                keyword: "consistent".into(),
                 text: "((".into()
             }
         );
@@ -2963,12 +3153,12 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             kind("!$SPF ANALYSIS(PROCESS_PRIVATE(X))"),
             K::Unknown { .. }
         ));
-        let r = kind("!DVM$ REDISTRIBUTE A(BLOCK) ONTO Q");
+        let r = kind("!DVM$ REDISTRIBUTE (BLOCK), DYNAMIC :: A");
         assert_eq!(
             r,
             K::Unknown {
                 keyword: "redistribute".into(),
-                text: "a(block)onto q".into()
+                text: "(block),dynamic::a".into()
             }
         );
         assert_eq!(kind(&format!("!DVM$ {r}")), r);
@@ -3536,6 +3726,9 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             (name_s(safe), vec(reduction_s(safe), 1..3))
                 .prop_map(|(g, v)| Clause::GroupReduction(g, v))
                 .boxed(),
+            (name_s(safe), vec(aref_s(safe), 1..3))
+                .prop_map(|(g, v)| Clause::GroupRemoteAccess(g, v))
+                .boxed(),
             name_s(safe).prop_map(Clause::ShadowStart).boxed(),
             name_s(safe).prop_map(Clause::ShadowWait).boxed(),
         ])
@@ -3614,8 +3807,22 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             vec(name_s(safe), 1..3).prop_map(K::Dynamic).boxed(),
             vec(name_s(safe), 1..3).prop_map(K::Inherit).boxed(),
             (vec(name_s(safe), 1..3), vec(format_s(safe), 0..3))
-                .prop_map(|(arrays, formats)| K::Redistribute { arrays, formats })
+                .prop_map(|(arrays, formats)| K::Redistribute { arrays, formats, onto: None })
                 .boxed(),
+            (vec(name_s(safe), 1..3), vec(format_s(safe), 1..3), aref_s(safe))
+                .prop_map(|(arrays, formats, o)| K::Redistribute { arrays, formats, onto: Some(o) })
+                .boxed(),
+            vec(aref_s(safe), 1..3).prop_map(K::Task).boxed(),
+            (aref_s(safe), aref_s(safe)).prop_map(|(task, onto)| K::Map { task, onto }).boxed(),
+            (name_s(safe), vec(clause_s(safe), 0..2))
+                .prop_map(|(name, clauses)| K::TaskRegion { name, clauses })
+                .boxed(),
+            Just(K::EndTaskRegion).boxed(),
+            aref_s(safe).prop_map(K::On).boxed(),
+            Just(K::EndOn).boxed(),
+            vec(name_s(safe), 1..3).prop_map(K::RemoteGroup).boxed(),
+            name_s(safe).prop_map(K::Prefetch).boxed(),
+            name_s(safe).prop_map(K::Reset).boxed(),
             (
                 vec(name_s(safe), 1..3),
                 vec(dummy_s(safe), 0..3),
@@ -3666,9 +3873,9 @@ PRIVATE(T,K), CUDA_BLOCK(32,4), TIE(A(I,J)), STAGE(2)";
             (
                 prop::sample::select(vec![
                     "new_value",
-                    "prefetch",
-                    "task_region",
-                    "on",
+                    "host_section",
+                    "consistent",
+                    "io_mode",
                 ]),
                 unknown_text,
             )

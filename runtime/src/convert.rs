@@ -190,6 +190,12 @@ struct Cx<'a> {
     /// Reduction groups (`REDUCTION_GROUP RG`) of each unit: the reductions its loops add
     /// (`REDUCTION(RG: ...)`), combined at `REDUCTION_START RG`.
     red_groups: BTreeMap<(usize, String), RedGroup>,
+    /// Task parallelism (`tasks`): the PROCESSORS arrangements and TASK arrays of each unit
+    /// (unit, lower-case name), and the PARALLEL directives of loops over tasks (`PARALLEL (I)
+    /// ON MB(I)`: file, line), which run as written.
+    procs: BTreeSet<(usize, String)>,
+    tasks: BTreeSet<(usize, String)>,
+    task_loops: BTreeSet<(u32, u32)>,
 }
 
 /// A reduction group's members (operation code, type code, variable) and the ON array and
@@ -582,12 +588,18 @@ pub fn convert_with(p: &Program, order: bool, host_only: bool) -> Result<Convert
         unit_dirs: vec![vec![]; p.units.len()],
         owned: BTreeSet::new(),
         red_groups: BTreeMap::new(),
+        procs: BTreeSet::new(),
+        tasks: BTreeSet::new(),
+        task_loops: BTreeSet::new(),
     };
     (cx.shared, cx.crowded) = shared_lines(p, &cx.lines);
+    tasks(&mut cx);
     for (fid, ds) in &p.directives {
         for d in ds {
             if let Some(ui) = p.unit_at(*fid, d.line) {
-                cx.unit_dirs[ui].push(d.clone());
+                if !cx.task_loops.contains(&(fid.0, d.line)) {
+                    cx.unit_dirs[ui].push(d.clone());
+                }
             }
         }
     }
@@ -919,6 +931,109 @@ fn emit_line(cx: &Cx, id: FileId, ln: u32, out: &mut String, stack: &mut Vec<u32
     }
 }
 
+/// Task parallelism (`PROCESSORS`, `TASK`, `MAP`, `TASK_REGION`, `ON` ... `END ON`, loops
+/// `PARALLEL (I) ON MB(I)`): the runtime maps every distributed array on all processes of its
+/// grid, so each task runs in its place in the program on all of them, its parallel loops
+/// divided between them as everywhere else (the tasks' results are the sequential program's;
+/// docs/runtime.md). Collects the units' arrangements and task arrays, the loops over tasks,
+/// and checks that the regions nest.
+fn tasks(cx: &mut Cx) {
+    let p = cx.p;
+    let mut errs: Vec<(FileId, u32, String)> = vec![];
+    for (fid, ds) in &p.directives {
+        for d in ds {
+            let Some(ui) = p.unit_at(*fid, d.line) else { continue };
+            match &d.kind {
+                DirectiveKind::Processors { name, .. } => {
+                    cx.procs.insert((ui, name.to_ascii_lowercase()));
+                }
+                DirectiveKind::Task(v) => {
+                    for t in v {
+                        if t.subs.len() != 1 {
+                            errs.push((*fid, d.line, format!("TASK {}: a task array has one dimension", t.name.to_uppercase())));
+                        }
+                        cx.tasks.insert((ui, t.name.to_ascii_lowercase()));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for (fid, ds) in &p.directives {
+        // (unit, task array) of the open TASK_REGION; whether an ON block is open in it
+        let mut region: Option<(usize, String, u32)> = None;
+        let mut on: Option<u32> = None;
+        for d in ds {
+            let Some(ui) = p.unit_at(*fid, d.line) else { continue };
+            if region.as_ref().is_some_and(|r| r.0 != ui) {
+                let r = region.take().unwrap();
+                errs.push((*fid, r.2, format!("TASK_REGION {} has no END TASK_REGION in its unit", r.1.to_uppercase())));
+                on = None;
+            }
+            let is_task = |n: &str| cx.tasks.contains(&(ui, n.to_ascii_lowercase()));
+            match &d.kind {
+                DirectiveKind::Map { task, onto } => {
+                    if !is_task(&task.name) {
+                        errs.push((*fid, d.line, format!("MAP {}: not a TASK array of unit {}", task.name.to_uppercase(), p.units[ui].name.to_uppercase())));
+                    }
+                    if !cx.procs.contains(&(ui, onto.name.to_ascii_lowercase())) {
+                        errs.push((*fid, d.line, format!("MAP ... ONTO {}: not a PROCESSORS arrangement of unit {}", onto.name.to_uppercase(), p.units[ui].name.to_uppercase())));
+                    }
+                }
+                DirectiveKind::TaskRegion { name, clauses } => {
+                    if region.is_some() {
+                        errs.push((*fid, d.line, "TASK_REGION inside another TASK_REGION".to_string()));
+                    } else if !is_task(name) {
+                        errs.push((*fid, d.line, format!("TASK_REGION {}: not a TASK array of unit {}", name.to_uppercase(), p.units[ui].name.to_uppercase())));
+                    }
+                    if let Some(c) = clauses.iter().find(|c| !matches!(c, Clause::Reduction(_))) {
+                        errs.push((*fid, d.line, format!("TASK_REGION clause {c} is not supported by the runtime yet")));
+                    }
+                    region = Some((ui, name.to_ascii_lowercase(), d.line));
+                    on = None;
+                }
+                DirectiveKind::On(t) => match &region {
+                    None => errs.push((*fid, d.line, "ON outside a TASK_REGION".to_string())),
+                    Some(r) if on.is_some() => errs.push((*fid, d.line, format!("ON {} inside another ON block (END ON missing)", r.1.to_uppercase()))),
+                    Some(r) if r.1 != t.name.to_ascii_lowercase() => {
+                        errs.push((*fid, d.line, format!("ON {}: the TASK_REGION is of {}", t.name.to_uppercase(), r.1.to_uppercase())))
+                    }
+                    Some(_) => on = Some(d.line),
+                },
+                DirectiveKind::EndOn => {
+                    if on.take().is_none() {
+                        errs.push((*fid, d.line, "END ON without its ON".to_string()));
+                    }
+                }
+                DirectiveKind::EndTaskRegion => {
+                    if let Some(l) = on.take() {
+                        errs.push((*fid, l, "ON block without END ON before END TASK_REGION".to_string()));
+                    }
+                    if region.take().is_none() {
+                        errs.push((*fid, d.line, "END TASK_REGION without its TASK_REGION".to_string()));
+                    }
+                }
+                DirectiveKind::Parallel { on: Some(t), clauses, .. } if is_task(&t.name) => {
+                    if !region.as_ref().is_some_and(|r| r.1 == t.name.to_ascii_lowercase()) || on.is_some() {
+                        errs.push((*fid, d.line, format!("a loop over the tasks of {} must be in a TASK_REGION of {} (outside its ON blocks)", t.name.to_uppercase(), t.name.to_uppercase())));
+                    }
+                    if let Some(c) = clauses.first() {
+                        errs.push((*fid, d.line, format!("clause {c} of a loop over tasks is not supported by the runtime yet")));
+                    }
+                    cx.task_loops.insert((fid.0, d.line));
+                }
+                _ => {}
+            }
+        }
+        if let Some(r) = region {
+            errs.push((*fid, r.2, format!("TASK_REGION {} has no END TASK_REGION", r.1.to_uppercase())));
+        }
+    }
+    for (f, l, m) in errs {
+        cx.err(f, l, m);
+    }
+}
+
 /// Pass 1: the distributed arrays of the whole program.
 fn declarations(cx: &mut Cx) {
     let p = cx.p;
@@ -926,6 +1041,24 @@ fn declarations(cx: &mut Cx) {
     let mut pending_inherit: Vec<(usize, FileId, u32, String)> = vec![];
     let mut shadows: Vec<(usize, FileId, u32, ShadowSpec)> = vec![];
     templates(cx);
+    // REDISTRIBUTE: each array's formats there (unit, array), and the arrays each unit's
+    // DISTRIBUTE directives name
+    let mut redist: BTreeMap<(usize, String), Vec<(u32, Vec<DistFormat>)>> = BTreeMap::new();
+    let mut distributed: BTreeSet<(usize, String)> = BTreeSet::new();
+    for (fid, dirs) in &p.directives {
+        for d in dirs {
+            let Some(ui) = p.unit_at(*fid, d.line) else { continue };
+            match &d.kind {
+                DirectiveKind::Redistribute { arrays, formats, .. } => {
+                    for a in arrays {
+                        redist.entry((ui, a.to_ascii_lowercase())).or_default().push((d.line, formats.clone()));
+                    }
+                }
+                DirectiveKind::Distribute { arrays, .. } => distributed.extend(arrays.iter().map(|a| (ui, a.to_ascii_lowercase()))),
+                _ => {}
+            }
+        }
+    }
     for (fid, dirs) in &p.directives {
         for d in dirs {
             let Some(ui) = p.unit_at(*fid, d.line) else {
@@ -936,76 +1069,107 @@ fn declarations(cx: &mut Cx) {
             };
             let sema = &p.semas[ui];
             match &d.kind {
-                DirectiveKind::Distribute { arrays, formats, onto, dynamic } => {
-                    if onto.is_some() || *dynamic {
-                        cx.err(*fid, d.line, "DISTRIBUTE ... ONTO and DYNAMIC are not supported by the runtime yet");
+                DirectiveKind::Distribute { arrays, formats, onto, .. } => {
+                    // ONTO an arrangement: the runtime's process grid (`--grid`) holds every
+                    // distributed array
+                    if let Some(o) = onto.as_ref().filter(|o| !cx.procs.contains(&(ui, o.to_ascii_lowercase()))) {
+                        cx.err(*fid, d.line, format!("DISTRIBUTE ... ONTO {}: not a PROCESSORS arrangement of unit {}", o.to_uppercase(), p.units[ui].name.to_uppercase()));
                         continue;
                     }
-                    let mut fm = vec![];
-                    // (dimension, array of weights or sizes, its element count, whether sizes:
-                    // GEN_BLOCK)
-                    let mut weighted: Vec<(usize, String, String, bool)> = vec![];
-                    for (k, f) in formats.iter().enumerate() {
-                        match f {
-                            DistFormat::Block => fm.push(true),
-                            DistFormat::Star => fm.push(false),
-                            DistFormat::WgtBlock(w, nb) => {
-                                fm.push(true);
-                                weighted.push((k + 1, w.to_ascii_lowercase(), nb.to_string().to_ascii_lowercase(), false));
-                            }
-                            DistFormat::GenBlock(m) => {
-                                fm.push(true);
-                                weighted.push((k + 1, m.to_ascii_lowercase(), format!("size({})", m.to_ascii_lowercase()), true));
-                            }
-                            other => {
-                                cx.err(*fid, d.line, format!("distribution format {other:?} is not supported by the runtime yet (only BLOCK, WGT_BLOCK, GEN_BLOCK and *)"));
+                    // the REDISTRIBUTE directives of these arrays: the same formats as here
+                    // (or, for `DISTRIBUTE :: A`, whose formats they give, each array's the
+                    // same in all of its own); arrays grouped by their formats
+                    let mut groups: Vec<(Vec<String>, Vec<DistFormat>)> = vec![];
+                    for a in arrays {
+                        let mut fa = formats.clone();
+                        let mut bad = false;
+                        for (line, f) in redist.get(&(ui, a.to_ascii_lowercase())).into_iter().flatten() {
+                            if fa.is_empty() {
+                                fa = f.clone();
+                            } else if *f != fa {
+                                cx.err(*fid, *line, format!("REDISTRIBUTE {} with other formats than its distribution ({}) is not supported by the runtime yet: it keeps one distribution of each array for the whole run", a.to_uppercase(), fa.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")));
+                                bad = true;
                             }
                         }
-                    }
-                    // the weights or sizes: a 1-D array of the unit, of a type the runtime reads
-                    let mut calls = vec![];
-                    for (k, w, n, sizes) in &weighted {
-                        let ty = sema.symbol(w).filter(|s| s.rank() == 1).map(|s| (s.ty.base.clone(), s.ty.kind));
-                        use analyzer::ast::BaseType as B;
-                        // (`sapfor_dim_weights`'s kinds)
-                        let code = match (ty, sizes) {
-                            (Some((B::DoublePrecision, _) | (B::Real, Some(8))), false) => 1,
-                            (Some((B::Real, None | Some(4))), false) => 2,
-                            (Some((B::Integer, None | Some(4))), false) => 3,
-                            (Some((B::Integer, None | Some(4))), true) => 4,
-                            _ => {
-                                cx.err(*fid, d.line, format!("{}: {} must be a one-dimensional {} array of unit {}", if *sizes { "GEN_BLOCK" } else { "WGT_BLOCK" }, w.to_uppercase(), if *sizes { "INTEGER" } else { "REAL, DOUBLE PRECISION or INTEGER" }, p.units[ui].name.to_uppercase()));
-                                continue;
-                            }
-                        };
-                        calls.push(format!("call sapfor_dim_weights({k}, {code}, {w}, int({n}, c_int64_t))"));
-                    }
-                    cx.naxes = cx.naxes.max(fm.iter().filter(|b| **b).count());
-                    for a in arrays {
-                        let tkey = key_of(cx, ui, &a.to_ascii_lowercase()).unwrap_or_default();
-                        if let Some(t) = cx.arrays.get_mut(&tkey).filter(|t| t.template) {
-                            if t.bounds.len() != fm.len() {
-                                let msg = format!("DISTRIBUTE {a}: {} formats for a template of rank {}", fm.len(), t.bounds.len());
-                                cx.err(*fid, d.line, msg);
-                            } else if matches!(&t.map, Mapping::Dist(f) if f.iter().any(|b| *b)) {
-                                cx.err(*fid, d.line, format!("template {a} is distributed twice"));
-                            } else {
-                                t.map = Mapping::Dist(fm.clone());
-                            }
+                        if bad {
                             continue;
                         }
-                        if let Some(mut arr) = new_array(cx, ui, a, Mapping::Dist(fm.clone()), *fid, d.line) {
-                            if arr.bounds.len() != fm.len() {
-                                cx.err(*fid, d.line, format!("DISTRIBUTE {a}: {} formats for an array of rank {}", fm.len(), arr.bounds.len()));
+                        if fa.is_empty() {
+                            cx.err(*fid, d.line, format!("DISTRIBUTE :: {}: a distribution without formats needs a REDISTRIBUTE of the array in unit {}", a.to_uppercase(), p.units[ui].name.to_uppercase()));
+                            continue;
+                        }
+                        match groups.iter_mut().find(|g| g.1 == fa) {
+                            Some(g) => g.0.push(a.clone()),
+                            None => groups.push((vec![a.clone()], fa)),
+                        }
+                    }
+                    for (arrays, formats) in &groups {
+                        let mut fm = vec![];
+                        // (dimension, array of weights or sizes, its element count, whether sizes:
+                        // GEN_BLOCK)
+                        let mut weighted: Vec<(usize, String, String, bool)> = vec![];
+                        for (k, f) in formats.iter().enumerate() {
+                            match f {
+                                DistFormat::Block => fm.push(true),
+                                DistFormat::Star => fm.push(false),
+                                DistFormat::WgtBlock(w, nb) => {
+                                    fm.push(true);
+                                    weighted.push((k + 1, w.to_ascii_lowercase(), nb.to_string().to_ascii_lowercase(), false));
+                                }
+                                DistFormat::GenBlock(m) => {
+                                    fm.push(true);
+                                    weighted.push((k + 1, m.to_ascii_lowercase(), format!("size({})", m.to_ascii_lowercase()), true));
+                                }
+                                other => {
+                                    cx.err(*fid, d.line, format!("distribution format {other:?} is not supported by the runtime yet (only BLOCK, WGT_BLOCK, GEN_BLOCK and *)"));
+                                }
+                            }
+                        }
+                        // the weights or sizes: a 1-D array of the unit, of a type the runtime reads
+                        let mut calls = vec![];
+                        for (k, w, n, sizes) in &weighted {
+                            let ty = sema.symbol(w).filter(|s| s.rank() == 1).map(|s| (s.ty.base.clone(), s.ty.kind));
+                            use analyzer::ast::BaseType as B;
+                            // (`sapfor_dim_weights`'s kinds)
+                            let code = match (ty, sizes) {
+                                (Some((B::DoublePrecision, _) | (B::Real, Some(8))), false) => 1,
+                                (Some((B::Real, None | Some(4))), false) => 2,
+                                (Some((B::Integer, None | Some(4))), false) => 3,
+                                (Some((B::Integer, None | Some(4))), true) => 4,
+                                _ => {
+                                    cx.err(*fid, d.line, format!("{}: {} must be a one-dimensional {} array of unit {}", if *sizes { "GEN_BLOCK" } else { "WGT_BLOCK" }, w.to_uppercase(), if *sizes { "INTEGER" } else { "REAL, DOUBLE PRECISION or INTEGER" }, p.units[ui].name.to_uppercase()));
+                                    continue;
+                                }
+                            };
+                            calls.push(format!("call sapfor_dim_weights({k}, {code}, {w}, int({n}, c_int64_t))"));
+                        }
+                        cx.naxes = cx.naxes.max(fm.iter().filter(|b| **b).count());
+                        for a in arrays {
+                            let tkey = key_of(cx, ui, &a.to_ascii_lowercase()).unwrap_or_default();
+                            if let Some(t) = cx.arrays.get_mut(&tkey).filter(|t| t.template) {
+                                if t.bounds.len() != fm.len() {
+                                    let msg = format!("DISTRIBUTE {a}: {} formats for a template of rank {}", fm.len(), t.bounds.len());
+                                    cx.err(*fid, d.line, msg);
+                                } else if matches!(&t.map, Mapping::Dist(f) if f.iter().any(|b| *b)) {
+                                    cx.err(*fid, d.line, format!("template {a} is distributed twice"));
+                                } else {
+                                    t.map = Mapping::Dist(fm.clone());
+                                }
                                 continue;
                             }
-                            if !calls.is_empty() && arr.common.is_some() {
-                                // (its set-up may run in another unit, which has no W)
-                                cx.err(*fid, d.line, format!("DISTRIBUTE {a}: WGT_BLOCK and GEN_BLOCK are supported for arrays of one unit, not of a COMMON block"));
-                                continue;
+                            if let Some(mut arr) = new_array(cx, ui, a, Mapping::Dist(fm.clone()), *fid, d.line) {
+                                if arr.bounds.len() != fm.len() {
+                                    cx.err(*fid, d.line, format!("DISTRIBUTE {a}: {} formats for an array of rank {}", fm.len(), arr.bounds.len()));
+                                    continue;
+                                }
+                                if !calls.is_empty() && arr.common.is_some() {
+                                    // (its set-up may run in another unit, which has no W)
+                                    cx.err(*fid, d.line, format!("DISTRIBUTE {a}: WGT_BLOCK and GEN_BLOCK are supported for arrays of one unit, not of a COMMON block"));
+                                    continue;
+                                }
+                                arr.weighted = calls.clone();
+                                cx.arrays.insert(arr.key.clone(), arr);
                             }
-                            arr.weighted = calls.clone();
-                            cx.arrays.insert(arr.key.clone(), arr);
                         }
                     }
                 }
@@ -1043,6 +1207,34 @@ fn declarations(cx: &mut Cx) {
                         }
                     }
                 }
+                // tasks run in their place on every process (`tasks`); REMOTE_ACCESS groups are
+                // fetched at each loop of theirs; a REDISTRIBUTE keeps the array's one
+                // distribution (checked with its DISTRIBUTE above)
+                DirectiveKind::Processors { .. }
+                | DirectiveKind::Dynamic(_)
+                | DirectiveKind::Task(_)
+                | DirectiveKind::Map { .. }
+                | DirectiveKind::TaskRegion { .. }
+                | DirectiveKind::EndTaskRegion
+                | DirectiveKind::On(_)
+                | DirectiveKind::EndOn
+                | DirectiveKind::RemoteGroup(_)
+                | DirectiveKind::Prefetch(_)
+                | DirectiveKind::Reset(_) => {}
+                DirectiveKind::Redistribute { arrays, onto, .. } => {
+                    for a in arrays.iter().filter(|a| !distributed.contains(&(ui, a.to_ascii_lowercase()))) {
+                        cx.err(*fid, d.line, format!("REDISTRIBUTE {}: no DISTRIBUTE of it in unit {} (the runtime redistributes only arrays of the unit that distributes them)", a.to_uppercase(), p.units[ui].name.to_uppercase()));
+                    }
+                    if let Some(o) = onto.as_ref().filter(|o| {
+                        let n = o.name.to_ascii_lowercase();
+                        !cx.procs.contains(&(ui, n.clone())) && !cx.tasks.contains(&(ui, n))
+                    }) {
+                        cx.err(*fid, d.line, format!("REDISTRIBUTE ... ONTO {}: not a PROCESSORS arrangement or TASK array of unit {}", o.name.to_uppercase(), p.units[ui].name.to_uppercase()));
+                    }
+                }
+                // DEBUG ... ENDDEBUG: the DVM system's debugging regions; the statements run
+                DirectiveKind::Unknown { keyword, text }
+                    if keyword.starts_with("debug") || keyword.starts_with("enddebug") || (keyword == "end" && text.starts_with("debug")) => {}
                 // (done where they stand: `async_groups`)
                 DirectiveKind::ShadowGroup { .. }
                 | DirectiveKind::ShadowStart(_)
@@ -1965,6 +2157,12 @@ fn unit(cx: &mut Cx, ui: usize) {
             cx.replace.insert((fid.0, l), None);
         }
     }
+    // (loops over tasks run as written)
+    for d in p.directives.get(&fid).into_iter().flatten().filter(|d| cx.task_loops.contains(&(fid.0, d.line)) && p.unit_at(fid, d.line) == Some(ui)) {
+        for l in d.line..=d.end_line {
+            cx.replace.insert((fid.0, l), None);
+        }
+    }
     let mut par: Vec<ParLoop> = vec![];
     for r in par_loops(p, ui, &dos, &dirs) {
         match r {
@@ -2433,7 +2631,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     for c in &pl.clauses {
         match c {
             Clause::ShadowRenew(v) | Clause::Across(v) | Clause::ShadowCompute(v) => named.extend(v.iter().map(|x| x.name.as_str())),
-            Clause::RemoteAccess(v) | Clause::Tie(v) => named.extend(v.iter().map(|x| x.name.as_str())),
+            Clause::RemoteAccess(v) | Clause::GroupRemoteAccess(_, v) | Clause::Tie(v) => named.extend(v.iter().map(|x| x.name.as_str())),
             _ => {}
         }
     }
@@ -2567,7 +2765,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
             // too; out of the process's block it corrupted memory before any message)
             // (arrays the loop names in REMOTE_ACCESS are read from their buffers)
             if matches!(sub, Subscript::Star) && split[d] {
-                let remote: Vec<String> = pl.clauses.iter().filter_map(|c| if let Clause::RemoteAccess(v) = c { Some(v) } else { None }).flatten().map(|r| r.name.to_uppercase()).collect();
+                let remote: Vec<String> = pl.clauses.iter().filter_map(|c| if let Clause::RemoteAccess(v) | Clause::GroupRemoteAccess(_, v) = c { Some(v) } else { None }).flatten().map(|r| r.name.to_uppercase()).collect();
                 let mut refs = divided_along(cx, vis, &nest_accesses(p, ui, dos[pl.outer]).accesses, &key, d);
                 refs.retain(|x| !remote.contains(x));
                 if !refs.is_empty() {
@@ -2808,7 +3006,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
                     private.insert(x.to_ascii_lowercase());
                 }
             }
-            Clause::RemoteAccess(refs) => {
+            Clause::RemoteAccess(refs) | Clause::GroupRemoteAccess(_, refs) => {
                 // the whole array is gathered on every process and the loop reads the copy
                 let mut body_ids = BTreeSet::new();
                 collect_stmts(u, dos[pl.outer], &mut body_ids);
@@ -3128,7 +3326,7 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
     if let Some(r) = gpu::region_at(regions, fid, line) {
         let host_only = if owned_written || pre.iter().any(|l| l.starts_with("call sapfor_merge_begin")) {
             Some("it writes a non-distributed array while its iterations are distributed")
-        } else if pl.clauses.iter().any(|c| matches!(c, Clause::RemoteAccess(_))) {
+        } else if pl.clauses.iter().any(|c| matches!(c, Clause::RemoteAccess(_) | Clause::GroupRemoteAccess(..))) {
             Some("REMOTE_ACCESS reads a gathered copy")
         } else if red_vars.iter().any(|v| sema.is_array(v)) {
             Some("it combines an array reduction")
@@ -3207,6 +3405,14 @@ fn parallel_loop(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, dos: &[
         }
     }
     post.push(format!("call sapfor_loop_end({src}_8)"));
+    // STOP statements inside the loop: every process stops after it, together
+    match loop_stops(cx, ui, dos[pl.outer]) {
+        Ok(v) => post.extend(v),
+        Err((f, l, m)) => {
+            cx.err(f, l, m);
+            return None;
+        }
+    }
     let _ = pl.dir_end;
     let h0 = headers[0];
     let end = last_line(u, dos[pl.outer]);
@@ -3519,6 +3725,111 @@ fn plain_nest(u: &Unit, n: &Node) -> bool {
         plain &= matches!(kind, StmtKind::Assign { .. } | StmtKind::Do { .. } | StmtKind::EndDo | StmtKind::IfThen(_) | StmtKind::ElseIf(_) | StmtKind::Else | StmtKind::EndIf | StmtKind::Continue);
     });
     plain
+}
+
+/// STOP statements inside parallel loop `n` (`STOP`, `IF (cond) STOP`, with a code or a
+/// message): a process reaching one cannot end the program alone, since the others would run
+/// on past the loop, printing what the sequential program never prints, until the run fails.
+/// Each becomes `call sapfor_stop_set(k, pos, n)` (k its number in the loop, `pos` the values
+/// of the DO variables around it, which order the iterations as the sequential program runs
+/// them) and CYCLE, which skips the rest of the iteration (of the innermost DO around it);
+/// after the loop every process learns which STOP the first iteration in that order to reach
+/// one reached (`sapfor_stop_pending`), and all of them run it (after `sapfor_finalize`, as a
+/// STOP outside loops). The lines after the loop, or the
+/// file, line and message of a STOP that cannot be rewritten.
+fn loop_stops(cx: &mut Cx, ui: usize, n: &Node) -> Result<Vec<String>, (FileId, u32, String)> {
+    let u = &cx.p.units[ui];
+    // each STOP with the DO loops around it in the nest, outermost first: (variable, whether
+    // it counts downwards)
+    fn walk<'u>(u: &'u Unit, sema: &UnitSema, nodes: &'u [Node], dos: &mut Vec<(String, bool)>, out: &mut Vec<(&'u Stmt, Vec<(String, bool)>)>) {
+        for n in nodes {
+            match n {
+                Node::Stmt(id) => {
+                    let st = u.stmt(*id);
+                    let inner = match &st.kind {
+                        StmtKind::LogicalIf(_, inner) => inner.as_ref(),
+                        _ => st,
+                    };
+                    if matches!(inner.kind, StmtKind::Stop) {
+                        out.push((st, dos.clone()));
+                    }
+                }
+                Node::Do { header, body, .. } => {
+                    let pushed = match &u.stmt(*header).kind {
+                        StmtKind::Do { var, step, .. } => {
+                            let down = step.as_ref().and_then(|e| sema.eval_int(e)).is_some_and(|k| k < 0);
+                            dos.push((var.to_ascii_lowercase(), down));
+                            true
+                        }
+                        _ => false,
+                    };
+                    walk(u, sema, body, dos, out);
+                    if pushed {
+                        dos.pop();
+                    }
+                }
+                Node::If { arms, .. } => {
+                    for (_, b) in arms {
+                        walk(u, sema, b, dos, out);
+                    }
+                }
+            }
+        }
+    }
+    let mut stops = vec![];
+    walk(u, &cx.p.semas[ui], std::slice::from_ref(n), &mut vec![], &mut stops);
+    if stops.is_empty() {
+        return Ok(vec![]);
+    }
+    // (the STOP statements' texts, one number for equal ones)
+    let mut texts: Vec<String> = vec![];
+    for (st, around) in stops {
+        // (where the iteration stands in the sequential order: the DO variables, outermost
+        // first, those counting downwards negated; the first 8)
+        let pos = around.iter().take(8).map(|(v, down)| if *down { format!("-int({v}, c_int64_t)") } else { format!("int({v}, c_int64_t)") }).collect::<Vec<_>>();
+        let set = |k: usize| format!("call sapfor_stop_set({k}, [integer(c_int64_t) :: {}], {})", pos.join(", "), pos.len());
+        let t = cx.current_lines(st);
+        let bad = || (st.span.file, st.span.line, "cannot read this STOP statement inside a PARALLEL loop".to_string());
+        if t.len() != 1 {
+            return Err(bad());
+        }
+        let (label, body) = text::split_label(&t[0]);
+        // (a logical IF ending a DO loop stays one: nothing of the iteration follows it)
+        let terminal = st.label.is_some_and(|l| u.stmts.iter().any(|d| matches!(d.kind, StmtKind::Do { label: Some(m), .. } if m == l)));
+        let label = label.map(|l| format!("{l} ")).unwrap_or_default();
+        let (cond, stop) = match &st.kind {
+            StmtKind::LogicalIf(..) => {
+                let rest = text::strip_kw(&body, "if").ok_or_else(bad)?;
+                let open = body.len() - rest.len() + rest.find('(').ok_or_else(bad)?;
+                let close = text::matching_paren(&body, open).ok_or_else(bad)?;
+                (Some(body[open..=close].to_string()), body[close + 1..].trim().to_string())
+            }
+            _ => (None, body.clone()),
+        };
+        if text::strip_kw(&stop, "stop").is_none() {
+            return Err(bad());
+        }
+        let k = match texts.iter().position(|x| x.eq_ignore_ascii_case(&stop)) {
+            Some(i) => i + 1,
+            None => {
+                texts.push(stop);
+                texts.len()
+            }
+        };
+        let lines = match cond {
+            Some(c) if terminal => vec![format!("{label}if {c} {}", set(k))],
+            Some(c) => vec![format!("{label}if {c} then"), set(k), "cycle".into(), "end if".into()],
+            None => vec![format!("{label}{}", set(k)), "cycle".into()],
+        };
+        cx.replace_stmt(st, lines);
+    }
+    let mut post = vec!["sapfor_stop_k = sapfor_stop_pending()".to_string()];
+    for (k, t) in texts.iter().enumerate() {
+        // (its message and code from the I/O process alone, as the sequential program's once)
+        post.push(if texts.len() == 1 { "if (sapfor_stop_k /= 0) then".to_string() } else { format!("if (sapfor_stop_k == {}) then", k + 1) });
+        post.extend(["if (sapfor_io()) then".to_string(), "call sapfor_finalize()".into(), t.clone(), "end if".into(), "call sapfor_finalize()".into(), "stop".into(), "end if".into()]);
+    }
+    Ok(post)
 }
 
 /// Whether some access of `accs` goes through a procedure or to storage two names share (an

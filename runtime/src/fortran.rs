@@ -38,6 +38,8 @@ module sapfor_rt
   integer(c_int64_t) :: sapfor_sk_x(32, 0:63)
   ! (their values from a block's first computation, where it is computed again)
   integer(c_int64_t) :: sapfor_sk_y(32, 0:63)
+  ! which STOP of a parallel loop some process reached (`sapfor_stop_pending`; 0: none)
+  integer(c_int) :: sapfor_stop_k = 0
   ! iteration counters of the PARALLEL loops of programs converted with --order (one per
   ! loop of a tuple; parallel loops do not nest)
   integer :: sapfor_ok1, sapfor_ok2, sapfor_ok3, sapfor_ok4, sapfor_ok5, sapfor_ok6, sapfor_ok7
@@ -307,6 +309,14 @@ module sapfor_rt
       import :: c_int64_t, c_int
       integer(c_int64_t), value :: h
       integer(c_int), value :: d
+    end function
+    subroutine sapfor_stop_set(k, pos, n) bind(C, name='sapfor_stop_set')
+      import :: c_int, c_int64_t
+      integer(c_int), value :: k, n
+      integer(c_int64_t), intent(in) :: pos(*)
+    end subroutine
+    integer(c_int) function sapfor_stop_pending() bind(C, name='sapfor_stop_pending')
+      import :: c_int
     end function
     integer(c_int64_t) function sapfor_skew_plan(bytes, planes, skew, most, ghosts, reach) bind(C, name='sapfor_skew_plan')
       import :: c_int64_t

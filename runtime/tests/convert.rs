@@ -1056,3 +1056,40 @@ fn across_nests_run_in_wavefront_strips_where_the_order_allows() {
     assert!(out.contains("DO 40 sapfor_wk"), "{out}");
 }
 
+
+/// Task parallelism (tasks.fdv, `tasks` in convert.rs): the DVM system's task directives are
+/// accepted, every task runs in its place on all processes, a deferred DISTRIBUTE takes the
+/// formats of its REDISTRIBUTE, a loop over tasks runs as written, a REMOTE_ACCESS group is
+/// fetched at its loop; what the runtime cannot keep (a change of distribution) and regions
+/// that do not nest are errors naming the line.
+#[test]
+fn task_regions_run_their_tasks_in_place_and_wrong_ones_are_named() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tasks.fdv")).unwrap();
+    let out = conv("tasks.fdv", &src).unwrap();
+    // X (*,BLOCK) and U (BLOCK,*) from their REDISTRIBUTE directives, W (BLOCK)
+    assert!(out.contains("sh_tasks_x = sapfor_distribute(2, int(storage_size(sd_tasks_x), c_int64_t) / 8, [integer(c_int64_t) :: 1, 1], [integer(c_int64_t) :: 20, 14], [integer(c_int) :: 0, 1]"), "{out}");
+    assert!(out.contains("sh_tasks_u = sapfor_distribute(2, int(storage_size(sd_tasks_u), c_int64_t) / 8, [integer(c_int64_t) :: 1, 1], [integer(c_int64_t) :: 14, 20], [integer(c_int) :: 1, 0]"), "{out}");
+    for d in ["TASK_REGION", "ON T(", "END ON", "MAP T", "PREFETCH", "RESET", "REMOTE_GROUP", "REDISTRIBUTE", "PARALLEL (K)", "DEBUG"] {
+        assert!(!out.to_uppercase().lines().any(|l| l.contains("DVM$") && l.contains(d)), "{d} left in: {out}");
+    }
+    // the loop over tasks stays a DO loop of every process; the exchange fetches V's row IT
+    assert!(out.contains("      DO 110 K = 1, 2"), "{out}");
+    assert!(out.contains("call sapfor_fetch(sh_tasks_v, v, sf_tasks_v, [integer(c_int64_t) :: int(IT, c_int64_t), -huge(0_c_int64_t)]"), "{out}");
+    let bad = |from: &str, to: &str| conv("bad.fdv", &src.replacen(from, to, 1)).unwrap_err();
+    let e = bad("CDVM$ REDISTRIBUTE W(BLOCK)\n", "CDVM$ REDISTRIBUTE W(*)\n");
+    assert!(e.contains("bad.fdv:104: REDISTRIBUTE W with other formats than its distribution (BLOCK)"), "{e}");
+    let e = bad("CDVM$ REDISTRIBUTE U(BLOCK,*) ONTO T(2)\n", "");
+    assert!(e.contains("bad.fdv:16: DISTRIBUTE :: U: a distribution without formats needs a REDISTRIBUTE"), "{e}");
+    let e = bad("CDVM$    END ON\n", "");
+    assert!(e.contains("bad.fdv:63: ON T inside another ON block (END ON missing)"), "{e}");
+    let e = bad("CDVM$ END TASK_REGION\n", "");
+    assert!(e.contains("TASK_REGION T has no END TASK_REGION"), "{e}");
+    let e = bad("CDVM$    TASK_REGION T\n", "");
+    assert!(e.contains("bad.fdv:48: ON outside a TASK_REGION"), "{e}");
+    let e = bad("CDVM$ MAP T(1) ONTO P(", "CDVM$ MAP T(1) ONTO Q(");
+    assert!(e.contains("bad.fdv:20: MAP ... ONTO Q: not a PROCESSORS arrangement of unit TASKS"), "{e}");
+    let e = bad("ONTO P, DYNAMIC :: W", "ONTO Q, DYNAMIC :: W");
+    assert!(e.contains("bad.fdv:17: DISTRIBUTE ... ONTO Q: not a PROCESSORS arrangement"), "{e}");
+    let e = bad("CDVM$ PARALLEL (K) ON T(K)\n", "CDVM$ PARALLEL (K) ON T(K), PRIVATE(I)\n");
+    assert!(e.contains("bad.fdv:83: clause PRIVATE(I) of a loop over tasks is not supported"), "{e}");
+}

@@ -844,6 +844,52 @@ fn loops_around_row_nests_run_in_three_parts_with_the_sequential_digits() {
     }
 }
 
+/// STOP inside parallel loops (loop_stop.fdv, `loop_stops` in convert.rs): every process stops
+/// after the loop, at the STOP the sequential program reaches first, with its output, its
+/// message and its exit status; before, the process that reached it ended alone and the
+/// others printed on (`after 1`) until the run failed with status 2.
+#[test]
+fn stop_inside_parallel_loops_stops_every_process_where_the_sequential_program_stops() {
+    let src = std::fs::read_to_string(root().join("runtime/tests/data/loop_stop.fdv")).unwrap();
+    for kase in 0..=4 {
+        let dir = scratch(&format!("loop_stop{kase}"));
+        std::fs::write(dir.join("loop_stop.fdv"), src.replacen("KASE=0)", &format!("KASE={kase})"), 1)).unwrap();
+        let c = Command::new("gfortran").current_dir(&dir).args(["-O2", "-w", "-x", "f77", "loop_stop.fdv", "-o", "seq"]).output().unwrap();
+        assert!(c.status.success(), "{}", text(&c));
+        let seq = Command::new(dir.join("seq")).current_dir(&dir).output().unwrap();
+        let (want, code) = (String::from_utf8_lossy(&seq.stdout).to_string(), seq.status.code());
+        let message = String::from_utf8_lossy(&seq.stderr).trim().to_string();
+        assert_eq!(want.lines().count(), [5, 1, 2, 3, 4][kase], "KASE={kase}: {want}");
+        for args in [&["--np", "1"][..], &["--np", "2"], &["--np", "3"], &["--np", "4"], &["--threads", "2"], &["--np", "2", "--threads", "2"]] {
+            let out = sapfor(&dir).args(["run", "loop_stop.fdv"]).args(args).output().unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "KASE={kase} {args:?}: {}", text(&out));
+            assert_eq!(out.status.code(), code, "KASE={kase} {args:?}: {}", text(&out));
+            let err = String::from_utf8_lossy(&out.stderr);
+            if !message.is_empty() {
+                assert!(err.contains(&message), "KASE={kase} {args:?}: {err}");
+            }
+            assert!(!err.contains("low column") || message.contains("low column"), "KASE={kase} {args:?}: {err}");
+        }
+    }
+}
+
+/// Task parallelism as the DVM system's examples write it (tasks.fdv: PROCESSORS, TASK, MAP,
+/// REDISTRIBUTE onto a task for arrays distributed `DISTRIBUTE :: X`, a TASK_REGION of ON
+/// blocks, a loop over the tasks, a REMOTE_ACCESS group, a DEBUG region): every task runs in
+/// its place on all processes, and every run prints what the sequential program prints.
+#[test]
+fn task_regions_print_what_the_sequential_program_prints() {
+    let dir = scratch("tasks");
+    std::fs::copy(root().join("runtime/tests/data/tasks.fdv"), dir.join("tasks.fdv")).unwrap();
+    let want = sequential(&dir, &dir.join("tasks.fdv"), true);
+    assert!(want.contains(" X IT =  9") && want.contains(" TASK 2  MAX ="), "{want}");
+    for args in [&["--np", "1"][..], &["--np", "2"], &["--np", "3"], &["--np", "4"], &["--np", "2", "--threads", "2"], &["--devices", "emu", "--np", "2"]] {
+        let out = sapfor(&dir).args(["run", "tasks.fdv"]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?}");
+    }
+}
+
 /// One process holds every array whole: a loop divided over full copies runs on the arrays
 /// themselves (nothing fetched; also in the iteration-order mode and on 3 threads), while 2 and
 /// 3 processes fetch their slices; every run prints what the sequential program prints. The
@@ -1145,21 +1191,21 @@ fn unsupported_directive_is_an_error_with_file_and_line() {
     let out = sapfor(&dir).args(["build", "u.fdv", "-o", "u"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("u.fdv:3") && err.contains("PROCESSORS"), "{}", text(&out));
+    assert!(err.contains("u.fdv:3") && err.contains("directive REALIGN is not supported"), "{}", text(&out));
     assert!(!err.contains("panicked"));
     assert!(!dir.join("u").exists());
     // directives of the DVM system the runtime does not have are named by their keyword,
-    // also in fixed form where the keyword runs into the next name (`INHERITA`), and a
-    // REDISTRIBUTE onto a task (`ONTO MB(1)`) is not a syntax error
+    // also in fixed form where the keyword runs into the next name (`ASYNCHRONOUSAS`), and a
+    // REDISTRIBUTE onto what is neither a task nor an arrangement is named too
     std::fs::write(
         dir.join("k.fdv"),
-        "      PROGRAM K\n      REAL A(10)\nCDVM$ PREFETCH RG\nCDVM$ DISTRIBUTE :: A\nCDVM$ REDISTRIBUTE A(BLOCK) ONTO MB(1)\n      CALL S(A)\n      END\n      SUBROUTINE S(A)\n      REAL A(10)\nCDVM$ TASK T(2)\n      A(1) = 1\n      END\n",
+        "      PROGRAM K\n      REAL A(10)\nCDVM$ ASYNCHRONOUS AS\nCDVM$ DISTRIBUTE :: A\nCDVM$ REDISTRIBUTE A(BLOCK) ONTO MB(1)\n      A(2) = 2\n      END\n      SUBROUTINE S(A)\n      REAL A(10)\nCDVM$ CONSISTENT A\n      A(1) = 1\n      END\n",
     )
     .unwrap();
     let out = sapfor(&dir).args(["build", "k.fdv", "-o", "k"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    for want in ["k.fdv:3", "directive PREFETCH is not supported", "k.fdv:5", "directive REDISTRIBUTE is not supported", "k.fdv:10", "directive TASK is not supported"] {
+    for want in ["k.fdv:3", "directive ASYNCHRONOUS is not supported", "k.fdv:5", "REDISTRIBUTE ... ONTO MB: not a PROCESSORS arrangement or TASK array of unit K", "k.fdv:10", "directive CONSISTENT is not supported"] {
         assert!(err.contains(want), "{want}: {}", text(&out));
     }
 }

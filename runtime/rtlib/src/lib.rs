@@ -2342,6 +2342,58 @@ pub extern "C" fn sapfor_skew_plan(bytes: i64, planes: i64, skew: i64, most: i64
     })
 }
 
+/// The STOP that the first iteration, in the sequential program's order, of the parallel
+/// loop now running to reach one reached on this process: (the iteration's position, the
+/// STOP's number in its loop from 1). Any thread may set it.
+static STOP_AT: std::sync::Mutex<Option<([i64; 8], i32)>> = std::sync::Mutex::new(None);
+
+/// A STOP inside a parallel loop (convert.rs `loop_stops`): an iteration at position `pos`
+/// (`n` values: the DO variables around the STOP, outermost first, negated where the loop
+/// counts downwards, so that the sequential order is their lexicographic order) reached STOP
+/// number `k` of its loop; the loop runs on, skipping the rest of each such iteration, and
+/// every process stops after it (`sapfor_stop_pending`).
+///
+/// # Safety
+/// `pos` holds `n` values.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_stop_set(k: i32, pos: *const i64, n: i32) {
+    let mut at = [i64::MIN; 8];
+    for (d, x) in at.iter_mut().enumerate().take(n.clamp(0, 8) as usize) {
+        *x = *pos.add(d);
+    }
+    let mut g = STOP_AT.lock().unwrap_or_else(|e| e.into_inner());
+    if g.as_ref().is_none_or(|(p, _)| at < *p) {
+        *g = Some((at, k.max(1)));
+    }
+}
+
+/// After a parallel loop holding STOP statements, on every process: the number of the STOP
+/// that the first iteration (in the sequential order) to reach one reached on any process (0:
+/// none), the same everywhere, so that all processes stop there together (the loop's other
+/// processes might otherwise run on past it and print what the sequential program never
+/// prints).
+#[no_mangle]
+pub extern "C" fn sapfor_stop_pending() -> i32 {
+    let mine = STOP_AT.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let mut bytes = Vec::with_capacity(80);
+    let (pos, k) = mine.unwrap_or(([i64::MAX; 8], 0));
+    for x in pos {
+        bytes.extend_from_slice(&x.to_ne_bytes());
+    }
+    bytes.extend_from_slice(&(k as i64).to_ne_bytes());
+    let all = with(|rt| rt.all_gather(&bytes));
+    let mut best: Option<([i64; 8], i32)> = None;
+    for c in all.chunks(72) {
+        let v: Vec<i64> = c.chunks(8).map(|b| i64::from_ne_bytes(b.try_into().unwrap())).collect();
+        let k = v[8] as i32;
+        let p: [i64; 8] = v[..8].try_into().unwrap();
+        if k > 0 && best.as_ref().is_none_or(|(q, _)| p < *q) {
+            best = Some((p, k));
+        }
+    }
+    best.map_or(0, |(_, k)| k)
+}
+
 /// How many steps a block of a time loop runs (`sapfor_skew_plan`, convert_skew.rs) with a
 /// last-level cache of `cache` bytes: the arrays' `bytes` over
 /// `planes` planes, each step `skew` planes behind the one before. A wave touches about
