@@ -196,6 +196,9 @@ struct Cx<'a> {
     procs: BTreeSet<(usize, String)>,
     tasks: BTreeSet<(usize, String)>,
     task_loops: BTreeSet<(u32, u32)>,
+    /// Whether no OPEN of the program changes how list-directed output looks (RECL=, DELIM=,
+    /// DECIMAL=, SIGN=, ROUND=, ENCODING=): `ld_whole`, asked once.
+    ld_plain: Option<bool>,
 }
 
 /// A reduction group's members (operation code, type code, variable) and the ON array and
@@ -591,6 +594,7 @@ pub fn convert_with(p: &Program, order: bool, host_only: bool) -> Result<Convert
         procs: BTreeSet::new(),
         tasks: BTreeSet::new(),
         task_loops: BTreeSet::new(),
+        ld_plain: None,
     };
     (cx.shared, cx.crowded) = shared_lines(p, &cx.lines);
     tasks(&mut cx);
@@ -5745,6 +5749,23 @@ fn io_stmt(
         a = hoist_reads(cx, vis, &a, src, calls)?;
         return Ok(Some(format!("if (sapfor_io()) {a}")));
     }
+    // a whole distributed array alone in a list-directed WRITE or PRINT: each process
+    // formats its own elements, the I/O process writes the record (`sapfor_ld_gather`)
+    // (where one thread of one process would format it all, as written: the record's text
+    // written again would cost a fifth more)
+    if branches.is_none() {
+        if let Some((key, n, code, unit)) = ld_whole(cx, ui, vis, action, &kind, reads) {
+            cx.arrays.get_mut(&key).unwrap().full = true;
+            let put = match unit {
+                None => "if (sapfor_io()) call sapfor_ld_put(0, .true.)".to_string(),
+                Some(u) => format!("if (sapfor_io()) call sapfor_ld_put({u}, .false.)"),
+            };
+            let whole = rename(action, &n, &format!("sf_{key}"));
+            return Ok(Some(format!(
+                "if (sapfor_ld_pays(sh_{key}, {code}_c_int) /= 0) then\ncall sapfor_ld_gather(sh_{key}, {n}, {code}_c_int, c_funloc(sapfor_ld_items))\n{put}\nelse\ncall sapfor_gather(sh_{key}, {n}, sf_{key}, 0)\nif (sapfor_io()) {whole}\nend if"
+            )));
+        }
+    }
     for n in &used {
         let key = vis[n].clone();
         cx.arrays.get_mut(&key).unwrap().full = true;
@@ -5837,6 +5858,79 @@ impl IoBranches {
 fn base_name(v: &str) -> Option<String> {
     let base: String = v.trim().to_ascii_lowercase().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
     (!base.is_empty() && !base.starts_with(|c: char| c.is_ascii_digit())).then_some(base)
+}
+
+/// `WRITE (U, *) A` or `PRINT *, A` with A a whole distributed array of INTEGER, INTEGER*8,
+/// REAL or DOUBLE PRECISION alone in the list, and nothing in the control list but the unit
+/// (a number or a default INTEGER variable, or `*`) and the format `*`, in a program none of
+/// whose OPEN statements changes how list-directed output looks: (A's key, its local name,
+/// the type code of `sapfor_ld_items`, the unit, None for the default unit).
+fn ld_whole(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, action: &str, kind: &IoKind, reads: &[Expr]) -> Option<(String, String, i32, Option<String>)> {
+    let p = cx.p;
+    let sema = &p.semas[ui];
+    use analyzer::ast::BaseType as B;
+    let unit = match kind {
+        IoKind::Print => {
+            // PRINT *, A
+            let rest = text::strip_kw(action, "print")?.trim_start().strip_prefix('*')?;
+            rest.trim_start().strip_prefix(',')?;
+            None
+        }
+        IoKind::Write => {
+            let (_, items) = io_specifiers(action)?;
+            let [(u, us), (f, fs)] = items.as_slice() else { return None };
+            let u = match us {
+                None => u.clone(),
+                Some((k, v)) if k == "unit" => v.clone(),
+                _ => return None,
+            };
+            let f = match fs {
+                None => f.clone(),
+                Some((k, v)) if k == "fmt" => v.clone(),
+                _ => return None,
+            };
+            if f.trim() != "*" {
+                return None;
+            }
+            let u = u.trim().to_string();
+            if u == "*" {
+                None
+            } else if u.chars().all(|c| c.is_ascii_digit()) || (sema.symbol(&u.to_ascii_lowercase()).is_some_and(|s| s.rank() == 0) && matches!(sema.type_of(&u.to_ascii_lowercase()), t if t.base == B::Integer && matches!(t.kind, None | Some(4)))) {
+                Some(u)
+            } else {
+                return None;
+            }
+        }
+        _ => return None,
+    };
+    // (the statement reads its unit variable too; `UNIT=` and `FMT=` read nothing)
+    let items: Vec<&Expr> = reads.iter().filter(|e| !matches!((e, &unit), (Expr::Var(v), Some(u)) if v.eq_ignore_ascii_case(u)) && !matches!(e, Expr::Opaque(v) if v.is_empty())).collect();
+    let [Expr::Var(n)] = items.as_slice() else { return None };
+    let key = vis.get(n)?.clone();
+    let ty = sema.type_of(n);
+    let code = match (&ty.base, ty.kind) {
+        (B::Integer, None | Some(4)) => 1,
+        (B::Integer, Some(8)) => 2,
+        (B::Real, None | Some(4)) => 3,
+        (B::Real, Some(8)) | (B::DoublePrecision, _) => 4,
+        _ => return None,
+    };
+    if cx.ld_plain.is_none() {
+        let mut plain = true;
+        for (uj, u) in p.units.iter().enumerate() {
+            let _ = uj;
+            for st in &u.stmts {
+                if let StmtKind::Io { kind: IoKind::Open, .. } = &st.kind {
+                    let t = cx.stmt_text(st).to_ascii_lowercase().replace(' ', "");
+                    if ["recl=", "delim=", "decimal=", "sign=", "round=", "encoding="].iter().any(|k| t.contains(k)) {
+                        plain = false;
+                    }
+                }
+            }
+        }
+        cx.ld_plain = Some(plain);
+    }
+    cx.ld_plain.unwrap().then(|| (key, n.clone(), code, unit))
 }
 
 /// The control list of an I/O statement (`READ (9, *, END = 20) V`): the byte range of its

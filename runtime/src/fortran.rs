@@ -310,6 +310,25 @@ module sapfor_rt
       integer(c_int64_t), value :: h
       integer(c_int), value :: d
     end function
+    subroutine sapfor_ld_gather(h, a, code, item) bind(C, name='sapfor_ld_gather')
+      import :: c_int, c_int64_t, c_funptr
+      integer(c_int64_t), value :: h
+      type(*), dimension(*) :: a
+      integer(c_int), value :: code
+      type(c_funptr), value :: item
+    end subroutine
+    integer(c_int) function sapfor_ld_pays(h, code) bind(C, name='sapfor_ld_pays')
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: h
+      integer(c_int), value :: code
+    end function
+    integer(c_int64_t) function sapfor_ld_len() bind(C, name='sapfor_ld_len')
+      import :: c_int64_t
+    end function
+    subroutine sapfor_ld_take(buf) bind(C, name='sapfor_ld_take')
+      import :: c_char
+      character(kind=c_char) :: buf(*)
+    end subroutine
     subroutine sapfor_stop_set(k, pos, n) bind(C, name='sapfor_stop_set')
       import :: c_int, c_int64_t
       integer(c_int), value :: k, n
@@ -556,6 +575,64 @@ contains
   logical function sapfor_io()
     sapfor_io = sapfor_rank() == 0
   end function
+  ! n items of list-directed output (code 1 INTEGER, 2 INTEGER*8, 3 REAL, 4 DOUBLE
+  ! PRECISION) as gfortran writes them in a record, into buf: every item of a type takes
+  ! the same width, 12, 21, 17 or 26 characters, and a record of a whole array is its parts'
+  ! texts one after the other (`sapfor_ld_gather`)
+  subroutine sapfor_ld_items(code, x, n, buf) bind(C)
+    integer(c_int), value :: code
+    type(c_ptr), value :: x
+    integer(c_int64_t), value :: n
+    character(kind=c_char) :: buf(*)
+    integer(c_int32_t), pointer :: i4(:)
+    integer(c_int64_t), pointer :: i8(:)
+    real(c_float), pointer :: r4(:)
+    real(c_double), pointer :: r8(:)
+    character(len=:), allocatable :: t
+    integer(c_int64_t) :: k, w
+    select case (code)
+    case (1)
+      w = 12
+    case (2)
+      w = 21
+    case (3)
+      w = 17
+    case default
+      w = 26
+    end select
+    allocate (character(len=n*w) :: t)
+    select case (code)
+    case (1)
+      call c_f_pointer(x, i4, [n])
+      write (t, *) i4
+    case (2)
+      call c_f_pointer(x, i8, [n])
+      write (t, *) i8
+    case (3)
+      call c_f_pointer(x, r4, [n])
+      write (t, *) r4
+    case default
+      call c_f_pointer(x, r8, [n])
+      write (t, *) r8
+    end select
+    do k = 1, n * w
+      buf(k) = t(k:k)
+    end do
+  end subroutine
+  ! on the I/O process: the record `sapfor_ld_gather` made, written on unit u (the default
+  ! output unit where default is true)
+  subroutine sapfor_ld_put(u, default)
+    integer, intent(in) :: u
+    logical, intent(in) :: default
+    character(len=:), allocatable :: t
+    allocate (character(len=sapfor_ld_len()) :: t)
+    call sapfor_ld_take(t)
+    if (default) then
+      write (*, '(a)') t
+    else
+      write (u, '(a)') t
+    end if
+  end subroutine
   ! owned index range of distributed array h (its handle) in dimension d, as default
   ! integers: sapfor_lo(h, d) .. sapfor_hi(h, d) are copies of the runtime's, set when the
   ! array is set up (it never changes then), so that the bounds of an inner DO loop, taken

@@ -844,6 +844,31 @@ fn loops_around_row_nests_run_in_three_parts_with_the_sequential_digits() {
     }
 }
 
+/// `WRITE (U, *) A` of a whole distributed array (list_output.fdv, `ld_whole` in convert.rs,
+/// `sapfor_ld_gather`): the processes and threads format their own elements and the I/O
+/// process writes the record; the file and the standard output are the sequential program's
+/// byte for byte, values from 1e-38 to 1e38 of every sign, INTEGER*8 past 2^31 included.
+#[test]
+fn list_directed_output_of_whole_arrays_is_formatted_by_every_process() {
+    let dir = scratch("list_output");
+    std::fs::copy(root().join("runtime/tests/data/list_output.fdv"), dir.join("list_output.fdv")).unwrap();
+    let want = sequential(&dir, &dir.join("list_output.fdv"), true);
+    let file = std::fs::read(dir.join("LDW.DAT")).unwrap();
+    assert_eq!(std::str::from_utf8(&file).unwrap().lines().count(), 3);
+    for args in [&["--np", "1"][..], &["--threads", "2"], &["--np", "2"], &["--np", "3"], &["--np", "4", "--grid", "2x2"], &["--np", "2", "--threads", "2"]] {
+        std::fs::remove_file(dir.join("LDW.DAT")).unwrap();
+        let out = sapfor(&dir).args(["run", "list_output.fdv"]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?}");
+        assert!(std::fs::read(dir.join("LDW.DAT")).unwrap() == file, "{args:?}: LDW.DAT differs");
+    }
+    let kept = dir.join("kept");
+    let out = sapfor(&dir).args(["build", "--host-only", "list_output.fdv", "-o", "lo", "--keep"]).arg(&kept).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let f90 = std::fs::read_to_string(kept.join("list_output.f90")).unwrap();
+    assert_eq!(f90.matches("call sapfor_ld_gather(").count(), 5, "{f90}");
+}
+
 /// STOP inside parallel loops (loop_stop.fdv, `loop_stops` in convert.rs): every process stops
 /// after the loop, at the STOP the sequential program reaches first, with its output, its
 /// message and its exit status; before, the process that reached it ended alone and the

@@ -134,6 +134,8 @@ struct Rt {
     /// process at a barrier, timed as synchronization, so that communication and waiting
     /// for slower processes are told apart in the report.
     profiling: bool,
+    /// The record of list-directed output `sapfor_ld_gather` made (on the I/O process).
+    ld_text: Vec<u8>,
     /// Copies of arrays' local blocks (`sapfor_block_save`), by handle.
     saved_blocks: BTreeMap<i64, Vec<u8>>,
     /// Time in those barriers.
@@ -627,6 +629,7 @@ pub extern "C" fn sapfor_init(naxes: i32) {
         loop_t: None,
         profiling: std::env::var("SAPFOR_PROFILE").is_ok_and(|p| !p.is_empty()),
         saved_blocks: BTreeMap::new(),
+        ld_text: Vec::new(),
         sync: Stat::new(),
         reads_at: BTreeMap::new(),
         shadow: Stat::new(),
@@ -2440,6 +2443,131 @@ pub unsafe extern "C" fn sapfor_block_save(h: i64, a: *const u8) {
             sapfor_huge_pages(buf.as_mut_ptr(), n as i64);
         }
         buf.extend_from_slice(std::slice::from_raw_parts(a, n));
+    })
+}
+
+/// The width gfortran gives one item of list-directed output of type `code` (1 INTEGER, 2
+/// INTEGER*8, 3 REAL, 4 DOUBLE PRECISION): every item of the type takes it, blanks included.
+fn ld_width(code: i32) -> usize {
+    match code {
+        1 => 12,
+        2 => 21,
+        3 => 17,
+        _ => 26,
+    }
+}
+
+/// `WRITE (U, *) A` of a whole distributed array (convert.rs `io_stmt`): each process writes
+/// the text of its own elements (`items`, the Fortran side's `sapfor_ld_items`: gfortran's own
+/// list-directed formatting of a run of items, whose texts one after the other are the record
+/// of the array, as a test of gfortran's output over every value kind showed byte for byte;
+/// the process's threads format parts of it), and
+/// the I/O process puts the texts in the array's order (`sapfor_ld_len`, `sapfor_ld_take`): the
+/// formatting, most of such a statement's time, is divided between the processes. The texts
+/// travel as the elements do in `sapfor_gather` (primary copies only).
+///
+/// # Safety
+/// `a` is the local block of array `h`, whose elements are of type `code`; `items` is
+/// `sapfor_ld_items`.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_ld_gather(h: i64, a: *const u8, code: i32, items: Option<unsafe extern "C" fn(i32, *const u8, i64, *mut u8)>) {
+    let Some(items) = items else { return };
+    let w = ld_width(code);
+    with(|rt| {
+        let t = rt.sync_point();
+        let l = rt.layout(h).clone();
+        let glo: Vec<i64> = l.dims.iter().map(|d| d.glo).collect();
+        let ghi: Vec<i64> = l.dims.iter().map(|d| d.ghi).collect();
+        let text_l = Layout::whole(w, &glo, &ghi);
+        let es = l.esize;
+        // (in parts of at most CHUNK items, one formatted WRITE each; the process's threads
+        // take consecutive parts)
+        const CHUNK: usize = 16384;
+        let format = |raw: &[u8]| -> Vec<u8> {
+            let n = raw.len() / es.max(1);
+            let mut out = vec![b' '; n * w];
+            let run = |raw: &[u8], out: &mut [u8]| {
+                for (r, o) in raw.chunks(CHUNK * es).zip(out.chunks_mut(CHUNK * w)) {
+                    items(code, r.as_ptr(), (r.len() / es) as i64, o.as_mut_ptr());
+                }
+            };
+            let threads = omp::max_threads().min(n.div_ceil(CHUNK)).max(1);
+            if threads == 1 {
+                run(raw, &mut out);
+            } else {
+                let per = n.div_ceil(threads);
+                std::thread::scope(|s| {
+                    for (r, o) in raw.chunks(per * es).zip(out.chunks_mut(per * w)) {
+                        s.spawn(move || run(r, o));
+                    }
+                });
+            }
+            out
+        };
+        let primary = |coords: &[usize]| primary_copy(&l, coords);
+        let mut bytes = 0u64;
+        if rt.size == 1 && l.own_lo == glo && l.own_hi == ghi {
+            // (the whole array here: its packed elements are the record's order)
+            rt.ld_text = format(&l.pack(a as *mut u8, &glo, &ghi));
+        } else if rt.rank == 0 {
+            let mut full = vec![b' '; text_l.count(&glo, &ghi) * w];
+            for r in 0..rt.size {
+                let cc = coords_of(r, &rt.grid);
+                if !primary(&cc) {
+                    continue;
+                }
+                let rl = l.for_coords(&cc, &rt.grid);
+                if rl.empty() {
+                    continue;
+                }
+                let (lo, hi) = (rl.own_lo.clone(), rl.own_hi.clone());
+                let buf = if r == 0 {
+                    format(&l.pack(a as *mut u8, &lo, &hi))
+                } else {
+                    let mut b = vec![0u8; l.count(&lo, &hi) * w];
+                    rt.comm().process_at_rank(r as i32).receive_into(&mut b[..]);
+                    b
+                };
+                bytes += buf.len() as u64;
+                text_l.unpack(full.as_mut_ptr(), &lo, &hi, &buf);
+            }
+            rt.ld_text = full;
+        } else if primary(&rt.coords) && !l.empty() {
+            let buf = format(&l.pack(a as *mut u8, &l.own_lo.clone(), &l.own_hi.clone()));
+            rt.comm().process_at_rank(0).send(&buf[..]);
+        }
+        rt.gather.add(t, bytes);
+    })
+}
+
+/// Whether `sapfor_ld_gather` divides the formatting of array `h` as type `code`
+/// (several processes or threads): on one thread of one process the statement runs as
+/// written on the array's full copy, which formats straight into the unit; so it does where
+/// the array's elements are not of the type's size (a flag such as `-fdefault-real-8`).
+#[no_mangle]
+pub extern "C" fn sapfor_ld_pays(h: i64, code: i32) -> i32 {
+    let size = match code {
+        1 | 3 => 4,
+        _ => 8,
+    };
+    with(|rt| ((rt.size > 1 || omp::max_threads() > 1) && rt.layout(h).esize == size) as i32)
+}
+
+/// The length of the record `sapfor_ld_gather` made (on the I/O process).
+#[no_mangle]
+pub extern "C" fn sapfor_ld_len() -> i64 {
+    with(|rt| rt.ld_text.len() as i64)
+}
+
+/// Copy the record `sapfor_ld_gather` made into `buf` (`sapfor_ld_len` bytes) and drop it.
+///
+/// # Safety
+/// `buf` holds `sapfor_ld_len()` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sapfor_ld_take(buf: *mut u8) {
+    with(|rt| {
+        let t = std::mem::take(&mut rt.ld_text);
+        std::ptr::copy_nonoverlapping(t.as_ptr(), buf, t.len());
     })
 }
 

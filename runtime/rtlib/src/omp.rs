@@ -136,6 +136,12 @@ pub(crate) fn pipeline_fits() -> bool {
     (unsafe { (gomp().max_threads)() }.max(1) as usize) <= SLOTS
 }
 
+/// The threads a region of this process gets (`omp_get_max_threads`).
+pub(crate) fn max_threads() -> usize {
+    // SAFETY: libgomp's query, no arguments
+    (unsafe { (gomp().max_threads)() }).max(1) as usize
+}
+
 /// This thread's number in its team and the team's size (0 and 1 outside a region).
 fn team() -> (usize, usize) {
     let g = gomp();
