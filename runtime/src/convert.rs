@@ -5906,6 +5906,18 @@ fn ld_whole(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, action: &str
     // (the statement reads its unit variable too; `UNIT=` and `FMT=` read nothing)
     let items: Vec<&Expr> = reads.iter().filter(|e| !matches!((e, &unit), (Expr::Var(v), Some(u)) if v.eq_ignore_ascii_case(u)) && !matches!(e, Expr::Opaque(v) if v.is_empty())).collect();
     let [Expr::Var(n)] = items.as_slice() else { return None };
+    // (constants in the list are read by no one: the list's text must be the array alone)
+    let list = match kind {
+        IoKind::Print => text::strip_kw(action, "print")?.trim_start().strip_prefix('*')?.trim_start().strip_prefix(',')?.to_string(),
+        _ => {
+            let t = action.trim_start();
+            let ((_, close), _) = io_specifiers(action)?;
+            t.get(close + 1..)?.to_string()
+        }
+    };
+    if !list.trim().eq_ignore_ascii_case(n) {
+        return None;
+    }
     let key = vis.get(n)?.clone();
     let ty = sema.type_of(n);
     let code = match (&ty.base, ty.kind) {
