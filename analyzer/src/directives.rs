@@ -1418,46 +1418,31 @@ impl<'a> Parser<'a> {
     /// whether `, DYNAMIC` followed.
     fn redistribute_body(&mut self) -> PResult<(DirectiveKind, bool)> {
         let combined = matches!(self.peek(), Some('(') | Some(':')) || self.is_kw("ONTO");
-        let (arrays, formats, onto, dynamic);
-        if combined {
-            formats = if self.peek() == Some('(') {
-                self.formats()?
-            } else {
-                Vec::new()
-            };
-            onto = if self.eat_kw("ONTO") {
-                Some(self.array_ref()?)
-            } else {
-                None
-            };
-            let mut dy = false;
-            while self.eat(',') {
-                self.expect_kw("DYNAMIC", "after ','")?;
-                dy = true;
-            }
-            dynamic = dy;
-            if !self.eat_dcolon() {
-                return Err(self.error_here("expected '::' before the array names"));
-            }
-            arrays = self.comma_list(|p| p.expect_ident("an array name"))?;
-        } else {
+        if !combined {
             let Some(name) = self.ident_stop(&["ONTO"]) else {
                 return Err(self.error_here("expected an array name or '(' with the distribution formats"));
             };
-            arrays = vec![name];
-            formats = if self.peek() == Some('(') {
-                self.formats()?
-            } else {
-                Vec::new()
-            };
-            onto = if self.eat_kw("ONTO") {
-                Some(self.array_ref()?)
-            } else {
-                None
-            };
-            dynamic = false;
+            let (formats, onto) = self.formats_onto()?;
+            return Ok((DirectiveKind::Redistribute { arrays: vec![name], formats, onto }, false));
         }
+        let (formats, onto) = self.formats_onto()?;
+        let mut dynamic = false;
+        while self.eat(',') {
+            self.expect_kw("DYNAMIC", "after ','")?;
+            dynamic = true;
+        }
+        if !self.eat_dcolon() {
+            return Err(self.error_here("expected '::' before the array names"));
+        }
+        let arrays = self.comma_list(|p| p.expect_ident("an array name"))?;
         Ok((DirectiveKind::Redistribute { arrays, formats, onto }, dynamic))
+    }
+
+    /// `[(formats)] [ONTO X]` of a REDISTRIBUTE, `X` an array reference (`MB(1)`).
+    fn formats_onto(&mut self) -> PResult<(Vec<DistFormat>, Option<ArrayRef>)> {
+        let formats = if self.peek() == Some('(') { self.formats()? } else { Vec::new() };
+        let onto = if self.eat_kw("ONTO") { Some(self.array_ref()?) } else { None };
+        Ok((formats, onto))
     }
 
     fn align_dummies(&mut self) -> PResult<Vec<String>> {

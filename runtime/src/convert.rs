@@ -5929,8 +5929,7 @@ fn ld_whole(cx: &mut Cx, ui: usize, vis: &BTreeMap<String, String>, action: &str
     };
     if cx.ld_plain.is_none() {
         let mut plain = true;
-        for (uj, u) in p.units.iter().enumerate() {
-            let _ = uj;
+        for u in &p.units {
             for st in &u.stmts {
                 if let StmtKind::Io { kind: IoKind::Open, .. } = &st.kind {
                     let t = cx.stmt_text(st).to_ascii_lowercase().replace(' ', "");
